@@ -1,0 +1,308 @@
+//! Shared state, the router built from the document's operation table, and the auth and fault
+//! middleware.
+
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::{Next, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodFilter, MethodRouter, get};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use store_admin_client::{OPERATIONS, OperationMeta};
+
+use crate::config::MockToken;
+use crate::delivery::Dispatcher;
+use crate::error::ApiError;
+use crate::faults::{self, FaultConfig, FaultInjector};
+use crate::routes;
+use crate::store::Store;
+
+/// The path prefix of every API operation.
+pub const API_PREFIX: &str = "/admin/v2";
+
+/// Everything a request handler can reach.
+pub(crate) struct AppState {
+    store: RwLock<Store>,
+    pub tokens: Vec<MockToken>,
+    pub faults: FaultInjector,
+    pub dispatcher: Arc<Dispatcher>,
+    /// `http://127.0.0.1:PORT/admin/v2`.
+    pub base_url: String,
+}
+
+impl AppState {
+    pub fn new(
+        store: Store,
+        tokens: Vec<MockToken>,
+        faults: FaultInjector,
+        dispatcher: Arc<Dispatcher>,
+        base_url: String,
+    ) -> Self {
+        Self {
+            store: RwLock::new(store),
+            tokens,
+            faults,
+            dispatcher,
+            base_url,
+        }
+    }
+
+    pub fn read(&self) -> RwLockReadGuard<'_, Store> {
+        self.store.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn write(&self) -> RwLockWriteGuard<'_, Store> {
+        self.store.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Delivers `event` to every webhook subscribed to it.
+    pub fn emit(&self, event: &str, data: &Value) {
+        let webhooks = self.read().webhooks.clone();
+        self.dispatcher.dispatch(&webhooks, event, data);
+    }
+}
+
+pub(crate) type Shared = Arc<AppState>;
+
+/// A JSON response of `status` with `body`, after checking that `body` decodes as the document's
+/// type `T` (the generated model type of the operation's response) and re-encoding it from `T`.
+/// A mismatch is the mock's own bug: it answers 500 saying so, and tests catch it.
+pub(crate) fn respond<T: DeserializeOwned + Serialize>(
+    status: StatusCode,
+    body: Value,
+) -> Response {
+    match serde_json::from_value::<T>(body) {
+        Ok(typed) => json_response(status, &typed),
+        Err(error) => {
+            let message = format!(
+                "the mock built a response that does not match the document's {}: {error}",
+                std::any::type_name::<T>()
+            );
+            tracing::error!("{message}");
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "mock_error", message).into_response()
+        }
+    }
+}
+
+pub(crate) fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response {
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    let mut response = (status, bytes).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// Parses a JSON request body into an object; an empty body is an empty object.
+pub(crate) fn json_object(body: &Bytes) -> Result<serde_json::Map<String, Value>, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(serde_json::Map::new());
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ApiError::bad_request(
+            "The request body must be a JSON object.",
+        )),
+        Err(error) => Err(ApiError::bad_request(format!(
+            "The request body is not valid JSON: {error}"
+        ))),
+    }
+}
+
+#[derive(Clone)]
+struct OpContext {
+    state: Shared,
+    op: &'static OperationMeta,
+}
+
+fn bearer(request: &Request) -> Option<&str> {
+    let value = request
+        .headers()
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .trim();
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+async fn auth(State(ctx): State<OpContext>, request: Request, next: Next) -> Response {
+    let Some(presented) = bearer(&request) else {
+        return ApiError::invalid_token().into_response();
+    };
+    let Some(token) = ctx.state.tokens.iter().find(|t| t.matches(presented)) else {
+        return ApiError::invalid_token().into_response();
+    };
+    if !token.grants_any(ctx.op.scopes) {
+        return ApiError::missing_scope(ctx.op.scopes).into_response();
+    }
+    next.run(request).await
+}
+
+/// A handle on the connection a request arrived on, used to drop it without an answer.
+#[derive(Clone)]
+pub(crate) struct ConnectionKill(pub Arc<tokio::sync::Notify>);
+
+async fn inject_faults(State(ctx): State<OpContext>, request: Request, next: Next) -> Response {
+    if ctx.state.faults.is_idle() {
+        return next.run(request).await;
+    }
+    let decision = ctx.state.faults.decide(ctx.op.operation_id);
+    if let Some(latency) = decision.latency {
+        tokio::time::sleep(latency).await;
+    }
+    let rate = decision.rate_limit.as_ref().map(|(limiter, per_minute)| {
+        let key = bearer(&request).unwrap_or("anonymous");
+        faults::check_rate_limit(limiter, *per_minute, key)
+    });
+    if let Some(outcome) = &rate
+        && outcome.retry_after.is_some()
+    {
+        let mut response = faults::too_many_requests().into_response();
+        outcome.apply(&mut response);
+        return response;
+    }
+    if decision.drop {
+        if let Some(kill) = request.extensions().get::<ConnectionKill>() {
+            kill.0.notify_one();
+            // The connection task drops this future with the connection.
+            return std::future::pending().await;
+        }
+        return Response::new(Body::from_stream(futures::stream::iter([Err::<Bytes, _>(
+            std::io::Error::other("connection dropped by fault injection"),
+        )])));
+    }
+    let mut response = match decision.error {
+        Some(status) => ApiError::server(status).into_response(),
+        None => next.run(request).await,
+    };
+    if let Some(outcome) = &rate {
+        outcome.apply(&mut response);
+    }
+    if decision.truncate || decision.slow.is_some() {
+        let (parts, body) = response.into_parts();
+        let bytes = axum::body::to_bytes(body, usize::MAX)
+            .await
+            .unwrap_or_default();
+        let response = Response::from_parts(parts, Body::empty());
+        return match decision.slow {
+            _ if decision.truncate => faults::truncate(response, bytes),
+            Some((chunk, delay)) => faults::slow(response, bytes, chunk, delay),
+            None => response,
+        };
+    }
+    response
+}
+
+fn method_filter(method: &str) -> Option<MethodFilter> {
+    Method::from_bytes(method.as_bytes())
+        .ok()
+        .and_then(|m| MethodFilter::try_from(m).ok())
+}
+
+/// Builds the whole application: every operation of [`OPERATIONS`] under `/admin/v2`, the admin
+/// routes under `/__admin`, and enveloped 404/405 answers.
+pub(crate) fn router(state: Shared) -> Router {
+    let mut api: Router<Shared> = Router::new();
+    for op in OPERATIONS {
+        let Some(filter) = method_filter(op.method) else {
+            continue;
+        };
+        let method_router: MethodRouter<Shared> = routes::handler(op.operation_id, filter);
+        let ctx = OpContext {
+            state: state.clone(),
+            op,
+        };
+        let method_router = method_router
+            .layer(from_fn_with_state(ctx.clone(), auth))
+            .layer(from_fn_with_state(ctx, inject_faults));
+        api = api.route(op.path, method_router);
+    }
+    let admin: Router<Shared> = Router::new()
+        .route(
+            "/faults",
+            get(get_faults).put(put_faults).delete(delete_faults),
+        )
+        .route("/deliveries", get(get_deliveries))
+        .route("/events/{event}", axum::routing::post(post_event));
+    Router::new()
+        .nest(API_PREFIX, api)
+        .nest("/__admin", admin)
+        .route("/", get(index))
+        .fallback(|| async { ApiError::not_found() })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                "The method is not allowed.",
+            )
+        })
+        .with_state(state)
+}
+
+async fn index(State(state): State<Shared>) -> Response {
+    let operations: Vec<Value> = OPERATIONS
+        .iter()
+        .map(|op| serde_json::json!({"operation_id": op.operation_id, "method": op.method, "path": op.path}))
+        .collect();
+    let shipping_rule_ids: Vec<i64> = state.read().shipping_rules.iter().map(|r| r.id).collect();
+    json_response(
+        StatusCode::OK,
+        &serde_json::json!({
+            "base_url": state.base_url,
+            "operations": operations,
+            "shipping_rule_ids": shipping_rule_ids,
+            "admin": { "faults": "/__admin/faults", "deliveries": "/__admin/deliveries", "events": "/__admin/events/{event}" },
+        }),
+    )
+}
+
+async fn get_faults(State(state): State<Shared>) -> Response {
+    json_response(StatusCode::OK, &state.faults.config())
+}
+
+async fn put_faults(State(state): State<Shared>, body: Bytes) -> Response {
+    let config: FaultConfig = match serde_json::from_slice(&body) {
+        Ok(config) => config,
+        Err(error) => return ApiError::field("faults", error.to_string()).into_response(),
+    };
+    match state.faults.set(config) {
+        Ok(()) => json_response(StatusCode::OK, &state.faults.config()),
+        Err(error) => ApiError::field(&error.field, error.message).into_response(),
+    }
+}
+
+async fn delete_faults(State(state): State<Shared>) -> Response {
+    // Setting the empty configuration cannot fail validation.
+    let _ = state.faults.set(FaultConfig::default());
+    json_response(StatusCode::OK, &state.faults.config())
+}
+
+async fn get_deliveries(State(state): State<Shared>) -> Response {
+    json_response(StatusCode::OK, &state.dispatcher.attempts())
+}
+
+async fn post_event(
+    State(state): State<Shared>,
+    axum::extract::Path(event): axum::extract::Path<String>,
+    body: Bytes,
+) -> Response {
+    let data = match json_object(&body) {
+        Ok(map) => Value::Object(map),
+        Err(error) => return error.into_response(),
+    };
+    state.emit(&event, &data);
+    json_response(
+        StatusCode::ACCEPTED,
+        &serde_json::json!({ "event": event, "data": data }),
+    )
+}

@@ -1,0 +1,184 @@
+//! `store-admin-mock`: runs the mock store until Ctrl-C.
+//!
+//! ```text
+//! cargo run -p store-admin-mock -- --port 4010 --seed 7 --products 1000 \
+//!     --token reader --scopes products.read,orders.read --token admin
+//! ```
+//! A `--token` without `--scopes` accepts every scope.
+
+#![forbid(unsafe_code)]
+
+use anyhow::{Context, Result, bail};
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
+use secrecy::ExposeSecret;
+use store_admin_mock::{
+    ChanceFault, ErrorFault, FaultConfig, LatencyFault, MockConfig, MockServer, RateLimitFault,
+    SlowBodyFault,
+};
+
+/// A stateful mock of the store administration API (/admin/v2), with fault injection.
+#[derive(Debug, Parser)]
+#[command(name = "store-admin-mock", version)]
+struct Cli {
+    /// Port to listen on, on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 4010)]
+    port: u16,
+    /// Seed of the generated data and of fault decisions.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Number of products to generate.
+    #[arg(long, default_value_t = 1000)]
+    products: usize,
+    /// A bearer token to accept (repeatable); without a following --scopes it has every scope.
+    #[arg(long = "token", value_name = "TOKEN")]
+    tokens: Vec<String>,
+    /// Comma-separated scopes of the --token just before it.
+    #[arg(long = "scopes", value_name = "S,...")]
+    scopes: Vec<String>,
+    /// Added latency on every request, in milliseconds.
+    #[arg(long, value_name = "MS")]
+    latency_ms: Option<u64>,
+    /// Enable the per-token rate limit with this many requests per minute (the service's Plus plan: 120).
+    #[arg(long, value_name = "PER_MINUTE")]
+    rate_limit: Option<u32>,
+    /// Share of requests answered with a 500, 502 or 503 (0.0 to 1.0).
+    #[arg(long, value_name = "RATE")]
+    error_rate: Option<f64>,
+    /// Share of requests whose connection is dropped without an answer.
+    #[arg(long, value_name = "RATE")]
+    drop_rate: Option<f64>,
+    /// Share of responses whose body is cut halfway.
+    #[arg(long, value_name = "RATE")]
+    truncate_rate: Option<f64>,
+    /// Send bodies in chunks of this many bytes, with --slow-body-delay-ms between them.
+    #[arg(long, value_name = "BYTES")]
+    slow_body_chunk: Option<usize>,
+    /// Pause between slow body chunks.
+    #[arg(long, value_name = "MS", default_value_t = 50)]
+    slow_body_delay_ms: u64,
+    /// Limit the faults above to these operation ids (comma-separated).
+    #[arg(long, value_name = "OP,...", value_delimiter = ',')]
+    fault_operations: Vec<String>,
+    /// A whole fault configuration as JSON (the body of PUT /__admin/faults); overrides the flags.
+    #[arg(long, value_name = "JSON")]
+    faults: Option<String>,
+}
+
+/// Pairs each --token with the --scopes that follows it (before the next --token).
+fn tokens(matches: &ArgMatches, cli: &Cli) -> Result<Vec<(String, Option<Vec<String>>)>> {
+    let token_at: Vec<usize> = matches
+        .indices_of("tokens")
+        .map(Iterator::collect)
+        .unwrap_or_default();
+    let scopes_at: Vec<usize> = matches
+        .indices_of("scopes")
+        .map(Iterator::collect)
+        .unwrap_or_default();
+    let mut out: Vec<(String, Option<Vec<String>>)> =
+        cli.tokens.iter().map(|t| (t.clone(), None)).collect();
+    for (scopes, at) in cli.scopes.iter().zip(scopes_at) {
+        let Some(owner) = token_at.iter().rposition(|t| *t < at) else {
+            bail!("--scopes {scopes} must follow a --token");
+        };
+        let list: Vec<String> = scopes
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect();
+        match out.get_mut(owner) {
+            Some((_, slot @ None)) => *slot = Some(list),
+            _ => bail!("--scopes given twice for one --token"),
+        }
+    }
+    Ok(out)
+}
+
+fn faults(cli: &Cli) -> Result<FaultConfig> {
+    if let Some(json) = &cli.faults {
+        return serde_json::from_str(json).context("--faults is not a valid fault configuration");
+    }
+    let operations = cli.fault_operations.clone();
+    Ok(FaultConfig {
+        latency: cli.latency_ms.map(|millis| LatencyFault {
+            millis,
+            operations: operations.clone(),
+        }),
+        rate_limit: cli.rate_limit.map(|per_minute| RateLimitFault {
+            per_minute,
+            operations: operations.clone(),
+        }),
+        errors: cli.error_rate.map(|rate| ErrorFault {
+            rate,
+            statuses: vec![500, 502, 503],
+            times: None,
+            operations: operations.clone(),
+        }),
+        drop_connection: cli.drop_rate.map(|rate| ChanceFault {
+            rate,
+            times: None,
+            operations: operations.clone(),
+        }),
+        truncate_body: cli.truncate_rate.map(|rate| ChanceFault {
+            rate,
+            times: None,
+            operations: operations.clone(),
+        }),
+        slow_body: cli.slow_body_chunk.map(|chunk_bytes| SlowBodyFault {
+            chunk_bytes,
+            delay_millis: cli.slow_body_delay_ms,
+            rate: 1.0,
+            operations: operations.clone(),
+        }),
+    })
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches)?;
+    let mut config = MockConfig::new()
+        .seed(cli.seed)
+        .products(cli.products)
+        .port(cli.port)
+        .faults(faults(&cli)?);
+    for (token, scopes) in tokens(&matches, &cli)? {
+        config = match scopes {
+            Some(scopes) => config.token(token, scopes),
+            None => config.token_all_scopes(token),
+        };
+    }
+    let server = MockServer::start(config)
+        .await
+        .context("starting the mock store")?;
+    println!("store-admin-mock listening on {}", server.base_url());
+    for token in server.tokens() {
+        let scopes = token.scopes();
+        let shown = if scopes.len() == store_admin_mock::ALL_SCOPES.len() {
+            "every scope".to_owned()
+        } else {
+            scopes.join(",")
+        };
+        println!(
+            "  token {}  scopes: {shown}",
+            token.secret().expose_secret()
+        );
+    }
+    println!(
+        "  faults: {} (change at {})",
+        serde_json::to_string(&server.faults())?,
+        server.faults_url()
+    );
+    println!("Press Ctrl-C to stop.");
+    tokio::signal::ctrl_c()
+        .await
+        .context("waiting for Ctrl-C")?;
+    server.shutdown().await;
+    Ok(())
+}

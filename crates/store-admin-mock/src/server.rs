@@ -1,0 +1,240 @@
+//! The listening server: an accept loop serving each connection with hyper, so that a fault can drop
+//! a connection without answering, and a handle that stops it when dropped.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::Request;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::{Notify, watch};
+use tower::ServiceExt;
+
+use crate::app::{API_PREFIX, AppState, ConnectionKill, router};
+use crate::config::{MockConfig, MockToken};
+use crate::delivery::{DeliveryAttempt, Dispatcher};
+use crate::faults::{FaultConfig, FaultConfigError, FaultInjector};
+use crate::store::Store;
+
+/// Why the mock could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// Binding 127.0.0.1 failed (port in use...).
+    #[error("cannot listen on 127.0.0.1:{port}: {source}")]
+    Bind {
+        /// The port asked for.
+        port: u16,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The fault configuration is invalid.
+    #[error(transparent)]
+    Faults(#[from] FaultConfigError),
+}
+
+/// A running mock store on 127.0.0.1. Dropping it stops the server (connections are closed
+/// gracefully in the background).
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), store_admin_mock::StartError> {
+/// use store_admin_mock::{MockConfig, MockServer};
+/// let server = MockServer::start(MockConfig::new().products(100)).await?;
+/// println!("{}", server.base_url()); // http://127.0.0.1:PORT/admin/v2
+/// # Ok(()) }
+/// ```
+pub struct MockServer {
+    addr: SocketAddr,
+    base_url: String,
+    state: Arc<AppState>,
+    shutdown: watch::Sender<bool>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for MockServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MockServer")
+            .field("base_url", &self.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MockServer {
+    /// Generates the store from `config.seed` and starts serving on 127.0.0.1 (an ephemeral port
+    /// unless [`MockConfig::port`] was set).
+    pub async fn start(config: MockConfig) -> Result<MockServer, StartError> {
+        config.faults.validate()?;
+        let listener = TcpListener::bind(("127.0.0.1", config.port))
+            .await
+            .map_err(|source| StartError::Bind {
+                port: config.port,
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| StartError::Bind {
+            port: config.port,
+            source,
+        })?;
+        let base_url = format!("http://{addr}{API_PREFIX}");
+        let store = Store::seeded(config.seed, config.products, config.merchant_id);
+        let (shutdown, shutdown_rx) = watch::channel(false);
+        let dispatcher = Arc::new(Dispatcher::new(
+            config.delivery.clone(),
+            store.merchant_id,
+            shutdown_rx.clone(),
+        ));
+        let state = Arc::new(AppState::new(
+            store,
+            config.effective_tokens(),
+            FaultInjector::new(config.faults.clone(), config.seed),
+            dispatcher,
+            base_url.clone(),
+        ));
+        let app = router(state.clone());
+        let task = tokio::spawn(serve(listener, app, shutdown_rx));
+        Ok(MockServer {
+            addr,
+            base_url,
+            state,
+            shutdown,
+            task: Some(task),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT/admin/v2`, the base URL to give a client.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The socket address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The admin URL of the fault configuration (`GET`/`PUT`/`DELETE`), outside `/admin/v2`.
+    pub fn faults_url(&self) -> String {
+        format!("http://{}/__admin/faults", self.addr)
+    }
+
+    /// The tokens it accepts, with their scopes.
+    pub fn tokens(&self) -> &[MockToken] {
+        &self.state.tokens
+    }
+
+    /// The merchant id of webhook envelopes.
+    pub fn merchant_id(&self) -> i64 {
+        self.state.read().merchant_id
+    }
+
+    /// Ids of the seeded shipping rules (the document has no list operation for them).
+    pub fn shipping_rule_ids(&self) -> Vec<i64> {
+        self.state
+            .read()
+            .shipping_rules
+            .iter()
+            .map(|r| r.id)
+            .collect()
+    }
+
+    /// The faults in force.
+    pub fn faults(&self) -> FaultConfig {
+        self.state.faults.config()
+    }
+
+    /// Replaces the faults in force (counters of `times` start again).
+    pub fn set_faults(&self, faults: FaultConfig) -> Result<(), FaultConfigError> {
+        self.state.faults.set(faults)
+    }
+
+    /// Every webhook delivery attempt so far, in the order they completed.
+    pub fn deliveries(&self) -> Vec<DeliveryAttempt> {
+        self.state.dispatcher.attempts()
+    }
+
+    /// Waits until `done` holds for the delivery log, or `timeout` passes; returns the log.
+    pub async fn wait_for_deliveries(
+        &self,
+        timeout: Duration,
+        mut done: impl FnMut(&[DeliveryAttempt]) -> bool,
+    ) -> Vec<DeliveryAttempt> {
+        let mut changes = self.state.dispatcher.subscribe();
+        let wait = async {
+            loop {
+                let attempts = self.state.dispatcher.attempts();
+                if done(&attempts) {
+                    return attempts;
+                }
+                if changes.changed().await.is_err() {
+                    return attempts;
+                }
+            }
+        };
+        match tokio::time::timeout(timeout, wait).await {
+            Ok(attempts) => attempts,
+            Err(_) => self.state.dispatcher.attempts(),
+        }
+    }
+
+    /// Emits `event` with `data` to the subscribed webhooks, as if it happened in the store.
+    pub fn emit_event(&self, event: &str, data: Value) {
+        self.state.emit(event, &data);
+    }
+
+    /// Stops the server and waits for the accept loop to end.
+    pub async fn shutdown(mut self) {
+        self.shutdown.send_replace(true);
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for MockServer {
+    fn drop(&mut self) {
+        self.shutdown.send_replace(true);
+    }
+}
+
+async fn serve(listener: TcpListener, app: axum::Router, mut shutdown: watch::Receiver<bool>) {
+    let graceful = GracefulShutdown::new();
+    let builder = auto::Builder::new(TokioExecutor::new());
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = shutdown.changed() => break,
+        };
+        let Ok((stream, _peer)) = accepted else {
+            // Out of file descriptors and the like: wait a little rather than spin.
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let kill = Arc::new(Notify::new());
+        let handle = ConnectionKill(kill.clone());
+        let service =
+            app.clone()
+                .map_request(move |mut request: Request<hyper::body::Incoming>| {
+                    request.extensions_mut().insert(handle.clone());
+                    request
+                });
+        let connection = builder.serve_connection_with_upgrades(
+            TokioIo::new(stream),
+            TowerToHyperService::new(service),
+        );
+        let connection = graceful.watch(connection.into_owned());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = connection => {}
+                () = kill.notified() => {}
+            }
+        });
+    }
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(Duration::from_secs(5)) => {}
+    }
+}

@@ -1,0 +1,667 @@
+//! Every response the mock sends, success and error alike, for every operation of
+//! `openapi/store-admin.yaml`, is one the document declares for that operation and validates against
+//! the document's own JSON schema for it.
+
+mod common;
+
+use std::collections::{BTreeSet, HashMap};
+
+use common::{ADMIN, all_pages, get, start_with};
+use reqwest::Method;
+use serde_json::{Map, Value, json};
+use store_admin_client::OPERATIONS;
+use store_admin_mock::{ErrorFault, FaultConfig, MockConfig, MockServer, RateLimitFault};
+
+fn document() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../openapi/store-admin.yaml"
+    );
+    let text = std::fs::read_to_string(path).expect("the OpenAPI document is readable");
+    serde_yaml::from_str(&text).expect("the OpenAPI document is YAML")
+}
+
+/// OpenAPI 3.0 schema to JSON Schema: `nullable: true` becomes `anyOf [schema, null]`.
+fn convert(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => {
+            let mut out = Map::new();
+            for (key, value) in map {
+                if key == "nullable" || key == "example" || key.starts_with("x-") {
+                    continue;
+                }
+                let converted = match key.as_str() {
+                    "properties" | "patternProperties" => Value::Object(
+                        value
+                            .as_object()
+                            .into_iter()
+                            .flatten()
+                            .map(|(k, v)| (k.clone(), convert(v)))
+                            .collect(),
+                    ),
+                    "items" | "additionalProperties" | "not" => convert(value),
+                    "allOf" | "oneOf" | "anyOf" => Value::Array(
+                        value
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .map(convert)
+                            .collect(),
+                    ),
+                    _ => value.clone(),
+                };
+                out.insert(key.clone(), converted);
+            }
+            if map.get("nullable") == Some(&Value::Bool(true)) {
+                json!({ "anyOf": [Value::Object(out), { "type": "null" }] })
+            } else {
+                Value::Object(out)
+            }
+        }
+        other => other.clone(),
+    }
+}
+
+struct Schemas {
+    doc: Value,
+    components: Value,
+    cache: HashMap<(String, String, u16), Option<jsonschema::Validator>>,
+}
+
+impl Schemas {
+    fn new() -> Self {
+        let doc = document();
+        let schemas = doc["components"]["schemas"]
+            .as_object()
+            .expect("components.schemas");
+        let converted: Map<String, Value> = schemas
+            .iter()
+            .map(|(k, v)| (k.clone(), convert(v)))
+            .collect();
+        Self {
+            components: json!({ "schemas": converted }),
+            doc,
+            cache: HashMap::new(),
+        }
+    }
+
+    /// The exact statuses the operation declares (range keys such as `4XX` are not listed).
+    fn declared(&self, path: &str, method: &str) -> BTreeSet<u16> {
+        self.responses(path, method)
+            .keys()
+            .filter_map(|k| k.parse().ok())
+            .collect()
+    }
+
+    fn responses(&self, path: &str, method: &str) -> Map<String, Value> {
+        self.doc["paths"][path][method.to_lowercase()]["responses"]
+            .as_object()
+            .cloned()
+            .expect("responses")
+    }
+
+    /// The response key that covers `status`: the exact code, else its range (`5XX`), else `default`.
+    fn key_for(&self, path: &str, method: &str, status: u16) -> Option<String> {
+        let responses = self.responses(path, method);
+        [
+            status.to_string(),
+            format!("{}XX", status / 100),
+            "default".to_owned(),
+        ]
+        .into_iter()
+        .find(|key| responses.contains_key(key))
+    }
+
+    /// The schema of `status` for the operation, or None when the document declares no such response.
+    fn validator(
+        &mut self,
+        path: &str,
+        method: &str,
+        status: u16,
+    ) -> Option<&jsonschema::Validator> {
+        let key = (path.to_owned(), method.to_owned(), status);
+        if !self.cache.contains_key(&key) {
+            let Some(status_key) = self.key_for(path, method, status) else {
+                self.cache.insert(key.clone(), None);
+                return None;
+            };
+            let mut response =
+                self.doc["paths"][path][method.to_lowercase()]["responses"][status_key].clone();
+            if let Some(reference) = response.get("$ref").and_then(Value::as_str) {
+                let name = reference.rsplit('/').next().unwrap_or_default();
+                response = self.doc["components"]["responses"][name].clone();
+            }
+            let validator = response
+                .pointer("/content/application~1json/schema")
+                .map(|schema| {
+                    let root = json!({ "allOf": [convert(schema)], "components": self.components });
+                    jsonschema::options()
+                        .with_draft(jsonschema::Draft::Draft202012)
+                        .build(&root)
+                        .expect("the document's schema compiles")
+                });
+            if response.is_null() {
+                self.cache.insert(key.clone(), None);
+            } else {
+                self.cache.insert(key.clone(), validator);
+            }
+        }
+        self.cache.get(&key).and_then(Option::as_ref)
+    }
+}
+
+struct Checker {
+    schemas: Schemas,
+    seen: BTreeSet<(&'static str, u16)>,
+    failures: Vec<String>,
+}
+
+impl Checker {
+    async fn check(
+        &mut self,
+        server: &MockServer,
+        op_id: &'static str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let op = OPERATIONS
+            .iter()
+            .find(|o| o.operation_id == op_id)
+            .expect("operation exists");
+        let method = Method::from_bytes(op.method.as_bytes()).unwrap();
+        let (status, value) = common::call(server, method, path, token, body).await;
+        let status = status.as_u16();
+        self.seen.insert((op_id, status));
+        let declared = self.schemas.key_for(op.path, op.method, status).is_some();
+        match self.schemas.validator(op.path, op.method, status) {
+            None if !declared => {
+                self.failures.push(format!(
+                    "{op_id} {path}: status {status} is not declared: {value}"
+                ));
+            }
+            None => {}
+            Some(validator) => {
+                let errors: Vec<String> = validator
+                    .iter_errors(&value)
+                    .map(|e| format!("{} at {}", e, e.instance_path()))
+                    .take(5)
+                    .collect();
+                if !errors.is_empty() {
+                    self.failures.push(format!(
+                        "{op_id} {path} ({status}): {errors:?}\n  body: {value}"
+                    ));
+                }
+            }
+        }
+        (status, value)
+    }
+}
+
+fn id(value: &Value) -> i64 {
+    value["id"].as_i64().expect("an id")
+}
+
+#[tokio::test]
+async fn every_response_of_every_operation_matches_the_document() {
+    let mut checker = Checker {
+        schemas: Schemas::new(),
+        seen: BTreeSet::new(),
+        failures: Vec::new(),
+    };
+    // The validator is not vacuous: a row missing its required fields is rejected.
+    let quantities = checker
+        .schemas
+        .validator("/products/quantities", "GET", 200)
+        .expect("a schema");
+    let broken = json!({"status": 200, "success": true, "data": [{"id": "x"}], "pagination": {}});
+    assert!(!quantities.is_valid(&broken));
+    let server = start_with(
+        MockConfig::new()
+            .seed(11)
+            .products(150)
+            .token_all_scopes(ADMIN),
+    )
+    .await;
+
+    // Ids to address records with.
+    let rows = all_pages(&server, "/products/quantities?per_page=60").await;
+    let with_variants = rows
+        .iter()
+        .find(|r| r["variant"].is_string())
+        .expect("a product with variants");
+    let product = id(with_variants);
+    let variant = with_variants["sku_id"]
+        .to_string()
+        .trim_matches('"')
+        .to_owned();
+    let shipments = all_pages(&server, "/shipments?per_page=60").await;
+    let delivered = shipments
+        .iter()
+        .find(|s| s["status"] == "delivered")
+        .map(id)
+        .expect("a delivered shipment");
+    let pending = shipments
+        .iter()
+        .find(|s| s["status"] == "creating")
+        .map(id)
+        .expect("a pending shipment");
+    let open_orders: Vec<i64> = shipments
+        .iter()
+        .filter(|s| s["status"] != "cancelled" && s["id"] != delivered && s["id"] != pending)
+        .map(|s| s["order_id"].as_i64().unwrap())
+        .collect();
+    let (_, orders) = get(&server, "/orders").await;
+    let order = id(&orders["data"][0]);
+    let (_, companies) = get(&server, "/shipping/companies/").await;
+    let company = id(&companies["data"][0]);
+    let routes = all_pages(&server, "/shipping/routes").await;
+    let route = id(&routes[0]);
+    let webhooks = all_pages(&server, "/webhooks").await;
+    let webhook = id(&webhooks[0]);
+
+    let new_shipment = json!({
+        "overwrite_exists_pending": true, "courier_id": company, "order_id": order, "shipment_type": "shipment",
+        "payment_method": "pre_paid", "cash_on_delivery": {"amount": 10.7, "currency": "SAR"},
+        "description": "Fashion Apparel", "external_company_name": "Express", "service_types": ["normal"],
+        "policy_options": {"boxes": 1},
+        "ship_to": {"name": "Mohammed Khalid", "email": "m@example.com", "phone": "966501636784", "country": 1473353380,
+                    "city": 1473353380, "postal_code": "95128", "street_number": "2345", "block": "السلام",
+                    "address_line": "شارع عبدالله", "geo_coordinates": {"lat": 21.38, "lng": 39.77}},
+        "ship_from": {"type": "address", "name": "الفرع الرئيسي", "email": "", "phone": "966501636784",
+                      "country": 1473353380, "city": 1939592358, "address_line": "Mecca",
+                      "geo_coordinates": {"latitude": [21.38], "longitude": [39.77]}},
+        "packages": [{"external_id": null, "name": "Dates", "sku": "D-1", "price": {"amount": 50, "currency": "SAR"},
+                      "quantity": 2, "weight": {"value": 1, "units": "kg"}}]
+    });
+    let update = json!({
+        "shipment_number": "846984645", "order_id": order, "tracking_number": "54563653",
+        "tracking_link": "https://track.example/1", "status": "delivered", "status_note": "delivered",
+        "pdf_label": "https://labels.example/1.pdf", "cost": 40, "external_company_name": "Express",
+        "policy_options": {"boxes": 3, "shipment_content_type": "document"}
+    });
+    let admin = Some(ADMIN);
+    let c = &mut checker;
+    let s = &server;
+
+    // Successes.
+    for path in [
+        "/products/quantities",
+        "/products/quantities?per_page=60&page=2&keyword=a&tags%5B%5D=sale",
+    ] {
+        c.check(s, "list_product_quantities", path, admin, None)
+            .await;
+    }
+    c.check(
+        s,
+        "list_reservations",
+        "/reservations?start=2024-01-01&end=2024-12-31",
+        admin,
+        None,
+    )
+    .await;
+    c.check(s, "list_orders", "/orders?per_page=60", admin, None)
+        .await;
+    c.check(
+        s,
+        "list_orders",
+        "/orders?sort_by=total-asc&page=2",
+        admin,
+        None,
+    )
+    .await;
+    c.check(s, "list_order_statuses", "/orders/statuses", admin, None)
+        .await;
+    c.check(s, "get_order", &format!("/orders/{order}"), admin, None)
+        .await;
+    c.check(
+        s,
+        "list_order_shipments",
+        &format!("/orders/{}/shipments", open_orders[0]),
+        admin,
+        None,
+    )
+    .await;
+    let update_path = format!("/orders/{}/update-shipment", open_orders[0]);
+    c.check(
+        s,
+        "update_order_shipment",
+        &update_path,
+        admin,
+        Some(update.clone()),
+    )
+    .await;
+    c.check(
+        s,
+        "cancel_order_shipment",
+        &format!("/orders/{}/cancel-shipment", open_orders[1]),
+        admin,
+        None,
+    )
+    .await;
+    let option = json!({"name": "size", "required": true, "visibility": "always", "display_type": "text",
+                        "values": [{"name": "XL", "price": "10", "is_default": false}]});
+    c.check(
+        s,
+        "get_product_variant",
+        &format!("/products/variants/{variant}"),
+        admin,
+        None,
+    )
+    .await;
+    let option_path = format!("/products/{product}/options");
+    let (_, created_option) = c
+        .check(
+            s,
+            "create_product_option",
+            &option_path,
+            admin,
+            Some(option),
+        )
+        .await;
+    let new_variant = id(&created_option["data"]["skus"][0]);
+    c.check(
+        s,
+        "get_product_variant",
+        &format!("/products/variants/{new_variant}"),
+        admin,
+        None,
+    )
+    .await;
+    c.check(
+        s,
+        "list_shipping_companies",
+        "/shipping/companies/",
+        admin,
+        None,
+    )
+    .await;
+    c.check(
+        s,
+        "get_shipping_company",
+        &format!("/shipping/companies/{company}"),
+        admin,
+        None,
+    )
+    .await;
+    for rule in server.shipping_rule_ids() {
+        c.check(
+            s,
+            "get_shipping_rule",
+            &format!("/shipping/rules/{rule}"),
+            admin,
+            None,
+        )
+        .await;
+    }
+    c.check(s, "list_shipping_routes", "/shipping/routes", admin, None)
+        .await;
+    for route in routes.iter().map(id) {
+        c.check(
+            s,
+            "get_shipping_route",
+            &format!("/shipping/routes/{route}"),
+            admin,
+            None,
+        )
+        .await;
+    }
+    let _ = route;
+    let languages = json!({"locales": [{"iso_code": "de", "sort_order": "2"}, {"iso_code": "tr", "sort_order": null}]});
+    c.check(s, "add_languages", "/languages", admin, Some(languages))
+        .await;
+    let category = json!({"name": "طعام قطط", "status": "hidden", "metadata_title": "Cats", "show_in": {"app": true},
+                          "translations": {"en": {"name": "cat food"}}});
+    c.check(s, "create_category", "/categories", admin, Some(category))
+        .await;
+    c.check(s, "list_webhooks", "/webhooks", admin, None).await;
+    c.check(s, "list_webhook_events", "/webhooks/events", admin, None)
+        .await;
+    let hook = json!({"name": "n", "event": "order.created", "url": "https://hooks.example/x", "version": 2,
+                      "rule": "payment_method = mada OR price < 50",
+                      "headers": [{"key": "X-A", "value": "b"}], "security_strategy": "signature", "secret": "s"});
+    c.check(
+        s,
+        "subscribe_webhook",
+        "/webhooks/subscribe",
+        admin,
+        Some(hook),
+    )
+    .await;
+    let v1 = json!({"name": "n", "event": "customer.updated", "url": "https://hooks.example/y", "version": 1});
+    c.check(
+        s,
+        "subscribe_webhook",
+        "/webhooks/subscribe",
+        admin,
+        Some(v1),
+    )
+    .await;
+    c.check(
+        s,
+        "update_webhook",
+        &format!("/webhooks/{webhook}"),
+        admin,
+        Some(json!({"name": "renamed", "rule": ""})),
+    )
+    .await;
+    c.check(s, "list_shipments", "/shipments?per_page=60", admin, None)
+        .await;
+    let (_, created) = c
+        .check(
+            s,
+            "create_shipment",
+            "/shipments",
+            admin,
+            Some(new_shipment),
+        )
+        .await;
+    let created = id(&created["data"]);
+    c.check(
+        s,
+        "get_shipment",
+        &format!("/shipments/{created}"),
+        admin,
+        None,
+    )
+    .await;
+    c.check(
+        s,
+        "get_shipment_tracking",
+        &format!("/shipments/{created}/tracking"),
+        admin,
+        None,
+    )
+    .await;
+    c.check(
+        s,
+        "update_shipment",
+        &format!("/shipments/{created}"),
+        admin,
+        Some(update.clone()),
+    )
+    .await;
+    c.check(
+        s,
+        "get_shipment_tracking",
+        &format!("/shipments/{created}/tracking"),
+        admin,
+        None,
+    )
+    .await;
+    c.check(
+        s,
+        "return_shipment",
+        &format!("/shipments/{delivered}/return"),
+        admin,
+        None,
+    )
+    .await;
+    c.check(
+        s,
+        "cancel_shipment",
+        &format!("/shipments/{created}/cancel"),
+        admin,
+        None,
+    )
+    .await;
+    c.check(
+        s,
+        "unsubscribe_webhooks",
+        &format!("/webhooks/unsubscribe?id={webhook}"),
+        admin,
+        None,
+    )
+    .await;
+
+    // Validation failures.
+    let bad: &[(&'static str, String, Option<Value>)] = &[
+        (
+            "list_product_quantities",
+            "/products/quantities?per_page=0".into(),
+            None,
+        ),
+        ("list_reservations", "/reservations".into(), None),
+        ("list_orders", "/orders?sort_by=nope".into(), None),
+        (
+            "update_order_shipment",
+            format!("/orders/{}/update-shipment", open_orders[2]),
+            Some(json!({})),
+        ),
+        (
+            "create_product_option",
+            format!("/products/{product}/options"),
+            Some(json!({})),
+        ),
+        (
+            "add_languages",
+            "/languages".into(),
+            Some(json!({"locales": [{"iso_code": "de"}]})),
+        ),
+        ("create_category", "/categories".into(), Some(json!({}))),
+        (
+            "subscribe_webhook",
+            "/webhooks/subscribe".into(),
+            Some(json!({"event": "nope", "url": "x"})),
+        ),
+        ("unsubscribe_webhooks", "/webhooks/unsubscribe".into(), None),
+        (
+            "update_webhook",
+            format!("/webhooks/{}", id(&webhooks[1])),
+            Some(json!({"url": "not a url"})),
+        ),
+        (
+            "list_shipments",
+            "/shipments?courier_slug=nobody".into(),
+            None,
+        ),
+        ("create_shipment", "/shipments".into(), Some(json!({}))),
+        (
+            "update_shipment",
+            format!("/shipments/{pending}"),
+            Some(json!({})),
+        ),
+        (
+            "return_shipment",
+            format!("/shipments/{pending}/return"),
+            None,
+        ),
+    ];
+    for (op, path, body) in bad {
+        let (status, _) = c.check(s, op, path, admin, body.clone()).await;
+        assert_eq!(status, 422, "{op} {path}");
+    }
+
+    // Unknown records, and no token at all, for every operation.
+    for op in OPERATIONS {
+        let path: String = op
+            .path
+            .split('/')
+            .map(|segment| {
+                if segment.starts_with('{') {
+                    "1"
+                } else {
+                    segment
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        let path = if op.operation_id == "unsubscribe_webhooks" {
+            format!("{path}?id=1")
+        } else {
+            path
+        };
+        let body = matches!(op.method, "POST" | "PUT")
+            .then(|| json!({"shipment_number": "1", "status": "delivered"}));
+        if op.path.contains('{') || op.operation_id == "unsubscribe_webhooks" {
+            c.check(s, op.operation_id, &path, admin, body.clone())
+                .await;
+        }
+        let (status, _) = c.check(s, op.operation_id, &path, None, body).await;
+        assert_eq!(status, 401);
+    }
+
+    // Rate limited and failing, for every operation.
+    let limited = start_with(
+        MockConfig::new()
+            .products(20)
+            .token_all_scopes(ADMIN)
+            .faults(FaultConfig {
+                rate_limit: Some(RateLimitFault {
+                    per_minute: 1,
+                    operations: Vec::new(),
+                }),
+                ..FaultConfig::default()
+            }),
+    )
+    .await;
+    let failing = start_with(
+        MockConfig::new()
+            .products(20)
+            .token_all_scopes(ADMIN)
+            .faults(FaultConfig {
+                errors: Some(ErrorFault {
+                    rate: 1.0,
+                    statuses: vec![500],
+                    times: None,
+                    operations: Vec::new(),
+                }),
+                ..FaultConfig::default()
+            }),
+    )
+    .await;
+    common::call(&limited, Method::GET, "/orders/statuses", admin, None).await;
+    for op in OPERATIONS {
+        let path = op.path.replace(['{', '}'], "");
+        let (status, _) = c.check(&limited, op.operation_id, &path, admin, None).await;
+        assert_eq!(status, 429, "{}", op.operation_id);
+        let (status, _) = c.check(&failing, op.operation_id, &path, admin, None).await;
+        assert_eq!(status, 500, "{}", op.operation_id);
+    }
+
+    // Every declared response was produced at least once.
+    let mut missing = Vec::new();
+    for op in OPERATIONS {
+        for status in checker.schemas.declared(op.path, op.method) {
+            if !checker.seen.contains(&(op.operation_id, status)) {
+                missing.push(format!("{} {status}", op.operation_id));
+            }
+        }
+        if checker.schemas.key_for(op.path, op.method, 500).is_none() {
+            missing.push(format!(
+                "{} declares no server error response",
+                op.operation_id
+            ));
+        }
+    }
+    assert!(
+        checker.failures.is_empty(),
+        "{} mismatches:\n{}",
+        checker.failures.len(),
+        checker.failures.join("\n")
+    );
+    assert!(
+        missing.is_empty(),
+        "declared responses never produced: {missing:?}"
+    );
+}

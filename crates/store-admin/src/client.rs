@@ -1,0 +1,506 @@
+//! [`StoreAdmin`]: the generated client with authentication, rate limiting, retries, timeouts and
+//! tracing added to every call through one interception point.
+//!
+//! `StoreAdmin` dereferences to the generated [`Client`], so every operation of the document is
+//! there with the generated builder interface (`admin.list_orders().per_page(60).send()`); nothing
+//! is written twice. What the generated code sends passes through [`Runtime`], this crate's
+//! implementation of [`store_admin_client::Interceptor`]:
+//!
+//! 1. `prepare` (once per call): gets an access token (refreshing it if it expired) and sets the
+//!    `Authorization` header; a failure ends the call with [`Error::Auth`].
+//! 2. `execute` (per attempt): waits for the client-side rate limiter, sends, reads the whole body
+//!    within the attempt timeout, lets the rate limiter read `X-RateLimit-*`, refreshes the token and
+//!    replays the request once on 401 `The access token is invalid`, and asks the pure
+//!    [`retry::decide`](crate::retry::decide) (under the shared [`RetryBudget`]) whether to try again.
+//!    Error bodies that are not the service's envelope are turned into one that carries the raw
+//!    body, so that they still decode into [`Error::Api`] with the status intact.
+
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use reqwest::header::{HeaderName, HeaderValue};
+use store_admin_client::{BoxFuture, Client, Inner, Interceptor, OperationMeta};
+use tracing::Instrument;
+
+use crate::credentials::{Authenticator, Credentials, Unauthorized, classify_unauthorized};
+use crate::error::{AUTH_PREFIX, Error, RAW_BODY_HEADER, RAW_BODY_LIMIT, truncate};
+use crate::ratelimit::RateLimit;
+use crate::retry::{
+    self, Outcome, RetryBudget, RetryDecision, RetryInput, RetryPolicy, TransportFailure,
+};
+
+/// The live service's base URL.
+pub const LIVE_BASE_URL: &str = "https://api.salla.dev/admin/v2";
+
+/// Names the operation on error responses the interceptor rebuilt, for [`Error`]'s hints.
+pub(crate) const OPERATION_HEADER: &str = "x-store-admin-operation";
+
+/// The client services use. Cheap to clone (the state is shared).
+#[derive(Clone)]
+pub struct StoreAdmin {
+    client: Client,
+    runtime: Arc<Runtime>,
+}
+
+impl fmt::Debug for StoreAdmin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreAdmin")
+            .field("base_url", &self.runtime.base_url)
+            .field("runtime", &self.runtime)
+            .finish()
+    }
+}
+
+impl Deref for StoreAdmin {
+    type Target = Client;
+
+    fn deref(&self) -> &Client {
+        &self.client
+    }
+}
+
+impl StoreAdmin {
+    /// Starts a builder (base URL: the live service).
+    pub fn builder() -> StoreAdminBuilder {
+        StoreAdminBuilder::default()
+    }
+
+    /// The generated client (also reachable through `Deref`).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The authenticator: install tokens received from the `app.store.authorize` webhook, or read
+    /// how many refreshes ran.
+    pub fn authenticator(&self) -> &Authenticator {
+        &self.runtime.auth
+    }
+
+    /// The base URL calls go to.
+    pub fn base_url(&self) -> &str {
+        &self.runtime.base_url
+    }
+}
+
+/// Builds a [`StoreAdmin`].
+pub struct StoreAdminBuilder {
+    base_url: String,
+    credentials: Option<Credentials>,
+    user_agent: String,
+    connect_timeout: Duration,
+    attempt_timeout: Duration,
+    operation_timeout: Duration,
+    retry: RetryPolicy,
+    retry_budget: u32,
+    rate_limit: Option<RateLimit>,
+    http: Option<reqwest::Client>,
+}
+
+impl Default for StoreAdminBuilder {
+    fn default() -> Self {
+        Self {
+            base_url: LIVE_BASE_URL.to_string(),
+            credentials: None,
+            user_agent: concat!("store-admin-rust/", env!("CARGO_PKG_VERSION")).to_string(),
+            connect_timeout: Duration::from_secs(10),
+            attempt_timeout: Duration::from_secs(30),
+            operation_timeout: Duration::from_secs(120),
+            retry: RetryPolicy::default(),
+            retry_budget: 500,
+            rate_limit: None,
+            http: None,
+        }
+    }
+}
+
+impl fmt::Debug for StoreAdminBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreAdminBuilder")
+            .field("base_url", &self.base_url)
+            .field("credentials", &self.credentials)
+            .field("user_agent", &self.user_agent)
+            .field("attempt_timeout", &self.attempt_timeout)
+            .field("operation_timeout", &self.operation_timeout)
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StoreAdminBuilder {
+    /// The base URL, ending in `/admin/v2` (default: the live service; the mock store's
+    /// `base_url()` in tests).
+    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.base_url = base_url.into().trim_end_matches('/').to_string();
+        self
+    }
+
+    /// How requests are authenticated (required).
+    pub fn with_credentials(mut self, credentials: Credentials) -> Self {
+        self.credentials = Some(credentials);
+        self
+    }
+
+    /// A fixed bearer token (shorthand for [`Credentials::bearer`]).
+    pub fn with_token(self, token: impl Into<String>) -> Self {
+        self.with_credentials(Credentials::bearer(token))
+    }
+
+    /// The `User-Agent` header.
+    pub fn with_user_agent(mut self, user_agent: impl Into<String>) -> Self {
+        self.user_agent = user_agent.into();
+        self
+    }
+
+    /// How long connecting may take (default 10 s; ignored with [`Self::with_http_client`]).
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long one attempt may take, body included (default 30 s).
+    pub fn with_attempt_timeout(mut self, timeout: Duration) -> Self {
+        self.attempt_timeout = timeout;
+        self
+    }
+
+    /// How long a whole call may take, retries included (default 120 s).
+    pub fn with_operation_timeout(mut self, timeout: Duration) -> Self {
+        self.operation_timeout = timeout;
+        self
+    }
+
+    /// The retry policy (default: 3 attempts, full jitter from 200 ms, at most 20 s a wait).
+    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// The retry budget's capacity (default 500 tokens; a retry costs 5, a timeout 10).
+    pub fn with_retry_budget(mut self, capacity: u32) -> Self {
+        self.retry_budget = capacity;
+        self
+    }
+
+    /// A client-side rate limit sized to the store's plan, so bulk jobs never meet a 429.
+    pub fn with_rate_limit(mut self, rate_limit: RateLimit) -> Self {
+        self.rate_limit = Some(rate_limit);
+        self
+    }
+
+    /// Sends with this `reqwest::Client` (its own timeouts and proxies apply).
+    pub fn with_http_client(mut self, http: reqwest::Client) -> Self {
+        self.http = Some(http);
+        self
+    }
+
+    /// Builds the client.
+    pub fn build(self) -> Result<StoreAdmin, Error> {
+        let credentials = self.credentials.ok_or_else(|| {
+            Error::InvalidRequest(
+                "no credentials: call with_token(..) or with_credentials(..) on the builder".into(),
+            )
+        })?;
+        reqwest::Url::parse(&self.base_url).map_err(|e| {
+            Error::InvalidRequest(format!("base URL {:?} is not a URL: {e}", self.base_url))
+        })?;
+        let http = match self.http {
+            Some(http) => http,
+            None => reqwest::Client::builder()
+                .user_agent(self.user_agent)
+                .connect_timeout(self.connect_timeout)
+                .build()
+                .map_err(|e| Error::InvalidRequest(format!("HTTP client: {e}")))?,
+        };
+        let runtime = Arc::new(Runtime {
+            base_url: self.base_url.clone(),
+            auth: Authenticator::new(credentials, http.clone()),
+            rate_limit: self.rate_limit,
+            retry: self.retry,
+            budget: RetryBudget::new(self.retry_budget),
+            attempt_timeout: self.attempt_timeout,
+            operation_timeout: self.operation_timeout,
+        });
+        let inner = Inner::with_interceptor(runtime.clone());
+        let client = Client::new_with_client(&self.base_url, http, inner);
+        Ok(StoreAdmin { client, runtime })
+    }
+}
+
+/// What every call passes through (see the module documentation).
+pub struct Runtime {
+    base_url: String,
+    auth: Authenticator,
+    rate_limit: Option<RateLimit>,
+    retry: RetryPolicy,
+    budget: RetryBudget,
+    attempt_timeout: Duration,
+    operation_timeout: Duration,
+}
+
+impl fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runtime")
+            .field("auth", &self.auth)
+            .field("rate_limit", &self.rate_limit.is_some())
+            .field("retry", &self.retry)
+            .field("attempt_timeout", &self.attempt_timeout)
+            .field("operation_timeout", &self.operation_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One attempt's result, body read in full.
+enum Attempt {
+    Response(http::response::Parts, bytes::Bytes),
+    Failed(reqwest::Error, TransportFailure),
+}
+
+fn classify(e: &reqwest::Error) -> TransportFailure {
+    if e.is_connect() {
+        TransportFailure::ConnectFailed
+    } else if e.is_timeout() {
+        TransportFailure::TimedOut
+    } else if e.is_body() || e.is_decode() {
+        TransportFailure::BodyTruncated
+    } else if e.is_request() {
+        TransportFailure::ConnectionReset
+    } else {
+        TransportFailure::Other
+    }
+}
+
+impl Runtime {
+    /// One attempt, body read in full. reqwest's per-request timeout (set by the caller) covers
+    /// connecting, sending and reading the whole body, so a trickling body times out too.
+    async fn attempt(&self, client: &reqwest::Client, request: reqwest::Request) -> Attempt {
+        let work = async {
+            let response = client.execute(request).await?;
+            let mut parts = http::Response::new(());
+            *parts.status_mut() = response.status();
+            *parts.version_mut() = response.version();
+            *parts.headers_mut() = response.headers().clone();
+            let body = response.bytes().await?;
+            Ok::<_, reqwest::Error>((parts.into_parts().0, body))
+        };
+        match work.await {
+            Ok((parts, body)) => Attempt::Response(parts, body),
+            Err(e) => {
+                let class = classify(&e);
+                Attempt::Failed(e, class)
+            }
+        }
+    }
+
+    /// Sets the current access token on `request`; returns the lease's generation.
+    async fn authorize(
+        &self,
+        request: &mut reqwest::Request,
+    ) -> Result<crate::credentials::TokenLease, String> {
+        let lease = self
+            .auth
+            .token()
+            .await
+            .map_err(|e| format!("{AUTH_PREFIX}{e}"))?;
+        let value = lease
+            .token
+            .bearer_header()
+            .map_err(|e| format!("{AUTH_PREFIX}{e}"))?;
+        request
+            .headers_mut()
+            .insert(reqwest::header::AUTHORIZATION, value);
+        Ok(lease)
+    }
+
+    async fn run(
+        &self,
+        client: &reqwest::Client,
+        mut request: reqwest::Request,
+        meta: Option<&'static OperationMeta>,
+        operation_id: &'static str,
+    ) -> reqwest::Result<reqwest::Response> {
+        let started = Instant::now();
+        let deadline = started + self.operation_timeout;
+        let method = request.method().clone();
+        let mut attempt: u32 = 0;
+        let mut replayed_after_refresh = false;
+        loop {
+            attempt += 1;
+            let lease = self.authorize(&mut request).await.ok();
+            let Some(to_send) = request.try_clone() else {
+                // A streaming body cannot be replayed: send it once, as it is.
+                return client.execute(request).await;
+            };
+            if let Some(limit) = &self.rate_limit {
+                limit.acquire().await;
+            }
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            let timeout = self
+                .attempt_timeout
+                .min(remaining)
+                .max(Duration::from_millis(1));
+            let mut to_send = to_send;
+            *to_send.timeout_mut() = Some(timeout);
+            let outcome = self.attempt(client, to_send).await;
+            let span = tracing::Span::current();
+            span.record("attempt", attempt);
+            match &outcome {
+                Attempt::Response(parts, body) => {
+                    span.record("status", parts.status.as_u16());
+                    if let Some(limit) = &self.rate_limit {
+                        limit.observe(&parts.headers);
+                    }
+                    if parts.status == reqwest::StatusCode::UNAUTHORIZED
+                        && !replayed_after_refresh
+                        && is_invalid_token(body)
+                        && let Some(lease) = &lease
+                    {
+                        {
+                            replayed_after_refresh = true;
+                            match self.auth.rejected(lease).await {
+                                Ok(_) => {
+                                    tracing::info!(
+                                        "access token rejected; refreshed it, replaying once"
+                                    );
+                                    attempt -= 1;
+                                    continue;
+                                }
+                                Err(e) => {
+                                    tracing::warn!(error = %e, "access token rejected and could not be refreshed")
+                                }
+                            }
+                        }
+                    }
+                    if parts.status.is_success() {
+                        self.budget.record_success();
+                    }
+                }
+                Attempt::Failed(e, class) => {
+                    tracing::debug!(error = %e, failure = ?class, "attempt failed");
+                }
+            }
+            let decision = {
+                let outcome_ref = match &outcome {
+                    Attempt::Response(parts, _) => Outcome::Response {
+                        status: parts.status,
+                        headers: &parts.headers,
+                    },
+                    Attempt::Failed(_, class) => Outcome::Transport(*class),
+                };
+                retry::decide_with_budget(
+                    &self.retry,
+                    &RetryInput {
+                        method: &method,
+                        outcome: outcome_ref,
+                        attempt,
+                        elapsed: started.elapsed(),
+                        jitter: rand::random::<f64>(),
+                        now: SystemTime::now(),
+                    },
+                    &self.budget,
+                )
+            };
+            match decision {
+                RetryDecision::RetryAfter(wait) if Instant::now() + wait < deadline => {
+                    tracing::info!(attempt, wait_ms = wait.as_millis() as u64, "retrying");
+                    tokio::time::sleep(wait).await;
+                }
+                stop => {
+                    if let RetryDecision::Stop(reason) = stop {
+                        tracing::debug!(?reason, attempt, "not retrying");
+                    }
+                    return match outcome {
+                        Attempt::Response(parts, body) => {
+                            Ok(finish(parts, body, meta, operation_id))
+                        }
+                        Attempt::Failed(e, _) => Err(e),
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// Whether a 401 body says the token itself is invalid (refreshing may help), not a missing scope.
+fn is_invalid_token(body: &[u8]) -> bool {
+    let Ok(envelope) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return false;
+    };
+    let message = envelope
+        .pointer("/error/message")
+        .and_then(|m| m.as_str())
+        .unwrap_or_default();
+    classify_unauthorized(message) == Unauthorized::InvalidToken
+}
+
+/// Rebuilds the response for the generated code. Error responses get the operation's id in a
+/// header, and a body that is not the error envelope is wrapped in one carrying it verbatim.
+fn finish(
+    mut parts: http::response::Parts,
+    body: bytes::Bytes,
+    meta: Option<&'static OperationMeta>,
+    operation_id: &'static str,
+) -> reqwest::Response {
+    let mut body = body;
+    if parts.status.is_client_error() || parts.status.is_server_error() {
+        let id = meta.map(|m| m.operation_id).unwrap_or(operation_id);
+        if let Ok(value) = HeaderValue::from_str(id) {
+            parts
+                .headers
+                .insert(HeaderName::from_static(OPERATION_HEADER), value);
+        }
+        let is_envelope =
+            serde_json::from_slice::<store_admin_client::types::ErrorResponse>(&body).is_ok();
+        if !is_envelope {
+            let raw = truncate(&String::from_utf8_lossy(&body), RAW_BODY_LIMIT);
+            let envelope = serde_json::json!({
+                "status": parts.status.as_u16(),
+                "success": false,
+                "error": { "message": raw },
+            });
+            body = bytes::Bytes::from(envelope.to_string());
+            parts.headers.insert(
+                HeaderName::from_static(RAW_BODY_HEADER),
+                HeaderValue::from_static("1"),
+            );
+            parts.headers.insert(
+                reqwest::header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            parts.headers.remove(reqwest::header::CONTENT_LENGTH);
+        }
+    }
+    reqwest::Response::from(http::Response::from_parts(parts, body))
+}
+
+impl Interceptor for Runtime {
+    fn prepare<'a>(
+        &'a self,
+        request: &'a mut reqwest::Request,
+        _operation: &'a progenitor_client::OperationInfo,
+    ) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move { self.authorize(request).await.map(|_| ()) })
+    }
+
+    fn execute<'a>(
+        &'a self,
+        client: &'a reqwest::Client,
+        request: reqwest::Request,
+        operation: &'a progenitor_client::OperationInfo,
+    ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
+        let meta = OperationMeta::find(operation.operation_id);
+        let span = tracing::info_span!(
+            "store_admin.call",
+            operation_id = operation.operation_id,
+            method = %request.method(),
+            path = meta.map(|m| m.path).unwrap_or(""),
+            status = tracing::field::Empty,
+            attempt = tracing::field::Empty,
+        );
+        Box::pin(
+            self.run(client, request, meta, operation.operation_id)
+                .instrument(span),
+        )
+    }
+}

@@ -1,0 +1,524 @@
+//! A client-side rate limiter per store, so bulk jobs never meet a 429.
+//!
+//! The service limits each store with a leaky bucket sized by plan (120, 360 or 720 requests a
+//! minute). [`RateLimit`] mirrors it with a [`governor`] limiter (GCRA, the leaky bucket's
+//! equivalent) and stays in step with the server through [`RateLimit::observe`]: when a response
+//! says fewer requests remain than the local bucket allows, at most that many more are sent
+//! before `X-RateLimit-Reset`; when none remain, or `Retry-After` is given, sending pauses until
+//! then. One `RateLimit` per store; share it (it is `Sync`) between everything calling that store.
+//!
+//! Time comes from Tokio's clock, so tests can run with paused time.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! use store_admin::ratelimit::{Plan, RateLimit};
+//!
+//! let limit = RateLimit::plan(Plan::Plus);
+//! limit.acquire().await; // waits when the minute's budget is spent
+//! // ... send the request, then:
+//! // limit.observe(response.headers());
+//! # }
+//! ```
+
+use std::num::NonZeroU32;
+use std::ops::Add;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use governor::clock::{Clock, Reference};
+use governor::middleware::NoOpMiddleware;
+use governor::nanos::Nanos;
+use governor::state::{InMemoryState, NotKeyed};
+use governor::{Quota, RateLimiter};
+use http::HeaderMap;
+use tokio::time::Instant;
+
+use crate::retry::{rate_limit_reset, retry_after};
+
+/// The store's subscription plan, which sets its request rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Plan {
+    /// 120 requests per minute.
+    Plus,
+    /// 360 requests per minute.
+    Pro,
+    /// 720 requests per minute.
+    Special,
+}
+
+impl Plan {
+    /// Requests per minute allowed on this plan.
+    pub fn per_minute(self) -> NonZeroU32 {
+        match self {
+            Plan::Plus => NonZeroU32::new(120),
+            Plan::Pro => NonZeroU32::new(360),
+            Plan::Special => NonZeroU32::new(720),
+        }
+        .unwrap_or(NonZeroU32::MIN)
+    }
+}
+
+/// A rate-limit configuration was invalid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RateLimitError {
+    /// Zero requests per period.
+    #[error("a rate limit must allow at least one request per period")]
+    ZeroRate,
+    /// A zero-length period.
+    #[error("a rate-limit period must be longer than zero")]
+    ZeroPeriod,
+}
+
+/// An instant of Tokio's clock, for governor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TokioInstant(Instant);
+
+impl Add<Nanos> for TokioInstant {
+    type Output = TokioInstant;
+
+    fn add(self, other: Nanos) -> TokioInstant {
+        let d: Duration = other.into();
+        TokioInstant(self.0.checked_add(d).unwrap_or(self.0))
+    }
+}
+
+impl Reference for TokioInstant {
+    fn duration_since(&self, earlier: Self) -> Nanos {
+        self.0.saturating_duration_since(earlier.0).into()
+    }
+
+    fn saturating_sub(&self, duration: Nanos) -> Self {
+        TokioInstant(self.0.checked_sub(duration.into()).unwrap_or(self.0))
+    }
+}
+
+/// Tokio's clock (`tokio::time::Instant::now`), which follows `tokio::time::pause`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TokioClock;
+
+impl Clock for TokioClock {
+    type Instant = TokioInstant;
+
+    fn now(&self) -> TokioInstant {
+        TokioInstant(Instant::now())
+    }
+}
+
+type Limiter = RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<TokioInstant>>;
+
+/// What the server last said about its bucket.
+#[derive(Debug, Default)]
+struct ServerState {
+    /// Requests the server still allows before `window_end`.
+    remaining: Option<u32>,
+    /// When the server's window resets (`X-RateLimit-Reset`).
+    window_end: Option<Instant>,
+    /// The raw `X-RateLimit-Reset` value, which identifies the window.
+    window_id: Option<u64>,
+    /// No request before this instant (nothing remains, or `Retry-After`).
+    paused_until: Option<Instant>,
+}
+
+/// A per-store request rate limiter. See the module documentation.
+pub struct RateLimit {
+    limiter: Limiter,
+    per_period: NonZeroU32,
+    period: Duration,
+    max_pause: Duration,
+    server: Mutex<ServerState>,
+}
+
+impl std::fmt::Debug for RateLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RateLimit")
+            .field("per_period", &self.per_period)
+            .field("period", &self.period)
+            .field("max_pause", &self.max_pause)
+            .field(
+                "server",
+                &*self.server.lock().unwrap_or_else(PoisonError::into_inner),
+            )
+            .finish()
+    }
+}
+
+impl RateLimit {
+    /// The limit of a plan.
+    pub fn plan(plan: Plan) -> Self {
+        RateLimit::per_minute(plan.per_minute())
+    }
+
+    /// `n` requests a minute, the whole minute's worth usable at once (as the server's bucket).
+    pub fn per_minute(n: NonZeroU32) -> Self {
+        RateLimit::build(n, Duration::from_secs(60))
+    }
+
+    /// `n` requests per `period` (the customers endpoints: 500 per 10 minutes).
+    pub fn per_period(n: u32, period: Duration) -> Result<Self, RateLimitError> {
+        let n = NonZeroU32::new(n).ok_or(RateLimitError::ZeroRate)?;
+        if period.is_zero() {
+            return Err(RateLimitError::ZeroPeriod);
+        }
+        Ok(RateLimit::build(n, period))
+    }
+
+    fn build(n: NonZeroU32, period: Duration) -> Self {
+        let interval = (period / n.get()).max(Duration::from_nanos(1));
+        let quota = Quota::with_period(interval)
+            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+            .allow_burst(n);
+        RateLimit {
+            limiter: RateLimiter::new(quota, InMemoryState::default(), TokioClock),
+            per_period: n,
+            period,
+            max_pause: Duration::from_secs(60),
+            server: Mutex::new(ServerState::default()),
+        }
+    }
+
+    /// Caps how long one server hint may pause sending (default 60 s), so a wrong header cannot
+    /// stall the client for hours.
+    pub fn with_max_pause(mut self, max_pause: Duration) -> Self {
+        self.max_pause = max_pause;
+        self
+    }
+
+    /// Requests allowed per period.
+    pub fn capacity(&self) -> NonZeroU32 {
+        self.per_period
+    }
+
+    /// Waits until one more request may be sent, and counts it.
+    pub async fn acquire(&self) {
+        loop {
+            if let Some(until) = self.server_wait() {
+                tokio::time::sleep_until(until).await;
+                continue;
+            }
+            match self.limiter.check() {
+                Ok(()) => {
+                    if self.take_server_slot() {
+                        return;
+                    }
+                    // The server's window is spent; loop to wait for its reset.
+                }
+                Err(not_until) => {
+                    let wait = not_until.wait_time_from(TokioClock.now());
+                    tokio::time::sleep(wait).await;
+                }
+            }
+        }
+    }
+
+    /// Sends nothing before this instant, if the server asked for a pause.
+    pub fn paused_until(&self) -> Option<Instant> {
+        let state = self.server.lock().unwrap_or_else(PoisonError::into_inner);
+        state.paused_until.filter(|t| *t > Instant::now())
+    }
+
+    /// When the next request must wait for the server (paused, or its window spent).
+    fn server_wait(&self) -> Option<Instant> {
+        let now = Instant::now();
+        let mut state = self.server.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(until) = state.paused_until {
+            if until > now {
+                return Some(until);
+            }
+            state.paused_until = None;
+        }
+        if let Some(end) = state.window_end
+            && end <= now
+        {
+            // The server's window has reset: forget its count until the next response.
+            state.window_end = None;
+            state.window_id = None;
+            state.remaining = None;
+        }
+        None
+    }
+
+    /// Counts a request against the server's reported remainder; `false` (and a pause until the
+    /// reset) when it is spent.
+    fn take_server_slot(&self) -> bool {
+        let mut state = self.server.lock().unwrap_or_else(PoisonError::into_inner);
+        match state.remaining {
+            Some(0) => {
+                let until = state
+                    .window_end
+                    .unwrap_or_else(|| Instant::now() + Duration::from_secs(1));
+                state.paused_until = Some(until);
+                false
+            }
+            Some(n) => {
+                state.remaining = Some(n - 1);
+                true
+            }
+            None => true,
+        }
+    }
+
+    /// Reads a response's `X-RateLimit-Remaining`, `X-RateLimit-Reset` and `Retry-After` to stay
+    /// in step with the server. Unreadable headers are ignored.
+    pub fn observe(&self, headers: &HeaderMap) {
+        self.observe_at(headers, SystemTime::now());
+    }
+
+    /// [`RateLimit::observe`] with the wall-clock time given (the headers' times are wall-clock;
+    /// the pauses they cause run on Tokio's clock).
+    pub fn observe_at(&self, headers: &HeaderMap, now: SystemTime) {
+        let instant_now = Instant::now();
+        let in_window = |d: Duration| instant_now + d.min(self.max_pause);
+        let remaining = headers
+            .get("x-ratelimit-remaining")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u32>().ok());
+        let reset = rate_limit_reset(headers, now).map(in_window);
+        let window_id = headers
+            .get("x-ratelimit-reset")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        let retry = retry_after(headers, now).map(in_window);
+
+        let mut state = self.server.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(remaining) = remaining {
+            let same_window = window_id.is_none() || window_id == state.window_id;
+            state.remaining = Some(match state.remaining {
+                // Responses to concurrent requests arrive out of order: keep the lowest count.
+                Some(known) if same_window => known.min(remaining),
+                _ => remaining,
+            });
+            if reset.is_some() {
+                state.window_end = reset;
+                state.window_id = window_id;
+            } else if state.window_end.is_none() {
+                // A count without a reset time: assume the bucket's own period.
+                state.window_end = Some(instant_now + self.period.min(self.max_pause));
+            }
+            if remaining == 0 {
+                let until = state.window_end.unwrap_or(instant_now);
+                state.paused_until = Some(state.paused_until.map_or(until, |p| p.max(until)));
+            }
+        }
+        if let Some(until) = retry {
+            state.paused_until = Some(state.paused_until.map_or(until, |p| p.max(until)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::time::UNIX_EPOCH;
+
+    fn headers(pairs: &[(&'static str, String)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, v.parse().unwrap());
+        }
+        h
+    }
+
+    /// A fixed wall-clock time for the headers, independent of the machine's clock.
+    fn wall() -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(1_700_000_000)
+    }
+
+    async fn acquire_n(limit: &RateLimit, n: u32) {
+        for _ in 0..n {
+            limit.acquire().await;
+        }
+    }
+
+    #[test]
+    fn plans_have_the_documented_rates() {
+        assert_eq!(Plan::Plus.per_minute().get(), 120);
+        assert_eq!(Plan::Pro.per_minute().get(), 360);
+        assert_eq!(Plan::Special.per_minute().get(), 720);
+        assert_eq!(RateLimit::plan(Plan::Pro).capacity().get(), 360);
+    }
+
+    #[test]
+    fn zero_rate_or_period_is_an_error() {
+        assert_eq!(
+            RateLimit::per_period(0, Duration::from_secs(1)).unwrap_err(),
+            RateLimitError::ZeroRate
+        );
+        assert_eq!(
+            RateLimit::per_period(5, Duration::ZERO).unwrap_err(),
+            RateLimitError::ZeroPeriod
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_full_bucket_lets_a_minutes_worth_through_at_once() {
+        let limit = RateLimit::plan(Plan::Plus);
+        let start = Instant::now();
+        acquire_n(&limit, 120).await;
+        assert_eq!(Instant::now(), start, "no waiting within the burst");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn beyond_the_burst_requests_leak_at_the_plan_rate() {
+        let limit = RateLimit::plan(Plan::Plus);
+        let start = Instant::now();
+        acquire_n(&limit, 120).await;
+        limit.acquire().await;
+        // 120 a minute is one every 500 ms.
+        assert_eq!(Instant::now() - start, Duration::from_millis(500));
+        acquire_n(&limit, 10).await;
+        assert_eq!(Instant::now() - start, Duration::from_millis(500 * 11));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn per_period_spreads_over_the_period() {
+        let limit = RateLimit::per_period(2, Duration::from_secs(10)).unwrap();
+        let start = Instant::now();
+        acquire_n(&limit, 3).await;
+        assert_eq!(Instant::now() - start, Duration::from_secs(5));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn zero_remaining_pauses_until_the_reset() {
+        let limit = RateLimit::plan(Plan::Special);
+        limit.acquire().await;
+        let reset = (1_700_000_000u64 + 20).to_string();
+        limit.observe_at(
+            &headers(&[
+                ("x-ratelimit-remaining", "0".into()),
+                ("x-ratelimit-reset", reset),
+            ]),
+            wall(),
+        );
+        let start = Instant::now();
+        assert_eq!(limit.paused_until(), Some(start + Duration::from_secs(20)));
+        limit.acquire().await;
+        assert_eq!(Instant::now() - start, Duration::from_secs(20));
+        assert_eq!(limit.paused_until(), None);
+        // After the reset the local bucket alone decides again.
+        let after = Instant::now();
+        acquire_n(&limit, 50).await;
+        assert_eq!(Instant::now(), after);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fewer_remaining_than_the_local_bucket_allows_caps_requests_until_reset() {
+        let limit = RateLimit::plan(Plan::Special);
+        limit.acquire().await;
+        let reset = (1_700_000_000u64 + 30).to_string();
+        limit.observe_at(
+            &headers(&[
+                ("x-ratelimit-remaining", "3".into()),
+                ("x-ratelimit-reset", reset),
+            ]),
+            wall(),
+        );
+        let start = Instant::now();
+        acquire_n(&limit, 3).await;
+        assert_eq!(Instant::now(), start, "the three remaining go at once");
+        limit.acquire().await;
+        assert_eq!(
+            Instant::now() - start,
+            Duration::from_secs(30),
+            "the fourth waits for the reset"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn out_of_order_responses_keep_the_lowest_remaining() {
+        let limit = RateLimit::plan(Plan::Special);
+        let reset = (1_700_000_000u64 + 10).to_string();
+        for remaining in ["5", "1", "4"] {
+            limit.observe_at(
+                &headers(&[
+                    ("x-ratelimit-remaining", remaining.into()),
+                    ("x-ratelimit-reset", reset.clone()),
+                ]),
+                wall(),
+            );
+        }
+        let start = Instant::now();
+        acquire_n(&limit, 2).await;
+        assert_eq!(Instant::now() - start, Duration::from_secs(10));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_new_window_replaces_the_old_count() {
+        let limit = RateLimit::plan(Plan::Special);
+        limit.observe_at(
+            &headers(&[
+                ("x-ratelimit-remaining", "1".into()),
+                ("x-ratelimit-reset", (1_700_000_000u64 + 10).to_string()),
+            ]),
+            wall(),
+        );
+        limit.observe_at(
+            &headers(&[
+                ("x-ratelimit-remaining", "50".into()),
+                ("x-ratelimit-reset", (1_700_000_000u64 + 70).to_string()),
+            ]),
+            wall(),
+        );
+        let start = Instant::now();
+        acquire_n(&limit, 40).await;
+        assert_eq!(Instant::now(), start);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn retry_after_pauses_sending() {
+        let limit = RateLimit::plan(Plan::Plus);
+        limit.observe_at(&headers(&[("retry-after", "7".into())]), wall());
+        let start = Instant::now();
+        limit.acquire().await;
+        assert_eq!(Instant::now() - start, Duration::from_secs(7));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_absurd_reset_is_capped_by_max_pause() {
+        let limit = RateLimit::plan(Plan::Plus).with_max_pause(Duration::from_secs(5));
+        limit.observe_at(
+            &headers(&[
+                ("x-ratelimit-remaining", "0".into()),
+                ("x-ratelimit-reset", "99999999999".into()),
+            ]),
+            wall(),
+        );
+        let start = Instant::now();
+        limit.acquire().await;
+        assert_eq!(Instant::now() - start, Duration::from_secs(5));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn unreadable_headers_are_ignored() {
+        let limit = RateLimit::plan(Plan::Plus);
+        limit.observe_at(
+            &headers(&[
+                ("x-ratelimit-remaining", "lots".into()),
+                ("x-ratelimit-reset", "soon".into()),
+                ("retry-after", "later".into()),
+            ]),
+            wall(),
+        );
+        assert_eq!(limit.paused_until(), None);
+        let start = Instant::now();
+        acquire_n(&limit, 120).await;
+        assert_eq!(Instant::now(), start);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn concurrent_callers_share_one_bucket() {
+        let limit = Arc::new(RateLimit::per_period(10, Duration::from_secs(10)).unwrap());
+        let start = Instant::now();
+        let tasks: Vec<_> = (0..20)
+            .map(|_| {
+                let limit = Arc::clone(&limit);
+                tokio::spawn(async move { limit.acquire().await })
+            })
+            .collect();
+        for t in tasks {
+            t.await.unwrap();
+        }
+        // 10 at once, then one a second for the other 10.
+        assert_eq!(Instant::now() - start, Duration::from_secs(10));
+    }
+}

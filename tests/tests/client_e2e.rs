@@ -1,0 +1,434 @@
+//! `StoreAdmin` against the mock store over real HTTP on 127.0.0.1, with the mock's fault injection.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use futures::TryStreamExt;
+use store_admin::retry::RetryPolicy;
+use store_admin::types;
+use store_admin::{Error, PageOptions, Paginate, StoreAdmin, TransportKind};
+use store_admin_mock::{
+    ChanceFault, ErrorFault, FaultConfig, LatencyFault, MockConfig, MockServer, RateLimitFault,
+};
+
+const TOKEN: &str = "e2e-token";
+
+async fn mock(config: MockConfig) -> MockServer {
+    MockServer::start(config.token_all_scopes(TOKEN))
+        .await
+        .expect("mock starts")
+}
+
+fn admin(server: &MockServer) -> StoreAdmin {
+    StoreAdmin::builder()
+        .with_base_url(server.base_url())
+        .with_token(TOKEN)
+        .with_retry_policy(
+            RetryPolicy::default()
+                .with_base_delay(Duration::from_millis(5))
+                .with_max_delay(Duration::from_millis(50)),
+        )
+        .build()
+        .expect("client builds")
+}
+
+#[tokio::test]
+async fn typed_call_with_filters_decodes_a_page() {
+    let server = mock(MockConfig::new().products(200)).await;
+    let admin = admin(&server);
+    let page = admin
+        .list_product_quantities()
+        .per_page(7u64)
+        .send()
+        .await
+        .expect("lists");
+    assert_eq!(page.status().as_u16(), 200);
+    assert_eq!(page.data.len(), 7);
+    assert_eq!(page.pagination.per_page, 7);
+    assert!(
+        page.pagination.total >= 200,
+        "every product has at least one row"
+    );
+}
+
+#[tokio::test]
+async fn every_item_of_a_list_is_yielded_exactly_once_with_concurrent_pages() {
+    let server = mock(MockConfig::new().products(300)).await;
+    let admin = admin(&server);
+    let first = admin
+        .list_product_quantities()
+        .per_page(60u64)
+        .send()
+        .await
+        .expect("lists");
+    let total = first.pagination.total as usize;
+
+    let rows: Vec<types::ProductQuantity> = admin
+        .list_product_quantities()
+        .items(PageOptions::default().per_page(60).concurrency(4))
+        .try_collect()
+        .await
+        .expect("every page");
+    assert_eq!(rows.len(), total);
+    let keys: HashSet<(i64, String)> = rows
+        .iter()
+        .map(|r| (r.id, format!("{:?}", r.sku_id)))
+        .collect();
+    assert_eq!(keys.len(), total, "no row repeated");
+}
+
+#[tokio::test]
+async fn filters_are_carried_to_every_page() {
+    let server = mock(MockConfig::new().products(300)).await;
+    let admin = admin(&server);
+    let all: Vec<types::ProductQuantity> = admin
+        .list_product_quantities()
+        .items(PageOptions::default().per_page(60))
+        .try_collect()
+        .await
+        .expect("all");
+    let keyword = all[0]
+        .name
+        .split_whitespace()
+        .next()
+        .expect("a word")
+        .to_string();
+    let expected = all
+        .iter()
+        .filter(|r| {
+            r.name.contains(&keyword) || r.sku.as_deref().is_some_and(|s| s.contains(&keyword))
+        })
+        .count();
+    let filtered: Vec<types::ProductQuantity> = admin
+        .list_product_quantities()
+        .keyword(keyword.clone())
+        .items(PageOptions::default().per_page(5).concurrency(2))
+        .try_collect()
+        .await
+        .expect("filtered");
+    assert!(!filtered.is_empty());
+    assert_eq!(
+        filtered.len(),
+        expected,
+        "keyword {keyword:?} kept on every page"
+    );
+}
+
+#[tokio::test]
+async fn export_under_ten_percent_faults_yields_every_item_exactly_once() {
+    let server = mock(MockConfig::new().products(400).seed(7)).await;
+    let admin = StoreAdmin::builder()
+        .with_base_url(server.base_url())
+        .with_token(TOKEN)
+        .with_retry_policy(
+            RetryPolicy::default()
+                .with_max_attempts(8)
+                .with_base_delay(Duration::from_millis(2))
+                .with_max_delay(Duration::from_millis(20)),
+        )
+        .build()
+        .expect("builds");
+    let clean: Vec<types::ProductQuantity> = admin
+        .list_product_quantities()
+        .items(PageOptions::default().per_page(20))
+        .try_collect()
+        .await
+        .expect("clean export");
+
+    server
+        .set_faults(FaultConfig {
+            errors: Some(ErrorFault {
+                rate: 0.05,
+                statuses: vec![500, 502, 503],
+                times: None,
+                operations: vec![],
+            }),
+            drop_connection: Some(ChanceFault {
+                rate: 0.03,
+                times: None,
+                operations: vec![],
+            }),
+            truncate_body: Some(ChanceFault {
+                rate: 0.02,
+                times: None,
+                operations: vec![],
+            }),
+            ..FaultConfig::default()
+        })
+        .expect("valid faults");
+    let faulty: Vec<types::ProductQuantity> = admin
+        .list_product_quantities()
+        .items(PageOptions::default().per_page(20).concurrency(4))
+        .try_collect()
+        .await
+        .expect("export survives the faults");
+    assert_eq!(
+        faulty, clean,
+        "same items, same order, none lost or repeated"
+    );
+}
+
+#[tokio::test]
+async fn retries_429_after_retry_after_and_succeeds() {
+    // 60 a minute with a bucket of 60: the 61st request in a burst gets 429 with Retry-After 1.
+    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+        rate_limit: Some(RateLimitFault {
+            per_minute: 60,
+            operations: vec![],
+        }),
+        ..FaultConfig::default()
+    }))
+    .await;
+    let admin = admin(&server);
+    for _ in 0..60 {
+        admin
+            .list_order_statuses()
+            .send()
+            .await
+            .expect("within the bucket");
+    }
+    let started = std::time::Instant::now();
+    let statuses = admin
+        .list_order_statuses()
+        .send()
+        .await
+        .expect("retried after Retry-After");
+    assert!(!statuses.data.is_empty());
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "waited for Retry-After"
+    );
+}
+
+#[tokio::test]
+async fn a_burst_of_5xx_is_retried() {
+    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+        errors: Some(ErrorFault {
+            rate: 1.0,
+            statuses: vec![503, 502],
+            times: Some(2),
+            operations: vec![],
+        }),
+        ..FaultConfig::default()
+    }))
+    .await;
+    let admin = admin(&server);
+    let statuses = admin
+        .list_order_statuses()
+        .send()
+        .await
+        .expect("third attempt succeeds");
+    assert!(!statuses.data.is_empty());
+}
+
+#[tokio::test]
+async fn exhausted_retries_return_the_last_5xx_with_its_status() {
+    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+        errors: Some(ErrorFault {
+            rate: 1.0,
+            statuses: vec![503],
+            times: None,
+            operations: vec![],
+        }),
+        ..FaultConfig::default()
+    }))
+    .await;
+    let admin = admin(&server);
+    let err: Error = admin
+        .list_order_statuses()
+        .send()
+        .await
+        .expect_err("always 503")
+        .into();
+    assert_eq!(err.status().map(|s| s.as_u16()), Some(503));
+    assert!(err.is_retryable());
+    assert!(err.to_string().contains("list_order_statuses"), "{err}");
+}
+
+#[tokio::test]
+async fn dropped_connection_is_retried_for_get() {
+    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+        drop_connection: Some(ChanceFault {
+            rate: 1.0,
+            times: Some(1),
+            operations: vec![],
+        }),
+        ..FaultConfig::default()
+    }))
+    .await;
+    let admin = admin(&server);
+    admin
+        .list_order_statuses()
+        .send()
+        .await
+        .expect("second attempt succeeds");
+}
+
+#[tokio::test]
+async fn dropped_connection_is_not_retried_for_post() {
+    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+        drop_connection: Some(ChanceFault {
+            rate: 1.0,
+            times: Some(1),
+            operations: vec!["create_category".into()],
+        }),
+        ..FaultConfig::default()
+    }))
+    .await;
+    let admin = admin(&server);
+    let body = types::CreateCategoryRequest::builder().name("Not twice");
+    let err: Error = admin
+        .create_category()
+        .body(body)
+        .send()
+        .await
+        .expect_err("not retried")
+        .into();
+    assert!(matches!(err, Error::Transport { .. }), "{err:?}");
+    // The category was not created twice: the retry never happened.
+}
+
+#[tokio::test]
+async fn truncated_body_is_retried() {
+    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+        truncate_body: Some(ChanceFault {
+            rate: 1.0,
+            times: Some(1),
+            operations: vec![],
+        }),
+        ..FaultConfig::default()
+    }))
+    .await;
+    let admin = admin(&server);
+    let statuses = admin
+        .list_order_statuses()
+        .send()
+        .await
+        .expect("second attempt whole");
+    assert!(!statuses.data.is_empty());
+}
+
+#[tokio::test]
+async fn a_slow_service_times_out_with_a_clear_error() {
+    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+        latency: Some(LatencyFault {
+            millis: 2_000,
+            operations: vec![],
+        }),
+        ..FaultConfig::default()
+    }))
+    .await;
+    let admin = StoreAdmin::builder()
+        .with_base_url(server.base_url())
+        .with_token(TOKEN)
+        .with_attempt_timeout(Duration::from_millis(100))
+        .with_retry_policy(
+            RetryPolicy::default()
+                .with_max_attempts(2)
+                .with_base_delay(Duration::from_millis(1)),
+        )
+        .build()
+        .expect("builds");
+    let err: Error = admin
+        .list_order_statuses()
+        .send()
+        .await
+        .expect_err("times out")
+        .into();
+    assert!(
+        matches!(
+            err,
+            Error::Transport {
+                kind: TransportKind::Timeout,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("timed out"), "{err}");
+}
+
+#[tokio::test]
+async fn validation_errors_name_their_fields() {
+    let server = mock(MockConfig::new().products(20)).await;
+    let admin = admin(&server);
+    let body = types::AddLanguagesRequest::builder().locales(vec![
+        types::LocaleInput::builder()
+            .iso_code("this-is-not-a-language")
+            .try_into()
+            .expect("valid builder"),
+    ]);
+    let err: Error = admin
+        .add_languages()
+        .body(body)
+        .send()
+        .await
+        .expect_err("422")
+        .into();
+    assert_eq!(err.status().map(|s| s.as_u16()), Some(422));
+    let fields = err.validation_errors().expect("field errors");
+    assert!(
+        fields.keys().any(|k| k.starts_with("locales.0")),
+        "{fields:?}"
+    );
+    assert!(err.to_string().contains("locales.0"), "{err}");
+}
+
+#[tokio::test]
+async fn not_found_is_matchable() {
+    let server = mock(MockConfig::new().products(20)).await;
+    let admin = admin(&server);
+    let err: Error = admin
+        .cancel_shipment()
+        .shipment_id(987_654_321_i64)
+        .send()
+        .await
+        .expect_err("404")
+        .into();
+    assert!(err.is_not_found(), "{err:?}");
+    assert!(!err.is_retryable());
+}
+
+#[tokio::test]
+async fn missing_scope_names_the_scope_the_operation_needs() {
+    let server = MockServer::start(
+        MockConfig::new()
+            .products(20)
+            .token("orders-only", ["orders.read"]),
+    )
+    .await
+    .expect("starts");
+    let admin = StoreAdmin::builder()
+        .with_base_url(server.base_url())
+        .with_token("orders-only")
+        .build()
+        .expect("builds");
+    let err: Error = admin.list_webhooks().send().await.expect_err("401").into();
+    assert!(err.is_unauthorized());
+    let text = err.to_string();
+    assert!(text.contains("webhooks.read"), "{text}");
+    assert!(
+        !text.contains("orders-only"),
+        "the token never appears: {text}"
+    );
+}
+
+#[tokio::test]
+async fn secrets_never_appear_in_debug_output() {
+    let server = mock(MockConfig::new().products(20)).await;
+    let admin = admin(&server);
+    let debug = format!("{admin:?}");
+    assert!(!debug.contains(TOKEN), "{debug}");
+    let err: Error = StoreAdmin::builder()
+        .with_base_url(server.base_url())
+        .with_token("wrong-secret-token")
+        .build()
+        .expect("builds")
+        .list_orders()
+        .send()
+        .await
+        .expect_err("401")
+        .into();
+    assert!(!format!("{err:?}").contains("wrong-secret-token"));
+    assert!(!err.to_string().contains("wrong-secret-token"));
+}

@@ -1,0 +1,788 @@
+//! `cargo xtask generate [--check]`: progenitor over the document and the fixtures.
+
+use std::cell::Cell;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::Once;
+use std::time::Instant;
+
+use anyhow::{Context, Result, anyhow, bail};
+use openapiv3::{OpenAPI, Operation, SecurityScheme};
+use proc_macro2::TokenStream;
+use progenitor::{GenerationSettings, Generator, HooksMode, InterfaceStyle, TagStyle};
+use quote::quote;
+use sha2::{Digest, Sha256};
+
+use crate::{Document, GENERATED, SPEC, lint};
+
+/// The operation table of the client crate, relative to the workspace root.
+pub const OPERATIONS: &str = "crates/store-admin-client/src/generated_operations.rs";
+/// Where fixture documents live, relative to the workspace root.
+pub const FIXTURES_DIR: &str = "openapi/fixtures";
+/// Where fixture clients are written, relative to the workspace root.
+pub const FIXTURES_OUT: &str = "crates/store-admin-fixtures/src";
+
+/// Which crate a document is generated for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// The real client: `crate::Inner` handle and hooks that `lib.rs` must implement.
+    Client,
+    /// A fixture: progenitor's defaults for the inner type and hooks, so it compiles alone.
+    Fixture,
+}
+
+/// The progenitor settings used for a flavor.
+pub fn settings(flavor: Flavor) -> GenerationSettings {
+    let mut settings = GenerationSettings::new();
+    settings
+        .with_interface(InterfaceStyle::Builder)
+        .with_tag(TagStyle::Merged)
+        .with_derive("schemars::JsonSchema")
+        .with_derive("PartialEq")
+        .with_map_type("::std::collections::BTreeMap");
+    if flavor == Flavor::Client {
+        settings
+            .with_hooks(HooksMode::Expected)
+            .with_inner_type(quote!(crate::Inner));
+    }
+    settings
+}
+
+/// Fixture documents (`openapi/fixtures/*.yaml`), sorted, relative to the workspace root.
+pub fn fixtures(root: &Path) -> Result<Vec<String>> {
+    let dir = root.join(FIXTURES_DIR);
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&dir).with_context(|| format!("reading {FIXTURES_DIR}"))? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".yaml") {
+            names.push(format!("{FIXTURES_DIR}/{name}"));
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// The generated file of a fixture document: `generated_<stem>.rs`.
+pub fn fixture_output(fixture: &str) -> String {
+    let stem = Path::new(fixture)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{FIXTURES_OUT}/generated_{stem}.rs")
+}
+
+/// One file the generator produces: where it goes and what it should hold.
+pub struct Output {
+    /// Path relative to the workspace root.
+    pub rel_path: String,
+    /// The full expected content.
+    pub content: String,
+}
+
+/// Generates every output in memory: the client (code + operation table) and each fixture.
+/// Fails if a document is missing, does not lint, or progenitor fails on it.
+pub fn outputs(root: &Path) -> Result<Vec<Output>> {
+    let version = progenitor_version(root)?;
+    let mut outputs = Vec::new();
+    let mut failures = Vec::new();
+    for fixture in fixtures(root)? {
+        let generated = Document::load(root, &fixture).and_then(|doc| {
+            doc.lint()?;
+            render_client(&doc, Flavor::Fixture, &version)
+        });
+        match generated {
+            Ok(content) => outputs.push(Output {
+                rel_path: fixture_output(&fixture),
+                content,
+            }),
+            Err(e) => failures.push(format!("{e:#}")),
+        }
+    }
+    let client = Document::load(root, SPEC).and_then(|doc| {
+        doc.lint()?;
+        Ok([
+            Output {
+                rel_path: GENERATED.to_owned(),
+                content: render_client(&doc, Flavor::Client, &version)?,
+            },
+            Output {
+                rel_path: OPERATIONS.to_owned(),
+                content: render_operations(&doc)?,
+            },
+        ])
+    });
+    match client {
+        Ok(client) => outputs.extend(client),
+        Err(e) => failures.push(format!("{e:#}")),
+    }
+    match failures.is_empty() {
+        true => Ok(outputs),
+        false => bail!("{}", failures.join("\n\n")),
+    }
+}
+
+/// `cargo xtask generate [--check]`.
+pub fn run(root: &Path, check: bool) -> Result<()> {
+    let started = Instant::now();
+    let outputs = outputs(root)?;
+    let mut stale = Vec::new();
+    for output in &outputs {
+        let path = root.join(&output.rel_path);
+        let current = std::fs::read_to_string(&path).ok();
+        let fresh = current.as_deref() == Some(output.content.as_str());
+        match (fresh, check) {
+            (true, _) => println!("unchanged {}", output.rel_path),
+            (false, true) => {
+                println!("stale     {}", output.rel_path);
+                stale.push(diff(
+                    &output.rel_path,
+                    current.as_deref().unwrap_or(""),
+                    &output.content,
+                ));
+            }
+            (false, false) => {
+                std::fs::write(&path, &output.content)
+                    .with_context(|| format!("writing {}", output.rel_path))?;
+                println!("wrote     {}", output.rel_path);
+            }
+        }
+    }
+    println!("{} file(s) in {:.2?}", outputs.len(), started.elapsed());
+    if !stale.is_empty() {
+        for d in &stale {
+            eprintln!("{d}");
+        }
+        bail!(
+            "{} generated file(s) are stale; run `cargo xtask generate` and commit the result",
+            stale.len()
+        );
+    }
+    Ok(())
+}
+
+/// The first lines of a unified diff from `old` to `new`.
+fn diff(rel_path: &str, old: &str, new: &str) -> String {
+    const MAX_LINES: usize = 40;
+    let text = similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(2)
+        .header(&format!("a/{rel_path}"), &format!("b/{rel_path}"))
+        .to_string();
+    let total = text.lines().count();
+    let mut shown: Vec<&str> = text.lines().take(MAX_LINES).collect();
+    let more = format!("... ({} more diff lines)", total.saturating_sub(MAX_LINES));
+    if total > MAX_LINES {
+        shown.push(&more);
+    }
+    shown.join("\n")
+}
+
+/// The progenitor version recorded in the workspace's Cargo.lock.
+pub fn progenitor_version(root: &Path) -> Result<String> {
+    let lock = std::fs::read_to_string(root.join("Cargo.lock")).context("reading Cargo.lock")?;
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == "name = \"progenitor\""
+            && let Some(version) = lines
+                .next()
+                .and_then(|l| l.trim().strip_prefix("version = \""))
+                .and_then(|v| v.strip_suffix('"'))
+        {
+            return Ok(version.to_owned());
+        }
+    }
+    bail!("Cargo.lock has no `progenitor` package")
+}
+
+/// The first line of every generated file.
+fn header(doc: &Document) -> String {
+    let digest = Sha256::digest(doc.text.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "// Generated by `cargo xtask generate` from {} (sha256 {hex}). Do not edit.\n",
+        doc.rel_path
+    )
+}
+
+/// Generated client code for a document: header, then progenitor's output through prettyplease.
+pub fn render_client(doc: &Document, flavor: Flavor, progenitor_version: &str) -> Result<String> {
+    let tokens = generate_tokens(&doc.spec, &settings(flavor))
+        .with_context(|| format!("generating from {}", doc.rel_path))?;
+    let file: syn::File = syn::parse2(tokens)
+        .with_context(|| format!("progenitor's output for {} does not parse", doc.rel_path))?;
+    Ok(format!(
+        "{}// progenitor {progenitor_version}\n\n{}",
+        header(doc),
+        prettyplease::unparse(&file)
+    ))
+}
+
+/// How progenitor failed: by panicking or by returning an error.
+enum Failure {
+    Panic(String),
+    Error(String),
+}
+
+impl Failure {
+    fn describe(&self, subject: &str) -> String {
+        match self {
+            Failure::Panic(m) => format!("progenitor panicked on {subject}: {m}"),
+            Failure::Error(m) => format!("progenitor failed on {subject}: {m}"),
+        }
+    }
+}
+
+thread_local! {
+    /// Set while this thread runs progenitor: its panics are caught and reported, not printed.
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs progenitor once; panics are caught (and kept off stderr) and returned as failures.
+fn try_generate(spec: &OpenAPI, settings: &GenerationSettings) -> Result<TokenStream, Failure> {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        Generator::new(settings).generate_tokens(spec)
+    }));
+    QUIET.with(|q| q.set(false));
+    match result {
+        Ok(Ok(tokens)) => Ok(tokens),
+        Ok(Err(e)) => Err(Failure::Error(e.to_string())),
+        Err(payload) => Err(Failure::Panic(
+            payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(no message)".to_owned()),
+        )),
+    }
+}
+
+/// Runs progenitor; on failure, names the operation that fails on its own.
+pub fn generate_tokens(spec: &OpenAPI, settings: &GenerationSettings) -> Result<TokenStream> {
+    let failure = match try_generate(spec, settings) {
+        Ok(tokens) => return Ok(tokens),
+        Err(failure) => failure,
+    };
+    let mut bare = spec.clone();
+    bare.paths.paths.clear();
+    if let Err(f) = try_generate(&bare, settings) {
+        return Err(anyhow!(f.describe("the components (with no operation)")));
+    }
+    for (_, path, method, op) in lint::operations(spec) {
+        if let Err(f) = try_generate(&only(spec, path, method), settings) {
+            let id = op.operation_id.as_deref().unwrap_or("(no operationId)");
+            let subject = format!("operation `{id}` ({} {path})", method.to_uppercase());
+            return Err(anyhow!(f.describe(&subject)));
+        }
+    }
+    Err(anyhow!(
+        "{} (no single operation fails alone: look at how operations combine)",
+        failure.describe("the document")
+    ))
+}
+
+/// A copy of `spec` holding only the operation `method path`.
+fn only(spec: &OpenAPI, path: &str, method: &str) -> OpenAPI {
+    let mut copy = spec.clone();
+    copy.paths.paths.retain(|p, _| p == path);
+    for item in copy.paths.paths.values_mut() {
+        if let openapiv3::ReferenceOr::Item(item) = item {
+            let keep = |name: &str, slot: &mut Option<Operation>| {
+                if name != method {
+                    *slot = None;
+                }
+            };
+            keep("get", &mut item.get);
+            keep("put", &mut item.put);
+            keep("post", &mut item.post);
+            keep("delete", &mut item.delete);
+            keep("options", &mut item.options);
+            keep("head", &mut item.head);
+            keep("patch", &mut item.patch);
+            keep("trace", &mut item.trace);
+        }
+    }
+    copy
+}
+
+/// What `generated_operations.rs` says about one operation.
+#[derive(Debug, PartialEq, Eq)]
+pub struct OperationMeta {
+    pub operation_id: String,
+    pub method: String,
+    pub path: String,
+    pub tag: String,
+    pub scopes: Vec<String>,
+    pub deprecated: bool,
+    pub replaced_by: Option<String>,
+    pub summary: String,
+}
+
+/// The operation table of a document, in document order. Scopes are the union, in order of
+/// first appearance, of the OAuth 2 scopes over the operation's security alternatives.
+pub fn operation_table(spec: &OpenAPI) -> Vec<OperationMeta> {
+    let is_oauth2 = |scheme: &str| {
+        spec.components
+            .as_ref()
+            .and_then(|c| c.security_schemes.get(scheme))
+            .and_then(|s| s.as_item())
+            .is_some_and(|s| {
+                matches!(
+                    s,
+                    SecurityScheme::OAuth2 { .. } | SecurityScheme::OpenIDConnect { .. }
+                )
+            })
+    };
+    lint::operations(spec)
+        .map(|(_, path, method, op)| {
+            let mut scopes: Vec<String> = Vec::new();
+            for requirement in op.security.iter().flatten() {
+                for (scheme, names) in requirement {
+                    if is_oauth2(scheme) {
+                        for name in names {
+                            if !scopes.contains(name) {
+                                scopes.push(name.clone());
+                            }
+                        }
+                    }
+                }
+            }
+            OperationMeta {
+                operation_id: op.operation_id.clone().unwrap_or_default(),
+                method: method.to_uppercase(),
+                path: path.to_owned(),
+                tag: op.tags.first().cloned().unwrap_or_default(),
+                scopes,
+                deprecated: op.deprecated,
+                replaced_by: op
+                    .extensions
+                    .get("x-replaced-by")
+                    .and_then(|v| v.as_str())
+                    .map(str::to_owned),
+                summary: op.summary.clone().unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+/// A list operation paged by number: a GET with a `page` query parameter whose success body is a
+/// component with a `data` array of components and a `pagination` property.
+#[derive(Debug, PartialEq, Eq)]
+pub struct PagedOperation {
+    pub operation_id: String,
+    /// progenitor's builder type name (the operationId in PascalCase).
+    pub builder: String,
+    pub response: String,
+    pub item: String,
+    pub pagination_required: bool,
+}
+
+fn ref_name(reference: &str) -> Option<&str> {
+    reference.rsplit('/').next()
+}
+
+/// Every paged list operation of a document, in document order.
+pub fn paged_operations(spec: &OpenAPI) -> Vec<PagedOperation> {
+    use openapiv3::{ReferenceOr, SchemaKind, Type};
+    let components = spec.components.as_ref();
+    let param_name = |p: &ReferenceOr<openapiv3::Parameter>| -> Option<String> {
+        let p = match p {
+            ReferenceOr::Item(p) => p,
+            ReferenceOr::Reference { reference } => components?
+                .parameters
+                .get(ref_name(reference)?)?
+                .as_item()?,
+        };
+        Some(p.parameter_data_ref().name.clone())
+    };
+    let mut out = Vec::new();
+    for (_, _, method, op) in lint::operations(spec) {
+        if method != "get"
+            || !op
+                .parameters
+                .iter()
+                .any(|p| param_name(p).as_deref() == Some("page"))
+        {
+            continue;
+        }
+        let Some(ReferenceOr::Item(response)) = op
+            .responses
+            .responses
+            .iter()
+            .find(|(code, _)| matches!(code, openapiv3::StatusCode::Code(c) if (200..300).contains(c)))
+            .map(|(_, r)| r)
+        else {
+            continue;
+        };
+        let Some(ReferenceOr::Reference { reference }) = response
+            .content
+            .get("application/json")
+            .and_then(|m| m.schema.as_ref())
+        else {
+            continue;
+        };
+        let Some(response_name) = ref_name(reference) else {
+            continue;
+        };
+        let Some(schema) = components
+            .and_then(|c| c.schemas.get(response_name))
+            .and_then(|s| s.as_item())
+        else {
+            continue;
+        };
+        let SchemaKind::Type(Type::Object(object)) = &schema.schema_kind else {
+            continue;
+        };
+        let item = match object
+            .properties
+            .get("data")
+            .and_then(|s| s.as_item())
+            .map(|s| &s.schema_kind)
+        {
+            Some(SchemaKind::Type(Type::Array(array))) => match &array.items {
+                Some(ReferenceOr::Reference { reference }) => {
+                    ref_name(reference).map(str::to_owned)
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let (Some(item), true) = (item, object.properties.contains_key("pagination")) else {
+            continue;
+        };
+        let operation_id = op.operation_id.clone().unwrap_or_default();
+        out.push(PagedOperation {
+            builder: pascal_case(&operation_id),
+            operation_id,
+            response: response_name.to_owned(),
+            item,
+            pagination_required: object.required.iter().any(|r| r == "pagination"),
+        });
+    }
+    out
+}
+
+/// `list_order_statuses` -> `ListOrderStatuses`, as progenitor names builders.
+fn pascal_case(snake: &str) -> String {
+    snake
+        .split(['_', '-', '.'])
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .map(|first| first.to_uppercase().chain(chars).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// `generated_operations.rs`: the `OPERATIONS` table over the client crate's `OperationMeta`, and
+/// the client's `PagedRequest` for every paged list operation.
+pub fn render_operations(doc: &Document) -> Result<String> {
+    let entries = operation_table(&doc.spec).into_iter().map(|m| {
+        let OperationMeta {
+            operation_id,
+            method,
+            path,
+            tag,
+            scopes,
+            deprecated,
+            replaced_by,
+            summary,
+        } = m;
+        let replaced_by = match replaced_by {
+            Some(id) => quote!(Some(#id)),
+            None => quote!(None),
+        };
+        quote! {
+            OperationMeta {
+                operation_id: #operation_id,
+                method: #method,
+                path: #path,
+                tag: #tag,
+                scopes: &[#(#scopes),*],
+                deprecated: #deprecated,
+                replaced_by: #replaced_by,
+                summary: #summary,
+            }
+        }
+    });
+    let doc_line = format!(" Every operation of `{}`, in document order.", doc.rel_path);
+    let paged = paged_operations(&doc.spec).into_iter().map(|p| {
+        let builder = quote::format_ident!("{}", p.builder);
+        let response = quote::format_ident!("{}", p.response);
+        let item = quote::format_ident!("{}", p.item);
+        let operation_id = &p.operation_id;
+        let pagination = if p.pagination_required {
+            quote!(Some(response.pagination))
+        } else {
+            quote!(response.pagination)
+        };
+        quote! {
+            impl<'a> crate::PagedRequest<'a> for crate::builder::#builder<'a> {
+                type Item = crate::types::#item;
+                type Response = crate::types::#response;
+                const OPERATION_ID: &'static str = #operation_id;
+                fn with_page(self, page: ::std::num::NonZeroU64) -> Self {
+                    self.page(page)
+                }
+                fn with_per_page(self, per_page: ::std::num::NonZeroU64) -> Self {
+                    self.per_page(per_page)
+                }
+                fn send_page(
+                    self,
+                ) -> crate::BoxFuture<
+                    'a,
+                    Result<crate::ResponseValue<Self::Response>, crate::Error<crate::types::ErrorResponse>>,
+                > {
+                    Box::pin(self.send())
+                }
+                fn into_parts(response: Self::Response) -> crate::PageParts<Self::Item> {
+                    crate::PageParts { items: response.data, pagination: #pagination }
+                }
+            }
+        }
+    });
+    let tokens = quote! {
+        use crate::OperationMeta;
+
+        #[doc = #doc_line]
+        pub const OPERATIONS: &[OperationMeta] = &[#(#entries),*];
+
+        #(#paged)*
+    };
+    let file: syn::File = syn::parse2(tokens).context("operation table does not parse")?;
+    Ok(format!("{}\n{}", header(doc), prettyplease::unparse(&file)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> Document {
+        let root = crate::workspace_root();
+        Document::load(&root, &format!("{FIXTURES_DIR}/{name}.yaml")).expect("fixture loads")
+    }
+
+    fn generated(name: &str) -> String {
+        let root = crate::workspace_root();
+        let version = progenitor_version(&root).expect("Cargo.lock names progenitor");
+        render_client(&fixture(name), Flavor::Fixture, &version).expect("fixture generates")
+    }
+
+    #[test]
+    fn every_fixture_passes_the_lint() {
+        for path in fixtures(&crate::workspace_root()).expect("fixtures listed") {
+            let doc = Document::load(&crate::workspace_root(), &path).expect("fixture loads");
+            doc.lint().expect("fixture passes the lint");
+        }
+    }
+
+    #[test]
+    fn paged_operations_are_the_lists_with_page_data_and_pagination() {
+        let doc = crate::Document::load(&crate::workspace_root(), crate::SPEC)
+            .expect("the document loads");
+        let paged: Vec<(String, String, String, bool)> = paged_operations(&doc.spec)
+            .into_iter()
+            .map(|p| (p.builder, p.response, p.item, p.pagination_required))
+            .collect();
+        let expect =
+            |b: &str, r: &str, i: &str, req: bool| (b.to_owned(), r.to_owned(), i.to_owned(), req);
+        assert_eq!(
+            paged,
+            vec![
+                expect(
+                    "ListProductQuantities",
+                    "ProductQuantityList",
+                    "ProductQuantity",
+                    true
+                ),
+                expect("ListOrders", "OrderList", "Order", true),
+                expect(
+                    "ListShippingRoutes",
+                    "ShippingRouteList",
+                    "ShippingRouteSummary",
+                    false
+                ),
+                expect("ListWebhooks", "WebhookList", "Webhook", false),
+                expect("ListShipments", "ShipmentList", "Shipment", true),
+            ]
+        );
+        assert_eq!(pascal_case("list_order_statuses"), "ListOrderStatuses");
+    }
+
+    #[test]
+    fn generation_is_deterministic() {
+        assert_eq!(generated("shared_error"), generated("shared_error"));
+    }
+
+    #[test]
+    fn header_names_the_document_and_its_sha256() {
+        let code = generated("created_201");
+        let first = code.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with(
+                "// Generated by `cargo xtask generate` from openapi/fixtures/created_201.yaml (sha256 "
+            ),
+            "{first}"
+        );
+        assert!(first.ends_with("). Do not edit."), "{first}");
+        let hex = &first[first.find("sha256 ").map_or(0, |i| i + 7)..first.len() - 15];
+        assert_eq!(hex.len(), 64, "{hex}");
+        assert!(
+            code.lines()
+                .nth(1)
+                .unwrap_or_default()
+                .starts_with("// progenitor 0.15")
+        );
+    }
+
+    #[test]
+    fn operation_table_unions_oauth2_scopes_and_reads_replaced_by() {
+        let table = operation_table(&fixture("deprecated").spec);
+        assert_eq!(
+            table,
+            [
+                OperationMeta {
+                    operation_id: "list_legacy_items".into(),
+                    method: "GET".into(),
+                    path: "/legacy/items".into(),
+                    tag: "Items".into(),
+                    scopes: vec!["items.read".into(), "items.read_write".into()],
+                    deprecated: true,
+                    replaced_by: Some("list_items".into()),
+                    summary: "List items (old path)".into(),
+                },
+                OperationMeta {
+                    operation_id: "list_items".into(),
+                    method: "GET".into(),
+                    path: "/items".into(),
+                    tag: "Items".into(),
+                    scopes: vec!["items.read".into()],
+                    deprecated: false,
+                    replaced_by: None,
+                    summary: "List items".into(),
+                },
+            ]
+        );
+    }
+
+    /// A document on which progenitor 0.15.1 panics: two success responses with different bodies.
+    const PANICS: &str = r##"
+openapi: 3.0.3
+info: { title: T, version: "1" }
+paths:
+  /fine:
+    get:
+      operationId: fine
+      responses:
+        "200": { description: ok, content: { application/json: { schema: { type: string } } } }
+  /orders:
+    get:
+      operationId: list_orders
+      responses:
+        "200": { description: ok, content: { application/json: { schema: { type: string } } } }
+        "201": { description: ok, content: { application/json: { schema: { type: integer } } } }
+"##;
+
+    #[test]
+    fn progenitor_panic_is_reported_with_the_culprit_operation() {
+        let doc = Document::parse("panics.yaml", PANICS.to_owned()).expect("parses");
+        let error = generate_tokens(&doc.spec, &settings(Flavor::Fixture))
+            .expect_err("progenitor panics on this document");
+        let message = format!("{error:#}");
+        assert!(
+            message.starts_with("progenitor panicked on operation `list_orders` (GET /orders): "),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn progenitor_error_is_reported_with_the_culprit_operation() {
+        let doc = Document::parse(
+            "error.yaml",
+            PANICS.replace(
+                r#"        "201": { description: ok, content: { application/json: { schema: { type: integer } } } }"#,
+                "      parameters:\n        - { name: filter, in: query, style: deepObject, schema: { type: string } }",
+            ),
+        )
+        .expect("parses");
+        let error = generate_tokens(&doc.spec, &settings(Flavor::Fixture))
+            .expect_err("progenitor rejects deepObject");
+        assert_eq!(
+            format!("{error:#}"),
+            "progenitor failed on operation `list_orders` (GET /orders): unexpected or unhandled format in the OpenAPI document unsupported style of query parameter DeepObject"
+        );
+    }
+
+    #[test]
+    fn failure_that_no_single_operation_reproduces_names_the_document() {
+        let doc = Document::parse(
+            "duplicate.yaml",
+            PANICS
+                .replace("operationId: list_orders", "operationId: fine")
+                .replace(
+                    r#"        "201": { description: ok, content: { application/json: { schema: { type: integer } } } }"#,
+                    "",
+                ),
+        )
+        .expect("parses");
+        let error = generate_tokens(&doc.spec, &settings(Flavor::Fixture))
+            .expect_err("duplicate operationId fails");
+        assert_eq!(
+            format!("{error:#}"),
+            "progenitor failed on the document: unexpected or unhandled format in the OpenAPI document duplicate operation ID: fine (no single operation fails alone: look at how operations combine)"
+        );
+    }
+
+    /// One snapshot per fixture, so that a progenitor upgrade shows as a reviewable diff.
+    macro_rules! fixture_snapshots {
+        ($($name:ident),* $(,)?) => {
+            $(
+                #[test]
+                fn $name() {
+                    insta::assert_snapshot!(
+                        concat!("fixture_", stringify!($name)),
+                        generated(stringify!($name))
+                    );
+                }
+            )*
+
+            #[test]
+            fn every_fixture_has_a_snapshot_test() {
+                let listed: Vec<String> = fixtures(&crate::workspace_root())
+                    .expect("fixtures listed")
+                    .iter()
+                    .map(|path| path.trim_start_matches("openapi/fixtures/").trim_end_matches(".yaml").to_owned())
+                    .collect();
+                let mut tested = vec![$(stringify!($name).to_owned()),*];
+                tested.sort();
+                assert_eq!(listed, tested);
+            }
+        };
+    }
+
+    mod snapshot {
+        use super::*;
+
+        fixture_snapshots!(
+            accepted_202,
+            array_query,
+            created_201,
+            deprecated,
+            integer_or_string,
+            nullable,
+            shared_error,
+        );
+    }
+}
