@@ -54,6 +54,16 @@ fn list_products(c: &mut Criterion) {
         });
     });
     group.finish();
+
+    // The floor: a small unpaged list, to tell the HTTP round trip from the page's own cost.
+    let small = format!("{}/orders/statuses", server.base_url());
+    let mut group = c.benchmark_group("baseline");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("order_statuses_sequential", |b| {
+        b.to_async(&runtime)
+            .iter(|| fetch(client.clone(), small.clone()));
+    });
+    group.finish();
     drop(server);
 }
 

@@ -114,50 +114,53 @@ impl Product {
         }
     }
 
-    /// Rows of the quantities list: one per variant, or one for a product without variants.
-    pub fn quantity_rows(&self) -> Vec<Value> {
+    /// Number of rows in the quantities list: one per variant, or one without variants.
+    pub fn quantity_row_count(&self) -> usize {
+        self.variants.len().max(1)
+    }
+
+    /// Row `index` of the quantities list (see [`Product::quantity_row_count`]).
+    pub fn quantity_row(&self, index: usize) -> Option<Value> {
         let image = self.image.clone().map_or(Value::Null, Value::from);
         if self.variants.is_empty() {
-            return vec![json!({
-                "id": self.id,
-                "name": self.name,
-                "image": image,
-                "sku_id": Value::Null,
-                "sku": self.sku,
-                "quantity": self.quantity,
-                "sold_quantity": self.sold_quantity,
-                "price": self.price_value(self.price),
-                "unlimited_quantity": self.unlimited_quantity,
-                "variant": Value::Null,
-            })];
-        }
-        self.variants
-            .iter()
-            .map(|variant| {
-                let sku_id = if variant.sku_id_as_string {
-                    Value::from(variant.id.to_string())
-                } else {
-                    Value::from(variant.id)
-                };
-                let sku = if variant.sku.is_empty() {
-                    Value::Null
-                } else {
-                    Value::from(variant.sku.clone())
-                };
+            return (index == 0).then(|| {
                 json!({
                     "id": self.id,
                     "name": self.name,
                     "image": image,
-                    "sku_id": sku_id,
-                    "sku": sku,
-                    "quantity": variant.stock_quantity,
+                    "sku_id": Value::Null,
+                    "sku": self.sku,
+                    "quantity": self.quantity,
                     "sold_quantity": self.sold_quantity,
-                    "price": self.price_value(variant.price),
+                    "price": self.price_value(self.price),
                     "unlimited_quantity": self.unlimited_quantity,
-                    "variant": self.variant_label(variant),
+                    "variant": Value::Null,
                 })
-            })
-            .collect()
+            });
+        }
+        let variant = self.variants.get(index)?;
+        let sku_id = if variant.sku_id_as_string {
+            Value::from(variant.id.to_string())
+        } else {
+            Value::from(variant.id)
+        };
+        let sku = if variant.sku.is_empty() {
+            Value::Null
+        } else {
+            Value::from(variant.sku.clone())
+        };
+        Some(json!({
+            "id": self.id,
+            "name": self.name,
+            "image": image,
+            "sku_id": sku_id,
+            "sku": sku,
+            "quantity": variant.stock_quantity,
+            "sold_quantity": self.sold_quantity,
+            "price": self.price_value(variant.price),
+            "unlimited_quantity": self.unlimited_quantity,
+            "variant": self.variant_label(variant),
+        }))
     }
 
     /// The response of creating an option: the option, its values and the product's variants.

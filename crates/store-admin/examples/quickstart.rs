@@ -33,7 +33,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "  {:>12}  {:<40} qty {:>5}  price {}",
             row.id,
-            truncate(&format!("{} {}", row.name, row.variant.as_deref().unwrap_or("")), 40),
+            truncate(
+                &format!("{} {}", row.name, row.variant.as_deref().unwrap_or("")),
+                40
+            ),
             if row.unlimited_quantity {
                 "∞".to_string()
             } else {

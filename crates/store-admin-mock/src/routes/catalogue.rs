@@ -80,13 +80,13 @@ pub(super) async fn list_product_quantities(
         .products
         .iter()
         .filter(|p| product_matches(p))
-        .flat_map(|p| (0..p.variants.len().max(1)).map(move |i| (p, i)))
+        .flat_map(|p| (0..p.quantity_row_count()).map(move |i| (p, i)))
         .collect();
     let url = format!("{}/products/quantities", state.base_url);
     let (page_rows, pagination) = paginate(&rows, page, &url, &query);
     let data: Vec<Value> = page_rows
         .iter()
-        .filter_map(|(product, index)| product.quantity_rows().into_iter().nth(*index))
+        .filter_map(|(product, index)| product.quantity_row(*index))
         .collect();
     respond::<types::ProductQuantityList>(StatusCode::OK, list_envelope(data, &pagination))
 }

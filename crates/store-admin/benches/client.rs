@@ -1,0 +1,183 @@
+//! `cargo bench -p store-admin`: each figure a ratio against a baseline measured in the same run.
+//!
+//! - overhead: calls per second through `StoreAdmin` (auth, retry bookkeeping, tracing span, body
+//!   buffering) against bare `reqwest` + `serde_json` decoding the same generated type from the
+//!   same loopback mock. Target: at least 0.95.
+//! - export: every page of about 10,000 product quantities at 60 per page with 25 ms of added
+//!   latency per request, pages fetched 8 at a time against one after the other. Target: at least
+//!   6 times faster. Peak heap memory of each export is measured with `peak_alloc`.
+
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group};
+use futures::TryStreamExt;
+use peak_alloc::PeakAlloc;
+use store_admin::{PageOptions, Paginate, StoreAdmin, types};
+use store_admin_mock::{FaultConfig, LatencyFault, MockConfig, MockServer};
+
+const TOKEN: &str = "bench-token";
+
+#[global_allocator]
+static ALLOCATOR: PeakAlloc = PeakAlloc;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+fn admin(server: &MockServer) -> StoreAdmin {
+    StoreAdmin::builder()
+        .with_base_url(server.base_url())
+        .with_token(TOKEN)
+        .build()
+        .expect("client")
+}
+
+/// Mean seconds per iteration from criterion's estimates of `group/name` in this run.
+fn mean_seconds(group: &str, name: &str) -> Option<f64> {
+    let dir = std::env::var("CARGO_TARGET_DIR")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../target").to_string());
+    let path = format!("{dir}/criterion/{group}/{name}/new/estimates.json");
+    let text = std::fs::read_to_string(path).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    value
+        .pointer("/mean/point_estimate")?
+        .as_f64()
+        .map(|ns| ns / 1e9)
+}
+
+fn overhead(c: &mut Criterion) {
+    let rt = runtime();
+    let server = rt
+        .block_on(MockServer::start(
+            MockConfig::new().products(1000).token_all_scopes(TOKEN),
+        ))
+        .expect("mock");
+    let admin = admin(&server);
+    let bare = reqwest::Client::new();
+    let url = format!(
+        "{}/products/quantities?per_page=60&page=2",
+        server.base_url()
+    );
+
+    let mut group = c.benchmark_group("overhead");
+    group.measurement_time(Duration::from_secs(5));
+    group.bench_function("bare_reqwest_serde", |b| {
+        b.to_async(&rt).iter(|| async {
+            let body = bare
+                .get(&url)
+                .bearer_auth(TOKEN)
+                .send()
+                .await
+                .expect("sent")
+                .bytes()
+                .await
+                .expect("body");
+            let page: types::ProductQuantityList = serde_json::from_slice(&body).expect("decodes");
+            assert_eq!(page.data.len(), 60);
+        })
+    });
+    group.bench_function("store_admin", |b| {
+        b.to_async(&rt).iter(|| async {
+            let page = admin
+                .list_product_quantities()
+                .page(2u64)
+                .per_page(60u64)
+                .send()
+                .await
+                .expect("sent");
+            assert_eq!(page.data.len(), 60);
+        })
+    });
+    group.finish();
+}
+
+fn export(c: &mut Criterion) {
+    let rt = runtime();
+    // About 2.05 rows per product (variants): 4,880 products give about 10,000 rows.
+    let server = rt
+        .block_on(MockServer::start(
+            MockConfig::new()
+                .products(4880)
+                .token_all_scopes(TOKEN)
+                .faults(FaultConfig {
+                    latency: Some(LatencyFault {
+                        millis: 25,
+                        operations: vec![],
+                    }),
+                    ..FaultConfig::default()
+                }),
+        ))
+        .expect("mock");
+    let admin = admin(&server);
+    let count = |concurrency: usize| {
+        let admin = admin.clone();
+        async move {
+            admin
+                .list_product_quantities()
+                .items(PageOptions::default().per_page(60).concurrency(concurrency))
+                .try_fold(0usize, |n, _| async move { Ok(n + 1) })
+                .await
+                .expect("export")
+        }
+    };
+    let rows = rt.block_on(count(8));
+    println!(
+        "export: {rows} product quantity rows, {} pages of 60",
+        rows.div_ceil(60)
+    );
+
+    let mut group = c.benchmark_group("export");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    group.bench_function("sequential", |b| b.to_async(&rt).iter(|| count(1)));
+    group.bench_function("concurrent_8", |b| b.to_async(&rt).iter(|| count(8)));
+    group.finish();
+
+    for concurrency in [1usize, 8] {
+        rt.block_on(async {
+            let before = ALLOCATOR.current_usage_as_mb();
+            ALLOCATOR.reset_peak_usage();
+            let started = Instant::now();
+            let n = count(concurrency).await;
+            println!(
+                "export memory: concurrency {concurrency}: {n} rows in {:.2?}, peak heap {:.1} MiB ({:.1} MiB before)",
+                started.elapsed(),
+                ALLOCATOR.peak_usage_as_mb(),
+                before,
+            );
+        });
+    }
+}
+
+criterion_group!(benches, overhead, export);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    println!("\n== ratios (same run) ==");
+    match (
+        mean_seconds("overhead", "bare_reqwest_serde"),
+        mean_seconds("overhead", "store_admin"),
+    ) {
+        (Some(bare), Some(ours)) => println!(
+            "overhead: StoreAdmin {:.0} calls/s vs bare reqwest+serde {:.0} calls/s: ratio {:.3} (target >= 0.95)",
+            1.0 / ours,
+            1.0 / bare,
+            bare / ours
+        ),
+        _ => println!("overhead: estimates not found (run without a filter)"),
+    }
+    match (
+        mean_seconds("export", "sequential"),
+        mean_seconds("export", "concurrent_8"),
+    ) {
+        (Some(seq), Some(conc)) => println!(
+            "export: sequential {seq:.2}s vs concurrent(8) {conc:.2}s: {:.1}x faster (target >= 6)",
+            seq / conc
+        ),
+        _ => println!("export: estimates not found (run without a filter)"),
+    }
+}
