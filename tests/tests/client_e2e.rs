@@ -432,3 +432,145 @@ async fn secrets_never_appear_in_debug_output() {
     assert!(!format!("{err:?}").contains("wrong-secret-token"));
     assert!(!err.to_string().contains("wrong-secret-token"));
 }
+
+#[tokio::test]
+async fn client_side_rate_limit_keeps_a_bulk_job_clear_of_429() {
+    // The store allows 60 a minute (a bucket of 60, then one a second); the client is sized to
+    // the same plan and retries nothing, so a single 429 would fail the job.
+    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+        rate_limit: Some(RateLimitFault {
+            per_minute: 60,
+            operations: vec![],
+        }),
+        ..FaultConfig::default()
+    }))
+    .await;
+    let admin = StoreAdmin::builder()
+        .with_base_url(server.base_url())
+        .with_token(TOKEN)
+        .with_retry_policy(RetryPolicy::no_retries())
+        .with_rate_limit(store_admin::ratelimit::RateLimit::per_minute(
+            std::num::NonZeroU32::new(60).expect("non zero"),
+        ))
+        .build()
+        .expect("builds");
+    for i in 0..63 {
+        admin
+            .list_order_statuses()
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("request {i} met {}", Error::from(e)));
+    }
+}
+
+#[tokio::test]
+async fn remaining_zero_from_the_server_pauses_the_client_until_reset() {
+    // The client believes in a much larger plan; the server's X-RateLimit-Remaining keeps it in step.
+    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+        rate_limit: Some(RateLimitFault {
+            per_minute: 60,
+            operations: vec![],
+        }),
+        ..FaultConfig::default()
+    }))
+    .await;
+    let admin = StoreAdmin::builder()
+        .with_base_url(server.base_url())
+        .with_token(TOKEN)
+        .with_retry_policy(RetryPolicy::no_retries())
+        .with_rate_limit(store_admin::ratelimit::RateLimit::plan(
+            store_admin::ratelimit::Plan::Special,
+        ))
+        .build()
+        .expect("builds");
+    for i in 0..62 {
+        admin
+            .list_order_statuses()
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("request {i} met {}", Error::from(e)));
+    }
+}
+
+mod tracing_capture {
+    use std::sync::{Arc, Mutex};
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing_subscriber::layer::{Context, Layer};
+
+    /// Every span and event field, as `name=value` text, with the span's name.
+    #[derive(Clone, Default)]
+    pub struct Captured(pub Arc<Mutex<Vec<String>>>);
+
+    struct Fields<'a>(&'a mut Vec<String>, &'a str);
+
+    impl Visit for Fields<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            self.0
+                .push(format!("{}:{}={:?}", self.1, field.name(), value));
+        }
+    }
+
+    impl<S: tracing::Subscriber> Layer<S> for Captured {
+        fn on_new_span(&self, attrs: &Attributes<'_>, _: &Id, _: Context<'_, S>) {
+            let mut out = self.0.lock().expect("lock");
+            let name = attrs.metadata().name();
+            attrs.record(&mut Fields(&mut out, name));
+        }
+        fn on_record(&self, _: &Id, values: &Record<'_>, _: Context<'_, S>) {
+            let mut out = self.0.lock().expect("lock");
+            values.record(&mut Fields(&mut out, "record"));
+        }
+        fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
+            let mut out = self.0.lock().expect("lock");
+            event.record(&mut Fields(&mut out, "event"));
+        }
+    }
+}
+
+#[tokio::test]
+async fn each_call_has_a_span_with_operation_method_path_status_and_attempt_but_no_secret() {
+    use tracing_subscriber::layer::SubscriberExt;
+
+    let captured = tracing_capture::Captured::default();
+    let subscriber = tracing_subscriber::registry().with(captured.clone());
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+        errors: Some(ErrorFault {
+            rate: 1.0,
+            statuses: vec![503],
+            times: Some(1),
+            operations: vec![],
+        }),
+        ..FaultConfig::default()
+    }))
+    .await;
+    let admin = admin(&server);
+    admin.get_shipment().shipment_id(1_i64).send().await.ok();
+
+    let lines = captured.0.lock().expect("lock").clone();
+    let text = lines.join("\n");
+    assert!(
+        text.contains("store_admin.call:operation_id=\"get_shipment\""),
+        "{text}"
+    );
+    assert!(text.contains("store_admin.call:method=GET"), "{text}");
+    assert!(
+        text.contains("store_admin.call:path=\"/shipments/{shipment_id}\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("record:status=503"),
+        "first attempt's status: {text}"
+    );
+    assert!(
+        text.contains("record:attempt=2"),
+        "the retry is attempt 2: {text}"
+    );
+    assert!(
+        !text.contains(TOKEN),
+        "no secret in any span or event: {text}"
+    );
+}

@@ -4,11 +4,13 @@
 //!   every fixture, and write (or, with `--check`, compare) the generated files.
 //! - `cargo xtask lint`: only the lint.
 //! - `cargo xtask summary`: one line per operation, read back from the generated client code.
+//! - `cargo xtask openapi bundle|diff <ref>`: publish the document to other teams (see `openapi.rs`).
 
 #![forbid(unsafe_code)]
 
 mod generate;
 mod lint;
+mod openapi;
 mod summary;
 
 use std::path::{Path, PathBuf};
@@ -44,6 +46,11 @@ enum Command {
     Lint,
     /// Print one line per operation, derived from the generated client code.
     Summary,
+    /// Publish the document: `bundle` (YAML, JSON, offline HTML) or `diff <git-ref>`.
+    Openapi {
+        #[command(subcommand)]
+        command: openapi::Command,
+    },
 }
 
 fn main() -> std::process::ExitCode {
@@ -75,6 +82,7 @@ fn run(command: Command) -> Result<()> {
             }
             Ok(())
         }
+        Command::Openapi { command } => openapi::run(&root, command),
         Command::Summary => {
             let source = std::fs::read_to_string(root.join(GENERATED))
                 .with_context(|| format!("reading {GENERATED} (run `cargo xtask generate`)"))?;

@@ -1,5 +1,9 @@
 //! Requests per second for `GET /products/quantities?per_page=60` over loopback, one request at a
 //! time and 32 at a time. Criterion reports the throughput in elements (requests) per second.
+//!
+//! With `COMPARE_URL` set to another server's base URL (for example Prism mocking the same document:
+//! `prism mock openapi/store-admin.yaml` then `COMPARE_URL=http://127.0.0.1:4010`), the same request
+//! is measured against it too, in the same run.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use store_admin_mock::{MockConfig, MockServer};
@@ -53,6 +57,26 @@ fn list_products(c: &mut Criterion) {
             futures::future::join_all(requests)
         });
     });
+    if let Ok(other) = std::env::var("COMPARE_URL") {
+        let other = format!(
+            "{}/products/quantities?per_page=60&page=2",
+            other.trim_end_matches('/')
+        );
+        group.throughput(Throughput::Elements(1));
+        group.bench_function("compare_url_sequential", |b| {
+            b.to_async(&runtime)
+                .iter(|| fetch(client.clone(), other.clone()));
+        });
+        group.throughput(Throughput::Elements(32));
+        group.bench_function("compare_url_concurrent_32", |b| {
+            b.to_async(&runtime).iter(|| {
+                let requests: Vec<_> = (0..32)
+                    .map(|_| fetch(client.clone(), other.clone()))
+                    .collect();
+                futures::future::join_all(requests)
+            });
+        });
+    }
     group.finish();
 
     // The floor: a small unpaged list, to tell the HTTP round trip from the page's own cost.

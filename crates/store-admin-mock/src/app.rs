@@ -1,6 +1,7 @@
 //! Shared state, the router built from the document's operation table, and the auth and fault
 //! middleware.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use axum::Router;
@@ -19,6 +20,7 @@ use crate::config::MockToken;
 use crate::delivery::Dispatcher;
 use crate::error::ApiError;
 use crate::faults::{self, FaultConfig, FaultInjector};
+use crate::oauth::{OAuth, TOKEN_PATH};
 use crate::routes;
 use crate::store::Store;
 
@@ -29,6 +31,9 @@ pub const API_PREFIX: &str = "/admin/v2";
 pub(crate) struct AppState {
     store: RwLock<Store>,
     pub tokens: Vec<MockToken>,
+    pub oauth: OAuth,
+    /// Requests received per operation, indexed like [`OPERATIONS`].
+    pub requests: Box<[AtomicU64]>,
     pub faults: FaultInjector,
     pub dispatcher: Arc<Dispatcher>,
     /// `http://127.0.0.1:PORT/admin/v2`.
@@ -39,6 +44,7 @@ impl AppState {
     pub fn new(
         store: Store,
         tokens: Vec<MockToken>,
+        oauth: OAuth,
         faults: FaultInjector,
         dispatcher: Arc<Dispatcher>,
         base_url: String,
@@ -46,6 +52,8 @@ impl AppState {
         Self {
             store: RwLock::new(store),
             tokens,
+            oauth,
+            requests: OPERATIONS.iter().map(|_| AtomicU64::new(0)).collect(),
             faults,
             dispatcher,
             base_url,
@@ -58,6 +66,24 @@ impl AppState {
 
     pub fn write(&self) -> RwLockWriteGuard<'_, Store> {
         self.store.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether the bearer token `presented` may call an operation needing one of `required`:
+    /// the configured tokens first, then the OAuth access tokens the token endpoint issued.
+    pub fn authorize(&self, presented: Option<&str>, required: &[&str]) -> Result<(), ApiError> {
+        let Some(presented) = presented else {
+            return Err(ApiError::invalid_token());
+        };
+        if let Some(token) = self.tokens.iter().find(|t| t.matches(presented)) {
+            return if token.grants_any(required) {
+                Ok(())
+            } else {
+                Err(ApiError::missing_scope(required))
+            };
+        }
+        self.oauth
+            .check(presented, required)
+            .unwrap_or_else(|| Err(ApiError::invalid_token()))
     }
 
     /// Delivers `event` to every webhook subscribed to it.
@@ -115,10 +141,23 @@ pub(crate) fn json_object(body: &Bytes) -> Result<serde_json::Map<String, Value>
     }
 }
 
+/// Like [`json_object`], for an operation whose document marks the body `required`: an empty
+/// body is a 400 rather than an empty object.
+pub(crate) fn required_json_object(
+    body: &Bytes,
+) -> Result<serde_json::Map<String, Value>, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::bad_request("The request body is required."));
+    }
+    json_object(body)
+}
+
 #[derive(Clone)]
 struct OpContext {
     state: Shared,
     op: &'static OperationMeta,
+    /// The operation's index in [`OPERATIONS`] (and in [`AppState::requests`]).
+    index: usize,
 }
 
 fn bearer(request: &Request) -> Option<&str> {
@@ -135,26 +174,26 @@ fn bearer(request: &Request) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
-async fn auth(State(ctx): State<OpContext>, request: Request, next: Next) -> Response {
-    let Some(presented) = bearer(&request) else {
-        return ApiError::invalid_token().into_response();
-    };
-    let Some(token) = ctx.state.tokens.iter().find(|t| t.matches(presented)) else {
-        return ApiError::invalid_token().into_response();
-    };
-    if !token.grants_any(ctx.op.scopes) {
-        return ApiError::missing_scope(ctx.op.scopes).into_response();
+/// Checks the bearer token of `request` against the operation's scopes, then runs the handler.
+async fn authorized(ctx: &OpContext, request: Request, next: Next) -> Response {
+    match ctx.state.authorize(bearer(&request), ctx.op.scopes) {
+        Ok(()) => next.run(request).await,
+        Err(error) => error.into_response(),
     }
-    next.run(request).await
 }
 
 /// A handle on the connection a request arrived on, used to drop it without an answer.
 #[derive(Clone)]
 pub(crate) struct ConnectionKill(pub Arc<tokio::sync::Notify>);
 
-async fn inject_faults(State(ctx): State<OpContext>, request: Request, next: Next) -> Response {
+/// The one middleware of every operation: counts the request, injects the faults in force (when
+/// there are none, this is a single atomic load), then checks auth and runs the handler.
+async fn gate(State(ctx): State<OpContext>, request: Request, next: Next) -> Response {
+    if let Some(counter) = ctx.state.requests.get(ctx.index) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
     if ctx.state.faults.is_idle() {
-        return next.run(request).await;
+        return authorized(&ctx, request, next).await;
     }
     let decision = ctx.state.faults.decide(ctx.op.operation_id);
     if let Some(latency) = decision.latency {
@@ -183,7 +222,7 @@ async fn inject_faults(State(ctx): State<OpContext>, request: Request, next: Nex
     }
     let mut response = match decision.error {
         Some(status) => ApiError::server(status).into_response(),
-        None => next.run(request).await,
+        None => authorized(&ctx, request, next).await,
     };
     if let Some(outcome) = &rate {
         outcome.apply(&mut response);
@@ -213,7 +252,7 @@ fn method_filter(method: &str) -> Option<MethodFilter> {
 /// routes under `/__admin`, and enveloped 404/405 answers.
 pub(crate) fn router(state: Shared) -> Router {
     let mut api: Router<Shared> = Router::new();
-    for op in OPERATIONS {
+    for (index, op) in OPERATIONS.iter().enumerate() {
         let Some(filter) = method_filter(op.method) else {
             continue;
         };
@@ -221,10 +260,9 @@ pub(crate) fn router(state: Shared) -> Router {
         let ctx = OpContext {
             state: state.clone(),
             op,
+            index,
         };
-        let method_router = method_router
-            .layer(from_fn_with_state(ctx.clone(), auth))
-            .layer(from_fn_with_state(ctx, inject_faults));
+        let method_router = method_router.layer(from_fn_with_state(ctx, gate));
         api = api.route(op.path, method_router);
     }
     let admin: Router<Shared> = Router::new()
@@ -233,10 +271,16 @@ pub(crate) fn router(state: Shared) -> Router {
             get(get_faults).put(put_faults).delete(delete_faults),
         )
         .route("/deliveries", get(get_deliveries))
-        .route("/events/{event}", axum::routing::post(post_event));
+        .route("/events/{event}", axum::routing::post(post_event))
+        .route("/oauth", get(get_oauth))
+        .route(
+            "/oauth/expire-access-tokens",
+            axum::routing::post(post_expire_access_tokens),
+        );
     Router::new()
         .nest(API_PREFIX, api)
         .nest("/__admin", admin)
+        .route(TOKEN_PATH, axum::routing::post(token_endpoint))
         .route("/", get(index))
         .fallback(|| async { ApiError::not_found() })
         .method_not_allowed_fallback(|| async {
@@ -261,7 +305,14 @@ async fn index(State(state): State<Shared>) -> Response {
             "base_url": state.base_url,
             "operations": operations,
             "shipping_rule_ids": shipping_rule_ids,
-            "admin": { "faults": "/__admin/faults", "deliveries": "/__admin/deliveries", "events": "/__admin/events/{event}" },
+            "oauth_token_url": TOKEN_PATH,
+            "admin": {
+                "faults": "/__admin/faults",
+                "deliveries": "/__admin/deliveries",
+                "events": "/__admin/events/{event}",
+                "oauth": "/__admin/oauth",
+                "expire_access_tokens": "/__admin/oauth/expire-access-tokens",
+            },
         }),
     )
 }
@@ -305,4 +356,24 @@ async fn post_event(
         StatusCode::ACCEPTED,
         &serde_json::json!({ "event": event, "data": data }),
     )
+}
+
+async fn token_endpoint(
+    State(state): State<Shared>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> Response {
+    state.oauth.token_request(&headers, &body)
+}
+
+async fn get_oauth(State(state): State<Shared>) -> Response {
+    json_response(
+        StatusCode::OK,
+        &serde_json::json!({ "token_path": TOKEN_PATH, "refreshes": state.oauth.refreshes() }),
+    )
+}
+
+async fn post_expire_access_tokens(State(state): State<Shared>) -> Response {
+    let expired = state.oauth.expire_access_tokens();
+    json_response(StatusCode::OK, &serde_json::json!({ "expired": expired }))
 }

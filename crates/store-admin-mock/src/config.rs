@@ -6,6 +6,7 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::faults::FaultConfig;
+use crate::oauth::OAuthConfig;
 
 /// Every scope the service knows (FACTS.md): each resource with `.read` and `.read_write`, plus
 /// `settings` and `offline_access`.
@@ -86,30 +87,40 @@ impl MockToken {
 
     /// Whether the token grants at least one of `required` (an empty list requires nothing).
     pub fn grants_any(&self, required: &[&str]) -> bool {
-        required.is_empty() || required.iter().any(|needed| self.grants(needed))
+        scopes_grant_any(&self.scopes, required)
     }
 
     /// Whether the token grants `scope`, directly or through its `.read_write` sibling.
     pub fn grants(&self, scope: &str) -> bool {
-        self.scopes.iter().any(|held| {
-            held == scope
-                || scope
-                    .strip_suffix(".read")
-                    .is_some_and(|base| held.strip_suffix(".read_write") == Some(base))
-        })
+        scopes_grant(&self.scopes, scope)
     }
 
     pub(crate) fn matches(&self, presented: &str) -> bool {
-        let expected = self.token.expose_secret().as_bytes();
-        let presented = presented.as_bytes();
-        // Length leaks, content does not: compare every byte.
-        expected.len() == presented.len()
-            && expected
-                .iter()
-                .zip(presented)
-                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-                == 0
+        constant_time_eq(self.token.expose_secret(), presented)
     }
+}
+
+/// Whether `held` grants `scope`, directly or through its `.read_write` sibling.
+pub(crate) fn scopes_grant(held: &[String], scope: &str) -> bool {
+    held.iter().any(|held| {
+        held == scope
+            || scope
+                .strip_suffix(".read")
+                .is_some_and(|base| held.strip_suffix(".read_write") == Some(base))
+    })
+}
+
+/// Whether `held` grants at least one of `required` (an empty list requires nothing).
+pub(crate) fn scopes_grant_any(held: &[String], required: &[&str]) -> bool {
+    required.is_empty() || required.iter().any(|needed| scopes_grant(held, needed))
+}
+
+/// Equality of two secrets whose time does not depend on where they differ (length leaks).
+pub(crate) fn constant_time_eq(expected: &str, presented: &str) -> bool {
+    bool::from(subtle::ConstantTimeEq::ct_eq(
+        expected.as_bytes(),
+        presented.as_bytes(),
+    ))
 }
 
 impl fmt::Debug for MockToken {
@@ -162,6 +173,7 @@ pub struct MockConfig {
     pub(crate) delivery: DeliveryConfig,
     pub(crate) port: u16,
     pub(crate) merchant_id: Option<i64>,
+    pub(crate) oauth: OAuthConfig,
 }
 
 impl Default for MockConfig {
@@ -174,6 +186,7 @@ impl Default for MockConfig {
             delivery: DeliveryConfig::default(),
             port: 0,
             merchant_id: None,
+            oauth: OAuthConfig::default(),
         }
     }
 }
@@ -233,6 +246,52 @@ impl MockConfig {
     /// The `merchant` id in webhook envelopes (default: derived from the seed).
     pub fn merchant_id(mut self, merchant_id: i64) -> Self {
         self.merchant_id = Some(merchant_id);
+        self
+    }
+
+    /// Enables the OAuth token endpoint (`POST /oauth2/token`, see
+    /// [`MockServer::token_url`](crate::MockServer::token_url)) for the app `client_id` /
+    /// `client_secret`. Without it, every token request answers 401 `invalid_client`.
+    pub fn oauth_client(
+        mut self,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        self.oauth.client = Some((client_id.into(), SecretString::from(client_secret.into())));
+        self
+    }
+
+    /// A refresh token the token endpoint accepts once (refresh tokens are single use), as if
+    /// an installation had granted `scopes`; the tokens issued from it carry the same scopes.
+    pub fn oauth_refresh_token<S: Into<String>>(
+        mut self,
+        refresh_token: impl Into<String>,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.oauth
+            .refresh_tokens
+            .push(MockToken::new(refresh_token, scopes));
+        self
+    }
+
+    /// An OAuth access token valid from the start, with `scopes`. Unlike [`MockConfig::token`],
+    /// it expires with [`MockServer::expire_access_tokens`](crate::MockServer::expire_access_tokens).
+    pub fn oauth_access_token<S: Into<String>>(
+        mut self,
+        access_token: impl Into<String>,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.oauth
+            .access_tokens
+            .push(MockToken::new(access_token, scopes));
+        self
+    }
+
+    /// How long access tokens issued by the token endpoint last (default 14 days, as the
+    /// service's). `Duration::ZERO` issues tokens that are already expired: the API rejects them
+    /// with 401 `The access token is invalid`.
+    pub fn oauth_access_token_lifetime(mut self, lifetime: Duration) -> Self {
+        self.oauth.lifetime = lifetime;
         self
     }
 

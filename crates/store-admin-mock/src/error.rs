@@ -65,12 +65,18 @@ impl ApiError {
         )
     }
 
-    /// 401 for a token that lacks every one of `scopes`.
+    /// 401 for a token that lacks every one of `scopes` (the operation's scopes, as the document
+    /// lists them). Like the service, the message names only the first one, e.g.
+    /// `The access token should have access to one of those scopes: orders.read` for an operation
+    /// that `orders.read` and `orders.read_write` both grant.
     pub fn missing_scope(scopes: &[&str]) -> Self {
         Self::new(
             StatusCode::UNAUTHORIZED,
             "Unauthorized",
-            format!("{MISSING_SCOPE_PREFIX}{}", scopes.join(", ")),
+            format!(
+                "{MISSING_SCOPE_PREFIX}{}",
+                scopes.first().copied().unwrap_or_default()
+            ),
         )
     }
 

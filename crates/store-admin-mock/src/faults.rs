@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -253,6 +254,7 @@ pub(crate) struct Decision {
 pub(crate) struct FaultInjector {
     runtime: Mutex<Runtime>,
     snapshot: RwLock<Arc<FaultConfig>>,
+    idle: AtomicBool,
 }
 
 fn build_limiter(config: &FaultConfig) -> Option<Arc<Limiter>> {
@@ -273,6 +275,7 @@ impl FaultInjector {
                 used: HashMap::new(),
                 rng: StdRng::seed_from_u64(seed ^ 0x6661_756c_7473),
             }),
+            idle: AtomicBool::new(*config == FaultConfig::default()),
             snapshot: RwLock::new(config),
         }
     }
@@ -294,6 +297,8 @@ impl FaultInjector {
         }
         runtime.config = config.clone();
         runtime.used.clear();
+        self.idle
+            .store(*config == FaultConfig::default(), Ordering::Release);
         *self
             .snapshot
             .write()
@@ -301,13 +306,9 @@ impl FaultInjector {
         Ok(())
     }
 
+    /// Whether no fault is configured (one atomic load: this is on every request's path).
     pub fn is_idle(&self) -> bool {
-        *self
-            .snapshot
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            == FaultConfig::default()
+        self.idle.load(Ordering::Acquire)
     }
 
     /// Draws every decision for one request, in a fixed order, under one lock.

@@ -8,6 +8,7 @@ mod delivery;
 mod error;
 mod faults;
 mod model;
+mod oauth;
 mod paging;
 mod routes;
 mod rules;
@@ -22,6 +23,7 @@ pub use faults::{
     ChanceFault, ErrorFault, FaultConfig, FaultConfigError, LatencyFault, RateLimitFault,
     SlowBodyFault,
 };
+pub use oauth::{DEFAULT_ACCESS_TOKEN_LIFETIME, TOKEN_PATH};
 pub use paging::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 pub use routes::IMPLEMENTED;
 pub use rules::{Rule, RuleError};

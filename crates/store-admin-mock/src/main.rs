@@ -4,7 +4,8 @@
 //! cargo run -p store-admin-mock -- --port 4010 --seed 7 --products 1000 \
 //!     --token reader --scopes products.read,orders.read --token admin
 //! ```
-//! A `--token` without `--scopes` accepts every scope.
+//! A `--token` without `--scopes` accepts every scope. `--oauth-client-id ID --oauth-client-secret S
+//! --oauth-refresh-token R` enables the OAuth token endpoint `POST /oauth2/token`.
 
 #![forbid(unsafe_code)]
 
@@ -62,6 +63,15 @@ struct Cli {
     /// A whole fault configuration as JSON (the body of PUT /__admin/faults); overrides the flags.
     #[arg(long, value_name = "JSON")]
     faults: Option<String>,
+    /// Client id of the app the OAuth token endpoint (POST /oauth2/token) accepts.
+    #[arg(long, value_name = "ID", requires = "oauth_client_secret")]
+    oauth_client_id: Option<String>,
+    /// Client secret of that app.
+    #[arg(long, value_name = "SECRET", requires = "oauth_client_id")]
+    oauth_client_secret: Option<String>,
+    /// A refresh token the token endpoint accepts once, granting every scope (repeatable).
+    #[arg(long = "oauth-refresh-token", value_name = "TOKEN")]
+    oauth_refresh_tokens: Vec<String>,
 }
 
 /// Pairs each --token with the --scopes that follows it (before the next --token).
@@ -154,6 +164,12 @@ async fn main() -> Result<()> {
             None => config.token_all_scopes(token),
         };
     }
+    if let (Some(id), Some(secret)) = (&cli.oauth_client_id, &cli.oauth_client_secret) {
+        config = config.oauth_client(id, secret);
+    }
+    for refresh in &cli.oauth_refresh_tokens {
+        config = config.oauth_refresh_token(refresh, store_admin_mock::ALL_SCOPES.iter().copied());
+    }
     let server = MockServer::start(config)
         .await
         .context("starting the mock store")?;
@@ -168,6 +184,13 @@ async fn main() -> Result<()> {
         println!(
             "  token {}  scopes: {shown}",
             token.secret().expose_secret()
+        );
+    }
+    if let Some(id) = &cli.oauth_client_id {
+        println!(
+            "  oauth: token endpoint {} for client {id}, {} refresh token(s)",
+            server.token_url(),
+            cli.oauth_refresh_tokens.len()
         );
     }
     println!(

@@ -50,6 +50,10 @@ pub(crate) struct Product {
     pub branches: Vec<i64>,
     pub options: Vec<ProductOption>,
     pub variants: Vec<Variant>,
+    /// Lower-case name and SKUs, for the keyword filter (kept by [`Product::refresh`]).
+    pub search: String,
+    /// The product's rows of the quantities list, as the document's type (kept by [`Product::refresh`]).
+    pub rows: Vec<store_admin_client::types::ProductQuantity>,
 }
 
 #[derive(Debug, Clone)]
@@ -90,6 +94,20 @@ pub(crate) struct Variant {
 }
 
 impl Product {
+    /// Recomputes the keyword index and the rendered quantity rows after a change.
+    pub fn refresh(&mut self) {
+        let mut search = self.name.to_lowercase();
+        for sku in self.sku.iter().chain(self.variants.iter().map(|v| &v.sku)) {
+            search.push('\n');
+            search.push_str(&sku.to_lowercase());
+        }
+        self.search = search;
+        self.rows = (0..self.quantity_row_count())
+            .filter_map(|index| self.quantity_row(index))
+            .filter_map(|row| serde_json::from_value(row).ok())
+            .collect();
+    }
+
     /// The label of a variant: its option value names joined with ` - `.
     pub fn variant_label(&self, variant: &Variant) -> String {
         variant

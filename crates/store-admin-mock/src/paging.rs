@@ -1,8 +1,9 @@
 //! Query parsing and page slicing.
 //!
-//! `page` starts at 1; `per_page` defaults to 15 and is clamped to 60 (the documented maximum: the
-//! service's own behaviour above 60 is unconfirmed, so the mock answers with 60 per page and says so
-//! in `pagination.perPage`). A `page` past the last one answers an empty page.
+//! `page` starts at 1; `per_page` defaults to 15 and may not exceed 60, the documented maximum. The
+//! service's own behaviour above 60 is unconfirmed; the mock is strict, like a validating server
+//! (and as schemathesis' negative tests expect): a value above 60 is a 422 naming `per_page`. A
+//! `page` past the last one answers an empty page.
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -11,7 +12,7 @@ use crate::error::{ApiError, FieldErrors};
 
 /// Default page size.
 pub const DEFAULT_PER_PAGE: u64 = 15;
-/// Largest page size; larger requests are clamped to it.
+/// Largest page size; larger requests are a 422.
 pub const MAX_PER_PAGE: u64 = 60;
 
 /// The decoded query string: every pair, in order, with `name[]` and `name[N]` keys reduced to `name`.
@@ -57,9 +58,19 @@ impl QueryPairs {
             .collect()
     }
 
-    /// An integer parameter; 422 naming the field when it is not one.
+    /// The last value of `name`, even empty: for typed parameters (integers, dates, booleans),
+    /// where an empty value is not a value of the type and so a 422, not an absent parameter.
+    pub fn typed(&self, name: &str) -> Option<&str> {
+        self.pairs
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// An integer parameter; 422 naming the field when it is not one (an empty value included).
     pub fn int(&self, name: &str, errors: &mut FieldErrors) -> Option<i64> {
-        let value = self.one(name)?;
+        let value = self.typed(name)?;
         match value.trim().parse() {
             Ok(n) => Some(n),
             Err(_) => {
@@ -69,14 +80,21 @@ impl QueryPairs {
         }
     }
 
-    /// Every value of an integer array parameter; 422 naming the field when one is not an integer.
+    /// Every value of an integer array parameter; 422 naming the field when one is not an integer
+    /// (an empty one included).
     pub fn ints(&self, name: &str, errors: &mut FieldErrors) -> Vec<i64> {
         let mut out = Vec::new();
-        for value in self.all(name) {
+        let values = self
+            .pairs
+            .iter()
+            .filter(|(k, _)| k == name)
+            .flat_map(|(_, v)| v.split(','))
+            .map(str::trim);
+        for (index, value) in values.enumerate() {
             match value.parse() {
                 Ok(n) => out.push(n),
                 Err(_) => errors.add(
-                    format!("{name}.{}", out.len()),
+                    format!("{name}.{index}"),
                     format!("The {name} must be integers."),
                 ),
             }
@@ -107,11 +125,11 @@ pub struct PageRequest {
 }
 
 impl PageRequest {
-    /// Reads `page` and `per_page`: absent means 1 and 15; `per_page` above 60 becomes 60; zero,
-    /// negative or non-numeric values are a 422.
+    /// Reads `page` and `per_page`: absent means 1 and 15; zero, negative, empty or non-numeric
+    /// values, and a `per_page` above 60, are a 422 naming the field.
     pub fn from_query(query: &QueryPairs) -> Result<Self, ApiError> {
         let mut errors = FieldErrors::new();
-        let page = match query.one("page") {
+        let page = match query.typed("page") {
             None => 1,
             Some(raw) => match raw.trim().parse::<u64>() {
                 Ok(n) if n >= 1 => n,
@@ -121,10 +139,17 @@ impl PageRequest {
                 }
             },
         };
-        let per_page = match query.one("per_page") {
+        let per_page = match query.typed("per_page") {
             None => DEFAULT_PER_PAGE,
             Some(raw) => match raw.trim().parse::<u64>() {
-                Ok(n) if n >= 1 => n.min(MAX_PER_PAGE),
+                Ok(n) if n > MAX_PER_PAGE => {
+                    errors.add(
+                        "per_page",
+                        format!("The per page may not be greater than {MAX_PER_PAGE}."),
+                    );
+                    DEFAULT_PER_PAGE
+                }
+                Ok(n) if n >= 1 => n,
                 _ => {
                     errors.add("per_page", "The per page must be an integer of at least 1.");
                     DEFAULT_PER_PAGE
@@ -196,6 +221,15 @@ pub fn paginate<T: Clone>(
     (page, pagination)
 }
 
+impl Pagination {
+    /// The document's type of this object (`None` only if the document no longer fits it).
+    pub fn typed(&self) -> Option<store_admin_client::types::Pagination> {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|value| serde_json::from_value(value).ok())
+    }
+}
+
 /// `{"status":200,"success":true,"data":...,"pagination":...}`.
 pub fn list_envelope(data: Vec<Value>, pagination: &Pagination) -> Value {
     json!({ "status": 200, "success": true, "data": data, "pagination": pagination })
@@ -215,11 +249,15 @@ mod tests {
     }
 
     #[test]
-    fn per_page_above_sixty_is_clamped_and_zero_is_rejected() {
-        let clamped = PageRequest::from_query(&QueryPairs::parse(Some("per_page=500"))).unwrap();
-        assert_eq!(clamped.per_page, 60);
-        let error = PageRequest::from_query(&QueryPairs::parse(Some("per_page=0"))).unwrap_err();
-        assert_eq!(error.status.as_u16(), 422);
+    fn per_page_above_sixty_zero_or_empty_is_rejected_on_its_field() {
+        for query in ["per_page=61", "per_page=500", "per_page=0", "per_page=", "page="] {
+            let error = PageRequest::from_query(&QueryPairs::parse(Some(query))).unwrap_err();
+            assert_eq!(error.status.as_u16(), 422, "{query}");
+            let field = query.split('=').next().unwrap();
+            assert!(error.fields.unwrap().contains_key(field), "{query}");
+        }
+        let largest = PageRequest::from_query(&QueryPairs::parse(Some("per_page=60"))).unwrap();
+        assert_eq!(largest.per_page, 60);
     }
 
     #[test]

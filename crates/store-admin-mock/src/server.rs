@@ -19,6 +19,7 @@ use crate::app::{API_PREFIX, AppState, ConnectionKill, router};
 use crate::config::{MockConfig, MockToken};
 use crate::delivery::{DeliveryAttempt, Dispatcher};
 use crate::faults::{FaultConfig, FaultConfigError, FaultInjector};
+use crate::oauth::{OAuth, TOKEN_PATH};
 use crate::store::Store;
 
 /// Why the mock could not start.
@@ -89,6 +90,7 @@ impl MockServer {
         let state = Arc::new(AppState::new(
             store,
             config.effective_tokens(),
+            OAuth::new(&config.oauth, config.seed),
             FaultInjector::new(config.faults.clone(), config.seed),
             dispatcher,
             base_url.clone(),
@@ -117,6 +119,39 @@ impl MockServer {
     /// The admin URL of the fault configuration (`GET`/`PUT`/`DELETE`), outside `/admin/v2`.
     pub fn faults_url(&self) -> String {
         format!("http://{}/__admin/faults", self.addr)
+    }
+
+    /// `http://127.0.0.1:PORT/oauth2/token`, the OAuth token endpoint (outside `/admin/v2`);
+    /// see [`MockConfig::oauth_client`].
+    pub fn token_url(&self) -> String {
+        format!("http://{}{TOKEN_PATH}", self.addr)
+    }
+
+    /// How many refresh requests (`grant_type=refresh_token`) the token endpoint received,
+    /// whatever their outcome.
+    pub fn token_refreshes(&self) -> u64 {
+        self.state.oauth.refreshes()
+    }
+
+    /// Expires every OAuth access token issued or configured so far, as the service does with a
+    /// token it rejects mid-life: the API answers them 401 `The access token is invalid`. Refresh
+    /// tokens stay valid, so a client can refresh. Returns how many tokens were expired. (Also
+    /// `POST /__admin/oauth/expire-access-tokens`.)
+    pub fn expire_access_tokens(&self) -> usize {
+        self.state.oauth.expire_access_tokens()
+    }
+
+    /// How many requests reached the operation `operation_id` (its `operationId` in the
+    /// document), whatever their outcome: refused ones (401, injected faults) count too. Tests
+    /// use it to see how many times a client sent a call. An unknown id has none.
+    pub fn requests_received(&self, operation_id: &str) -> u64 {
+        store_admin_client::OPERATIONS
+            .iter()
+            .position(|op| op.operation_id == operation_id)
+            .and_then(|index| self.state.requests.get(index))
+            .map_or(0, |counter| {
+                counter.load(std::sync::atomic::Ordering::Relaxed)
+            })
     }
 
     /// The tokens it accepts, with their scopes.

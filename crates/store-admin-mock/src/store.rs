@@ -285,7 +285,8 @@ impl Store {
         store
     }
 
-    pub fn add_product(&mut self, product: Product) {
+    pub fn add_product(&mut self, mut product: Product) {
+        product.refresh();
         self.product_index.insert(product.id, self.products.len());
         self.products.push(product);
     }
@@ -404,6 +405,8 @@ impl Store {
             branches,
             options: Vec::new(),
             variants: Vec::new(),
+            search: String::new(),
+            rows: Vec::new(),
         };
         // About a third of the products have one or two options, and variants for each combination.
         if index % 3 == 1 {

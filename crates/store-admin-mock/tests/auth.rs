@@ -51,7 +51,7 @@ async fn non_bearer_scheme_is_an_invalid_token() {
 }
 
 #[tokio::test]
-async fn token_without_scope_gets_401_naming_the_operation_scopes() {
+async fn token_without_scope_gets_401_naming_the_operation_read_scope() {
     let server = server().await;
     let (status, body) = call(
         &server,
@@ -65,7 +65,7 @@ async fn token_without_scope_gets_401_naming_the_operation_scopes() {
     assert_eq!(body["error"]["code"], "Unauthorized");
     assert_eq!(
         body["error"]["message"],
-        "The access token should have access to one of those scopes: orders.read, orders.read_write"
+        "The access token should have access to one of those scopes: orders.read"
     );
 }
 

@@ -27,11 +27,42 @@ async fn default_page_has_15_rows_and_full_url_links() {
 }
 
 #[tokio::test]
-async fn per_page_above_60_is_clamped_to_60() {
+async fn per_page_above_60_is_422_on_per_page_and_60_is_served() {
     let server = start().await;
-    let (_, body) = get(&server, "/products/quantities?per_page=500").await;
+    for path in [
+        "/products/quantities?per_page=61",
+        "/orders?per_page=500",
+        "/webhooks?per_page=61",
+    ] {
+        let (status, body) = get(&server, path).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{path}");
+        assert_eq!(
+            body["error"]["fields"]["per_page"][0],
+            "The per page may not be greater than 60.",
+            "{path}"
+        );
+    }
+    let (_, body) = get(&server, "/products/quantities?per_page=60").await;
     assert_eq!(body["pagination"]["perPage"], 60);
     assert_eq!(body["data"].as_array().unwrap().len(), 60);
+}
+
+#[tokio::test]
+async fn empty_values_of_typed_parameters_are_422_and_empty_strings_are_no_filter() {
+    let server = start().await;
+    for path in [
+        "/products/quantities?page=",
+        "/products/quantities?branch=",
+        "/orders?to_date=",
+        "/orders?unread=",
+        "/orders?tags[]=",
+        "/reservations?start=&end=2024-02-28",
+    ] {
+        let (status, body) = get(&server, path).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{path}: {body}");
+    }
+    let (status, _) = get(&server, "/orders?keyword=&city=").await;
+    assert_eq!(status, StatusCode::OK);
 }
 
 #[tokio::test]

@@ -117,6 +117,8 @@ struct ServerState {
     window_id: Option<u64>,
     /// No request before this instant (nothing remains, or `Retry-After`).
     paused_until: Option<Instant>,
+    /// How often the server's bucket frees a slot (60 s / `X-RateLimit-Limit`).
+    leak_interval: Option<Duration>,
 }
 
 /// A per-store request rate limiter. See the module documentation.
@@ -243,10 +245,16 @@ impl RateLimit {
         let mut state = self.server.lock().unwrap_or_else(PoisonError::into_inner);
         match state.remaining {
             Some(0) => {
-                let until = state
-                    .window_end
-                    .unwrap_or_else(|| Instant::now() + Duration::from_secs(1));
+                // A leaky bucket frees one slot per leak interval: wait for that, not for the
+                // whole window, then ask again (the next response says what is left).
+                let now = Instant::now();
+                let leak = now
+                    + state
+                        .leak_interval
+                        .unwrap_or(self.period / self.per_period.get());
+                let until = state.window_end.map_or(leak, |end| end.min(leak)).max(now);
                 state.paused_until = Some(until);
+                state.remaining = None;
                 false
             }
             Some(n) => {
@@ -294,9 +302,25 @@ impl RateLimit {
                 // A count without a reset time: assume the bucket's own period.
                 state.window_end = Some(instant_now + self.period.min(self.max_pause));
             }
+            if let Some(limit) = headers
+                .get("x-ratelimit-limit")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u32>().ok())
+                .filter(|l| *l > 0)
+            {
+                // X-RateLimit-Limit is per minute; the bucket leaks one request per 60 s / limit.
+                state.leak_interval = Some(Duration::from_secs(60) / limit);
+            }
             if remaining == 0 {
-                let until = state.window_end.unwrap_or(instant_now);
+                // Spent: wait one leak interval (never past the reset), then try one request.
+                let leak = instant_now
+                    + state
+                        .leak_interval
+                        .unwrap_or(self.period / self.per_period.get());
+                let until = state.window_end.map_or(leak, |end| end.min(leak));
                 state.paused_until = Some(state.paused_until.map_or(until, |p| p.max(until)));
+                // After the pause one request may go; its response tells what is left.
+                state.remaining = None;
             }
         }
         if let Some(until) = retry {
@@ -379,35 +403,68 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn zero_remaining_pauses_until_the_reset() {
+    async fn zero_remaining_pauses_one_leak_interval_not_the_whole_window() {
+        // The server's bucket (60 a minute) leaks one request a second: waiting for that is
+        // enough; waiting for the 20 s reset would waste 19 s.
         let limit = RateLimit::plan(Plan::Special);
         limit.acquire().await;
         let reset = (1_700_000_000u64 + 20).to_string();
         limit.observe_at(
             &headers(&[
+                ("x-ratelimit-limit", "60".into()),
                 ("x-ratelimit-remaining", "0".into()),
                 ("x-ratelimit-reset", reset),
             ]),
             wall(),
         );
         let start = Instant::now();
-        assert_eq!(limit.paused_until(), Some(start + Duration::from_secs(20)));
+        assert_eq!(limit.paused_until(), Some(start + Duration::from_secs(1)));
         limit.acquire().await;
-        assert_eq!(Instant::now() - start, Duration::from_secs(20));
+        assert_eq!(Instant::now() - start, Duration::from_secs(1));
         assert_eq!(limit.paused_until(), None);
-        // After the reset the local bucket alone decides again.
-        let after = Instant::now();
-        acquire_n(&limit, 50).await;
-        assert_eq!(Instant::now(), after);
     }
 
     #[tokio::test(start_paused = true)]
-    async fn fewer_remaining_than_the_local_bucket_allows_caps_requests_until_reset() {
+    async fn zero_remaining_never_waits_past_the_reset() {
+        let limit = RateLimit::plan(Plan::Plus);
+        limit.observe_at(
+            &headers(&[
+                ("x-ratelimit-limit", "1".into()),
+                ("x-ratelimit-remaining", "0".into()),
+                ("x-ratelimit-reset", (1_700_000_000u64 + 3).to_string()),
+            ]),
+            wall(),
+        );
+        let start = Instant::now();
+        limit.acquire().await;
+        assert_eq!(
+            Instant::now() - start,
+            Duration::from_secs(3),
+            "the reset comes first"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn without_a_limit_header_the_leak_interval_is_the_plans() {
+        let limit = RateLimit::plan(Plan::Plus);
+        limit.observe_at(&headers(&[("x-ratelimit-remaining", "0".into())]), wall());
+        let start = Instant::now();
+        limit.acquire().await;
+        assert_eq!(
+            Instant::now() - start,
+            Duration::from_millis(500),
+            "60 s / 120"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fewer_remaining_than_the_local_bucket_allows_caps_requests() {
         let limit = RateLimit::plan(Plan::Special);
         limit.acquire().await;
         let reset = (1_700_000_000u64 + 30).to_string();
         limit.observe_at(
             &headers(&[
+                ("x-ratelimit-limit", "60".into()),
                 ("x-ratelimit-remaining", "3".into()),
                 ("x-ratelimit-reset", reset),
             ]),
@@ -419,8 +476,8 @@ mod tests {
         limit.acquire().await;
         assert_eq!(
             Instant::now() - start,
-            Duration::from_secs(30),
-            "the fourth waits for the reset"
+            Duration::from_secs(1),
+            "the fourth waits for the server's bucket to leak one slot"
         );
     }
 
@@ -431,6 +488,7 @@ mod tests {
         for remaining in ["5", "1", "4"] {
             limit.observe_at(
                 &headers(&[
+                    ("x-ratelimit-limit", "120".into()),
                     ("x-ratelimit-remaining", remaining.into()),
                     ("x-ratelimit-reset", reset.clone()),
                 ]),
@@ -439,7 +497,11 @@ mod tests {
         }
         let start = Instant::now();
         acquire_n(&limit, 2).await;
-        assert_eq!(Instant::now() - start, Duration::from_secs(10));
+        assert_eq!(
+            Instant::now() - start,
+            Duration::from_millis(500),
+            "one goes (1 remaining), the next waits a leak interval of 60 s / 120"
+        );
     }
 
     #[tokio::test(start_paused = true)]
@@ -474,15 +536,9 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn an_absurd_reset_is_capped_by_max_pause() {
+    async fn an_absurd_retry_after_is_capped_by_max_pause() {
         let limit = RateLimit::plan(Plan::Plus).with_max_pause(Duration::from_secs(5));
-        limit.observe_at(
-            &headers(&[
-                ("x-ratelimit-remaining", "0".into()),
-                ("x-ratelimit-reset", "99999999999".into()),
-            ]),
-            wall(),
-        );
+        limit.observe_at(&headers(&[("retry-after", "99999999".into())]), wall());
         let start = Instant::now();
         limit.acquire().await;
         assert_eq!(Instant::now() - start, Duration::from_secs(5));

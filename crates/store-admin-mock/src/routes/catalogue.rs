@@ -8,10 +8,10 @@ use serde_json::{Value, json};
 use store_admin_client::types;
 
 use super::{envelope, opt_bool, opt_int, opt_str, path_id, req_str};
-use crate::app::{Shared, json_object, respond};
+use crate::app::{Shared, json_object, json_response, respond};
 use crate::error::{ApiError, FieldErrors};
 use crate::model::{Category, Language, Named, Product};
-use crate::paging::{PageRequest, QueryPairs, list_envelope, paginate};
+use crate::paging::{PageRequest, QueryPairs, paginate};
 use crate::store::{LANGUAGE_CATALOGUE, OptionSpec, value_as_f64};
 
 fn matches_named(wanted: &[&str], ids: &[i64], names: &[Named]) -> bool {
@@ -56,39 +56,36 @@ pub(super) async fn list_product_quantities(
         })
         .collect();
     let product_matches = |product: &Product| {
-        keyword.as_ref().is_none_or(|k| {
-            product.name.to_lowercase().contains(k)
-                || product
-                    .sku
-                    .as_ref()
-                    .is_some_and(|s| s.to_lowercase().contains(k))
-                || product
-                    .variants
-                    .iter()
-                    .any(|v| v.sku.to_lowercase().contains(k))
-        }) && matches_named(&categories, &product.categories, &category_names)
-            && matches_named(
-                &brands,
-                &product.brand.into_iter().collect::<Vec<_>>(),
-                &store.brands,
-            )
+        keyword
+            .as_ref()
+            .is_none_or(|k| product.search.contains(k.as_str()))
+            && matches_named(&categories, &product.categories, &category_names)
+            && matches_named(&brands, product.brand.as_slice(), &store.brands)
             && matches_named(&tags, &product.tags, &store.tags)
             && branch.is_none_or(|b| product.branches.contains(&b))
     };
-    // One row per variant (or per product without variants); only the page's rows are rendered.
-    let rows: Vec<(&Product, usize)> = store
+    // One row per variant (or per product without variants), rendered when the product changed.
+    let rows: Vec<&types::ProductQuantity> = store
         .products
         .iter()
         .filter(|p| product_matches(p))
-        .flat_map(|p| (0..p.quantity_row_count()).map(move |i| (p, i)))
+        .flat_map(|p| p.rows.iter())
         .collect();
     let url = format!("{}/products/quantities", state.base_url);
     let (page_rows, pagination) = paginate(&rows, page, &url, &query);
-    let data: Vec<Value> = page_rows
-        .iter()
-        .filter_map(|(product, index)| product.quantity_row(*index))
-        .collect();
-    respond::<types::ProductQuantityList>(StatusCode::OK, list_envelope(data, &pagination))
+    let Some(typed_pagination) = pagination.typed() else {
+        return respond::<types::Pagination>(
+            StatusCode::OK,
+            serde_json::to_value(&pagination).unwrap_or_default(),
+        );
+    };
+    let list = types::ProductQuantityList {
+        data: page_rows.into_iter().cloned().collect(),
+        pagination: typed_pagination,
+        status: 200,
+        success: true,
+    };
+    json_response(StatusCode::OK, &list)
 }
 
 pub(super) async fn create_product_option(
@@ -172,6 +169,7 @@ pub(super) async fn create_product_option(
     let option = product.options.iter().find(|o| o.id == option_id).cloned();
     let response = option.map(|o| product.option_json(&o));
     let event = json!({ "id": product.id, "name": product.name, "price": product.price, "type": product.kind });
+    product.refresh();
     if let Some(slot) = store.product_mut(product_id) {
         *slot = product;
     }

@@ -102,7 +102,8 @@ pub(crate) fn envelope(status: StatusCode, data: Value) -> Value {
     json!({ "status": status.as_u16(), "success": true, "data": data })
 }
 
-/// Reads an optional string field; a present non-string is a 422 on that field.
+/// Reads an optional string field; a present non-string (a number included, as the document
+/// types these fields `string`) is a 422 on that field.
 pub(crate) fn opt_str(
     body: &Map<String, Value>,
     field: &str,
@@ -111,7 +112,6 @@ pub(crate) fn opt_str(
     match body.get(field) {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
-        Some(Value::Number(n)) => Some(n.to_string()),
         Some(_) => {
             errors.add(field, format!("The {field} must be a string."));
             None
@@ -125,8 +125,7 @@ pub(crate) fn req_str(
     field: &str,
     errors: &mut FieldErrors,
 ) -> Option<String> {
-    let wrong_type =
-        matches!(body.get(field), Some(v) if !(v.is_string() || v.is_null() || v.is_number()));
+    let wrong_type = matches!(body.get(field), Some(v) if !(v.is_string() || v.is_null()));
     match opt_str(body, field, errors) {
         Some(s) if !s.trim().is_empty() => Some(s),
         _ => {

@@ -19,7 +19,7 @@ fn date(
     required: bool,
     errors: &mut FieldErrors,
 ) -> Option<NaiveDate> {
-    match query.one(name) {
+    match query.typed(name) {
         None => {
             if required {
                 errors.required(name);
@@ -37,7 +37,7 @@ fn date(
 }
 
 fn flag(query: &QueryPairs, name: &str, errors: &mut FieldErrors) -> Option<bool> {
-    match query.one(name)? {
+    match query.typed(name)? {
         "1" | "true" => Some(true),
         "0" | "false" => Some(false),
         _ => {

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use store_admin_client::types;
 
 use super::{envelope, opt_int, opt_str, path_id};
-use crate::app::{Shared, json_object, respond};
+use crate::app::{Shared, json_object, required_json_object, respond};
 use crate::error::{ApiError, FieldErrors};
 use crate::model::Webhook;
 use crate::paging::{PageRequest, QueryPairs, list_envelope, paginate};
@@ -248,7 +248,7 @@ pub(super) async fn update_webhook(
         Ok(id) => id,
         Err(error) => return error.into_response(),
     };
-    let body = match json_object(&body) {
+    let body = match required_json_object(&body) {
         Ok(body) => body,
         Err(error) => return error.into_response(),
     };

@@ -1,0 +1,162 @@
+//! What can go wrong, how it is told to a person, and the exit code it gives.
+
+use std::process::ExitCode;
+
+/// The exit codes of `store-admin`.
+pub mod exit {
+    /// Success.
+    pub const SUCCESS: u8 = 0;
+    /// Anything not covered below (a response that does not match the document, a rejected
+    /// webhook delivery in `webhooks verify`, a local I/O failure).
+    pub const FAILURE: u8 = 1;
+    /// The command line or its input is wrong (clap uses 2 for usage errors too).
+    pub const USAGE: u8 = 2;
+    /// The service refused the request (4xx).
+    pub const REFUSED: u8 = 3;
+    /// The service was unreachable, timed out or failed (5xx), after retries.
+    pub const UNAVAILABLE: u8 = 4;
+}
+
+/// A failed command. `Display` is the message printed on standard error; no variant carries a
+/// secret.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Wrong usage or input: a bad flag combination, a body that does not parse, a missing file.
+    #[error("{0}")]
+    Usage(String),
+    /// The service (or the sandbox) answered with an error, or could not be reached.
+    #[error("{}", describe_service_error(.0))]
+    Service(store_admin::Error),
+    /// A webhook delivery is not authentic or not readable (`webhooks verify`).
+    #[error("{0}")]
+    Rejected(String),
+    /// Anything else.
+    #[error("{0}")]
+    Other(String),
+    /// Standard output was closed by the reader (`store-admin ... | head`): not a failure.
+    #[error("standard output was closed")]
+    Closed,
+}
+
+impl CliError {
+    /// A usage error.
+    pub fn usage(message: impl Into<String>) -> Self {
+        CliError::Usage(message.into())
+    }
+
+    /// Another failure.
+    pub fn other(message: impl Into<String>) -> Self {
+        CliError::Other(message.into())
+    }
+
+    /// The process exit code of this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Usage(_) => exit::USAGE,
+            CliError::Rejected(_) | CliError::Other(_) => exit::FAILURE,
+            CliError::Closed => exit::SUCCESS,
+            CliError::Service(e) => service_exit_code(e),
+        }
+    }
+
+    /// The exit code as the process's.
+    pub fn exit(&self) -> ExitCode {
+        ExitCode::from(self.exit_code())
+    }
+}
+
+impl From<store_admin::Error> for CliError {
+    fn from(error: store_admin::Error) -> Self {
+        CliError::Service(error)
+    }
+}
+
+impl From<progenitor_client::Error<store_admin::types::ErrorResponse>> for CliError {
+    fn from(error: progenitor_client::Error<store_admin::types::ErrorResponse>) -> Self {
+        CliError::Service(store_admin::Error::from(error))
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(error: std::io::Error) -> Self {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            return CliError::Closed;
+        }
+        CliError::Other(format!("writing the output failed: {error}"))
+    }
+}
+
+fn service_exit_code(error: &store_admin::Error) -> u8 {
+    use store_admin::Error as E;
+    match error {
+        E::Api(api) if api.status.is_client_error() => exit::REFUSED,
+        E::Api(_) | E::Transport { .. } | E::Timeout { .. } => exit::UNAVAILABLE,
+        E::InvalidRequest(_) => exit::USAGE,
+        E::Auth(_) => exit::REFUSED,
+        _ => exit::FAILURE,
+    }
+}
+
+/// The ergonomics crate's message (status, code, message, field errors and its hint), laid out for
+/// a terminal: field errors on their own lines.
+fn describe_service_error(error: &store_admin::Error) -> String {
+    let Some(api) = error.api() else {
+        return error.to_string();
+    };
+    let operation = api.operation.unwrap_or("request");
+    let mut text = format!("{operation}: the service answered HTTP {}", api.status);
+    if let Some(code) = &api.code {
+        text.push_str(&format!(" [{code}]"));
+    }
+    if let Some(message) = &api.message {
+        text.push_str(&format!(": {message}"));
+    }
+    if let Some(raw) = &api.raw_body {
+        text.push_str(&format!(": the body was not the error envelope: {raw:?}"));
+    }
+    for (field, messages) in &api.fields {
+        text.push_str(&format!("\n  {field}: {}", messages.join(" / ")));
+    }
+    if let Some(hint) = hint(api) {
+        text.push_str(&format!("\nhint: {hint}"));
+    }
+    text
+}
+
+fn hint(api: &store_admin::ApiError) -> Option<String> {
+    let status = api.status.as_u16();
+    Some(match status {
+        401 => {
+            let scopes = api.required_scopes();
+            let scope_text = if scopes.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " and that it grants one of the scopes {}",
+                    scopes.join(", ")
+                )
+            };
+            format!("check the access token (--token or STORE_ADMIN_TOKEN){scope_text}")
+        }
+        403 => "the store refused the request: it may be blocked after many errors, or the \
+                app is not allowed to do this"
+            .into(),
+        404 => "the record does not exist: check the id".into(),
+        405 | 406 => "the request is not accepted at this path: check the method and path".into(),
+        422 => "fix the fields named above and try again".into(),
+        429 => match api.retry_after {
+            Some(wait) => format!(
+                "rate limited even after retries: wait {}s, or pass --rate-limit to stay under \
+                 the store's plan",
+                wait.as_secs().max(1)
+            ),
+            None => "rate limited even after retries: pass --rate-limit to stay under the \
+                     store's plan"
+                .into(),
+        },
+        s if s >= 500 => {
+            "the service failed even after retries: try again later, or raise --retries".into()
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,205 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod error;
+pub mod output;
+
+mod api;
+mod body;
+mod commands;
+mod records;
+mod webhook;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::FromArgMatches;
+use secrecy::{ExposeSecret, SecretString};
+use store_admin::ratelimit::RateLimit;
+use store_admin::retry::RetryPolicy;
+use store_admin::{OperationMeta, StoreAdmin};
+use store_admin_mock::{MockConfig, MockServer};
+
+use crate::cli::{Cli, Command, Global, WebhooksCommand};
+use crate::commands::Ctx;
+use crate::error::CliError;
+use crate::output::{Printer, default_format, stderr_is_terminal};
+
+/// The token the sandbox accepts (and the CLI sends to it unless `--token` is given).
+pub const SANDBOX_TOKEN: &str = store_admin_mock::DEFAULT_TOKEN;
+
+/// Parses the command line, runs the command and returns the exit code (see [`error::exit`]).
+pub fn main() -> ExitCode {
+    let matches = match cli::command().try_get_matches() {
+        Ok(matches) => matches,
+        Err(error) => {
+            // Help and version go to standard output with 0; usage errors to standard error with 2.
+            let _ = error.print();
+            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(error::exit::USAGE));
+        }
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(error::exit::USAGE);
+        }
+    };
+    init_tracing(cli.global.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(error::exit::FAILURE);
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            if !matches!(error, CliError::Rejected(_) | CliError::Closed) {
+                eprintln!("error: {error}");
+            }
+            error.exit()
+        }
+    }
+}
+
+fn init_tracing(verbose: u8) {
+    if verbose == 0 {
+        return;
+    }
+    let filter = match verbose {
+        1 => "store_admin=info,store_admin_cli=info",
+        _ => "store_admin=debug,store_admin_cli=debug,store_admin_mock=info",
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(std::io::stderr)
+        .with_ansi(stderr_is_terminal())
+        .with_target(false)
+        .try_init();
+}
+
+/// Runs a parsed command line.
+pub async fn run(cli: Cli) -> Result<(), CliError> {
+    let Cli { global, command } = cli;
+    let format = global.output.unwrap_or_else(default_format);
+    // The webhook receiver tools need no client, token or sandbox.
+    let command = match command {
+        Command::Webhooks(WebhooksCommand::Verify(args)) => {
+            return webhook::verify(format, args);
+        }
+        Command::Webhooks(WebhooksCommand::Listen(args)) => {
+            return webhook::listen(format, args).await;
+        }
+        other => other,
+    };
+    warn_if_deprecated(&command);
+    let (admin, _sandbox) = connect(&global).await?;
+    let printer = Printer::new(format, stderr_is_terminal());
+    let ctx = Ctx {
+        admin,
+        printer,
+        concurrency: usize::from(global.concurrency),
+    };
+    match command {
+        Command::Products(c) => commands::products(&ctx, c).await,
+        Command::Orders(c) => commands::orders(&ctx, c).await,
+        Command::Reservations(c) => commands::reservations(&ctx, c).await,
+        Command::Shipments(c) => commands::shipments(&ctx, c).await,
+        Command::Shipping(c) => commands::shipping(&ctx, c).await,
+        Command::Languages(c) => commands::languages(&ctx, c).await,
+        Command::Categories(c) => commands::categories(&ctx, c).await,
+        Command::Webhooks(c) => commands::webhooks(&ctx, c).await,
+        Command::Api(args) => api::run(&ctx.admin, &ctx.printer, args).await,
+    }
+}
+
+/// Builds the client: to the sandbox (started here, kept alive by the returned server) or to
+/// `--base-url` with `--token`.
+async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), CliError> {
+    let sandbox =
+        global.sandbox || global.sandbox_faults.is_some() || global.sandbox_scopes.is_some();
+    let (base_url, token, server) = if sandbox {
+        let server = start_sandbox(global).await?;
+        let token = global
+            .token
+            .clone()
+            .unwrap_or_else(|| SecretString::from(SANDBOX_TOKEN));
+        (server.base_url().to_string(), token, Some(server))
+    } else {
+        let token = global.token.clone().ok_or_else(|| {
+            CliError::usage(
+                "no access token: pass --token or set STORE_ADMIN_TOKEN \
+                 (or try the embedded sandbox store with --sandbox)",
+            )
+        })?;
+        (global.base_url.clone(), token, None)
+    };
+    let attempt_timeout = Duration::try_from_secs_f64(global.timeout)
+        .map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
+    let operation_timeout = Duration::try_from_secs_f64(global.operation_timeout)
+        .map_err(|e| CliError::usage(format!("--operation-timeout: {e}")))?;
+    let mut builder = StoreAdmin::builder()
+        .with_base_url(base_url)
+        .with_token(token.expose_secret())
+        .with_user_agent(concat!("store-admin-cli/", env!("CARGO_PKG_VERSION")))
+        .with_retry_policy(
+            RetryPolicy::default().with_max_attempts(global.retries.saturating_add(1)),
+        )
+        .with_attempt_timeout(attempt_timeout)
+        .with_operation_timeout(operation_timeout);
+    if let Some(per_minute) = global.rate_limit {
+        builder = builder.with_rate_limit(RateLimit::per_minute(per_minute));
+    }
+    let admin = builder
+        .build()
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    Ok((admin, server))
+}
+
+async fn start_sandbox(global: &Global) -> Result<MockServer, CliError> {
+    let mut config = MockConfig::new().seed(global.sandbox_seed);
+    config = match (&global.sandbox_scopes, &global.token) {
+        (Some(scopes), token) => {
+            let token = token
+                .as_ref()
+                .map(|t| t.expose_secret().to_string())
+                .unwrap_or_else(|| SANDBOX_TOKEN.to_string());
+            config.token(token, scopes.iter().map(|s| s.trim().to_string()))
+        }
+        (None, _) => config.token_all_scopes(SANDBOX_TOKEN),
+    };
+    if let Some(faults) = &global.sandbox_faults {
+        config = config.faults(faults.clone());
+    }
+    MockServer::start(config)
+        .await
+        .map_err(|e| CliError::other(format!("cannot start the sandbox: {e}")))
+}
+
+/// Warns on standard error when the command calls an operation the service replaced.
+fn warn_if_deprecated(command: &Command) {
+    use crate::cli::OrdersCommand;
+    let operation = match command {
+        Command::Orders(OrdersCommand::Shipments { .. }) => "list_order_shipments",
+        Command::Orders(OrdersCommand::UpdateShipment(_)) => "update_order_shipment",
+        Command::Orders(OrdersCommand::CancelShipment { .. }) => "cancel_order_shipment",
+        _ => return,
+    };
+    if let Some(meta) = OperationMeta::find(operation)
+        && let Some(new) = meta.replaced_by
+    {
+        let instead = cli::command_for(new).unwrap_or(new);
+        eprintln!(
+            "warning: {operation} is deprecated: the service replaced it with {new} \
+             (`store-admin {instead}`)"
+        );
+    }
+}

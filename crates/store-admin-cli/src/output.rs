@@ -1,0 +1,570 @@
+//! Printing records as JSON, NDJSON, a table or CSV, one at a time or streamed page by page.
+//!
+//! Every record is turned into JSON first and secrets are redacted from it ([`redact`]), whatever
+//! the format. Columns: a table shows each type's chosen columns ([`Record::COLUMNS`]); CSV shows
+//! every top-level property of the type's JSON schema (`id` first, then alphabetical), nested
+//! objects and arrays as compact JSON, so that its header is known before the first record arrives.
+
+use std::io::{self, IsTerminal, Write};
+
+use comfy_table::{CellAlignment, Table, presets};
+use futures::{Stream, StreamExt};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use schemars::schema::{InstanceType, RootSchema, Schema, SchemaObject, SingleOrVec};
+use serde::Serialize;
+use serde_json::Value;
+use store_admin::Page;
+
+use crate::cli::Format;
+use crate::error::CliError;
+
+/// Property names whose values are secrets: printed as [`REDACTED`].
+pub const SECRET_KEYS: &[&str] = &[
+    "secret",
+    "access_token",
+    "refresh_token",
+    "client_secret",
+    "password",
+];
+
+/// What a redacted secret is printed as.
+pub const REDACTED: &str = "[redacted]";
+
+/// Widest table cell, in characters, before it is cut with `…`.
+const CELL_WIDTH: usize = 48;
+
+/// A type the service returns, with the columns a table shows of it.
+pub trait Record: Serialize + schemars::JsonSchema {
+    /// Table columns: header and JSON pointer into the record.
+    const COLUMNS: &'static [(&'static str, &'static str)];
+}
+
+/// Prints records in one format on standard output.
+pub struct Printer {
+    format: Format,
+    progress: bool,
+}
+
+impl Printer {
+    /// A printer of `format`; a progress bar is drawn on standard error when `progress`.
+    pub fn new(format: Format, progress: bool) -> Self {
+        Printer { format, progress }
+    }
+
+    /// The format in use.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Prints one record (a table shows it as field/value lines).
+    pub fn one<T: Record>(&self, record: &T) -> Result<(), CliError> {
+        let value = to_json(record)?;
+        let mut out = io::stdout().lock();
+        match self.format {
+            Format::Json => writeln!(out, "{}", pretty(&value))?,
+            Format::Ndjson => writeln!(out, "{}", compact(&value))?,
+            Format::Csv => {
+                let columns = csv_columns::<T>();
+                let mut writer = csv::Writer::from_writer(&mut out);
+                write_csv_header(&mut writer, &columns)?;
+                write_csv_row(&mut writer, &columns, &value)?;
+                writer.flush()?;
+            }
+            Format::Table => write!(out, "{}", render_fields(&value))?,
+        }
+        out.flush()?;
+        Ok(())
+    }
+
+    /// Prints a whole list.
+    pub fn list<T: Record>(&self, records: &[T]) -> Result<(), CliError> {
+        let values = records.iter().map(to_json).collect::<Result<Vec<_>, _>>()?;
+        self.values::<T>(&values)
+    }
+
+    fn values<T: Record>(&self, values: &[Value]) -> Result<(), CliError> {
+        let mut out = io::stdout().lock();
+        match self.format {
+            Format::Json => writeln!(out, "{}", pretty(&Value::Array(values.to_vec())))?,
+            Format::Ndjson => {
+                for value in values {
+                    writeln!(out, "{}", compact(value))?;
+                }
+            }
+            Format::Csv => {
+                let columns = csv_columns::<T>();
+                let mut writer = csv::Writer::from_writer(&mut out);
+                write_csv_header(&mut writer, &columns)?;
+                for value in values {
+                    write_csv_row(&mut writer, &columns, value)?;
+                }
+                writer.flush()?;
+            }
+            Format::Table => {
+                if values.is_empty() {
+                    eprintln!("(no records)");
+                } else {
+                    write!(out, "{}", render_table(T::COLUMNS, values))?;
+                }
+            }
+        }
+        out.flush()?;
+        Ok(())
+    }
+
+    /// Prints every item of a page stream. NDJSON and CSV are written as pages arrive; JSON and
+    /// tables once the last page is in (so that JSON is a whole document or nothing). A progress
+    /// bar counts items on standard error when it is a terminal. On an error, what arrived before
+    /// it stays printed and the error is returned.
+    pub async fn stream<T, S>(&self, pages: S) -> Result<u64, CliError>
+    where
+        T: Record,
+        S: Stream<Item = Result<Page<T>, store_admin::Error>>,
+    {
+        let bar = self.progress_bar();
+        let mut pages = std::pin::pin!(pages);
+        let mut collected: Vec<Value> = Vec::new();
+        let mut count = 0u64;
+        let columns = csv_columns::<T>();
+        let mut csv_writer =
+            (self.format == Format::Csv).then(|| csv::Writer::from_writer(io::stdout()));
+        if let Some(writer) = csv_writer.as_mut() {
+            write_csv_header(writer, &columns)?;
+            writer.flush()?;
+        }
+        let result: Result<(), CliError> = async {
+            while let Some(page) = pages.next().await {
+                let page = page?;
+                if let Some(p) = &page.pagination
+                    && bar.length().is_none()
+                {
+                    bar.set_length(p.total.max(0) as u64);
+                }
+                let values = page
+                    .items
+                    .iter()
+                    .map(to_json)
+                    .collect::<Result<Vec<_>, _>>()?;
+                count += values.len() as u64;
+                bar.inc(values.len() as u64);
+                match self.format {
+                    Format::Ndjson => {
+                        let mut out = io::stdout().lock();
+                        for value in &values {
+                            writeln!(out, "{}", compact(value))?;
+                        }
+                        out.flush()?;
+                    }
+                    Format::Csv => {
+                        if let Some(writer) = csv_writer.as_mut() {
+                            for value in &values {
+                                write_csv_row(writer, &columns, value)?;
+                            }
+                            writer.flush()?;
+                        }
+                    }
+                    Format::Json | Format::Table => collected.extend(values),
+                }
+            }
+            Ok(())
+        }
+        .await;
+        bar.finish_and_clear();
+        result?;
+        if matches!(self.format, Format::Json | Format::Table) {
+            self.values::<T>(&collected)?;
+        }
+        Ok(count)
+    }
+
+    fn progress_bar(&self) -> ProgressBar {
+        if !self.progress {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template(
+            "{spinner} {bar:30} {pos}/{len} items  {elapsed}  eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style);
+        bar
+    }
+
+    /// Prints a JSON document as it is (after redaction): `api`'s responses.
+    pub fn document(&self, value: &Value) -> Result<(), CliError> {
+        let mut value = value.clone();
+        redact(&mut value);
+        let mut out = io::stdout().lock();
+        match self.format {
+            Format::Ndjson => writeln!(out, "{}", compact(&value))?,
+            _ => writeln!(out, "{}", pretty(&value))?,
+        }
+        out.flush()?;
+        Ok(())
+    }
+}
+
+/// Whether standard error is a terminal (progress bars are drawn only then).
+pub fn stderr_is_terminal() -> bool {
+    io::stderr().is_terminal()
+}
+
+/// The default format: a table on a terminal, JSON otherwise.
+pub fn default_format() -> Format {
+    if io::stdout().is_terminal() {
+        Format::Table
+    } else {
+        Format::Json
+    }
+}
+
+/// A record as redacted JSON.
+pub fn to_json<T: Serialize>(record: &T) -> Result<Value, CliError> {
+    let mut value = serde_json::to_value(record)
+        .map_err(|e| CliError::other(format!("cannot print the record: {e}")))?;
+    redact(&mut value);
+    Ok(value)
+}
+
+/// Replaces the value of every [`SECRET_KEYS`] property, at any depth, by [`REDACTED`].
+pub fn redact(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map.iter_mut() {
+                if SECRET_KEYS.contains(&key.as_str()) && !inner.is_null() {
+                    *inner = Value::String(REDACTED.into());
+                } else {
+                    redact(inner);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact),
+        _ => {}
+    }
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+fn compact(value: &Value) -> String {
+    value.to_string()
+}
+
+/// The CSV columns of `T`, from its JSON schema: every property, `id` first then alphabetical;
+/// a property that is always an object is expanded into dotted columns (`total.amount`,
+/// `total.currency`), up to three levels; arrays and values of several shapes stay one
+/// column of compact JSON.
+pub fn csv_columns<T: schemars::JsonSchema>() -> Vec<String> {
+    let root = schemars::schema_for!(T);
+    let mut columns = Vec::new();
+    expand(&root, &root.schema, "", 0, &mut columns);
+    if let Some(at) = columns.iter().position(|c| c == "id") {
+        let id = columns.remove(at);
+        columns.insert(0, id);
+    }
+    columns
+}
+
+/// How deep nested objects are expanded into dotted CSV columns.
+const CSV_DEPTH: usize = 3;
+
+fn expand(
+    root: &RootSchema,
+    schema: &SchemaObject,
+    prefix: &str,
+    depth: usize,
+    out: &mut Vec<String>,
+) {
+    let properties = object_schema(root, schema, 0).and_then(|object| object.object.as_ref());
+    match properties {
+        Some(object) if depth < CSV_DEPTH && !object.properties.is_empty() => {
+            let mut names: Vec<&String> = object.properties.keys().collect();
+            names.sort();
+            for name in names {
+                let path = if prefix.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{prefix}.{name}")
+                };
+                match &object.properties[name] {
+                    Schema::Object(inner) => expand(root, inner, &path, depth + 1, out),
+                    Schema::Bool(_) => out.push(path),
+                }
+            }
+        }
+        _ => {
+            if !prefix.is_empty() {
+                out.push(prefix.to_string());
+            }
+        }
+    }
+}
+
+/// The object schema behind `schema`: itself, its `$ref`, or the one non-null alternative of an
+/// `allOf`/`anyOf`; `None` when it may be something else than an object.
+fn object_schema<'a>(
+    root: &'a RootSchema,
+    schema: &'a SchemaObject,
+    hops: usize,
+) -> Option<&'a SchemaObject> {
+    if hops > 8 {
+        return None;
+    }
+    if let Some(reference) = &schema.reference {
+        let name = reference.strip_prefix("#/definitions/")?;
+        return match root.definitions.get(name)? {
+            Schema::Object(target) => object_schema(root, target, hops + 1),
+            Schema::Bool(_) => None,
+        };
+    }
+    if let Some(sub) = &schema.subschemas {
+        let alternatives = sub.all_of.as_ref().or(sub.any_of.as_ref())?;
+        let mut candidates = alternatives.iter().filter(|alt| !is_null(alt));
+        let only = candidates.next()?;
+        if candidates.next().is_some() {
+            return None;
+        }
+        return match only {
+            Schema::Object(target) => object_schema(root, target, hops + 1),
+            Schema::Bool(_) => None,
+        };
+    }
+    let is_object = match &schema.instance_type {
+        Some(SingleOrVec::Single(t)) => **t == InstanceType::Object,
+        Some(SingleOrVec::Vec(types)) => types
+            .iter()
+            .all(|t| matches!(t, InstanceType::Object | InstanceType::Null)),
+        None => schema.object.is_some(),
+    };
+    (is_object && schema.object.is_some()).then_some(schema)
+}
+
+fn is_null(schema: &Schema) -> bool {
+    matches!(schema, Schema::Object(SchemaObject { instance_type: Some(SingleOrVec::Single(t)), .. }) if **t == InstanceType::Null)
+}
+
+fn csv_value<'a>(value: &'a Value, column: &str) -> Option<&'a Value> {
+    column.split('.').try_fold(value, |v, key| v.get(key))
+}
+
+fn write_csv_header<W: Write>(
+    writer: &mut csv::Writer<W>,
+    columns: &[String],
+) -> Result<(), CliError> {
+    writer.write_record(columns).map_err(csv_error)
+}
+
+fn write_csv_row<W: Write>(
+    writer: &mut csv::Writer<W>,
+    columns: &[String],
+    value: &Value,
+) -> Result<(), CliError> {
+    let row = columns.iter().map(|c| csv_cell(csv_value(value, c)));
+    writer.write_record(row).map_err(csv_error)
+}
+
+fn csv_error(error: csv::Error) -> CliError {
+    match error.into_kind() {
+        csv::ErrorKind::Io(e) => CliError::from(e),
+        other => CliError::other(format!("writing CSV failed: {other:?}")),
+    }
+}
+
+fn csv_cell(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other @ (Value::Number(_) | Value::Bool(_))) => other.to_string(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// A cell of a table: scalars as text; a money object as `amount currency`; a date object as its
+/// date; a status-like object by its slug or name; anything else as compact JSON; cut to
+/// [`CELL_WIDTH`].
+fn table_cell(value: Option<&Value>) -> String {
+    let text = match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Object(map)) => {
+            let text_of = |key: &str| map.get(key).map(|v| table_cell(Some(v)));
+            if let (Some(amount), Some(currency)) = (text_of("amount"), text_of("currency")) {
+                format!("{amount} {currency}")
+            } else if let Some(date) = text_of("date") {
+                date
+            } else if let Some(slug) = text_of("slug") {
+                slug
+            } else if let Some(name) = text_of("name") {
+                name
+            } else {
+                Value::Object(map.clone()).to_string()
+            }
+        }
+        Some(Value::Array(items)) if items.is_empty() => String::new(),
+        Some(Value::Number(n)) => match n.as_f64() {
+            // A float with nothing after the point (an amount read as f64) prints as an integer.
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.0}"),
+            _ => n.to_string(),
+        },
+        Some(other) => other.to_string(),
+    };
+    cut(&text.replace(['\n', '\r', '\t'], " "), CELL_WIDTH)
+}
+
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        text.chars().take(max - 1).chain(['…']).collect()
+    }
+}
+
+fn new_table() -> Table {
+    let mut table = Table::new();
+    table.load_preset(presets::NOTHING);
+    table
+}
+
+fn finish(table: &mut Table) -> String {
+    for column in table.column_iter_mut() {
+        column.set_padding((0, 2));
+    }
+    let mut text = String::new();
+    for line in table.to_string().lines() {
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text
+}
+
+fn render_table(columns: &[(&str, &str)], values: &[Value]) -> String {
+    let mut table = new_table();
+    table.set_header(columns.iter().map(|(header, _)| header.to_string()));
+    let rows: Vec<Vec<String>> = values
+        .iter()
+        .map(|value| {
+            columns
+                .iter()
+                .map(|(_, pointer)| table_cell(value.pointer(pointer)))
+                .collect()
+        })
+        .collect();
+    for row in &rows {
+        table.add_row(row.clone());
+    }
+    for (index, _) in columns.iter().enumerate() {
+        let numeric = rows.iter().any(|r| !r[index].is_empty())
+            && rows
+                .iter()
+                .all(|r| r[index].is_empty() || r[index].parse::<f64>().is_ok());
+        if numeric && let Some(column) = table.column_mut(index) {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    finish(&mut table)
+}
+
+/// One record as `field  value` lines, nested objects flattened to dotted paths.
+fn render_fields(value: &Value) -> String {
+    let mut fields = Vec::new();
+    flatten("", value, &mut fields);
+    let mut table = new_table();
+    for (field, text) in fields {
+        table.add_row(vec![field, text]);
+    }
+    finish(&mut table)
+}
+
+fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (key, inner) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                flatten(&path, inner, out);
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            let text = format!(
+                "[{} item{}] {}",
+                items.len(),
+                if items.len() == 1 { "" } else { "s" },
+                value
+            );
+            out.push((prefix.to_string(), cut(&text, 2 * CELL_WIDTH)));
+        }
+        Value::Number(_) => out.push((prefix.to_string(), table_cell(Some(value)))),
+        other => out.push((
+            prefix.to_string(),
+            cut(&csv_cell(Some(other)), 2 * CELL_WIDTH),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redact_hides_secrets_at_any_depth() {
+        let mut value = serde_json::json!({
+            "id": 1,
+            "security": {"strategy": "signature", "secret": "s3cr3t"},
+            "list": [{"access_token": "a"}, {"secret": null}]
+        });
+        redact(&mut value);
+        assert_eq!(value["security"]["secret"], REDACTED);
+        assert_eq!(value["list"][0]["access_token"], REDACTED);
+        assert_eq!(value["list"][1]["secret"], Value::Null);
+        assert_eq!(value["security"]["strategy"], "signature");
+    }
+
+    #[test]
+    fn table_cell_shows_money_dates_and_statuses_compactly() {
+        let money = serde_json::json!({"amount": 12.5, "currency": "SAR"});
+        assert_eq!(table_cell(Some(&money)), "12.5 SAR");
+        let date =
+            serde_json::json!({"date": "2024-01-02 10:00:00.000000", "timezone": "Asia/Riyadh"});
+        assert_eq!(table_cell(Some(&date)), "2024-01-02 10:00:00.000000");
+        let status = serde_json::json!({"id": 1, "name": "Shipped", "slug": "shipped"});
+        assert_eq!(table_cell(Some(&status)), "shipped");
+        let long = Value::String("x".repeat(100));
+        assert_eq!(table_cell(Some(&long)).chars().count(), CELL_WIDTH);
+    }
+
+    #[test]
+    fn csv_columns_put_id_first_then_alphabetical() {
+        let columns = csv_columns::<store_admin::types::ProductQuantity>();
+        assert_eq!(columns.first().map(String::as_str), Some("id"));
+        let rest = &columns[1..];
+        let mut sorted = rest.to_vec();
+        sorted.sort();
+        assert_eq!(rest, sorted.as_slice());
+        assert!(columns.iter().any(|c| c == "quantity"));
+    }
+
+    #[test]
+    fn csv_columns_expand_objects_but_not_arrays_or_mixed_values() {
+        let columns = csv_columns::<store_admin::types::Order>();
+        for expected in [
+            "total.amount",
+            "total.currency",
+            "status.slug",
+            "date.date",
+            "items",
+        ] {
+            assert!(
+                columns.iter().any(|c| c == expected),
+                "{expected} not in {columns:?}"
+            );
+        }
+        assert!(!columns.iter().any(|c| c == "total"), "{columns:?}");
+        let order = serde_json::json!({"total": {"amount": 5, "currency": "SAR"}});
+        assert_eq!(csv_cell(csv_value(&order, "total.currency")), "SAR");
+        assert_eq!(csv_cell(csv_value(&order, "status.slug")), "");
+    }
+}

@@ -1,0 +1,52 @@
+//! Shared helpers of the CLI's integration tests.
+
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+
+/// `store-admin` with none of its environment variables set, so that the developer's own token
+/// or base URL never leaks into a test.
+pub fn store_admin() -> Command {
+    let mut command = Command::cargo_bin("store-admin").expect("the store-admin binary is built");
+    for name in [
+        "STORE_ADMIN_TOKEN",
+        "STORE_ADMIN_BASE_URL",
+        "STORE_ADMIN_WEBHOOK_SECRET",
+        "RUST_LOG",
+    ] {
+        command.env_remove(name);
+    }
+    command
+}
+
+/// `store-admin --sandbox ARGS...`
+pub fn sandbox(args: &[&str]) -> Command {
+    let mut command = store_admin();
+    command.arg("--sandbox").args(args);
+    command
+}
+
+/// Runs `command`, asserts its exit code, and returns standard output and standard error.
+pub fn run(mut command: Command, code: i32) -> (String, String) {
+    let output = command.output().expect("store-admin runs");
+    let stdout = String::from_utf8(output.stdout).expect("stdout is UTF-8");
+    let stderr = String::from_utf8(output.stderr).expect("stderr is UTF-8");
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "exit code\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    (stdout, stderr)
+}
+
+/// Runs `store-admin --sandbox ARGS...`, expects success, returns standard output.
+pub fn ok(args: &[&str]) -> String {
+    let (stdout, stderr) = run(sandbox(args), 0);
+    assert!(stderr.is_empty(), "unexpected stderr: {stderr}");
+    stdout
+}
+
+/// Parses JSON output.
+pub fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}

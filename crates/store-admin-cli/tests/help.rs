@@ -1,0 +1,292 @@
+//! The command tree against the document: every operation has a command, every parameter and
+//! scalar body field a flag; and snapshots of the help text.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+use store_admin::OPERATIONS;
+use store_admin_cli::cli::{OPERATION_COMMANDS, command};
+
+use common::{run, store_admin};
+
+fn find(words: &str) -> clap::Command {
+    let mut current = command();
+    for word in words.split(' ') {
+        current = current
+            .find_subcommand(word)
+            .unwrap_or_else(|| panic!("no command `{word}` in `{words}`"))
+            .clone();
+    }
+    current
+}
+
+fn arg_ids(cmd: &clap::Command) -> BTreeSet<String> {
+    cmd.get_arguments()
+        .map(|a| a.get_id().as_str().to_string())
+        .collect()
+}
+
+#[test]
+fn the_command_tree_passes_clap_s_consistency_checks() {
+    // Duplicate flags, bad defaults, conflicting ids...: clap checks these only when a command is
+    // built, so check every command here rather than when someone first runs it.
+    command().debug_assert();
+}
+
+#[test]
+fn every_operation_of_the_document_has_exactly_one_command() {
+    let documented: BTreeSet<&str> = OPERATIONS.iter().map(|op| op.operation_id).collect();
+    let mapped: Vec<&str> = OPERATION_COMMANDS.iter().map(|(_, id)| *id).collect();
+    let unique: BTreeSet<&str> = mapped.iter().copied().collect();
+    assert_eq!(unique.len(), mapped.len(), "an operation is mapped twice");
+    assert_eq!(
+        documented, unique,
+        "operations without a command, or commands without an operation"
+    );
+    for (path, _) in OPERATION_COMMANDS {
+        let cmd = find(path);
+        assert!(
+            cmd.get_subcommands().next().is_none(),
+            "`{path}` is not a leaf command"
+        );
+    }
+}
+
+#[test]
+fn operation_commands_take_their_summary_and_scopes_from_the_document() {
+    for (path, operation_id) in OPERATION_COMMANDS {
+        let meta = store_admin::OperationMeta::find(operation_id).unwrap();
+        let cmd = find(path);
+        let about = cmd.get_about().map(|a| a.to_string()).unwrap_or_default();
+        assert!(about.starts_with(meta.summary), "`{path}`: {about:?}");
+        let after = cmd
+            .get_after_help()
+            .map(|a| a.to_string())
+            .unwrap_or_default();
+        assert!(after.contains(operation_id), "`{path}`: {after:?}");
+        for scope in meta.scopes {
+            assert!(after.contains(scope), "`{path}` does not name {scope}");
+        }
+    }
+}
+
+struct Document(Value);
+
+/// What the document says an operation takes.
+struct DocumentedOperation {
+    id: String,
+    /// Path and query parameter names.
+    params: Vec<String>,
+    /// Body properties that are strings, numbers or booleans.
+    scalars: Vec<String>,
+    /// Other body properties (objects, arrays, unions).
+    others: Vec<String>,
+}
+
+impl Document {
+    fn load() -> Self {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../openapi/store-admin.yaml"
+        );
+        let text = std::fs::read_to_string(path).expect("the OpenAPI document");
+        Document(serde_yaml::from_str(&text).expect("the document is YAML"))
+    }
+
+    fn resolve<'a>(&'a self, value: &'a Value) -> &'a Value {
+        match value.get("$ref").and_then(Value::as_str) {
+            Some(reference) => {
+                let pointer = reference.trim_start_matches('#');
+                self.resolve(
+                    self.0
+                        .pointer(pointer)
+                        .unwrap_or_else(|| panic!("{reference}")),
+                )
+            }
+            None => value,
+        }
+    }
+
+    fn is_scalar(&self, schema: &Value) -> bool {
+        let schema = self.resolve(schema);
+        matches!(
+            schema.get("type").and_then(Value::as_str),
+            Some("string" | "integer" | "number" | "boolean")
+        )
+    }
+
+    fn operations(&self) -> Vec<DocumentedOperation> {
+        let mut out = Vec::new();
+        let paths = self.0["paths"].as_object().expect("paths");
+        for item in paths.values() {
+            let shared: Vec<&Value> = item
+                .get("parameters")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().collect())
+                .unwrap_or_default();
+            for method in ["get", "post", "put", "patch", "delete"] {
+                let Some(op) = item.get(method) else { continue };
+                let id = op["operationId"].as_str().expect("operationId").to_string();
+                let mut params: Vec<String> = shared
+                    .iter()
+                    .copied()
+                    .chain(
+                        op.get("parameters")
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten(),
+                    )
+                    .map(|p| self.resolve(p))
+                    .filter(|p| matches!(p["in"].as_str(), Some("path" | "query")))
+                    .map(|p| {
+                        p["name"]
+                            .as_str()
+                            .unwrap()
+                            .trim_end_matches("[]")
+                            .to_string()
+                    })
+                    .collect();
+                params.sort();
+                params.dedup();
+                let (mut scalars, mut others) = (Vec::new(), Vec::new());
+                if let Some(body) = op.pointer("/requestBody/content/application~1json/schema") {
+                    let body = self.resolve(body);
+                    for (name, schema) in body["properties"].as_object().into_iter().flatten() {
+                        if self.is_scalar(schema) {
+                            scalars.push(name.clone());
+                        } else {
+                            others.push(name.clone());
+                        }
+                    }
+                }
+                out.push(DocumentedOperation {
+                    id,
+                    params,
+                    scalars,
+                    others,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Body properties that are not scalars but still have a flag of their own.
+const STRUCTURED_FLAGS: &[(&str, &str)] = &[
+    ("values", "values"),
+    ("locales", "locales"),
+    ("headers", "headers"),
+    ("service_types", "service_types"),
+    ("show_in", "show_in_app"),
+    ("security_strategy", "security_strategy"),
+];
+
+#[test]
+fn every_parameter_and_scalar_body_field_of_the_document_has_a_flag() {
+    let document = Document::load();
+    let operations = document.operations();
+    assert_eq!(
+        operations.len(),
+        OPERATIONS.len(),
+        "the document and OPERATIONS disagree"
+    );
+    for DocumentedOperation {
+        id,
+        params,
+        scalars,
+        others,
+    } in operations
+    {
+        let path =
+            store_admin_cli::cli::command_for(&id).unwrap_or_else(|| panic!("no command for {id}"));
+        let ids = arg_ids(&find(path));
+        for param in &params {
+            assert!(
+                ids.contains(param),
+                "`{path}` has no flag or argument for the parameter `{param}` of {id}"
+            );
+        }
+        for field in &scalars {
+            assert!(
+                ids.contains(field),
+                "`{path}` has no flag for the body field `{field}` of {id}"
+            );
+        }
+        if !scalars.is_empty() || !others.is_empty() {
+            assert!(ids.contains("body"), "`{path}` takes no --body");
+        }
+        for field in &others {
+            if let Some((_, flag)) = STRUCTURED_FLAGS.iter().find(|(name, _)| name == field) {
+                assert!(
+                    ids.contains(*flag),
+                    "`{path}` has no --{flag} for `{field}`"
+                );
+            }
+        }
+    }
+}
+
+fn help(args: &[&str]) -> String {
+    let mut cmd = store_admin();
+    cmd.args(args).arg("--help");
+    let (stdout, stderr) = run(cmd, 0);
+    assert!(stderr.is_empty(), "{stderr}");
+    stdout
+}
+
+#[test]
+fn help_of_the_root_command() {
+    insta::assert_snapshot!(help(&[]));
+}
+
+#[test]
+fn help_of_each_command_group() {
+    for group in [
+        "products",
+        "orders",
+        "reservations",
+        "shipments",
+        "shipping",
+        "languages",
+        "categories",
+        "webhooks",
+    ] {
+        let mut cmd = store_admin();
+        cmd.args([group, "-h"]);
+        let (stdout, _) = run(cmd, 0);
+        insta::assert_snapshot!(format!("help_group_{group}"), stdout);
+    }
+}
+
+#[test]
+fn help_of_commands_with_many_flags() {
+    for path in [
+        "orders list",
+        "products quantities",
+        "shipments create",
+        "webhooks subscribe",
+        "webhooks verify",
+        "webhooks listen",
+        "api",
+    ] {
+        let args: Vec<&str> = path.split(' ').collect();
+        let mut cmd = store_admin();
+        cmd.args(&args).arg("-h");
+        let (stdout, _) = run(cmd, 0);
+        insta::assert_snapshot!(format!("help_{}", path.replace(' ', "_")), stdout);
+    }
+}
+
+#[test]
+fn help_never_shows_the_token_from_the_environment() {
+    let mut cmd = store_admin();
+    cmd.env("STORE_ADMIN_TOKEN", "tok-from-env-123")
+        .env("STORE_ADMIN_WEBHOOK_SECRET", "whsec-from-env-456")
+        .args(["webhooks", "verify", "--help"]);
+    let (stdout, _) = run(cmd, 0);
+    assert!(stdout.contains("STORE_ADMIN_TOKEN"));
+    assert!(!stdout.contains("tok-from-env-123"));
+    assert!(!stdout.contains("whsec-from-env-456"));
+}

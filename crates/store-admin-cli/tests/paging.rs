@@ -1,0 +1,151 @@
+//! `--all`: every page through the ergonomics crate's concurrent pagination, streamed.
+
+mod common;
+
+use store_admin::types;
+
+use common::{json, run, sandbox};
+
+/// The pagination's `total` of product quantities, read through `api` from a sandbox of the same
+/// seed.
+fn quantities_total() -> usize {
+    let (out, _) = run(
+        sandbox(&["api", "GET", "/products/quantities", "-f", "per_page=1"]),
+        0,
+    );
+    let total = json(&out)["pagination"]["total"]
+        .as_u64()
+        .expect("pagination.total");
+    assert!(
+        total > 60,
+        "the sandbox has several pages of quantities ({total})"
+    );
+    total as usize
+}
+
+/// Runs `--all` as ndjson and checks that it printed `total` valid product quantities, each once.
+fn assert_every_quantity_once(extra: &[&str]) {
+    let total = quantities_total();
+    let mut args = extra.to_vec();
+    args.extend(["products", "quantities", "--all", "--output", "ndjson"]);
+    let (out, err) = run(sandbox(&args), 0);
+    assert!(
+        err.is_empty(),
+        "nothing on stderr when it is not a terminal: {err}"
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines.len(),
+        total,
+        "one line per item of the pagination's total"
+    );
+    let mut keys = std::collections::BTreeSet::new();
+    for line in lines {
+        let row: types::ProductQuantity = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("not a product quantity ({e}): {line}"));
+        keys.insert((row.id, row.sku.clone(), row.variant.clone()));
+    }
+    assert_eq!(keys.len(), total, "no row repeated");
+}
+
+#[test]
+fn all_quantities_as_ndjson_print_exactly_total_lines() {
+    assert_every_quantity_once(&[]);
+}
+
+#[test]
+fn all_quantities_under_injected_faults_still_print_exactly_total_lines() {
+    // 10% server errors and 5% dropped connections on every request: the retries absorb them.
+    // More retries than the default make a page failing every attempt vanishingly unlikely.
+    assert_every_quantity_once(&[
+        "--sandbox-faults",
+        r#"{"errors":{"rate":0.1},"drop_connection":{"rate":0.05}}"#,
+        "--retries",
+        "10",
+    ]);
+}
+
+#[test]
+fn all_pages_come_in_order_whatever_the_concurrency() {
+    let (one, _) = run(
+        sandbox(&[
+            "--concurrency",
+            "1",
+            "orders",
+            "list",
+            "--all",
+            "-o",
+            "ndjson",
+        ]),
+        0,
+    );
+    let (eight, _) = run(
+        sandbox(&[
+            "--concurrency",
+            "8",
+            "orders",
+            "list",
+            "--all",
+            "-o",
+            "ndjson",
+        ]),
+        0,
+    );
+    assert_eq!(one, eight);
+    let (page1, _) = run(
+        sandbox(&["orders", "list", "--per-page", "60", "-o", "ndjson"]),
+        0,
+    );
+    assert!(one.starts_with(&page1), "the first page comes first");
+}
+
+#[test]
+fn all_as_csv_has_one_header_and_a_row_per_item() {
+    let total = quantities_total();
+    let (out, _) = run(
+        sandbox(&["products", "quantities", "--all", "-o", "csv"]),
+        0,
+    );
+    let mut reader = csv::Reader::from_reader(out.as_bytes());
+    let headers = reader.headers().unwrap().clone();
+    assert_eq!(headers.get(0), Some("id"));
+    assert_eq!(reader.records().count(), total);
+}
+
+#[test]
+fn all_as_json_is_one_array() {
+    let total = quantities_total();
+    let (out, _) = run(
+        sandbox(&["products", "quantities", "--all", "-o", "json"]),
+        0,
+    );
+    let rows: Vec<types::ProductQuantity> = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows.len(), total);
+}
+
+#[test]
+fn all_when_every_page_fails_prints_nothing_and_exits_4() {
+    let faults = r#"{"errors":{"rate":1.0,"statuses":[500]}}"#;
+    let (out, err) = run(
+        sandbox(&[
+            "--sandbox-faults",
+            faults,
+            "--retries",
+            "0",
+            "orders",
+            "list",
+            "--all",
+            "-o",
+            "ndjson",
+        ]),
+        4,
+    );
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("HTTP 500"), "{err}");
+}
+
+#[test]
+fn page_and_all_are_exclusive() {
+    let (_, err) = run(sandbox(&["orders", "list", "--all", "--page", "2"]), 2);
+    assert!(err.contains("--all") && err.contains("--page"), "{err}");
+}

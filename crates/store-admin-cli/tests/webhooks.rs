@@ -1,0 +1,196 @@
+//! `webhooks verify` and `webhooks listen`: deliveries signed as the service signs them.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+use secrecy::SecretString;
+use store_admin::webhooks::sign;
+
+use common::{json, run, store_admin};
+
+const SECRET: &str = "whsec-test-1234";
+const BODY: &str = r#"{"event":"order.created","merchant":1234509876,"created_at":"2022-12-31 12:31:25","data":{"id":7,"total":{"amount":10,"currency":"SAR"}}}"#;
+
+fn signature(body: &[u8]) -> String {
+    sign(&SecretString::from(SECRET), body)
+}
+
+/// Writes a delivery's headers and body to files; returns (dir, headers path, body path).
+fn delivery(body: &[u8], signature: &str) -> (tempfile::TempDir, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let headers = dir.path().join("headers.txt");
+    std::fs::write(
+        &headers,
+        format!(
+            "POST /webhooks HTTP/1.1\nContent-Type: application/json\n\
+             X-Salla-Security-Strategy: Signature\nX-Salla-Signature: {signature}\n"
+        ),
+    )
+    .unwrap();
+    let body_path = dir.path().join("body.json");
+    std::fs::write(&body_path, body).unwrap();
+    let h = headers.to_str().unwrap().to_string();
+    let b = body_path.to_str().unwrap().to_string();
+    (dir, h, b)
+}
+
+fn verify(args: &[&str], code: i32) -> (String, String) {
+    let mut cmd = store_admin();
+    cmd.args(["webhooks", "verify", "--secret", SECRET])
+        .args(args);
+    run(cmd, code)
+}
+
+#[test]
+fn verify_accepts_a_correctly_signed_delivery() {
+    let (_dir, headers, body) = delivery(BODY.as_bytes(), &signature(BODY.as_bytes()));
+    let (out, _) = verify(&["--headers", &headers, "--body", &body, "-o", "table"], 0);
+    insta::assert_snapshot!(out);
+    let (out, _) = verify(&["--headers", &headers, "--body", &body, "-o", "json"], 0);
+    let report = json(&out);
+    assert_eq!(report["valid"], true);
+    assert_eq!(report["strategy"], "Signature");
+    assert_eq!(report["event"]["event"], "order.created");
+}
+
+#[test]
+fn verify_rejects_a_tampered_body_with_exit_1() {
+    let tampered = BODY.replace("\"id\":7", "\"id\":8");
+    let (_dir, headers, body) = delivery(tampered.as_bytes(), &signature(BODY.as_bytes()));
+    let (out, err) = verify(&["--headers", &headers, "--body", &body, "-o", "table"], 1);
+    insta::assert_snapshot!(out);
+    assert!(err.is_empty(), "{err}");
+    assert!(!out.contains(SECRET) && !out.contains(&signature(tampered.as_bytes())));
+}
+
+#[test]
+fn verify_explains_a_trailing_newline_added_to_the_body_file() {
+    let with_newline = format!("{BODY}\n");
+    let (_dir, headers, body) = delivery(with_newline.as_bytes(), &signature(BODY.as_bytes()));
+    let (out, _) = verify(&["--headers", &headers, "--body", &body], 1);
+    assert!(out.contains("trailing newline"), "{out}");
+}
+
+#[test]
+fn verify_reads_a_whole_request_from_standard_input() {
+    let raw = format!(
+        "POST /hook HTTP/1.1\r\nX-Salla-Security-Strategy: Signature\r\nX-Salla-Signature: {}\r\n\r\n{BODY}",
+        signature(BODY.as_bytes())
+    );
+    let mut cmd = store_admin();
+    cmd.args([
+        "webhooks",
+        "verify",
+        "--secret",
+        SECRET,
+        "--request",
+        "-",
+        "-o",
+        "ndjson",
+    ])
+    .write_stdin(raw);
+    let (out, _) = run(cmd, 0);
+    assert_eq!(json(&out)["valid"], true);
+}
+
+#[test]
+fn verify_accepts_the_token_strategy_from_header_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("body.json");
+    std::fs::write(&body, BODY).unwrap();
+    let auth = format!("Authorization: {SECRET}");
+    let (out, _) = verify(
+        &[
+            "-H",
+            "X-Salla-Security-Strategy: Token",
+            "-H",
+            &auth,
+            "--body",
+            body.to_str().unwrap(),
+            "-o",
+            "table",
+        ],
+        0,
+    );
+    assert!(out.starts_with("valid: the Token strategy"), "{out}");
+}
+
+#[test]
+fn verify_without_security_headers_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("body.json");
+    std::fs::write(&body, BODY).unwrap();
+    let (out, _) = verify(&["--body", body.to_str().unwrap(), "-o", "table"], 1);
+    assert!(out.contains("missing X-Salla-Security-Strategy"), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn listen_prints_verified_events_and_rejects_forged_ones() {
+    let binary = assert_cmd::cargo::cargo_bin("store-admin");
+    let mut child = std::process::Command::new(binary)
+        .args([
+            "webhooks",
+            "listen",
+            "--port",
+            "0",
+            "--max-events",
+            "2",
+            "-o",
+            "ndjson",
+        ])
+        .env("STORE_ADMIN_WEBHOOK_SECRET", SECRET)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    stderr.read_line(&mut first).unwrap();
+    let address = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
+        .trim_end_matches('/')
+        .to_string();
+    assert!(!first.contains(SECRET));
+
+    let client = reqwest::Client::new();
+    let post = |body: String, signature: String| {
+        client
+            .post(format!("{address}/webhooks"))
+            .header("X-Salla-Security-Strategy", "Signature")
+            .header("X-Salla-Signature", signature)
+            .body(body)
+            .send()
+    };
+    let forged = post(BODY.to_string(), signature(b"something else"))
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 401);
+    let first_ok = post(BODY.to_string(), signature(BODY.as_bytes()))
+        .await
+        .unwrap();
+    assert_eq!(first_ok.status(), 200);
+    let second = BODY.replace("order.created", "order.updated");
+    let second_ok = post(second.clone(), signature(second.as_bytes()))
+        .await
+        .unwrap();
+    assert_eq!(second_ok.status(), 200);
+
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(output.status.success(), "stops after --max-events");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let events: Vec<serde_json::Value> = stdout.lines().map(json).collect();
+    assert_eq!(events.len(), 2, "{stdout}");
+    assert_eq!(events[0]["event"], "order.created");
+    assert_eq!(events[1]["event"], "order.updated");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    assert!(rest.contains("rejected a delivery to /webhooks"), "{rest}");
+    assert!(!stdout.contains(SECRET) && !rest.contains(SECRET));
+}
