@@ -19,6 +19,11 @@ async fn mock(config: MockConfig) -> MockServer {
         .expect("mock starts")
 }
 
+/// A small store (20 products) with these faults.
+async fn faulty(faults: FaultConfig) -> MockServer {
+    mock(MockConfig::new().products(20).faults(faults)).await
+}
+
 fn admin(server: &MockServer) -> StoreAdmin {
     StoreAdmin::builder()
         .with_base_url(server.base_url())
@@ -171,13 +176,13 @@ async fn export_under_ten_percent_faults_yields_every_item_exactly_once() {
 #[tokio::test]
 async fn retries_429_after_retry_after_and_succeeds() {
     // 60 a minute with a bucket of 60: the 61st request in a burst gets 429 with Retry-After 1.
-    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+    let server = faulty(FaultConfig {
         rate_limit: Some(RateLimitFault {
             per_minute: 60,
             operations: vec![],
         }),
         ..FaultConfig::default()
-    }))
+    })
     .await;
     let admin = admin(&server);
     for _ in 0..60 {
@@ -202,7 +207,7 @@ async fn retries_429_after_retry_after_and_succeeds() {
 
 #[tokio::test]
 async fn a_burst_of_5xx_is_retried() {
-    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+    let server = faulty(FaultConfig {
         errors: Some(ErrorFault {
             rate: 1.0,
             statuses: vec![503, 502],
@@ -210,7 +215,7 @@ async fn a_burst_of_5xx_is_retried() {
             operations: vec![],
         }),
         ..FaultConfig::default()
-    }))
+    })
     .await;
     let admin = admin(&server);
     let statuses = admin
@@ -223,7 +228,7 @@ async fn a_burst_of_5xx_is_retried() {
 
 #[tokio::test]
 async fn exhausted_retries_return_the_last_5xx_with_its_status() {
-    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+    let server = faulty(FaultConfig {
         errors: Some(ErrorFault {
             rate: 1.0,
             statuses: vec![503],
@@ -231,7 +236,7 @@ async fn exhausted_retries_return_the_last_5xx_with_its_status() {
             operations: vec![],
         }),
         ..FaultConfig::default()
-    }))
+    })
     .await;
     let admin = admin(&server);
     let err: Error = admin
@@ -247,14 +252,14 @@ async fn exhausted_retries_return_the_last_5xx_with_its_status() {
 
 #[tokio::test]
 async fn dropped_connection_is_retried_for_get() {
-    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+    let server = faulty(FaultConfig {
         drop_connection: Some(ChanceFault {
             rate: 1.0,
             times: Some(1),
             operations: vec![],
         }),
         ..FaultConfig::default()
-    }))
+    })
     .await;
     let admin = admin(&server);
     admin
@@ -266,14 +271,14 @@ async fn dropped_connection_is_retried_for_get() {
 
 #[tokio::test]
 async fn dropped_connection_is_not_retried_for_post() {
-    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+    let server = faulty(FaultConfig {
         drop_connection: Some(ChanceFault {
             rate: 1.0,
             times: Some(1),
             operations: vec!["create_category".into()],
         }),
         ..FaultConfig::default()
-    }))
+    })
     .await;
     let admin = admin(&server);
     let body = types::CreateCategoryRequest::builder().name("Not twice");
@@ -290,14 +295,14 @@ async fn dropped_connection_is_not_retried_for_post() {
 
 #[tokio::test]
 async fn truncated_body_is_retried() {
-    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+    let server = faulty(FaultConfig {
         truncate_body: Some(ChanceFault {
             rate: 1.0,
             times: Some(1),
             operations: vec![],
         }),
         ..FaultConfig::default()
-    }))
+    })
     .await;
     let admin = admin(&server);
     let statuses = admin
@@ -310,13 +315,13 @@ async fn truncated_body_is_retried() {
 
 #[tokio::test]
 async fn a_slow_service_times_out_with_a_clear_error() {
-    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+    let server = faulty(FaultConfig {
         latency: Some(LatencyFault {
             millis: 2_000,
             operations: vec![],
         }),
         ..FaultConfig::default()
-    }))
+    })
     .await;
     let admin = StoreAdmin::builder()
         .with_base_url(server.base_url())
@@ -437,13 +442,13 @@ async fn secrets_never_appear_in_debug_output() {
 async fn client_side_rate_limit_keeps_a_bulk_job_clear_of_429() {
     // The store allows 60 a minute (a bucket of 60, then one a second); the client is sized to
     // the same plan and retries nothing, so a single 429 would fail the job.
-    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+    let server = faulty(FaultConfig {
         rate_limit: Some(RateLimitFault {
             per_minute: 60,
             operations: vec![],
         }),
         ..FaultConfig::default()
-    }))
+    })
     .await;
     let admin = StoreAdmin::builder()
         .with_base_url(server.base_url())
@@ -466,13 +471,13 @@ async fn client_side_rate_limit_keeps_a_bulk_job_clear_of_429() {
 #[tokio::test]
 async fn remaining_zero_from_the_server_pauses_the_client_until_reset() {
     // The client believes in a much larger plan; the server's X-RateLimit-Remaining keeps it in step.
-    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+    let server = faulty(FaultConfig {
         rate_limit: Some(RateLimitFault {
             per_minute: 60,
             operations: vec![],
         }),
         ..FaultConfig::default()
-    }))
+    })
     .await;
     let admin = StoreAdmin::builder()
         .with_base_url(server.base_url())
@@ -537,7 +542,7 @@ async fn each_call_has_a_span_with_operation_method_path_status_and_attempt_but_
     let subscriber = tracing_subscriber::registry().with(captured.clone());
     let _guard = tracing::subscriber::set_default(subscriber);
 
-    let server = mock(MockConfig::new().products(20).faults(FaultConfig {
+    let server = faulty(FaultConfig {
         errors: Some(ErrorFault {
             rate: 1.0,
             statuses: vec![503],
@@ -545,7 +550,7 @@ async fn each_call_has_a_span_with_operation_method_path_status_and_attempt_but_
             operations: vec![],
         }),
         ..FaultConfig::default()
-    }))
+    })
     .await;
     let admin = admin(&server);
     admin.get_shipment().shipment_id(1_i64).send().await.ok();

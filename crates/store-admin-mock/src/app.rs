@@ -1,6 +1,7 @@
 //! Shared state, the router built from the document's operation table, and the auth and fault
 //! middleware.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -23,6 +24,7 @@ use crate::faults::{self, FaultConfig, FaultInjector};
 use crate::oauth::{OAuth, TOKEN_PATH};
 use crate::routes;
 use crate::store::Store;
+use crate::validate::BodySchemas;
 
 /// The path prefix of every API operation.
 pub const API_PREFIX: &str = "/admin/v2";
@@ -30,10 +32,17 @@ pub const API_PREFIX: &str = "/admin/v2";
 /// Everything a request handler can reach.
 pub(crate) struct AppState {
     store: RwLock<Store>,
+    /// Moves on each time the store is locked for writing (see [`AppState::write`]).
+    generation: AtomicU64,
+    /// Rendered 200 answers of GET operations, by path and query, with the generation they were
+    /// rendered at: a list page is served again without filtering or serializing anything.
+    responses: RwLock<HashMap<String, CachedResponse>>,
     pub tokens: Vec<MockToken>,
     pub oauth: OAuth,
     /// Requests received per operation, indexed like [`OPERATIONS`].
     pub requests: Box<[AtomicU64]>,
+    /// The document's request body schemas, indexed like [`OPERATIONS`].
+    pub bodies: BodySchemas,
     pub faults: FaultInjector,
     pub dispatcher: Arc<Dispatcher>,
     /// `http://127.0.0.1:PORT/admin/v2`.
@@ -51,9 +60,12 @@ impl AppState {
     ) -> Self {
         Self {
             store: RwLock::new(store),
+            generation: AtomicU64::new(0),
+            responses: RwLock::new(HashMap::new()),
             tokens,
             oauth,
             requests: OPERATIONS.iter().map(|_| AtomicU64::new(0)).collect(),
+            bodies: BodySchemas::from_document(),
             faults,
             dispatcher,
             base_url,
@@ -64,8 +76,12 @@ impl AppState {
         self.store.read().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The store for a change. Every write moves the store's generation on, which invalidates
+    /// the cached GET responses.
     pub fn write(&self) -> RwLockWriteGuard<'_, Store> {
-        self.store.write().unwrap_or_else(PoisonError::into_inner)
+        let guard = self.store.write().unwrap_or_else(PoisonError::into_inner);
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        guard
     }
 
     /// Whether the bearer token `presented` may call an operation needing one of `required`:
@@ -116,8 +132,13 @@ pub(crate) fn respond<T: DeserializeOwned + Serialize>(
 }
 
 pub(crate) fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response {
-    let bytes = serde_json::to_vec(body).unwrap_or_default();
-    let mut response = (status, bytes).into_response();
+    json_bytes_response(status, serde_json::to_vec(body).unwrap_or_default())
+}
+
+/// A response of `status` whose body is JSON already rendered.
+pub(crate) fn json_bytes_response(status: StatusCode, body: impl Into<Body>) -> Response {
+    let mut response = Response::new(body.into());
+    *response.status_mut() = status;
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
@@ -174,12 +195,93 @@ fn bearer(request: &Request) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
-/// Checks the bearer token of `request` against the operation's scopes, then runs the handler.
-async fn authorized(ctx: &OpContext, request: Request, next: Next) -> Response {
-    match ctx.state.authorize(bearer(&request), ctx.op.scopes) {
-        Ok(()) => next.run(request).await,
-        Err(error) => error.into_response(),
+/// A rendered answer of a GET operation.
+pub(crate) struct CachedResponse {
+    generation: u64,
+    body: Bytes,
+}
+
+/// Most cached responses kept at once (the cache is emptied when it is full).
+const RESPONSE_CACHE_SIZE: usize = 4096;
+
+impl AppState {
+    fn cached(&self, key: &str) -> Option<Response> {
+        let responses = self
+            .responses
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        let cached = responses.get(key)?;
+        (cached.generation == self.generation.load(Ordering::Acquire))
+            .then(|| json_bytes_response(StatusCode::OK, cached.body.clone()))
     }
+
+    fn remember(&self, key: String, generation: u64, body: Bytes) {
+        let mut responses = self
+            .responses
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        if responses.len() >= RESPONSE_CACHE_SIZE {
+            responses.clear();
+        }
+        responses.insert(key, CachedResponse { generation, body });
+    }
+}
+
+/// Runs a GET handler through the response cache. A response is kept only if no write lock was
+/// taken while it was rendered (the generation did not move), so it is exactly what the handler
+/// would render again until the next write.
+async fn cached_get(ctx: &OpContext, request: Request, next: Next) -> Response {
+    let key = request
+        .uri()
+        .path_and_query()
+        .map_or_else(String::new, |p| p.as_str().to_owned());
+    if let Some(response) = ctx.state.cached(&key) {
+        return response;
+    }
+    let before = ctx.state.generation.load(Ordering::Acquire);
+    let response = next.run(request).await;
+    if response.status() != StatusCode::OK || ctx.state.generation.load(Ordering::Acquire) != before
+    {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "mock_error",
+            "the mock could not read its own response",
+        )
+        .into_response();
+    };
+    ctx.state.remember(key, before, bytes.clone());
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// Largest request body the mock reads (as axum's default limit).
+const BODY_LIMIT: usize = 2 * 1024 * 1024;
+
+/// Checks the bearer token of `request` against the operation's scopes and its JSON body against
+/// the document's schema, then runs the handler.
+async fn authorized(ctx: &OpContext, request: Request, next: Next) -> Response {
+    if let Err(error) = ctx.state.authorize(bearer(&request), ctx.op.scopes) {
+        return error.into_response();
+    }
+    if ctx.op.method == "GET" {
+        return cached_get(ctx, request, next).await;
+    }
+    if !ctx.state.bodies.has(ctx.index) {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, BODY_LIMIT).await else {
+        return ApiError::bad_request("The request body is too large or could not be read.")
+            .into_response();
+    };
+    if let Err(error) = ctx.state.bodies.check(ctx.index, &bytes) {
+        return error.into_response();
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
 }
 
 /// A handle on the connection a request arrived on, used to drop it without an answer.

@@ -14,6 +14,7 @@ mod routes;
 mod rules;
 mod server;
 mod store;
+mod validate;
 
 pub use app::API_PREFIX;
 pub use config::{ALL_SCOPES, DEFAULT_TOKEN, DeliveryConfig, MockConfig, MockToken};

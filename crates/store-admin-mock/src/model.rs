@@ -52,8 +52,9 @@ pub(crate) struct Product {
     pub variants: Vec<Variant>,
     /// Lower-case name and SKUs, for the keyword filter (kept by [`Product::refresh`]).
     pub search: String,
-    /// The product's rows of the quantities list, as the document's type (kept by [`Product::refresh`]).
-    pub rows: Vec<store_admin_client::types::ProductQuantity>,
+    /// The product's rows of the quantities list, rendered as JSON through the document's type
+    /// `ProductQuantity` (kept by [`Product::refresh`]), so that a list page copies them as they are.
+    pub rows: Vec<Box<str>>,
 }
 
 #[derive(Debug, Clone)]
@@ -104,7 +105,17 @@ impl Product {
         self.search = search;
         self.rows = (0..self.quantity_row_count())
             .filter_map(|index| self.quantity_row(index))
-            .filter_map(|row| serde_json::from_value(row).ok())
+            .filter_map(|row| {
+                let typed: store_admin_client::types::ProductQuantity =
+                    match serde_json::from_value(row) {
+                        Ok(typed) => typed,
+                        Err(error) => {
+                            tracing::error!(product = self.id, %error, "a quantity row does not match the document");
+                            return None;
+                        }
+                    };
+                serde_json::to_string(&typed).ok().map(String::into_boxed_str)
+            })
             .collect();
     }
 
@@ -349,9 +360,26 @@ pub(crate) struct Order {
     pub sent_to_accounting: bool,
     pub channel: String,
     pub created_by: Option<i64>,
+    /// The order rendered as JSON through the document's type `Order` (kept by
+    /// [`Order::render`]; orders and their statuses do not change once seeded).
+    pub rendered: Box<str>,
 }
 
 impl Order {
+    /// Renders the order once, through the document's type, for lists and details to copy.
+    pub fn render(&mut self, status: Option<&OrderStatus>) {
+        let value = self.to_json(status);
+        self.rendered = match serde_json::from_value::<store_admin_client::types::Order>(value) {
+            Ok(typed) => serde_json::to_string(&typed)
+                .unwrap_or_default()
+                .into_boxed_str(),
+            Err(error) => {
+                tracing::error!(order = self.id, %error, "an order does not match the document");
+                "null".into()
+            }
+        };
+    }
+
     pub fn to_json(&self, status: Option<&OrderStatus>) -> Value {
         let mut order = json!({
             "id": self.id,

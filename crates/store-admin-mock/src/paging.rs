@@ -129,10 +129,11 @@ impl PageRequest {
     /// values, and a `per_page` above 60, are a 422 naming the field.
     pub fn from_query(query: &QueryPairs) -> Result<Self, ApiError> {
         let mut errors = FieldErrors::new();
+        // Both must fit the document's int64 (`currentPage` and `perPage` are echoed back).
         let page = match query.typed("page") {
             None => 1,
-            Some(raw) => match raw.trim().parse::<u64>() {
-                Ok(n) if n >= 1 => n,
+            Some(raw) => match raw.trim().parse::<i64>() {
+                Ok(n) if n >= 1 => n.unsigned_abs(),
                 _ => {
                     errors.add("page", "The page must be an integer of at least 1.");
                     1
@@ -187,15 +188,27 @@ pub fn paginate<T: Clone>(
     url: &str,
     query: &QueryPairs,
 ) -> (Vec<T>, Pagination) {
-    let total = items.len() as u64;
+    let (window, pagination) = page_window(items.len(), request, url, query);
+    let page = items.get(window).map(<[T]>::to_vec).unwrap_or_default();
+    (page, pagination)
+}
+
+/// The positions of the page `request` asks for among `total` items, and the pagination object
+/// (for lists that are not collected into a slice first).
+pub fn page_window(
+    total: usize,
+    request: PageRequest,
+    url: &str,
+    query: &QueryPairs,
+) -> (std::ops::Range<usize>, Pagination) {
+    let start = usize::try_from((request.page - 1).saturating_mul(request.per_page))
+        .unwrap_or(usize::MAX)
+        .min(total);
+    let end = start
+        .saturating_add(usize::try_from(request.per_page).unwrap_or(usize::MAX))
+        .min(total);
+    let total = total as u64;
     let total_pages = total.div_ceil(request.per_page).max(1);
-    let start = (request.page - 1).saturating_mul(request.per_page);
-    let page: Vec<T> = items
-        .iter()
-        .skip(usize::try_from(start).unwrap_or(usize::MAX))
-        .take(usize::try_from(request.per_page).unwrap_or(usize::MAX))
-        .cloned()
-        .collect();
     let mut links = Map::new();
     if request.page < total_pages {
         links.insert(
@@ -211,23 +224,39 @@ pub fn paginate<T: Clone>(
         );
     }
     let pagination = Pagination {
-        count: page.len() as u64,
+        count: (end - start) as u64,
         total,
         per_page: request.per_page,
         current_page: request.page,
         total_pages,
         links,
     };
-    (page, pagination)
+    (start..end, pagination)
 }
 
-impl Pagination {
-    /// The document's type of this object (`None` only if the document no longer fits it).
-    pub fn typed(&self) -> Option<store_admin_client::types::Pagination> {
-        serde_json::to_value(self)
-            .ok()
-            .and_then(|value| serde_json::from_value(value).ok())
+/// `{"status":200,"success":true,"data":[...],"pagination":{...}}` from rows already rendered as
+/// JSON (each checked against the document's type when it was rendered): the page is copied, not
+/// serialized again.
+pub fn rendered_list_body<'a>(
+    rows: impl ExactSizeIterator<Item = &'a str>,
+    pagination: &Pagination,
+) -> Vec<u8> {
+    let mut rows = rows;
+    let mut out = Vec::with_capacity(rows.len() * 320 + 512);
+    out.extend_from_slice(br#"{"status":200,"success":true,"data":["#);
+    if let Some(first) = rows.next() {
+        out.extend_from_slice(first.as_bytes());
+        for row in rows {
+            out.push(b',');
+            out.extend_from_slice(row.as_bytes());
+        }
     }
+    out.extend_from_slice(br#"],"pagination":"#);
+    if serde_json::to_writer(&mut out, pagination).is_err() {
+        out.extend_from_slice(b"null");
+    }
+    out.push(b'}');
+    out
 }
 
 /// `{"status":200,"success":true,"data":...,"pagination":...}`.
@@ -250,7 +279,14 @@ mod tests {
 
     #[test]
     fn per_page_above_sixty_zero_or_empty_is_rejected_on_its_field() {
-        for query in ["per_page=61", "per_page=500", "per_page=0", "per_page=", "page="] {
+        for query in [
+            "per_page=61",
+            "per_page=500",
+            "per_page=0",
+            "per_page=",
+            "page=",
+            "page=9223372036854775808",
+        ] {
             let error = PageRequest::from_query(&QueryPairs::parse(Some(query))).unwrap_err();
             assert_eq!(error.status.as_u16(), 422, "{query}");
             let field = query.split('=').next().unwrap();

@@ -282,6 +282,11 @@ impl Store {
         store.seed_shipping();
         store.seed_languages();
         store.seed_webhooks();
+        let statuses = std::mem::take(&mut store.order_statuses);
+        for order in &mut store.orders {
+            order.render(statuses.iter().find(|s| s.id == order.status_id));
+        }
+        store.order_statuses = statuses;
         store
     }
 
@@ -612,6 +617,7 @@ impl Store {
                 sent_to_accounting: i % 2 == 0,
                 channel: ["store", "pos", "marketplace"][i % 3].to_owned(),
                 created_by: if i % 4 == 3 { Some(77) } else { None },
+                rendered: Box::default(),
             });
         }
     }
@@ -961,13 +967,14 @@ pub(crate) struct ShipmentInput<'a> {
     pub created_at: String,
 }
 
-/// A number, or a string holding one.
+/// A finite number, or a string holding one (`"inf"`, `"NaN"` and `"1e999"` are not).
 pub(crate) fn value_as_f64(value: &Value) -> Option<f64> {
     match value {
         Value::Number(n) => n.as_f64(),
         Value::String(s) => s.trim().parse().ok(),
         _ => None,
     }
+    .filter(|n: &f64| n.is_finite())
 }
 
 /// The current time in the store's zone (UTC+3), `YYYY-MM-DD HH:MM:SS`.

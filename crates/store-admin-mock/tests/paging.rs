@@ -37,8 +37,7 @@ async fn per_page_above_60_is_422_on_per_page_and_60_is_served() {
         let (status, body) = get(&server, path).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{path}");
         assert_eq!(
-            body["error"]["fields"]["per_page"][0],
-            "The per page may not be greater than 60.",
+            body["error"]["fields"]["per_page"][0], "The per page may not be greater than 60.",
             "{path}"
         );
     }

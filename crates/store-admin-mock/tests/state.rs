@@ -407,3 +407,32 @@ async fn shipping_rules_carry_each_restriction_type() {
         assert!(types.contains(kind), "{kind} missing from {types:?}");
     }
 }
+
+#[tokio::test]
+async fn a_page_read_again_after_a_write_shows_the_write() {
+    let server = start().await;
+    let path = "/webhooks?per_page=60";
+    let (_, first) = get(&server, path).await;
+    let (_, again) = get(&server, path).await;
+    assert_eq!(first, again, "nothing changed in between");
+    let (status, _) = post(
+        &server,
+        "/webhooks/subscribe",
+        json!({"name": "late", "event": "order.created", "url": "https://late.example/hook"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, after) = get(&server, path).await;
+    assert_eq!(
+        after["pagination"]["total"].as_u64(),
+        first["pagination"]["total"].as_u64().map(|n| n + 1),
+        "the cached page was not served after the write"
+    );
+    assert!(
+        after["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["url"] == "https://late.example/hook")
+    );
+}

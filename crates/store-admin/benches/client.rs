@@ -4,7 +4,7 @@
 //!   buffering) against bare `reqwest` + `serde_json` decoding the same generated type from the
 //!   same loopback mock. Target: at least 0.95.
 //! - export: every page of about 10,000 product quantities at 60 per page with 25 ms of added
-//!   latency per request, pages fetched 8 at a time against one after the other. Target: at least
+//!   latency per request, pages fetched 10 at a time against one after the other. Target: at least
 //!   6 times faster. Peak heap memory of each export is measured with `peak_alloc`.
 
 use std::time::{Duration, Instant};
@@ -216,7 +216,7 @@ fn export(c: &mut Criterion) {
                 .expect("export")
         }
     };
-    let rows = rt.block_on(count(8));
+    let rows = rt.block_on(count(10));
     println!(
         "export: {rows} product quantity rows, {} pages of 60",
         rows.div_ceil(60)
@@ -226,10 +226,10 @@ fn export(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(20));
     group.bench_function("sequential", |b| b.to_async(&rt).iter(|| count(1)));
-    group.bench_function("concurrent_8", |b| b.to_async(&rt).iter(|| count(8)));
+    group.bench_function("concurrent_10", |b| b.to_async(&rt).iter(|| count(10)));
     group.finish();
 
-    for concurrency in [1usize, 8] {
+    for concurrency in [1usize, 10] {
         rt.block_on(async {
             let before = ALLOCATOR.current_usage_as_mb();
             ALLOCATOR.reset_peak_usage();
@@ -269,10 +269,10 @@ fn main() {
     );
     match (
         mean_seconds("export", "sequential"),
-        mean_seconds("export", "concurrent_8"),
+        mean_seconds("export", "concurrent_10"),
     ) {
         (Some(seq), Some(conc)) => println!(
-            "export: sequential {seq:.2}s vs concurrent(8) {conc:.2}s: {:.1}x faster (target >= 6)",
+            "export: sequential {seq:.2}s vs concurrent(10) {conc:.2}s: {:.1}x faster (target >= 6)",
             seq / conc
         ),
         _ => println!("export: estimates not found (run without a filter)"),

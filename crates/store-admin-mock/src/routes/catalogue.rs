@@ -8,10 +8,10 @@ use serde_json::{Value, json};
 use store_admin_client::types;
 
 use super::{envelope, opt_bool, opt_int, opt_str, path_id, req_str};
-use crate::app::{Shared, json_object, json_response, respond};
+use crate::app::{Shared, json_bytes_response, json_object, respond};
 use crate::error::{ApiError, FieldErrors};
 use crate::model::{Category, Language, Named, Product};
-use crate::paging::{PageRequest, QueryPairs, paginate};
+use crate::paging::{PageRequest, QueryPairs, page_window, rendered_list_body};
 use crate::store::{LANGUAGE_CATALOGUE, OptionSpec, value_as_f64};
 
 fn matches_named(wanted: &[&str], ids: &[i64], names: &[Named]) -> bool {
@@ -47,45 +47,54 @@ pub(super) async fn list_product_quantities(
     let brands = query.all("brands");
     let tags = query.all("tags");
     let store = state.read();
-    let category_names: Vec<Named> = store
-        .categories
-        .iter()
-        .map(|c| Named {
-            id: c.id,
-            name: c.name.clone(),
-        })
-        .collect();
+    // Names are only needed when a filter may name a category rather than give its id.
+    let category_names: Vec<Named> = if categories.is_empty() {
+        Vec::new()
+    } else {
+        store
+            .categories
+            .iter()
+            .map(|c| Named {
+                id: c.id,
+                name: c.name.clone(),
+            })
+            .collect()
+    };
+    let filtered = keyword.is_some()
+        || !categories.is_empty()
+        || !brands.is_empty()
+        || !tags.is_empty()
+        || branch.is_some();
     let product_matches = |product: &Product| {
-        keyword
-            .as_ref()
-            .is_none_or(|k| product.search.contains(k.as_str()))
-            && matches_named(&categories, &product.categories, &category_names)
-            && matches_named(&brands, product.brand.as_slice(), &store.brands)
-            && matches_named(&tags, &product.tags, &store.tags)
-            && branch.is_none_or(|b| product.branches.contains(&b))
+        !filtered
+            || (keyword
+                .as_ref()
+                .is_none_or(|k| product.search.contains(k.as_str()))
+                && matches_named(&categories, &product.categories, &category_names)
+                && matches_named(&brands, product.brand.as_slice(), &store.brands)
+                && matches_named(&tags, &product.tags, &store.tags)
+                && branch.is_none_or(|b| product.branches.contains(&b)))
     };
     // One row per variant (or per product without variants), rendered when the product changed.
-    let rows: Vec<&types::ProductQuantity> = store
+    // Counted in one pass, the page's rows taken in a second: nothing is collected but the page.
+    let rows = || {
+        store
+            .products
+            .iter()
+            .filter(|p| product_matches(p))
+            .flat_map(|p| p.rows.iter().map(|row| &**row))
+    };
+    let total = store
         .products
         .iter()
         .filter(|p| product_matches(p))
-        .flat_map(|p| p.rows.iter())
-        .collect();
+        .map(|p| p.rows.len())
+        .sum();
     let url = format!("{}/products/quantities", state.base_url);
-    let (page_rows, pagination) = paginate(&rows, page, &url, &query);
-    let Some(typed_pagination) = pagination.typed() else {
-        return respond::<types::Pagination>(
-            StatusCode::OK,
-            serde_json::to_value(&pagination).unwrap_or_default(),
-        );
-    };
-    let list = types::ProductQuantityList {
-        data: page_rows.into_iter().cloned().collect(),
-        pagination: typed_pagination,
-        status: 200,
-        success: true,
-    };
-    json_response(StatusCode::OK, &list)
+    let (window, pagination) = page_window(total, page, &url, &query);
+    let page_rows: Vec<&str> = rows().skip(window.start).take(window.len()).collect();
+    let body = rendered_list_body(page_rows.into_iter(), &pagination);
+    json_bytes_response(StatusCode::OK, body)
 }
 
 pub(super) async fn create_product_option(

@@ -154,23 +154,62 @@ fn normalize_address(input: Option<&Value>, default_type: &str) -> Value {
     Value::Object(out)
 }
 
-fn normalize_package(input: &Map<String, Value>) -> Value {
-    let price = input
-        .get("price")
-        .and_then(|p| {
-            p.get("amount")
-                .and_then(value_as_f64)
-                .or_else(|| value_as_f64(p))
-        })
-        .unwrap_or(0.0);
+/// Largest price or weight a package may have (keeps totals exact enough and finite).
+const MAX_AMOUNT: f64 = 1e12;
+/// Largest quantity a package may have.
+const MAX_QUANTITY: u64 = 1_000_000;
+
+/// A package of a new shipment in the service's shape, and its price times its quantity; a price,
+/// weight or quantity that is not a (finite) number is a 422 on `packages.{index}.…`.
+fn normalize_package(
+    input: &Map<String, Value>,
+    index: usize,
+    errors: &mut FieldErrors,
+) -> (Value, f64) {
+    // `{"amount": x}` or a bare amount; absent means 0.
+    let mut number = |value: Option<&Value>, inner: &str, field: &str| -> f64 {
+        let raw = match value {
+            None | Some(Value::Null) => return 0.0,
+            Some(Value::Object(map)) => match map.get(inner) {
+                None | Some(Value::Null) => return 0.0,
+                Some(raw) => raw,
+            },
+            Some(raw) => raw,
+        };
+        match value_as_f64(raw) {
+            Some(n) if n.abs() <= MAX_AMOUNT => n,
+            Some(_) => {
+                errors.add(
+                    format!("packages.{index}.{field}"),
+                    format!("The {field} may not be greater than {MAX_AMOUNT}."),
+                );
+                0.0
+            }
+            None => {
+                errors.add(
+                    format!("packages.{index}.{field}"),
+                    format!("The {field} must be a number."),
+                );
+                0.0
+            }
+        }
+    };
+    let price = number(input.get("price"), "amount", "price.amount");
     let weight = input.get("weight");
-    let weight_value = weight
-        .and_then(|w| {
-            w.get("value")
-                .and_then(value_as_f64)
-                .or_else(|| value_as_f64(w))
-        })
-        .unwrap_or(0.0);
+    let weight_value = number(weight, "value", "weight.value");
+    let quantity = match input.get("quantity") {
+        None | Some(Value::Null) => 1,
+        Some(value) => match value.as_i64() {
+            Some(n) if n.unsigned_abs() <= MAX_QUANTITY => n,
+            _ => {
+                errors.add(
+                    format!("packages.{index}.quantity"),
+                    format!("The quantity must be an integer of at most {MAX_QUANTITY}."),
+                );
+                1
+            }
+        },
+    };
     let unit = weight
         .and_then(|w| w.get("unit").or_else(|| w.get("units")))
         .and_then(Value::as_str)
@@ -180,7 +219,7 @@ fn normalize_package(input: &Map<String, Value>) -> Value {
         "name": text(input.get("name")).unwrap_or_else(|| Value::from("")),
         "sku": text(input.get("sku")),
         "price": money_string(price),
-        "quantity": input.get("quantity").and_then(Value::as_i64).unwrap_or(1),
+        "quantity": quantity,
         "weight": { "value": format!("{weight_value:.2}"), "unit": unit },
     });
     if let (Some(item_id), Some(map)) = (
@@ -189,7 +228,7 @@ fn normalize_package(input: &Map<String, Value>) -> Value {
     ) {
         map.insert("item_id".into(), Value::from(item_id));
     }
-    package
+    (package, price * quantity as f64)
 }
 
 pub(super) async fn create_shipment(State(state): State<Shared>, body: Bytes) -> Response {
@@ -223,16 +262,24 @@ pub(super) async fn create_shipment(State(state): State<Shared>, body: Bytes) ->
     }
     let _ = opt_bool(&body, "overwrite_exists_pending", &mut errors);
     let mut packages = Vec::new();
+    let mut total = 0.0;
     match body.get("packages") {
         Some(Value::Array(items)) if !items.is_empty() => {
             for (i, item) in items.iter().enumerate() {
                 match item.as_object() {
-                    Some(package) => packages.push(normalize_package(package)),
+                    Some(package) => {
+                        let (package, amount) = normalize_package(package, i, &mut errors);
+                        packages.push(package);
+                        total += amount;
+                    }
                     None => errors.add(format!("packages.{i}"), "Each package must be an object."),
                 }
             }
         }
         _ => errors.required("packages"),
+    }
+    if !total.is_finite() {
+        errors.add("packages", "The packages' total amount is out of range.");
     }
     for (field, value) in [
         ("ship_to", body.get("ship_to")),
@@ -368,9 +415,12 @@ fn update(state: &Shared, body: &Bytes, pick: impl Fn(&Shipment) -> bool) -> Res
     let mut errors = FieldErrors::new();
     let shipment_number = match body.get("shipment_number") {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(Value::from(s.clone())),
-        Some(Value::Number(n)) => Some(Value::Number(n.clone())),
-        _ => {
+        Some(Value::String(_)) | None | Some(Value::Null) => {
             errors.required("shipment_number");
+            None
+        }
+        Some(_) => {
+            errors.add("shipment_number", "The shipment_number must be a string.");
             None
         }
     };
