@@ -579,3 +579,44 @@ async fn each_call_has_a_span_with_operation_method_path_status_and_attempt_but_
         "no secret in any span or event: {text}"
     );
 }
+
+#[tokio::test]
+async fn a_raw_request_gets_the_same_auth_retries_and_errors() {
+    let server = faulty(FaultConfig {
+        errors: Some(ErrorFault {
+            rate: 1.0,
+            statuses: vec![502],
+            times: Some(1),
+            operations: vec![],
+        }),
+        ..FaultConfig::default()
+    })
+    .await;
+    let admin = admin(&server);
+    let http = reqwest::Client::new();
+    let request = http
+        .get(format!("{}/orders/statuses", server.base_url()))
+        .build()
+        .expect("request");
+    let response = admin
+        .send_raw(request, "list_order_statuses")
+        .await
+        .expect("sent")
+        .error_for_status();
+    let response = response.expect("the 502 was retried and the token sent");
+    let body: types::OrderStatusList = serde_json::from_slice(&response.body).expect("decodes");
+    assert!(!body.data.is_empty());
+
+    let request = http
+        .get(format!("{}/shipments/987654321", server.base_url()))
+        .build()
+        .expect("request");
+    let err = admin
+        .send_raw(request, "get_shipment")
+        .await
+        .expect("sent")
+        .error_for_status()
+        .expect_err("404");
+    assert!(err.is_not_found(), "{err:?}");
+    assert_eq!(err.operation(), Some("get_shipment"));
+}

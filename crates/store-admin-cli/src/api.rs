@@ -4,12 +4,9 @@
 //! `exec`), which `store-admin` routes through its interceptor: the token, the rate limiter, the
 //! retry policy and the timeouts apply exactly as to a typed call.
 
-use std::collections::BTreeMap;
-use std::time::SystemTime;
-
-use progenitor_client::{ClientHooks, ClientInfo, OperationInfo};
+use progenitor_client::ClientInfo;
 use serde_json::{Map, Value};
-use store_admin::{ApiError, Client, OPERATIONS, OperationMeta, StoreAdmin};
+use store_admin::{Client, OPERATIONS, OperationMeta, StoreAdmin};
 
 use crate::body;
 use crate::cli::ApiArgs;
@@ -67,44 +64,25 @@ pub async fn run(admin: &StoreAdmin, printer: &Printer, args: ApiArgs) -> Result
             builder = builder.json(&Value::Object(object));
         }
     }
-    let mut request = builder
+    let request = builder
         .build()
         .map_err(|e| CliError::usage(format!("cannot build the request: {e}")))?;
-    let info = OperationInfo {
-        operation_id: OPERATION_ID,
-    };
-    client
-        .pre::<()>(&mut request, &info)
+    // Through the same hooks as the typed calls: token, rate limit, retries, timeouts, tracing.
+    let operation = operation_for(&args.method, &args.path)
+        .map(|op| op.operation_id)
+        .unwrap_or(OPERATION_ID);
+    let response = admin
+        .send_raw(request, operation)
         .await
-        .map_err(|e| CliError::Service(store_admin::Error::Auth(strip_auth(&e.to_string()))))?;
-    let response = client.exec(request, &info).await.map_err(|source| {
-        CliError::Service(store_admin::Error::Transport {
-            operation: None,
-            kind: transport_kind(&source),
-            source,
-        })
-    })?;
-    let status = response.status();
-    let headers = response.headers().clone();
+        .map_err(CliError::Service)?;
     if args.include {
-        eprintln!("{:?} {}", response.version(), status);
-        for (name, value) in &headers {
+        eprintln!("{}", response.status);
+        for (name, value) in &response.headers {
             eprintln!("{name}: {}", value.to_str().unwrap_or("<binary>"));
         }
         eprintln!();
     }
-    let bytes = response.bytes().await.map_err(|source| {
-        CliError::Service(store_admin::Error::Transport {
-            operation: None,
-            kind: store_admin::TransportKind::Body,
-            source,
-        })
-    })?;
-    if status.is_client_error() || status.is_server_error() {
-        let mut error = api_error(status, &headers, &bytes);
-        error.operation = operation_for(&args.method, &args.path).map(|op| op.operation_id);
-        return Err(CliError::Service(store_admin::Error::Api(Box::new(error))));
-    }
+    let bytes = response.error_for_status().map_err(CliError::Service)?.body;
     if bytes.is_empty() {
         return Ok(());
     }
@@ -152,68 +130,6 @@ fn operation_for(method: &http::Method, path: &str) -> Option<&'static Operation
                 .zip(&segments)
                 .all(|(t, s)| (t.starts_with('{') && t.ends_with('}')) || t == s)
     })
-}
-
-fn strip_auth(message: &str) -> String {
-    message
-        .split_once("store-admin auth: ")
-        .map(|(_, rest)| rest.to_string())
-        .unwrap_or_else(|| message.to_string())
-}
-
-fn transport_kind(error: &reqwest::Error) -> store_admin::TransportKind {
-    if error.is_timeout() {
-        store_admin::TransportKind::Timeout
-    } else if error.is_connect() {
-        store_admin::TransportKind::Connect
-    } else if error.is_body() || error.is_decode() {
-        store_admin::TransportKind::Body
-    } else {
-        store_admin::TransportKind::Other
-    }
-}
-
-/// The service's error envelope (or the raw body) as the ergonomics crate's [`ApiError`].
-fn api_error(status: http::StatusCode, headers: &http::HeaderMap, bytes: &[u8]) -> ApiError {
-    let now = SystemTime::now();
-    let retry_after = store_admin::retry::retry_after(headers, now)
-        .or_else(|| store_admin::retry::rate_limit_reset(headers, now));
-    let envelope = serde_json::from_slice::<store_admin::types::ErrorResponse>(bytes).ok();
-    // The runtime wraps bodies that are not the envelope in one carrying the raw text.
-    let raw = headers.contains_key("x-store-admin-raw-error-body");
-    match envelope {
-        Some(envelope) if !raw => ApiError {
-            operation: None,
-            status,
-            code: envelope.error.code.map(|c| c.to_string()),
-            message: Some(envelope.error.message),
-            fields: envelope
-                .error
-                .fields
-                .into_iter()
-                .collect::<BTreeMap<_, _>>(),
-            raw_body: None,
-            retry_after,
-        },
-        Some(envelope) => ApiError {
-            operation: None,
-            status,
-            code: None,
-            message: None,
-            fields: BTreeMap::new(),
-            raw_body: Some(envelope.error.message),
-            retry_after,
-        },
-        None => ApiError {
-            operation: None,
-            status,
-            code: None,
-            message: None,
-            fields: BTreeMap::new(),
-            raw_body: Some(String::from_utf8_lossy(bytes).chars().take(2048).collect()),
-            retry_after,
-        },
-    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ mod rules;
 mod server;
 mod store;
 mod validate;
+pub use validate::openapi_to_json_schema;
 
 pub use app::API_PREFIX;
 pub use config::{ALL_SCOPES, DEFAULT_TOKEN, DeliveryConfig, MockConfig, MockToken};

@@ -22,8 +22,11 @@ pub(crate) struct BodySchemas {
     by_operation: Vec<Option<jsonschema::Validator>>,
 }
 
-/// OpenAPI 3.0 schema to JSON Schema: `nullable: true` becomes `anyOf [schema, null]`.
-fn convert(schema: &Value) -> Value {
+/// An OpenAPI 3.0 schema as JSON Schema (what validators such as `jsonschema` read): `nullable: true`
+/// becomes `anyOf [schema, null]`; `example` and `x-` extensions are dropped. `$ref`s are kept as
+/// they are, so give the validator the document's components under the same pointer.
+pub fn openapi_to_json_schema(schema: &Value) -> Value {
+    let convert = openapi_to_json_schema;
     match schema {
         Value::Object(map) => {
             let mut out = Map::new();
@@ -81,7 +84,7 @@ impl BodySchemas {
             .and_then(Value::as_object)
             .into_iter()
             .flatten()
-            .map(|(name, schema)| (name.clone(), convert(schema)))
+            .map(|(name, schema)| (name.clone(), openapi_to_json_schema(schema)))
             .collect();
         let components = json!({ "schemas": schemas });
         let by_operation = OPERATIONS
@@ -98,7 +101,7 @@ impl BodySchemas {
                     body = document.pointer(&format!("/components/requestBodies/{name}"))?.clone();
                 }
                 let schema = body.pointer("/content/application~1json/schema")?;
-                let root = json!({ "allOf": [convert(schema)], "components": components });
+                let root = json!({ "allOf": [openapi_to_json_schema(schema)], "components": components });
                 match jsonschema::options()
                     .with_draft(jsonschema::Draft::Draft202012)
                     .build(&root)

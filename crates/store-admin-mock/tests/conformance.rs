@@ -21,46 +21,7 @@ fn document() -> Value {
     serde_yaml::from_str(&text).expect("the OpenAPI document is YAML")
 }
 
-/// OpenAPI 3.0 schema to JSON Schema: `nullable: true` becomes `anyOf [schema, null]`.
-fn convert(schema: &Value) -> Value {
-    match schema {
-        Value::Object(map) => {
-            let mut out = Map::new();
-            for (key, value) in map {
-                if key == "nullable" || key == "example" || key.starts_with("x-") {
-                    continue;
-                }
-                let converted = match key.as_str() {
-                    "properties" | "patternProperties" => Value::Object(
-                        value
-                            .as_object()
-                            .into_iter()
-                            .flatten()
-                            .map(|(k, v)| (k.clone(), convert(v)))
-                            .collect(),
-                    ),
-                    "items" | "additionalProperties" | "not" => convert(value),
-                    "allOf" | "oneOf" | "anyOf" => Value::Array(
-                        value
-                            .as_array()
-                            .into_iter()
-                            .flatten()
-                            .map(convert)
-                            .collect(),
-                    ),
-                    _ => value.clone(),
-                };
-                out.insert(key.clone(), converted);
-            }
-            if map.get("nullable") == Some(&Value::Bool(true)) {
-                json!({ "anyOf": [Value::Object(out), { "type": "null" }] })
-            } else {
-                Value::Object(out)
-            }
-        }
-        other => other.clone(),
-    }
-}
+use store_admin_mock::openapi_to_json_schema as convert;
 
 struct Schemas {
     doc: Value,

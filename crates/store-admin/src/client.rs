@@ -25,7 +25,7 @@ use store_admin_client::{BoxFuture, Client, Inner, Interceptor, OperationMeta};
 use tracing::Instrument;
 
 use crate::credentials::{Authenticator, Credentials, Unauthorized, classify_unauthorized};
-use crate::error::{AUTH_PREFIX, Error, RAW_BODY_HEADER, RAW_BODY_LIMIT, truncate};
+use crate::error::{AUTH_PREFIX, Error, RAW_BODY_HEADER, RAW_BODY_LIMIT, TransportKind, truncate};
 use crate::ratelimit::RateLimit;
 use crate::retry::{
     self, Outcome, RetryBudget, RetryDecision, RetryInput, RetryPolicy, TransportFailure,
@@ -81,6 +81,77 @@ impl StoreAdmin {
     /// The base URL calls go to.
     pub fn base_url(&self) -> &str {
         &self.runtime.base_url
+    }
+
+    /// Sends a request built by hand (any path, e.g. one the document does not describe) through
+    /// the same authentication, rate limiting, retries, timeouts and tracing as every operation.
+    /// `operation` names it in errors and traces (an `operationId` of the document gives the 401
+    /// hint its scopes). Every status comes back as a [`RawResponse`]; see
+    /// [`RawResponse::error_for_status`].
+    pub async fn send_raw(
+        &self,
+        mut request: reqwest::Request,
+        operation: &'static str,
+    ) -> Result<RawResponse, Error> {
+        let info = progenitor_client::OperationInfo {
+            operation_id: operation,
+        };
+        self.runtime
+            .authorize(&mut request)
+            .await
+            .map_err(|e| Error::Auth(e.trim_start_matches(AUTH_PREFIX).to_string()))?;
+        let transport = |source: reqwest::Error| Error::Transport {
+            operation: Some(operation),
+            kind: TransportKind::classify(&source),
+            source,
+        };
+        let response = self
+            .runtime
+            .execute(
+                progenitor_client::ClientInfo::client(&self.client),
+                request,
+                &info,
+            )
+            .await
+            .map_err(transport)?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.bytes().await.map_err(transport)?;
+        Ok(RawResponse {
+            operation,
+            status,
+            headers,
+            body,
+        })
+    }
+}
+
+/// A response to [`StoreAdmin::send_raw`], body read in full.
+#[derive(Debug, Clone)]
+pub struct RawResponse {
+    operation: &'static str,
+    /// The HTTP status.
+    pub status: reqwest::StatusCode,
+    /// The response headers.
+    pub headers: reqwest::header::HeaderMap,
+    /// The body.
+    pub body: bytes::Bytes,
+}
+
+impl RawResponse {
+    /// The response itself for a success, [`Error::Api`] (the service's envelope, or the raw
+    /// body) for a 4xx or 5xx.
+    pub fn error_for_status(self) -> Result<Self, Error> {
+        if self.status.is_client_error() || self.status.is_server_error() {
+            let operation = OperationMeta::find(self.operation).map(|op| op.operation_id);
+            return Err(Error::Api(Box::new(crate::error::api_error_from_body(
+                self.status,
+                &self.headers,
+                &self.body,
+                operation,
+            ))));
+        }
+        Ok(self)
     }
 }
 

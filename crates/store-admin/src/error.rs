@@ -101,7 +101,7 @@ pub enum TransportKind {
 }
 
 impl TransportKind {
-    fn classify(e: &reqwest::Error) -> Self {
+    pub(crate) fn classify(e: &reqwest::Error) -> Self {
         if e.is_timeout() {
             Self::Timeout
         } else if e.is_connect() {
@@ -360,6 +360,32 @@ fn api_error(
         fields: envelope.error.fields.into_iter().collect(),
         raw_body: None,
         retry_after,
+    }
+}
+
+/// The [`ApiError`] of an error response read by hand: the envelope when the body is one (the
+/// interceptor marks bodies it had to wrap), else the raw body, truncated.
+pub(crate) fn api_error_from_body(
+    status: StatusCode,
+    headers: &HeaderMap,
+    body: &[u8],
+    operation: Option<&'static str>,
+) -> ApiError {
+    match serde_json::from_slice::<types::ErrorResponse>(body) {
+        Ok(envelope) => api_error(
+            ResponseValue::new(envelope, status, headers.clone()),
+            operation,
+        ),
+        Err(_) => ApiError {
+            operation,
+            status,
+            code: None,
+            message: None,
+            fields: BTreeMap::new(),
+            raw_body: Some(truncate(&String::from_utf8_lossy(body), RAW_BODY_LIMIT)),
+            retry_after: crate::retry::retry_after(headers, SystemTime::now())
+                .or_else(|| crate::retry::rate_limit_reset(headers, SystemTime::now())),
+        },
     }
 }
 

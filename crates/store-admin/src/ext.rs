@@ -1,0 +1,150 @@
+//! Typed views of the generated types' open-ended and loosely typed fields.
+//!
+//! The document keeps statuses and event names as strings (the service adds values), amounts as
+//! "number or string" and timestamps as the service's local text, so that every real response
+//! decodes. These extension traits read them as the typed values of [`crate::values`]:
+//!
+//! ```
+//! use store_admin::ext::{OrderExt, MoneyExt};
+//! use store_admin::values::OrderStatusSlug;
+//! use store_admin::types;
+//!
+//! let order: types::Order = serde_json::from_str(r#"{"id": 1, "reference_id": 2,
+//!     "total": {"amount": "10.70", "currency": "SAR"},
+//!     "date": {"date": "2022-06-16 14:48:20.000000", "timezone_type": 3, "timezone": "Asia/Riyadh"},
+//!     "status": {"id": 3, "name": "x", "slug": "under_review"}}"#).unwrap();
+//! assert_eq!(order.status_slug(), OrderStatusSlug::UnderReview);
+//! assert_eq!(order.total.decimal().unwrap().to_string(), "10.70");
+//! assert_eq!(order.created_at().unwrap().to_rfc3339(), "2022-06-16T14:48:20+03:00");
+//! ```
+
+use chrono::{DateTime, FixedOffset};
+
+use crate::types;
+use crate::values::{
+    Money, MoneyError, OrderStatusSlug, ShipmentStatus, ShipmentType, TimestampError,
+    parse_local_timestamp,
+};
+
+/// A "number or string" decimal as an exact [`Money`] amount.
+pub trait DecimalExt {
+    /// The value as an exact decimal, whichever wire form arrived.
+    fn decimal(&self) -> Result<Money, MoneyError>;
+}
+
+impl DecimalExt for types::NumberOrString {
+    fn decimal(&self) -> Result<Money, MoneyError> {
+        match self {
+            types::NumberOrString::Number(n) => Money::from_f64(*n),
+            types::NumberOrString::String(s) => s.parse(),
+        }
+    }
+}
+
+/// [`types::Money`] as an exact amount.
+pub trait MoneyExt {
+    /// The amount as an exact decimal, whichever wire form arrived.
+    fn decimal(&self) -> Result<Money, MoneyError>;
+}
+
+impl MoneyExt for types::Money {
+    fn decimal(&self) -> Result<Money, MoneyError> {
+        self.amount.decimal()
+    }
+}
+
+/// The service's `{date, timezone_type, timezone}` timestamps.
+pub trait ServiceDateTimeExt {
+    /// The instant, with the zone's offset (`Asia/Riyadh` when the zone is missing: the service's
+    /// own zone in every documented example).
+    fn to_datetime(&self) -> Result<DateTime<FixedOffset>, TimestampError>;
+}
+
+impl ServiceDateTimeExt for types::ServiceDateTime {
+    fn to_datetime(&self) -> Result<DateTime<FixedOffset>, TimestampError> {
+        parse_local_timestamp(
+            &self.date,
+            self.timezone.as_deref().unwrap_or("Asia/Riyadh"),
+        )
+    }
+}
+
+/// Typed views of an order.
+pub trait OrderExt {
+    /// The built-in status the order is in (customized names aside).
+    fn status_slug(&self) -> OrderStatusSlug;
+    /// When the order was created.
+    fn created_at(&self) -> Result<DateTime<FixedOffset>, TimestampError>;
+}
+
+impl OrderExt for types::Order {
+    fn status_slug(&self) -> OrderStatusSlug {
+        self.status.slug.as_str().into()
+    }
+
+    fn created_at(&self) -> Result<DateTime<FixedOffset>, TimestampError> {
+        self.date.to_datetime()
+    }
+}
+
+/// Typed views of a shipment.
+pub trait ShipmentExt {
+    /// The status, whether it came as a string or as an object.
+    fn status(&self) -> Option<ShipmentStatus>;
+    /// `shipment` or `return`.
+    fn kind(&self) -> Option<ShipmentType>;
+}
+
+impl ShipmentExt for types::Shipment {
+    fn status(&self) -> Option<ShipmentStatus> {
+        self.status.as_ref().map(|status| match status {
+            types::ShipmentStatusValue::String(slug) => slug.as_str().into(),
+            types::ShipmentStatusValue::ShipmentStatusObject(object) => object.slug.as_str().into(),
+        })
+    }
+
+    fn kind(&self) -> Option<ShipmentType> {
+        self.type_.as_deref().map(Into::into)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipment(status: serde_json::Value) -> types::Shipment {
+        serde_json::from_value(serde_json::json!({"id": 1, "status": status, "type": "return"}))
+            .expect("decodes")
+    }
+
+    #[test]
+    fn shipment_status_reads_both_wire_forms_and_keeps_unknown_ones() {
+        assert_eq!(
+            shipment("delivered".into()).status(),
+            Some(ShipmentStatus::Delivered)
+        );
+        let object = serde_json::json!({"id": 5, "name": "x", "slug": "in_transit"});
+        assert_eq!(shipment(object).status(), Some(ShipmentStatus::InTransit));
+        assert_eq!(
+            shipment("teleported".into()).status(),
+            Some(ShipmentStatus::Other("teleported".into()))
+        );
+        assert_eq!(
+            shipment("delivered".into()).kind(),
+            Some(ShipmentType::Return)
+        );
+    }
+
+    #[test]
+    fn amounts_are_exact_in_both_wire_forms() {
+        let number = types::NumberOrString::Number(13.5);
+        let string = types::NumberOrString::String("10.70".into());
+        assert_eq!(number.decimal().expect("decimal").to_string(), "13.5");
+        assert_eq!(string.decimal().expect("decimal").to_string(), "10.70");
+        assert!(
+            types::NumberOrString::String("ten".into())
+                .decimal()
+                .is_err()
+        );
+    }
+}
