@@ -90,7 +90,7 @@ fn service_exit_code(error: &store_admin::Error) -> u8 {
     use store_admin::Error as E;
     match error {
         E::Api(api) if api.status.is_client_error() => exit::REFUSED,
-        E::Api(_) | E::Transport { .. } | E::Timeout { .. } => exit::UNAVAILABLE,
+        E::Api(_) | E::Transport { .. } => exit::UNAVAILABLE,
         E::InvalidRequest(_) => exit::USAGE,
         E::Auth(_) => exit::REFUSED,
         _ => exit::FAILURE,

@@ -63,14 +63,6 @@ pub enum Error {
     /// No valid access token could be obtained (see the message).
     #[error("authentication failed: {0}")]
     Auth(String),
-    /// The operation's deadline passed.
-    #[error("{operation}: gave up after {elapsed:?} (the operation timeout)", operation = op_name(.operation))]
-    Timeout {
-        /// The operation (`operationId`), when known.
-        operation: Option<&'static str>,
-        /// How long it ran.
-        elapsed: Duration,
-    },
     /// A pagination object contradicted itself (a page beyond `totalPages` answered with items, a
     /// page count that changed, ...). Stopping is safer than looping or dropping items.
     #[error("{operation}: inconsistent pagination: {detail}", operation = op_name(.operation))]
@@ -254,7 +246,7 @@ impl Error {
     pub fn is_retryable(&self) -> bool {
         match self {
             Error::Api(api) => crate::retry::is_retryable_status(api.status),
-            Error::Transport { .. } | Error::Timeout { .. } => true,
+            Error::Transport { .. } => true,
             _ => false,
         }
     }
@@ -273,7 +265,6 @@ impl Error {
             Error::Api(api) => api.operation,
             Error::Transport { operation, .. }
             | Error::Decode { operation, .. }
-            | Error::Timeout { operation, .. }
             | Error::Pagination { operation, .. } => *operation,
             Error::InvalidRequest(_) | Error::Auth(_) => None,
         }
