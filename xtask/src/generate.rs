@@ -208,13 +208,54 @@ fn header(doc: &Document) -> String {
 pub fn render_client(doc: &Document, flavor: Flavor, progenitor_version: &str) -> Result<String> {
     let tokens = generate_tokens(&doc.spec, &settings(flavor))
         .with_context(|| format!("generating from {}", doc.rel_path))?;
-    let file: syn::File = syn::parse2(tokens)
+    let mut file: syn::File = syn::parse2(tokens)
         .with_context(|| format!("progenitor's output for {} does not parse", doc.rel_path))?;
+    mark_deprecated(&mut file, &operation_table(&doc.spec));
     Ok(format!(
         "{}// progenitor {progenitor_version}\n\n{}",
         header(doc),
         prettyplease::unparse(&file)
     ))
+}
+
+/// progenitor ignores `deprecated`: give the `Client` method of every deprecated operation a
+/// `#[deprecated]` naming its replacement, so that callers get a compiler warning.
+fn mark_deprecated(file: &mut syn::File, operations: &[OperationMeta]) {
+    for item in &mut file.items {
+        let syn::Item::Impl(block) = item else {
+            continue;
+        };
+        let is_client = matches!(&*block.self_ty, syn::Type::Path(p) if p.path.is_ident("Client"));
+        if !is_client || block.trait_.is_some() {
+            continue;
+        }
+        for member in &mut block.items {
+            let syn::ImplItem::Fn(method) = member else {
+                continue;
+            };
+            let name = method.sig.ident.to_string();
+            let Some(op) = operations
+                .iter()
+                .find(|op| op.deprecated && op.operation_id == name)
+            else {
+                continue;
+            };
+            let note = match op
+                .replaced_by
+                .as_deref()
+                .and_then(|id| operations.iter().find(|o| o.operation_id == id))
+            {
+                Some(by) => format!(
+                    "replaced by `{}` ({} {}); migrate to it",
+                    by.operation_id, by.method, by.path
+                ),
+                None => "deprecated by the API document".to_owned(),
+            };
+            method
+                .attrs
+                .push(syn::parse_quote!(#[deprecated(note = #note)]));
+        }
+    }
 }
 
 /// How progenitor failed: by panicking or by returning an error.
@@ -586,6 +627,22 @@ mod tests {
             let doc = Document::load(&crate::workspace_root(), &path).expect("fixture loads");
             doc.lint().expect("fixture passes the lint");
         }
+    }
+
+    #[test]
+    fn deprecated_operations_get_a_deprecated_attribute_naming_the_replacement() {
+        let doc = crate::Document::load(&crate::workspace_root(), crate::SPEC).expect("loads");
+        let code = render_client(&doc, Flavor::Client, "test").expect("generates");
+        assert!(code.contains(
+            "#[deprecated(\n        note = \"replaced by `cancel_shipment` (POST /shipments/{shipment_id}/cancel); migrate to it\"\n    )]\n    pub fn cancel_order_shipment"
+        ) || code.contains(
+            "#[deprecated(note = \"replaced by `cancel_shipment` (POST /shipments/{shipment_id}/cancel); migrate to it\")]"
+        ), "no #[deprecated] on cancel_order_shipment");
+        assert_eq!(
+            code.matches("#[deprecated(").count(),
+            3,
+            "exactly the 3 replaced operations"
+        );
     }
 
     #[test]

@@ -154,6 +154,8 @@ pub async fn orders(ctx: &Ctx, command: OrdersCommand) -> Result<(), CliError> {
             let response = admin.list_order_statuses().send().await?;
             ctx.printer.list(&response.into_inner().data)
         }
+        // The replaced operations stay reachable (with a warning printed to the user).
+        #[allow(deprecated)]
         OrdersCommand::Shipments { order_id } => {
             let response = admin
                 .list_order_shipments()
@@ -162,6 +164,8 @@ pub async fn orders(ctx: &Ctx, command: OrdersCommand) -> Result<(), CliError> {
                 .await?;
             ctx.printer.list(&response.into_inner().data)
         }
+        // The replaced operations stay reachable (with a warning printed to the user).
+        #[allow(deprecated)]
         OrdersCommand::UpdateShipment(a) => {
             let body: types::UpdateShipmentRequest = body::build(&a.body, &a.fields, Map::new())?;
             let response = admin
@@ -172,6 +176,8 @@ pub async fn orders(ctx: &Ctx, command: OrdersCommand) -> Result<(), CliError> {
                 .await?;
             ctx.printer.one(&response.into_inner().data)
         }
+        // The replaced operations stay reachable (with a warning printed to the user).
+        #[allow(deprecated)]
         OrdersCommand::CancelShipment { order_id } => {
             let response = admin
                 .cancel_order_shipment()

@@ -13324,6 +13324,7 @@ let response = client.list_order_shipments()
     .send()
     .await;
 ```*/
+    #[deprecated(note = "replaced by `list_shipments` (GET /shipments); migrate to it")]
     pub fn list_order_shipments(&self) -> builder::ListOrderShipments<'_> {
         builder::ListOrderShipments::new(self)
     }
@@ -13345,6 +13346,9 @@ let response = client.update_order_shipment()
     .send()
     .await;
 ```*/
+    #[deprecated(
+        note = "replaced by `update_shipment` (PUT /shipments/{shipment_id}); migrate to it"
+    )]
     pub fn update_order_shipment(&self) -> builder::UpdateOrderShipment<'_> {
         builder::UpdateOrderShipment::new(self)
     }
@@ -13364,6 +13368,9 @@ let response = client.cancel_order_shipment()
     .send()
     .await;
 ```*/
+    #[deprecated(
+        note = "replaced by `cancel_shipment` (POST /shipments/{shipment_id}/cancel); migrate to it"
+    )]
     pub fn cancel_order_shipment(&self) -> builder::CancelOrderShipment<'_> {
         builder::CancelOrderShipment::new(self)
     }

@@ -168,6 +168,7 @@ let response = client.list_legacy_items()
     .send()
     .await;
 ```*/
+    #[deprecated(note = "replaced by `list_items` (GET /items); migrate to it")]
     pub fn list_legacy_items(&self) -> builder::ListLegacyItems<'_> {
         builder::ListLegacyItems::new(self)
     }
