@@ -108,6 +108,43 @@ impl ShipmentExt for types::Shipment {
     }
 }
 
+/// The pagination object's links, which the service sends as `{"next": .., "previous": ..}`, `{}`
+/// or `[]` (the document leaves them untyped so that every generator accepts them).
+pub trait PaginationExt {
+    /// The full URL of the next page, when there is one.
+    fn next_url(&self) -> Option<&str>;
+    /// The full URL of the previous page, when there is one.
+    fn previous_url(&self) -> Option<&str>;
+}
+
+impl PaginationExt for types::Pagination {
+    fn next_url(&self) -> Option<&str> {
+        self.links.as_ref()?.get("next")?.as_str()
+    }
+
+    fn previous_url(&self) -> Option<&str> {
+        self.links.as_ref()?.get("previous")?.as_str()
+    }
+}
+
+/// A shipment's label, `[]` while there is none, else `{"format": .., "url": ..}`.
+pub trait ShipmentLabelExt {
+    /// The label file's address, when there is a label.
+    fn label_url(&self) -> Option<&str>;
+    /// The label file's format (`pdf`), when there is a label.
+    fn label_format(&self) -> Option<&str>;
+}
+
+impl ShipmentLabelExt for types::ShipmentLabel {
+    fn label_url(&self) -> Option<&str> {
+        self.get("url")?.as_str()
+    }
+
+    fn label_format(&self) -> Option<&str> {
+        self.get("format")?.as_str()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +170,35 @@ mod tests {
             shipment("delivered".into()).kind(),
             Some(ShipmentType::Return)
         );
+    }
+
+    #[test]
+    fn pagination_links_read_every_wire_form() {
+        let page = |links: serde_json::Value| -> types::Pagination {
+            serde_json::from_value(serde_json::json!({"count": 1, "total": 1, "perPage": 15,
+                "currentPage": 2, "totalPages": 3, "links": links}))
+            .expect("decodes")
+        };
+        let both = page(
+            serde_json::json!({"next": "https://x/p?page=3", "previous": "https://x/p?page=1"}),
+        );
+        assert_eq!(both.next_url(), Some("https://x/p?page=3"));
+        assert_eq!(both.previous_url(), Some("https://x/p?page=1"));
+        assert_eq!(page(serde_json::json!({})).next_url(), None);
+        assert_eq!(page(serde_json::json!([])).next_url(), None);
+        assert_eq!(page(serde_json::json!(["string"])).previous_url(), None);
+    }
+
+    #[test]
+    fn shipment_label_reads_the_file_or_nothing() {
+        let label: types::ShipmentLabel =
+            serde_json::from_value(serde_json::json!({"format": "pdf", "url": "https://x/l.pdf"}))
+                .expect("decodes");
+        assert_eq!(label.label_url(), Some("https://x/l.pdf"));
+        assert_eq!(label.label_format(), Some("pdf"));
+        let none: types::ShipmentLabel =
+            serde_json::from_value(serde_json::json!([])).expect("decodes");
+        assert_eq!(none.label_url(), None);
     }
 
     #[test]
