@@ -449,10 +449,9 @@ async fn secrets_never_appear_in_debug_output() {
     assert!(!err.to_string().contains("wrong-secret-token"));
 }
 
-#[tokio::test]
-async fn client_side_rate_limit_keeps_a_bulk_job_clear_of_429() {
-    // The store allows 60 a minute (a bucket of 60, then one a second); the client is sized to
-    // the same plan and retries nothing, so a single 429 would fail the job.
+/// Sends `requests` calls in a row through a client with `limit` and no retries, against a store
+/// allowing 60 a minute (a bucket of 60, then one a second): a single 429 fails the job.
+async fn bulk_job_meets_no_429(limit: store_admin::ratelimit::RateLimit, requests: usize) {
     let server = faulty(FaultConfig {
         rate_limit: Some(RateLimitFault {
             per_minute: 60,
@@ -465,12 +464,10 @@ async fn client_side_rate_limit_keeps_a_bulk_job_clear_of_429() {
         .with_base_url(server.base_url())
         .with_token(TOKEN)
         .with_retry_policy(RetryPolicy::no_retries())
-        .with_rate_limit(store_admin::ratelimit::RateLimit::per_minute(
-            std::num::NonZeroU32::new(60).expect("non zero"),
-        ))
+        .with_rate_limit(limit)
         .build()
         .expect("builds");
-    for i in 0..63 {
+    for i in 0..requests {
         admin
             .list_order_statuses()
             .send()
@@ -480,32 +477,19 @@ async fn client_side_rate_limit_keeps_a_bulk_job_clear_of_429() {
 }
 
 #[tokio::test]
-async fn remaining_zero_from_the_server_pauses_the_client_until_reset() {
+async fn client_side_rate_limit_keeps_a_bulk_job_clear_of_429() {
+    // The client is sized to the store's plan.
+    let limit = store_admin::ratelimit::RateLimit::per_minute(
+        std::num::NonZeroU32::new(60).expect("non zero"),
+    );
+    bulk_job_meets_no_429(limit, 63).await;
+}
+
+#[tokio::test]
+async fn remaining_zero_from_the_server_pauses_the_client_until_a_slot_leaks() {
     // The client believes in a much larger plan; the server's X-RateLimit-Remaining keeps it in step.
-    let server = faulty(FaultConfig {
-        rate_limit: Some(RateLimitFault {
-            per_minute: 60,
-            operations: vec![],
-        }),
-        ..FaultConfig::default()
-    })
-    .await;
-    let admin = StoreAdmin::builder()
-        .with_base_url(server.base_url())
-        .with_token(TOKEN)
-        .with_retry_policy(RetryPolicy::no_retries())
-        .with_rate_limit(store_admin::ratelimit::RateLimit::plan(
-            store_admin::ratelimit::Plan::Special,
-        ))
-        .build()
-        .expect("builds");
-    for i in 0..62 {
-        admin
-            .list_order_statuses()
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("request {i} met {}", Error::from(e)));
-    }
+    let limit = store_admin::ratelimit::RateLimit::plan(store_admin::ratelimit::Plan::Special);
+    bulk_job_meets_no_429(limit, 62).await;
 }
 
 mod tracing_capture {
