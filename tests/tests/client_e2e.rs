@@ -562,12 +562,25 @@ async fn each_call_has_a_span_with_operation_method_path_status_and_attempt_but_
         "{text}"
     );
     assert!(
-        text.contains("record:status=503"),
-        "first attempt's status: {text}"
+        text.contains("event:attempt=1\nevent:status=503"),
+        "one event for the first attempt, with its status: {text}"
     );
     assert!(
-        text.contains("record:attempt=2"),
-        "the retry is attempt 2: {text}"
+        text.contains("event:attempt=2\nevent:status=404"),
+        "one event for the retry, attempt 2: {text}"
+    );
+    assert_eq!(
+        text.matches("record:status=").count(),
+        1,
+        "the span records the final status once: {text}"
+    );
+    assert!(
+        text.contains("record:status=404"),
+        "the final status: {text}"
+    );
+    assert!(
+        !text.contains("record:attempt"),
+        "no repeated span field: {text}"
     );
     assert!(
         !text.contains(TOKEN),

@@ -89,9 +89,15 @@ pub async fn run(admin: &StoreAdmin, printer: &Printer, args: ApiArgs) -> Result
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(value) => printer.document(&value),
         Err(_) => {
-            use std::io::Write;
+            use std::io::{IsTerminal, Write};
             let mut out = std::io::stdout().lock();
-            out.write_all(&bytes)?;
+            if out.is_terminal() {
+                // Not JSON: on a terminal, shown as text with its control characters escaped.
+                let text = crate::output::terminal_safe(&String::from_utf8_lossy(&bytes), true);
+                writeln!(out, "{text}")?;
+            } else {
+                out.write_all(&bytes)?;
+            }
             out.flush()?;
             Ok(())
         }
@@ -99,13 +105,32 @@ pub async fn run(admin: &StoreAdmin, printer: &Printer, args: ApiArgs) -> Result
 }
 
 /// The full URL of `path` below `base`: a path starting with `/`, or a full URL under the base.
+/// A full URL is compared with the base as URL parts (scheme, host, port, then the path segment by
+/// segment), never as text: `https://store.example.evil.com` is not under `https://store.example`,
+/// and the bearer token is never sent to another origin.
 fn url_for(base: &str, path: &str) -> Result<String, CliError> {
-    if path.starts_with("http://") || path.starts_with("https://") {
-        if path.starts_with(base) {
-            return Ok(path.to_string());
+    if path.contains("://") {
+        let base_url = url::Url::parse(base)
+            .map_err(|e| CliError::usage(format!("the base URL {base:?} is not a URL ({e})")))?;
+        let full = url::Url::parse(path)
+            .map_err(|e| CliError::usage(format!("{path:?} is not a URL ({e})")))?;
+        let same_origin = full.scheme() == base_url.scheme()
+            && full.host() == base_url.host()
+            && full.port_or_known_default() == base_url.port_or_known_default()
+            && full.username().is_empty()
+            && full.password().is_none();
+        let segments = |u: &url::Url| -> Vec<String> {
+            u.path_segments()
+                .map(|s| s.filter(|s| !s.is_empty()).map(str::to_owned).collect())
+                .unwrap_or_default()
+        };
+        let (prefix, rest) = (segments(&base_url), segments(&full));
+        if same_origin && rest.starts_with(&prefix) {
+            return Ok(full.to_string());
         }
         return Err(CliError::usage(format!(
-            "{path:?} is not under the base URL {base}: give a path such as /orders"
+            "{path:?} is not under the base URL {base}: the token is only sent to that origin and \
+             path; give a path such as /orders"
         )));
     }
     let path = if path.starts_with('/') {
@@ -149,6 +174,25 @@ mod tests {
             format!("{base}/x")
         );
         assert!(url_for(base, "https://elsewhere.example/x").is_err());
+    }
+
+    #[test]
+    fn full_urls_are_compared_as_url_parts_not_text() {
+        let base = "https://store.example/admin/v2";
+        for foreign in [
+            "https://store.example.evil.com/admin/v2/orders",
+            "https://store.example:8443/admin/v2/orders",
+            "http://store.example/admin/v2/orders",
+            "https://store.example/admin/v22/orders",
+            "https://store.example/other",
+            "https://user@store.example/admin/v2/orders",
+        ] {
+            assert!(url_for(base, foreign).is_err(), "{foreign} must be refused");
+        }
+        assert_eq!(
+            url_for(base, "https://store.example:443/admin/v2/orders?page=2").unwrap(),
+            "https://store.example/admin/v2/orders?page=2"
+        );
     }
 
     #[test]

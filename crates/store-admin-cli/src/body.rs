@@ -73,15 +73,26 @@ pub fn build<T: DeserializeOwned + schemars::JsonSchema>(
     }
     body.extend(extra);
     let known = properties::<T>();
-    if !known.is_empty() {
-        for key in body.keys() {
-            if !known.contains(key) {
+    let unknown: Vec<&String> = body.keys().filter(|key| !known.contains(*key)).collect();
+    if !known.is_empty() && !unknown.is_empty() {
+        if arg.allow_unknown_fields {
+            for key in &unknown {
                 eprintln!(
-                    "warning: the body field `{key}` is not in the API document; it is not sent \
-                     (known fields: {})",
-                    known.join(", ")
+                    "warning: the body field `{key}` is not in the API document; it is dropped \
+                     (send arbitrary JSON with `store-admin api`)"
                 );
             }
+        } else {
+            let names: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
+            return Err(CliError::usage(format!(
+                "the body field{} {} {} not in the API document (a typo?); known fields: {}. \
+                 Pass --allow-unknown-fields to go on without {}",
+                if unknown.len() == 1 { "" } else { "s" },
+                names.join(", "),
+                if unknown.len() == 1 { "is" } else { "are" },
+                known.join(", "),
+                if unknown.len() == 1 { "it" } else { "them" },
+            )));
         }
     }
     let value = Value::Object(body);
@@ -158,7 +169,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("body.json");
         std::fs::write(&path, r#"{"shipment_number":"A1","status":"created"}"#).unwrap();
-        let arg = BodyArg { body: Some(path) };
+        let arg = BodyArg {
+            body: Some(path),
+            allow_unknown_fields: false,
+        };
         let flags = Flags {
             shipment_number: None,
             status: Some("delivered".into()),
@@ -170,7 +184,10 @@ mod tests {
 
     #[test]
     fn missing_required_field_names_its_flag() {
-        let arg = BodyArg { body: None };
+        let arg = BodyArg {
+            body: None,
+            allow_unknown_fields: false,
+        };
         let flags = Flags {
             shipment_number: None,
             status: Some("delivered".into()),
@@ -187,7 +204,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("body.json");
         std::fs::write(&path, "[1, 2]").unwrap();
-        let error = base_object(&BodyArg { body: Some(path) }).unwrap_err();
+        let error = base_object(&BodyArg {
+            body: Some(path),
+            allow_unknown_fields: false,
+        })
+        .unwrap_err();
         assert!(
             error
                 .to_string()

@@ -143,7 +143,8 @@ pub enum Format {
 #[command(next_help_heading = "Global options")]
 pub struct Global {
     /// Base URL of the API, ending in /admin/v2.
-    #[arg(long, env = "STORE_ADMIN_BASE_URL", hide_env_values = true, default_value = LIVE_BASE_URL, global = true)]
+    #[arg(long, env = "STORE_ADMIN_BASE_URL", hide_env_values = true, default_value = LIVE_BASE_URL,
+          global = true, value_parser = parse_base_url)]
     pub base_url: String,
 
     /// Bearer access token (never echoed). Not needed with --sandbox.
@@ -151,6 +152,10 @@ pub struct Global {
     pub token: Option<SecretString>,
 
     /// Output format [default: table on a terminal, json otherwise].
+    ///
+    /// Tables escape control characters. CSV cells beginning with =, +, -, @, tab or carriage
+    /// return are prefixed with ' so that spreadsheets show them as text instead of running them
+    /// as formulas (OWASP's advice against CSV injection).
     #[arg(long, short = 'o', value_enum, global = true)]
     pub output: Option<Format>,
 
@@ -197,6 +202,39 @@ pub struct Global {
     /// Log retries and calls on standard error (-vv for more).
     #[arg(long, short = 'v', action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
+}
+
+/// `--base-url`: an absolute http(s) URL with a host and no query or fragment (they would be
+/// mangled by every path joined below it).
+fn parse_base_url(text: &str) -> Result<String, String> {
+    let url = url::Url::parse(text).map_err(|e| format!("{text:?} is not a URL ({e})"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!(
+            "the base URL must be http or https, not {}: e.g. https://api.salla.dev/admin/v2",
+            url.scheme()
+        ));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(format!("{text:?} has no host"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(format!(
+            "{text:?}: a base URL takes no query string or fragment (give the path only, ending in /admin/v2)"
+        ));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("a base URL takes no user name or password: use --token".to_string());
+    }
+    Ok(text.trim_end_matches('/').to_string())
+}
+
+/// `--page`: a page number, from 1.
+fn parse_page(text: &str) -> Result<NonZeroU64, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err("pages are numbered from 1".to_string()),
+        Ok(n) => NonZeroU64::new(n).ok_or_else(|| "pages are numbered from 1".to_string()),
+        Err(_) => Err(format!("{text:?} is not a page number (1, 2, 3, ...)")),
+    }
 }
 
 fn parse_faults(text: &str) -> Result<FaultConfig, String> {
@@ -261,7 +299,7 @@ pub enum Command {
 #[derive(Args, Debug, Clone, Copy)]
 pub struct PageArgs {
     /// The page to return, from 1.
-    #[arg(long, value_name = "N", conflicts_with = "all")]
+    #[arg(long, value_name = "N", conflicts_with = "all", value_parser = parse_page)]
     pub page: Option<NonZeroU64>,
     /// Items per page, 1 to 60 [default: 15, or 60 with --all].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=60))]
@@ -382,6 +420,10 @@ pub struct BodyArg {
     /// The request body as a JSON file (`-` for standard input); flags override its fields.
     #[arg(long, value_name = "FILE|-")]
     pub body: Option<PathBuf>,
+    /// Go on when the body has fields the API document does not know (they are dropped with a
+    /// warning); without it such a body is refused, as the field is usually a typo.
+    #[arg(long)]
+    pub allow_unknown_fields: bool,
 }
 
 // ---------------------------------------------------------------------------------------------

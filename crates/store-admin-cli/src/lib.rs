@@ -27,7 +27,7 @@ use crate::commands::Ctx;
 use crate::error::CliError;
 use crate::output::{Printer, default_format, stderr_is_terminal};
 
-/// The token the sandbox accepts (and the CLI sends to it unless `--token` is given).
+/// The token the sandbox accepts, and the one the CLI sends it (whatever `--token` says).
 pub const SANDBOX_TOKEN: &str = store_admin_mock::DEFAULT_TOKEN;
 
 /// Parses the command line, runs the command and returns the exit code (see [`error::exit`]).
@@ -63,23 +63,32 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             if !matches!(error, CliError::Rejected(_) | CliError::Closed) {
-                eprintln!("error: {error}");
+                // Messages quote the service (and its data): never let them drive the terminal.
+                eprintln!("error: {}", output::terminal_safe(&error.to_string(), true));
             }
             error.exit()
         }
     }
 }
 
+/// Logs on standard error: `RUST_LOG` when it is set (the usual `EnvFilter` syntax), else `-v`
+/// (one line per attempt of every call) or `-vv` (and the retry decisions).
 fn init_tracing(verbose: u8) {
-    if verbose == 0 {
-        return;
-    }
-    let filter = match verbose {
-        1 => "store_admin=info,store_admin_cli=info",
-        _ => "store_admin=debug,store_admin_cli=debug,store_admin_mock=info",
+    use tracing_subscriber::EnvFilter;
+    let from_env = std::env::var_os("RUST_LOG")
+        .is_some()
+        .then(|| EnvFilter::try_from_default_env().ok())
+        .flatten();
+    let filter = match (from_env, verbose) {
+        (Some(filter), _) => filter,
+        (None, 0) => return,
+        (None, 1) => EnvFilter::new("store_admin=info,store_admin_cli=info"),
+        (None, _) => {
+            EnvFilter::new("store_admin=debug,store_admin_cli=debug,store_admin_mock=info")
+        }
     };
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(stderr_is_terminal())
         .with_target(false)
@@ -127,11 +136,10 @@ async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), Cl
     let sandbox =
         global.sandbox || global.sandbox_faults.is_some() || global.sandbox_scopes.is_some();
     let (base_url, token, server) = if sandbox {
+        // The sandbox has its own token. The user's --token / STORE_ADMIN_TOKEN belongs to the
+        // service: it is neither needed here nor sent to the sandbox.
         let server = start_sandbox(global).await?;
-        let token = global
-            .token
-            .clone()
-            .unwrap_or_else(|| SecretString::from(SANDBOX_TOKEN));
+        let token = SecretString::from(SANDBOX_TOKEN);
         (server.base_url().to_string(), token, Some(server))
     } else {
         let token = global.token.clone().ok_or_else(|| {
@@ -166,15 +174,9 @@ async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), Cl
 
 async fn start_sandbox(global: &Global) -> Result<MockServer, CliError> {
     let mut config = MockConfig::new().seed(global.sandbox_seed);
-    config = match (&global.sandbox_scopes, &global.token) {
-        (Some(scopes), token) => {
-            let token = token
-                .as_ref()
-                .map(|t| t.expose_secret().to_string())
-                .unwrap_or_else(|| SANDBOX_TOKEN.to_string());
-            config.token(token, scopes.iter().map(|s| s.trim().to_string()))
-        }
-        (None, _) => config.token_all_scopes(SANDBOX_TOKEN),
+    config = match &global.sandbox_scopes {
+        Some(scopes) => config.token(SANDBOX_TOKEN, scopes.iter().map(|s| s.trim().to_string())),
+        None => config.token_all_scopes(SANDBOX_TOKEN),
     };
     if let Some(faults) = &global.sandbox_faults {
         config = config.faults(faults.clone());

@@ -226,13 +226,17 @@ pub fn to_json<T: Serialize>(record: &T) -> Result<Value, CliError> {
     Ok(value)
 }
 
-/// Replaces the value of every [`SECRET_KEYS`] property, at any depth, by [`REDACTED`].
+/// Replaces the value of every [`SECRET_KEYS`] property, at any depth, by [`REDACTED`], and the
+/// values of custom HTTP headers (a `headers` property: `[{"key", "value"}]` or a map), which
+/// carry credentials as often as not.
 pub fn redact(value: &mut Value) {
     match value {
         Value::Object(map) => {
             for (key, inner) in map.iter_mut() {
                 if SECRET_KEYS.contains(&key.as_str()) && !inner.is_null() {
                     *inner = Value::String(REDACTED.into());
+                } else if key == "headers" {
+                    redact_header_values(inner);
                 } else {
                     redact(inner);
                 }
@@ -240,6 +244,88 @@ pub fn redact(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(redact),
         _ => {}
+    }
+}
+
+/// `headers` as the service sends them: a list of `{"key", "value"}` or a map of name to value.
+fn redact_header_values(headers: &mut Value) {
+    let hide = |v: &mut Value| {
+        if !v.is_null() {
+            *v = Value::String(REDACTED.into());
+        }
+    };
+    match headers {
+        Value::Array(items) => {
+            for item in items {
+                match item {
+                    Value::Object(header) => header.get_mut("value").into_iter().for_each(hide),
+                    other => hide(other),
+                }
+            }
+        }
+        Value::Object(map) => map.values_mut().for_each(hide),
+        _ => {}
+    }
+}
+
+/// Text from the service made safe for a terminal: every control character (C0, DEL, C1) and
+/// every bidirectional override is written as a visible escape (`\u{1b}`), so that data cannot
+/// move the cursor, recolour the screen, retitle the window or reorder what is shown. Newlines are
+/// kept when `keep_newlines` (messages), escaped otherwise (cells).
+pub fn terminal_safe(text: &str, keep_newlines: bool) -> String {
+    let unsafe_char = |c: char| {
+        (c.is_control() && !(keep_newlines && c == '\n'))
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The first characters that make a spreadsheet read a cell as a formula (OWASP's list).
+const FORMULA_TRIGGERS: &[char] = &['=', '+', '-', '@', '\t', '\r'];
+
+/// A CSV text cell that a spreadsheet shows as text: a cell beginning with `=`, `+`, `-`, `@`, a
+/// tab or a carriage return is prefixed with `'` (OWASP's advice against CSV injection).
+fn csv_text(text: &str) -> String {
+    if text.starts_with(FORMULA_TRIGGERS) {
+        format!("'{text}")
+    } else {
+        text.to_string()
+    }
+}
+
+/// A money amount as a decimal with at least two places (`3388` -> `3388.00`, `361.28`,
+/// `0.125`), from a JSON number or a decimal string; `None` when it is neither.
+fn money_amount(value: &Value) -> Option<String> {
+    let text = match value {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.trim().to_string(),
+        _ => return None,
+    };
+    let mut decimal = rust_decimal::Decimal::from_str_exact(&text)
+        .or_else(|_| rust_decimal::Decimal::from_scientific(&text))
+        .ok()?;
+    if decimal.scale() < 2 {
+        decimal.rescale(2);
+    }
+    Some(decimal.to_string())
+}
+
+/// A JSON number as text: an integral float prints as an integer (`1`, not `1.0`).
+fn number_text(n: &serde_json::Number) -> String {
+    match n.as_f64() {
+        Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.0}"),
+        _ => n.to_string(),
     }
 }
 
@@ -348,6 +434,16 @@ fn csv_value<'a>(value: &'a Value, column: &str) -> Option<&'a Value> {
     column.split('.').try_fold(value, |v, key| v.get(key))
 }
 
+/// Whether `column` is the `amount` of a money object (`total.amount` beside `total.currency`).
+fn is_money_amount(value: &Value, column: &str) -> bool {
+    match column.rsplit_once('.') {
+        Some((parent, "amount")) => {
+            csv_value(value, parent).is_some_and(|p| p.get("currency").is_some())
+        }
+        _ => false,
+    }
+}
+
 fn write_csv_header<W: Write>(
     writer: &mut csv::Writer<W>,
     columns: &[String],
@@ -360,7 +456,16 @@ fn write_csv_row<W: Write>(
     columns: &[String],
     value: &Value,
 ) -> Result<(), CliError> {
-    let row = columns.iter().map(|c| csv_cell(csv_value(value, c)));
+    let row = columns.iter().map(|c| {
+        let cell = csv_value(value, c);
+        match cell
+            .filter(|_| is_money_amount(value, c))
+            .and_then(money_amount)
+        {
+            Some(amount) => amount,
+            None => csv_cell(cell),
+        }
+    });
     writer.write_record(row).map_err(csv_error)
 }
 
@@ -374,9 +479,9 @@ fn csv_error(error: csv::Error) -> CliError {
 fn csv_cell(value: Option<&Value>) -> String {
     match value {
         None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(other @ (Value::Number(_) | Value::Bool(_))) => other.to_string(),
-        Some(other) => other.to_string(),
+        Some(Value::String(s)) => csv_text(s),
+        Some(Value::Number(n)) => number_text(n),
+        Some(other) => csv_text(&other.to_string()),
     }
 }
 
@@ -389,7 +494,10 @@ fn table_cell(value: Option<&Value>) -> String {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Object(map)) => {
             let text_of = |key: &str| map.get(key).map(|v| table_cell(Some(v)));
-            if let (Some(amount), Some(currency)) = (text_of("amount"), text_of("currency")) {
+            if let (Some(amount), Some(currency)) = (
+                map.get("amount").and_then(money_amount),
+                text_of("currency"),
+            ) {
                 format!("{amount} {currency}")
             } else if let Some(date) = text_of("date") {
                 date
@@ -402,14 +510,13 @@ fn table_cell(value: Option<&Value>) -> String {
             }
         }
         Some(Value::Array(items)) if items.is_empty() => String::new(),
-        Some(Value::Number(n)) => match n.as_f64() {
-            // A float with nothing after the point (an amount read as f64) prints as an integer.
-            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.0}"),
-            _ => n.to_string(),
-        },
+        Some(Value::Number(n)) => number_text(n),
         Some(other) => other.to_string(),
     };
-    cut(&text.replace(['\n', '\r', '\t'], " "), CELL_WIDTH)
+    cut(
+        &terminal_safe(&text.replace(['\n', '\r', '\t'], " "), false),
+        CELL_WIDTH,
+    )
 }
 
 fn cut(text: &str, max: usize) -> String {
@@ -471,7 +578,7 @@ fn render_fields(value: &Value) -> String {
     flatten("", value, &mut fields);
     let mut table = new_table();
     for (field, text) in fields {
-        table.add_row(vec![field, text]);
+        table.add_row(vec![terminal_safe(&field, false), text]);
     }
     finish(&mut table)
 }
@@ -495,12 +602,19 @@ fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, String)>) {
                 if items.len() == 1 { "" } else { "s" },
                 value
             );
-            out.push((prefix.to_string(), cut(&text, 2 * CELL_WIDTH)));
+            out.push((
+                prefix.to_string(),
+                cut(&terminal_safe(&text, false), 2 * CELL_WIDTH),
+            ));
         }
         Value::Number(_) => out.push((prefix.to_string(), table_cell(Some(value)))),
+        Value::String(text) => out.push((
+            prefix.to_string(),
+            cut(&terminal_safe(text, false), 2 * CELL_WIDTH),
+        )),
         other => out.push((
             prefix.to_string(),
-            cut(&csv_cell(Some(other)), 2 * CELL_WIDTH),
+            cut(&terminal_safe(&other.to_string(), false), 2 * CELL_WIDTH),
         )),
     }
 }
@@ -524,9 +638,71 @@ mod tests {
     }
 
     #[test]
+    fn custom_header_values_are_redacted_in_both_shapes() {
+        let mut value = serde_json::json!({
+            "headers": [{"key": "Authorization", "value": "Bearer abc"}],
+            "nested": {"headers": {"X-Api-Key": "k-123"}}
+        });
+        redact(&mut value);
+        assert_eq!(value["headers"][0]["key"], "Authorization");
+        assert_eq!(value["headers"][0]["value"], REDACTED);
+        assert_eq!(value["nested"]["headers"]["X-Api-Key"], REDACTED);
+    }
+
+    #[test]
+    fn terminal_control_sequences_in_data_are_escaped() {
+        let hostile = "Shoe\u{1b}]0;pwned\u{7}\u{1b}[31mRED\u{9b}2J\u{202e}txt";
+        let safe = terminal_safe(hostile, false);
+        assert!(!safe.chars().any(|c| c.is_control()), "{safe:?}");
+        assert!(!safe.contains('\u{202e}'));
+        assert!(safe.starts_with("Shoe\\u{1b}]0;pwned\\u{7}"), "{safe}");
+        assert_eq!(terminal_safe("a\nb", true), "a\nb");
+        assert_eq!(terminal_safe("a\nb", false), "a\\u{a}b");
+        let cell = table_cell(Some(&Value::String(hostile.into())));
+        assert!(!cell.chars().any(|c| c.is_control()), "{cell:?}");
+        let fields = render_fields(&serde_json::json!({"na\u{1b}[2Jme": hostile}));
+        assert!(!fields.contains('\u{1b}'), "{fields:?}");
+    }
+
+    #[test]
+    fn csv_cells_that_a_spreadsheet_would_run_are_neutralised() {
+        for formula in ["=1+1", "+1", "-2+3", "@SUM(A1)", "\tx", "\rx"] {
+            let cell = csv_cell(Some(&Value::String(formula.into())));
+            assert_eq!(cell, format!("'{formula}"));
+        }
+        assert_eq!(csv_cell(Some(&Value::String("plain".into()))), "plain");
+        assert_eq!(
+            csv_cell(Some(&serde_json::json!(-5))),
+            "-5",
+            "numbers are numbers"
+        );
+    }
+
+    #[test]
+    fn money_prints_with_two_places_everywhere_and_integral_floats_as_integers() {
+        let whole = serde_json::json!({"amount": 3388, "currency": "SAR"});
+        let cents = serde_json::json!({"amount": 361.28, "currency": "SAR"});
+        let text = serde_json::json!({"amount": "10.7", "currency": "SAR"});
+        assert_eq!(table_cell(Some(&whole)), "3388.00 SAR");
+        assert_eq!(table_cell(Some(&cents)), "361.28 SAR");
+        assert_eq!(table_cell(Some(&text)), "10.70 SAR");
+        let order = serde_json::json!({"total": {"amount": 1.0, "currency": "SAR"}, "n": 1.0});
+        assert!(is_money_amount(&order, "total.amount"));
+        assert!(!is_money_amount(&order, "n"));
+        assert_eq!(csv_cell(csv_value(&order, "n")), "1");
+        let mut out = Vec::new();
+        {
+            let mut writer = csv::Writer::from_writer(&mut out);
+            let columns = vec!["total.amount".to_string(), "n".to_string()];
+            write_csv_row(&mut writer, &columns, &order).unwrap();
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), "1.00,1\n");
+    }
+
+    #[test]
     fn table_cell_shows_money_dates_and_statuses_compactly() {
         let money = serde_json::json!({"amount": 12.5, "currency": "SAR"});
-        assert_eq!(table_cell(Some(&money)), "12.5 SAR");
+        assert_eq!(table_cell(Some(&money)), "12.50 SAR");
         let date =
             serde_json::json!({"date": "2024-01-02 10:00:00.000000", "timezone": "Asia/Riyadh"});
         assert_eq!(table_cell(Some(&date)), "2024-01-02 10:00:00.000000");

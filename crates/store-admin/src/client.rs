@@ -413,12 +413,18 @@ impl Runtime {
                 .max(Duration::from_millis(1));
             let mut to_send = to_send;
             *to_send.timeout_mut() = Some(timeout);
+            let attempt_started = Instant::now();
             let outcome = self.attempt(client, to_send).await;
-            let span = tracing::Span::current();
-            span.record("attempt", attempt);
+            let elapsed_ms = attempt_started.elapsed().as_millis() as u64;
             match &outcome {
                 Attempt::Response(parts, body) => {
-                    span.record("status", parts.status.as_u16());
+                    // One line per attempt (the span carries the operation, once).
+                    tracing::info!(
+                        attempt,
+                        status = parts.status.as_u16(),
+                        elapsed_ms,
+                        "attempt"
+                    );
                     if let Some(limit) = &self.rate_limit {
                         limit.observe(&parts.headers);
                     }
@@ -448,7 +454,7 @@ impl Runtime {
                     }
                 }
                 Attempt::Failed(e, class) => {
-                    tracing::debug!(error = %e, failure = ?class, "attempt failed");
+                    tracing::info!(attempt, error = %e, failure = ?class, elapsed_ms, "attempt failed");
                 }
             }
             let decision = {
@@ -483,6 +489,7 @@ impl Runtime {
                     }
                     return match outcome {
                         Attempt::Response(parts, body) => {
+                            tracing::Span::current().record("status", parts.status.as_u16());
                             Ok(finish(parts, body, meta, operation_id))
                         }
                         Attempt::Failed(e, _) => Err(e),
@@ -567,7 +574,6 @@ impl Interceptor for Runtime {
             method = %request.method(),
             path = meta.map(|m| m.path).unwrap_or(""),
             status = tracing::field::Empty,
-            attempt = tracing::field::Empty,
         );
         Box::pin(
             self.run(client, request, meta, operation.operation_id)
