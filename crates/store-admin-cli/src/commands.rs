@@ -3,6 +3,7 @@
 use std::num::NonZeroU64;
 
 use serde_json::{Map, Value, json};
+use store_admin::prelude::*;
 use store_admin::{PageOptions, Paginate, StoreAdmin, types};
 
 use crate::body;
