@@ -468,8 +468,8 @@ pub struct ListOrdersArgs {
     #[arg(long)]
     pub city: Option<String>,
     /// Only orders shipped to this country (name or code).
-    #[arg(long)]
-    pub country: Option<String>,
+    #[arg(long, value_name = "ID")]
+    pub country: Option<i64>,
     /// Only orders that used this discount code.
     #[arg(long)]
     pub coupon: Option<String>,
@@ -489,8 +489,8 @@ pub struct ListOrdersArgs {
     #[arg(long)]
     pub keyword: Option<String>,
     /// Only orders paid with this method (`bank`, `cod`, `mada`...).
-    #[arg(long)]
-    pub payment_method: Option<String>,
+    #[arg(long, value_delimiter = ',')]
+    pub payment_method: Option<Vec<String>>,
     /// Only orders containing a product with this name.
     #[arg(long)]
     pub product: Option<String>,
@@ -498,8 +498,8 @@ pub struct ListOrdersArgs {
     #[arg(long, value_name = "N")]
     pub reference_id: Option<i64>,
     /// Only orders sold through this channel.
-    #[arg(long)]
-    pub selling_channel: Option<String>,
+    #[arg(long, value_delimiter = ',')]
+    pub selling_channel: Option<Vec<String>>,
     /// Only orders shipped through these shipping applications (ids).
     #[arg(long, value_name = "ID", value_delimiter = ',')]
     pub shipping_app_id: Option<Vec<i64>>,
@@ -507,8 +507,8 @@ pub struct ListOrdersArgs {
     #[arg(long, value_name = "ORDER")]
     pub sort_by: Option<String>,
     /// Only orders from this source (`store`, `dashboard`, `api`...).
-    #[arg(long)]
-    pub source: Option<String>,
+    #[arg(long, value_delimiter = ',')]
+    pub source: Option<Vec<String>>,
     /// Only orders whose status id is one of these (see `orders statuses`).
     #[arg(long, value_name = "ID", value_delimiter = ',')]
     pub status: Option<Vec<i64>>,
@@ -521,9 +521,9 @@ pub struct ListOrdersArgs {
     /// Only orders the store owner has not opened yet.
     #[arg(long, value_name = "BOOL")]
     pub unread: Option<bool>,
-    /// Only orders not yet sent to accounting services.
-    #[arg(long, value_name = "BOOL")]
-    pub unsent_to_accounting: Option<bool>,
+    /// Only orders sent to this accounting service (`qoyod`, `daftra`, `zoho_books`).
+    #[arg(long, value_name = "SERVICE")]
+    pub accounting_services: Option<String>,
     /// Page selection.
     #[command(flatten)]
     pub pages: PageArgs,

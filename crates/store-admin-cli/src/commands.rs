@@ -120,6 +120,22 @@ pub async fn orders(ctx: &Ctx, command: OrdersCommand) -> Result<(), CliError> {
         OrdersCommand::List(a) => {
             let a = *a;
             let mut request = admin.list_orders();
+            let payment_method = a
+                .payment_method
+                .map(|v| v.into_iter().map(types::OrderPaymentMethod::from).collect::<Vec<_>>());
+            let source = a
+                .source
+                .map(|v| v.into_iter().map(types::OrderSource::from).collect::<Vec<_>>());
+            let selling_channel: Option<Vec<types::ListOrdersSellingChannelItem>> = a
+                .selling_channel
+                .map(|v| serde_json::from_value(Value::from(v)))
+                .transpose()
+                .map_err(|e| CliError::usage(format!("--selling-channel: {e}")))?;
+            let accounting_services: Option<types::ListOrdersAccountingServices> = a
+                .accounting_services
+                .map(|v| serde_json::from_value(Value::from(v)))
+                .transpose()
+                .map_err(|e| CliError::usage(format!("--accounting-services: {e}")))?;
             set!(
                 request,
                 assign_employee = a.assign_employee,
@@ -132,23 +148,23 @@ pub async fn orders(ctx: &Ctx, command: OrdersCommand) -> Result<(), CliError> {
                 expanded = a.expanded,
                 from_date = a.from_date,
                 keyword = a.keyword,
-                payment_method = a.payment_method,
+                payment_method = payment_method,
                 product = a.product,
                 reference_id = a.reference_id,
-                selling_channel = a.selling_channel,
+                selling_channel = selling_channel,
                 shipping_app_id = a.shipping_app_id,
                 sort_by = a.sort_by,
-                source = a.source,
+                source = source,
                 status = a.status,
                 tags = a.tags,
                 to_date = a.to_date,
                 unread = a.unread,
-                unsent_to_accounting = a.unsent_to_accounting,
+                accounting_services = accounting_services,
             );
             paged(ctx, request, a.pages).await
         }
         OrdersCommand::Get { id } => {
-            let response = admin.get_order().id(id).send().await?;
+            let response = admin.get_order().order_id(id).send().await?;
             ctx.printer.one(&response.into_inner().data)
         }
         OrdersCommand::Statuses => {

@@ -33,6 +33,10 @@ columns! {
         ("ID", "/id"), ("REFERENCE", "/reference_id"), ("DATE", "/date"), ("STATUS", "/status"),
         ("TOTAL", "/total"), ("PAYMENT", "/payment_method"),
     ],
+    OrderDetails => [
+        ("ID", "/id"), ("REFERENCE", "/reference_id"), ("DATE", "/date"), ("STATUS", "/status"),
+        ("TOTAL", "/amounts/total"), ("PAYMENT", "/payment_method"),
+    ],
     OrderStatus => [
         ("ID", "/id"), ("NAME", "/name"), ("SLUG", "/slug"), ("TYPE", "/type"),
         ("PARENT", "/parent/name"), ("ACTIVE", "/is_active"), ("SORT", "/sort"),
