@@ -24,6 +24,8 @@ use std::sync::Arc;
 mod generated;
 pub use generated::*;
 
+pub mod lenient;
+
 /// A boxed future, as returned by [`Interceptor`] methods.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 

@@ -8,6 +8,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
+    use ::store_admin_client_core::lenient;
     ///The rate used when the order was paid in another currency.
     #[derive(
         ::serde::Deserialize,
@@ -27,6 +28,10 @@ pub mod types {
         pub exchange_currency: ::std::option::Option<::std::string::String>,
         ///Units of `exchange_currency` per unit of `base_currency`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub rate: ::std::option::Option<f64>,
     }
     /**An order. The list returns this summary; the details operation returns at least these fields
@@ -47,28 +52,48 @@ pub mod types {
         ///Whether the customer can order the same items again.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub can_reorder: ::std::option::Option<bool>,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub date: ::store_admin_client_core::types::ServiceDateTime,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub exchange_rate: ::std::option::Option<ExchangeRate>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub features: ::std::option::Option<OrderFeatures>,
         ///The order id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///True while the payment has not arrived.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub is_pending_payment: ::std::option::Option<bool>,
         ///The order's lines.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub items: ::std::vec::Vec<OrderItem>,
         ///How the order was paid, for example `bank`, `cod`, `mada`, `credit_card`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub payment_method: ::std::option::Option<::std::string::String>,
         ///When the pending payment expires (epoch seconds; 0 when not pending).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub pending_payment_ends_at: ::std::option::Option<i64>,
         ///The order number shown to the store owner and the customer.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub reference_id: i64,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub status: OrderStatusSummary,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub total: ::store_admin_client_core::types::Money,
     }
     ///What an order contains.
@@ -105,6 +130,7 @@ pub mod types {
         ///The product name.
         pub name: ::std::string::String,
         ///Units ordered.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub quantity: i64,
         ///Address of the product's thumbnail image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -121,9 +147,14 @@ pub mod types {
     )]
     pub struct OrderList {
         ///The orders of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Order>,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub pagination: ::store_admin_client_core::types::Pagination,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -138,8 +169,10 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct OrderResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Order,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -160,6 +193,7 @@ customization of one (`type: custom`), possibly a sub-status of another (`parent
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub icon: ::std::option::Option<::std::string::String>,
         ///The status id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Whether the status can be used.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -172,9 +206,17 @@ customization of one (`type: custom`), possibly a sub-status of another (`parent
         ///The status name, localized.
         pub name: ::std::string::String,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub original: ::std::option::Option<::store_admin_client_core::types::NamedRef>,
         ///The parent status of a sub-status; `{}` or null for a top-level status.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub parent: ::std::option::Option<::store_admin_client_core::types::NamedRef>,
         /**The built-in status: `payment_pending`, `under_review`, `in_progress`, `completed`,
 `delivering`, `delivered`, `shipped`, `canceled`, `restored`, `restoring` (the set may grow).
@@ -182,6 +224,10 @@ customization of one (`type: custom`), possibly a sub-status of another (`parent
         pub slug: ::std::string::String,
         ///Position in the list, from 0.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub sort: ::std::option::Option<i64>,
         ///`original` for a built-in status, `custom` for a customized one.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
@@ -198,8 +244,12 @@ customization of one (`type: custom`), possibly a sub-status of another (`parent
     )]
     pub struct OrderStatusList {
         ///The statuses, in `sort` order.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<OrderStatus>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -215,10 +265,15 @@ customization of one (`type: custom`), possibly a sub-status of another (`parent
     )]
     pub struct OrderStatusSummary {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub customized: ::std::option::Option<
             ::store_admin_client_core::types::NamedRef,
         >,
         ///The status id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The status name, localized.
         pub name: ::std::string::String,
@@ -244,9 +299,14 @@ customization of one (`type: custom`), possibly a sub-status of another (`parent
         ///End, local date-time `YYYY-MM-DDTHH:MM:SS` (documentation examples contain malformed values).
         pub end: ::std::string::String,
         ///The reservation id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Seats reserved (the field the examples carry instead of `weight`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub seats_count: ::std::option::Option<i64>,
         ///Start, local date-time `YYYY-MM-DDTHH:MM:SS`.
         pub start: ::std::string::String,
@@ -261,6 +321,10 @@ customization of one (`type: custom`), possibly a sub-status of another (`parent
 `seats_count` instead; read whichever is present.
 */
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub weight: ::std::option::Option<i64>,
     }
     ///The reservations of a period. Not paged; every field is optional.
@@ -276,9 +340,16 @@ customization of one (`type: custom`), possibly a sub-status of another (`parent
     pub struct ReservationList {
         ///The reservations.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Reservation>,
         ///HTTP status code repeated in the body.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub status: ::std::option::Option<i64>,
         ///Always true on success.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]

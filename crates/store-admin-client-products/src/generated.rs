@@ -8,6 +8,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
+    use ::store_admin_client_core::lenient;
     ///A product category.
     #[derive(
         ::serde::Deserialize,
@@ -19,24 +20,41 @@ pub mod types {
     )]
     pub struct Category {
         ///The category id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The sub-categories.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub items: ::std::vec::Vec<::store_admin_client_core::types::AnyValue>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub metadata: ::std::option::Option<CategoryMetadata>,
         ///The category name.
         pub name: ::std::string::String,
         ///The parent category id, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub parent_id: ::std::option::Option<i64>,
         ///Display position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub sort_order: ::std::option::Option<i64>,
         ///The category's visibility; known values `active` and `hidden`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub urls: ::std::option::Option<CategoryUrls>,
     }
     ///Search engine metadata of a category.
@@ -70,8 +88,10 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct CategoryResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Category,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -169,8 +189,16 @@ pub mod types {
         pub name: ::std::string::String,
         ///The parent category id, for a sub-category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub parent_id: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub show_in: ::std::option::Option<CategoryVisibility>,
         ///The visibility, `active` or `hidden` (assumed set).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -179,6 +207,9 @@ pub mod types {
         #[serde(
             default,
             skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
+        )]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Map<lenient::Obj>>::deserialize"
         )]
         pub translations: ::std::collections::BTreeMap<
             ::std::string::String,
@@ -209,18 +240,29 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub required: ::std::option::Option<bool>,
         ///The option's values.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub values: ::std::vec::Vec<ProductOptionValueInput>,
         ///When the option is shown; known values `always` and `on_condition`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub visibility: ::std::option::Option<::std::string::String>,
         ///Id of the other option the visibility condition looks at.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub visibility_condition_option: ::std::option::Option<i64>,
         ///Comparison operator of the visibility condition, for example `=`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub visibility_condition_type: ::std::option::Option<::std::string::String>,
         ///Id of the option value the visibility condition compares with.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub visibility_condition_value: ::std::option::Option<i64>,
     }
     impl CreateProductOptionRequest {
@@ -240,6 +282,10 @@ pub mod types {
     pub struct ProductOption {
         ///Whether the option is tied to the order time (0 or 1).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub associated_with_order_time: ::std::option::Option<i64>,
         ///A description of the option.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -248,6 +294,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub display_type: ::std::option::Option<::std::string::String>,
         ///The option id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The option's name.
         pub name: ::std::string::String,
@@ -256,15 +303,25 @@ pub mod types {
         pub required: ::std::option::Option<bool>,
         ///The variants generated for the product.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub skus: ::std::vec::Vec<ProductOptionSku>,
         ///Position among the product's options.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub sort: ::std::option::Option<i64>,
         ///The option's input type; known value `radio`.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<::std::string::String>,
         ///The option's values.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub values: ::std::vec::Vec<ProductOptionValue>,
         ///When the option is shown; known values `always` and `on_condition`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -280,8 +337,10 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct ProductOptionResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductOption,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -300,21 +359,37 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub barcode: ::std::option::Option<::std::string::String>,
         ///The variant id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub price: ::std::option::Option<::store_admin_client_core::types::Money>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub regular_price: ::std::option::Option<
             ::store_admin_client_core::types::Money,
         >,
         ///Ids of the option values that make up this variant.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Num>>::deserialize"
+        )]
         pub related_option_values: ::std::vec::Vec<i64>,
         ///The variant's stock keeping unit code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sku: ::std::option::Option<::std::string::String>,
         ///Units in stock.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub stock_quantity: ::std::option::Option<i64>,
     }
     ///A value of a product option.
@@ -334,6 +409,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub hashed_display_value: ::std::option::Option<::std::string::String>,
         ///The option value id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Address of the value's image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -342,8 +418,16 @@ pub mod types {
         pub name: ::std::string::String,
         ///The id of the option the value belongs to.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub option_id: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub price: ::std::option::Option<::store_admin_client_core::types::Money>,
     }
     ///A value of a new product option.
@@ -383,6 +467,7 @@ and the product `id` repeats for each variant row).
     )]
     pub struct ProductQuantity {
         ///The product id; the same for every variant row of one product.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Address of the product's main image; may be an empty string.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -391,6 +476,7 @@ and the product `id` repeats for each variant row).
         pub name: ::std::string::String,
         pub price: ::store_admin_client_core::types::NumberOrString,
         ///Units in stock (meaningless when `unlimited_quantity` is true).
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub quantity: i64,
         ///The stock keeping unit code; may be empty.
         #[serde(deserialize_with = "::std::option::Option::deserialize")]
@@ -402,6 +488,10 @@ responses send a string.
         pub sku_id: ::std::option::Option<ProductQuantitySkuId>,
         ///Units sold so far.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub sold_quantity: ::std::option::Option<i64>,
         ///True when the product never runs out of stock.
         pub unlimited_quantity: bool,
@@ -420,9 +510,14 @@ responses send a string.
     )]
     pub struct ProductQuantityList {
         ///The rows of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<ProductQuantity>,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub pagination: ::store_admin_client_core::types::Pagination,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -468,24 +563,48 @@ responses send a string.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub barcode: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub cost_price: ::std::option::Option<::store_admin_client_core::types::Money>,
         ///The variant id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub price: ::std::option::Option<::store_admin_client_core::types::Money>,
         ///Ids of the option values that make up this variant.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Num>>::deserialize"
+        )]
         pub related_option_values: ::std::vec::Vec<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub sale_price: ::std::option::Option<::store_admin_client_core::types::Money>,
         ///The variant's stock keeping unit code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sku: ::std::option::Option<::std::string::String>,
         ///Units in stock.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub stock_quantity: ::std::option::Option<i64>,
         ///The variant's weight, in `weight_type` units.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub weight: ::std::option::Option<f64>,
         ///The weight with its unit, localized for display (`٣ كجم`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -504,8 +623,10 @@ responses send a string.
         schemars::JsonSchema
     )]
     pub struct ProductVariantResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductVariant,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,

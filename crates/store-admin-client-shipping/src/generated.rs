@@ -8,6 +8,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
+    use ::store_admin_client_core::lenient;
     ///A new shipment.
     #[derive(
         ::serde::Deserialize,
@@ -19,10 +20,15 @@ pub mod types {
     )]
     pub struct CreateShipmentRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub cash_on_delivery: ::std::option::Option<
             ::store_admin_client_core::types::Money,
         >,
         ///The shipping company id (from `list_shipping_companies`).
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub courier_id: i64,
         ///What the shipment contains.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -38,11 +44,18 @@ pub mod types {
         pub external_id: ::std::option::Option<::std::string::String>,
         ///The order to ship.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub order_id: ::std::option::Option<i64>,
         ///Replace a pending shipment of the same order instead of failing.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub overwrite_exists_pending: ::std::option::Option<bool>,
         ///The packages to ship.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub packages: ::std::vec::Vec<ShipmentPackage>,
         ///`cod` (cash on delivery) or `pre_paid`.
         pub payment_method: CreateShipmentRequestPaymentMethod,
@@ -55,8 +68,16 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub service_types: ::std::vec::Vec<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub ship_from: ::std::option::Option<ShipmentAddress>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub ship_to: ::std::option::Option<ShipmentAddress>,
         ///`shipment` to send to the customer, `return` to bring items back.
         pub shipment_type: CreateShipmentRequestShipmentType,
@@ -276,6 +297,9 @@ example `shipping_number`, `tracking_number`).
     )]
     #[serde(transparent)]
     pub struct PolicyOptionMap(
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Map<lenient::Same>>::deserialize"
+        )]
         pub ::std::collections::BTreeMap<
             ::std::string::String,
             ::store_admin_client_core::types::AnyValue,
@@ -367,13 +391,25 @@ courier is given either by `courier_id`/`courier_name`/`courier_logo` or by a `c
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub billing_account: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub cash_on_delivery: ::std::option::Option<
             ::store_admin_client_core::types::Money,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub courier: ::std::option::Option<ShipmentCourier>,
         ///The shipping company id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub courier_id: ::std::option::Option<i64>,
         ///Address of the shipping company's logo.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -382,6 +418,10 @@ courier is given either by `courier_id`/`courier_name`/`courier_logo` or by a `c
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub courier_name: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub created_at: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
@@ -392,19 +432,35 @@ courier is given either by `courier_id`/`courier_name`/`courier_logo` or by a `c
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub external_company_name: ::std::option::Option<::std::string::String>,
         ///The shipment id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub label: ::std::option::Option<ShipmentLabel>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub meta: ::std::option::Option<ShipmentMeta>,
         ///The order shipped.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub order_id: ::std::option::Option<i64>,
         ///The order number shown to the store owner.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub order_reference_id: ::std::option::Option<i64>,
         ///The packages (order items) in the shipment.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub packages: ::std::vec::Vec<ShipmentPackage>,
         ///`cod` (cash on delivery) or `pre_paid`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -413,6 +469,10 @@ courier is given either by `courier_id`/`courier_name`/`courier_logo` or by a `c
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub pickup_id: ::std::option::Option<ShipmentPickupId>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub reference: ::std::option::Option<ShipmentReference>,
         ///Instructions for the courier.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -421,12 +481,24 @@ courier is given either by `courier_id`/`courier_name`/`courier_logo` or by a `c
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub service_types: ::std::vec::Vec<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub ship_from: ::std::option::Option<ShipmentAddress>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub ship_to: ::std::option::Option<ShipmentAddress>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub shipping_number: ::std::option::Option<IntegerOrString>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub shipping_route: ::std::option::Option<
             ::store_admin_client_core::types::NamedRef,
         >,
@@ -436,6 +508,10 @@ courier is given either by `courier_id`/`courier_name`/`courier_logo` or by a `c
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<ShipmentStatusValue>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub total: ::std::option::Option<::store_admin_client_core::types::Money>,
         ///Whether the shipment can be tracked.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -470,11 +546,19 @@ delivered (`ship_to`, `type: address`).
         pub block: ::std::option::Option<::std::string::String>,
         ///The branch id when `type` is `branch`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub branch_id: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub city: ::std::option::Option<IntegerOrString>,
         ///The city id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub city_id: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub country: ::std::option::Option<IntegerOrString>,
@@ -483,17 +567,33 @@ delivered (`ship_to`, `type: address`).
         pub country_code: ::std::option::Option<::std::string::String>,
         ///The country id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub country_id: ::std::option::Option<i64>,
         ///Contact e-mail; may be empty.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub email: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub geo_coordinates: ::std::option::Option<GeoCoordinates>,
         ///Latitude in degrees.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub latitude: ::std::option::Option<f64>,
         ///Longitude in degrees.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub longitude: ::std::option::Option<f64>,
         ///The sender or recipient name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -529,6 +629,10 @@ delivered (`ship_to`, `type: address`).
     pub struct ShipmentCourier {
         ///The shipping company id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Address of its logo.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -549,6 +653,10 @@ delivered (`ship_to`, `type: address`).
     )]
     pub struct ShipmentHistoryEntry {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub create_at: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
@@ -599,9 +707,14 @@ delivered (`ship_to`, `type: address`).
     )]
     pub struct ShipmentList {
         ///The shipments of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Shipment>,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub pagination: ::store_admin_client_core::types::Pagination,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -619,6 +732,10 @@ delivered (`ship_to`, `type: address`).
     pub struct ShipmentMeta {
         ///The shipping application that created the shipment, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub app_id: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub policy_options: ::std::option::Option<PolicyOptions>,
@@ -639,6 +756,10 @@ delivered (`ship_to`, `type: address`).
         pub external_id: ::std::option::Option<ShipmentPackageExternalId>,
         ///The order item id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub item_id: ::std::option::Option<i64>,
         ///The product name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -647,14 +768,26 @@ delivered (`ship_to`, `type: address`).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub options: ::std::vec::Vec<::store_admin_client_core::types::AnyValue>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub price: ::std::option::Option<::store_admin_client_core::types::Money>,
         ///Units shipped.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub quantity: ::std::option::Option<i64>,
         ///The product's stock keeping unit code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sku: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub weight: ::std::option::Option<PackageWeight>,
     }
     impl ShipmentPackage {
@@ -744,8 +877,10 @@ delivered (`ship_to`, `type: address`).
         schemars::JsonSchema
     )]
     pub struct ShipmentResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Shipment,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -762,6 +897,10 @@ delivered (`ship_to`, `type: address`).
     pub struct ShipmentStatusObject {
         ///The status id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The status name, localized.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -804,6 +943,10 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
     pub struct ShipmentTracking {
         ///The shipping company id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub courier_id: ::std::option::Option<i64>,
         ///Address of the shipping company's logo.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -813,16 +956,28 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         pub courier_name: ::std::option::Option<::std::string::String>,
         ///Status changes, newest first.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub history: ::std::vec::Vec<ShipmentHistoryEntry>,
         ///The shipment id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub label: ::std::option::Option<ShipmentLabel>,
         ///The order shipped.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub order_id: ::std::option::Option<i64>,
         ///The order number shown to the store owner.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub order_reference_id: ::std::option::Option<i64>,
         ///The pickup id at the shipping company; null when none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -880,8 +1035,10 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         schemars::JsonSchema
     )]
     pub struct ShipmentTrackingResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ShipmentTracking,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -905,6 +1062,7 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub app_id: ::std::option::Option<::std::string::String>,
         ///The shipping company id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The company name.
         pub name: ::std::string::String,
@@ -923,8 +1081,12 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
     )]
     pub struct ShippingCompanyList {
         ///The shipping companies.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<ShippingCompany>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -939,8 +1101,10 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         schemars::JsonSchema
     )]
     pub struct ShippingCompanyResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ShippingCompany,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -956,27 +1120,46 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
     )]
     pub struct ShippingRoute {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub branded: ::std::option::Option<ShippingRouteBranding>,
         ///The companies of the route with their share of the shipments.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub companies: ::std::vec::Vec<ShippingRouteCompany>,
         ///`all` when every condition must hold, `any` when one suffices.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub condition_match: ::std::option::Option<::std::string::String>,
         ///When the route applies.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub conditions: ::std::vec::Vec<ShippingRouteCondition>,
         ///The route id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The route name.
         pub name: ::std::string::String,
         ///Order in which routes are tried, from 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub priority: ::std::option::Option<i64>,
         ///Whether the route is enabled.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<bool>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub strategy: ::std::option::Option<ShippingRouteStrategy>,
         ///The route kind; known values `branded`, `default`, `auto`.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
@@ -1006,6 +1189,10 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pricing: ::std::option::Option<ShippingRoutePricing>,
     }
     ///A company of a route.
@@ -1020,11 +1207,20 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
     pub struct ShippingRouteCompany {
         ///Share of the route's shipments (percent or quota, by strategy).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub capacity: ::std::option::Option<i64>,
         ///The shipping company id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Order in which the company is tried.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub priority: ::std::option::Option<i64>,
     }
     /**One condition of a route: a `type` (cart_total, cart_weight, cart_quantity, categories, areas,
@@ -1061,12 +1257,20 @@ on both.
     )]
     pub struct ShippingRouteList {
         ///The routes of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<ShippingRouteSummary>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -1084,18 +1288,34 @@ on both.
     pub struct ShippingRoutePricing {
         ///Extra cost for each `per_unit` above `up_to_weight`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub amount_per_unit: ::std::option::Option<f64>,
         ///The base cost.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub cost: ::std::option::Option<f64>,
         ///Weight step the extra cost applies to.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub per_unit: ::std::option::Option<f64>,
         ///The pricing kind, for example `rate` or `fixed`.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<::std::string::String>,
         ///Weight covered by the base cost.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub up_to_weight: ::std::option::Option<f64>,
     }
     ///Envelope of one shipping route.
@@ -1108,8 +1328,10 @@ on both.
         schemars::JsonSchema
     )]
     pub struct ShippingRouteResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ShippingRoute,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -1151,11 +1373,16 @@ on both.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub combinable: ::std::option::Option<bool>,
         ///The route id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The route name.
         pub name: ::std::string::String,
         ///Order in which routes are tried, from 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub priority: ::std::option::Option<i64>,
         ///Whether the route is enabled.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1180,12 +1407,22 @@ on both.
     pub struct ShippingRule {
         ///The rule id (declared by the service's schema; absent from its example).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The conditions under which the rule applies.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub restrictions: ::std::vec::Vec<ShippingRuleRestriction>,
         ///Ids of the shipping companies the rule applies to.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Num>>::deserialize"
+        )]
         pub shipping_companies_ids: ::std::vec::Vec<i64>,
         ///The rule's state; known value `active`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1204,8 +1441,10 @@ on both.
         schemars::JsonSchema
     )]
     pub struct ShippingRuleResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ShippingRule,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -1245,12 +1484,20 @@ such as `==`), `category` and `customer-group` (`condition` null, `value` a name
     pub struct UpdateShipmentRequest {
         ///What the shipment costs the merchant.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub cost: ::std::option::Option<f64>,
         ///Name of the carrier actually delivering.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub external_company_name: ::std::option::Option<::std::string::String>,
         ///The order shipped.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub order_id: ::std::option::Option<i64>,
         ///Address of the label PDF.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]

@@ -8,6 +8,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
+    use ::store_admin_client_core::lenient;
     ///The languages to add.
     #[derive(
         ::serde::Deserialize,
@@ -19,6 +20,9 @@ pub mod types {
     )]
     pub struct AddLanguagesRequest {
         ///One entry per language.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub locales: ::std::vec::Vec<LocaleInput>,
     }
     impl AddLanguagesRequest {
@@ -43,6 +47,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub flag: ::std::option::Option<::std::string::String>,
         ///The language id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///ISO 639-1 language code (`fi`).
         pub iso_code: ::std::string::String,
@@ -54,6 +59,10 @@ pub mod types {
         pub rtl: ::std::option::Option<bool>,
         ///Display position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub sort_order: ::std::option::Option<i64>,
         ///The language's state; known value `enabled`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -70,8 +79,12 @@ pub mod types {
     )]
     pub struct LanguageList {
         ///The languages.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Language>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -107,8 +120,10 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct MessageResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: MessageResult,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -126,6 +141,10 @@ pub mod types {
     pub struct MessageResult {
         ///The HTTP status repeated (202 for a deletion).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub code: ::std::option::Option<i64>,
         ///A human readable confirmation.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -230,6 +249,9 @@ pub mod types {
         pub event: ::std::string::String,
         ///Custom headers to send with each delivery.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub headers: ::std::vec::Vec<WebhookHeader>,
         ///A name for people.
         pub name: ::std::string::String,
@@ -245,6 +267,10 @@ pub mod types {
         pub url: ::std::string::String,
         ///The webhook version, 2 (the default) or 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub version: ::std::option::Option<::std::num::NonZeroU64>,
     }
     impl SubscribeWebhookRequest {
@@ -268,6 +294,9 @@ pub mod types {
         pub event: ::std::option::Option<::std::string::String>,
         ///Custom headers to send with each delivery (replaces the current ones).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub headers: ::std::vec::Vec<WebhookHeader>,
         ///A name for people.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -285,6 +314,10 @@ pub mod types {
         pub url: ::std::option::Option<::std::string::String>,
         ///The webhook version, 2 or 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub version: ::std::option::Option<::std::num::NonZeroU64>,
     }
     impl UpdateWebhookRequest {
@@ -309,11 +342,15 @@ pub mod types {
             default,
             skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
         )]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Map<lenient::Same>>::deserialize"
+        )]
         pub headers: ::std::collections::BTreeMap<
             ::std::string::String,
             ::std::string::String,
         >,
         ///The webhook id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///A name for people.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -325,6 +362,10 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub rule: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub security: ::std::option::Option<WebhookSecurity>,
         ///How the webhook was made; known value `manual`.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
@@ -333,6 +374,10 @@ pub mod types {
         pub url: ::std::string::String,
         ///1 or 2; only version 2 evaluates `rule`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub version: ::std::option::Option<i64>,
     }
     ///An event a webhook can subscribe to.
@@ -349,6 +394,10 @@ pub mod types {
         pub event: ::std::string::String,
         ///The event id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///A localized label.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -365,8 +414,12 @@ pub mod types {
     )]
     pub struct WebhookEventList {
         ///The events.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<WebhookEvent>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -402,12 +455,20 @@ pub mod types {
     )]
     pub struct WebhookList {
         ///The webhooks of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Webhook>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -422,8 +483,10 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct WebhookResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Webhook,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
