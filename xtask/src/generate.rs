@@ -445,6 +445,7 @@ pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Outp
         let lenient = quote!(::store_admin_client_core::lenient);
         rewrite::lenient_fields(&mut part.file, &objects, &lenient)
             .with_context(|| format!("the types of the `{}` area", area.name))?;
+        rewrite::decode_with_paths(&mut part.file, &quote!(::store_admin_client_core));
         rewrite::into_area(&mut part.file, &areas::trait_name(area.name), area.name)?;
         rewrite::mark_deprecated(&mut part.file, &operations);
         for p in paged.iter().filter(|p| {
@@ -997,6 +998,9 @@ mod tests {
         assert!(orders.contains("impl OrdersApi for ::store_admin_client_core::Client {"));
         assert!(!orders.contains("pub struct Client"));
         assert!(!orders.contains("super::Client"));
+        // Bodies decode through the core, whose errors name the operation and the JSON path.
+        assert!(orders.contains("::store_admin_client_core::decode(response, &info).await"));
+        assert!(!orders.contains("from_response"));
         // A schema only orders use is generated there; one two areas use is the core's.
         assert!(orders.contains("pub struct OrderList {"));
         assert!(orders.contains("::store_admin_client_core::types::ErrorResponse"));

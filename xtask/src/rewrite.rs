@@ -7,6 +7,8 @@
 //!   the types a request body reaches, the only ones anyone builds.
 //! - [`lenient_fields`]: every field whose type holds a number or an object decodes through the core
 //!   crate's `lenient` adapters (`[]` for an empty object, numbers as strings).
+//! - [`decode_with_paths`]: response bodies decode through the core crate's `decode`, whose errors
+//!   name the operation and the JSON path.
 //! - [`mark_deprecated`]: `#[deprecated]` on the methods of deprecated operations.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -297,6 +299,31 @@ pub fn lenient_fields(
         types.insert(0, parse_quote!(use #lenient_path;));
     }
     Ok(())
+}
+
+/// Replaces `ResponseValue::from_response(response)` (progenitor's decoding of a response body)
+/// by `<core>::decode(response, &info)`, which names the operation and the JSON path of a body
+/// that does not match.
+pub fn decode_with_paths(file: &mut syn::File, core: &TokenStream) {
+    struct Decode<'a>(&'a TokenStream);
+    impl VisitMut for Decode<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+            if let syn::Expr::Call(call) = expr
+                && let syn::Expr::Path(func) = &*call.func
+                && func.path.segments.len() == 2
+                && func.path.segments[0].ident == "ResponseValue"
+                && func.path.segments[1].ident == "from_response"
+                && call.args.len() == 1
+            {
+                let response = &call.args[0];
+                let core = self.0;
+                *expr = parse_quote!(#core::decode(#response, &info));
+                return;
+            }
+            syn::visit_mut::visit_expr_mut(self, expr);
+        }
+    }
+    Decode(core).visit_file_mut(file);
 }
 
 /// Turns progenitor's output for an area into an area crate's code: the generated `Client` and

@@ -446,39 +446,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -980,39 +980,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -1066,32 +1066,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -1161,39 +1161,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }

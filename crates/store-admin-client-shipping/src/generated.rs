@@ -2918,39 +2918,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3055,46 +3055,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3165,39 +3165,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3251,32 +3251,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3347,39 +3347,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3450,39 +3450,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3572,32 +3572,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3668,39 +3668,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3840,39 +3840,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3962,39 +3962,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -4065,39 +4065,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -4202,46 +4202,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -4312,39 +4312,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -4415,46 +4415,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -4525,39 +4525,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }

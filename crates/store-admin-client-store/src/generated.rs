@@ -1132,39 +1132,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -1254,32 +1254,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -1333,32 +1333,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -1449,39 +1449,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -1568,46 +1568,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ResponseValue::from_response(response).await,
+                202u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -1711,46 +1711,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
