@@ -424,6 +424,8 @@ pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Outp
 
     let keep_builders = request_types(doc);
     rewrite::prune_struct_builders(&mut core_file, &keep_builders);
+    rewrite::lenient_fields(&mut core_file, &objects, &quote!(crate::lenient))
+        .context("the core's types")?;
     core_file.items.retain(|item| match item {
         syn::Item::Mod(m) => m.ident != "prelude" && !(m.ident == "builder" && only_uses(m)),
         syn::Item::Impl(i) => !(i.trait_.is_none() && i.items.is_empty()),
@@ -440,6 +442,10 @@ pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Outp
     let paged = paged_operations(&doc.spec);
     for (mut part, area) in parts.into_iter().zip(&split.areas) {
         rewrite::prune_struct_builders(&mut part.file, &keep_builders);
+        let lenient = quote!(::store_admin_client_core::lenient);
+        rewrite::lenient_fields(&mut part.file, &objects, &lenient)
+            .with_context(|| format!("the types of the `{}` area", area.name))?;
+        rewrite::decode_with_paths(&mut part.file, &quote!(::store_admin_client_core));
         rewrite::into_area(&mut part.file, &areas::trait_name(area.name), area.name)?;
         rewrite::mark_deprecated(&mut part.file, &operations);
         for p in paged.iter().filter(|p| {
@@ -992,6 +998,9 @@ mod tests {
         assert!(orders.contains("impl OrdersApi for ::store_admin_client_core::Client {"));
         assert!(!orders.contains("pub struct Client"));
         assert!(!orders.contains("super::Client"));
+        // Bodies decode through the core, whose errors name the operation and the JSON path.
+        assert!(orders.contains("::store_admin_client_core::decode(response, &info).await"));
+        assert!(!orders.contains("from_response"));
         // A schema only orders use is generated there; one two areas use is the core's.
         assert!(orders.contains("pub struct OrderList {"));
         assert!(orders.contains("::store_admin_client_core::types::ErrorResponse"));

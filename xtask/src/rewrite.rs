@@ -5,14 +5,19 @@
 //!   trait (`OrdersApi`) implemented for the core crate's `Client`, the builders point at it.
 //! - [`prune_struct_builders`]: typify's per-type builders (`types::builder::*`) are kept only for
 //!   the types a request body reaches, the only ones anyone builds.
+//! - [`lenient_fields`]: every field whose type holds a number or an object decodes through the core
+//!   crate's `lenient` adapters (`[]` for an empty object, numbers as strings).
+//! - [`decode_with_paths`]: response bodies decode through the core crate's `decode`, whose errors
+//!   name the operation and the JSON path.
 //! - [`mark_deprecated`]: `#[deprecated]` on the methods of deprecated operations.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use proc_macro2::TokenStream;
 use progenitor::TypeImpl;
 use quote::{ToTokens, format_ident, quote};
+use syn::punctuated::Punctuated;
 use syn::visit_mut::VisitMut;
 use syn::{Attribute, Fields, ImplItem, Item, Meta, Type, parse_quote};
 
@@ -144,6 +149,181 @@ pub fn prune_struct_builders(file: &mut syn::File, keep: &BTreeSet<String>) {
     if empty {
         types.retain(|item| !matches!(item, Item::Mod(m) if m.ident == "builder"));
     }
+}
+
+/// The adapter of the core crate's `lenient` module that decodes a field of type `ty`, or `None`
+/// when plain serde does (strings, booleans, enums, JSON values...).
+pub fn adapter(ty: &Type, objects: &BTreeSet<String>) -> Result<Option<TokenStream>> {
+    let Type::Path(path) = ty else {
+        return Ok(None);
+    };
+    let Some(last) = path.path.segments.last() else {
+        return Ok(None);
+    };
+    let args: Vec<&Type> = match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let name = last.ident.to_string();
+    let inner = |i: usize| -> Result<Option<TokenStream>> {
+        match args.get(i) {
+            Some(t) => adapter(t, objects),
+            None => bail!("`{}` has no type argument {i}", ty.to_token_stream()),
+        }
+    };
+    let same = || quote!(lenient::Same);
+    Ok(match name.as_str() {
+        "Option" => inner(0)?.map(|a| quote!(lenient::Opt<#a>)),
+        "Vec" => inner(0)?.map(|a| quote!(lenient::Seq<#a>)),
+        "Box" => inner(0)?.map(|a| quote!(lenient::Boxed<#a>)),
+        "BTreeMap" => {
+            let value = inner(1)?.unwrap_or_else(same);
+            Some(quote!(lenient::Map<#value>))
+        }
+        "Map" if path.path.segments.iter().any(|s| s.ident == "serde_json") => {
+            Some(quote!(lenient::Map<lenient::Same>))
+        }
+        "i8" | "i16" | "i32" | "i64" | "i128" | "u8" | "u16" | "u32" | "u64" | "u128" | "f32"
+        | "f64" | "NonZeroU8" | "NonZeroU16" | "NonZeroU32" | "NonZeroU64" | "NonZeroI8"
+        | "NonZeroI16" | "NonZeroI32" | "NonZeroI64" => Some(quote!(lenient::Num)),
+        _ if objects.contains(&name) => Some(quote!(lenient::Obj)),
+        "HashMap" | "HashSet" | "BTreeSet" => bail!(
+            "`{}`: a container the lenient decoder does not cover (add it to the core crate's \
+             `lenient` module and to xtask/src/rewrite.rs)",
+            ty.to_token_stream()
+        ),
+        _ => None,
+    })
+}
+
+/// The items of a `#[serde(...)]` attribute.
+fn serde_items(attr: &Attribute) -> Option<Punctuated<Meta, syn::Token![,]>> {
+    if !attr.path().is_ident("serde") {
+        return None;
+    }
+    attr.parse_args_with(Punctuated::<Meta, syn::Token![,]>::parse_terminated)
+        .ok()
+}
+
+/// Gives every field of every serde-derived struct of the `types` module whose type holds a number
+/// or an object `#[serde(deserialize_with = "lenient::As::<adapter>::deserialize")]`, and
+/// `#[serde(default)]` to such an optional field (serde only defaults a missing `Option` when it
+/// decodes it itself). A required nullable field (typify's
+/// `deserialize_with = "Option::deserialize"`) stays required. Serialization is unchanged.
+/// `lenient_path` is how the generated file names the core's `lenient` module.
+pub fn lenient_fields(
+    file: &mut syn::File,
+    objects: &BTreeSet<String>,
+    lenient_path: &TokenStream,
+) -> Result<()> {
+    let Some(types) = module_items(&mut file.items, "types") else {
+        return Ok(());
+    };
+    let mut touched = false;
+    for item in types.iter_mut() {
+        let Item::Struct(s) = item else { continue };
+        if !derives(&s.attrs, "Deserialize") {
+            continue;
+        }
+        let fields: Vec<&mut syn::Field> = match &mut s.fields {
+            Fields::Named(f) => f.named.iter_mut().collect(),
+            Fields::Unnamed(f) => f.unnamed.iter_mut().collect(),
+            Fields::Unit => Vec::new(),
+        };
+        for field in fields {
+            let Some(adapter) = adapter(&field.ty, objects).map_err(|e| {
+                anyhow::anyhow!(
+                    "types::{}::{}: {e}",
+                    s.ident,
+                    field
+                        .ident
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default()
+                )
+            })?
+            else {
+                continue;
+            };
+            let mut has_default = false;
+            let mut required = false;
+            let mut attrs = Vec::new();
+            for attr in field.attrs.drain(..) {
+                let Some(items) = serde_items(&attr) else {
+                    attrs.push(attr);
+                    continue;
+                };
+                let mut keep: Punctuated<Meta, syn::Token![,]> = Punctuated::new();
+                for meta in items {
+                    match &meta {
+                        Meta::Path(p) if p.is_ident("default") => {
+                            has_default = true;
+                            keep.push(meta);
+                        }
+                        Meta::NameValue(nv) if nv.path.is_ident("default") => {
+                            has_default = true;
+                            keep.push(meta);
+                        }
+                        Meta::NameValue(nv) if nv.path.is_ident("deserialize_with") => {
+                            required = true;
+                        }
+                        _ => keep.push(meta),
+                    }
+                }
+                if !keep.is_empty() {
+                    attrs.push(parse_quote!(#[serde(#keep)]));
+                }
+            }
+            let is_option = last_ident(&field.ty).as_deref() == Some("Option");
+            let with = format!(
+                "lenient::As::<{}>::deserialize",
+                adapter.to_string().replace(' ', "")
+            );
+            if is_option && !has_default && !required {
+                attrs.push(parse_quote!(#[serde(default, deserialize_with = #with)]));
+            } else {
+                attrs.push(parse_quote!(#[serde(deserialize_with = #with)]));
+            }
+            field.attrs = attrs;
+            touched = true;
+        }
+    }
+    if touched {
+        types.insert(0, parse_quote!(use #lenient_path;));
+    }
+    Ok(())
+}
+
+/// Replaces `ResponseValue::from_response(response)` (progenitor's decoding of a response body)
+/// by `<core>::decode(response, &info)`, which names the operation and the JSON path of a body
+/// that does not match.
+pub fn decode_with_paths(file: &mut syn::File, core: &TokenStream) {
+    struct Decode<'a>(&'a TokenStream);
+    impl VisitMut for Decode<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+            if let syn::Expr::Call(call) = expr
+                && let syn::Expr::Path(func) = &*call.func
+                && func.path.segments.len() == 2
+                && func.path.segments[0].ident == "ResponseValue"
+                && func.path.segments[1].ident == "from_response"
+                && call.args.len() == 1
+            {
+                let response = &call.args[0];
+                let core = self.0;
+                *expr = parse_quote!(#core::decode(#response, &info));
+                return;
+            }
+            syn::visit_mut::visit_expr_mut(self, expr);
+        }
+    }
+    Decode(core).visit_file_mut(file);
 }
 
 /// Turns progenitor's output for an area into an area crate's code: the generated `Client` and
@@ -358,6 +538,98 @@ pub fn mark_deprecated(file: &mut syn::File, operations: &[OperationMeta]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn adapter_of(ty: &str) -> String {
+        let objects: BTreeSet<String> = ["Money".to_owned()].into();
+        let ty: Type = syn::parse_str(ty).expect("a type");
+        adapter(&ty, &objects)
+            .expect("covered")
+            .map(|a| a.to_string().replace(' ', ""))
+            .unwrap_or_else(|| "-".to_owned())
+    }
+
+    #[test]
+    fn adapters_follow_the_shape_of_the_field_type() {
+        assert_eq!(adapter_of("i64"), "lenient::Num");
+        assert_eq!(adapter_of("::std::num::NonZeroU64"), "lenient::Num");
+        assert_eq!(
+            adapter_of("::std::option::Option<f64>"),
+            "lenient::Opt<lenient::Num>"
+        );
+        assert_eq!(adapter_of("::std::string::String"), "-");
+        assert_eq!(
+            adapter_of("::std::option::Option<::std::string::String>"),
+            "-"
+        );
+        assert_eq!(
+            adapter_of("::std::vec::Vec<Money>"),
+            "lenient::Seq<lenient::Obj>"
+        );
+        assert_eq!(
+            adapter_of("::std::option::Option<::std::boxed::Box<super::types::Money>>"),
+            "lenient::Opt<lenient::Boxed<lenient::Obj>>"
+        );
+        assert_eq!(
+            adapter_of(
+                "::std::collections::BTreeMap<::std::string::String, ::std::string::String>"
+            ),
+            "lenient::Map<lenient::Same>"
+        );
+        assert_eq!(
+            adapter_of("::std::collections::BTreeMap<::std::string::String, ::std::vec::Vec<i64>>"),
+            "lenient::Map<lenient::Seq<lenient::Num>>"
+        );
+        assert_eq!(
+            adapter_of("::serde_json::Map<::std::string::String, ::serde_json::Value>"),
+            "lenient::Map<lenient::Same>"
+        );
+        assert_eq!(adapter_of("::serde_json::Value"), "-");
+        assert_eq!(adapter_of("IntegerOrString"), "-");
+        let objects = BTreeSet::new();
+        let set: Type = syn::parse_str("::std::collections::BTreeSet<i64>").expect("a type");
+        assert!(adapter(&set, &objects).is_err());
+    }
+
+    #[test]
+    fn lenient_fields_keep_optional_fields_optional_and_required_ones_required() {
+        let mut file: syn::File = parse_quote! {
+            pub mod types {
+                #[derive(::serde::Deserialize, ::serde::Serialize)]
+                pub struct Order {
+                    pub id: i64,
+                    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                    pub total: ::std::option::Option<Money>,
+                    #[serde(deserialize_with = "::std::option::Option::deserialize")]
+                    pub paid: ::std::option::Option<f64>,
+                    pub name: ::std::string::String,
+                }
+            }
+        };
+        let objects: BTreeSet<String> = ["Money".to_owned()].into();
+        lenient_fields(&mut file, &objects, &quote!(crate::lenient)).expect("rewrites");
+        let text = prettyplease::unparse(&file);
+        let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains("use crate::lenient;"), "{text}");
+        assert!(
+            flat.contains("#[serde(deserialize_with = \"lenient::As::<lenient::Num>::deserialize\")] pub id: i64,"),
+            "{text}"
+        );
+        assert!(
+            flat.contains("#[serde(skip_serializing_if = \"::std::option::Option::is_none\")] #[serde( default, deserialize_with = \"lenient::As::<lenient::Opt<lenient::Obj>>::deserialize\" )] pub total"),
+            "{text}"
+        );
+        // Required and nullable: no default, so a missing field stays an error.
+        assert!(
+            flat.contains("#[serde( deserialize_with = \"lenient::As::<lenient::Opt<lenient::Num>>::deserialize\" )] pub paid"),
+            "{text}"
+        );
+        assert!(
+            flat.contains("} pub name: ::std::string::String,")
+                || flat.contains(" pub name: ::std::string::String,"),
+            "{text}"
+        );
+        assert_eq!(text.matches("deserialize_with").count(), 3, "{text}");
+    }
 
     #[test]
     fn client_fields_in_macros_become_client_info_calls() {

@@ -8,6 +8,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
+    use crate::lenient;
     ///Any JSON value; its shape is not documented.
     #[derive(
         ::serde::Deserialize,
@@ -83,6 +84,9 @@ one or more messages. Absent when the error is not about fields.
             default,
             skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
         )]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Map<lenient::Same>>::deserialize"
+        )]
         pub fields: ::std::collections::BTreeMap<
             ::std::string::String,
             ::std::vec::Vec<::std::string::String>,
@@ -101,8 +105,10 @@ one or more messages. Absent when the error is not about fields.
         schemars::JsonSchema
     )]
     pub struct ErrorResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub error: ErrorDetail,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always false on error.
         pub success: bool,
@@ -146,8 +152,10 @@ example `shipping_number`, `tracking_number`).
         schemars::JsonSchema
     )]
     pub struct MessageResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: MessageResult,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -235,6 +243,10 @@ there is no such record (for example a status without a parent), so both fields 
     pub struct NamedRef {
         ///The id of the referenced record.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The (localized) name of the referenced record.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -280,19 +292,24 @@ string (`"127.00"`). Parse the string form as a decimal; avoid binary floating p
     )]
     pub struct Pagination {
         ///Records in this page.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub count: i64,
         ///This page's number, from 1 (0 in some examples of an empty list).
         #[serde(rename = "currentPage")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub current_page: i64,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub links: ::std::option::Option<PaginationLinks>,
         ///Page size. The quantity list may report up to 65 here.
         #[serde(rename = "perPage")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub per_page: i64,
         ///Records in all pages.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub total: i64,
         ///Number of pages.
         #[serde(rename = "totalPages")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub total_pages: i64,
     }
     /**Full URLs of the neighbouring pages: an object `{"next": "<url>", "previous": "<url>"}` where
@@ -344,6 +361,10 @@ to be read in the IANA time zone `timezone`.
         pub timezone: ::std::option::Option<::std::string::String>,
         ///PHP's time zone kind; 3 means `timezone` is an IANA zone name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub timezone_type: ::std::option::Option<i64>,
     }
     /// Types for composing complex structures.

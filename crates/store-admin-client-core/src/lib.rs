@@ -5,7 +5,9 @@
 //! every area needs: the progenitor [`Client`] (generated), the schemas that operations of two
 //! areas or more use and the envelope, error and pagination objects ([`types`], generated), and
 //! the hand-written hand-off from progenitor's hooks to one [`Interceptor`], with the
-//! [`PagedRequest`] trait that every paged list's builder implements. Each area's crate
+//! [`PagedRequest`] trait that every paged list's builder implements, the decoding of response
+//! bodies ([`decode`], whose errors name the operation and the JSON path) and the tolerant
+//! adapters every generated field decodes through ([`lenient`]). Each area's crate
 //! (`store-admin-client-orders`, ...) holds its operations' builders, the types only it uses and
 //! the extension trait (`OrdersApi`) that makes its operations methods of this [`Client`].
 //!
@@ -23,6 +25,11 @@ use std::sync::Arc;
 #[allow(missing_docs, unused_imports, unreachable_patterns, clippy::all, clippy::pedantic, rustdoc::all)]
 mod generated;
 pub use generated::*;
+
+mod decode;
+pub mod lenient;
+
+pub use decode::{DecodeError, decode, decode_slice};
 
 /// A boxed future, as returned by [`Interceptor`] methods.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -8,6 +8,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
+    use ::store_admin_client_core::lenient;
     ///Customers to add to a customer group. The documentation marks no field required.
     #[derive(
         ::serde::Deserialize,
@@ -21,9 +22,16 @@ pub mod types {
     pub struct AddCustomersToGroupRequest {
         ///The ids of the customers to add.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Num>>::deserialize"
+        )]
         pub customers: ::std::vec::Vec<i64>,
         ///The customer group id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub group_id: ::std::option::Option<i64>,
     }
     impl AddCustomersToGroupRequest {
@@ -128,8 +136,15 @@ request example (assumed accepted).
     pub struct CreateCustomerGroupRequest {
         ///Conditions that add customers to the group automatically.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub conditions: ::std::vec::Vec<CustomerGroupConditionInput>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub features: ::std::option::Option<CustomerGroupFeatures>,
         ///The group name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -165,6 +180,9 @@ request example (assumed accepted).
         pub gender: ::std::option::Option<CreateCustomerRequestGender>,
         ///Ids of customer groups to put the customer in.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Num>>::deserialize"
+        )]
         pub groups: ::std::vec::Vec<i64>,
         ///The last name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -260,6 +278,10 @@ documented, so any JSON value is accepted for them.
         pub avatar: ::std::option::Option<::std::string::String>,
         ///The date of birth.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub birthday: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
@@ -306,8 +328,12 @@ documented, so any JSON value is accepted for them.
         pub gender: ::std::option::Option<::std::string::String>,
         ///The ids of the customer groups the customer belongs to.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Num>>::deserialize"
+        )]
         pub groups: ::std::vec::Vec<i64>,
         ///The customer id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///With `fields[]=is_blocked`, whether the customer is banned (shape not documented).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -390,10 +416,18 @@ documented, so any JSON value is accepted for them.
         >,
         ///When the customer was last changed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub updated_at: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub urls: ::std::option::Option<CustomerUrls>,
     }
     /**Envelope of a customers operation that returns no record (deleting a customer, adding customers
@@ -413,6 +447,7 @@ other deletions answer `{message, code}`, any JSON value is accepted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub data: ::std::option::Option<::store_admin_client_core::types::AnyValue>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -436,8 +471,13 @@ requests send an array of them, so any JSON value is accepted.
             ::store_admin_client_core::types::AnyValue,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub features: ::std::option::Option<CustomerGroupFeatures>,
         ///The customer group id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The group name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -586,12 +626,20 @@ distinct identifier in generated code.
     )]
     pub struct CustomerGroupList {
         ///The customer groups of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<CustomerGroup>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -606,8 +654,10 @@ distinct identifier in generated code.
         schemars::JsonSchema
     )]
     pub struct CustomerGroupResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: CustomerGroup,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -623,12 +673,20 @@ distinct identifier in generated code.
     )]
     pub struct CustomerList {
         ///The customers of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Customer>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -643,8 +701,10 @@ distinct identifier in generated code.
         schemars::JsonSchema
     )]
     pub struct CustomerResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Customer,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -695,6 +755,7 @@ distinct identifier in generated code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub created_at: ::std::option::Option<::std::string::String>,
         ///The wallet id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
     }
     ///A deposit to or a withdrawal from a customer's wallet.
@@ -715,6 +776,10 @@ distinct identifier in generated code.
         >,
         ///When the transaction was made.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub date: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
@@ -722,6 +787,10 @@ distinct identifier in generated code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub wallet: ::std::option::Option<CustomerWallet>,
     }
     ///Envelope of one wallet transaction.
@@ -734,8 +803,10 @@ distinct identifier in generated code.
         schemars::JsonSchema
     )]
     pub struct CustomerWalletTransactionResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: CustomerWalletTransaction,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -758,6 +829,10 @@ distinct identifier in generated code.
         >,
         ///The customer whose wallet receives the amount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub customer_id: ::std::option::Option<i64>,
     }
     impl DepositCustomerWalletRequest {
@@ -948,6 +1023,10 @@ distinct identifier in generated code.
     pub struct LoyaltyPointEntry {
         ///When the points were given.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub created_at: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
@@ -959,9 +1038,17 @@ distinct identifier in generated code.
         pub name: ::std::option::Option<::std::string::String>,
         ///The order that earned the points, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub order_id: ::std::option::Option<i64>,
         ///The points of this entry.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub points: ::std::option::Option<i64>,
         ///The reference number of that order, if any; a JSON number or a string.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -971,6 +1058,10 @@ distinct identifier in generated code.
         pub status: ::std::option::Option<::std::string::String>,
         ///How many of them are used.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub used_points: ::std::option::Option<i64>,
     }
     ///One page of a customer's loyalty point entries.
@@ -984,12 +1075,20 @@ distinct identifier in generated code.
     )]
     pub struct LoyaltyPointEntryList {
         ///The entries of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<LoyaltyPointEntry>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -1038,17 +1137,30 @@ distinct identifier in generated code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub created_at: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub customer: ::std::option::Option<ReviewCustomer>,
         ///The review id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Whether the review is shown in the storefront.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub is_published: ::std::option::Option<bool>,
         ///The order the review is about, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub order_id: ::std::option::Option<i64>,
         ///The stars given.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub rating: ::std::option::Option<f64>,
         /**The kind of review; known values `rating` (a product rating), `ask` (a question),
 `shipping` (a shipping rating), `testimonial` (about the store).
@@ -1081,6 +1193,10 @@ distinct identifier in generated code.
         pub email: ::std::option::Option<::std::string::String>,
         ///The customer id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The mobile number; a JSON number or a string.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1102,12 +1218,20 @@ distinct identifier in generated code.
     )]
     pub struct ReviewList {
         ///The reviews of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Review>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -1122,8 +1246,10 @@ distinct identifier in generated code.
         schemars::JsonSchema
     )]
     pub struct ReviewResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Review,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -1143,8 +1269,15 @@ distinct identifier in generated code.
     pub struct UpdateCustomerGroupRequest {
         ///Conditions that add customers to the group automatically.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub conditions: ::std::vec::Vec<CustomerGroupConditionInput>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub features: ::std::option::Option<CustomerGroupFeatures>,
         ///The group name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1170,8 +1303,12 @@ distinct identifier in generated code.
             UpdateCustomerLoyaltyPointsRequestChannelSendItem,
         >,
         ///The ids of the customers whose points change.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Num>>::deserialize"
+        )]
         pub customers: ::std::vec::Vec<i64>,
         ///The number of points.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub points: i64,
         ///Why the points change.
         pub reason: UpdateCustomerLoyaltyPointsRequestReason,
@@ -1400,6 +1537,9 @@ distinct identifier in generated code.
         pub gender: ::std::option::Option<UpdateCustomerRequestGender>,
         ///Ids of the customer groups the customer belongs to.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Num>>::deserialize"
+        )]
         pub groups: ::std::vec::Vec<i64>,
         ///The last name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1484,6 +1624,10 @@ distinct identifier in generated code.
     )]
     pub struct UpdateDefaultCustomerGroupRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub features: ::std::option::Option<CustomerGroupFeatures>,
     }
     impl UpdateDefaultCustomerGroupRequest {
@@ -1529,6 +1673,10 @@ distinct identifier in generated code.
         >,
         ///The customer whose wallet pays the amount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub customer_id: ::std::option::Option<i64>,
     }
     impl WithdrawCustomerWalletRequest {
@@ -2993,39 +3141,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3115,39 +3263,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3235,46 +3383,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3379,46 +3527,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3489,39 +3637,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3624,46 +3772,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3734,39 +3882,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ResponseValue::from_response(response).await,
+                202u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3856,39 +4004,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -3980,39 +4128,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -4104,39 +4252,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -4228,39 +4376,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ResponseValue::from_response(response).await,
+                201u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -4367,46 +4515,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -4477,39 +4625,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -4601,39 +4749,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -4725,39 +4873,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -4860,39 +5008,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -4984,39 +5132,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ResponseValue::from_response(response).await,
+                201u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -5283,39 +5431,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -5385,39 +5533,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -5519,46 +5667,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }

@@ -8,6 +8,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
+    use ::store_admin_client_core::lenient;
     ///A cart a customer filled but did not check out.
     #[derive(
         ::serde::Deserialize,
@@ -20,35 +21,71 @@ pub mod types {
     pub struct AbandonedCart {
         ///Minutes since the cart was last changed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub age_in_minutes: ::std::option::Option<i64>,
         ///Address where the customer can complete the purchase.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub checkout_url: ::std::option::Option<::std::string::String>,
         ///The coupon applied to the cart; assumed null when none (not documented).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub coupon: ::std::option::Option<AbandonedCartCoupon>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub created_at: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub customer: ::std::option::Option<AbandonedCartCustomer>,
         ///The cart id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The products in the cart.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub items: ::std::vec::Vec<AbandonedCartItem>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub status: ::std::option::Option<AbandonedCartStatus>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub subtotal: ::std::option::Option<::store_admin_client_core::types::Money>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub total: ::std::option::Option<::store_admin_client_core::types::Money>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub total_discount: ::std::option::Option<
             ::store_admin_client_core::types::Money,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub updated_at: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
@@ -65,11 +102,19 @@ pub mod types {
     )]
     pub struct AbandonedCartCoupon {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub amount: ::std::option::Option<::store_admin_client_core::types::Money>,
         ///The coupon code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub created_at: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
@@ -78,8 +123,16 @@ pub mod types {
         pub expiry_date: ::std::option::Option<::std::string::String>,
         ///The coupon id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub minimum_amount: ::std::option::Option<
             ::store_admin_client_core::types::Money,
         >,
@@ -158,6 +211,10 @@ pub mod types {
         pub email: ::std::option::Option<::std::string::String>,
         ///The customer id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The customer's mobile number, with its country code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -180,18 +237,34 @@ pub mod types {
     )]
     pub struct AbandonedCartItem {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub amounts: ::std::option::Option<OrderItemAmounts>,
         ///The cart item id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The customer's notes on the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub notes: ::std::option::Option<::std::string::String>,
         ///The product id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub product_id: ::std::option::Option<i64>,
         ///Units in the cart.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub quantity: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub weight: ::std::option::Option<
@@ -209,12 +282,20 @@ pub mod types {
     )]
     pub struct AbandonedCartList {
         ///The carts of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<AbandonedCart>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body (the documentation declares a string).
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success (the documentation declares a string).
         pub success: bool,
@@ -229,8 +310,10 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct AbandonedCartResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: AbandonedCart,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -317,6 +400,10 @@ pub mod types {
         pub slug: ::std::option::Option<OrderStatusSlug>,
         ///The id of the new status (custom statuses included).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub status_id: ::std::option::Option<i64>,
     }
     impl ChangeOrderStatusRequest {
@@ -337,9 +424,16 @@ pub mod types {
     pub struct CreateOrderAssignmentRuleRequest {
         ///The conditions.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub rules: ::std::vec::Vec<OrderAssignmentConditionInput>,
         ///The employee to assign the orders to.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub user_id: ::std::option::Option<i64>,
     }
     impl CreateOrderAssignmentRuleRequest {
@@ -452,6 +546,7 @@ the body; with `url` or `file` from the document at `url`; with `order` from the
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub invoice_number: ::std::option::Option<::std::string::String>,
         ///The order to invoice.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub order_id: i64,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub shipping_cost: ::std::option::Option<
@@ -619,6 +714,10 @@ custom line by `name`, `price`, `cost_price` and `weight`.
     pub struct CreateOrderItemRequest {
         ///The branch to take the stock from.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub branch_id: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cost_price: ::std::option::Option<
@@ -636,8 +735,12 @@ custom line by `name`, `price`, `cost_price` and `weight`.
         pub name: ::std::option::Option<::std::string::String>,
         ///The product options chosen.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub options: ::std::vec::Vec<OrderProductOptionInput>,
         ///The order to add the line to.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub order_id: i64,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub price: ::std::option::Option<
@@ -645,6 +748,10 @@ custom line by `name`, `price`, `cost_price` and `weight`.
         >,
         ///Units to add.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub quantity: ::std::option::Option<::std::num::NonZeroU64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub weight: ::std::option::Option<
@@ -727,9 +834,16 @@ custom line by `name`, `price`, `cost_price` and `weight`.
     )]
     pub struct CreateOrderOptionRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub booking_details: ::std::option::Option<OrderOptionBookingInput>,
         ///Ids of the categories the option applies to.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Num>>::deserialize"
+        )]
         pub categories: ::std::vec::Vec<i64>,
         ///Help text shown with the field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -742,10 +856,18 @@ custom line by `name`, `price`, `cost_price` and `weight`.
         pub is_required: ::std::option::Option<::std::string::String>,
         ///Maximum length of the answer (text).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub length: ::std::option::Option<::std::num::NonZeroU64>,
         ///The option name.
         pub name: CreateOrderOptionRequestName,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub options: ::std::option::Option<OrderOptionValueInput>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub price: ::std::option::Option<
@@ -908,23 +1030,50 @@ is not documented.
     pub struct CreateOrderRequest {
         ///The branch the order ships from (or is picked up at).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub branch_id: ::std::option::Option<i64>,
         ///The shipping company.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub courier_id: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub customer: ::std::option::Option<OrderCustomerInput>,
         ///How the order is delivered (for example `shipping` or `pickup`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub delivery_method: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub payment: ::std::option::Option<OrderPaymentInput>,
         ///The products ordered.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub products: ::std::vec::Vec<OrderProductInput>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub receiver: ::std::option::Option<OrderReceiverInput>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub ship_to: ::std::option::Option<OrderShipToInput>,
     }
     impl CreateOrderRequest {
@@ -955,9 +1104,14 @@ is not documented.
         ///The status name.
         pub name: CreateOrderStatusRequestName,
         ///The status the new one is a sub-status of.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub parent_id: i64,
         ///Position in the list.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub sort: ::std::option::Option<u64>,
     }
     impl CreateOrderStatusRequest {
@@ -1041,6 +1195,7 @@ is not documented.
     )]
     pub struct DuplicateOrderRequest {
         ///The id of the order to duplicate.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub order_id: i64,
     }
     impl DuplicateOrderRequest {
@@ -1067,6 +1222,10 @@ is not documented.
         pub exchange_currency: ::std::option::Option<::std::string::String>,
         ///Units of `exchange_currency` per unit of `base_currency` (for example `0.266592`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub rate: ::std::option::Option<f64>,
     }
     ///`GetOrderFormat`
@@ -1342,22 +1501,39 @@ is not documented.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub can_reorder: ::std::option::Option<bool>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub customer: ::std::option::Option<OrderCustomer>,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub date: ::store_admin_client_core::types::ServiceDateTime,
         ///True for a draft order.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub draft: ::std::option::Option<bool>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub exchange_rate: ::std::option::Option<ExchangeRate>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub features: ::std::option::Option<OrderFeatures>,
         ///The order id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///True while the payment has not arrived.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub is_pending_payment: ::std::option::Option<bool>,
         ///The order's lines, summarized.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub items: ::std::vec::Vec<OrderItem>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub payment_method: ::std::option::Option<OrderPaymentMethod>,
@@ -1365,13 +1541,20 @@ is not documented.
 declares a string; every example sends an integer.
 */
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub pending_payment_ends_at: ::std::option::Option<i64>,
         ///True once the store owner has opened the order.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub read: ::std::option::Option<bool>,
         ///The order number shown to the store owner and the customer.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub reference_id: i64,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub status: OrderStatusSummary,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub total: ::store_admin_client_core::types::Money,
     }
     ///Which orders the actions apply to.
@@ -1387,9 +1570,15 @@ declares a string; every example sends an integer.
     pub struct OrderActionFilters {
         ///The orders, by id.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Num>>::deserialize"
+        )]
         pub order_ids: ::std::vec::Vec<i64>,
         ///The orders in one of these statuses (status ids).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Num>>::deserialize"
+        )]
         pub order_status: ::std::vec::Vec<i64>,
     }
     impl OrderActionFilters {
@@ -1581,8 +1770,12 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     )]
     pub struct OrderActionResultList {
         ///One result per operation.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<OrderActionResult>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -1618,8 +1811,12 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         schemars::JsonSchema
     )]
     pub struct OrderActionsRequest {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub filters: OrderActionFilters,
         ///The actions.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub operations: ::std::vec::Vec<OrderActionOperation>,
     }
     impl OrderActionsRequest {
@@ -1641,21 +1838,44 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     )]
     pub struct OrderAmounts {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub cash_on_delivery: ::std::option::Option<
             ::store_admin_client_core::types::Money,
         >,
         ///The discounts applied.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub discounts: ::std::vec::Vec<OrderDiscount>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub shipping_cost: ::std::option::Option<
             ::store_admin_client_core::types::Money,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub sub_total: ::std::option::Option<::store_admin_client_core::types::Money>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub tax: ::std::option::Option<OrderTax>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub total: ::std::option::Option<::store_admin_client_core::types::Money>,
     }
     ///An employee an order is assigned to.
@@ -1672,6 +1892,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub avatar: ::std::option::Option<::std::string::String>,
         ///The employee id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The employee's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1688,8 +1909,12 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     )]
     pub struct OrderAssignedEmployeeList {
         ///The employees.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<OrderAssignedEmployee>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -1809,12 +2034,20 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     )]
     pub struct OrderAssignmentRule {
         ///The rule id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The conditions.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub rules: ::std::vec::Vec<OrderAssignmentCondition>,
         ///The employee the orders are assigned to.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub user_id: ::std::option::Option<i64>,
     }
     ///The assignment rules. Not paged.
@@ -1828,8 +2061,12 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     )]
     pub struct OrderAssignmentRuleList {
         ///The rules.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<OrderAssignmentRule>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -1844,8 +2081,10 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         schemars::JsonSchema
     )]
     pub struct OrderAssignmentRuleResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderAssignmentRule,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -1869,6 +2108,10 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub account_number: ::std::option::Option<::std::string::String>,
         ///The bank id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub bank_id: ::std::option::Option<i64>,
         ///The bank's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1878,6 +2121,10 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub iban_number: ::std::option::Option<::std::string::String>,
         ///The store bank account id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The account's state (for example `active`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1896,9 +2143,17 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     pub struct OrderBranchCity {
         ///The city's country id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub country_id: ::std::option::Option<i64>,
         ///The city id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The city name, localized.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1944,6 +2199,10 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub code: ::std::option::Option<::std::string::String>,
         ///The country id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Country calling code, for example `+966`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1989,6 +2248,9 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub name: ::std::option::Option<::std::string::String>,
         ///The opening periods of the day.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub times: ::std::vec::Vec<OrderBranchTimeRange>,
     }
     ///The customer of an order.
@@ -2007,6 +2269,10 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub avatar: ::std::option::Option<::std::string::String>,
         ///The customer's birthday; null when unknown.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub birthday: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
@@ -2033,9 +2299,17 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub gender: ::std::option::Option<::std::string::String>,
         ///Ids of the customer's groups; absent from the light order details.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Seq<lenient::Num>>>::deserialize"
+        )]
         pub groups: ::std::option::Option<::std::vec::Vec<i64>>,
         ///The customer id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Last name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2051,10 +2325,18 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub mobile_code: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub updated_at: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub urls: ::std::option::Option<OrderUrls>,
     }
     ///The customer of a new or changed order; an existing one by `id`, or a new one.
@@ -2073,6 +2355,10 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub email: ::std::option::Option<::std::string::String>,
         ///An existing customer's id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The customer's mobile number, with its country code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2107,11 +2393,23 @@ applications get, adds `cart_reference_id`, `draft`, `read`, `source_device`,
     )]
     pub struct OrderDetails {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub actions: ::std::option::Option<OrderActions>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub amounts: ::std::option::Option<OrderAmounts>,
         ///The bank account paid into, for a bank transfer; null otherwise.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub bank: ::std::option::Option<OrderBank>,
         ///Whether the order can still be cancelled.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2121,9 +2419,17 @@ applications get, adds `cart_reference_id`, `draft`, `read`, `source_device`,
         pub can_reorder: ::std::option::Option<bool>,
         ///The reference of the cart the order came from (deprecated full answer).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub cart_reference_id: ::std::option::Option<i64>,
         ///The id of the checkout the order came from (light answer).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub checkout_id: ::std::option::Option<i64>,
         ///Deprecated; use `urls.checkout`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2132,8 +2438,16 @@ applications get, adds `cart_reference_id`, `draft`, `read`, `source_device`,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub currency: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub customer: ::std::option::Option<OrderCustomer>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub date: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
@@ -2141,10 +2455,19 @@ applications get, adds `cart_reference_id`, `draft`, `read`, `source_device`,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub draft: ::std::option::Option<bool>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub exchange_rate: ::std::option::Option<ExchangeRate>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub features: ::std::option::Option<OrderFeatures>,
         ///The order id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///True while the payment has not arrived.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2154,20 +2477,38 @@ applications get, adds `cart_reference_id`, `draft`, `read`, `source_device`,
         pub is_price_quote: ::std::option::Option<bool>,
         ///The order's lines (deprecated full answer; use `list_order_items`).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub items: ::std::vec::Vec<OrderLineItem>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub payment_method: ::std::option::Option<OrderPaymentMethod>,
         ///When the pending payment expires, in seconds (0 when not pending).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub pending_payment_ends_at: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pending_payment_start_at: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pickup_branch: ::std::option::Option<OrderPickupBranch>,
         ///The reservations made through the order (deprecated full answer, examples only).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub product_reservations: ::std::vec::Vec<OrderProductReservation>,
         ///Deprecated; use `urls.rating`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2181,18 +2522,33 @@ Assumed null when there is none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub receipt_image: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub receiver: ::std::option::Option<OrderReceiver>,
         ///The order number shown to the store owner and the customer.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub reference_id: i64,
         /**The branches the order ships from (deprecated full answer). The schema declares one
 object; the examples send an array of them, which is what is assumed here.
 */
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub shipment_branch: ::std::vec::Vec<OrderShipmentBranch>,
         ///The order's shipments (deprecated full answer; use `list_shipments`).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub shipments: ::std::vec::Vec<OrderShipment>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub shipping: ::std::option::Option<OrderShipping>,
         ///Whether the order's weight is shown to the customer.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2200,25 +2556,48 @@ object; the examples send an array of them, which is what is assumed here.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub source: ::std::option::Option<OrderSource>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub source_details: ::std::option::Option<OrderSourceDetails>,
         ///The device the order was placed from (deprecated full answer).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub source_device: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub status: ::std::option::Option<OrderStatusSummary>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub store: ::std::option::Option<OrderStore>,
         ///The order's tags.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub tags: ::std::vec::Vec<::store_admin_client_core::types::NamedRef>,
         ///The order's weight as a localized label (for example `٠٫٥١ كجم`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub total_weight: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub updated_at: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub urls: ::std::option::Option<OrderUrls>,
     }
     ///Envelope of one order with its details.
@@ -2231,8 +2610,10 @@ object; the examples send an array of them, which is what is assumed here.
         schemars::JsonSchema
     )]
     pub struct OrderDetailsResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderDetails,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2286,8 +2667,10 @@ object; the examples send an array of them, which is what is assumed here.
     )]
     pub struct OrderDraft {
         ///The order id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The order number shown to the store owner and the customer.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub reference_id: i64,
     }
     ///Envelope of a new draft order.
@@ -2300,8 +2683,10 @@ object; the examples send an array of them, which is what is assumed here.
         schemars::JsonSchema
     )]
     pub struct OrderDraftResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderDraft,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2360,8 +2745,10 @@ object; the examples send an array of them, which is what is assumed here.
     )]
     pub struct OrderGeoCoordinatesInput {
         ///Latitude in degrees.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub lat: f64,
         ///Longitude in degrees.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub lng: f64,
     }
     impl OrderGeoCoordinatesInput {
@@ -2382,15 +2769,28 @@ gives `type` and `created_by`; adding a note answers `customized` instead.
     )]
     pub struct OrderHistory {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub created_at: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
         ///The employee who made the entry; null for the system or the customer.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub created_by: ::std::option::Option<OrderHistoryAuthor>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub customized: ::std::option::Option<OrderHistoryStatus>,
         ///The entry id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The note, or the text of the activity.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2417,6 +2817,10 @@ gives `type` and `created_by`; adding a note answers `customized` instead.
         pub avatar: ::std::option::Option<::std::string::String>,
         ///The employee id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The employee's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2433,12 +2837,20 @@ gives `type` and `created_by`; adding a note answers `customized` instead.
     )]
     pub struct OrderHistoryList {
         ///The entries of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<OrderHistory>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2453,8 +2865,10 @@ gives `type` and `created_by`; adding a note answers `customized` instead.
         schemars::JsonSchema
     )]
     pub struct OrderHistoryResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderHistory,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2474,11 +2888,19 @@ is not otherwise shown, so any JSON value is accepted there.
     pub struct OrderHistoryStatus {
         ///The status id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The status name, localized.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub original: ::std::option::Option<::store_admin_client_core::types::NamedRef>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub parent: ::std::option::Option<::store_admin_client_core::types::AnyValue>,
@@ -2544,13 +2966,22 @@ is not otherwise shown, so any JSON value is accepted there.
     )]
     pub struct OrderInvoice {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub cod_cost: ::std::option::Option<OrderInvoiceAmount>,
         ///The invoice date, local time.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub date: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub discount: ::std::option::Option<OrderInvoiceAmount>,
         ///The invoice id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The invoice number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2560,9 +2991,16 @@ is not otherwise shown, so any JSON value is accepted there.
         pub invoice_reference_id: ::std::option::Option<::std::string::String>,
         ///The invoice lines (details only).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub items: ::std::vec::Vec<OrderInvoiceItem>,
         ///The order invoiced.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub order_id: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub payment_method: ::std::option::Option<OrderPaymentMethod>,
@@ -2570,14 +3008,34 @@ is not otherwise shown, so any JSON value is accepted there.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub qr_code: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub shipping_cost: ::std::option::Option<OrderInvoiceAmount>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub sub_total: ::std::option::Option<OrderInvoiceAmount>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub subtotal: ::std::option::Option<OrderInvoiceAmount>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub tax: ::std::option::Option<OrderTax>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub total: ::std::option::Option<OrderInvoiceAmount>,
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<OrderInvoiceType>,
@@ -2619,30 +3077,62 @@ is not otherwise shown, so any JSON value is accepted there.
     )]
     pub struct OrderInvoiceItem {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub discount: ::std::option::Option<::store_admin_client_core::types::Money>,
         ///The invoice line id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The order item id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub item_id: ::std::option::Option<i64>,
         ///The product name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub price: ::std::option::Option<::store_admin_client_core::types::Money>,
         ///The product id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub product_id: ::std::option::Option<i64>,
         ///Units invoiced.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub quantity: ::std::option::Option<i64>,
         ///The product SKU.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sku: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub tax: ::std::option::Option<OrderTax>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub total: ::std::option::Option<::store_admin_client_core::types::Money>,
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<OrderProductType>,
@@ -2670,8 +3160,10 @@ is not otherwise shown, so any JSON value is accepted there.
         schemars::JsonSchema
     )]
     pub struct OrderInvoiceLinkResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderInvoiceLink,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2687,12 +3179,20 @@ is not otherwise shown, so any JSON value is accepted there.
     )]
     pub struct OrderInvoiceList {
         ///The invoices of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<OrderInvoice>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2707,8 +3207,10 @@ is not otherwise shown, so any JSON value is accepted there.
         schemars::JsonSchema
     )]
     pub struct OrderInvoiceResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderInvoice,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2768,6 +3270,7 @@ is not otherwise shown, so any JSON value is accepted there.
         ///The product name.
         pub name: ::std::string::String,
         ///Units ordered.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub quantity: i64,
         ///Address of the product's thumbnail image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2785,14 +3288,30 @@ is not otherwise shown, so any JSON value is accepted there.
     )]
     pub struct OrderItemAmounts {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub price_without_tax: ::std::option::Option<
             ::store_admin_client_core::types::Money,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub tax: ::std::option::Option<OrderTax>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub total: ::std::option::Option<::store_admin_client_core::types::Money>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub total_discount: ::std::option::Option<
             ::store_admin_client_core::types::Money,
         >,
@@ -2831,6 +3350,10 @@ is not otherwise shown, so any JSON value is accepted there.
         pub name: ::std::option::Option<::std::string::String>,
         ///File size.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub size: ::std::option::Option<f64>,
         ///Address of the file.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2849,6 +3372,10 @@ is not otherwise shown, so any JSON value is accepted there.
     pub struct OrderItemImage {
         ///The image id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Address of the image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2870,17 +3397,28 @@ is not otherwise shown, so any JSON value is accepted there.
     pub struct OrderItemOption {
         ///The id of the option on the order line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The option name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         ///The product option id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub product_option_id: ::std::option::Option<i64>,
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<OrderItemOptionType>,
         ///The values chosen.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub value: ::std::vec::Vec<OrderItemOptionValue>,
     }
     /**The kind of a product option chosen on an order line. Known values: `radio`, `date`,
@@ -2941,11 +3479,19 @@ grow.
     pub struct OrderItemOptionValue {
         ///The option value id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The value's name (or the text the customer entered).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub price: ::std::option::Option<::store_admin_client_core::types::Money>,
     }
     ///The product of an order line, as a product card.
@@ -2981,6 +3527,10 @@ grow.
         pub has_special_price: ::std::option::Option<bool>,
         ///The product id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Whether the product can be bought now.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2992,18 +3542,38 @@ grow.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub price: ::std::option::Option<::store_admin_client_core::types::Money>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub promotion: ::std::option::Option<OrderItemProductPromotion>,
         /**The product's stock (in the examples only; assumed an integer, null when unlimited).
 */
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub quantity: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub regular_price: ::std::option::Option<
             ::store_admin_client_core::types::Money,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub sale_price: ::std::option::Option<::store_admin_client_core::types::Money>,
         ///The product SKU.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3084,26 +3654,43 @@ documented shape.
     )]
     pub struct OrderLineItem {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub amounts: ::std::option::Option<OrderItemAmounts>,
         ///Quantities taken from each branch.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Num>>::deserialize"
+        )]
         pub branches_quantity: ::std::vec::Vec<i64>,
         ///Codes of a digital product (deprecated; use the order's `urls.digital_content`).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub codes: ::std::vec::Vec<OrderItemCode>,
         ///The currency of the amounts.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub currency: ::std::option::Option<::std::string::String>,
         ///Files of a digital product (deprecated; use the order's `urls.digital_content`).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub files: ::std::vec::Vec<OrderItemFile>,
         ///Global trade item number; null when not given.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub gtin: ::std::option::Option<::std::string::String>,
         ///The order item id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Images attached to the line.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub images: ::std::vec::Vec<OrderItemImage>,
         ///Manufacturer part number; null when not given.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3116,8 +3703,15 @@ documented shape.
         pub notes: ::std::option::Option<::std::string::String>,
         ///The product options chosen.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub options: ::std::vec::Vec<OrderItemOption>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub product: ::std::option::Option<OrderItemProduct>,
         /**The reservations of the line, as strings (the full order details' schema requires it;
 its examples omit it).
@@ -3131,6 +3725,10 @@ its examples omit it).
         pub product_type: ::std::option::Option<OrderProductType>,
         ///Units ordered.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub quantity: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub reservations: ::std::option::Option<
@@ -3161,8 +3759,12 @@ its examples omit it).
     )]
     pub struct OrderLineItemList {
         ///The items.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<OrderLineItem>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -3178,9 +3780,14 @@ its examples omit it).
     )]
     pub struct OrderList {
         ///The orders of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Order>,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub pagination: ::store_admin_client_core::types::Pagination,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -3200,9 +3807,16 @@ by the creation and update pages, so any JSON value is accepted there.
     )]
     pub struct OrderOption {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub booking_details: ::std::option::Option<OrderOptionBooking>,
         ///The categories the option applies to.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub categories: ::std::vec::Vec<::store_admin_client_core::types::NamedRef>,
         ///The currency of `price`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3211,6 +3825,7 @@ by the creation and update pages, so any JSON value is accepted there.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub description: ::std::option::Option<::std::string::String>,
         ///The option id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Whether several values may be chosen.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3232,15 +3847,27 @@ by the creation and update pages, so any JSON value is accepted there.
         >,
         ///The option's reference number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub reference_id: ::std::option::Option<i64>,
         ///Whether the option applies only to selected products.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub selected_products: ::std::option::Option<bool>,
         ///Length of a booked session, in minutes.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub session_duration: ::std::option::Option<i64>,
         ///Gap between two sessions, in minutes.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub session_gap: ::std::option::Option<i64>,
         ///Whether the option is enabled.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3264,12 +3891,19 @@ by the creation and update pages, so any JSON value is accepted there.
         pub day: ::std::option::Option<::std::string::String>,
         ///The availability id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Whether bookings are possible that day.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub is_available: ::std::option::Option<bool>,
         ///The bookable periods of the day.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub times: ::std::vec::Vec<OrderOptionTimeRange>,
     }
     ///The availability of a new booking option on one day of the week.
@@ -3288,6 +3922,9 @@ by the creation and update pages, so any JSON value is accepted there.
         pub is_available: bool,
         ///The bookable periods of the day.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub times: ::std::vec::Vec<OrderOptionTimeRange>,
     }
     impl OrderOptionAvailabilityInput {
@@ -3374,30 +4011,56 @@ by the creation and update pages, so any JSON value is accepted there.
     pub struct OrderOptionBooking {
         ///The availability per day of the week.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub availabilities: ::std::vec::Vec<OrderOptionAvailability>,
         ///The booking details id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Where the booking takes place.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub location: ::std::option::Option<::std::string::String>,
         ///Most bookings one order may make.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub maximum_quantity_per_order: ::std::option::Option<i64>,
         ///Dates that depart from the weekly availability.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub overrides: ::std::vec::Vec<OrderOptionOverride>,
         ///Sessions per booking.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub sessions_count: ::std::option::Option<i64>,
         ///How far ahead a booking must be made, in `time_strict_type` units.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub time_strict: ::std::option::Option<i64>,
         ///The unit of `time_strict` (for example `hours` or `days`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub time_strict_type: ::std::option::Option<::std::string::String>,
         ///The same as `time_strict` (the name the details page uses).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub time_strict_value: ::std::option::Option<i64>,
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<OrderOptionBookingType>,
@@ -3413,19 +4076,31 @@ by the creation and update pages, so any JSON value is accepted there.
     )]
     pub struct OrderOptionBookingInput {
         ///The availability per day of the week.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub availabilities: ::std::vec::Vec<OrderOptionAvailabilityInput>,
         ///Where the booking takes place.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub location: ::std::option::Option<::std::string::String>,
         ///Most bookings one order may make.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub maximum_quantity_per_order: ::std::option::Option<::std::num::NonZeroU64>,
         ///Dates that depart from the weekly availability.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub overrides: ::std::vec::Vec<OrderOptionOverrideInput>,
         ///Sessions per booking.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub sessions_count: ::std::num::NonZeroU64,
         ///How far ahead a booking must be made, in `time_strict_type` units.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub time_strict: i64,
         ///The unit of `time_strict` (for example `hours` or `days`).
         pub time_strict_type: OrderOptionBookingInputTimeStrictType,
@@ -3613,6 +4288,7 @@ by the creation and update pages, so any JSON value is accepted there.
     )]
     pub struct OrderOptionCategoryInput {
         ///The category id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The category name.
         pub name: ::std::string::String,
@@ -3633,12 +4309,20 @@ by the creation and update pages, so any JSON value is accepted there.
     )]
     pub struct OrderOptionList {
         ///The options of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<OrderOption>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -3659,6 +4343,10 @@ by the creation and update pages, so any JSON value is accepted there.
         pub date: ::std::option::Option<::std::string::String>,
         ///The override id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
     }
     impl OrderOptionOverride {
@@ -3787,8 +4475,10 @@ details page declares a string, the creation and update pages a boolean).
         schemars::JsonSchema
     )]
     pub struct OrderOptionResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderOption,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -4047,6 +4737,10 @@ details page declares a string, the creation and update pages a boolean).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub accepted_methods: ::std::vec::Vec<OrderPaymentMethod>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub cash_on_delivery: ::std::option::Option<
             ::store_admin_client_core::types::Money,
         >,
@@ -4060,6 +4754,10 @@ details page declares a string, the creation and update pages a boolean).
         pub status: ::std::option::Option<::std::string::String>,
         ///The store bank account paid into (bank transfer).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub store_bank_id: ::std::option::Option<i64>,
     }
     impl OrderPaymentInput {
@@ -4134,20 +4832,40 @@ yet). The set may grow.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub building_number: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub city: ::std::option::Option<OrderBranchCity>,
         ///The next opening period; null when none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub closest_time: ::std::option::Option<OrderBranchTimeRange>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cod_cost: ::std::option::Option<
             ::store_admin_client_core::types::NumberOrString,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub contacts: ::std::option::Option<OrderBranchContacts>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub country: ::std::option::Option<OrderBranchCountry>,
         ///The branch id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Whether cash on delivery is accepted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4162,6 +4880,10 @@ yet). The set may grow.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub local: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub location: ::std::option::Option<OrderGeoCoordinates>,
         ///The branch name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4183,6 +4905,9 @@ yet). The set may grow.
         pub type_: ::std::option::Option<::std::string::String>,
         ///Opening hours per day.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub working_hours: ::std::vec::Vec<OrderBranchWorkingDay>,
     }
     ///A product to put in a new order.
@@ -4205,11 +4930,22 @@ yet). The set may grow.
         pub identifier_type: ::std::option::Option<OrderProductInputIdentifierType>,
         ///The product options chosen.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub options: ::std::vec::Vec<OrderProductOptionInput>,
         ///Units to order.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub quantity: ::std::option::Option<::std::num::NonZeroU64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub recurring: ::std::option::Option<OrderRecurringInput>,
     }
     impl OrderProductInput {
@@ -4287,6 +5023,10 @@ yet). The set may grow.
     pub struct OrderProductOptionInput {
         ///The product option id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The chosen value ids, or the entered text.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -4316,6 +5056,10 @@ yet). The set may grow.
         pub from: ::std::option::Option<::std::string::String>,
         ///The reservation id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///End time of the booked slot.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4431,6 +5175,10 @@ yet). The set may grow.
     pub struct OrderRecurringInput {
         ///Intervals between two orders.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub interval_count: ::std::option::Option<::std::num::NonZeroU64>,
         ///The unit of the interval (for example `month`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4439,6 +5187,9 @@ yet). The set may grow.
         #[serde(
             default,
             skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
+        )]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Map<lenient::Same>>::deserialize"
         )]
         pub meta: ::std::collections::BTreeMap<
             ::std::string::String,
@@ -4464,8 +5215,10 @@ yet). The set may grow.
     )]
     pub struct OrderRelocateItem {
         ///The order item id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Units to move.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub quantity: ::std::num::NonZeroU64,
     }
     impl OrderRelocateItem {
@@ -4541,11 +5294,15 @@ shows the same object by example only.
         ///Building number of the national address.
         pub building_number: ::std::string::String,
         ///The city id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub city: i64,
         ///The country id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub country: i64,
         ///The district id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub district: i64,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub geo_coordinates: OrderGeoCoordinatesInput,
         ///Postal code.
         pub postal_code: ::std::string::String,
@@ -4571,11 +5328,19 @@ shows the same object by example only.
     )]
     pub struct OrderShipment {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub cash_on_delivery: ::std::option::Option<
             ::store_admin_client_core::types::Money,
         >,
         ///The shipping company id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub courier_id: ::std::option::Option<i64>,
         ///Address of the shipping company's logo.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4588,17 +5353,32 @@ shows the same object by example only.
         pub created_at: ::std::option::Option<::std::string::String>,
         ///The shipment id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Whether the shipment crosses a border.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub is_international: ::std::option::Option<bool>,
         ///The shipping label; null until created.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub label: ::std::option::Option<OrderShipmentLabel>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub meta: ::std::option::Option<OrderShipmentMeta>,
         ///The packages of the shipment.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub packages: ::std::vec::Vec<OrderShipmentPackage>,
         ///`cod` (cash on delivery) or `pre_paid`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4607,8 +5387,16 @@ shows the same object by example only.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub pickup_id: ::std::option::Option<OrderShipmentPickupId>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub ship_from: ::std::option::Option<OrderShipmentAddress>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub ship_to: ::std::option::Option<OrderShipmentAddress>,
         ///The shipping company's number for the shipment; null until known.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4617,8 +5405,16 @@ shows the same object by example only.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub source: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub total: ::std::option::Option<::store_admin_client_core::types::Money>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub total_weight: ::std::option::Option<OrderShipmentWeight>,
         ///Whether the shipment can be tracked.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4652,12 +5448,20 @@ shows the same object by example only.
         pub block: ::std::option::Option<::std::string::String>,
         ///The branch shipped from (for the sender).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub branch_id: ::std::option::Option<i64>,
         ///City name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub city: ::std::option::Option<::std::string::String>,
         ///City id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub city_id: ::std::option::Option<i64>,
         ///The company's name (for the sender).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4714,6 +5518,10 @@ shows the same object by example only.
     pub struct OrderShipmentBranch {
         ///The branch id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Whether it is the store's default branch.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4785,6 +5593,10 @@ shows the same object by example only.
             ::store_admin_client_core::types::IntegerOrString,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub policy_options: ::std::option::Option<OrderShipmentPolicyOptions>,
     }
     ///A package of a shipment (one order item).
@@ -4800,25 +5612,48 @@ shows the same object by example only.
     pub struct OrderShipmentPackage {
         ///The item's id in an external system; null when none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub external_id: ::std::option::Option<i64>,
         ///The order item id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub item_id: ::std::option::Option<i64>,
         ///The product name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         ///The product options chosen.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub options: ::std::vec::Vec<OrderShipmentPackageOption>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub price: ::std::option::Option<::store_admin_client_core::types::Money>,
         ///Units in the package.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub quantity: ::std::option::Option<i64>,
         ///The product SKU.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub sku: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub weight: ::std::option::Option<OrderShipmentWeight>,
     }
     ///A product option of a package.
@@ -4837,6 +5672,9 @@ shows the same object by example only.
         pub name: ::std::option::Option<::std::string::String>,
         ///The values chosen.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub values: ::std::vec::Vec<OrderShipmentPackageOptionValue>,
     }
     ///A value chosen for a product option.
@@ -4854,6 +5692,10 @@ shows the same object by example only.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub price: ::std::option::Option<::store_admin_client_core::types::Money>,
         ///The value.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4902,6 +5744,10 @@ shows the same object by example only.
             ::store_admin_client_core::types::IntegerOrString,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub dimensions: ::std::option::Option<OrderShipmentDimensions>,
     }
     ///`OrderShipmentShippingNumber`
@@ -5015,30 +5861,61 @@ shows the same object by example only.
     )]
     pub struct OrderShipping {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub address: ::std::option::Option<OrderShippingAddress>,
         ///The shipping application id; null when none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub app_id: ::std::option::Option<i64>,
         ///The branch the order ships from (in the examples only; assumed nullable).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub branch_id: ::std::option::Option<i64>,
         ///The shipping company's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub company: ::std::option::Option<::std::string::String>,
         ///The shipping company id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Address of the shipping company's logo.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub logo: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pickup_address: ::std::option::Option<OrderShippingAddress>,
         ///Options of the shipping policy (for example the number of boxes).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub policy_options: ::std::vec::Vec<OrderShippingPolicyOption>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub receiver: ::std::option::Option<OrderReceiver>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub shipment: ::std::option::Option<OrderShippingShipment>,
         /**The shipment's reference at the shipping company (in the examples only; its type is
 not documented, so an integer or a string is accepted, or null).
@@ -5046,6 +5923,10 @@ not documented, so an integer or a string is accepted, or null).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub shipment_reference: ::std::option::Option<OrderShippingShipmentReference>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub shipper: ::std::option::Option<OrderShipper>,
         ///The id of the shipping estimated rate chosen.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5075,6 +5956,10 @@ not documented, so an integer or a string is accepted, or null).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub country_code: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub geo_coordinates: ::std::option::Option<OrderGeoCoordinates>,
         ///Postal code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5272,6 +6157,10 @@ other status operations add them.
     pub struct OrderStatus {
         ///The sub-statuses of this status (each without its own parent and original).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Seq<lenient::Obj>>>::deserialize"
+        )]
         pub children: ::std::option::Option<::std::vec::Vec<OrderStatus>>,
         ///The status colour, for example `#58C9B9`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5280,6 +6169,7 @@ other status operations add them.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub icon: ::std::option::Option<::std::string::String>,
         ///The status id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Whether the status can be used.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5293,13 +6183,25 @@ other status operations add them.
         pub name: ::std::string::String,
         ///The built-in status this one customizes; `{}` or null when none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub original: ::std::option::Option<::store_admin_client_core::types::NamedRef>,
         ///The parent status of a sub-status; `{}` or null for a top-level status.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub parent: ::std::option::Option<::store_admin_client_core::types::NamedRef>,
         pub slug: OrderStatusSlug,
         ///Position in the list, from 0.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub sort: ::std::option::Option<i64>,
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
         pub type_: ::std::option::Option<OrderStatusType>,
@@ -5315,8 +6217,12 @@ other status operations add them.
     )]
     pub struct OrderStatusList {
         ///The statuses, in `sort` order.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<OrderStatus>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -5331,8 +6237,10 @@ other status operations add them.
         schemars::JsonSchema
     )]
     pub struct OrderStatusResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderStatus,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -5396,8 +6304,10 @@ may grow.
     )]
     pub struct OrderStatusSortInput {
         ///Its position in the list.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub sort: u64,
         ///The status id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status_id: i64,
     }
     impl OrderStatusSortInput {
@@ -5416,10 +6326,15 @@ may grow.
     )]
     pub struct OrderStatusSummary {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub customized: ::std::option::Option<
             ::store_admin_client_core::types::NamedRef,
         >,
         ///The status id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The status name, localized.
         pub name: ::std::string::String,
@@ -5485,17 +6400,33 @@ The set may grow.
         pub avatar: ::std::option::Option<::std::string::String>,
         ///The store id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub name: ::std::option::Option<OrderStoreName>,
         ///The store's public id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub store_id: ::std::option::Option<i64>,
         ///The store owner's email address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub user_email: ::std::option::Option<::std::string::String>,
         ///The store owner's user id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub user_id: ::std::option::Option<i64>,
         ///The store's user name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5531,6 +6462,10 @@ The set may grow.
     )]
     pub struct OrderTax {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub amount: ::std::option::Option<::store_admin_client_core::types::Money>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub percent: ::std::option::Option<
@@ -5575,11 +6510,16 @@ The set may grow.
     )]
     pub struct RelocateOrderInventoryRequest {
         ///The branch the stock moves to.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub destination: i64,
         ///The items and quantities to move; all of the order's items when absent.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub items: ::std::vec::Vec<OrderRelocateItem>,
         ///The branch the stock is taken from.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub source: i64,
     }
     impl RelocateOrderInventoryRequest {
@@ -5603,9 +6543,14 @@ The set may grow.
         ///End, local date-time `YYYY-MM-DDTHH:MM:SS` (documentation examples contain malformed values).
         pub end: ::std::string::String,
         ///The reservation id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Seats reserved (the field the examples carry instead of `weight`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub seats_count: ::std::option::Option<i64>,
         ///Start, local date-time `YYYY-MM-DDTHH:MM:SS`.
         pub start: ::std::string::String,
@@ -5619,6 +6564,10 @@ The set may grow.
 `seats_count` instead; read whichever is present.
 */
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub weight: ::std::option::Option<i64>,
     }
     ///The reservations of a period. Not paged; every field is optional.
@@ -5634,9 +6583,16 @@ The set may grow.
     pub struct ReservationList {
         ///The reservations.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Reservation>,
         ///HTTP status code repeated in the body.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub status: ::std::option::Option<i64>,
         ///Always true on success.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5652,7 +6608,12 @@ The set may grow.
         schemars::JsonSchema
     )]
     #[serde(transparent)]
-    pub struct SortOrderStatusesRequest(pub ::std::vec::Vec<OrderStatusSortInput>);
+    pub struct SortOrderStatusesRequest(
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
+        pub ::std::vec::Vec<OrderStatusSortInput>,
+    );
     impl ::std::ops::Deref for SortOrderStatusesRequest {
         type Target = ::std::vec::Vec<OrderStatusSortInput>;
         fn deref(&self) -> &::std::vec::Vec<OrderStatusSortInput> {
@@ -5682,6 +6643,9 @@ The set may grow.
     )]
     #[serde(transparent)]
     pub struct UpdateOrderAssignmentRuleRequest(
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub ::std::vec::Vec<OrderAssignmentConditionInput>,
     );
     impl ::std::ops::Deref for UpdateOrderAssignmentRuleRequest {
@@ -5715,9 +6679,16 @@ The set may grow.
     pub struct UpdateOrderItemRequest {
         ///The branch to take the stock from.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub branch_id: ::std::option::Option<i64>,
         ///The product options chosen.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub options: ::std::vec::Vec<OrderProductOptionInput>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub price: ::std::option::Option<
@@ -5725,6 +6696,10 @@ The set may grow.
         >,
         ///Units ordered.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub quantity: ::std::option::Option<::std::num::NonZeroU64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub weight: ::std::option::Option<
@@ -5752,10 +6727,14 @@ The set may grow.
         ///The day of the week.
         pub day: UpdateOrderOptionAvailabilityInputDay,
         ///The availability id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Whether bookings are possible that day.
         pub is_available: bool,
         ///The bookable periods of the day.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub times: ::std::vec::Vec<OrderOptionTimeRange>,
     }
     impl UpdateOrderOptionAvailabilityInput {
@@ -5842,24 +6821,46 @@ The set may grow.
     pub struct UpdateOrderOptionBookingInput {
         ///The availability per day of the week.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub availabilities: ::std::vec::Vec<UpdateOrderOptionAvailabilityInput>,
         ///The booking details id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Where the booking takes place.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub location: ::std::option::Option<::std::string::String>,
         ///Most bookings one order may make.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub maximum_quantity_per_order: ::std::option::Option<::std::num::NonZeroU64>,
         ///Dates that depart from the weekly availability.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub overrides: ::std::vec::Vec<OrderOptionOverride>,
         ///Sessions per booking.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub sessions_count: ::std::option::Option<::std::num::NonZeroU64>,
         ///How far ahead a booking must be made, in `time_strict_type` units.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub time_strict: ::std::option::Option<i64>,
         ///The unit of `time_strict`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5942,9 +6943,16 @@ The set may grow.
     )]
     pub struct UpdateOrderOptionRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub booking_details: ::std::option::Option<UpdateOrderOptionBookingInput>,
         ///The categories the option applies to.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub categories: ::std::vec::Vec<OrderOptionCategoryInput>,
         ///The currency of `price`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5967,6 +6975,9 @@ The set may grow.
         pub name: ::std::option::Option<UpdateOrderOptionRequestName>,
         ///The option's values.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub options: ::std::vec::Vec<UpdateOrderOptionValueInput>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub price: ::std::option::Option<
@@ -5974,15 +6985,27 @@ The set may grow.
         >,
         ///The option's reference number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub reference_id: ::std::option::Option<i64>,
         ///Whether the option applies only to selected products.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub selected_products: ::std::option::Option<bool>,
         ///Length of a booked session, in minutes.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub session_duration: ::std::option::Option<::std::num::NonZeroU64>,
         ///Gap between two sessions, in minutes.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub session_gap: ::std::option::Option<i64>,
         ///Whether the option is enabled.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6147,6 +7170,10 @@ The set may grow.
         >,
         ///The id of an existing value.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Whether the value is chosen by default.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6181,26 +7208,53 @@ The set may grow.
     pub struct UpdateOrderRequest {
         ///The branch the order ships from (or is picked up at).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub branch_id: ::std::option::Option<i64>,
         ///A discount code to apply.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub coupon_code: ::std::option::Option<::std::string::String>,
         ///The shipping company.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub courier_id: ::std::option::Option<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub customer: ::std::option::Option<OrderCustomerInput>,
         ///How the order is delivered (for example `shipping` or `pickup`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub delivery_method: ::std::option::Option<::std::string::String>,
         ///Ids of the employees to assign the order to.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Num>>::deserialize"
+        )]
         pub employees: ::std::vec::Vec<i64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub payment: ::std::option::Option<OrderPaymentInput>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub receiver: ::std::option::Option<OrderReceiverInput>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub ship_to: ::std::option::Option<OrderShipToInput>,
     }
     impl UpdateOrderRequest {
@@ -6235,6 +7289,10 @@ The set may grow.
         pub name: ::std::option::Option<UpdateOrderStatusRequestName>,
         ///Position in the list.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub sort: ::std::option::Option<u64>,
     }
     impl UpdateOrderStatusRequest {
@@ -11175,39 +12233,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -11714,39 +12772,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -11834,39 +12892,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -11920,32 +12978,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -12036,39 +13094,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -12170,39 +13228,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -12304,46 +13362,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -12397,32 +13455,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -12512,39 +13570,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ResponseValue::from_response(response).await,
+                201u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -12632,39 +13690,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -12771,46 +13829,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -12879,46 +13937,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -13008,46 +14066,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -13152,46 +14210,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -13262,39 +14320,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -13400,46 +14458,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ResponseValue::from_response(response).await,
+                201u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -13510,39 +14568,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -13648,46 +14706,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -13759,39 +14817,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -13896,39 +14954,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -14035,46 +15093,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -14164,39 +15222,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -14287,46 +15345,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -14397,39 +15455,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -14535,46 +15593,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -14645,39 +15703,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -14815,39 +15873,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -14939,46 +15997,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -15049,46 +16107,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -15159,46 +16217,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -15269,46 +16327,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -15429,39 +16487,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -15532,39 +16590,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -15618,39 +16676,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -15742,39 +16800,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ResponseValue::from_response(response).await,
+                201u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -15861,46 +16919,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -15971,39 +17029,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }

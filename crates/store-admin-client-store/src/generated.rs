@@ -8,6 +8,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
+    use ::store_admin_client_core::lenient;
     ///The currencies to enable or disable.
     #[derive(
         ::serde::Deserialize,
@@ -21,6 +22,9 @@ pub mod types {
     pub struct ActivateCurrenciesRequest {
         ///One entry per currency to change.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub currencies: ::std::vec::Vec<CurrencyActivation>,
     }
     impl ActivateCurrenciesRequest {
@@ -39,6 +43,9 @@ pub mod types {
     )]
     pub struct AddLanguagesRequest {
         ///One entry per language; at least one.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub locales: ::std::vec::Vec<LocaleInput>,
     }
     impl AddLanguagesRequest {
@@ -75,6 +82,10 @@ pub mod types {
         pub currency_name_en: ::std::option::Option<::std::string::String>,
         ///The entry's id (the country's).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
     }
     ///The currencies the store can activate.
@@ -88,8 +99,12 @@ pub mod types {
     )]
     pub struct AvailableCurrencyList {
         ///The available currencies.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<AvailableCurrency>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -105,6 +120,7 @@ pub mod types {
     )]
     pub struct City {
         ///The city id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The city name (in the language of the request).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -124,12 +140,20 @@ pub mod types {
     )]
     pub struct CityList {
         ///The cities of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<City>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -148,6 +172,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<::std::string::String>,
         ///The country id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The international dialling code (`+966`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -170,12 +195,20 @@ pub mod types {
     )]
     pub struct CountryList {
         ///The countries of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Country>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -190,8 +223,10 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct CountryResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Country,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -210,6 +245,10 @@ pub mod types {
         pub name: CreateDnsRecordRequestName,
         ///The record's priority (MX records).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub priority: ::std::option::Option<i64>,
         ///The record type.
         #[serde(rename = "type")]
@@ -644,6 +683,10 @@ pub mod types {
     pub struct CreateTaxRequest {
         ///The country the rate applies to (from `list_countries`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub country_id: ::std::option::Option<i64>,
         ///The rate in percent, as a decimal string (`"15"`).
         pub tax: CreateTaxRequestTax,
@@ -773,8 +816,12 @@ pub mod types {
     )]
     pub struct CurrencyList {
         ///The currencies.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Currency>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -790,6 +837,7 @@ pub mod types {
     )]
     pub struct District {
         ///The district id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The district name (in the language of the request).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -811,6 +859,10 @@ pub mod types {
     pub struct DistrictCity {
         ///The city id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The city name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -827,14 +879,26 @@ pub mod types {
     )]
     pub struct DistrictList {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub city: ::std::option::Option<DistrictCity>,
         ///The districts of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<District>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -853,6 +917,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub content: ::std::option::Option<::std::string::String>,
         ///The DNS record id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The host name the record is for.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -861,6 +926,10 @@ pub mod types {
 documentation does not say.
 */
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub priority: ::std::option::Option<i64>,
         ///The record type; known values `A`, `AAAA`, `CNAME`, `SPF`, `TXT`, `MX`.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
@@ -877,8 +946,12 @@ documentation does not say.
     )]
     pub struct DnsRecordList {
         ///The DNS records.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<DnsRecord>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -893,8 +966,10 @@ documentation does not say.
         schemars::JsonSchema
     )]
     pub struct DnsRecordResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: DnsRecord,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -913,6 +988,7 @@ documentation does not say.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub email: ::std::option::Option<::std::string::String>,
         ///The employee id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The employee's mobile number, without the country code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -941,9 +1017,14 @@ documentation does not say.
     )]
     pub struct EmployeeList {
         ///The employees of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Employee>,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub pagination: ::store_admin_client_core::types::Pagination,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -983,8 +1064,12 @@ documentation does not say.
     )]
     pub struct ExportColumnList {
         ///The columns.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<ExportColumn>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -1091,11 +1176,17 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         schemars::JsonSchema
     )]
     pub struct ExportJobResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ExportJob,
         ///Present when nothing was exported (for example no orders in the period).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub error: ::std::option::Option<::store_admin_client_core::types::ErrorDetail>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///True when the service accepted the request.
         pub success: bool,
@@ -1124,6 +1215,10 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         pub url: ::std::option::Option<::std::string::String>,
         ///The employee who made the export.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub user: ::std::option::Option<ExportLogUser>,
     }
     ///Export log entries.
@@ -1137,8 +1232,12 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     )]
     pub struct ExportLogList {
         ///The export log entries.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<ExportLog>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -1156,6 +1255,10 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     pub struct ExportLogUser {
         ///The employee id (documented as a string, sent as a number in the example).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The employee's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1464,8 +1567,12 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     pub struct ExportTemplate {
         ///The columns the template exports, in order.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub columns: ::std::vec::Vec<ExportTemplateColumn>,
         ///The export template id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The template's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1500,8 +1607,12 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     )]
     pub struct ExportTemplateList {
         ///The export templates.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<ExportTemplate>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -1605,6 +1716,7 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub flag: ::std::option::Option<::std::string::String>,
         ///The language id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///ISO 639-1 language code (`fi`).
         pub iso_code: ::std::string::String,
@@ -1618,6 +1730,10 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
 JSON integer; both forms are accepted.
 */
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub sort_order: ::std::option::Option<i64>,
         ///The language's state; known values `enabled` and `disabled`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1634,8 +1750,12 @@ JSON integer; both forms are accepted.
     )]
     pub struct LanguageList {
         ///The languages.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Language>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2323,6 +2443,7 @@ offers and the store does not have yet (422 otherwise).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub bank_name: ::std::option::Option<::std::string::String>,
         ///The bank account id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The account's state; known values `active` and `inactive`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2339,9 +2460,14 @@ offers and the store does not have yet (422 otherwise).
     )]
     pub struct PaymentBankList {
         ///The bank accounts of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<PaymentBank>,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub pagination: ::store_admin_client_core::types::Pagination,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2356,8 +2482,10 @@ offers and the store does not have yet (422 otherwise).
         schemars::JsonSchema
     )]
     pub struct PaymentBankResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: PaymentBank,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2373,6 +2501,7 @@ offers and the store does not have yet (422 otherwise).
     )]
     pub struct PaymentMethod {
         ///The payment method id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The method's (localized) name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2392,9 +2521,14 @@ offers and the store does not have yet (422 otherwise).
     )]
     pub struct PaymentMethodList {
         ///The payment methods of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<PaymentMethod>,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub pagination: ::store_admin_client_core::types::Pagination,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2524,8 +2658,10 @@ offers and the store does not have yet (422 otherwise).
         schemars::JsonSchema
     )]
     pub struct SeoSettingsResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: SeoSettings,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2564,8 +2700,12 @@ integer, a boolean, an array or an object.
     )]
     pub struct SettingList {
         ///The settings.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Setting>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2585,6 +2725,7 @@ everywhere else.
     pub struct SettingValueResponse {
         pub data: ::store_admin_client_core::types::AnyValue,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2618,9 +2759,14 @@ everywhere else.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub entity: ::std::option::Option<::std::string::String>,
         ///The store id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The store's registration numbers.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub licenses: ::std::option::Option<StoreInfoLicenses>,
         ///The store's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2630,6 +2776,10 @@ everywhere else.
         pub plan: ::std::option::Option<::std::string::String>,
         ///The store's social media links.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub social: ::std::option::Option<StoreInfoSocial>,
         ///The store's state; known values `active`, `inactive`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2672,8 +2822,10 @@ everywhere else.
         schemars::JsonSchema
     )]
     pub struct StoreInfoResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: StoreInfo,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -2731,29 +2883,52 @@ everywhere else.
     pub struct StoreScope {
         ///The branches that serve the scope.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub branches: ::std::vec::Vec<StoreScopeBranch>,
         ///The cities the scope serves (details only).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub cities: ::std::vec::Vec<::std::string::String>,
         ///The scope's contact numbers (details only).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub contacts: ::std::option::Option<StoreScopeContacts>,
         ///The countries the scope serves.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub countries: ::std::vec::Vec<StoreScopeCountry>,
         ///When the scope was created, as Unix epoch seconds.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub created_at: ::std::option::Option<i64>,
         ///The scope's default language.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub default_language: ::std::option::Option<StoreScopeLanguage>,
         ///The theme the scope uses (details only).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub design_settings: ::std::option::Option<StoreScopeDesignSettings>,
         ///The scope's domain.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub domain: ::std::option::Option<::std::string::String>,
         ///The store scope id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Whether this is the store's default scope.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2763,9 +2938,17 @@ everywhere else.
         pub name: ::std::option::Option<::std::string::String>,
         ///The scope's main currency.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub primary_currency: ::std::option::Option<StoreScopeCurrency>,
         ///The scope's stock and shipment settings (details only).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub settings: ::std::option::Option<StoreScopeSettings>,
         /**Whether the scope is active: a boolean in the details, the string `"1"` or `"0"` in the
 list.
@@ -2774,23 +2957,44 @@ list.
         pub status: ::std::option::Option<StoreScopeStatus>,
         ///The id of the store the scope belongs to.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub store_id: ::std::option::Option<i64>,
         ///The currencies the scope accepts (details only).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub supported_currencies: ::std::vec::Vec<StoreScopeCurrency>,
         ///The languages the scope offers.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub supported_languages: ::std::vec::Vec<StoreScopeLanguage>,
         ///The scope's tax profile (details only).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub tax_profile: ::std::option::Option<StoreScopeTaxProfile>,
         ///The id of the scope's theme customization; null when it uses the store's.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub theme_customization_id: ::std::option::Option<i64>,
         ///The scope's name by language code, `{"en": {"name": "..."}}` (details only).
         #[serde(
             default,
             skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
+        )]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Map<lenient::Obj>>::deserialize"
         )]
         pub translations: ::std::collections::BTreeMap<
             ::std::string::String,
@@ -2798,6 +3002,10 @@ list.
         >,
         ///When the scope was last changed, as Unix epoch seconds.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub updated_at: ::std::option::Option<i64>,
         ///The scope's storefront address (list only).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2816,6 +3024,10 @@ list.
     pub struct StoreScopeBranch {
         ///The branch id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Whether this is the store's default branch.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2825,6 +3037,10 @@ list.
         pub name: ::std::option::Option<::std::string::String>,
         ///The branch's rank when choosing where to ship from.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub priority: ::std::option::Option<i64>,
         ///The branch's state, as the service sends it.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2876,6 +3092,10 @@ list.
         pub code: ::std::option::Option<::std::string::String>,
         ///The country id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The country's (localized) name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2920,6 +3140,10 @@ assumed.
         pub avatar: ::std::option::Option<::std::string::String>,
         ///The theme id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Whether the theme is active.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2934,6 +3158,10 @@ assumed.
         >,
         ///The details of the theme's version.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub version_details: ::std::option::Option<StoreScopeThemeVersion>,
     }
     ///A language of a store scope.
@@ -2958,6 +3186,10 @@ assumed.
         pub flag: ::std::option::Option<::std::string::String>,
         ///The language id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Whether this is the default language.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2973,6 +3205,10 @@ assumed.
         pub rtl: ::std::option::Option<bool>,
         ///Display position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub sort_order: ::std::option::Option<i64>,
         ///The language's state (for example `enabled`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2989,9 +3225,14 @@ assumed.
     )]
     pub struct StoreScopeList {
         ///The store scopes of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<StoreScope>,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub pagination: ::store_admin_client_core::types::Pagination,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -3006,8 +3247,10 @@ assumed.
         schemars::JsonSchema
     )]
     pub struct StoreScopeResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: StoreScope,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -3025,6 +3268,10 @@ assumed.
     pub struct StoreScopeSettings {
         ///How the scope's orders are shipped from branches.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub shipment_strategy: ::std::option::Option<StoreScopeShipmentStrategy>,
         ///Whether product availability is shown to customers.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3112,9 +3359,17 @@ assumed.
     pub struct StoreScopeTaxProfile {
         ///The country of the tax profile.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub country: ::std::option::Option<StoreScopeCountry>,
         ///The tax profile id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The tax number registered for the scope; null when none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3135,6 +3390,10 @@ are assumed.
     pub struct StoreScopeThemeVersion {
         ///The version id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///Whether this is the theme's default version.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3183,6 +3442,9 @@ here too (assumed).
         pub event: WebhookEventName,
         ///Custom headers to send with each delivery.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub headers: ::std::vec::Vec<WebhookHeader>,
         ///A name for people; must not be blank.
         pub name: SubscribeWebhookRequestName,
@@ -3200,6 +3462,10 @@ here too (assumed).
         pub url: ::std::string::String,
         ///The webhook version, 2 (the default) or 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub version: ::std::option::Option<::std::num::NonZeroU64>,
     }
     impl SubscribeWebhookRequest {
@@ -3285,6 +3551,7 @@ here too (assumed).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub country: ::std::option::Option<::std::string::String>,
         ///The tax id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The tax's state (values not documented; for example `active`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3303,12 +3570,20 @@ here too (assumed).
     )]
     pub struct TaxList {
         ///The taxes of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Tax>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -3323,8 +3598,10 @@ here too (assumed).
         schemars::JsonSchema
     )]
     pub struct TaxResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Tax,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -3346,31 +3623,60 @@ here too (assumed).
 delivery or bank transfer; the documentation does not say.
 */
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub card: ::std::option::Option<TransactionCard>,
         ///When the transaction was made.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub created_at: ::std::option::Option<
             ::store_admin_client_core::types::ServiceDateTime,
         >,
         ///The customer who paid.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub customer: ::std::option::Option<TransactionCustomer>,
         ///The transaction id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///Notes on the transaction; null when none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub notes: ::std::option::Option<::std::string::String>,
         ///How the transaction was paid.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub payment_method: ::std::option::Option<TransactionPaymentMethod>,
         ///The order, cart and payment the transaction belongs to.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub references: ::std::option::Option<TransactionReferences>,
         ///The transaction's status.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub status: ::std::option::Option<TransactionStatus>,
         ///The amount paid.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub total: ::std::option::Option<::store_admin_client_core::types::Money>,
     }
     ///The card of a transaction.
@@ -3413,6 +3719,10 @@ delivery or bank transfer; the documentation does not say.
         pub first_name: ::std::option::Option<::std::string::String>,
         ///The customer id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///The customer's last name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3446,8 +3756,10 @@ delivery or bank transfer; the documentation does not say.
         schemars::JsonSchema
     )]
     pub struct TransactionInvoiceResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: TransactionInvoice,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -3463,9 +3775,14 @@ delivery or bank transfer; the documentation does not say.
     )]
     pub struct TransactionList {
         ///The transactions of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Transaction>,
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub pagination: ::store_admin_client_core::types::Pagination,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -3507,9 +3824,17 @@ delivery or bank transfer; the documentation does not say.
     pub struct TransactionReferences {
         ///The cart id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub cart_id: ::std::option::Option<i64>,
         ///The order id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub order_id: ::std::option::Option<i64>,
         ///The order's reference number (shown to the merchant and the customer).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3534,8 +3859,10 @@ a string too.
         schemars::JsonSchema
     )]
     pub struct TransactionResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Transaction,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -3728,6 +4055,10 @@ strings while its example sends `[{"name": ...}]` objects; strings, as in
     pub struct UpdateLanguageRequest {
         ///The display position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub sort_order: ::std::option::Option<i64>,
         ///True enables the language, false disables it.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3871,6 +4202,10 @@ array of strings.
     pub struct UpdateTaxRequest {
         ///The country the rate applies to (from `list_countries`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub country_id: ::std::option::Option<i64>,
         ///The rate in percent, as a decimal string (`"15"`).
         pub tax: UpdateTaxRequestTax,
@@ -4051,6 +4386,9 @@ here (assumed) and must be a listed event.
         pub event: ::std::option::Option<WebhookEventName>,
         ///Custom headers to send with each delivery (replaces the current ones).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub headers: ::std::vec::Vec<WebhookHeader>,
         ///A name for people.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4070,6 +4408,10 @@ here (assumed) and must be a listed event.
         pub url: ::std::option::Option<::std::string::String>,
         ///The webhook version, 2 or 1.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub version: ::std::option::Option<::std::num::NonZeroU64>,
     }
     impl UpdateWebhookRequest {
@@ -4094,11 +4436,16 @@ here (assumed) and must be a listed event.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub email: ::std::option::Option<::std::string::String>,
         ///The user id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         /**The store the token acts for. An older documented example sends it as `store`; that shape
 is not decoded here.
 */
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub merchant: ::std::option::Option<UserInfoMerchant>,
         ///The user's mobile number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4135,6 +4482,7 @@ is not decoded here.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub domain: ::std::option::Option<::std::string::String>,
         ///The store (merchant) id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///The store's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4165,8 +4513,10 @@ is not decoded here.
         schemars::JsonSchema
     )]
     pub struct UserInfoResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: UserInfo,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -4187,11 +4537,15 @@ is not decoded here.
             default,
             skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
         )]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Map<lenient::Same>>::deserialize"
+        )]
         pub headers: ::std::collections::BTreeMap<
             ::std::string::String,
             ::std::string::String,
         >,
         ///The webhook id.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub id: i64,
         ///A name for people.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4203,6 +4557,10 @@ is not decoded here.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub rule: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub security: ::std::option::Option<WebhookSecurity>,
         ///How the webhook was made; known value `manual`.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
@@ -4211,6 +4569,10 @@ is not decoded here.
         pub url: ::std::string::String,
         ///1 or 2; only version 2 evaluates `rule`. Absent from version 1 examples.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub version: ::std::option::Option<i64>,
     }
     ///An event a webhook can subscribe to.
@@ -4226,6 +4588,10 @@ is not decoded here.
         pub event: WebhookEventName,
         ///The event id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
         pub id: ::std::option::Option<i64>,
         ///A localized label.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4242,8 +4608,12 @@ is not decoded here.
     )]
     pub struct WebhookEventList {
         ///The events.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<WebhookEvent>,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -4404,12 +4774,20 @@ value a valid header value (no line breaks or other control characters); 422 oth
     )]
     pub struct WebhookList {
         ///The webhooks of this page.
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Seq<lenient::Obj>>::deserialize"
+        )]
         pub data: ::std::vec::Vec<Webhook>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
         pub pagination: ::std::option::Option<
             ::store_admin_client_core::types::Pagination,
         >,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -4424,8 +4802,10 @@ value a valid header value (no line breaks or other control characters); 422 oth
         schemars::JsonSchema
     )]
     pub struct WebhookResponse {
+        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Webhook,
         ///HTTP status code repeated in the body.
+        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
         pub status: i64,
         ///Always true on success.
         pub success: bool,
@@ -6036,32 +6416,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -6149,39 +6529,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -6271,32 +6651,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -6350,32 +6730,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -6466,39 +6846,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -6585,46 +6965,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ResponseValue::from_response(response).await,
+                202u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -6728,46 +7108,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -6910,39 +7290,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -7062,39 +7442,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -7167,39 +7547,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -7291,39 +7671,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -7430,46 +7810,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -7540,39 +7920,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -7644,39 +8024,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -7766,39 +8146,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -7848,28 +8228,28 @@ pub mod builder {
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -7959,46 +8339,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -8052,32 +8432,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -8167,39 +8547,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -8270,39 +8650,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -8392,39 +8772,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -8478,32 +8858,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -8610,39 +8990,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -8749,39 +9129,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -8852,39 +9232,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -8938,32 +9318,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -9054,39 +9434,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -9157,39 +9537,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -9262,39 +9642,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -9401,46 +9781,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ResponseValue::from_response(response).await,
+                201u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -9530,39 +9910,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -9632,39 +10012,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -9870,39 +10250,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -9975,39 +10355,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -10115,46 +10495,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ResponseValue::from_response(response).await,
+                201u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -10227,39 +10607,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -10366,46 +10746,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -10459,32 +10839,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -10576,39 +10956,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -10662,32 +11042,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -10777,32 +11157,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -10873,39 +11253,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -11010,39 +11390,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -11147,39 +11527,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -11269,32 +11649,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -11382,39 +11762,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ResponseValue::from_response(response).await,
+                201u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -11484,39 +11864,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -11618,46 +11998,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
@@ -11727,39 +12107,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200u16 => ::store_admin_client_core::decode(response, &info).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::store_admin_client_core::decode(response, &info).await?,
                         ),
                     )
                 }

@@ -3,8 +3,8 @@
 #![warn(missing_docs)]
 
 pub use store_admin_client_core::{
-    BoxFuture, ByteStream, Client, ClientInfo, Error, Inner, Interceptor, PageParts, PagedRequest,
-    ResponseValue,
+    BoxFuture, ByteStream, Client, ClientInfo, DecodeError, Error, Inner, Interceptor, PageParts,
+    PagedRequest, ResponseValue, decode_slice, lenient,
 };
 
 #[rustfmt::skip]

@@ -225,3 +225,128 @@ fn a_field_the_schema_does_not_declare_is_reported_as_lost() {
     );
     assert_eq!(missing, vec!["$.data.surprise".to_string()]);
 }
+
+/// Where a PHP service may change the form of a value without changing its meaning: an empty
+/// object sent as `[]`, an integer sent as its decimal string.
+#[derive(Clone, Copy, Debug)]
+enum Rewrite {
+    EmptyObjectAsArray,
+    IntegerAsString,
+}
+
+/// Every place of `value` one of the rewrites applies to, as (JSON pointer, rewrite).
+fn rewrite_sites(value: &Value, pointer: String, out: &mut Vec<(String, Rewrite)>) {
+    match value {
+        Value::Object(map) if map.is_empty() => out.push((pointer, Rewrite::EmptyObjectAsArray)),
+        Value::Object(map) => {
+            for (key, child) in map {
+                let key = key.replace('~', "~0").replace('/', "~1");
+                rewrite_sites(child, format!("{pointer}/{key}"), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                rewrite_sites(child, format!("{pointer}/{i}"), out);
+            }
+        }
+        Value::Number(n) if n.is_i64() || n.is_u64() => {
+            out.push((pointer, Rewrite::IntegerAsString))
+        }
+        _ => {}
+    }
+}
+
+fn apply(value: &mut Value, sites: &[&(String, Rewrite)]) {
+    for (pointer, rewrite) in sites {
+        let Some(slot) = value.pointer_mut(pointer) else {
+            continue;
+        };
+        *slot = match rewrite {
+            Rewrite::EmptyObjectAsArray => Value::Array(Vec::new()),
+            Rewrite::IntegerAsString => Value::String(slot.to_string()),
+        };
+    }
+}
+
+/// Whether `rewritten` differs from `original` only by rewrites (`{}` as `[]`, `n` as `"n"`),
+/// which an untyped field (`AnyValue`) or an integer-or-string union keeps as they came.
+fn same_but_for_rewrites(original: &Value, rewritten: &Value) -> bool {
+    match (original, rewritten) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter().all(|(k, v)| {
+                    b.get(k)
+                        .is_some_and(|other| same_but_for_rewrites(v, other))
+                })
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_but_for_rewrites(x, y))
+        }
+        (Value::Object(a), Value::Array(b)) => a.is_empty() && b.is_empty(),
+        (Value::Number(n), Value::String(s)) => s.parse::<f64>().ok() == n.as_f64(),
+        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        (a, b) => a == b,
+    }
+}
+
+/// The service's tolerance, as a property of every typed position of the document: every 2xx
+/// sample still decodes into its operation's type, to the same values, when any of its empty
+/// objects arrives as `[]` and any of its integers (ids above all) as a string. Checked for each
+/// rewrite alone, for all of them at once, and for 64 random subsets per sample.
+#[test]
+fn every_success_sample_decodes_with_empty_objects_as_arrays_and_integers_as_strings() {
+    use rand::{Rng, SeedableRng};
+
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for file in sample_files() {
+        let (_, kind) = split(&file);
+        if !kind.starts_with('2') || NOT_OPERATIONS.contains(&file.as_str()) {
+            continue;
+        }
+        let Some(decode) = target(&file) else {
+            continue; // reported by every_sample_decodes_into_its_operation_type...
+        };
+        let text = std::fs::read_to_string(samples_dir().join(&file)).expect("readable sample");
+        let original: Value = serde_json::from_str(&text).expect("samples are JSON");
+        let Ok(expected) = decode(&text) else {
+            continue; // reported by every_sample_decodes_into_its_operation_type...
+        };
+        let mut sites = Vec::new();
+        rewrite_sites(&original, String::new(), &mut sites);
+        let mut subsets: Vec<Vec<&(String, Rewrite)>> = sites.iter().map(|s| vec![s]).collect();
+        subsets.push(sites.iter().collect());
+        let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+        for _ in 0..64 {
+            subsets.push(sites.iter().filter(|_| rng.random_bool(0.5)).collect());
+        }
+        for subset in subsets {
+            let mut rewritten = original.clone();
+            apply(&mut rewritten, &subset);
+            checked += 1;
+            match decode(&rewritten.to_string()) {
+                Err(e) => failures.push(format!("{file} with {subset:?}: does not decode {e}")),
+                Ok(decoded) if !same_but_for_rewrites(&expected, &decoded) => failures.push(
+                    format!("{file} with {subset:?}: decodes to other values: {decoded}"),
+                ),
+                Ok(_) => {}
+            }
+            if failures.len() > 20 {
+                break;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    assert!(checked > 1000, "only {checked} rewritten samples checked");
+}
+
+/// The rewrites reach the typed fields themselves: ids come back as numbers, `[]` as the record.
+#[test]
+fn typed_fields_read_the_rewritten_forms_as_the_documented_ones() {
+    let text = r#"{"status":"200","success":true,"data":[{"id":"5","event":"order.created",
+        "url":"https://example.test/hook","headers":[]}]}"#;
+    let list: types::WebhookList = serde_json::from_str(text).expect("decodes");
+    assert_eq!(list.status, 200);
+    assert_eq!(list.data[0].id, 5);
+    assert!(list.data[0].headers.is_empty());
+}

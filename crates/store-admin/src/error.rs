@@ -292,7 +292,16 @@ impl Error {
             },
             P::ErrorResponse(value) => Error::Api(Box::new(api_error(value, operation))),
             P::InvalidResponsePayload(bytes, serde_error) => {
-                decode_error::<T>(&bytes, serde_error, operation)
+                match store_admin_client::DecodeError::from_payload_error(serde_error) {
+                    // The generated builders name the operation and the path themselves.
+                    Ok(decode) => Error::Decode {
+                        operation: Some(decode.operation()),
+                        path: decode.path().to_owned(),
+                        message: decode.inner().to_string(),
+                        snippet: truncate(&String::from_utf8_lossy(&bytes), 200),
+                    },
+                    Err(serde_error) => decode_error::<T>(&bytes, serde_error, operation),
+                }
             }
             P::UnexpectedResponse(response) => Error::Api(Box::new(ApiError {
                 operation,

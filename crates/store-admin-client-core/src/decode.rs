@@ -1,0 +1,195 @@
+//! Decoding response bodies, with errors that name the operation and the JSON path.
+//!
+//! `cargo xtask generate` makes every generated builder decode its response through [`decode`]
+//! (in place of progenitor's `ResponseValue::from_response`). A well-formed body costs what it
+//! always did: one `serde_json::from_slice`. A body that does not match is decoded a second time
+//! through `serde_path_to_error` to find where, and the call fails with progenitor's
+//! [`Error::InvalidResponsePayload`] as before, the body and a `serde_json::Error` whose source is a
+//! typed [`DecodeError`]: the operation, the JSON path (`data[0].headers`; `.` for the body as a
+//! whole) and serde's message. [`DecodeError::from_payload_error`] takes it back out.
+//!
+//! ```
+//! use store_admin_client_core::DecodeError;
+//!
+//! let error = DecodeError::locate::<Vec<u32>>("list_ids", br#"[1, "two"]"#);
+//! assert_eq!(error.operation(), "list_ids");
+//! assert_eq!(error.path(), "[1]");
+//! assert_eq!(
+//!     error.to_string(),
+//!     "list_ids: the response body does not match the API document at `[1]`: \
+//!      invalid type: string \"two\", expected u32 at line 1 column 9"
+//! );
+//! ```
+
+use std::fmt;
+use std::io;
+
+use progenitor_client::{Error, OperationInfo, ResponseValue};
+use serde::de::DeserializeOwned;
+
+/// A response body that does not match the operation's type.
+#[derive(Debug)]
+pub struct DecodeError {
+    operation: &'static str,
+    path: String,
+    source: serde_json::Error,
+}
+
+impl DecodeError {
+    /// Decodes `body` as `T` again, following the JSON path, and says where it fails. (If it
+    /// does not fail, the error names the whole body.)
+    pub fn locate<T: DeserializeOwned>(operation: &'static str, body: &[u8]) -> Self {
+        let de = &mut serde_json::Deserializer::from_slice(body);
+        match serde_path_to_error::deserialize::<_, T>(de) {
+            Err(e) => Self {
+                operation,
+                path: e.path().to_string(),
+                source: e.into_inner(),
+            },
+            Ok(_) => Self {
+                operation,
+                path: ".".to_owned(),
+                source: serde::de::Error::custom("the body decodes when read again"),
+            },
+        }
+    }
+
+    /// The operation (`operationId`) whose response this was.
+    pub fn operation(&self) -> &'static str {
+        self.operation
+    }
+
+    /// The JSON path that failed, e.g. `data[3].price`; `.` when the body as a whole did (not
+    /// JSON, empty, cut short before anything decoded).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// serde's error: what was expected, and where in the text.
+    pub fn inner(&self) -> &serde_json::Error {
+        &self.source
+    }
+
+    /// Wraps this error as progenitor carries it: a `serde_json::Error` (of the I/O category)
+    /// whose source this is.
+    pub fn into_serde(self) -> serde_json::Error {
+        serde_json::Error::io(io::Error::new(io::ErrorKind::InvalidData, self))
+    }
+
+    /// The `DecodeError` inside the `serde_json::Error` of progenitor's
+    /// [`Error::InvalidResponsePayload`], or that error unchanged when it is not one of ours.
+    pub fn from_payload_error(error: serde_json::Error) -> Result<Self, serde_json::Error> {
+        if !error.is_io() {
+            return Err(error);
+        }
+        let io: io::Error = error.into();
+        if !io.get_ref().is_some_and(|e| e.is::<DecodeError>()) {
+            return Err(serde_json::Error::io(io));
+        }
+        match io.into_inner().map(|inner| inner.downcast::<DecodeError>()) {
+            Some(Ok(decode)) => Ok(*decode),
+            // Unreachable: checked above.
+            Some(Err(other)) => Err(serde_json::Error::io(io::Error::new(
+                io::ErrorKind::InvalidData,
+                other,
+            ))),
+            None => Err(serde::de::Error::custom("an I/O error without its source")),
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: the response body does not match the API document at `{}`: {}",
+            self.operation, self.path, self.source
+        )
+    }
+}
+
+impl std::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// Decodes `body` as `T`, or says which operation's body failed where.
+pub fn decode_slice<T: DeserializeOwned>(
+    operation: &'static str,
+    body: &[u8],
+) -> Result<T, DecodeError> {
+    serde_json::from_slice(body).map_err(|_| DecodeError::locate::<T>(operation, body))
+}
+
+/// Reads a response and decodes its body as `T` (what every generated builder's `send` does):
+/// [`Error::ResponseBodyError`] when the body cannot be read, [`Error::InvalidResponsePayload`]
+/// carrying a [`DecodeError`] when it does not decode.
+pub async fn decode<T: DeserializeOwned, E>(
+    response: reqwest::Response,
+    info: &OperationInfo,
+) -> Result<ResponseValue<T>, Error<E>> {
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = response.bytes().await.map_err(Error::ResponseBodyError)?;
+    match decode_slice::<T>(info.operation_id, &body) {
+        Ok(inner) => Ok(ResponseValue::new(inner, status, headers)),
+        Err(error) => Err(Error::InvalidResponsePayload(body, error.into_serde())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Page {
+        data: Vec<Item>,
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Item {
+        id: u64,
+        headers: std::collections::BTreeMap<String, String>,
+    }
+
+    #[test]
+    fn the_error_names_the_operation_and_the_path_and_survives_the_round_trip_through_serde() {
+        let body = br#"{"data": [{"id": 1, "headers": [1]}]}"#;
+        let error = decode_slice::<Page>("list_webhooks", body).expect_err("bad headers");
+        assert_eq!(error.path(), "data[0].headers");
+        let carried = error.into_serde();
+        let message = carried.to_string();
+        assert!(
+            message.starts_with(
+                "list_webhooks: the response body does not match the API document at `data[0].headers`: invalid type: sequence, expected a map"
+            ),
+            "{message}"
+        );
+        let back = DecodeError::from_payload_error(carried).expect("ours");
+        assert_eq!(
+            (back.operation(), back.path()),
+            ("list_webhooks", "data[0].headers")
+        );
+    }
+
+    #[test]
+    fn a_foreign_serde_error_is_given_back() {
+        let foreign = serde_json::from_str::<u8>("x").expect_err("not JSON");
+        let back = DecodeError::from_payload_error(foreign).expect_err("not ours");
+        assert_eq!(back.to_string(), "expected value at line 1 column 1");
+        let io = serde_json::Error::io(io::Error::other("disk"));
+        let back = DecodeError::from_payload_error(io).expect_err("not ours");
+        assert_eq!(back.to_string(), "disk");
+    }
+
+    #[test]
+    fn bodies_that_fail_as_a_whole_name_the_root() {
+        for body in [&b""[..], b"<html>", b"{\"data\": ["] {
+            let error = decode_slice::<Page>("op", body).expect_err("fails");
+            assert!(error.path() == "." || error.path() == "data", "{error}");
+        }
+    }
+}
