@@ -1,5 +1,12 @@
 //! The hand-written operations (multipart uploads, `get_user_info` on the accounts host): their
-//! fields against the document, and end-to-end over real HTTP on 127.0.0.1.
+//! fields against the document, and end-to-end over real HTTP on 127.0.0.1. Needs the areas whose
+//! operations it calls (all are on by default).
+#![cfg(all(
+    feature = "orders",
+    feature = "products",
+    feature = "customers",
+    feature = "store"
+))]
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
