@@ -14,6 +14,11 @@
 //!    [`retry::decide`](crate::retry::decide) (under the shared [`RetryBudget`]) whether to try again.
 //!    Error bodies that are not the service's envelope are turned into one that carries the raw
 //!    body, so that they still decode into [`Error::Api`] with the status intact.
+//!
+//! The access token goes to two origins only: the API's base URL and the accounts host
+//! ([`StoreAdminBuilder::with_accounts_url`]); a request to any other origin is refused before
+//! anything is sent. A request whose body cannot be replayed (a stream) is sent once, through the
+//! same rate limiter, timeout and tracing, and never retried.
 
 use std::fmt;
 use std::ops::Deref;
@@ -33,6 +38,9 @@ use crate::retry::{
 
 /// The live service's base URL.
 pub const LIVE_BASE_URL: &str = "https://api.salla.dev/admin/v2";
+
+/// The live accounts host, which serves the OAuth endpoints and `get_user_info`.
+pub const LIVE_ACCOUNTS_URL: &str = "https://accounts.salla.sa";
 
 /// Names the operation on error responses the interceptor rebuilt, for [`Error`]'s hints.
 pub(crate) const OPERATION_HEADER: &str = "x-store-admin-operation";
@@ -83,11 +91,22 @@ impl StoreAdmin {
         &self.runtime.base_url
     }
 
+    /// The accounts host's base URL, where `get_user_info` goes (see
+    /// [`StoreAdminBuilder::with_accounts_url`]).
+    pub fn accounts_url(&self) -> &str {
+        &self.runtime.accounts_url
+    }
+
     /// Sends a request built by hand (any path, e.g. one the document does not describe) through
     /// the same authentication, rate limiting, retries, timeouts and tracing as every operation.
     /// `operation` names it in errors and traces (an `operationId` of the document gives the 401
     /// hint its scopes). Every status comes back as a [`RawResponse`]; see
     /// [`RawResponse::error_for_status`].
+    ///
+    /// The request must go to the API's origin or the accounts host's: the access token is never
+    /// sent anywhere else, so a request to another origin fails with [`Error::InvalidRequest`]
+    /// before anything is sent. A body that cannot be replayed (a stream) is sent once and never
+    /// retried.
     pub async fn send_raw(
         &self,
         mut request: reqwest::Request,
@@ -96,6 +115,9 @@ impl StoreAdmin {
         let info = progenitor_client::OperationInfo {
             operation_id: operation,
         };
+        self.runtime
+            .check_origin(request.url())
+            .map_err(Error::InvalidRequest)?;
         self.runtime
             .authorize(&mut request)
             .await
@@ -158,6 +180,7 @@ impl RawResponse {
 /// Builds a [`StoreAdmin`].
 pub struct StoreAdminBuilder {
     base_url: String,
+    accounts_url: Option<String>,
     credentials: Option<Credentials>,
     user_agent: String,
     connect_timeout: Duration,
@@ -173,6 +196,7 @@ impl Default for StoreAdminBuilder {
     fn default() -> Self {
         Self {
             base_url: LIVE_BASE_URL.to_string(),
+            accounts_url: None,
             credentials: None,
             user_agent: concat!("store-admin-rust/", env!("CARGO_PKG_VERSION")).to_string(),
             connect_timeout: Duration::from_secs(10),
@@ -190,6 +214,7 @@ impl fmt::Debug for StoreAdminBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StoreAdminBuilder")
             .field("base_url", &self.base_url)
+            .field("accounts_url", &self.accounts_url)
             .field("credentials", &self.credentials)
             .field("user_agent", &self.user_agent)
             .field("attempt_timeout", &self.attempt_timeout)
@@ -204,6 +229,15 @@ impl StoreAdminBuilder {
     /// `base_url()` in tests).
     pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
         self.base_url = base_url.into().trim_end_matches('/').to_string();
+        self
+    }
+
+    /// The accounts host's base URL, where `get_user_info` goes and the only origin besides the
+    /// base URL's that receives the access token. Default: the origin of the OAuth credentials'
+    /// token URL (with its path up to `/oauth2/token`, so `http://127.0.0.1:8080/oauth2/token`
+    /// gives `http://127.0.0.1:8080`), else [`LIVE_ACCOUNTS_URL`].
+    pub fn with_accounts_url(mut self, accounts_url: impl Into<String>) -> Self {
+        self.accounts_url = Some(accounts_url.into().trim_end_matches('/').to_string());
         self
     }
 
@@ -273,9 +307,23 @@ impl StoreAdminBuilder {
                 "no credentials: call with_token(..) or with_credentials(..) on the builder".into(),
             )
         })?;
-        reqwest::Url::parse(&self.base_url).map_err(|e| {
+        let base = reqwest::Url::parse(&self.base_url).map_err(|e| {
             Error::InvalidRequest(format!("base URL {:?} is not a URL: {e}", self.base_url))
         })?;
+        let accounts_url = self
+            .accounts_url
+            .unwrap_or_else(|| accounts_url_for(&credentials));
+        let accounts = reqwest::Url::parse(&accounts_url).map_err(|e| {
+            Error::InvalidRequest(format!("accounts URL {accounts_url:?} is not a URL: {e}"))
+        })?;
+        for url in [&base, &accounts] {
+            if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+                return Err(Error::InvalidRequest(format!(
+                    "{:?} is not an http(s) URL with a host",
+                    url.as_str()
+                )));
+            }
+        }
         let http = match self.http {
             Some(http) => http,
             None => reqwest::Client::builder()
@@ -286,6 +334,8 @@ impl StoreAdminBuilder {
         };
         let runtime = Arc::new(Runtime {
             base_url: self.base_url.clone(),
+            accounts_url,
+            token_origins: vec![base.origin(), accounts.origin()],
             auth: Authenticator::new(credentials, http.clone()),
             rate_limit: self.rate_limit,
             retry: self.retry,
@@ -299,9 +349,27 @@ impl StoreAdminBuilder {
     }
 }
 
+/// The accounts host of `credentials`: the OAuth token URL up to `/oauth2/token` (its origin when
+/// its path ends otherwise), else the live accounts host.
+fn accounts_url_for(credentials: &Credentials) -> String {
+    match credentials {
+        Credentials::OAuth { token_url, .. } => {
+            let origin = token_url.origin().ascii_serialization();
+            match token_url.path().strip_suffix("/oauth2/token") {
+                Some(prefix) => format!("{origin}{prefix}"),
+                None => origin,
+            }
+        }
+        Credentials::Static { .. } => LIVE_ACCOUNTS_URL.to_string(),
+    }
+}
+
 /// What every call passes through (see the module documentation).
 pub struct Runtime {
     base_url: String,
+    accounts_url: String,
+    /// The origins that may receive the access token: the base URL's and the accounts host's.
+    token_origins: Vec<url::Origin>,
     auth: Authenticator,
     rate_limit: Option<RateLimit>,
     retry: RetryPolicy,
@@ -364,11 +432,31 @@ impl Runtime {
         }
     }
 
-    /// Sets the current access token on `request`; returns the lease's generation.
+    /// Refuses a URL whose origin may not receive the access token (the message names the origin
+    /// only: a path or query may carry data that must not reach logs).
+    fn check_origin(&self, url: &reqwest::Url) -> Result<(), String> {
+        let origin = url.origin();
+        if self.token_origins.contains(&origin) {
+            Ok(())
+        } else {
+            Err(format!(
+                "refusing to send the access token to {}: only the API's origin and the accounts \
+                 host's receive it (with_base_url, with_accounts_url)",
+                origin.ascii_serialization()
+            ))
+        }
+    }
+
+    /// Sets the current access token on `request`; returns the lease's generation. A request to an
+    /// origin that may not receive the token is refused, its `Authorization` header removed.
     async fn authorize(
         &self,
         request: &mut reqwest::Request,
     ) -> Result<crate::credentials::TokenLease, String> {
+        if let Err(e) = self.check_origin(request.url()) {
+            request.headers_mut().remove(reqwest::header::AUTHORIZATION);
+            return Err(format!("{AUTH_PREFIX}{e}"));
+        }
         let lease = self
             .auth
             .token()
@@ -399,9 +487,14 @@ impl Runtime {
         loop {
             attempt += 1;
             let lease = self.authorize(&mut request).await.ok();
-            let Some(to_send) = request.try_clone() else {
-                // A streaming body cannot be replayed: send it once, as it is.
-                return client.execute(request).await;
+            // A streaming body cannot be replayed: it is sent once, and neither replayed after a
+            // token refresh nor retried.
+            let (to_send, replayable) = match request.try_clone() {
+                Some(copy) => (copy, true),
+                None => {
+                    let placeholder = reqwest::Request::new(method.clone(), request.url().clone());
+                    (std::mem::replace(&mut request, placeholder), false)
+                }
             };
             if let Some(limit) = &self.rate_limit {
                 limit.acquire().await;
@@ -429,6 +522,7 @@ impl Runtime {
                         limit.observe(&parts.headers);
                     }
                     if parts.status == reqwest::StatusCode::UNAUTHORIZED
+                        && replayable
                         && !replayed_after_refresh
                         && is_invalid_token(body)
                         && let Some(lease) = &lease
@@ -457,7 +551,9 @@ impl Runtime {
                     tracing::info!(attempt, error = %e, failure = ?class, elapsed_ms, "attempt failed");
                 }
             }
-            let decision = {
+            let decision = if !replayable {
+                RetryDecision::Stop(retry::StopReason::NotReplayable)
+            } else {
                 let outcome_ref = match &outcome {
                     Attempt::Response(parts, _) => Outcome::Response {
                         status: parts.status,

@@ -389,6 +389,14 @@ pub(crate) fn api_error_from_body(
     }
 }
 
+/// Decodes a success body read by hand as `T`, naming the JSON path that failed.
+pub(crate) fn decode_body<T: DeserializeOwned>(
+    bytes: &[u8],
+    operation: Option<&'static str>,
+) -> Result<T, Error> {
+    serde_json::from_slice(bytes).map_err(|e| decode_error::<T>(bytes, e, operation))
+}
+
 fn decode_error<T: DeserializeOwned>(
     bytes: &[u8],
     serde_error: serde_json::Error,

@@ -9,13 +9,17 @@ mod client;
 pub mod credentials;
 pub mod error;
 pub mod ext;
+pub mod hand_written;
+pub mod multipart;
 pub mod pagination;
 pub mod ratelimit;
 pub mod retry;
 pub mod values;
 pub mod webhooks;
 
-pub use client::{LIVE_BASE_URL, RawResponse, Runtime, StoreAdmin, StoreAdminBuilder};
+pub use client::{
+    LIVE_ACCOUNTS_URL, LIVE_BASE_URL, RawResponse, Runtime, StoreAdmin, StoreAdminBuilder,
+};
 pub use credentials::Credentials;
 pub use error::{ApiError, Error, TransportKind};
 pub use pagination::{Page, PageOptions, Paginate};

@@ -174,6 +174,8 @@ pub enum StopReason {
     },
     /// The shared [`RetryBudget`] is empty: the service has been failing for many callers.
     BudgetExhausted,
+    /// The body was a stream, consumed by the attempt: it cannot be sent again.
+    NotReplayable,
 }
 
 /// The verdict for one finished attempt.

@@ -1,0 +1,358 @@
+//! The operations progenitor cannot generate ([`HAND_WRITTEN`](crate::HAND_WRITTEN)), as methods
+//! of [`StoreAdmin`] in the generated builders' idiom, and [`METHODS`], the table naming the
+//! method of each (a test fails when an operation of `HAND_WRITTEN` has none).
+//!
+//! - The nine `multipart/form-data` uploads: one builder each, a setter per field of the
+//!   document's request schema (files take a [`Part`], the rest text), over the one generic
+//!   [`MultipartRequest`]; method and path come from [`OPERATIONS`](crate::OPERATIONS).
+//! - `get_user_info`, served by the accounts host
+//!   ([`StoreAdminBuilder::with_accounts_url`](crate::StoreAdminBuilder::with_accounts_url)).
+//!
+//! ```no_run
+//! # async fn run(admin: store_admin::StoreAdmin) -> Result<(), store_admin::Error> {
+//! use store_admin::multipart::Part;
+//! let png = std::fs::read("logo.png").unwrap_or_default();
+//! let brand = admin
+//!     .create_brand()
+//!     .name("Acme")
+//!     .logo(Part::bytes(png).file_name("logo.png").mime("image/png"))
+//!     .send()
+//!     .await?
+//!     .into_inner();
+//! println!("brand {}", brand.data.id);
+//! # Ok(()) }
+//! ```
+
+#[allow(unused_imports)] // an area's feature may be off
+use store_admin_client::{OperationMeta, ResponseValue};
+
+#[allow(unused_imports)]
+use crate::multipart::{FieldSpec, IntoFieldValue, MultipartRequest, Part};
+#[allow(unused_imports)]
+use crate::{Error, StoreAdmin, types};
+
+/// The hand-written method of one operation of [`HAND_WRITTEN`](crate::HAND_WRITTEN).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandWrittenMethod {
+    /// The document's `operationId`.
+    pub operation_id: &'static str,
+    /// The method that reaches it, e.g. `StoreAdmin::create_brand`.
+    pub method: &'static str,
+    /// Whether it is a `multipart/form-data` upload (reachable through [`StoreAdmin::multipart`]).
+    pub multipart: bool,
+    /// Its path parameters, by the document's names.
+    pub path_params: &'static [&'static str],
+    /// Its request's form fields, by the document's names.
+    pub fields: &'static [FieldSpec],
+}
+
+/// Declares each upload: its builder, the `StoreAdmin` method (named as the `operationId`), its
+/// path parameters and fields, and its row of [`METHODS`].
+macro_rules! uploads {
+    (
+        $(
+            $(#[$doc:meta])*
+            $area:literal $operation:ident -> $builder:ident, $success:ty {
+                path { $($param:ident: $pty:ty),* $(,)? }
+                $( $(#[$fdoc:meta])* $setter:ident = $wire:literal: $fty:ty, $required:literal; )*
+            }
+        )*
+        others { $(#[cfg($ocfg:meta)] $other:expr),* $(,)? }
+    ) => {
+        $(
+            $(#[$doc])*
+            ///
+            /// Built by the [`StoreAdmin`] method of the same name; a required field left unset,
+            /// or a bad media type, fails [`send`](Self::send) with [`Error::InvalidRequest`]
+            /// before anything is sent.
+            #[cfg(feature = $area)]
+            #[derive(Debug, Clone)]
+            pub struct $builder<'a>(MultipartRequest<'a>);
+
+            #[cfg(feature = $area)]
+            impl<'a> $builder<'a> {
+                const PATH_PARAMS: &'static [&'static str] = &[$(stringify!($param)),*];
+                const FIELDS: &'static [FieldSpec] = &[$(FieldSpec {
+                    name: $wire,
+                    kind: <$fty as IntoFieldValue>::KIND,
+                    required: $required,
+                }),*];
+
+                $(
+                    #[doc = concat!("The path parameter `", stringify!($param), "` (required).")]
+                    pub fn $param(self, value: impl Into<$pty>) -> Self {
+                        Self(self.0.path_param(stringify!($param), value.into()))
+                    }
+                )*
+
+                $(
+                    $(#[$fdoc])*
+                    #[doc = concat!("\n\nThe form field `", $wire, "`.")]
+                    pub fn $setter(self, value: impl Into<$fty>) -> Self {
+                        Self(self.0.field($wire, IntoFieldValue::into_field_value(value.into())))
+                    }
+                )*
+
+                /// Sends the upload once (see [`crate::multipart`] on retries) and decodes the
+                /// documented success body.
+                pub async fn send(self) -> Result<ResponseValue<$success>, Error> {
+                    self.0.send().await
+                }
+            }
+
+            #[cfg(feature = $area)]
+            impl StoreAdmin {
+                $(#[$doc])*
+                pub fn $operation(&self) -> $builder<'_> {
+                    $builder(MultipartRequest::new(
+                        self,
+                        stringify!($operation),
+                        $builder::PATH_PARAMS,
+                        $builder::FIELDS,
+                    ))
+                }
+            }
+        )*
+
+        /// The hand-written method of every operation of [`HAND_WRITTEN`](crate::HAND_WRITTEN)
+        /// whose area is enabled.
+        pub const METHODS: &[HandWrittenMethod] = &[
+            $(
+                #[cfg(feature = $area)]
+                HandWrittenMethod {
+                    operation_id: stringify!($operation),
+                    method: concat!("StoreAdmin::", stringify!($operation)),
+                    multipart: true,
+                    path_params: $builder::PATH_PARAMS,
+                    fields: $builder::FIELDS,
+                },
+            )*
+            $(#[cfg($ocfg)] $other),*
+        ];
+    };
+}
+
+uploads! {
+    /// Creates a brand (`POST /brands`): a name and a logo, optionally a banner, a description,
+    /// search-engine fields and the English translation.
+    "products" create_brand -> CreateBrand, types::BrandResponse {
+        path {}
+        /// The brand name (not empty).
+        name = "name": String, true;
+        /// The logo image file.
+        logo = "logo": Part, true;
+        /// A banner image file.
+        banner = "banner": Part, false;
+        /// A description of the brand.
+        description = "description": String, false;
+        /// The page title for search engines.
+        metadata_title = "metadata_title": String, false;
+        /// The page description for search engines.
+        metadata_description = "metadata_description": String, false;
+        /// The page's address slug.
+        metadata_url = "metadata_url": String, false;
+        /// The English name (required when any English translation field is sent).
+        translation_en_name = "translations[en][name]": String, false;
+        /// The English page title for search engines.
+        translation_en_metadata_title = "translations[en][metadata][title]": String, false;
+        /// The English page description for search engines.
+        translation_en_metadata_description = "translations[en][metadata][description]": String, false;
+        /// The English page address slug.
+        translation_en_metadata_url = "translations[en][metadata][url]": String, false;
+    }
+
+    /// Imports a spreadsheet of products (`POST /products/import`).
+    "products" import_products -> ImportProducts, types::MessageResponse {
+        path {}
+        /// The spreadsheet file.
+        file = "file": Part, true;
+        /// What the file holds (new products, quantities, prices, ...).
+        type_ = "type": types::ImportProductsRequestType, true;
+    }
+
+    /// Attaches an image to a product (`POST /products/{product_id}/images`): a file (`photo`)
+    /// or the address of one (`original`).
+    "products" create_product_image -> CreateProductImage, types::ProductImageResponse {
+        path { product_id: i64 }
+        /// The image file.
+        photo = "photo": Part, false;
+        /// Address of an image to attach instead of a file.
+        original = "original": String, false;
+        /// Whether this becomes the product's main image (sent as `1`/`0`).
+        main = "main": bool, false;
+        /// 1 to make this the product's default image, else 0.
+        default = "default": i64, false;
+        /// Position among the product's images.
+        sort = "sort": i64, false;
+        /// Alternative text of the image.
+        alt = "alt": String, false;
+    }
+
+    /// Attaches an image to the product with this SKU (`POST /products/sku/{sku}/images`).
+    "products" create_product_image_by_sku -> CreateProductImageBySku, types::ProductImageResponse {
+        path { sku: String }
+        /// The image file.
+        photo = "photo": Part, false;
+    }
+
+    /// Replaces a product image's file and settings (`POST /products/images/{image_id}`).
+    "products" update_product_image -> UpdateProductImage, types::ProductImageResponse {
+        path { image_id: i64 }
+        /// The new image file.
+        photo = "photo": Part, true;
+        /// 1 to make this the product's default image, else 0.
+        default = "default": i64, false;
+        /// Position among the product's images.
+        sort = "sort": i64, false;
+        /// Alternative text of the image.
+        alt = "alt": String, false;
+    }
+
+    /// Attaches a file to a digital product (`POST /products/{product_id}/digital-files`).
+    "products" create_product_digital_file -> CreateProductDigitalFile, types::ProductDigitalFileResponse {
+        path { product_id: i64 }
+        /// The file.
+        file = "file": Part, false;
+        /// The name buyers see for the file.
+        file_name = "file_name": String, false;
+    }
+
+    /// Imports a spreadsheet of customers (`POST /customers/import`).
+    "customers" import_customers -> ImportCustomers, types::MessageResponse {
+        path {}
+        /// The Excel file of customers.
+        file = "file": Part, true;
+    }
+
+    /// Imports a file of custom URLs (`POST /custom-urls/import`).
+    "store" import_custom_urls -> ImportCustomUrls, types::MessageResponse {
+        path {}
+        /// The file to import.
+        file = "file": Part, true;
+    }
+
+    /// Changes the statuses of the orders a spreadsheet lists (`POST /orders/statuses/bulk`).
+    "orders" change_bulk_order_statuses -> ChangeBulkOrderStatuses, types::MessageResponse {
+        path {}
+        /// The spreadsheet of orders and their new statuses.
+        file = "file": Part, true;
+    }
+
+    others {
+        #[cfg(feature = "store")]
+        HandWrittenMethod {
+            operation_id: "get_user_info",
+            method: "StoreAdmin::get_user_info",
+            multipart: false,
+            path_params: &[],
+            fields: &[],
+        },
+    }
+}
+
+/// The user the access token belongs to and their store (`get_user_info`), from the accounts
+/// host. Built by [`StoreAdmin::get_user_info`].
+#[cfg(feature = "store")]
+#[derive(Debug, Clone)]
+pub struct GetUserInfo<'a> {
+    admin: &'a StoreAdmin,
+}
+
+#[cfg(feature = "store")]
+impl StoreAdmin {
+    /// The user the access token belongs to and their store (`GET /oauth2/user/info` on the
+    /// accounts host, not below the API's base URL: see
+    /// [`StoreAdminBuilder::with_accounts_url`](crate::StoreAdminBuilder::with_accounts_url)).
+    pub fn get_user_info(&self) -> GetUserInfo<'_> {
+        GetUserInfo { admin: self }
+    }
+}
+
+#[cfg(feature = "store")]
+impl GetUserInfo<'_> {
+    /// Sends the request (an idempotent `GET`, retried as any other) and decodes the answer.
+    pub async fn send(self) -> Result<ResponseValue<types::UserInfoResponse>, Error> {
+        const OPERATION: &str = "get_user_info";
+        let meta = OperationMeta::find(OPERATION).ok_or_else(|| {
+            Error::InvalidRequest(format!("{OPERATION}: not an operation of the document"))
+        })?;
+        let url = format!("{}{}", self.admin.accounts_url(), meta.path);
+        let url = reqwest::Url::parse(&url)
+            .map_err(|e| Error::InvalidRequest(format!("{OPERATION}: URL {url:?}: {e}")))?;
+        let method = reqwest::Method::from_bytes(meta.method.as_bytes())
+            .map_err(|_| Error::InvalidRequest(format!("{OPERATION}: method {:?}", meta.method)))?;
+        let request =
+            <crate::Client as store_admin_client::ClientInfo<_>>::client(self.admin.client())
+                .request(method, url)
+                .header(reqwest::header::ACCEPT, "application/json")
+                .build()
+                .map_err(|e| Error::InvalidRequest(format!("{OPERATION}: {e}")))?;
+        let response = self
+            .admin
+            .send_raw(request, meta.operation_id)
+            .await?
+            .error_for_status()?;
+        let value = crate::error::decode_body(&response.body, Some(meta.operation_id))?;
+        Ok(ResponseValue::new(value, response.status, response.headers))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether the cargo feature of an area of the API is on.
+    #[allow(clippy::match_like_matches_macro)] // which arms are `true` depends on the features
+    fn area_enabled(area: &str) -> bool {
+        match area {
+            "orders" => cfg!(feature = "orders"),
+            "products" => cfg!(feature = "products"),
+            "customers" => cfg!(feature = "customers"),
+            "marketing" => cfg!(feature = "marketing"),
+            "shipping" => cfg!(feature = "shipping"),
+            "store" => cfg!(feature = "store"),
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn every_hand_written_operation_of_an_enabled_area_has_a_method() {
+        for op in crate::HAND_WRITTEN {
+            let meta = OperationMeta::find(op.operation_id).expect("in OPERATIONS");
+            let methods: Vec<_> = METHODS
+                .iter()
+                .filter(|m| m.operation_id == op.operation_id)
+                .collect();
+            if area_enabled(meta.area) {
+                assert_eq!(
+                    methods.len(),
+                    1,
+                    "{} ({}) needs exactly one hand-written method in METHODS",
+                    op.operation_id,
+                    op.reason
+                );
+                assert_eq!(
+                    methods[0].multipart,
+                    op.reason.contains("multipart/form-data"),
+                    "{}: multipart flag disagrees with HAND_WRITTEN's reason",
+                    op.operation_id
+                );
+            } else {
+                assert!(methods.is_empty(), "{} is cfg-gated", op.operation_id);
+            }
+        }
+    }
+
+    #[test]
+    fn every_method_names_a_hand_written_operation() {
+        for method in METHODS {
+            assert!(
+                crate::HAND_WRITTEN
+                    .iter()
+                    .any(|h| h.operation_id == method.operation_id),
+                "{} is not in HAND_WRITTEN (generated now? then delete its method)",
+                method.operation_id
+            );
+        }
+    }
+}
