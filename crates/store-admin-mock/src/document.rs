@@ -423,11 +423,44 @@ impl Document {
             .and_then(|r| r.rsplit('/').next())
     }
 
-    /// A validator of `schema` against the document's components.
+    /// A validator of `schema` against the document's components (only those it reaches, so
+    /// that it compiles quickly on a large document).
     pub fn validator(&self, schema: &Value) -> Option<jsonschema::Validator> {
+        let mut reached: Vec<String> = Vec::new();
+        let mut pending: Vec<&Value> = vec![schema];
+        while let Some(value) = pending.pop() {
+            match value {
+                Value::Object(map) => {
+                    if let Some(name) = map
+                        .get("$ref")
+                        .and_then(Value::as_str)
+                        .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                        && !reached.iter().any(|n| n == name)
+                    {
+                        reached.push(name.to_owned());
+                        if let Some(target) =
+                            self.root.pointer(&format!("/components/schemas/{name}"))
+                        {
+                            pending.push(target);
+                        }
+                    }
+                    pending.extend(map.values());
+                }
+                Value::Array(items) => pending.extend(items.iter()),
+                _ => {}
+            }
+        }
+        let schemas: Map<String, Value> = reached
+            .iter()
+            .filter_map(|name| {
+                self.validator_components
+                    .pointer(&format!("/schemas/{name}"))
+                    .map(|s| (name.clone(), s.clone()))
+            })
+            .collect();
         let root = json!({
             "allOf": [openapi_to_json_schema(schema)],
-            "components": self.validator_components,
+            "components": { "schemas": schemas },
         });
         match jsonschema::options()
             .with_draft(jsonschema::Draft::Draft202012)

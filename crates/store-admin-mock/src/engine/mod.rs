@@ -41,10 +41,13 @@ pub(crate) struct Engine {
     pub collections: HashMap<String, CollectionInfo>,
     pub router: Router,
     by_id: HashMap<String, usize>,
-    bodies: Vec<Option<jsonschema::Validator>>,
+    /// Validators of the JSON bodies, compiled on first use.
+    bodies: Vec<OnceLock<Option<jsonschema::Validator>>>,
     overrides: Vec<Option<Override>>,
     /// Webhook event names the document knows (`x-known-values` of the event schemas).
     pub events: Vec<String>,
+    /// [`Engine::collection_for_field`]'s answers so far.
+    field_targets: Mutex<HashMap<String, Option<String>>>,
 }
 
 /// One request, routed and checked, as a handler sees it.
@@ -144,17 +147,7 @@ impl Engine {
             .enumerate()
             .map(|(i, op)| (op.id.clone(), i))
             .collect();
-        let bodies = doc
-            .operations
-            .iter()
-            .map(|op| {
-                let body = op.body.as_ref()?;
-                if !body.json {
-                    return None;
-                }
-                doc.validator(body.schema.as_ref()?)
-            })
-            .collect();
+        let bodies = doc.operations.iter().map(|_| OnceLock::new()).collect();
         let overrides = doc
             .operations
             .iter()
@@ -198,6 +191,7 @@ impl Engine {
             bodies,
             overrides,
             events,
+            field_targets: Mutex::new(HashMap::new()),
         }
     }
 
@@ -292,6 +286,21 @@ impl Engine {
 
     /// The top-level collection a field such as `customer_id` (or `customer`) refers to.
     pub fn collection_for_field(&self, field: &str) -> Option<&CollectionInfo> {
+        let mut targets = self
+            .field_targets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(key) = targets.get(field) {
+            return key.as_ref().and_then(|k| self.collections.get(k));
+        }
+        let found = self.find_collection_for_field(field).map(|c| c.key.clone());
+        if targets.len() < 4096 {
+            targets.insert(field.to_owned(), found.clone());
+        }
+        found.and_then(|k| self.collections.get(&k))
+    }
+
+    fn find_collection_for_field(&self, field: &str) -> Option<&CollectionInfo> {
         let base = field.strip_suffix("_id").unwrap_or(field);
         if base.is_empty() {
             return None;
@@ -431,7 +440,14 @@ impl Engine {
             );
         }
         validate::long_strings(&value, state.limits.field_bytes, &mut errors);
-        if let Some(Some(validator)) = self.bodies.get(index) {
+        let validator = self.bodies.get(index).and_then(|cell| {
+            cell.get_or_init(|| {
+                let schema = op.body.as_ref().and_then(|b| b.schema.as_ref())?;
+                self.doc.validator(schema)
+            })
+            .as_ref()
+        });
+        if let Some(validator) = validator {
             errors.extend(validate::check(validator, &value));
         }
         if let Some(schema) = op.body.as_ref().and_then(|b| b.schema.as_ref()) {

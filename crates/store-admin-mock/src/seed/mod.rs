@@ -18,10 +18,10 @@ use crate::generate::{Generator, stable_hash};
 use crate::store::{Store, id_text, object_mut};
 
 /// Records generated for each collection without a table.
-const RECORDS_PER_COLLECTION: usize = 12;
+const RECORDS_PER_COLLECTION: usize = 8;
 /// Parents given records in a sub-collection, and records under each.
 const PARENTS: usize = 4;
-const RECORDS_PER_PARENT: usize = 3;
+const RECORDS_PER_PARENT: usize = 2;
 
 /// The collection of webhook events (their names are the document's known values).
 const EVENTS: &str = "/webhooks/events";
