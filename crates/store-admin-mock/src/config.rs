@@ -1,134 +1,72 @@
 //! Configuration of a [`MockServer`](crate::MockServer): seed, data size, tokens, faults, webhooks.
 
-use std::fmt;
+use std::path::PathBuf;
 use std::time::Duration;
 
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::SecretString;
 
+use crate::auth::{DEFAULT_TOKEN, MockToken};
 use crate::faults::FaultConfig;
-use crate::oauth::OAuthConfig;
 
-/// Every scope the service knows (FACTS.md): each resource with `.read` and `.read_write`, plus
-/// `settings` and `offline_access`.
-pub const ALL_SCOPES: &[&str] = &[
-    "orders.read",
-    "orders.read_write",
-    "products.read",
-    "products.read_write",
-    "customers.read",
-    "customers.read_write",
-    "shipping.read",
-    "shipping.read_write",
-    "webhooks.read",
-    "webhooks.read_write",
-    "categories.read",
-    "categories.read_write",
-    "brands.read",
-    "brands.read_write",
-    "branches.read",
-    "branches.read_write",
-    "marketing.read",
-    "marketing.read_write",
-    "metadata.read",
-    "metadata.read_write",
-    "specialoffers.read",
-    "specialoffers.read_write",
-    "taxes.read",
-    "taxes.read_write",
-    "payments.read",
-    "payments.read_write",
-    "transactions.read",
-    "transactions.read_write",
-    "reviews.read",
-    "reviews.read_write",
-    "carts.read",
-    "carts.read_write",
-    "settings.read",
-    "settings.read_write",
-    "offline_access",
-];
+/// How long issued access tokens last unless configured otherwise (the service's: 14 days).
+pub const DEFAULT_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(14 * 24 * 3600);
 
-/// The token a mock accepts when its configuration names none.
-pub const DEFAULT_TOKEN: &str = "sandbox-token";
-
-/// One bearer token the mock accepts, with the scopes it grants.
+/// The OAuth side of a [`MockConfig`]: the app's client, the refresh tokens and access tokens
+/// valid at start, and the lifetime of issued access tokens.
 #[derive(Clone)]
-pub struct MockToken {
-    token: SecretString,
-    scopes: Vec<String>,
+pub(crate) struct OAuthConfig {
+    pub client: Option<(String, SecretString)>,
+    pub refresh_tokens: Vec<MockToken>,
+    pub access_tokens: Vec<MockToken>,
+    pub lifetime: Duration,
 }
 
-impl MockToken {
-    /// A token granting `scopes`. A `.read_write` scope also grants the matching `.read` one.
-    pub fn new<S: Into<String>>(
-        token: impl Into<String>,
-        scopes: impl IntoIterator<Item = S>,
-    ) -> Self {
+impl Default for OAuthConfig {
+    fn default() -> Self {
         Self {
-            token: SecretString::from(token.into()),
-            scopes: scopes.into_iter().map(Into::into).collect(),
+            client: None,
+            refresh_tokens: Vec::new(),
+            access_tokens: Vec::new(),
+            lifetime: DEFAULT_ACCESS_TOKEN_LIFETIME,
         }
     }
-
-    /// A token granting every scope of [`ALL_SCOPES`].
-    pub fn all_scopes(token: impl Into<String>) -> Self {
-        Self::new(token, ALL_SCOPES.iter().copied())
-    }
-
-    /// The token itself (send it as `Authorization: Bearer <token>`).
-    pub fn secret(&self) -> &SecretString {
-        &self.token
-    }
-
-    /// The scopes it was configured with.
-    pub fn scopes(&self) -> &[String] {
-        &self.scopes
-    }
-
-    /// Whether the token grants at least one of `required` (an empty list requires nothing).
-    pub fn grants_any(&self, required: &[&str]) -> bool {
-        scopes_grant_any(&self.scopes, required)
-    }
-
-    /// Whether the token grants `scope`, directly or through its `.read_write` sibling.
-    pub fn grants(&self, scope: &str) -> bool {
-        scopes_grant(&self.scopes, scope)
-    }
-
-    pub(crate) fn matches(&self, presented: &str) -> bool {
-        constant_time_eq(self.token.expose_secret(), presented)
-    }
 }
 
-/// Whether `held` grants `scope`, directly or through its `.read_write` sibling.
-pub(crate) fn scopes_grant(held: &[String], scope: &str) -> bool {
-    held.iter().any(|held| {
-        held == scope
-            || scope
-                .strip_suffix(".read")
-                .is_some_and(|base| held.strip_suffix(".read_write") == Some(base))
-    })
-}
-
-/// Whether `held` grants at least one of `required` (an empty list requires nothing).
-pub(crate) fn scopes_grant_any(held: &[String], required: &[&str]) -> bool {
-    required.is_empty() || required.iter().any(|needed| scopes_grant(held, needed))
-}
-
-/// Equality of two secrets whose time does not depend on where they differ (length leaks).
-pub(crate) fn constant_time_eq(expected: &str, presented: &str) -> bool {
-    bool::from(subtle::ConstantTimeEq::ct_eq(
-        expected.as_bytes(),
-        presented.as_bytes(),
-    ))
-}
-
-impl fmt::Debug for MockToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MockToken")
-            .field("token", &"[REDACTED]")
-            .field("scopes", &self.scopes)
+impl std::fmt::Debug for OAuthConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthConfig")
+            .field("client_id", &self.client.as_ref().map(|(id, _)| id))
+            .field("refresh_tokens", &self.refresh_tokens)
+            .field("access_tokens", &self.access_tokens)
+            .field("lifetime", &self.lifetime)
             .finish()
+    }
+}
+
+/// The bounds that keep the mock's memory and connections in check under abuse.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limits {
+    /// Largest request body on any route (a larger one is a 413 in the error envelope).
+    pub body_bytes: usize,
+    /// Longest string in a JSON request body (a longer one is a 422 naming its field).
+    pub field_bytes: usize,
+    /// Largest JSON body an operation that stores a record accepts (422 above it).
+    pub record_bytes: usize,
+    /// Most records a collection holds: creating more is a 422.
+    pub collection_records: usize,
+    /// Time a connection has to send its request headers before it is closed.
+    pub header_read_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            body_bytes: 1024 * 1024,
+            field_bytes: 10 * 1024,
+            record_bytes: 64 * 1024,
+            collection_records: 10_000,
+            header_read_timeout: Duration::from_secs(5),
+        }
     }
 }
 
@@ -174,6 +112,9 @@ pub struct MockConfig {
     pub(crate) port: u16,
     pub(crate) merchant_id: Option<i64>,
     pub(crate) oauth: OAuthConfig,
+    pub(crate) document: Option<PathBuf>,
+    pub(crate) admin_token: Option<SecretString>,
+    pub(crate) limits: Limits,
 }
 
 impl Default for MockConfig {
@@ -187,6 +128,9 @@ impl Default for MockConfig {
             port: 0,
             merchant_id: None,
             oauth: OAuthConfig::default(),
+            document: None,
+            admin_token: None,
+            limits: Limits::default(),
         }
     }
 }
@@ -274,6 +218,14 @@ impl MockConfig {
         self
     }
 
+    /// A refresh token the token endpoint accepts once, granting every scope of the document.
+    pub fn oauth_refresh_token_all_scopes(mut self, refresh_token: impl Into<String>) -> Self {
+        self.oauth
+            .refresh_tokens
+            .push(MockToken::all_scopes(refresh_token));
+        self
+    }
+
     /// An OAuth access token valid from the start, with `scopes`. Unlike [`MockConfig::token`],
     /// it expires with [`MockServer::expire_access_tokens`](crate::MockServer::expire_access_tokens).
     pub fn oauth_access_token<S: Into<String>>(
@@ -292,6 +244,26 @@ impl MockConfig {
     /// with 401 `The access token is invalid`.
     pub fn oauth_access_token_lifetime(mut self, lifetime: Duration) -> Self {
         self.oauth.lifetime = lifetime;
+        self
+    }
+
+    /// Serves the OpenAPI document at `path` instead of the embedded `openapi/store-admin.yaml`:
+    /// its operations, scopes, schemas and known values drive everything the mock does.
+    pub fn document(mut self, path: impl Into<PathBuf>) -> Self {
+        self.document = Some(path.into());
+        self
+    }
+
+    /// Requires `Authorization: Bearer <token>` on the `/__admin/*` routes (faults, deliveries,
+    /// events, OAuth expiry). Without it they are open, as a local test tool's are.
+    pub fn admin_token(mut self, token: impl Into<String>) -> Self {
+        self.admin_token = Some(SecretString::from(token.into()));
+        self
+    }
+
+    /// The bounds under abuse (body size, field size, collection size, header timeout).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 

@@ -4,15 +4,58 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use hmac::{Hmac, Mac};
-use secrecy::ExposeSecret;
+use secrecy::{ExposeSecret, SecretString};
 use serde::Serialize;
 use serde_json::{Value, json};
 use sha2::Sha256;
 use tokio::sync::watch;
 
 use crate::config::DeliveryConfig;
-use crate::model::Webhook;
 use crate::rules::Rule;
+
+/// Most delivery attempts kept in the log (the oldest are dropped first).
+const LOG_SIZE: usize = 10_000;
+
+/// What a delivery needs of a registered webhook, read from its record.
+#[derive(Clone)]
+pub(crate) struct Webhook {
+    pub id: i64,
+    pub event: String,
+    pub version: i64,
+    pub rule: Option<String>,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub strategy: Option<String>,
+    pub secret: Option<SecretString>,
+}
+
+impl Webhook {
+    /// The webhook a stored record describes (`headers` a map, `security: {strategy, secret}`).
+    pub fn from_record(record: &Value) -> Option<Self> {
+        let text = |value: Option<&Value>| {
+            value
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+        };
+        Some(Self {
+            id: record.get("id")?.as_i64()?,
+            event: text(record.get("event"))?,
+            version: record.get("version").and_then(Value::as_i64).unwrap_or(1),
+            rule: text(record.get("rule")),
+            url: text(record.get("url"))?,
+            headers: record
+                .get("headers")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                .collect(),
+            strategy: text(record.pointer("/security/strategy")),
+            secret: text(record.pointer("/security/secret")).map(SecretString::from),
+        })
+    }
+}
 
 /// One attempt to deliver one event to one webhook.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -162,6 +205,9 @@ impl Dispatcher {
     fn record(&self, attempt: DeliveryAttempt) {
         let count = {
             let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
+            if log.len() >= LOG_SIZE {
+                log.remove(0);
+            }
             log.push(attempt);
             log.len()
         };

@@ -69,14 +69,23 @@ impl ApiError {
     /// lists them). Like the service, the message names only the first one, e.g.
     /// `The access token should have access to one of those scopes: orders.read` for an operation
     /// that `orders.read` and `orders.read_write` both grant.
-    pub fn missing_scope(scopes: &[&str]) -> Self {
+    pub fn missing_scope(scopes: &[String]) -> Self {
         Self::new(
             StatusCode::UNAUTHORIZED,
             "Unauthorized",
             format!(
                 "{MISSING_SCOPE_PREFIX}{}",
-                scopes.first().copied().unwrap_or_default()
+                scopes.first().map(String::as_str).unwrap_or_default()
             ),
+        )
+    }
+
+    /// 413 for a request body over the limit.
+    pub fn too_large(limit: usize) -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("The request body may not be larger than {limit} bytes."),
         )
     }
 
@@ -200,6 +209,25 @@ impl FieldErrors {
     /// Records that `field` is required.
     pub fn required(&mut self, field: &str) {
         self.add(field, format!("The {field} field is required."));
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The 422 of what was recorded.
+    pub fn into_error(self) -> ApiError {
+        ApiError::validation(self.0)
+    }
+
+    /// Adds every error of `other`.
+    pub fn extend(&mut self, other: FieldErrors) {
+        for (field, messages) in other.0 {
+            for message in messages {
+                self.add(field.clone(), message);
+            }
+        }
     }
 
     /// `Err(422)` if anything was recorded.

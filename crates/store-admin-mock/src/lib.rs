@@ -2,31 +2,39 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod app;
+mod auth;
 mod config;
 mod delivery;
+mod document;
+mod engine;
 mod error;
 mod faults;
-mod model;
+mod generate;
+mod http;
 mod oauth;
+mod overrides;
 mod paging;
-mod routes;
+mod pattern;
+mod respond;
 mod rules;
+mod seed;
 mod server;
+mod shape;
+mod state;
 mod store;
-mod validate;
-pub use validate::openapi_to_json_schema;
+mod values;
 
-pub use app::API_PREFIX;
-pub use config::{ALL_SCOPES, DEFAULT_TOKEN, DeliveryConfig, MockConfig, MockToken};
+pub use auth::{DEFAULT_TOKEN, MockToken};
+pub use config::{DEFAULT_ACCESS_TOKEN_LIFETIME, DeliveryConfig, Limits, MockConfig};
 pub use delivery::{DeliveryAttempt, signature};
+pub use document::{DocumentError, openapi_to_json_schema};
 pub use error::{ApiError, INVALID_TOKEN_MESSAGE, MISSING_SCOPE_PREFIX, NOT_FOUND_MESSAGE};
 pub use faults::{
     ChanceFault, ErrorFault, FaultConfig, FaultConfigError, LatencyFault, RateLimitFault,
     SlowBodyFault,
 };
-pub use oauth::{DEFAULT_ACCESS_TOKEN_LIFETIME, TOKEN_PATH};
+pub use oauth::TOKEN_PATH;
 pub use paging::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
-pub use routes::IMPLEMENTED;
 pub use rules::{Rule, RuleError};
 pub use server::{MockServer, StartError};
+pub use state::API_PREFIX;

@@ -5,7 +5,8 @@
 //!     --token reader --scopes products.read,orders.read --token admin
 //! ```
 //! A `--token` without `--scopes` accepts every scope. `--oauth-client-id ID --oauth-client-secret S
-//! --oauth-refresh-token R` enables the OAuth token endpoint `POST /oauth2/token`.
+//! --oauth-refresh-token R` enables the OAuth token endpoint `POST /oauth2/token`. `--document PATH`
+//! serves another OpenAPI document; `--admin-token T` guards `/__admin/*`.
 
 #![forbid(unsafe_code)]
 
@@ -13,8 +14,8 @@ use anyhow::{Context, Result, bail};
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
 use secrecy::ExposeSecret;
 use store_admin_mock::{
-    ChanceFault, ErrorFault, FaultConfig, LatencyFault, MockConfig, MockServer, RateLimitFault,
-    SlowBodyFault,
+    ChanceFault, ErrorFault, FaultConfig, LatencyFault, Limits, MockConfig, MockServer,
+    RateLimitFault, SlowBodyFault,
 };
 
 /// A stateful mock of the store administration API (/admin/v2), with fault injection.
@@ -72,6 +73,21 @@ struct Cli {
     /// A refresh token the token endpoint accepts once, granting every scope (repeatable).
     #[arg(long = "oauth-refresh-token", value_name = "TOKEN")]
     oauth_refresh_tokens: Vec<String>,
+    /// Serve this OpenAPI document (YAML or JSON) instead of the embedded openapi/store-admin.yaml.
+    #[arg(long, value_name = "PATH")]
+    document: Option<std::path::PathBuf>,
+    /// Require `Authorization: Bearer TOKEN` on the /__admin/* routes (faults, deliveries, events).
+    #[arg(long, value_name = "TOKEN")]
+    admin_token: Option<String>,
+    /// Largest request body, in bytes (a larger one is a 413).
+    #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024)]
+    body_limit: usize,
+    /// Most records one collection holds (creating more is a 422).
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    collection_limit: usize,
+    /// Seconds a connection has to send its request headers.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5)]
+    header_timeout: u64,
 }
 
 /// Pairs each --token with the --scopes that follows it (before the next --token).
@@ -154,6 +170,12 @@ async fn main() -> Result<()> {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches)?;
     let mut config = MockConfig::new()
+        .limits(Limits {
+            body_bytes: cli.body_limit,
+            collection_records: cli.collection_limit,
+            header_read_timeout: std::time::Duration::from_secs(cli.header_timeout.max(1)),
+            ..Limits::default()
+        })
         .seed(cli.seed)
         .products(cli.products)
         .port(cli.port)
@@ -164,22 +186,27 @@ async fn main() -> Result<()> {
             None => config.token_all_scopes(token),
         };
     }
+    if let Some(path) = &cli.document {
+        config = config.document(path);
+    }
+    if let Some(token) = &cli.admin_token {
+        config = config.admin_token(token);
+    }
     if let (Some(id), Some(secret)) = (&cli.oauth_client_id, &cli.oauth_client_secret) {
         config = config.oauth_client(id, secret);
     }
     for refresh in &cli.oauth_refresh_tokens {
-        config = config.oauth_refresh_token(refresh, store_admin_mock::ALL_SCOPES.iter().copied());
+        config = config.oauth_refresh_token_all_scopes(refresh);
     }
     let server = MockServer::start(config)
         .await
         .context("starting the mock store")?;
     println!("store-admin-mock listening on {}", server.base_url());
     for token in server.tokens() {
-        let scopes = token.scopes();
-        let shown = if scopes.len() == store_admin_mock::ALL_SCOPES.len() {
+        let shown = if token.grants_every_scope() {
             "every scope".to_owned()
         } else {
-            scopes.join(",")
+            token.scopes().join(",")
         };
         println!(
             "  token {}  scopes: {shown}",

@@ -24,49 +24,15 @@ use rand::{Rng, SeedableRng};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::json;
 
-use crate::config::{MockToken, constant_time_eq, scopes_grant_any};
+use crate::auth::{Grant, constant_time_eq};
+use crate::config::OAuthConfig;
 use crate::error::ApiError;
 
 /// The path of the token endpoint.
 pub const TOKEN_PATH: &str = "/oauth2/token";
 
-/// How long issued access tokens last unless configured otherwise (the service's: 14 days).
-pub const DEFAULT_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(14 * 24 * 3600);
-
-/// The OAuth side of a [`MockConfig`](crate::MockConfig): the app's client, the refresh tokens
-/// and access tokens valid at start, and the lifetime of issued access tokens.
-#[derive(Clone)]
-pub(crate) struct OAuthConfig {
-    pub client: Option<(String, SecretString)>,
-    pub refresh_tokens: Vec<MockToken>,
-    pub access_tokens: Vec<MockToken>,
-    pub lifetime: Duration,
-}
-
-impl Default for OAuthConfig {
-    fn default() -> Self {
-        Self {
-            client: None,
-            refresh_tokens: Vec::new(),
-            access_tokens: Vec::new(),
-            lifetime: DEFAULT_ACCESS_TOKEN_LIFETIME,
-        }
-    }
-}
-
-impl std::fmt::Debug for OAuthConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OAuthConfig")
-            .field("client_id", &self.client.as_ref().map(|(id, _)| id))
-            .field("refresh_tokens", &self.refresh_tokens)
-            .field("access_tokens", &self.access_tokens)
-            .field("lifetime", &self.lifetime)
-            .finish()
-    }
-}
-
 struct AccessGrant {
-    scopes: Vec<String>,
+    grant: Grant,
     expires_at: SystemTime,
     /// Set by [`OAuth::expire_access_tokens`]: the service rejects it before its time.
     expired: bool,
@@ -75,7 +41,7 @@ struct AccessGrant {
 }
 
 struct RefreshGrant {
-    scopes: Vec<String>,
+    grant: Grant,
     used: bool,
     revoked: bool,
     family: u64,
@@ -96,6 +62,8 @@ pub(crate) struct OAuth {
     /// Whether any OAuth access token can exist (skips the lock on the API's hot path otherwise).
     enabled: bool,
     refreshes: AtomicU64,
+    /// Every scope of the document (the `scope` of a token granting them all).
+    document_scopes: Vec<String>,
 }
 
 fn unix_seconds(at: SystemTime) -> u64 {
@@ -103,7 +71,7 @@ fn unix_seconds(at: SystemTime) -> u64 {
 }
 
 impl OAuth {
-    pub fn new(config: &OAuthConfig, seed: u64) -> Self {
+    pub fn new(config: &OAuthConfig, seed: u64, document_scopes: Vec<String>) -> Self {
         let mut tokens = Tokens {
             access: HashMap::new(),
             refresh: HashMap::new(),
@@ -116,7 +84,7 @@ impl OAuth {
             tokens.refresh.insert(
                 token.secret().expose_secret().to_owned(),
                 RefreshGrant {
-                    scopes: token.scopes().to_vec(),
+                    grant: token.grant().clone(),
                     used: false,
                     revoked: false,
                     family: tokens.families,
@@ -128,7 +96,7 @@ impl OAuth {
             tokens.access.insert(
                 token.secret().expose_secret().to_owned(),
                 AccessGrant {
-                    scopes: token.scopes().to_vec(),
+                    grant: token.grant().clone(),
                     expires_at: far,
                     expired: false,
                     revoked: false,
@@ -142,6 +110,7 @@ impl OAuth {
             lifetime: config.lifetime,
             tokens: RwLock::new(tokens),
             refreshes: AtomicU64::new(0),
+            document_scopes,
         }
     }
 
@@ -167,7 +136,7 @@ impl OAuth {
 
     /// `None` when `presented` is not an OAuth access token of this server; else whether it may
     /// call an operation needing one of `required`.
-    pub fn check(&self, presented: &str, required: &[&str]) -> Option<Result<(), ApiError>> {
+    pub fn check(&self, presented: &str, required: &[String]) -> Option<Result<(), ApiError>> {
         if !self.enabled {
             return None;
         }
@@ -176,7 +145,7 @@ impl OAuth {
         if grant.expired || grant.revoked || SystemTime::now() >= grant.expires_at {
             return Some(Err(ApiError::invalid_token()));
         }
-        if !scopes_grant_any(&grant.scopes, required) {
+        if !grant.grant.grants_any(required) {
             return Some(Err(ApiError::missing_scope(required)));
         }
         Some(Ok(()))
@@ -240,7 +209,7 @@ impl OAuth {
         };
         let mut guard = self.tokens.write().unwrap_or_else(PoisonError::into_inner);
         let tokens = &mut *guard;
-        let (scopes, family) = match tokens.refresh.get_mut(presented.as_str()) {
+        let (grant, family) = match tokens.refresh.get_mut(presented.as_str()) {
             None => {
                 return oauth_error(
                     StatusCode::BAD_REQUEST,
@@ -275,17 +244,17 @@ impl OAuth {
             }
             Some(grant) => {
                 grant.used = true;
-                (grant.scopes.clone(), grant.family)
+                (grant.grant.clone(), grant.family)
             }
         };
         let access_token = format!("mock-at-{:032x}", tokens.rng.random::<u128>());
         let refresh_token = format!("mock-rt-{:032x}", tokens.rng.random::<u128>());
         let expires_at = SystemTime::now() + self.lifetime;
-        let scope = scopes.join(" ");
+        let scope = grant.scope_text(&self.document_scopes);
         tokens.access.insert(
             access_token.clone(),
             AccessGrant {
-                scopes: scopes.clone(),
+                grant: grant.clone(),
                 expires_at,
                 expired: false,
                 revoked: false,
@@ -295,7 +264,7 @@ impl OAuth {
         tokens.refresh.insert(
             refresh_token.clone(),
             RefreshGrant {
-                scopes,
+                grant,
                 used: false,
                 revoked: false,
                 family,

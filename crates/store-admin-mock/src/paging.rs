@@ -6,7 +6,7 @@
 //! `page` past the last one answers an empty page.
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::error::{ApiError, FieldErrors};
 
@@ -68,38 +68,13 @@ impl QueryPairs {
             .map(|(_, v)| v.as_str())
     }
 
-    /// An integer parameter; 422 naming the field when it is not one (an empty value included).
-    pub fn int(&self, name: &str, errors: &mut FieldErrors) -> Option<i64> {
-        let value = self.typed(name)?;
-        match value.trim().parse() {
-            Ok(n) => Some(n),
-            Err(_) => {
-                errors.add(name, format!("The {name} must be an integer."));
-                None
-            }
-        }
-    }
-
-    /// Every value of an integer array parameter; 422 naming the field when one is not an integer
-    /// (an empty one included).
-    pub fn ints(&self, name: &str, errors: &mut FieldErrors) -> Vec<i64> {
-        let mut out = Vec::new();
-        let values = self
-            .pairs
+    /// Every value of `name`, empty ones included.
+    pub fn raw_values(&self, name: &str) -> Vec<&str> {
+        self.pairs
             .iter()
             .filter(|(k, _)| k == name)
-            .flat_map(|(_, v)| v.split(','))
-            .map(str::trim);
-        for (index, value) in values.enumerate() {
-            match value.parse() {
-                Ok(n) => out.push(n),
-                Err(_) => errors.add(
-                    format!("{name}.{index}"),
-                    format!("The {name} must be integers."),
-                ),
-            }
-        }
-        out
+            .map(|(_, v)| v.as_str())
+            .collect()
     }
 
     /// The raw pairs with `page` replaced, for pagination links.
@@ -180,19 +155,6 @@ pub struct Pagination {
     pub links: Map<String, Value>,
 }
 
-/// Slices `items` for `request` and builds the pagination object; `url` is the full URL of the list
-/// without its query.
-pub fn paginate<T: Clone>(
-    items: &[T],
-    request: PageRequest,
-    url: &str,
-    query: &QueryPairs,
-) -> (Vec<T>, Pagination) {
-    let (window, pagination) = page_window(items.len(), request, url, query);
-    let page = items.get(window).map(<[T]>::to_vec).unwrap_or_default();
-    (page, pagination)
-}
-
 /// The positions of the page `request` asks for among `total` items, and the pagination object
 /// (for lists that are not collected into a slice first).
 pub fn page_window(
@@ -232,36 +194,6 @@ pub fn page_window(
         links,
     };
     (start..end, pagination)
-}
-
-/// `{"status":200,"success":true,"data":[...],"pagination":{...}}` from rows already rendered as
-/// JSON (each checked against the document's type when it was rendered): the page is copied, not
-/// serialized again.
-pub fn rendered_list_body<'a>(
-    rows: impl ExactSizeIterator<Item = &'a str>,
-    pagination: &Pagination,
-) -> Vec<u8> {
-    let mut rows = rows;
-    let mut out = Vec::with_capacity(rows.len() * 320 + 512);
-    out.extend_from_slice(br#"{"status":200,"success":true,"data":["#);
-    if let Some(first) = rows.next() {
-        out.extend_from_slice(first.as_bytes());
-        for row in rows {
-            out.push(b',');
-            out.extend_from_slice(row.as_bytes());
-        }
-    }
-    out.extend_from_slice(br#"],"pagination":"#);
-    if serde_json::to_writer(&mut out, pagination).is_err() {
-        out.extend_from_slice(b"null");
-    }
-    out.push(b'}');
-    out
-}
-
-/// `{"status":200,"success":true,"data":...,"pagination":...}`.
-pub fn list_envelope(data: Vec<Value>, pagination: &Pagination) -> Value {
-    json!({ "status": 200, "success": true, "data": data, "pagination": pagination })
 }
 
 #[cfg(test)]
@@ -304,8 +236,8 @@ mod tests {
             page: 2,
             per_page: 15,
         };
-        let (page, pagination) = paginate(&items, request, "http://h/admin/v2/p", &query);
-        assert_eq!(page, (15..30).collect::<Vec<_>>());
+        let (window, pagination) = page_window(items.len(), request, "http://h/admin/v2/p", &query);
+        assert_eq!(&items[window], (15..30).collect::<Vec<_>>());
         assert_eq!(pagination.total_pages, 3);
         assert_eq!(
             pagination.links["next"],
@@ -315,8 +247,8 @@ mod tests {
             pagination.links["previous"],
             "http://h/admin/v2/p?keyword=x&page=1"
         );
-        let (_, single) = paginate(
-            &items[..3],
+        let (_, single) = page_window(
+            3,
             PageRequest {
                 page: 1,
                 per_page: 15,

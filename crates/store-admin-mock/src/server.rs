@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::Request;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
@@ -15,12 +15,15 @@ use tokio::net::TcpListener;
 use tokio::sync::{Notify, watch};
 use tower::ServiceExt;
 
-use crate::app::{API_PREFIX, AppState, ConnectionKill, router};
-use crate::config::{MockConfig, MockToken};
+use crate::auth::MockToken;
+use crate::config::MockConfig;
 use crate::delivery::{DeliveryAttempt, Dispatcher};
+use crate::document::{Document, DocumentError};
+use crate::engine::Engine;
 use crate::faults::{FaultConfig, FaultConfigError, FaultInjector};
+use crate::http::{ConnectionKill, router};
 use crate::oauth::{OAuth, TOKEN_PATH};
-use crate::store::Store;
+use crate::state::{API_PREFIX, AppState, Parts};
 
 /// Why the mock could not start.
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +39,9 @@ pub enum StartError {
     /// The fault configuration is invalid.
     #[error(transparent)]
     Faults(#[from] FaultConfigError),
+    /// The OpenAPI document cannot be read or served.
+    #[error(transparent)]
+    Document(#[from] DocumentError),
 }
 
 /// A running mock store on 127.0.0.1. Dropping it stops the server (connections are closed
@@ -69,6 +75,11 @@ impl MockServer {
     /// unless [`MockConfig::port`] was set).
     pub async fn start(config: MockConfig) -> Result<MockServer, StartError> {
         config.faults.validate()?;
+        let doc = match &config.document {
+            Some(path) => Document::load(path)?,
+            None => Document::embedded()?,
+        };
+        let engine = Engine::for_document(doc, crate::overrides::registry());
         let listener = TcpListener::bind(("127.0.0.1", config.port))
             .await
             .map_err(|source| StartError::Bind {
@@ -80,23 +91,28 @@ impl MockServer {
             source,
         })?;
         let base_url = format!("http://{addr}{API_PREFIX}");
-        let store = Store::seeded(config.seed, config.products, config.merchant_id);
+        let store = crate::seed::store(&engine, config.seed, config.products, config.merchant_id);
         let (shutdown, shutdown_rx) = watch::channel(false);
         let dispatcher = Arc::new(Dispatcher::new(
             config.delivery.clone(),
             store.merchant_id,
             shutdown_rx.clone(),
         ));
-        let state = Arc::new(AppState::new(
+        let state = Arc::new(AppState::new(Parts {
             store,
-            config.effective_tokens(),
-            OAuth::new(&config.oauth, config.seed),
-            FaultInjector::new(config.faults.clone(), config.seed),
+            oauth: OAuth::new(&config.oauth, config.seed, engine.doc.scopes.clone()),
+            engine,
+            tokens: config.effective_tokens(),
+            admin_token: config.admin_token.clone(),
+            faults: FaultInjector::new(config.faults.clone(), config.seed),
             dispatcher,
-            base_url.clone(),
-        ));
+            limits: config.limits.clone(),
+            seed: config.seed,
+            base_url: base_url.clone(),
+        }));
         let app = router(state.clone());
-        let task = tokio::spawn(serve(listener, app, shutdown_rx));
+        let header_timeout = config.limits.header_read_timeout;
+        let task = tokio::spawn(serve(listener, app, shutdown_rx, header_timeout));
         Ok(MockServer {
             addr,
             base_url,
@@ -145,13 +161,24 @@ impl MockServer {
     /// document), whatever their outcome: refused ones (401, injected faults) count too. Tests
     /// use it to see how many times a client sent a call. An unknown id has none.
     pub fn requests_received(&self, operation_id: &str) -> u64 {
-        store_admin_client::OPERATIONS
-            .iter()
-            .position(|op| op.operation_id == operation_id)
+        self.state
+            .engine
+            .index_of(operation_id)
             .and_then(|index| self.state.requests.get(index))
             .map_or(0, |counter| {
                 counter.load(std::sync::atomic::Ordering::Relaxed)
             })
+    }
+
+    /// A request body for the operation `operation_id` that its schema accepts, generated from the
+    /// document (required fields, with ids of records that exist where a field names one), or
+    /// `None` for an operation without a JSON body. Tests and tools use it to call any operation.
+    pub fn sample_body(&self, operation_id: &str) -> Option<Value> {
+        let index = self.state.engine.index_of(operation_id)?;
+        let store = self.state.read();
+        self.state
+            .engine
+            .sample_body(&store, index, self.state.seed)
     }
 
     /// The tokens it accepts, with their scopes.
@@ -168,9 +195,9 @@ impl MockServer {
     pub fn shipping_rule_ids(&self) -> Vec<i64> {
         self.state
             .read()
-            .shipping_rules
+            .records(crate::seed::tables::keys::SHIPPING_RULES)
             .iter()
-            .map(|r| r.id)
+            .filter_map(|r| r.get("id").and_then(Value::as_i64))
             .collect()
     }
 
@@ -233,9 +260,21 @@ impl Drop for MockServer {
     }
 }
 
-async fn serve(listener: TcpListener, app: axum::Router, mut shutdown: watch::Receiver<bool>) {
+/// Serves connections until shutdown. A connection must send the first byte of a request within
+/// `header_timeout` of opening, and its whole request head within `header_timeout` (hyper's
+/// header read timeout), or it is closed: slow or idle clients cannot hold connections open.
+async fn serve(
+    listener: TcpListener,
+    app: axum::Router,
+    mut shutdown: watch::Receiver<bool>,
+    header_timeout: Duration,
+) {
     let graceful = GracefulShutdown::new();
-    let builder = auto::Builder::new(TokioExecutor::new());
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout);
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
@@ -255,12 +294,20 @@ async fn serve(listener: TcpListener, app: axum::Router, mut shutdown: watch::Re
                     request.extensions_mut().insert(handle.clone());
                     request
                 });
-        let connection = builder.serve_connection_with_upgrades(
-            TokioIo::new(stream),
-            TowerToHyperService::new(service),
-        );
-        let connection = graceful.watch(connection.into_owned());
+        let builder = builder.clone();
+        let watcher = graceful.watcher();
         tokio::spawn(async move {
+            // The first byte must come in time: hyper's own timeout starts once it reads.
+            let mut first = [0u8; 1];
+            match tokio::time::timeout(header_timeout, stream.peek(&mut first)).await {
+                Ok(Ok(n)) if n > 0 => {}
+                _ => return,
+            }
+            let connection = builder.serve_connection_with_upgrades(
+                TokioIo::new(stream),
+                TowerToHyperService::new(service),
+            );
+            let connection = watcher.watch(connection.into_owned());
             tokio::select! {
                 _ = connection => {}
                 () = kill.notified() => {}

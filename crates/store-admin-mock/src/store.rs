@@ -1,220 +1,130 @@
-//! The in-memory store and its deterministic seeding.
+//! The in-memory store: collections of JSON records keyed by the document's collection paths
+//! (`/orders`, `/orders/{}/histories`), each record an object whose `id` names it. Records keep
+//! what the operations wrote into them; how they are answered is the response schema's business.
 
 use std::collections::{HashMap, HashSet};
 
+use rand::Rng;
 use rand::rngs::StdRng;
-use rand::seq::IndexedRandom;
-use rand::{Rng, SeedableRng};
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
-use crate::model::*;
+/// One collection's records, oldest first, with an index by id.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Records {
+    items: Vec<Value>,
+    index: HashMap<String, usize>,
+}
 
-/// Slugs of Part 3.1 with (parent slug, built-in Arabic name).
-pub(crate) const STATUS_SLUGS: &[(&str, Option<&str>, &str)] = &[
-    ("payment_pending", None, "بإنتظار الدفع"),
-    ("under_review", None, "بإنتظار المراجعة"),
-    ("in_progress", None, "قيد التنفيذ"),
-    ("completed", None, "تم التنفيذ"),
-    ("delivering", Some("completed"), "جاري التوصيل"),
-    ("delivered", Some("completed"), "تم التوصيل"),
-    ("shipped", Some("completed"), "تم الشحن"),
-    ("canceled", None, "ملغي"),
-    ("restored", None, "مسترجع"),
-    ("restoring", None, "قيد الإسترجاع"),
-];
+/// The text of a record's id (integers and strings alike), for lookups.
+pub(crate) fn id_text(value: &Value) -> Option<String> {
+    match value.get("id")? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
 
-/// Every shipment status value the service uses (FACTS.md).
-pub(crate) const SHIPMENT_STATUSES: &[&str] = &[
-    "created",
-    "creating",
-    "in_progress",
-    "in_transit",
-    "received_at_final_hub",
-    "to_be_reattempted",
-    "reattempted",
-    "unable_to_deliver",
-    "delivering",
-    "delivered",
-    "partially_delivered",
-    "shipped",
-    "cancelled",
-    "lost",
-    "damaged",
-    "return_to_origin",
-    "return_in_progress",
-];
+/// The text of an id value (an integer or a string).
+pub(crate) fn id_text_value(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
 
-/// Languages the store can add: (iso code, native name, country code, right to left).
-pub(crate) const LANGUAGE_CATALOGUE: &[(&str, &str, &str, bool)] = &[
-    ("ar", "العربية", "sa", true),
-    ("en", "English", "gb", false),
-    ("fr", "Français", "fr", false),
-    ("de", "Deutsch", "de", false),
-    ("es", "Español", "es", false),
-    ("tr", "Türkçe", "tr", false),
-    ("ur", "اردو", "pk", true),
-    ("fa", "فارسی", "ir", true),
-    ("id", "Bahasa Indonesia", "id", false),
-    ("hi", "हिन्दी", "in", false),
-    ("it", "Italiano", "it", false),
-    ("fi", "suomen kieli", "fi", false),
-    ("el", "Ελληνικά", "gr", false),
-    ("ru", "Русский", "ru", false),
-    ("zh", "中文", "cn", false),
-    ("bn", "বাংলা", "bd", false),
-    ("ms", "Bahasa Melayu", "my", false),
-    ("pt", "Português", "pt", false),
-];
+impl Records {
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
 
-/// Event names of `GET /webhooks/events`, with Arabic labels.
-pub(crate) const EVENT_CATALOGUE: &[(&str, &str)] = &[
-    ("order.created", "تم إنشاء طلب"),
-    ("order.updated", "تم تحديث بيانات طلب"),
-    ("order.status.updated", "تم تحديث حالة طلب"),
-    ("order.cancelled", "تم إلغاء طلب"),
-    ("order.refunded", "تم استرجاع مبلغ طلب"),
-    ("order.deleted", "تم حذف طلب"),
-    ("product.created", "تم إنشاء منتج"),
-    ("product.updated", "تم تحديث بيانات منتج"),
-    ("product.deleted", "تم حذف منتج"),
-    ("product.quantity.low", "تنبيه انخفاض كمية منتج"),
-    ("product.price.updated", "تم تحديث سعر منتج"),
-    ("customer.created", "تمت إضافة عميل"),
-    ("customer.updated", "تم تحديث بيانات عميل"),
-    ("customer.login", "تسجيل دخول عميل"),
-    ("customer.otp.request", "طلب رمز تحقق"),
-    ("category.created", "تمت إضافة تصنيف"),
-    ("category.updated", "تم تحديث بيانات تصنيف"),
-    ("brand.created", "تمت إضافة ماركة"),
-    ("specialoffer.created", "تم إنشاء عرض خاص"),
-    ("shipment.creating", "جاري إنشاء شحنة"),
-    ("shipment.created", "تم إنشاء شحنة"),
-    ("shipment.cancelled", "تم إلغاء شحنة"),
-    ("shipment.updated", "تم تحديث شحنة"),
-    ("order.shipment.creating", "جاري إنشاء شحنة طلب"),
-    (
-        "order.shipment.return.creating",
-        "جاري إنشاء شحنة إرجاع طلب",
-    ),
-    ("order.shipment.cancelled", "تم إلغاء شحنة طلب"),
-    ("order.shipment.return.cancelled", "تم إلغاء شحنة إرجاع طلب"),
-    ("store.branch.created", "تمت إضافة فرع"),
-    ("app.installed", "تم تثبيت التطبيق"),
-    ("app.uninstalled", "تم حذف التطبيق"),
-    ("test", "حدث تجريبي"),
-];
+    /// Records, oldest first.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
+        self.items.iter()
+    }
 
-const ADJECTIVES: &[&str] = &[
-    "Classic", "Blue", "Black", "Organic", "Premium", "Smart", "Vintage", "Light", "Royal",
-    "Desert", "Urban", "Golden", "Silver", "Soft", "Eco",
-];
-const NOUNS: &[&str] = &[
-    "T-Shirt",
-    "Dress",
-    "Abaya",
-    "Perfume",
-    "Coffee",
-    "Dates",
-    "Watch",
-    "SSD",
-    "Headphones",
-    "Backpack",
-    "Notebook",
-    "Mug",
-    "Sandals",
-    "Scarf",
-    "Oud",
-    "Honey",
-    "Lamp",
-    "Charger",
-];
-const CATEGORY_NAMES: &[&str] = &[
-    "Clothes",
-    "Perfumes",
-    "Food",
-    "Electronics",
-    "Accessories",
-    "Home",
-    "Books",
-    "Gifts",
-    "Shoes",
-    "Beauty",
-];
-const BRAND_NAMES: &[&str] = &[
-    "Nadec",
-    "Almarai",
-    "Arabian Oud",
-    "Samsung",
-    "Apple",
-    "Jarir",
-    "Nahdi",
-    "Lulu",
-];
-const TAG_NAMES: &[&str] = &[
-    "sale",
-    "new",
-    "summer",
-    "winter",
-    "gift",
-    "bestseller",
-    "eid",
-    "ramadan",
-];
-const BRANCH_NAMES: &[&str] = &[
-    "Main Branch",
-    "Jeddah Branch",
-    "Dammam Branch",
-    "Riyadh Warehouse",
-];
-const CITIES: &[(&str, &str)] = &[
-    ("SA", "Riyadh"),
-    ("SA", "Jeddah"),
-    ("SA", "Dammam"),
-    ("KW", "Kuwait"),
-    ("AE", "Dubai"),
-];
-const OPTION_SETS: &[(&str, &[&str])] = &[
-    ("Size", &["S", "M", "L", "XL"]),
-    ("Color", &["red", "black", "white", "blue"]),
-    ("Capacity", &["128G", "256G", "512G"]),
-    ("Speed", &["Fast", "Slow"]),
-];
-const PAYMENT_METHODS: &[&str] = &["bank", "mada", "credit_card", "cod", "apple_pay", "stc_pay"];
+    /// The record whose `id` is `id`.
+    pub fn get(&self, id: &str) -> Option<&Value> {
+        self.index.get(id.trim()).and_then(|i| self.items.get(*i))
+    }
+
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut Value> {
+        let index = *self.index.get(id.trim())?;
+        self.items.get_mut(index)
+    }
+
+    /// The first record (newest first when `newest`) whose field `field` equals `value` as text.
+    pub fn find_by(&self, field: &str, value: &str) -> Option<&Value> {
+        self.items.iter().rev().find(|r| match r.get(field) {
+            Some(Value::String(s)) => s == value,
+            Some(Value::Number(n)) => n.to_string() == value,
+            _ => false,
+        })
+    }
+
+    /// The first record, whatever its id.
+    pub fn first_mut(&mut self) -> Option<&mut Value> {
+        self.items.first_mut()
+    }
+
+    /// Adds a record (replacing one of the same id).
+    pub fn insert(&mut self, record: Value) {
+        match id_text(&record).and_then(|id| self.index.get(&id).copied()) {
+            Some(at) => self.items[at] = record,
+            None => {
+                if let Some(id) = id_text(&record) {
+                    self.index.insert(id, self.items.len());
+                }
+                self.items.push(record);
+            }
+        }
+    }
+
+    /// Removes the record whose `id` is `id`.
+    pub fn remove(&mut self, id: &str) -> Option<Value> {
+        let at = self.index.remove(id.trim())?;
+        let removed = self.items.remove(at);
+        self.reindex();
+        Some(removed)
+    }
+
+    /// Keeps the records `keep` says to keep; returns how many were removed.
+    pub fn retain(&mut self, keep: impl FnMut(&Value) -> bool) -> usize {
+        let before = self.items.len();
+        self.items.retain(keep);
+        self.reindex();
+        before - self.items.len()
+    }
+
+    fn reindex(&mut self) {
+        self.index = self
+            .items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| id_text(r).map(|id| (id, i)))
+            .collect();
+    }
+}
 
 /// Everything the mock store holds.
 pub(crate) struct Store {
-    rng: StdRng,
+    pub rng: StdRng,
     used_ids: HashSet<i64>,
     pub merchant_id: i64,
-    pub products: Vec<Product>,
-    product_index: HashMap<i64, usize>,
-    pub categories: Vec<Category>,
-    pub brands: Vec<Named>,
-    pub tags: Vec<Named>,
-    pub branches: Vec<Named>,
-    pub order_statuses: Vec<OrderStatus>,
-    pub orders: Vec<Order>,
-    pub reservations: Vec<Reservation>,
-    pub shipping_companies: Vec<ShippingCompany>,
-    pub shipping_rules: Vec<ShippingRule>,
-    /// Shipping routes, kept as the document's JSON (they are read-only in the mock).
-    pub shipping_routes: Vec<Value>,
-    pub shipments: Vec<Shipment>,
-    pub languages: Vec<Language>,
-    pub webhooks: Vec<Webhook>,
-    pub events: Vec<EventInfo>,
-}
-
-fn pick<'a, T>(rng: &mut StdRng, items: &'a [T]) -> &'a T {
-    // Every list passed here is a non-empty constant or checked by the caller.
-    items.choose(rng).unwrap_or(&items[0])
-}
-
-fn round2(value: f64) -> f64 {
-    (value * 100.0).round() / 100.0
+    collections: HashMap<String, Records>,
 }
 
 impl Store {
+    /// A store whose id generator carries on from `rng` and `used_ids`.
+    pub fn from_parts(rng: StdRng, used_ids: HashSet<i64>, merchant_id: i64) -> Self {
+        Self {
+            rng,
+            used_ids,
+            merchant_id,
+            collections: HashMap::new(),
+        }
+    }
+
     /// A fresh id: 9 to 10 digits like the service's, never reused.
     pub fn new_id(&mut self) -> i64 {
         loop {
@@ -225,746 +135,38 @@ impl Store {
         }
     }
 
-    pub fn product(&self, id: i64) -> Option<&Product> {
-        self.product_index
-            .get(&id)
-            .and_then(|i| self.products.get(*i))
+    /// Marks `id` as used (a record seeded with an id of its own).
+    pub fn claim_id(&mut self, id: i64) {
+        self.used_ids.insert(id);
     }
 
-    pub fn product_mut(&mut self, id: i64) -> Option<&mut Product> {
-        let index = *self.product_index.get(&id)?;
-        self.products.get_mut(index)
+    /// The collection `key` (empty when nothing was stored there yet).
+    pub fn records(&self, key: &str) -> &Records {
+        static EMPTY: std::sync::OnceLock<Records> = std::sync::OnceLock::new();
+        self.collections
+            .get(key)
+            .unwrap_or_else(|| EMPTY.get_or_init(Records::default))
     }
 
-    pub fn variant(&self, id: i64) -> Option<&Variant> {
-        self.products
-            .iter()
-            .flat_map(|p| p.variants.iter())
-            .find(|v| v.id == id)
+    pub fn records_mut(&mut self, key: &str) -> &mut Records {
+        self.collections.entry(key.to_owned()).or_default()
     }
 
-    pub fn status(&self, id: i64) -> Option<&OrderStatus> {
-        self.order_statuses.iter().find(|s| s.id == id)
+    /// A record of `key` by id.
+    pub fn get(&self, key: &str, id: &str) -> Option<&Value> {
+        self.records(key).get(id)
     }
 
-    /// Generates the whole store from `seed`.
-    pub fn seeded(seed: u64, product_count: usize, merchant_id: Option<i64>) -> Self {
-        let mut store = Store {
-            rng: StdRng::seed_from_u64(seed),
-            used_ids: HashSet::new(),
-            merchant_id: 0,
-            products: Vec::new(),
-            product_index: HashMap::new(),
-            categories: Vec::new(),
-            brands: Vec::new(),
-            tags: Vec::new(),
-            branches: Vec::new(),
-            order_statuses: Vec::new(),
-            orders: Vec::new(),
-            reservations: Vec::new(),
-            shipping_companies: Vec::new(),
-            shipping_rules: Vec::new(),
-            shipping_routes: Vec::new(),
-            shipments: Vec::new(),
-            languages: Vec::new(),
-            webhooks: Vec::new(),
-            events: Vec::new(),
-        };
-        store.merchant_id = merchant_id.unwrap_or_else(|| store.new_id());
-        store.seed_catalogue();
-        for index in 0..product_count {
-            let product = store.seed_product(index);
-            store.add_product(product);
-        }
-        store.seed_statuses();
-        store.seed_orders();
-        store.seed_reservations();
-        store.seed_shipping();
-        store.seed_languages();
-        store.seed_webhooks();
-        let statuses = std::mem::take(&mut store.order_statuses);
-        for order in &mut store.orders {
-            order.render(statuses.iter().find(|s| s.id == order.status_id));
-        }
-        store.order_statuses = statuses;
-        store
+    pub fn get_mut(&mut self, key: &str, id: &str) -> Option<&mut Value> {
+        self.collections.get_mut(key)?.get_mut(id)
     }
 
-    pub fn add_product(&mut self, mut product: Product) {
-        product.refresh();
-        self.product_index.insert(product.id, self.products.len());
-        self.products.push(product);
+    pub fn insert(&mut self, key: &str, record: Value) {
+        if let Some(id) = record.get("id").and_then(Value::as_i64) {
+            self.claim_id(id);
+        }
+        self.records_mut(key).insert(record);
     }
-
-    fn seed_catalogue(&mut self) {
-        for (i, name) in CATEGORY_NAMES.iter().enumerate() {
-            let id = self.new_id();
-            let parent_id = if i >= 6 {
-                self.categories.first().map_or(0, |c| c.id)
-            } else {
-                0
-            };
-            self.categories.push(Category {
-                id,
-                name: (*name).to_owned(),
-                parent_id,
-                status: if i % 4 == 3 {
-                    "hidden".into()
-                } else {
-                    "active".into()
-                },
-                sort_order: i as i64,
-                metadata_title: (*name).to_owned(),
-                metadata_description: format!("All about {name}"),
-                metadata_url: name.to_lowercase(),
-            });
-        }
-        for name in BRAND_NAMES {
-            let id = self.new_id();
-            self.brands.push(Named {
-                id,
-                name: (*name).to_owned(),
-            });
-        }
-        for name in TAG_NAMES {
-            let id = self.new_id();
-            self.tags.push(Named {
-                id,
-                name: (*name).to_owned(),
-            });
-        }
-        for name in BRANCH_NAMES {
-            let id = self.new_id();
-            self.branches.push(Named {
-                id,
-                name: (*name).to_owned(),
-            });
-        }
-    }
-
-    fn seed_product(&mut self, index: usize) -> Product {
-        let id = self.new_id();
-        let adjective = *pick(&mut self.rng, ADJECTIVES);
-        let noun = *pick(&mut self.rng, NOUNS);
-        let name = format!("{adjective} {noun} {}", index + 1);
-        let kind = match index % 10 {
-            7 => "service",
-            8 => "digital",
-            _ => "product",
-        };
-        let image = match index % 9 {
-            0 => Some(String::new()),
-            4 => None,
-            _ => Some(format!("https://cdn.example/products/{id}.jpg")),
-        };
-        let price = round2(self.rng.random_range(5.0..2000.0));
-        let category_count = self.rng.random_range(1..=2);
-        let categories = (0..category_count)
-            .map(|_| pick(&mut self.rng, &self.categories).id)
-            .collect::<HashSet<_>>();
-        let mut categories: Vec<i64> = categories.into_iter().collect();
-        categories.sort_unstable();
-        let brand = if index % 5 == 4 {
-            None
-        } else {
-            Some(pick(&mut self.rng, &self.brands).id)
-        };
-        let tag_count = self.rng.random_range(0..=2);
-        let mut tags: Vec<i64> = (0..tag_count)
-            .map(|_| pick(&mut self.rng, &self.tags).id)
-            .collect();
-        tags.sort_unstable();
-        tags.dedup();
-        let mut branches: Vec<i64> = self
-            .branches
-            .iter()
-            .map(|b| b.id)
-            .filter(|_| self.rng.random_bool(0.6))
-            .collect();
-        if branches.is_empty() {
-            branches.push(self.branches.first().map_or(0, |b| b.id));
-        }
-        let unlimited_quantity = index % 6 == 5 || kind != "product" && index.is_multiple_of(2);
-        let mut product = Product {
-            id,
-            name,
-            kind,
-            image,
-            sku: if index % 7 == 3 {
-                None
-            } else {
-                Some(format!("SKU-{:05}", index + 1))
-            },
-            quantity: if unlimited_quantity {
-                0
-            } else {
-                self.rng.random_range(0..500)
-            },
-            sold_quantity: self.rng.random_range(0..400),
-            price,
-            price_as_string: index % 2 == 1,
-            unlimited_quantity,
-            categories,
-            brand,
-            tags,
-            branches,
-            options: Vec::new(),
-            variants: Vec::new(),
-            search: String::new(),
-            rows: Vec::new(),
-        };
-        // About a third of the products have one or two options, and variants for each combination.
-        if index % 3 == 1 {
-            let option_count = if index.is_multiple_of(2) { 2 } else { 1 };
-            let first = self.rng.random_range(0..OPTION_SETS.len());
-            for k in 0..option_count {
-                let (option_name, values) = OPTION_SETS[(first + k) % OPTION_SETS.len()];
-                let take = self.rng.random_range(2..=values.len());
-                let values: Vec<(String, f64)> = values[..take]
-                    .iter()
-                    .map(|v| ((*v).to_owned(), 0.0))
-                    .collect();
-                self.add_option(&mut product, OptionSpec::text(option_name, values));
-            }
-        }
-        product
-    }
-
-    /// Adds an option to `product`; for products of type `product`, its variants become every
-    /// combination of option values (each old variant is split into one per new value).
-    pub fn add_option(&mut self, product: &mut Product, spec: OptionSpec) -> i64 {
-        let OptionSpec {
-            name,
-            description,
-            required,
-            display_type,
-            visibility,
-            values,
-        } = spec;
-        let option_id = self.new_id();
-        let values: Vec<OptionValue> = values
-            .iter()
-            .map(|(value_name, price)| OptionValue {
-                id: self.new_id(),
-                name: value_name.clone(),
-                price: *price,
-                option_id,
-                image_url: String::new(),
-            })
-            .collect();
-        let sort = Some(product.options.len() as i64);
-        product.options.push(ProductOption {
-            id: option_id,
-            name,
-            description,
-            required,
-            sort,
-            display_type,
-            visibility,
-            values: values.clone(),
-        });
-        if product.kind != "product" || values.is_empty() {
-            return option_id;
-        }
-        let previous: Vec<Variant> = if product.variants.is_empty() {
-            vec![Variant {
-                id: 0,
-                sku_id_as_string: false,
-                price: product.price,
-                regular_price: product.price,
-                sale_price: 0.0,
-                cost_price: 0.0,
-                stock_quantity: product.quantity,
-                barcode: String::new(),
-                sku: product.sku.clone().unwrap_or_default(),
-                related_option_values: Vec::new(),
-                weight: 0.5,
-            }]
-        } else {
-            std::mem::take(&mut product.variants)
-        };
-        for base in &previous {
-            for value in &values {
-                let id = self.new_id();
-                let mut related = base.related_option_values.clone();
-                related.push(value.id);
-                let sku_base = if base.sku.is_empty() {
-                    format!("P{}", product.id)
-                } else {
-                    base.sku.clone()
-                };
-                product.variants.push(Variant {
-                    id,
-                    sku_id_as_string: id % 4 == 0,
-                    price: round2(base.price + value.price),
-                    regular_price: round2(base.regular_price + value.price),
-                    sale_price: base.sale_price,
-                    cost_price: base.cost_price,
-                    stock_quantity: base.stock_quantity / values.len().max(1) as i64,
-                    barcode: format!("{id:013}"),
-                    sku: format!("{sku_base}-{}", value.name.to_lowercase().replace(' ', "-")),
-                    related_option_values: related,
-                    weight: base.weight,
-                });
-            }
-        }
-        option_id
-    }
-
-    fn seed_statuses(&mut self) {
-        let mut by_slug: HashMap<&str, (i64, String)> = HashMap::new();
-        for (sort, (slug, parent, original_name)) in STATUS_SLUGS.iter().enumerate() {
-            let original_id = self.new_id();
-            let customized = sort % 3 == 1;
-            let id = if customized {
-                self.new_id()
-            } else {
-                original_id
-            };
-            let name = if customized {
-                format!("{original_name} ✓")
-            } else {
-                (*original_name).to_owned()
-            };
-            let parent = parent.and_then(|p| by_slug.get(p).cloned());
-            by_slug.insert(slug, (id, name.clone()));
-            self.order_statuses.push(OrderStatus {
-                id,
-                name,
-                slug,
-                sort: sort as i64,
-                message: if sort == 0 {
-                    "[ {store.name} ] \\n أصبحت حالة طلبك {order.id} {status}".to_owned()
-                } else {
-                    String::new()
-                },
-                is_active: *slug != "shipped",
-                parent,
-                original: (original_id, (*original_name).to_owned()),
-                customized,
-            });
-        }
-    }
-
-    fn seed_orders(&mut self) {
-        let status_ids: Vec<i64> = self.order_statuses.iter().map(|s| s.id).collect();
-        let mut reference = 40_497_000;
-        for (i, status_id) in status_ids
-            .iter()
-            .cycle()
-            .take(status_ids.len() * 6)
-            .enumerate()
-        {
-            reference += 1 + self.rng.random_range(0..5);
-            let id = self.new_id();
-            let item_count = self.rng.random_range(1..=3);
-            let mut items = Vec::new();
-            let mut sub_total = 0.0;
-            for _ in 0..item_count {
-                if self.products.is_empty() {
-                    break;
-                }
-                let index = self.rng.random_range(0..self.products.len());
-                let product = &self.products[index];
-                let quantity = self.rng.random_range(1..=3);
-                sub_total += product.price * quantity as f64;
-                items.push(OrderItem {
-                    name: product.name.clone(),
-                    quantity,
-                    thumbnail: product.image.clone().filter(|s| !s.is_empty()),
-                });
-            }
-            let (country, city) = *pick(&mut self.rng, CITIES);
-            let payment_method = (*pick(&mut self.rng, PAYMENT_METHODS)).to_owned();
-            let day = 1 + (i % 28);
-            let month = 1 + (i / 28) % 12;
-            let branch_id = pick(&mut self.rng, &self.branches).id;
-            let tag = pick(&mut self.rng, &self.tags).id;
-            self.orders.push(Order {
-                id,
-                reference_id: reference,
-                total: round2(sub_total + 25.0),
-                exchange_rate: if i % 4 == 0 { Some(0.266592) } else { None },
-                created_at: format!(
-                    "2024-{month:02}-{day:02} {:02}:{:02}:20",
-                    8 + i % 12,
-                    i % 60
-                ),
-                status_id: *status_id,
-                is_pending_payment: i % status_ids.len() == 0,
-                payment_method,
-                digitalable: i % 5 == 0,
-                shippable: i % 5 != 0,
-                items,
-                customer_id: 1_000_000 + (i as i64 % 17),
-                branch_id,
-                tags: if i % 3 == 0 { vec![tag] } else { Vec::new() },
-                country: country.to_owned(),
-                city: city.to_owned(),
-                coupon_code: if i % 7 == 0 {
-                    Some("EID10".to_owned())
-                } else {
-                    None
-                },
-                source: if i % 4 == 1 {
-                    "app".into()
-                } else {
-                    "store".into()
-                },
-                shipping_company_id: None,
-                employee_ids: if i % 5 == 2 { vec![77] } else { Vec::new() },
-                unread: i % 6 == 0,
-                sent_to_accounting: i % 2 == 0,
-                channel: ["store", "pos", "marketplace"][i % 3].to_owned(),
-                created_by: if i % 4 == 3 { Some(77) } else { None },
-                rendered: Box::default(),
-            });
-        }
-    }
-
-    fn seed_reservations(&mut self) {
-        for i in 0..20_i64 {
-            let id = self.new_id();
-            let day = 10 + (i % 18);
-            let (kind, start, end) = if i % 2 == 0 {
-                (
-                    "day",
-                    format!("2024-02-{day:02}T00:00:00"),
-                    format!("2024-02-{day:02}T23:59:59"),
-                )
-            } else {
-                let hour = 9 + i % 8;
-                (
-                    "time",
-                    format!("2024-02-{day:02}T{hour:02}:00:00"),
-                    format!("2024-02-{day:02}T{hour:02}:30:00"),
-                )
-            };
-            self.reservations.push(Reservation {
-                id,
-                title: format!("تعليم القيادة ({})", i + 1),
-                kind,
-                start,
-                end,
-                seats: 1 + i % 3,
-                with_seats_count: i % 3 != 2,
-                order_token: format!("{:032x}", self.rng.random::<u128>()),
-                created_at: format!("2024-02-{:02} 13:48:33", 1 + i % 9),
-            });
-        }
-    }
-
-    fn seed_shipping(&mut self) {
-        let companies: &[(&str, &str, bool)] = &[
-            ("سمسا", "smsa", true),
-            ("ارامكس", "armx", true),
-            ("DHL Express", "dhl-express", false),
-            ("UPS", "ups", false),
-            ("Ajeek", "ajeek", false),
-            ("سلاسة", "slsh", true),
-        ];
-        for (name, slug, manual) in companies {
-            let id = self.new_id();
-            let app_id = self
-                .rng
-                .random_range(10_000_000..2_000_000_000_i64)
-                .to_string();
-            self.shipping_companies.push(ShippingCompany {
-                id,
-                name: (*name).to_owned(),
-                app_id,
-                manual: *manual,
-                slug: (*slug).to_owned(),
-            });
-        }
-        let company_ids: Vec<i64> = self.shipping_companies.iter().map(|c| c.id).collect();
-        let category = self
-            .categories
-            .first()
-            .map_or("Dress".to_owned(), |c| c.name.clone());
-        let rules: Vec<(&str, Vec<Restriction>)> = vec![
-            (
-                "Cart over 100",
-                vec![("cart-price".into(), Some(">=".into()), json!(100))],
-            ),
-            ("Perfumes", vec![("category".into(), None, json!(category))]),
-            (
-                "VIP customers",
-                vec![("customer-group".into(), None, json!("VIP"))],
-            ),
-            (
-                "CPSAVIP",
-                vec![
-                    ("cart-price".into(), Some("==".into()), json!(100)),
-                    ("category".into(), None, json!("Dress")),
-                    ("customer-group".into(), None, json!("VIP")),
-                ],
-            ),
-        ];
-        for (i, (title, restrictions)) in rules.into_iter().enumerate() {
-            let id = self.new_id();
-            self.shipping_rules.push(ShippingRule {
-                id,
-                title: title.to_owned(),
-                status: if i == 2 {
-                    "inactive".into()
-                } else {
-                    "active".into()
-                },
-                company_ids: company_ids.iter().copied().skip(i).take(2).collect(),
-                restrictions,
-            });
-        }
-        let route_kinds = [
-            ("Riyadh Route", "branded", "ratio"),
-            ("Default Route", "default", "default"),
-            ("Auto Route", "auto", "quota"),
-        ];
-        for (i, (name, kind, strategy)) in route_kinds.iter().enumerate() {
-            let id = self.new_id();
-            let companies: Vec<Value> = company_ids
-                .iter()
-                .skip(i)
-                .take(3)
-                .enumerate()
-                .map(|(p, id)| json!({ "id": id, "priority": p + 1, "capacity": if p == 0 { 80 } else { 10 } }))
-                .collect();
-            let category = self
-                .categories
-                .first()
-                .map(|c| json!({ "id": c.id, "name": c.name }));
-            let branch = self
-                .branches
-                .first()
-                .map(|b| json!({ "id": b.id, "name": b.name }));
-            let mut route = json!({
-                "id": id,
-                "name": name,
-                "priority": i + 1,
-                "status": i != 2,
-                "type": kind,
-                "companies": companies,
-                "condition_match": if i == 0 { "all" } else { "any" },
-                "conditions": [
-                    { "type": "cart_total", "operator": "between", "value": { "min": 200, "max": 500 } },
-                    { "type": "cart_weight", "operator": "==", "value": 3 },
-                    { "type": "categories", "operator": "in", "value": [category] },
-                    { "type": "branches", "operator": "in", "value": [branch] },
-                    { "type": "schedule", "operator": "within_range",
-                      "value": { "days": ["Sunday"], "time_from": "09:00", "time_to": "14:30" } },
-                ],
-                "strategy": { "type": strategy, "capacity_level": "route", "alternative_companies": [] },
-            });
-            if *kind == "branded"
-                && let Some(map) = route.as_object_mut()
-            {
-                map.insert("branded".into(), json!({
-                    "name": "Express Delivery",
-                    "logo_url": "https://cdn.example/logos/express.png",
-                    "description": "Fast delivery for premium customers",
-                    "combinable": true,
-                    "pricing": { "type": "rate", "cost": 30, "amount_per_unit": 2, "up_to_weight": 15, "per_unit": 1 },
-                }));
-            }
-            self.shipping_routes.push(route);
-        }
-        let statuses = [
-            "creating",
-            "created",
-            "in_progress",
-            "delivering",
-            "delivered",
-            "delivered",
-            "cancelled",
-            "shipped",
-        ];
-        let orders: Vec<(i64, i64)> = self
-            .orders
-            .iter()
-            .take(16)
-            .map(|o| (o.id, o.reference_id))
-            .collect();
-        for (i, (order_id, reference_id)) in orders.into_iter().enumerate() {
-            let company = self.shipping_companies[i % self.shipping_companies.len()].clone();
-            let status = statuses[i % statuses.len()];
-            let branch_id = self.branches.first().map_or(0, |b| b.id);
-            let shipment = self.make_shipment(ShipmentInput {
-                order_id,
-                order_reference_id: reference_id,
-                kind: if i % 5 == 4 { "return" } else { "shipment" }.into(),
-                company: &company,
-                payment_method: if i % 2 == 0 { "cod" } else { "pre_paid" }.into(),
-                status: status.into(),
-                cash_on_delivery: 10.7,
-                ship_from: json!({
-                    "type": "branch", "name": "Riyadh", "email": "", "phone": "0555555555",
-                    "country": "السعودية", "city": "RIYADH", "address_line": "7687 طريق الملك فهد الفرعي",
-                    "street_number": "7687", "block": "الملك فهد", "postal_code": "12262",
-                    "latitude": 24.7431373, "longitude": 46.6570741, "branch_id": branch_id,
-                }),
-                ship_to: json!({
-                    "type": "address", "name": "Mohammed Khalid", "email": "customer@example.com",
-                    "phone": "966501636784", "country": "السعودية", "city": "Mecca",
-                    "address_line": "شارع عبدالله سنابل السلام", "street_number": "2345", "block": "السلام",
-                    "postal_code": "95128", "latitude": 21.3825905096851, "longitude": 39.77319103068542,
-                }),
-                packages: vec![json!({
-                    "item_id": 2_077_288_690_i64 + i as i64, "external_id": Value::Null, "name": "منتج تجريبي",
-                    "sku": "6ytrrhrhr", "price": money_string(50.0), "quantity": 2,
-                    "weight": { "value": "1.00", "unit": "kg" },
-                })],
-                policy_options: json!({ "boxes": 1 }),
-                description: None,
-                remarks: None,
-                created_at: format!("2024-03-{:02} 10:{:02}:00", 1 + i, i),
-            });
-            if let Some(order) = self.orders.iter_mut().find(|o| o.id == order_id) {
-                order.shipping_company_id = Some(company.id);
-            }
-            let mut shipment = shipment;
-            if i % 3 == 0 {
-                shipment.shipping_number = Value::from(0);
-                shipment.tracking_number = Value::from(0);
-            }
-            self.shipments.push(shipment);
-        }
-    }
-
-    pub fn make_shipment(&mut self, input: ShipmentInput<'_>) -> Shipment {
-        let id = self.new_id();
-        let number = self.rng.random_range(10_000_000_000_i64..99_999_999_999);
-        let total: f64 = input
-            .packages
-            .iter()
-            .map(|p| {
-                let price = p
-                    .pointer("/price/amount")
-                    .and_then(value_as_f64)
-                    .unwrap_or(0.0);
-                let quantity = p.get("quantity").and_then(Value::as_f64).unwrap_or(1.0);
-                price * quantity
-            })
-            .sum();
-        Shipment {
-            id,
-            order_id: input.order_id,
-            order_reference_id: input.order_reference_id,
-            created_at: input.created_at.clone(),
-            kind: input.kind,
-            courier_id: input.company.id,
-            courier_name: input.company.name.clone(),
-            courier_logo: input.company.logo(),
-            shipping_number: Value::from(number.to_string()),
-            tracking_number: Value::from(number.to_string()),
-            tracking_link: format!("https://track.example/{}/{number}", input.company.slug),
-            pickup_id: None,
-            payment_method: input.payment_method,
-            status: input.status.clone(),
-            total: round2(total),
-            cash_on_delivery: input.cash_on_delivery,
-            policy_options: input.policy_options,
-            ship_from: input.ship_from,
-            ship_to: input.ship_to,
-            packages: input.packages,
-            history: vec![(input.status, String::new(), input.created_at)],
-            description: input.description,
-            remarks: input.remarks,
-            label_url: None,
-            external_company_name: None,
-            cost: None,
-        }
-    }
-
-    fn seed_languages(&mut self) {
-        for (i, (iso, name, country, rtl)) in LANGUAGE_CATALOGUE.iter().take(2).enumerate() {
-            self.languages.push(Language {
-                id: i as i64 + 1,
-                name: (*name).to_owned(),
-                rtl: *rtl,
-                iso_code: (*iso).to_owned(),
-                country_code: (*country).to_owned(),
-                sort_order: i as i64,
-            });
-        }
-    }
-
-    fn seed_webhooks(&mut self) {
-        for (event, label) in EVENT_CATALOGUE {
-            let id = self.new_id();
-            self.events.push(EventInfo {
-                id,
-                label: (*label).to_owned(),
-                event: (*event).to_owned(),
-            });
-        }
-        let id = self.new_id();
-        self.webhooks.push(Webhook {
-            id,
-            name: "Customer Login".into(),
-            event: "customer.login".into(),
-            version: 2,
-            rule: Some("first_name = `User`".into()),
-            url: "https://hooks.example/customer-login".into(),
-            headers: vec![("Accept-Language".into(), "AR".into())],
-            strategy: None,
-            secret: None,
-        });
-        let id = self.new_id();
-        self.webhooks.push(Webhook {
-            id,
-            name: "Order created".into(),
-            event: "order.created".into(),
-            version: 1,
-            rule: None,
-            url: "https://hooks.example/orders".into(),
-            headers: Vec::new(),
-            strategy: Some("signature".into()),
-            secret: Some("seeded-webhook-secret".to_owned().into()),
-        });
-    }
-}
-
-/// A new product option.
-pub(crate) struct OptionSpec {
-    pub name: String,
-    pub description: Option<String>,
-    pub required: bool,
-    pub display_type: String,
-    pub visibility: String,
-    /// Value names with their extra price.
-    pub values: Vec<(String, f64)>,
-}
-
-impl OptionSpec {
-    /// A required text option shown always.
-    pub fn text(name: &str, values: Vec<(String, f64)>) -> Self {
-        Self {
-            name: name.to_owned(),
-            description: None,
-            required: true,
-            display_type: "text".into(),
-            visibility: "always".into(),
-            values,
-        }
-    }
-}
-
-/// Parameters of a new shipment.
-pub(crate) struct ShipmentInput<'a> {
-    pub order_id: i64,
-    pub order_reference_id: i64,
-    pub kind: String,
-    pub company: &'a ShippingCompany,
-    pub payment_method: String,
-    pub status: String,
-    pub cash_on_delivery: f64,
-    pub ship_from: Value,
-    pub ship_to: Value,
-    pub packages: Vec<Value>,
-    pub policy_options: Value,
-    pub description: Option<String>,
-    pub remarks: Option<String>,
-    pub created_at: String,
 }
 
 /// A finite number, or a string holding one (`"inf"`, `"NaN"` and `"1e999"` are not).
@@ -982,4 +184,15 @@ pub(crate) fn now_local() -> String {
     (chrono::Utc::now() + chrono::Duration::hours(3))
         .format("%Y-%m-%d %H:%M:%S")
         .to_string()
+}
+
+/// A record's object, for in-place changes (a non-object record is replaced by an empty object).
+pub(crate) fn object_mut(value: &mut Value) -> &mut Map<String, Value> {
+    if !value.is_object() {
+        *value = Value::Object(Map::new());
+    }
+    match value {
+        Value::Object(map) => map,
+        _ => unreachable!("just made an object"),
+    }
 }

@@ -9,16 +9,45 @@ use std::collections::{BTreeSet, HashMap};
 use common::{ADMIN, all_pages, get, start_with};
 use reqwest::Method;
 use serde_json::{Map, Value, json};
-use store_admin_client::OPERATIONS;
 use store_admin_mock::{ErrorFault, FaultConfig, MockConfig, MockServer, RateLimitFault};
 
-fn document() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../openapi/store-admin.yaml"
-    );
+const EMBEDDED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../openapi/store-admin.yaml"
+);
+
+fn read_document(path: &str) -> Value {
     let text = std::fs::read_to_string(path).expect("the OpenAPI document is readable");
     serde_yaml::from_str(&text).expect("the OpenAPI document is YAML")
+}
+
+fn document() -> Value {
+    read_document(EMBEDDED)
+}
+
+/// One operation of a document.
+#[derive(Clone, Copy)]
+struct DocOp {
+    operation_id: &'static str,
+    method: &'static str,
+    path: &'static str,
+}
+
+/// The operations of `doc` (leaked: a test process reads a document or two).
+fn operations_of(doc: &Value) -> Vec<DocOp> {
+    let mut out = Vec::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for method in ["get", "put", "post", "delete", "patch"] {
+            let Some(op) = item.get(method) else { continue };
+            let id = op["operationId"].as_str().unwrap_or_default();
+            out.push(DocOp {
+                operation_id: Box::leak(id.to_owned().into_boxed_str()),
+                method: Box::leak(method.to_ascii_uppercase().into_boxed_str()),
+                path: Box::leak(path.clone().into_boxed_str()),
+            });
+        }
+    }
+    out
 }
 
 use store_admin_mock::openapi_to_json_schema as convert;
@@ -31,7 +60,10 @@ struct Schemas {
 
 impl Schemas {
     fn new() -> Self {
-        let doc = document();
+        Self::of(document())
+    }
+
+    fn of(doc: Value) -> Self {
         let schemas = doc["components"]["schemas"]
             .as_object()
             .expect("components.schemas");
@@ -112,6 +144,7 @@ impl Schemas {
 }
 
 struct Checker {
+    operations: Vec<DocOp>,
     schemas: Schemas,
     seen: BTreeSet<(&'static str, u16)>,
     failures: Vec<String>,
@@ -126,7 +159,8 @@ impl Checker {
         token: Option<&str>,
         body: Option<Value>,
     ) -> (u16, Value) {
-        let op = OPERATIONS
+        let op = self
+            .operations
             .iter()
             .find(|o| o.operation_id == op_id)
             .expect("operation exists");
@@ -165,7 +199,9 @@ fn id(value: &Value) -> i64 {
 
 #[tokio::test]
 async fn every_response_of_every_operation_matches_the_document() {
+    let operations = operations_of(&document());
     let mut checker = Checker {
+        operations: operations.clone(),
         schemas: Schemas::new(),
         seen: BTreeSet::new(),
         failures: Vec::new(),
@@ -534,7 +570,7 @@ async fn every_response_of_every_operation_matches_the_document() {
     }
 
     // Unknown records, and no token at all, for every operation.
-    for op in OPERATIONS {
+    for op in &operations {
         let path: String = op
             .path
             .split('/')
@@ -592,7 +628,7 @@ async fn every_response_of_every_operation_matches_the_document() {
     )
     .await;
     common::call(&limited, Method::GET, "/orders/statuses", admin, None).await;
-    for op in OPERATIONS {
+    for op in &operations {
         let path = op.path.replace(['{', '}'], "");
         let (status, _) = c.check(&limited, op.operation_id, &path, admin, None).await;
         assert_eq!(status, 429, "{}", op.operation_id);
@@ -602,7 +638,7 @@ async fn every_response_of_every_operation_matches_the_document() {
 
     // Every declared response was produced at least once.
     let mut missing = Vec::new();
-    for op in OPERATIONS {
+    for op in &operations {
         for status in checker.schemas.declared(op.path, op.method) {
             if !checker.seen.contains(&(op.operation_id, status)) {
                 missing.push(format!("{} {status}", op.operation_id));
@@ -624,5 +660,167 @@ async fn every_response_of_every_operation_matches_the_document() {
     assert!(
         missing.is_empty(),
         "declared responses never produced: {missing:?}"
+    );
+}
+
+/// A value for a required query parameter, from its schema.
+fn sample_query_value(doc: &Value, parameter: &Value) -> String {
+    let mut schema = &parameter["schema"];
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        let name = reference.rsplit('/').next().unwrap_or_default();
+        schema = &doc["components"]["schemas"][name];
+    }
+    if let Some(first) = schema["enum"].get(0).and_then(Value::as_str) {
+        return first.to_owned();
+    }
+    match (schema["type"].as_str(), schema["format"].as_str()) {
+        (_, Some("date")) => "2024-01-01".into(),
+        (Some("integer" | "number"), _) => schema["minimum"].as_i64().unwrap_or(1).to_string(),
+        (Some("boolean"), _) => "true".into(),
+        (Some("array"), _) => "1".into(),
+        _ => "x".into(),
+    }
+}
+
+/// Every operation of the document (`STORE_ADMIN_MOCK_DOCUMENT`, else the embedded one) is called
+/// on records that exist, with a body generated from its schema, then on a record that does not
+/// exist and without a token; every answer must be one the document declares for the operation
+/// and validate against its schema. Reads first, then changes, deletions last.
+#[tokio::test]
+async fn every_operation_of_the_document_answers_as_it_declares() {
+    let path = std::env::var("STORE_ADMIN_MOCK_DOCUMENT").unwrap_or_else(|_| EMBEDDED.to_owned());
+    let doc = read_document(&path);
+    let operations = operations_of(&doc);
+    let mut checker = Checker {
+        operations: operations.clone(),
+        schemas: Schemas::of(doc.clone()),
+        seen: BTreeSet::new(),
+        failures: Vec::new(),
+    };
+    let server = start_with(
+        MockConfig::new()
+            .document(&path)
+            .seed(5)
+            .products(60)
+            .token_all_scopes(ADMIN),
+    )
+    .await;
+    // The first record of every list without parameters, by the list's path.
+    let mut ids: HashMap<String, String> = HashMap::new();
+    for op in operations
+        .iter()
+        .filter(|o| o.method == "GET" && !o.path.contains('{'))
+    {
+        let (status, body) = get(&server, op.path).await;
+        let first = body["data"].get(0).map(|r| r["id"].clone());
+        if status == 200
+            && let Some(id) = first.and_then(|id| match id {
+                Value::Number(n) => Some(n.to_string()),
+                Value::String(s) => Some(s),
+                _ => None,
+            })
+        {
+            ids.insert(op.path.trim_end_matches('/').to_owned(), id);
+        }
+    }
+    let fill = |template: &str, missing: bool| -> String {
+        let segments: Vec<&str> = template.split('/').collect();
+        segments
+            .iter()
+            .enumerate()
+            .map(|(at, segment)| {
+                if !segment.starts_with('{') {
+                    return (*segment).to_owned();
+                }
+                if missing {
+                    return "1".to_owned();
+                }
+                let prefix = segments[..at].join("/");
+                ids.get(&prefix).cloned().unwrap_or_else(|| "1".to_owned())
+            })
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let query_of = |op: &DocOp| -> String {
+        let parameters = doc["paths"][op.path][op.method.to_lowercase()]["parameters"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let pairs: Vec<String> = parameters
+            .iter()
+            .map(|p| match p.get("$ref").and_then(Value::as_str) {
+                Some(reference) => doc["components"]["parameters"]
+                    [reference.rsplit('/').next().unwrap_or_default()]
+                .clone(),
+                None => p.clone(),
+            })
+            .filter(|p| p["in"] == "query" && p["required"] == true)
+            .map(|p| {
+                format!(
+                    "{}={}",
+                    p["name"].as_str().unwrap_or_default(),
+                    sample_query_value(&doc, &p)
+                )
+            })
+            .collect();
+        if pairs.is_empty() {
+            String::new()
+        } else {
+            format!("?{}", pairs.join("&"))
+        }
+    };
+    let mut ordered = operations.clone();
+    ordered.sort_by_key(|o| match o.method {
+        "GET" => 0,
+        "DELETE" => 2,
+        _ => 1,
+    });
+    for op in &ordered {
+        let body = server.sample_body(op.operation_id);
+        let query = query_of(op);
+        let target = format!("{}{query}", fill(op.path, false));
+        let (status, answer) = checker
+            .check(&server, op.operation_id, &target, Some(ADMIN), body.clone())
+            .await;
+        if status >= 500 {
+            checker
+                .failures
+                .push(format!("{} {target}: {status} {answer}", op.operation_id));
+        }
+        if op.path.contains('{') {
+            let target = format!("{}{query}", fill(op.path, true));
+            checker
+                .check(&server, op.operation_id, &target, Some(ADMIN), body.clone())
+                .await;
+        }
+        let (status, _) = checker
+            .check(&server, op.operation_id, &target, None, body)
+            .await;
+        let secured = doc["paths"][op.path][op.method.to_lowercase()]
+            .get("security")
+            .and_then(Value::as_array)
+            .is_none_or(|s| !s.is_empty());
+        if secured && status != 401 {
+            checker.failures.push(format!(
+                "{} without a token answered {status}",
+                op.operation_id
+            ));
+        }
+    }
+    let successes = checker
+        .seen
+        .iter()
+        .filter(|(_, status)| (200..300).contains(status))
+        .count();
+    eprintln!(
+        "{} operations of {path}: {successes} answered a success, {} answers checked",
+        operations.len(),
+        checker.seen.len()
+    );
+    assert!(
+        checker.failures.is_empty(),
+        "{} mismatches:\n{}",
+        checker.failures.len(),
+        checker.failures.join("\n")
     );
 }

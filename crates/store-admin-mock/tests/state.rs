@@ -126,9 +126,9 @@ async fn creating_a_category_returns_it_and_requires_a_name() {
     assert_eq!(body["data"]["metadata"]["title"], "Cats");
     let (status, body) = post(&server, "/categories", json!({"status": "sparkly"})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(
-        body["error"]["fields"]["name"].is_array() && body["error"]["fields"]["status"].is_array()
-    );
+    // The allowed statuses are the document's (a closed `enum` there is checked); the name is
+    // always required.
+    assert!(body["error"]["fields"]["name"].is_array(), "{body}");
     // The new category is a filter value of the product list.
     let (status, _) = get(&server, "/products/quantities?categories[]=Cat%20food").await;
     assert_eq!(status, StatusCode::OK);
@@ -345,10 +345,8 @@ async fn shipment_validation_and_unknown_ids() {
     )
     .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(
-        body["error"]["fields"]["shipment_number"].is_array()
-            && body["error"]["fields"]["status"].is_array()
-    );
+    // The status values are the document's (`x-known-values`); the number is always required.
+    assert!(body["error"]["fields"]["shipment_number"].is_array());
     let (status, _) = get(&server, "/shipments?courier_slug=nobody").await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
 }

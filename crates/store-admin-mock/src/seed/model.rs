@@ -1,34 +1,9 @@
-//! The mock's in-memory records, and how each renders as the service's JSON.
+//! The typed rows of the seed tables, and the JSON record each becomes.
 
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Map, Value, json};
 
-/// Currency of every amount in the mock store.
-pub(crate) const CURRENCY: &str = "SAR";
-/// Time zone of every local timestamp.
-pub(crate) const TIMEZONE: &str = "Asia/Riyadh";
-
-pub(crate) fn money(amount: f64) -> Value {
-    json!({ "amount": number(amount), "currency": CURRENCY })
-}
-
-pub(crate) fn money_string(amount: f64) -> Value {
-    json!({ "amount": format!("{amount:.2}"), "currency": CURRENCY })
-}
-
-/// A JSON number that is an integer when the amount has no fraction (as the service prints `55`).
-pub(crate) fn number(amount: f64) -> Value {
-    if amount.fract() == 0.0 && amount.abs() < 1e15 {
-        Value::from(amount as i64)
-    } else {
-        serde_json::Number::from_f64(amount).map_or(Value::Null, Value::Number)
-    }
-}
-
-/// `{"date": "YYYY-MM-DD HH:MM:SS.000000", "timezone_type": 3, "timezone": "Asia/Riyadh"}`.
-pub(crate) fn local_date(timestamp: &str) -> Value {
-    json!({ "date": format!("{timestamp}.000000"), "timezone_type": 3, "timezone": TIMEZONE })
-}
+use crate::values::{CURRENCY, local_date, money, money_string, number};
 
 #[derive(Debug, Clone)]
 pub(crate) struct Product {
@@ -50,11 +25,6 @@ pub(crate) struct Product {
     pub branches: Vec<i64>,
     pub options: Vec<ProductOption>,
     pub variants: Vec<Variant>,
-    /// Lower-case name and SKUs, for the keyword filter (kept by [`Product::refresh`]).
-    pub search: String,
-    /// The product's rows of the quantities list, rendered as JSON through the document's type
-    /// `ProductQuantity` (kept by [`Product::refresh`]), so that a list page copies them as they are.
-    pub rows: Vec<Box<str>>,
 }
 
 #[derive(Debug, Clone)]
@@ -95,46 +65,6 @@ pub(crate) struct Variant {
 }
 
 impl Product {
-    /// Recomputes the keyword index and the rendered quantity rows after a change.
-    pub fn refresh(&mut self) {
-        let mut search = self.name.to_lowercase();
-        for sku in self.sku.iter().chain(self.variants.iter().map(|v| &v.sku)) {
-            search.push('\n');
-            search.push_str(&sku.to_lowercase());
-        }
-        self.search = search;
-        self.rows = (0..self.quantity_row_count())
-            .filter_map(|index| self.quantity_row(index))
-            .filter_map(|row| {
-                let typed: store_admin_client::types::ProductQuantity =
-                    match serde_json::from_value(row) {
-                        Ok(typed) => typed,
-                        Err(error) => {
-                            tracing::error!(product = self.id, %error, "a quantity row does not match the document");
-                            return None;
-                        }
-                    };
-                serde_json::to_string(&typed).ok().map(String::into_boxed_str)
-            })
-            .collect();
-    }
-
-    /// The label of a variant: its option value names joined with ` - `.
-    pub fn variant_label(&self, variant: &Variant) -> String {
-        variant
-            .related_option_values
-            .iter()
-            .filter_map(|id| {
-                self.options
-                    .iter()
-                    .flat_map(|o| o.values.iter())
-                    .find(|v| v.id == *id)
-                    .map(|v| v.name.clone())
-            })
-            .collect::<Vec<_>>()
-            .join(" - ")
-    }
-
     fn price_value(&self, amount: f64) -> Value {
         if self.price_as_string {
             Value::from(format!("{amount:.2}"))
@@ -143,69 +73,41 @@ impl Product {
         }
     }
 
-    /// Number of rows in the quantities list: one per variant, or one without variants.
-    pub fn quantity_row_count(&self) -> usize {
-        self.variants.len().max(1)
-    }
-
-    /// Row `index` of the quantities list (see [`Product::quantity_row_count`]).
-    pub fn quantity_row(&self, index: usize) -> Option<Value> {
-        let image = self.image.clone().map_or(Value::Null, Value::from);
-        if self.variants.is_empty() {
-            return (index == 0).then(|| {
-                json!({
-                    "id": self.id,
-                    "name": self.name,
-                    "image": image,
-                    "sku_id": Value::Null,
-                    "sku": self.sku,
-                    "quantity": self.quantity,
-                    "sold_quantity": self.sold_quantity,
-                    "price": self.price_value(self.price),
-                    "unlimited_quantity": self.unlimited_quantity,
-                    "variant": Value::Null,
-                })
-            });
-        }
-        let variant = self.variants.get(index)?;
-        let sku_id = if variant.sku_id_as_string {
-            Value::from(variant.id.to_string())
-        } else {
-            Value::from(variant.id)
-        };
-        let sku = if variant.sku.is_empty() {
-            Value::Null
-        } else {
-            Value::from(variant.sku.clone())
-        };
-        Some(json!({
+    /// The product's record: its fields, its options and its variants (`skus`).
+    pub fn to_record(&self) -> Value {
+        json!({
             "id": self.id,
             "name": self.name,
-            "image": image,
-            "sku_id": sku_id,
-            "sku": sku,
-            "quantity": variant.stock_quantity,
+            "type": self.kind,
+            "image": self.image,
+            "sku": self.sku,
+            "quantity": self.quantity,
             "sold_quantity": self.sold_quantity,
-            "price": self.price_value(variant.price),
+            "price": self.price_value(self.price),
             "unlimited_quantity": self.unlimited_quantity,
-            "variant": self.variant_label(variant),
-        }))
+            "categories": self.categories,
+            "brand": self.brand,
+            "tags": self.tags,
+            "branches": self.branches,
+            "options": self.options.iter().map(ProductOption::to_json).collect::<Vec<_>>(),
+            "skus": self.variants.iter().map(Variant::to_record).collect::<Vec<_>>(),
+        })
     }
+}
 
-    /// The response of creating an option: the option, its values and the product's variants.
-    pub fn option_json(&self, option: &ProductOption) -> Value {
+impl ProductOption {
+    pub fn to_json(&self) -> Value {
         json!({
-            "id": option.id,
-            "name": option.name,
-            "description": option.description,
+            "id": self.id,
+            "name": self.name,
+            "description": self.description,
             "type": "radio",
-            "required": option.required,
+            "required": self.required,
             "associated_with_order_time": 0,
-            "sort": option.sort,
-            "display_type": option.display_type,
-            "visibility": option.visibility,
-            "values": option.values.iter().map(OptionValue::to_json).collect::<Vec<_>>(),
-            "skus": self.variants.iter().map(Variant::sku_json).collect::<Vec<_>>(),
+            "sort": self.sort,
+            "display_type": self.display_type,
+            "visibility": self.visibility,
+            "values": self.values.iter().map(OptionValue::to_json).collect::<Vec<_>>(),
         })
     }
 }
@@ -225,22 +127,14 @@ impl OptionValue {
 }
 
 impl Variant {
-    pub fn sku_json(&self) -> Value {
+    /// The variant's record: what its details and an option's `skus` show, and whether the
+    /// quantities list shows its id as a string (the sample data does).
+    pub fn to_record(&self) -> Value {
         json!({
             "id": self.id,
+            "__sku_id_as_string": self.sku_id_as_string,
             "price": money(self.price),
             "regular_price": money(self.regular_price),
-            "stock_quantity": self.stock_quantity,
-            "barcode": self.barcode,
-            "sku": self.sku,
-            "related_option_values": self.related_option_values,
-        })
-    }
-
-    pub fn details_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "price": money(self.price),
             "sale_price": money(self.sale_price),
             "cost_price": money(self.cost_price),
             "stock_quantity": self.stock_quantity,
@@ -360,24 +254,35 @@ pub(crate) struct Order {
     pub sent_to_accounting: bool,
     pub channel: String,
     pub created_by: Option<i64>,
-    /// The order rendered as JSON through the document's type `Order` (kept by
-    /// [`Order::render`]; orders and their statuses do not change once seeded).
-    pub rendered: Box<str>,
 }
 
 impl Order {
-    /// Renders the order once, through the document's type, for lists and details to copy.
-    pub fn render(&mut self, status: Option<&OrderStatus>) {
-        let value = self.to_json(status);
-        self.rendered = match serde_json::from_value::<store_admin_client::types::Order>(value) {
-            Ok(typed) => serde_json::to_string(&typed)
-                .unwrap_or_default()
-                .into_boxed_str(),
-            Err(error) => {
-                tracing::error!(order = self.id, %error, "an order does not match the document");
-                "null".into()
+    /// The order's record: the service's fields, and the fields its list filters read (named
+    /// as the document's query parameters: `customer_id`, `branch`, `coupon`, ...).
+    pub fn to_record(&self, status: Option<&OrderStatus>, shipping_app_id: Option<i64>) -> Value {
+        let mut record = self.to_json(status);
+        if let Some(map) = record.as_object_mut() {
+            let filters = json!({
+                "created_at": self.created_at,
+                "customer_id": self.customer_id,
+                "country": self.country,
+                "city": self.city,
+                "branch": self.branch_id,
+                "tags": self.tags,
+                "coupon": self.coupon_code,
+                "source": self.source,
+                "shipping_app_id": shipping_app_id,
+                "assign_employee": self.employee_ids,
+                "unread": self.unread,
+                "unsent_to_accounting": !self.sent_to_accounting,
+                "selling_channel": self.channel,
+                "created_by": self.created_by,
+            });
+            if let Value::Object(filters) = filters {
+                map.extend(filters);
             }
-        };
+        }
+        record
     }
 
     pub fn to_json(&self, status: Option<&OrderStatus>) -> Value {
@@ -431,11 +336,6 @@ pub(crate) struct Reservation {
 }
 
 impl Reservation {
-    /// The day of `start`, `YYYY-MM-DD`.
-    pub fn day(&self) -> &str {
-        self.start.get(..10).unwrap_or(&self.start)
-    }
-
     pub fn to_json(&self) -> Value {
         let mut value = json!({
             "id": self.id,
@@ -474,6 +374,16 @@ impl ShippingCompany {
             "activation_type": if self.manual { "manual" } else { "api" },
             "slug": if self.manual { Value::Null } else { Value::from(self.slug.clone()) },
         })
+    }
+
+    /// The company's record (its slug kept for the `courier_slug` filter of shipments).
+    pub fn to_record(&self) -> Value {
+        let mut record = self.to_json();
+        if let Some(map) = record.as_object_mut() {
+            map.insert("__slug".into(), Value::from(self.slug.clone()));
+            map.insert("__logo".into(), Value::from(self.logo()));
+        }
+        record
     }
 
     pub fn logo(&self) -> String {
@@ -571,29 +481,24 @@ impl Shipment {
         }
     }
 
-    /// The tracking view: the shipment's identity and its history, newest first.
-    pub fn tracking_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "order_id": self.order_id,
-            "order_reference_id": self.order_reference_id,
-            "type": self.kind,
-            "courier_id": self.courier_id,
-            "courier_name": self.courier_name,
-            "courier_logo": self.courier_logo,
-            "shipping_number": self.shipping_number,
-            "tracking_number": self.tracking_number,
-            "pickup_id": self.pickup_id,
-            "trackable": true,
-            "tracking_link": self.tracking_link,
-            "label": self.label(),
-            "status": self.status,
-            "history": self.history.iter().rev().map(|(status, note, at)| json!({
-                "status": status,
-                "note": note,
-                "create_at": local_date(at),
-            })).collect::<Vec<_>>(),
-        })
+    /// The shipment's record: its answer, and its status history for the tracking view.
+    pub fn to_record(&self) -> Value {
+        let mut record = self.to_json();
+        if let Some(map) = record.as_object_mut() {
+            if let Some(cost) = self.cost {
+                map.insert("__cost".into(), json!(cost));
+            }
+            map.insert(
+                "__history".into(),
+                json!(
+                    self.history
+                        .iter()
+                        .map(|(s, n, at)| json!([s, n, at]))
+                        .collect::<Vec<_>>()
+                ),
+            );
+        }
+        record
     }
 
     pub fn to_json(&self) -> Value {
@@ -676,12 +581,4 @@ impl Webhook {
             },
         })
     }
-}
-
-/// An event of the `GET /webhooks/events` list.
-#[derive(Debug, Clone)]
-pub(crate) struct EventInfo {
-    pub id: i64,
-    pub label: String,
-    pub event: String,
 }

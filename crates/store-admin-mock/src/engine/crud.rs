@@ -1,0 +1,452 @@
+//! The generic semantics of an operation without an override, by what [`super::infer`] found:
+//!
+//! - **list**: the collection's records, newest first (a sub-collection's: those of its parent,
+//!   which must exist), filtered, sorted and paged by the query;
+//! - **details**: the record, or 404 in the error envelope;
+//! - **create**: the validated body stored as a new record with a new id (fields the document
+//!   declares for the record, a flattened `metadata_title` into `metadata.title`, the rest of the
+//!   record generated from its schema); a `<thing>_id` field naming a record of another collection
+//!   that does not exist is a 422 on that field; a full collection is a 422;
+//! - **update**: the body merged into the record; **delete**: the record removed, 202 with the
+//!   confirmation message (the record is 404 after);
+//! - **item action**: `GET` answers the record as the operation's schema shapes it; a change
+//!   merges the body's declared fields into it;
+//! - **singleton**: one record, generated on first read, changed by `PUT`;
+//! - **command**: a record created in the collection whose component it answers, or the body
+//!   answered through the operation's schema.
+//!
+//! Creations, updates and deletions emit `<thing>.created`, `.updated` and `.deleted` events to
+//! subscribed webhooks.
+
+use axum::http::Method;
+use serde_json::{Map, Value};
+
+use super::{Action, Call, Engine, singular};
+use crate::error::ApiError;
+use crate::generate::stable_hash;
+use crate::respond::{Handled, Reply, deleted_message};
+use crate::store::{Store, id_text, now_local, object_mut};
+
+/// Serves `call` by its plan.
+pub(crate) fn generic(call: &Call<'_>) -> Handled {
+    match &call.plan.action {
+        Action::List => list(call),
+        Action::Create => create(call, call.plan.collection.as_deref()),
+        Action::Details => details(call),
+        Action::Update => update(call),
+        Action::Delete => delete(call),
+        Action::OnItem => on_item(call),
+        Action::Singleton => singleton(call),
+        Action::Command(Some(key)) => create(call, Some(key)),
+        Action::Command(None) => command(call),
+    }
+}
+
+/// The key of the collection the call works on, and the collection holding its records.
+fn keys<'a>(call: &'a Call<'_>) -> Result<(&'a str, &'a str), ApiError> {
+    let key = call
+        .plan
+        .collection
+        .as_deref()
+        .ok_or_else(ApiError::not_found)?;
+    Ok((key, call.engine.real_key(key)))
+}
+
+/// Checks that the parent record of a sub-collection exists; returns the parent's field and id.
+fn parent<'a>(
+    call: &'a Call<'_>,
+    store: &Store,
+    key: &str,
+) -> Result<Option<(&'a str, &'a str)>, ApiError> {
+    let Some((parent_key, param)) = call
+        .engine
+        .collections
+        .get(key)
+        .and_then(|c| c.parent.as_ref())
+    else {
+        return Ok(None);
+    };
+    let Some(id) = call.param(param) else {
+        return Ok(None);
+    };
+    let real = call.engine.real_key(parent_key);
+    let known = call.engine.collections.contains_key(parent_key) || store.records(real).len() > 0;
+    if known && find_id(store, real, param, id).is_none() {
+        return Err(ApiError::not_found());
+    }
+    let param = call
+        .engine
+        .collections
+        .get(key)
+        .and_then(|c| c.parent.as_ref())
+        .map(|(_, p)| p.as_str())
+        .unwrap_or_default();
+    Ok(Some((param, id)))
+}
+
+fn same_id(value: Option<&Value>, id: &str) -> bool {
+    match value {
+        Some(Value::Number(n)) => n.to_string() == id.trim(),
+        Some(Value::String(s)) => s == id,
+        _ => false,
+    }
+}
+
+fn list(call: &Call<'_>) -> Handled {
+    let (key, real) = keys(call)?;
+    let store = call.state.read();
+    let parent = parent(call, &store, key)?;
+    let records: Vec<&Value> = store
+        .records(real)
+        .iter()
+        .rev()
+        .filter(|r| {
+            parent.is_none_or(|(field, id)| r.get(field).is_none() || same_id(r.get(field), id))
+        })
+        .collect();
+    Ok(Reply::Response(call.engine.list_response(call, records)))
+}
+
+/// The id of the record an item path names in collection `real`: by `id`, else by a field of
+/// the parameter's name (`/products/sku/{sku}`), else by `slug`.
+pub(crate) fn find_id(store: &Store, real: &str, param: &str, value: &str) -> Option<String> {
+    let records = store.records(real);
+    if records.get(value).is_some() {
+        return Some(value.trim().to_owned());
+    }
+    [param, "slug", "code"]
+        .iter()
+        .find_map(|field| records.find_by(field, value))
+        .and_then(id_text)
+}
+
+fn item_id(
+    call: &Call<'_>,
+    store: &Store,
+    real: &str,
+    position_from_end: usize,
+) -> Result<String, ApiError> {
+    let (param, value) = call
+        .params
+        .iter()
+        .rev()
+        .nth(position_from_end)
+        .ok_or_else(ApiError::not_found)?;
+    find_id(store, real, param, value).ok_or_else(ApiError::not_found)
+}
+
+fn details(call: &Call<'_>) -> Handled {
+    let (_, real) = keys(call)?;
+    let store = call.state.read();
+    let id = item_id(call, &store, real, 0)?;
+    let record = store
+        .get(real, &id)
+        .cloned()
+        .ok_or_else(ApiError::not_found)?;
+    Ok(Reply::Data(record))
+}
+
+/// The record schemas of a collection (every operation's view of its records).
+fn record_schemas<'a>(call: &'a Call<'_>, key: &str) -> Vec<&'a Value> {
+    let engine: &Engine = call.engine;
+    let mut schemas: Vec<&Value> = Vec::new();
+    for k in [key, engine.real_key(key)] {
+        if let Some(info) = engine.collections.get(k) {
+            schemas.extend(info.record_schemas.iter());
+        }
+    }
+    schemas
+}
+
+/// The body's fields as the record holds them: declared fields as they are, `a_b` into `a.b` when
+/// the record has an object `a` with a `b`, undeclared fields dropped (all kept when the record
+/// has no declared schema).
+fn record_fields(call: &Call<'_>, key: &str) -> Map<String, Value> {
+    let doc = &call.engine.doc;
+    let schemas = record_schemas(call, key);
+    let body = call.body_object();
+    if schemas.is_empty() {
+        return body;
+    }
+    let mut out = Map::new();
+    for (name, value) in body {
+        let declared = schemas
+            .iter()
+            .any(|s| doc.view(s).property(&name).is_some());
+        if declared {
+            out.insert(name, value);
+            continue;
+        }
+        if let Some((outer, inner)) = name.split_once('_') {
+            let nested = schemas.iter().any(|s| {
+                doc.view(s)
+                    .property(outer)
+                    .is_some_and(|o| doc.view(o).property(inner).is_some())
+            });
+            if nested {
+                let entry = out
+                    .entry(outer.to_owned())
+                    .or_insert_with(|| Value::Object(Map::new()));
+                object_mut(entry).insert(inner.to_owned(), value);
+            }
+        }
+    }
+    out
+}
+
+/// 422s for `<thing>_id` fields of the body naming records that do not exist.
+fn check_related(call: &Call<'_>, store: &Store, key: &str) -> Result<(), ApiError> {
+    let mut errors = crate::error::FieldErrors::new();
+    let own = call.engine.real_key(key);
+    for (field, value) in call.body_object() {
+        let Some(id) = crate::store::id_text_value(&value) else {
+            continue;
+        };
+        if id == "0" || !field.ends_with("_id") {
+            continue;
+        }
+        let target = if field == "parent_id" {
+            Some(own.to_owned())
+        } else {
+            call.engine
+                .collection_for_field(&field)
+                .map(|c| c.key.clone())
+        };
+        let Some(target) = target else {
+            continue;
+        };
+        let records = store.records(call.engine.real_key(&target));
+        if records.len() > 0 && records.get(&id).is_none() {
+            errors.add(
+                &field,
+                format!("The selected {} is invalid.", field.replace('_', " ")),
+            );
+        }
+    }
+    errors.finish()
+}
+
+/// Whether the record's `id` is a string in the document (else an integer).
+fn string_ids(call: &Call<'_>, key: &str) -> bool {
+    let doc = &call.engine.doc;
+    record_schemas(call, key).iter().any(|s| {
+        doc.view(s)
+            .property("id")
+            .is_some_and(|id| doc.view(id).kind() == Some("string"))
+    })
+}
+
+fn create(call: &Call<'_>, key: Option<&str>) -> Handled {
+    let key = key.ok_or_else(ApiError::not_found)?;
+    let real = call.engine.real_key(key).to_owned();
+    let mut store = call.state.write();
+    let parent = parent(call, &store, key)?.map(|(f, id)| (f.to_owned(), id.to_owned()));
+    check_related(call, &store, key)?;
+    let cap = call.state.limits.collection_records;
+    if store.records(&real).len() >= cap {
+        return Err(ApiError::unprocessable(
+            "body",
+            format!("The collection is full: it holds at most {cap} records."),
+        ));
+    }
+    let id = store.new_id();
+    let id_value = if string_ids(call, key) {
+        Value::from(id.to_string())
+    } else {
+        Value::from(id)
+    };
+    let mut record = match record_schemas(call, key).first() {
+        Some(schema) => {
+            let mut generator = call.generator(stable_hash(&[&real, &id.to_string()]));
+            generator.serial = id as u64 % 10_000;
+            // Every declared field, but no invented links to other records.
+            let mut record = generator.object(schema, 0);
+            object_mut(&mut record)
+                .retain(|name, _| !(name.ends_with("_id") || name.starts_with("parent")));
+            record
+        }
+        None => Value::Object(Map::new()),
+    };
+    let map = object_mut(&mut record);
+    for (name, value) in record_fields(call, key) {
+        map.insert(name, value);
+    }
+    map.insert("id".into(), id_value);
+    if let Some((field, parent_id)) = parent {
+        let value = parent_id
+            .parse::<i64>()
+            .map_or_else(|_| Value::from(parent_id.clone()), Value::from);
+        map.insert(field, value);
+    }
+    for stamp in ["created_at", "updated_at"] {
+        if map.get(stamp).is_some_and(Value::is_string) {
+            map.insert(stamp.into(), Value::from(now_local()));
+        }
+    }
+    store.insert(&real, record.clone());
+    drop(store);
+    emit(call, &real, "created", &record);
+    Ok(Reply::Data(record))
+}
+
+fn emit(call: &Call<'_>, real: &str, what: &str, record: &Value) {
+    let Some(info) = call.engine.collections.get(real) else {
+        return;
+    };
+    let event = format!("{}.{what}", singular(&info.name));
+    call.state.emit(&event, &crate::shape::strip_hidden(record));
+}
+
+/// Merges `fields` into `record` (objects one level deep).
+fn merge(record: &mut Value, fields: Map<String, Value>) {
+    let map = object_mut(record);
+    for (name, value) in fields {
+        match (map.get_mut(&name), value) {
+            (Some(Value::Object(old)), Value::Object(new)) => {
+                for (k, v) in new {
+                    old.insert(k, v);
+                }
+            }
+            (_, value) => {
+                map.insert(name, value);
+            }
+        }
+    }
+    if map.get("updated_at").is_some_and(Value::is_string) {
+        map.insert("updated_at".into(), Value::from(now_local()));
+    }
+}
+
+fn update(call: &Call<'_>) -> Handled {
+    let (key, real) = keys(call)?;
+    let fields = record_fields(call, key);
+    let mut store = call.state.write();
+    let id = item_id(call, &store, real, 0)?;
+    check_related(call, &store, key)?;
+    let record = store.get_mut(real, &id).ok_or_else(ApiError::not_found)?;
+    merge(record, fields);
+    let record = record.clone();
+    drop(store);
+    emit(call, real, "updated", &record);
+    Ok(Reply::Data(record))
+}
+
+fn delete(call: &Call<'_>) -> Handled {
+    let (_, real) = keys(call)?;
+    let mut store = call.state.write();
+    let id = item_id(call, &store, real, 0)?;
+    let removed = store
+        .records_mut(real)
+        .remove(&id)
+        .ok_or_else(ApiError::not_found)?;
+    drop(store);
+    emit(call, real, "deleted", &removed);
+    Ok(Reply::Data(deleted_message()))
+}
+
+fn on_item(call: &Call<'_>) -> Handled {
+    let (key, real) = keys(call)?;
+    // The record is named by the last parameter of the collection's own path.
+    let depth = call.op.path_params().count();
+    let own_params = key.matches("{}").count() + 1;
+    let skip = depth.saturating_sub(own_params);
+    if call.op.method == Method::GET {
+        let store = call.state.read();
+        let id = item_id(call, &store, real, skip)?;
+        let record = store
+            .get(real, &id)
+            .cloned()
+            .ok_or_else(ApiError::not_found)?;
+        return Ok(Reply::Data(record));
+    }
+    let fields = record_fields(call, key);
+    let mut store = call.state.write();
+    let id = item_id(call, &store, real, skip)?;
+    let record = store.get_mut(real, &id).ok_or_else(ApiError::not_found)?;
+    if call.op.method == Method::DELETE {
+        drop(store);
+        return Ok(Reply::Data(deleted_message()));
+    }
+    merge(record, fields);
+    let record = record.clone();
+    drop(store);
+    emit(call, real, "updated", &record);
+    let answers_record = call.plan.record_schema.as_ref().is_some();
+    if answers_record {
+        Ok(Reply::Data(record))
+    } else {
+        Ok(Reply::Data(deleted_message_for(call)))
+    }
+}
+
+/// The `{message, code}` answer of an action, with the documented status.
+fn deleted_message_for(call: &Call<'_>) -> Value {
+    serde_json::json!({ "message": "The action has been completed successfully", "code": call.op.success_status })
+}
+
+fn singleton(call: &Call<'_>) -> Handled {
+    let (key, real) = keys(call)?;
+    let fields = record_fields(call, key);
+    let mut store = call.state.write();
+    if store.records(real).len() == 0 {
+        let record = match record_schemas(call, key).first() {
+            Some(schema) => call.generator(stable_hash(&[real])).object(schema, 0),
+            None => Value::Object(Map::new()),
+        };
+        let mut record = record;
+        object_mut(&mut record).insert("__singleton".into(), Value::Bool(true));
+        store.records_mut(real).insert(record);
+    }
+    let records = store.records_mut(real);
+    let Some(record) = records_first_mut(records) else {
+        return Err(ApiError::not_found());
+    };
+    if call.op.method != Method::GET {
+        merge(record, fields);
+    }
+    Ok(Reply::Data(record.clone()))
+}
+
+fn records_first_mut(records: &mut crate::store::Records) -> Option<&mut Value> {
+    let id = records.iter().next().and_then(id_text);
+    match id {
+        Some(id) => records.get_mut(&id),
+        None => records.first_mut(),
+    }
+}
+
+fn command(call: &Call<'_>) -> Handled {
+    if call.op.method == Method::DELETE {
+        return Ok(Reply::Data(deleted_message()));
+    }
+    let Some(schema) = call.plan.record_schema.as_ref() else {
+        return Ok(Reply::Data(deleted_message_for(call)));
+    };
+    let mut answer = call
+        .generator(stable_hash(&[&call.body.to_string()]))
+        .value(schema, "data");
+    if answer.is_object() {
+        let fields = call.body_object();
+        let declared: Vec<String> = call
+            .plan
+            .record_schema
+            .as_ref()
+            .map(|s| {
+                call.engine
+                    .doc
+                    .view(s)
+                    .properties
+                    .iter()
+                    .map(|(n, _)| (*n).to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let map = object_mut(&mut answer);
+        for (name, value) in fields {
+            if declared.contains(&name) {
+                map.insert(name, value);
+            }
+        }
+    }
+    Ok(Reply::Data(answer))
+}

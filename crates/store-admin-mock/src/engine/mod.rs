@@ -1,0 +1,547 @@
+//! The resource engine: every operation of the document served from the document alone. The
+//! router, the query and body checks, paging, the CRUD semantics and the shaping of answers are
+//! generic ([`infer`] says what each operation does); an operation with behaviour of its own
+//! (shipment transitions, webhooks, product options, ...) has an override registered by its
+//! `operationId` in [`crate::overrides`], which still goes through the same checks and shaping.
+
+pub(crate) mod crud;
+pub(crate) mod infer;
+pub(crate) mod query;
+pub(crate) mod router;
+pub(crate) mod validate;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use axum::body::Bytes;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+
+use crate::document::{Document, Operation};
+use crate::error::{ApiError, FieldErrors};
+use crate::generate::{Generator, stable_hash};
+use crate::paging::{PageRequest, QueryPairs, page_window};
+use crate::respond::{Handled, Reply, envelope, json_response};
+use crate::shape::{shape, strip_hidden};
+use crate::state::Shared;
+pub(crate) use infer::{Action, CollectionInfo, Plan};
+use router::Router;
+
+/// Engines built so far, by the address of their document.
+type Engines = Vec<(usize, Arc<Engine>)>;
+
+/// A handler of its own for one operation (see [`crate::overrides`]).
+pub(crate) type Override = fn(&Call<'_>) -> Handled;
+
+/// The document made executable.
+pub(crate) struct Engine {
+    pub doc: Arc<Document>,
+    pub plans: Vec<Plan>,
+    pub collections: HashMap<String, CollectionInfo>,
+    pub router: Router,
+    by_id: HashMap<String, usize>,
+    /// Validators of the JSON bodies, compiled on first use.
+    bodies: Vec<OnceLock<Option<jsonschema::Validator>>>,
+    overrides: Vec<Option<Override>>,
+    /// Webhook event names the document knows (`x-known-values` of the event schemas).
+    pub events: Vec<String>,
+    /// [`Engine::collection_for_field`]'s answers so far.
+    field_targets: Mutex<HashMap<String, Option<String>>>,
+}
+
+/// One request, routed and checked, as a handler sees it.
+pub(crate) struct Call<'a> {
+    pub state: &'a Shared,
+    pub engine: &'a Engine,
+    pub op: &'a Operation,
+    pub plan: &'a Plan,
+    /// Path parameters by the document's names.
+    pub params: Vec<(String, String)>,
+    pub query: QueryPairs,
+    /// The request path (percent-encoded, without the query), for pagination links.
+    pub path: String,
+    /// The JSON body (an empty one is `{}`), or `Null` for an operation without a JSON body.
+    pub body: Value,
+}
+
+impl Call<'_> {
+    /// The path parameter `name`.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The last path parameter (the record an item path names).
+    pub fn last_param(&self) -> Option<&str> {
+        self.params.last().map(|(_, v)| v.as_str())
+    }
+
+    /// The body's object (empty for a body that is not one).
+    pub fn body_object(&self) -> Map<String, Value> {
+        self.body.as_object().cloned().unwrap_or_default()
+    }
+
+    /// A generator seeded for this operation and `serial`.
+    pub fn generator(&self, serial: u64) -> Generator<'_> {
+        Generator::new(
+            &self.engine.doc,
+            stable_hash(&[
+                &self.state.seed.to_string(),
+                &self.op.id,
+                &serial.to_string(),
+            ]),
+            serial,
+        )
+    }
+}
+
+/// The singular of a collection name (`categories` gives `category`), for event names.
+pub(crate) fn singular(name: &str) -> String {
+    if let Some(stem) = name.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if let Some(stem) = name
+        .strip_suffix("ses")
+        .or_else(|| name.strip_suffix("ches"))
+        .or_else(|| name.strip_suffix("xes"))
+    {
+        format!("{stem}{}", &name[stem.len()..name.len() - 2])
+    } else if let Some(stem) = name.strip_suffix('s') {
+        stem.to_owned()
+    } else {
+        name.to_owned()
+    }
+}
+
+impl Engine {
+    /// The engine of `doc`, built once per document and process.
+    pub fn for_document(doc: Arc<Document>, registry: &[(&str, Override)]) -> Arc<Engine> {
+        static ENGINES: OnceLock<Mutex<Engines>> = OnceLock::new();
+        let key = Arc::as_ptr(&doc) as usize;
+        let engines = ENGINES.get_or_init(Default::default);
+        if let Some((_, engine)) = engines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .find(|(k, _)| *k == key)
+        {
+            return engine.clone();
+        }
+        let engine = Arc::new(Engine::new(doc, registry));
+        let mut engines = engines.lock().unwrap_or_else(PoisonError::into_inner);
+        if engines.len() > 16 {
+            engines.remove(0);
+        }
+        engines.push((key, engine.clone()));
+        engine
+    }
+
+    fn new(doc: Arc<Document>, registry: &[(&str, Override)]) -> Self {
+        let (plans, collections) = infer::plan(&doc);
+        let router = Router::new(&doc.operations);
+        let by_id = doc
+            .operations
+            .iter()
+            .enumerate()
+            .map(|(i, op)| (op.id.clone(), i))
+            .collect();
+        let bodies = doc.operations.iter().map(|_| OnceLock::new()).collect();
+        let overrides = doc
+            .operations
+            .iter()
+            .map(|op| {
+                registry
+                    .iter()
+                    .find(|(id, _)| *id == op.id)
+                    .map(|(_, handler)| *handler)
+            })
+            .collect();
+        let mut events: Vec<String> = Vec::new();
+        for op in &doc.operations {
+            if op.tag.as_deref() != Some("Webhooks") && !op.path.starts_with("/webhooks") {
+                continue;
+            }
+            let mut schemas: Vec<&Value> = Vec::new();
+            if let Some(schema) = op.success_schema.as_ref() {
+                schemas.extend(
+                    ["data.event", "data.[].event"]
+                        .iter()
+                        .filter_map(|p| doc.property(schema, p)),
+                );
+            }
+            if let Some(schema) = op.body.as_ref().and_then(|b| b.schema.as_ref()) {
+                schemas.extend(doc.property(schema, "event"));
+            }
+            for schema in schemas {
+                for event in doc.known_values(schema) {
+                    if !events.contains(&event) {
+                        events.push(event);
+                    }
+                }
+            }
+        }
+        Self {
+            doc,
+            plans,
+            collections,
+            router,
+            by_id,
+            bodies,
+            overrides,
+            events,
+            field_targets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Operations whose 422 for schema-valid data depends on the store or on two fields at once,
+    /// with the reason: the overrides' own (`rules`), and what the generic semantics imply (a
+    /// `<thing>_id` naming a record, a date range, a `sort_by` attribute).
+    pub fn state_rules(&self, rules: &[(&str, &str)]) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for (op, plan) in self.doc.operations.iter().zip(&self.plans) {
+            let mut why: Vec<String> = rules
+                .iter()
+                .filter(|(id, _)| *id == op.id)
+                .map(|(_, reason)| (*reason).to_owned())
+                .collect();
+            if let Some(schema) = op.body.as_ref().and_then(|b| b.schema.as_ref()) {
+                for (name, _) in self.doc.view(schema).properties {
+                    if name.ends_with("_id")
+                        && (name == "parent_id" || self.collection_for_field(name).is_some())
+                    {
+                        why.push(format!("{name} must name an existing record"));
+                    }
+                }
+            }
+            if matches!(plan.action, Action::List) {
+                let dates = op
+                    .params
+                    .iter()
+                    .filter(|p| {
+                        self.doc
+                            .view(&p.schema)
+                            .keyword("format")
+                            .and_then(Value::as_str)
+                            == Some("date")
+                    })
+                    .count();
+                if dates >= 2 {
+                    why.push(
+                        "the upper date bound may not be before the lower one (two fields)".into(),
+                    );
+                }
+                if op.query_param("sort_by").is_some() {
+                    why.push("sort_by must name an attribute the records have".into());
+                }
+            }
+            if !why.is_empty() {
+                out.push((op.id.clone(), why.join("; ")));
+            }
+        }
+        out
+    }
+
+    /// A body operation `index` accepts (see [`crate::MockServer::sample_body`]).
+    pub fn sample_body(
+        &self,
+        store: &crate::store::Store,
+        index: usize,
+        seed: u64,
+    ) -> Option<Value> {
+        let op = self.doc.operations.get(index)?;
+        let schema = op.body.as_ref().filter(|b| b.json)?.schema.as_ref()?;
+        let related = |field: &str, rng: &mut rand::rngs::StdRng| -> Option<Value> {
+            use rand::Rng;
+            let key = if field == "parent_id" {
+                self.plans.get(index)?.collection.clone()?
+            } else {
+                self.collection_for_field(field)?.key.clone()
+            };
+            let records = store.records(self.real_key(&key));
+            let ids: Vec<Value> = records
+                .iter()
+                .filter_map(|r| r.get("id").cloned())
+                .collect();
+            (!ids.is_empty()).then(|| ids[rng.random_range(0..ids.len())].clone())
+        };
+        let mut generator = Generator::new(&self.doc, stable_hash(&[&seed.to_string(), &op.id]), 1)
+            .with_related(&related);
+        Some(generator.value(schema, "body"))
+    }
+
+    /// The index of operation `id`.
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    /// The collection that holds the records of `key` (itself, or the one it is a view of).
+    pub fn real_key<'a>(&'a self, key: &'a str) -> &'a str {
+        self.collections
+            .get(key)
+            .and_then(|c| c.alias_of.as_deref())
+            .unwrap_or(key)
+    }
+
+    /// The top-level collection a field such as `customer_id` (or `customer`) refers to.
+    pub fn collection_for_field(&self, field: &str) -> Option<&CollectionInfo> {
+        let mut targets = self
+            .field_targets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(key) = targets.get(field) {
+            return key.as_ref().and_then(|k| self.collections.get(k));
+        }
+        let found = self.find_collection_for_field(field).map(|c| c.key.clone());
+        if targets.len() < 4096 {
+            targets.insert(field.to_owned(), found.clone());
+        }
+        found.and_then(|k| self.collections.get(&k))
+    }
+
+    fn find_collection_for_field(&self, field: &str) -> Option<&CollectionInfo> {
+        let base = field.strip_suffix("_id").unwrap_or(field);
+        if base.is_empty() {
+            return None;
+        }
+        let candidates = [
+            base.to_owned(),
+            format!("{base}s"),
+            format!("{base}es"),
+            base.strip_suffix('y')
+                .map(|s| format!("{s}ies"))
+                .unwrap_or_default(),
+        ];
+        let mut found: Vec<&CollectionInfo> = self
+            .collections
+            .values()
+            .filter(|c| {
+                c.parent.is_none()
+                    && c.alias_of.is_none()
+                    && !c.singleton
+                    && (c.has_list || c.has_create)
+                    && candidates.contains(&c.name)
+            })
+            .collect();
+        found.sort_by_key(|c| c.key.len());
+        found.first().copied()
+    }
+
+    /// Serves one routed request: checks its query and body, runs the override or the generic
+    /// handler, and shapes the answer by the operation's schema.
+    #[allow(clippy::too_many_arguments)]
+    pub fn handle(
+        &self,
+        state: &Shared,
+        index: usize,
+        params: Vec<(String, String)>,
+        path: &str,
+        raw_query: Option<&str>,
+        raw_body: Bytes,
+    ) -> Response {
+        let (Some(op), Some(plan)) = (self.doc.operations.get(index), self.plans.get(index)) else {
+            return ApiError::not_found().into_response();
+        };
+        let query = QueryPairs::parse(raw_query);
+        let mut errors = FieldErrors::new();
+        if let Err(query_errors) = query::check(&self.doc, op, &query) {
+            errors.extend(query_errors);
+        }
+        if op.paged()
+            && let Err(error) = PageRequest::from_query(&query)
+        {
+            return error.into_response();
+        }
+        let (body, body_errors) = match self.read_body(state, index, op, plan, &raw_body) {
+            Ok(body) => body,
+            Err(error) => return error.into_response(),
+        };
+        errors.extend(body_errors);
+        if !errors.is_empty() && !self.path_record_exists(state, plan, &params) {
+            return ApiError::not_found().into_response();
+        }
+        if !errors.is_empty() {
+            return errors.into_error().into_response();
+        }
+        let call = Call {
+            state,
+            engine: self,
+            op,
+            plan,
+            params,
+            query,
+            path: path.to_owned(),
+            body,
+        };
+        let handled = match self.overrides.get(index).copied().flatten() {
+            Some(handler) => handler(&call),
+            None => crud::generic(&call),
+        };
+        match handled {
+            Ok(reply) => self.finish(&call, reply),
+            Err(error) => error.into_response(),
+        }
+    }
+
+    /// Whether the record the path names exists (true when the path names none, or names it in a
+    /// collection the store does not hold): a request about a missing record is a 404 before its
+    /// body is checked.
+    fn path_record_exists(&self, state: &Shared, plan: &Plan, params: &[(String, String)]) -> bool {
+        let Some(key) = plan.collection.as_deref() else {
+            return true;
+        };
+        let Some((param, value)) = (match plan.action {
+            Action::Details | Action::Update | Action::Delete | Action::OnItem => {
+                let own = key.matches("{}").count();
+                params.get(own)
+            }
+            _ => None,
+        }) else {
+            return true;
+        };
+        let store = state.read();
+        let real = self.real_key(key);
+        store.records(real).len() == 0 || crud::find_id(&store, real, param, value).is_some()
+    }
+
+    /// The JSON body of the request and what is wrong with it, or `Err` for a body that is not
+    /// JSON at all.
+    fn read_body(
+        &self,
+        state: &Shared,
+        index: usize,
+        op: &Operation,
+        plan: &Plan,
+        raw: &Bytes,
+    ) -> Result<(Value, FieldErrors), ApiError> {
+        if !op.body.as_ref().is_some_and(|b| b.json) {
+            return Ok((Value::Null, FieldErrors::new()));
+        }
+        let value = if raw.iter().all(u8::is_ascii_whitespace) {
+            Value::Object(Map::new())
+        } else {
+            serde_json::from_slice::<Value>(raw).map_err(|error| {
+                ApiError::bad_request(format!("The request body is not valid JSON: {error}"))
+            })?
+        };
+        let mut errors = FieldErrors::new();
+        let stores = matches!(
+            plan.action,
+            Action::Create | Action::Update | Action::OnItem | Action::Command(Some(_))
+        );
+        if stores && raw.len() > state.limits.record_bytes {
+            errors.add(
+                "body",
+                format!(
+                    "The request body of a record may not be larger than {} bytes.",
+                    state.limits.record_bytes
+                ),
+            );
+        }
+        validate::long_strings(&value, state.limits.field_bytes, &mut errors);
+        let validator = self.bodies.get(index).and_then(|cell| {
+            cell.get_or_init(|| {
+                let schema = op.body.as_ref().and_then(|b| b.schema.as_ref())?;
+                self.doc.validator(schema)
+            })
+            .as_ref()
+        });
+        if let Some(validator) = validator {
+            errors.extend(validate::check(validator, &value));
+        }
+        if let Some(schema) = op.body.as_ref().and_then(|b| b.schema.as_ref()) {
+            validate::empty_required(&self.doc, schema, &value, &mut errors);
+        }
+        Ok((value, errors))
+    }
+
+    fn finish(&self, call: &Call<'_>, reply: Reply) -> Response {
+        let status = StatusCode::from_u16(call.op.success_status).unwrap_or(StatusCode::OK);
+        match reply {
+            Reply::Response(response) => response,
+            Reply::Data(data) => self.data_response(call, status, data),
+            Reply::DataWithStatus(status, data) => self.data_response(call, status, data),
+            Reply::Records(records) => {
+                let refs: Vec<&Value> = records.iter().collect();
+                self.list_response(call, refs)
+            }
+        }
+    }
+
+    /// The success answer of `data`, shaped by the operation's schema.
+    pub fn data_response(&self, call: &Call<'_>, status: StatusCode, data: Value) -> Response {
+        let body = if call.plan.enveloped {
+            envelope(status, data)
+        } else {
+            data
+        };
+        json_response(status, &self.shape_answer(call, &body))
+    }
+
+    fn shape_answer(&self, call: &Call<'_>, body: &Value) -> Value {
+        match &call.op.success_schema {
+            Some(schema) => {
+                let serial = body
+                    .pointer("/data/id")
+                    .and_then(crate::store::id_text_value)
+                    .map_or(0, |id| stable_hash(&[&id]) % 10_000);
+                let mut generator = call.generator(serial);
+                shape(&self.doc, body, schema, &mut generator, "data")
+            }
+            None => strip_hidden(body),
+        }
+    }
+
+    /// A list answer: `records` (newest first) filtered by the query, sorted, paged and shaped.
+    pub fn list_response(&self, call: &Call<'_>, records: Vec<&Value>) -> Response {
+        let record_schema = call.plan.record_schema.as_ref();
+        let has_field = |field: &str| {
+            records.iter().take(64).any(|r| r.get(field).is_some())
+                || record_schema.is_some_and(|s| self.doc.view(s).property(field).is_some())
+        };
+        let filters = match query::Filters::parse(&self.doc, call.op, &call.query, &has_field) {
+            Ok(filters) => filters,
+            Err(errors) => return errors.into_error().into_response(),
+        };
+        let mut selected: Vec<&Value> =
+            records.into_iter().filter(|r| filters.accepts(r)).collect();
+        filters.sort(&mut selected);
+        let request = if call.op.paged() {
+            match PageRequest::from_query(&call.query) {
+                Ok(request) => request,
+                Err(error) => return error.into_response(),
+            }
+        } else {
+            PageRequest {
+                page: 1,
+                per_page: (selected.len() as u64).max(1),
+            }
+        };
+        let url = format!(
+            "{}{}",
+            call.state
+                .base_url
+                .trim_end_matches(crate::state::API_PREFIX),
+            call.path
+        );
+        let (window, pagination) = page_window(selected.len(), request, &url, &call.query);
+        let data: Vec<Value> = selected
+            .get(window)
+            .unwrap_or_default()
+            .iter()
+            .map(|r| (*r).clone())
+            .collect();
+        let mut body = envelope(StatusCode::OK, Value::Array(data));
+        if let (Some(map), Ok(pagination)) =
+            (body.as_object_mut(), serde_json::to_value(&pagination))
+        {
+            map.insert("pagination".into(), pagination);
+        }
+        if !call.plan.enveloped {
+            body = body.get("data").cloned().unwrap_or(Value::Null);
+        }
+        let status = StatusCode::from_u16(call.op.success_status).unwrap_or(StatusCode::OK);
+        json_response(status, &self.shape_answer(call, &body))
+    }
+}

@@ -1,0 +1,353 @@
+//! The HTTP face of the mock: the operations of the document under `/admin/v2` (routed by the
+//! engine), the OAuth token endpoint, the admin routes, and the layer every request crosses:
+//! body size limit, request counting, injected faults, the bearer token's scopes, and the cache
+//! of GET answers. Every refusal is the service's error envelope.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use http_body_util::BodyExt;
+use secrecy::ExposeSecret;
+use serde_json::{Value, json};
+
+use crate::auth::constant_time_eq;
+use crate::engine::router::Found;
+use crate::error::ApiError;
+use crate::faults::{self, FaultConfig};
+use crate::oauth::TOKEN_PATH;
+use crate::respond::{json_bytes_response, json_response};
+use crate::state::{API_PREFIX, Shared};
+
+/// A handle on the connection a request arrived on, used to drop it without an answer.
+#[derive(Clone)]
+pub(crate) struct ConnectionKill(pub Arc<tokio::sync::Notify>);
+
+/// Reads a whole request body, refusing one over `limit` bytes with 413 in the envelope.
+pub(crate) async fn read_body(
+    body: Body,
+    headers: &HeaderMap,
+    limit: usize,
+) -> Result<Bytes, ApiError> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return Err(ApiError::too_large(limit));
+    }
+    match http_body_util::Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error)
+            if error
+                .downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some() =>
+        {
+            Err(ApiError::too_large(limit))
+        }
+        Err(_) => Err(ApiError::bad_request("The request body could not be read.")),
+    }
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+/// Builds the whole application.
+pub(crate) fn router(state: Shared) -> Router {
+    let admin: Router<Shared> = Router::new()
+        .route(
+            "/faults",
+            get(get_faults).put(put_faults).delete(delete_faults),
+        )
+        .route("/deliveries", get(get_deliveries))
+        .route("/events/{event}", post(post_event))
+        .route("/oauth", get(get_oauth))
+        .route(
+            "/oauth/expire-access-tokens",
+            post(post_expire_access_tokens),
+        )
+        .fallback(|| async { ApiError::not_found() })
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            admin_guard,
+        ));
+    Router::new()
+        .nest("/__admin", admin)
+        .route(TOKEN_PATH, post(token_endpoint))
+        .route("/", get(index))
+        .fallback(api)
+        .method_not_allowed_fallback(|| async { method_not_allowed() })
+        .with_state(state)
+}
+
+fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "The method is not allowed.",
+    )
+}
+
+/// `/__admin/*` needs `Authorization: Bearer <admin token>` when one is configured.
+async fn admin_guard(
+    State(state): State<Shared>,
+    request: Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if let Some(expected) = &state.admin_token {
+        let presented = bearer(request.headers()).unwrap_or_default();
+        if !constant_time_eq(expected.expose_secret(), presented) {
+            return ApiError::invalid_token().into_response();
+        }
+    }
+    next.run(request).await
+}
+
+/// Every API operation: routed from the document, then the shared gate.
+async fn api(State(state): State<Shared>, request: Request) -> Response {
+    let Some(path) = request.uri().path().strip_prefix(API_PREFIX) else {
+        return ApiError::not_found().into_response();
+    };
+    let path = path.to_owned();
+    let (index, params) = match state.engine.router.find(request.method(), &path) {
+        Found::Operation { index, params } => (index, params),
+        Found::MethodNotAllowed => return method_not_allowed().into_response(),
+        Found::Nothing => return ApiError::not_found().into_response(),
+    };
+    if let Some(counter) = state.requests.get(index) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+    if state.faults.is_idle() {
+        return authorized(&state, index, params, request).await;
+    }
+    let operation_id = state.engine.doc.operations[index].id.clone();
+    let decision = state.faults.decide(&operation_id);
+    if let Some(latency) = decision.latency {
+        tokio::time::sleep(latency).await;
+    }
+    let rate = decision.rate_limit.as_ref().map(|(limiter, per_minute)| {
+        let key = bearer(request.headers()).unwrap_or("anonymous");
+        faults::check_rate_limit(limiter, *per_minute, key)
+    });
+    if let Some(outcome) = &rate
+        && outcome.retry_after.is_some()
+    {
+        let mut response = faults::too_many_requests().into_response();
+        outcome.apply(&mut response);
+        return response;
+    }
+    if decision.drop {
+        if let Some(kill) = request.extensions().get::<ConnectionKill>() {
+            kill.0.notify_one();
+            // The connection task drops this future with the connection.
+            return std::future::pending().await;
+        }
+        return Response::new(Body::from_stream(futures::stream::iter([Err::<Bytes, _>(
+            std::io::Error::other("connection dropped by fault injection"),
+        )])));
+    }
+    let mut response = match decision.error {
+        Some(status) => ApiError::server(status).into_response(),
+        None => authorized(&state, index, params, request).await,
+    };
+    if let Some(outcome) = &rate {
+        outcome.apply(&mut response);
+    }
+    if decision.truncate || decision.slow.is_some() {
+        let (parts, body) = response.into_parts();
+        let bytes = axum::body::to_bytes(body, usize::MAX)
+            .await
+            .unwrap_or_default();
+        let response = Response::from_parts(parts, Body::empty());
+        return match decision.slow {
+            _ if decision.truncate => faults::truncate(response, bytes),
+            Some((chunk, delay)) => faults::slow(response, bytes, chunk, delay),
+            None => response,
+        };
+    }
+    response
+}
+
+/// Checks the bearer token against the operation's scopes, serves a GET from the cache when it
+/// can, reads the body within its limit and runs the engine.
+async fn authorized(
+    state: &Shared,
+    index: usize,
+    params: Vec<(String, String)>,
+    request: Request,
+) -> Response {
+    let op = &state.engine.doc.operations[index];
+    if op.secured
+        && let Err(error) = state.authorize(bearer(request.headers()), &op.scopes)
+    {
+        return error.into_response();
+    }
+    let (parts, body) = request.into_parts();
+    let path = parts.uri.path().to_owned();
+    let query = parts.uri.query().map(str::to_owned);
+    let is_get = parts.method == Method::GET;
+    let cache_key = parts
+        .uri
+        .path_and_query()
+        .map_or_else(String::new, |p| p.as_str().to_owned());
+    if is_get && let Some(body) = state.cached(&cache_key) {
+        return json_bytes_response(StatusCode::OK, body);
+    }
+    let bytes = match read_body(body, &parts.headers, state.limits.body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(error) => return error.into_response(),
+    };
+    let generation = state.generation();
+    let response = state
+        .engine
+        .handle(state, index, params, &path, query.as_deref(), bytes);
+    if !is_get || response.status() != StatusCode::OK || state.generation() != generation {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "mock_error",
+            "the mock could not read its own response",
+        )
+        .into_response();
+    };
+    state.remember(cache_key, generation, bytes.clone());
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+async fn index(State(state): State<Shared>) -> Response {
+    let doc = &state.engine.doc;
+    let operations: Vec<Value> = doc
+        .operations
+        .iter()
+        .zip(&state.engine.plans)
+        .map(|(op, plan)| {
+            json!({
+                "operation_id": op.id, "method": op.method.as_str(), "path": op.path,
+                "action": format!("{:?}", plan.action), "collection": plan.collection,
+                "override": crate::overrides::registry().iter().any(|(id, _)| *id == op.id),
+            })
+        })
+        .collect();
+    let shipping_rule_ids: Vec<Value> = state
+        .read()
+        .records(crate::seed::tables::keys::SHIPPING_RULES)
+        .iter()
+        .filter_map(|r| r.get("id").cloned())
+        .collect();
+    let state_rules: Vec<Value> = state
+        .engine
+        .state_rules(crate::overrides::STATE_RULES)
+        .into_iter()
+        .map(|(op, why)| json!({ "operation_id": op, "why": why }))
+        .collect();
+    json_response(
+        StatusCode::OK,
+        &json!({
+            "base_url": state.base_url,
+            "operations": operations,
+            "shipping_rule_ids": shipping_rule_ids,
+            "state_dependent_operations": state_rules,
+            "oauth_token_url": TOKEN_PATH,
+            "admin": {
+                "faults": "/__admin/faults",
+                "deliveries": "/__admin/deliveries",
+                "events": "/__admin/events/{event}",
+                "oauth": "/__admin/oauth",
+                "expire_access_tokens": "/__admin/oauth/expire-access-tokens",
+                "token_required": state.admin_token.is_some(),
+            },
+        }),
+    )
+}
+
+async fn get_faults(State(state): State<Shared>) -> Response {
+    json_response(StatusCode::OK, &state.faults.config())
+}
+
+async fn put_faults(State(state): State<Shared>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let body = match read_body(body, &parts.headers, state.limits.body_bytes).await {
+        Ok(body) => body,
+        Err(error) => return error.into_response(),
+    };
+    let config: FaultConfig = match serde_json::from_slice(&body) {
+        Ok(config) => config,
+        Err(error) => return ApiError::field("faults", error.to_string()).into_response(),
+    };
+    match state.faults.set(config) {
+        Ok(()) => json_response(StatusCode::OK, &state.faults.config()),
+        Err(error) => ApiError::field(&error.field, error.message).into_response(),
+    }
+}
+
+async fn delete_faults(State(state): State<Shared>) -> Response {
+    // Setting the empty configuration cannot fail validation.
+    let _ = state.faults.set(FaultConfig::default());
+    json_response(StatusCode::OK, &state.faults.config())
+}
+
+async fn get_deliveries(State(state): State<Shared>) -> Response {
+    json_response(StatusCode::OK, &state.dispatcher.attempts())
+}
+
+async fn post_event(
+    State(state): State<Shared>,
+    axum::extract::Path(event): axum::extract::Path<String>,
+    request: Request,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    let body = match read_body(body, &parts.headers, state.limits.body_bytes).await {
+        Ok(body) => body,
+        Err(error) => return error.into_response(),
+    };
+    let data = if body.iter().all(u8::is_ascii_whitespace) {
+        json!({})
+    } else {
+        match serde_json::from_slice::<Value>(&body) {
+            Ok(Value::Object(map)) => Value::Object(map),
+            _ => {
+                return ApiError::bad_request("The request body must be a JSON object.")
+                    .into_response();
+            }
+        }
+    };
+    state.emit(&event, &data);
+    json_response(
+        StatusCode::ACCEPTED,
+        &json!({ "event": event, "data": data }),
+    )
+}
+
+async fn token_endpoint(State(state): State<Shared>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    match read_body(body, &parts.headers, state.limits.body_bytes).await {
+        Ok(body) => state.oauth.token_request(&parts.headers, &body),
+        Err(error) => error.into_response(),
+    }
+}
+
+async fn get_oauth(State(state): State<Shared>) -> Response {
+    json_response(
+        StatusCode::OK,
+        &json!({ "token_path": TOKEN_PATH, "refreshes": state.oauth.refreshes() }),
+    )
+}
+
+async fn post_expire_access_tokens(State(state): State<Shared>) -> Response {
+    let expired = state.oauth.expire_access_tokens();
+    json_response(StatusCode::OK, &json!({ "expired": expired }))
+}

@@ -1,0 +1,335 @@
+//! Products: the quantities list (one row per variant, or per product without variants), a
+//! variant's details, and options, whose values multiply a product's variants.
+
+use serde_json::{Map, Value, json};
+
+use crate::engine::Call;
+use crate::error::{ApiError, FieldErrors};
+use crate::respond::{Handled, Reply};
+use crate::seed::tables::keys::{BRANDS, CATEGORIES, PRODUCTS, TAGS};
+use crate::store::{Store, id_text_value, object_mut, value_as_f64};
+use crate::values::{money, number};
+
+fn ids(value: Option<&Value>) -> Vec<i64> {
+    match value {
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_i64).collect(),
+        Some(Value::Number(n)) => n.as_i64().into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether one of `ids` is wanted, by id or by the name of the record in `key`.
+fn matches_named(store: &Store, key: &str, wanted: &[&str], ids: &[i64]) -> bool {
+    wanted.is_empty()
+        || ids.iter().any(|id| {
+            let name = store
+                .get(key, &id.to_string())
+                .and_then(|r| r.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            wanted
+                .iter()
+                .any(|w| *w == id.to_string() || w.eq_ignore_ascii_case(name))
+        })
+}
+
+/// The label of a variant: its option value names joined with ` - `.
+fn variant_label(product: &Value, variant: &Value) -> String {
+    let values: Vec<&Value> = product
+        .get("options")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .flat_map(|o| {
+            o.get("values")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+        })
+        .collect();
+    ids(variant.get("related_option_values"))
+        .iter()
+        .filter_map(|id| {
+            values
+                .iter()
+                .find(|v| v.get("id").and_then(Value::as_i64) == Some(*id))
+                .and_then(|v| v.get("name"))
+                .and_then(Value::as_str)
+        })
+        .collect::<Vec<_>>()
+        .join(" - ")
+}
+
+/// The rows of the quantities list of one product record.
+fn quantity_rows(product: &Value) -> Vec<Value> {
+    let price_as_string = product.get("price").is_some_and(Value::is_string);
+    let price = |amount: f64| {
+        if price_as_string {
+            Value::from(format!("{amount:.2}"))
+        } else {
+            number(amount)
+        }
+    };
+    let field = |name: &str| product.get(name).cloned().unwrap_or(Value::Null);
+    let variants = product
+        .get("skus")
+        .and_then(Value::as_array)
+        .filter(|v| !v.is_empty());
+    let Some(variants) = variants else {
+        return vec![json!({
+            "id": field("id"), "name": field("name"), "image": field("image"), "sku_id": Value::Null,
+            "sku": field("sku"), "quantity": field("quantity"), "sold_quantity": field("sold_quantity"),
+            "price": field("price"), "unlimited_quantity": field("unlimited_quantity"), "variant": Value::Null,
+        })];
+    };
+    variants
+        .iter()
+        .map(|variant| {
+            let id = variant.get("id").cloned().unwrap_or(Value::Null);
+            let sku_id = if variant.get("__sku_id_as_string") == Some(&Value::Bool(true)) {
+                Value::from(id_text_value(&id).unwrap_or_default())
+            } else {
+                id
+            };
+            let sku = variant
+                .get("sku")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map_or(Value::Null, Value::from);
+            let amount = variant
+                .pointer("/price/amount")
+                .and_then(value_as_f64)
+                .unwrap_or(0.0);
+            json!({
+                "id": field("id"), "name": field("name"), "image": field("image"), "sku_id": sku_id,
+                "sku": sku, "quantity": variant.get("stock_quantity").cloned().unwrap_or(Value::from(0)),
+                "sold_quantity": field("sold_quantity"), "price": price(amount),
+                "unlimited_quantity": field("unlimited_quantity"), "variant": variant_label(product, variant),
+            })
+        })
+        .collect()
+}
+
+/// `GET /products/quantities`: a view of the products, filtered by category, brand and tag (ids
+/// or names) and branch; the engine applies `keyword`, paging and the row schema.
+pub(super) fn list_product_quantities(call: &Call<'_>) -> Handled {
+    let query = &call.query;
+    let categories = query.all("categories");
+    let brands = query.all("brands");
+    let tags = query.all("tags");
+    let branch: Option<i64> = query.one("branch").and_then(|b| b.trim().parse().ok());
+    let store = call.state.read();
+    let rows: Vec<Value> = store
+        .records(PRODUCTS)
+        .iter()
+        .filter(|p| {
+            matches_named(&store, CATEGORIES, &categories, &ids(p.get("categories")))
+                && matches_named(&store, BRANDS, &brands, &ids(p.get("brand")))
+                && matches_named(&store, TAGS, &tags, &ids(p.get("tags")))
+                && branch.is_none_or(|b| ids(p.get("branches")).contains(&b))
+        })
+        .flat_map(quantity_rows)
+        .collect();
+    drop(store);
+    Ok(Reply::Records(rows))
+}
+
+/// `GET /products/variants/{variant}`: a variant of any product.
+pub(super) fn get_product_variant(call: &Call<'_>) -> Handled {
+    let id = call.last_param().unwrap_or_default().trim().to_owned();
+    let store = call.state.read();
+    let variant = store
+        .records(PRODUCTS)
+        .iter()
+        .flat_map(|p| {
+            p.get("skus")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+        })
+        .find(|v| v.get("id").and_then(id_text_value).as_deref() == Some(id.as_str()))
+        .cloned()
+        .ok_or_else(ApiError::not_found)?;
+    Ok(Reply::Data(variant))
+}
+
+fn round2(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}
+
+/// Adds an option with `values` (name, extra price) to `product`; for products of type
+/// `product`, its variants become every combination of option values.
+fn add_option(
+    store: &mut Store,
+    product: &mut Value,
+    option: Map<String, Value>,
+    values: &[(String, f64)],
+) -> Value {
+    let option_id = store.new_id();
+    let values: Vec<Value> = values
+        .iter()
+        .map(|(name, price)| {
+            json!({
+                "id": store.new_id(), "name": name, "price": money(*price), "display_value": name,
+                "option_id": option_id, "image_url": "", "hashed_display_value": name,
+            })
+        })
+        .collect();
+    let map = object_mut(product);
+    let sort = map
+        .get("options")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let mut option_record = json!({
+        "id": option_id, "type": "radio", "associated_with_order_time": 0, "sort": sort,
+        "description": Value::Null, "required": false, "display_type": "text", "visibility": "always",
+    });
+    object_mut(&mut option_record).extend(option);
+    object_mut(&mut option_record).insert("values".into(), Value::Array(values.clone()));
+    let options = map
+        .entry("options")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    if let Value::Array(options) = options {
+        options.push(option_record.clone());
+    }
+    if map.get("type").and_then(Value::as_str) != Some("product") || values.is_empty() {
+        return option_record;
+    }
+    let product_id = map.get("id").and_then(Value::as_i64).unwrap_or(0);
+    let previous: Vec<Value> = match map.get("skus").and_then(Value::as_array) {
+        Some(skus) if !skus.is_empty() => skus.clone(),
+        _ => {
+            let price = map.get("price").and_then(value_as_f64).unwrap_or(0.0);
+            vec![json!({
+                "price": money(price), "regular_price": money(price), "sale_price": money(0.0),
+                "cost_price": money(0.0), "stock_quantity": map.get("quantity").cloned().unwrap_or(Value::from(0)),
+                "barcode": "", "sku": map.get("sku").and_then(Value::as_str).unwrap_or_default(),
+                "related_option_values": [], "weight": 0.5,
+            })]
+        }
+    };
+    let mut variants = Vec::new();
+    for base in &previous {
+        for value in &values {
+            let id = store.new_id();
+            let value_id = value.get("id").cloned().unwrap_or(Value::Null);
+            let value_name = value
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let extra = value
+                .pointer("/price/amount")
+                .and_then(value_as_f64)
+                .unwrap_or(0.0);
+            let amount = |key: &str| {
+                base.pointer(&format!("/{key}/amount"))
+                    .and_then(value_as_f64)
+                    .unwrap_or(0.0)
+            };
+            let mut related = ids(base.get("related_option_values"));
+            related.extend(value_id.as_i64());
+            let base_sku = base.get("sku").and_then(Value::as_str).unwrap_or_default();
+            let sku_base = if base_sku.is_empty() {
+                format!("P{product_id}")
+            } else {
+                base_sku.to_owned()
+            };
+            let weight = base.get("weight").and_then(value_as_f64).unwrap_or(0.5);
+            let stock = base
+                .get("stock_quantity")
+                .and_then(Value::as_i64)
+                .unwrap_or(0)
+                / values.len().max(1) as i64;
+            variants.push(json!({
+                "id": id,
+                "__sku_id_as_string": id % 4 == 0,
+                "price": money(round2(amount("price") + extra)),
+                "regular_price": money(round2(amount("regular_price") + extra)),
+                "sale_price": base.get("sale_price").cloned().unwrap_or(money(0.0)),
+                "cost_price": base.get("cost_price").cloned().unwrap_or(money(0.0)),
+                "stock_quantity": stock,
+                "barcode": format!("{id:013}"),
+                "sku": format!("{sku_base}-{}", value_name.to_lowercase().replace(' ', "-")),
+                "related_option_values": related,
+                "weight": number(weight),
+                "weight_type": "kg",
+                "weight_label": format!("{weight} كجم"),
+            }));
+        }
+    }
+    map.insert("skus".into(), Value::Array(variants));
+    option_record
+}
+
+/// `POST /products/{product}/options`: a new option; its values multiply the product's variants.
+pub(super) fn create_product_option(call: &Call<'_>) -> Handled {
+    let product_id = call.last_param().unwrap_or_default().trim().to_owned();
+    let body = call.body_object();
+    let mut errors = FieldErrors::new();
+    if body.get("visibility").and_then(Value::as_str) == Some("on_condition") {
+        for field in ["visibility_condition_option", "visibility_condition_value"] {
+            if body.get(field).is_none_or(Value::is_null) {
+                errors.required(field);
+            }
+        }
+    }
+    let mut values = Vec::new();
+    for (i, item) in body
+        .get("values")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
+        if name.trim().is_empty() {
+            errors.required(&format!("values.{i}.name"));
+        }
+        let price = match item.get("price") {
+            None | Some(Value::Null) => 0.0,
+            Some(v) => match value_as_f64(v) {
+                Some(p) if (0.0..=1e12).contains(&p) => p,
+                _ => {
+                    errors.add(format!("values.{i}.price"), "The price must be a number.");
+                    0.0
+                }
+            },
+        };
+        values.push((name.to_owned(), price));
+    }
+    if values.is_empty() {
+        errors.required("values");
+    }
+    let mut store = call.state.write();
+    let mut product = store
+        .get(PRODUCTS, &product_id)
+        .cloned()
+        .ok_or_else(ApiError::not_found)?;
+    errors.finish()?;
+    let mut option = Map::new();
+    for field in ["name", "description", "display_type", "visibility"] {
+        if let Some(value) = body.get(field).filter(|v| v.is_string()) {
+            option.insert(field.into(), value.clone());
+        }
+    }
+    if let Some(required) = body.get("required") {
+        let required = match required {
+            Value::Bool(b) => *b,
+            Value::Number(n) => n.as_i64() == Some(1),
+            Value::String(s) => s == "true" || s == "1",
+            _ => false,
+        };
+        option.insert("required".into(), Value::Bool(required));
+    }
+    let mut answer = add_option(&mut store, &mut product, option, &values);
+    let skus = product.get("skus").cloned().unwrap_or(json!([]));
+    object_mut(&mut answer).insert("skus".into(), skus);
+    let event = json!({ "id": product.get("id"), "name": product.get("name"), "price": product.get("price"), "type": product.get("type") });
+    store.insert(PRODUCTS, product);
+    drop(store);
+    call.state.emit("product.updated", &event);
+    Ok(Reply::DataWithStatus(
+        axum::http::StatusCode::CREATED,
+        answer,
+    ))
+}

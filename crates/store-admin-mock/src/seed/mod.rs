@@ -1,0 +1,276 @@
+//! The store's first state, deterministic by the seed: the hand-made tables ([`tables`]) for the
+//! resources where realistic data matters, then every other collection of the document filled
+//! with records generated from its schemas ([`crate::generate`]): a few records per collection
+//! (a few per parent for a sub-collection), related ids (`customer_id`, `category: {id}`) naming
+//! records that exist. Webhook event names are the document's known values.
+
+pub(crate) mod model;
+pub(crate) mod tables;
+
+use std::collections::BTreeMap;
+
+use rand::Rng;
+use rand::rngs::StdRng;
+use serde_json::{Map, Value, json};
+
+use crate::engine::Engine;
+use crate::generate::{Generator, stable_hash};
+use crate::store::{Store, id_text, object_mut};
+
+/// Records generated for each collection without a table.
+const RECORDS_PER_COLLECTION: usize = 8;
+/// Parents given records in a sub-collection, and records under each.
+const PARENTS: usize = 4;
+const RECORDS_PER_PARENT: usize = 2;
+
+/// The collection of webhook events (their names are the document's known values).
+const EVENTS: &str = "/webhooks/events";
+
+/// The whole store for `seed`.
+pub(crate) fn store(
+    engine: &Engine,
+    seed: u64,
+    products: usize,
+    merchant_id: Option<i64>,
+) -> Store {
+    let mut store = tables::Tables::seeded(seed, products, merchant_id).into_store();
+    seed_events(engine, &mut store, seed);
+    seed_generated(engine, &mut store, seed);
+    store
+}
+
+/// The event names a webhook may subscribe to: the document's known values, or else the events
+/// the mock emits (`created/updated/deleted` of each collection, and the overrides' own).
+pub(crate) fn event_names(engine: &Engine) -> Vec<String> {
+    if !engine.events.is_empty() {
+        return engine.events.clone();
+    }
+    let mut names: Vec<String> = crate::overrides::EMITTED_EVENTS
+        .iter()
+        .map(|e| (*e).to_owned())
+        .collect();
+    let mut collections: Vec<&String> = engine
+        .collections
+        .values()
+        .filter(|c| c.parent.is_none() && c.alias_of.is_none() && !c.singleton)
+        .map(|c| &c.name)
+        .collect();
+    collections.sort();
+    collections.dedup();
+    for name in collections {
+        for what in ["created", "updated", "deleted"] {
+            let event = format!("{}.{what}", crate::engine::singular(name));
+            if !names.contains(&event) {
+                names.push(event);
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+fn label(event: &str) -> String {
+    let text = event.replace(['.', '_'], " ");
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+fn seed_events(engine: &Engine, store: &mut Store, seed: u64) {
+    if !engine.collections.contains_key(EVENTS) {
+        return;
+    }
+    let mut rng: StdRng =
+        rand::SeedableRng::seed_from_u64(stable_hash(&[&seed.to_string(), EVENTS]));
+    for event in event_names(engine).into_iter().rev() {
+        let id = loop {
+            let id = rng.random_range(100_000_000..2_147_483_647_i64);
+            if store.get(EVENTS, &id.to_string()).is_none() {
+                break id;
+            }
+        };
+        store.insert(
+            EVENTS,
+            json!({ "id": id, "label": label(&event), "event": event }),
+        );
+    }
+}
+
+/// Fills every collection the tables left empty.
+fn seed_generated(engine: &Engine, store: &mut Store, seed: u64) {
+    let mut keys: Vec<&String> = engine
+        .collections
+        .iter()
+        .filter(|(key, info)| {
+            info.alias_of.is_none()
+                && !info.record_schemas.is_empty()
+                && store.records(key).len() == 0
+        })
+        .map(|(key, _)| key)
+        .collect();
+    // Parents before their children.
+    keys.sort_by_key(|k| (k.matches("{}").count(), (*k).clone()));
+    // First every id, so that records can name records of collections filled after them.
+    let mut ids: BTreeMap<String, Vec<(Value, Option<Value>)>> = BTreeMap::new();
+    for key in &keys {
+        let info = &engine.collections[*key];
+        let mut rng: StdRng =
+            rand::SeedableRng::seed_from_u64(stable_hash(&[&seed.to_string(), key]));
+        let string_ids = info.record_schemas.iter().any(|s| {
+            engine
+                .doc
+                .view(s)
+                .property("id")
+                .is_some_and(|id| engine.doc.view(id).kind() == Some("string"))
+        });
+        let parents: Vec<Option<Value>> = match &info.parent {
+            None => vec![
+                None;
+                if info.singleton {
+                    1
+                } else {
+                    RECORDS_PER_COLLECTION
+                }
+            ],
+            Some((parent, _)) => {
+                let real = engine.real_key(parent);
+                let parent_ids: Vec<Value> = store
+                    .records(real)
+                    .iter()
+                    .rev()
+                    .filter_map(|r| r.get("id").cloned())
+                    .chain(
+                        ids.get(real)
+                            .into_iter()
+                            .flatten()
+                            .map(|(id, _)| id.clone()),
+                    )
+                    .take(PARENTS)
+                    .collect();
+                parent_ids
+                    .into_iter()
+                    .flat_map(|p| std::iter::repeat_n(Some(p), RECORDS_PER_PARENT))
+                    .collect()
+            }
+        };
+        let mut list = Vec::new();
+        for parent in parents {
+            let id = loop {
+                let id = rng.random_range(100_000_000..2_147_483_647_i64);
+                if store.records(key).get(&id.to_string()).is_none() {
+                    store.claim_id(id);
+                    break id;
+                }
+            };
+            let id = if string_ids {
+                Value::from(format!("{id}"))
+            } else {
+                Value::from(id)
+            };
+            list.push((id, parent));
+        }
+        ids.insert((*key).clone(), list);
+    }
+    // Existing ids of every top-level collection, tables and generated alike.
+    let mut pool: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    for key in engine.collections.keys() {
+        let real = engine.real_key(key).to_owned();
+        let mut all: Vec<Value> = store
+            .records(&real)
+            .iter()
+            .filter_map(|r| r.get("id").cloned())
+            .collect();
+        all.extend(
+            ids.get(&real)
+                .into_iter()
+                .flatten()
+                .map(|(id, _)| id.clone()),
+        );
+        pool.insert(real, all);
+    }
+    let related = |field: &str, rng: &mut StdRng| -> Option<Value> {
+        let info = engine.collection_for_field(field)?;
+        let ids = pool.get(engine.real_key(&info.key))?;
+        (!ids.is_empty()).then(|| ids[rng.random_range(0..ids.len())].clone())
+    };
+    for key in keys {
+        let info = &engine.collections[key];
+        let Some(list) = ids.get(key) else {
+            continue;
+        };
+        for (serial, (id, parent)) in list.iter().enumerate() {
+            let record_seed = stable_hash(&[&seed.to_string(), key, &id.to_string()]);
+            let mut generator =
+                Generator::new(&engine.doc, record_seed, serial as u64 + 1).with_related(&related);
+            let mut record = Value::Object(Map::new());
+            for schema in &info.record_schemas {
+                let more = generator.object(schema, 0);
+                let map = object_mut(&mut record);
+                for (name, value) in more.as_object().into_iter().flatten() {
+                    map.entry(name.clone()).or_insert_with(|| value.clone());
+                }
+            }
+            let map = object_mut(&mut record);
+            map.insert("id".into(), id.clone());
+            if let (Some(parent), Some((_, param))) = (parent, &info.parent) {
+                map.insert(param.clone(), parent.clone());
+            }
+            if info.singleton {
+                map.remove("id");
+                map.insert("__singleton".into(), Value::Bool(true));
+            }
+            store.insert(key, record);
+        }
+    }
+    link_tables(engine, store, seed);
+}
+
+/// Makes `<thing>_id` fields of the table records name records that exist, where the document
+/// has a collection of those things (an order's `customer_id` names a customer).
+fn link_tables(engine: &Engine, store: &mut Store, seed: u64) {
+    for key in [tables::keys::ORDERS, tables::keys::SHIPMENTS] {
+        let fields: Vec<(String, Vec<String>)> = {
+            let Some(first) = store.records(key).iter().next() else {
+                continue;
+            };
+            first
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(name, value)| name.ends_with("_id") && value.is_i64())
+                .filter_map(|(name, _)| {
+                    let info = engine.collection_for_field(name)?;
+                    let ids: Vec<String> = store
+                        .records(engine.real_key(&info.key))
+                        .iter()
+                        .filter_map(id_text)
+                        .collect();
+                    (!ids.is_empty()).then(|| (name.clone(), ids))
+                })
+                .collect()
+        };
+        if fields.is_empty() {
+            continue;
+        }
+        let record_ids: Vec<String> = store.records(key).iter().filter_map(id_text).collect();
+        for record_id in record_ids {
+            let Some(record) = store.get_mut(key, &record_id) else {
+                continue;
+            };
+            let map = object_mut(record);
+            for (field, ids) in &fields {
+                let current = map.get(field).and_then(crate::store::id_text_value);
+                if current.as_ref().is_some_and(|c| ids.contains(c)) {
+                    continue;
+                }
+                let pick =
+                    stable_hash(&[&seed.to_string(), &record_id, field]) as usize % ids.len();
+                if let Ok(id) = ids[pick].parse::<i64>() {
+                    map.insert(field.clone(), Value::from(id));
+                }
+            }
+        }
+    }
+}

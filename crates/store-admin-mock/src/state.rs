@@ -1,0 +1,159 @@
+//! Shared state of one running mock: the engine (the document and what it says), the store, the
+//! tokens, the OAuth grants, faults, webhook deliveries and the response cache. Everything the
+//! HTTP layer, the engine and the overrides reach; it depends on none of them.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use axum::body::Bytes;
+use secrecy::SecretString;
+use serde_json::Value;
+
+use crate::auth::MockToken;
+use crate::config::Limits;
+use crate::delivery::{Dispatcher, Webhook};
+use crate::engine::Engine;
+use crate::error::ApiError;
+use crate::faults::FaultInjector;
+use crate::oauth::OAuth;
+use crate::store::Store;
+
+/// The path prefix of every API operation.
+pub const API_PREFIX: &str = "/admin/v2";
+
+/// The collection of registered webhooks (read by event deliveries).
+pub(crate) const WEBHOOKS: &str = "/webhooks";
+
+/// Everything a request handler can reach.
+pub(crate) struct AppState {
+    store: RwLock<Store>,
+    /// Moves on each time the store is locked for writing (see [`AppState::write`]).
+    generation: AtomicU64,
+    /// Rendered 200 answers of GET operations, by path and query, with the generation they were
+    /// rendered at: a list page is served again without filtering or serializing anything.
+    responses: RwLock<HashMap<String, (u64, Bytes)>>,
+    pub engine: Arc<Engine>,
+    pub tokens: Vec<MockToken>,
+    pub admin_token: Option<SecretString>,
+    pub oauth: OAuth,
+    /// Requests received per operation, indexed like the document's operations.
+    pub requests: Box<[AtomicU64]>,
+    pub faults: FaultInjector,
+    pub dispatcher: Arc<Dispatcher>,
+    pub limits: Limits,
+    pub seed: u64,
+    /// `http://127.0.0.1:PORT/admin/v2`.
+    pub base_url: String,
+}
+
+/// Most cached responses kept at once (the cache is emptied when it is full).
+const RESPONSE_CACHE_SIZE: usize = 4096;
+
+/// The parts of an [`AppState`] that are not derived.
+pub(crate) struct Parts {
+    pub store: Store,
+    pub engine: Arc<Engine>,
+    pub tokens: Vec<MockToken>,
+    pub admin_token: Option<SecretString>,
+    pub oauth: OAuth,
+    pub faults: FaultInjector,
+    pub dispatcher: Arc<Dispatcher>,
+    pub limits: Limits,
+    pub seed: u64,
+    pub base_url: String,
+}
+
+impl AppState {
+    pub fn new(parts: Parts) -> Self {
+        Self {
+            store: RwLock::new(parts.store),
+            generation: AtomicU64::new(0),
+            responses: RwLock::new(HashMap::new()),
+            requests: parts
+                .engine
+                .doc
+                .operations
+                .iter()
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            engine: parts.engine,
+            tokens: parts.tokens,
+            admin_token: parts.admin_token,
+            oauth: parts.oauth,
+            faults: parts.faults,
+            dispatcher: parts.dispatcher,
+            limits: parts.limits,
+            seed: parts.seed,
+            base_url: parts.base_url,
+        }
+    }
+
+    pub fn read(&self) -> RwLockReadGuard<'_, Store> {
+        self.store.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The store for a change. Every write moves the store's generation on, which invalidates
+    /// the cached GET responses.
+    pub fn write(&self) -> RwLockWriteGuard<'_, Store> {
+        let guard = self.store.write().unwrap_or_else(PoisonError::into_inner);
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        guard
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Whether the bearer token `presented` may call an operation needing one of `required`:
+    /// the configured tokens first, then the OAuth access tokens the token endpoint issued.
+    pub fn authorize(&self, presented: Option<&str>, required: &[String]) -> Result<(), ApiError> {
+        let Some(presented) = presented else {
+            return Err(ApiError::invalid_token());
+        };
+        if let Some(token) = self.tokens.iter().find(|t| t.matches(presented)) {
+            return if token.grant().grants_any(required) {
+                Ok(())
+            } else {
+                Err(ApiError::missing_scope(required))
+            };
+        }
+        self.oauth
+            .check(presented, required)
+            .unwrap_or_else(|| Err(ApiError::invalid_token()))
+    }
+
+    /// Delivers `event` with `data` to every webhook subscribed to it.
+    pub fn emit(&self, event: &str, data: &Value) {
+        let webhooks: Vec<Webhook> = self
+            .read()
+            .records(WEBHOOKS)
+            .iter()
+            .filter_map(Webhook::from_record)
+            .collect();
+        self.dispatcher.dispatch(&webhooks, event, data);
+    }
+
+    /// The cached body of a GET answer, if nothing was written since it was rendered.
+    pub fn cached(&self, key: &str) -> Option<Bytes> {
+        let responses = self
+            .responses
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        let (generation, body) = responses.get(key)?;
+        (*generation == self.generation()).then(|| body.clone())
+    }
+
+    pub fn remember(&self, key: String, generation: u64, body: Bytes) {
+        let mut responses = self
+            .responses
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        if responses.len() >= RESPONSE_CACHE_SIZE {
+            responses.clear();
+        }
+        responses.insert(key, (generation, body));
+    }
+}
+
+pub(crate) type Shared = Arc<AppState>;
