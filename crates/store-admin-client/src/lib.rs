@@ -48,10 +48,43 @@ impl OperationMeta {
         OPERATIONS.iter().find(|op| op.operation_id == operation_id)
     }
 
-    /// Whether repeating the request cannot change the outcome (RFC 9110 idempotent methods).
+    /// Whether repeating the request cannot change the outcome (see [`is_idempotent_method`]).
     pub fn is_idempotent(&self) -> bool {
-        matches!(self.method, "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE")
+        is_idempotent_method(self.method)
     }
+
+    /// Whether a token granted `granted` may call the operation: one of its scopes is granted (see
+    /// [`scope_grants`]). An operation without scopes requires none.
+    pub fn granted_by<'s>(&self, granted: impl IntoIterator<Item = &'s str>) -> bool {
+        if self.scopes.is_empty() {
+            return true;
+        }
+        granted.into_iter().any(|held| {
+            self.scopes
+                .iter()
+                .any(|required| scope_grants(held, required))
+        })
+    }
+}
+
+/// Whether repeating a request with this method (upper case) has the same effect as sending it
+/// once (RFC 9110, section 9.2.2): GET, HEAD, OPTIONS, TRACE, PUT and DELETE. POST, PATCH, CONNECT
+/// and extension methods are not. The one definition that retries, the mock and the CLI read.
+pub fn is_idempotent_method(method: &str) -> bool {
+    matches!(
+        method,
+        "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"
+    )
+}
+
+/// Whether the granted scope `held` grants `required`: the same scope, or for a `.read` scope its
+/// `.read_write` sibling (`orders.read_write` grants `orders.read`). The service's one scope rule,
+/// read by the client's token checks and the mock store alike.
+pub fn scope_grants(held: &str, required: &str) -> bool {
+    held == required
+        || required
+            .strip_suffix(".read")
+            .is_some_and(|base| held.strip_suffix(".read_write") == Some(base))
 }
 
 /// A boxed future, as returned by [`Interceptor`] methods.
@@ -64,15 +97,13 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// client's [`Inner`]. `crates/store-admin` implements it (authentication, rate limiting, retries,
 /// tracing), so that even a call made through the raw generated builder gets the same behaviour.
 pub trait Interceptor: Send + Sync + 'static {
-    /// Runs before the request is sent, once per call (not per retry). An error aborts the call
-    /// with [`Error::Custom`] carrying its message.
-    fn prepare<'a>(
-        &'a self,
-        request: &'a mut reqwest::Request,
-        operation: &'a progenitor_client::OperationInfo,
-    ) -> BoxFuture<'a, Result<(), String>>;
-
-    /// Sends the request (possibly several times) and returns the response to decode.
+    /// Authenticates and sends the request (possibly several times), and returns the response
+    /// to decode.
+    ///
+    /// The generated code passes on nothing but a `reqwest::Error` from here (it becomes
+    /// [`Error::CommunicationError`]); an interceptor that fails for its own reasons (no token, an
+    /// error answer it read) returns a `reqwest::Error` whose [`source`](std::error::Error::source)
+    /// chain holds its own typed error, and the caller finds it there.
     fn execute<'a>(
         &'a self,
         client: &'a reqwest::Client,
@@ -110,20 +141,6 @@ impl fmt::Debug for Inner {
 }
 
 impl progenitor_client::ClientHooks<Inner> for Client {
-    async fn pre<E>(
-        &self,
-        request: &mut reqwest::Request,
-        info: &progenitor_client::OperationInfo,
-    ) -> Result<(), Error<E>> {
-        match &self.inner.interceptor {
-            Some(interceptor) => interceptor
-                .prepare(request, info)
-                .await
-                .map_err(Error::Custom),
-            None => Ok(()),
-        }
-    }
-
     async fn exec(
         &self,
         request: reqwest::Request,
@@ -164,4 +181,39 @@ pub trait PagedRequest<'a>: Clone + Send + Sized + 'a {
     ) -> BoxFuture<'a, Result<ResponseValue<Self::Response>, Error<types::ErrorResponse>>>;
     /// Splits a response into its items and pagination object.
     fn into_parts(response: Self::Response) -> PageParts<Self::Item>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_write_grants_read_and_nothing_else_is_implied() {
+        assert!(scope_grants("orders.read", "orders.read"));
+        assert!(scope_grants("orders.read_write", "orders.read"));
+        assert!(scope_grants("orders.read_write", "orders.read_write"));
+        assert!(!scope_grants("orders.read", "orders.read_write"));
+        assert!(!scope_grants("products.read_write", "orders.read"));
+        assert!(!scope_grants("orders", "orders.read"));
+        assert!(!scope_grants("xorders.read_write", "orders.read"));
+    }
+
+    #[test]
+    fn an_operation_is_granted_by_any_of_its_scopes() {
+        let op = OperationMeta::find("list_order_statuses").expect("in the document");
+        assert!(op.granted_by(["orders.read"]));
+        assert!(op.granted_by(["products.read", "orders.read_write"]));
+        assert!(!op.granted_by(["products.read_write"]));
+        assert!(!op.granted_by([]));
+    }
+
+    #[test]
+    fn idempotent_methods_are_rfc_9110s() {
+        for method in ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"] {
+            assert!(is_idempotent_method(method), "{method}");
+        }
+        for method in ["POST", "PATCH", "CONNECT", "PURGE", "get"] {
+            assert!(!is_idempotent_method(method), "{method}");
+        }
+    }
 }

@@ -100,14 +100,11 @@ impl MockToken {
     }
 }
 
-/// Whether `held` grants `scope`, directly or through its `.read_write` sibling.
+/// Whether `held` grants `scope`, directly or through its `.read_write` sibling (the one rule:
+/// [`store_admin_client::scope_grants`]).
 pub(crate) fn scopes_grant(held: &[String], scope: &str) -> bool {
-    held.iter().any(|held| {
-        held == scope
-            || scope
-                .strip_suffix(".read")
-                .is_some_and(|base| held.strip_suffix(".read_write") == Some(base))
-    })
+    held.iter()
+        .any(|held| store_admin_client::scope_grants(held, scope))
 }
 
 /// Whether `held` grants at least one of `required` (an empty list requires nothing).

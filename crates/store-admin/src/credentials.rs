@@ -140,14 +140,16 @@ impl TokenSet {
         self.scope.split_ascii_whitespace()
     }
 
-    /// Whether `scope` was granted. `orders.read` is also satisfied by `orders.read_write`.
+    /// Whether `scope` was granted. `orders.read` is also satisfied by `orders.read_write`
+    /// ([`store_admin_client::scope_grants`]).
     pub fn has_scope(&self, scope: &str) -> bool {
-        self.scopes().any(|granted| {
-            granted == scope
-                || scope
-                    .strip_suffix(".read")
-                    .is_some_and(|base| granted.strip_suffix(".read_write") == Some(base))
-        })
+        self.scopes()
+            .any(|granted| store_admin_client::scope_grants(granted, scope))
+    }
+
+    /// Whether these tokens may call `operation` (one of its scopes is granted).
+    pub fn grants(&self, operation: &store_admin_client::OperationMeta) -> bool {
+        operation.granted_by(self.scopes())
     }
 }
 
@@ -354,6 +356,8 @@ pub enum OAuthError {
     /// The client id or secret was refused (`invalid_client` / `unauthorized_client`).
     #[error("the OAuth client credentials were rejected ({code}){}", describe(.description))]
     InvalidClient {
+        /// The HTTP status of the answer.
+        status: u16,
         /// The OAuth error code.
         code: String,
         /// The server's `error_description`, if any.
@@ -362,6 +366,8 @@ pub enum OAuthError {
     /// Another OAuth error response.
     #[error("the token endpoint answered {code}{}", describe(.description))]
     Rejected {
+        /// The HTTP status of the answer.
+        status: u16,
         /// The OAuth error code.
         code: String,
         /// The server's `error_description`, if any.
@@ -382,6 +388,20 @@ pub enum OAuthError {
     /// The token endpoint URL was refused by the OAuth client.
     #[error("invalid token endpoint URL: {0}")]
     InvalidTokenUrl(String),
+}
+
+impl OAuthError {
+    /// The token endpoint's HTTP status, when it answered.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            OAuthError::InvalidClient { status, .. }
+            | OAuthError::Rejected { status, .. }
+            | OAuthError::UnexpectedResponse { status, .. } => Some(*status).filter(|s| *s != 0),
+            OAuthError::InvalidGrant { .. }
+            | OAuthError::Transport(_)
+            | OAuthError::InvalidTokenUrl(_) => None,
+        }
+    }
 }
 
 fn describe(description: &Option<String>) -> String {
@@ -511,10 +531,12 @@ fn map_oauth_error(
                 BasicErrorResponseType::InvalidGrant => OAuthError::InvalidGrant { description },
                 BasicErrorResponseType::InvalidClient
                 | BasicErrorResponseType::UnauthorizedClient => OAuthError::InvalidClient {
+                    status,
                     code: response.error().as_ref().to_owned(),
                     description,
                 },
                 other => OAuthError::Rejected {
+                    status,
                     code: other.as_ref().to_owned(),
                     description,
                 },
@@ -804,16 +826,35 @@ pub struct TokenLease {
     pub token: AccessToken,
 }
 
-/// Why no usable access token could be had.
+/// Why no usable access token could be had: the kind of [`Error::Auth`](crate::Error::Auth), to
+/// match on.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum AuthError {
+    /// The refresh token was refused with `invalid_grant` (already used, expired or revoked):
+    /// the service has revoked the store's tokens and only a new installation of the app by the
+    /// merchant yields new ones. Retrying cannot help.
+    #[error(
+        "the refresh token was rejected (invalid_grant): the store's tokens are revoked and the merchant must reinstall the app{}",
+        describe(.description)
+    )]
+    ReinstallRequired {
+        /// The token endpoint's `error_description`, if any.
+        description: Option<String>,
+    },
+    /// The token endpoint refused the exchange for another reason (client credentials, a bad
+    /// request), answered something that is not a token response, or could not be reached.
+    #[error("{error}")]
+    TokenEndpoint {
+        /// The endpoint's HTTP status; `None` when no response came.
+        status: Option<u16>,
+        /// What went wrong.
+        #[source]
+        error: OAuthError,
+    },
     /// The token store failed.
     #[error(transparent)]
     Store(#[from] TokenStoreError),
-    /// The OAuth refresh failed.
-    #[error(transparent)]
-    OAuth(#[from] OAuthError),
     /// The store holds no tokens: the app must be installed (authorized) for this store first.
     #[error("no tokens stored for this store: install the app (authorize) first")]
     NoTokens,
@@ -831,6 +872,20 @@ pub enum AuthError {
     /// The refresh was aborted.
     #[error(transparent)]
     Aborted(#[from] RefreshAborted),
+}
+
+impl From<OAuthError> for AuthError {
+    fn from(error: OAuthError) -> Self {
+        match error {
+            OAuthError::InvalidGrant { description } => {
+                AuthError::ReinstallRequired { description }
+            }
+            error => AuthError::TokenEndpoint {
+                status: error.status(),
+                error,
+            },
+        }
+    }
 }
 
 /// What a 401 from the service means, read from its error message.
@@ -1225,9 +1280,7 @@ mod tests {
                     .refresh(Generation(1), move |_| async move {
                         runs.fetch_add(1, Ordering::SeqCst);
                         let _ = gate.await;
-                        Err(AuthError::OAuth(OAuthError::InvalidGrant {
-                            description: None,
-                        }))
+                        Err(AuthError::ReinstallRequired { description: None })
                     })
                     .await
             })
@@ -1255,12 +1308,12 @@ mod tests {
         release.send(()).unwrap();
         assert!(matches!(
             first.await.unwrap(),
-            Err(AuthError::OAuth(OAuthError::InvalidGrant { .. }))
+            Err(AuthError::ReinstallRequired { .. })
         ));
         for w in waiters {
             assert!(matches!(
                 w.await.unwrap(),
-                Err(AuthError::OAuth(OAuthError::InvalidGrant { .. }))
+                Err(AuthError::ReinstallRequired { .. })
             ));
         }
         assert_eq!(

@@ -16,7 +16,7 @@ pub mod values;
 pub mod webhooks;
 
 pub use client::{LIVE_BASE_URL, RawResponse, Runtime, StoreAdmin, StoreAdminBuilder};
-pub use credentials::Credentials;
+pub use credentials::{AuthError, Credentials};
 pub use error::{ApiError, Error, TransportKind};
 pub use pagination::{Page, PageOptions, Paginate};
 pub use store_admin_client::{Client, OPERATIONS, OperationMeta, ResponseValue, builder, types};

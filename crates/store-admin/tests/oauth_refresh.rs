@@ -321,7 +321,7 @@ async fn invalid_grant_reaches_every_waiting_caller_from_one_request() {
     for t in tasks {
         let err = t.await.unwrap().unwrap_err();
         assert!(
-            matches!(err, AuthError::OAuth(OAuthError::InvalidGrant { .. })),
+            matches!(err, AuthError::ReinstallRequired { .. }),
             "{err:?}"
         );
     }

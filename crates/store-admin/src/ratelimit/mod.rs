@@ -33,7 +33,9 @@ use governor::{Quota, RateLimiter};
 use http::HeaderMap;
 use tokio::time::Instant;
 
-use crate::retry::{rate_limit_reset, retry_after};
+mod headers;
+
+pub use headers::RateLimitHeaders;
 
 /// The store's subscription plan, which sets its request rate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -274,18 +276,17 @@ impl RateLimit {
     /// [`RateLimit::observe`] with the wall-clock time given (the headers' times are wall-clock;
     /// the pauses they cause run on Tokio's clock).
     pub fn observe_at(&self, headers: &HeaderMap, now: SystemTime) {
+        self.observe_parsed(&RateLimitHeaders::parse(headers, now));
+    }
+
+    /// [`RateLimit::observe`] with the headers already read.
+    pub fn observe_parsed(&self, read: &RateLimitHeaders) {
         let instant_now = Instant::now();
         let in_window = |d: Duration| instant_now + d.min(self.max_pause);
-        let remaining = headers
-            .get("x-ratelimit-remaining")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u32>().ok());
-        let reset = rate_limit_reset(headers, now).map(in_window);
-        let window_id = headers
-            .get("x-ratelimit-reset")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
-        let retry = retry_after(headers, now).map(in_window);
+        let remaining = read.remaining;
+        let reset = read.reset_in.map(in_window);
+        let window_id = read.reset_epoch;
+        let retry = read.retry_after.map(in_window);
 
         let mut state = self.server.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(remaining) = remaining {
@@ -302,12 +303,7 @@ impl RateLimit {
                 // A count without a reset time: assume the bucket's own period.
                 state.window_end = Some(instant_now + self.period.min(self.max_pause));
             }
-            if let Some(limit) = headers
-                .get("x-ratelimit-limit")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<u32>().ok())
-                .filter(|l| *l > 0)
-            {
+            if let Some(limit) = read.limit.filter(|l| *l > 0) {
                 // X-RateLimit-Limit is per minute; the bucket leaks one request per 60 s / limit.
                 state.leak_interval = Some(Duration::from_secs(60) / limit);
             }
