@@ -25,7 +25,7 @@ use tracing::Instrument;
 
 use crate::credentials::{Authenticator, Credentials, Unauthorized, classify_unauthorized};
 use crate::error::{ApiError, Error};
-use crate::ratelimit::RateLimit;
+use crate::ratelimit::{RateLimit, RateLimiter};
 use crate::retry::{
     self, Outcome, RetryBudget, RetryDecision, RetryInput, RetryPolicy, TransportFailure,
 };
@@ -129,7 +129,8 @@ impl RawResponse {
     }
 }
 
-/// Builds a [`StoreAdmin`].
+/// Builds a [`StoreAdmin`]. Cloning it clones its settings (a template for many clients).
+#[derive(Clone)]
 pub struct StoreAdminBuilder {
     base_url: String,
     credentials: Option<Credentials>,
@@ -139,7 +140,7 @@ pub struct StoreAdminBuilder {
     operation_timeout: Duration,
     retry: RetryPolicy,
     retry_budget: Option<Arc<RetryBudget>>,
-    rate_limit: Option<RateLimit>,
+    rate_limit: Option<Arc<dyn RateLimiter>>,
     http: Option<reqwest::Client>,
 }
 
@@ -231,8 +232,14 @@ impl StoreAdminBuilder {
     }
 
     /// A client-side rate limit sized to the store's plan, so bulk jobs never meet a 429.
-    pub fn with_rate_limit(mut self, rate_limit: RateLimit) -> Self {
-        self.rate_limit = Some(rate_limit);
+    pub fn with_rate_limit(self, rate_limit: RateLimit) -> Self {
+        self.with_rate_limiter(Arc::new(rate_limit))
+    }
+
+    /// A rate limiter shared with other clients of the same store: an `Arc<RateLimit>` of this
+    /// process, or a `RedisRateLimiter` (feature `redis`) shared by every process.
+    pub fn with_rate_limiter(mut self, limiter: Arc<dyn RateLimiter>) -> Self {
+        self.rate_limit = Some(limiter);
         self
     }
 
@@ -242,9 +249,27 @@ impl StoreAdminBuilder {
         self
     }
 
+    fn http_client(&self) -> Result<reqwest::Client, Error> {
+        reqwest::Client::builder()
+            .user_agent(self.user_agent.as_str())
+            .connect_timeout(self.connect_timeout)
+            .build()
+            .map_err(|e| Error::InvalidRequest(format!("HTTP client: {e}")))
+    }
+
+    /// This builder with its `reqwest::Client` made now, so that the clients built from its
+    /// clones share one connection pool, and with `budget` unless it has a retry budget.
+    pub(crate) fn shared(mut self, budget: Arc<RetryBudget>) -> Result<Self, Error> {
+        if self.http.is_none() {
+            self.http = Some(self.http_client()?);
+        }
+        self.retry_budget.get_or_insert(budget);
+        Ok(self)
+    }
+
     /// Builds the client.
-    pub fn build(self) -> Result<StoreAdmin, Error> {
-        let credentials = self.credentials.ok_or_else(|| {
+    pub fn build(mut self) -> Result<StoreAdmin, Error> {
+        let credentials = self.credentials.take().ok_or_else(|| {
             Error::InvalidRequest(
                 "no credentials: call with_token(..) or with_credentials(..) on the builder".into(),
             )
@@ -252,13 +277,9 @@ impl StoreAdminBuilder {
         reqwest::Url::parse(&self.base_url).map_err(|e| {
             Error::InvalidRequest(format!("base URL {:?} is not a URL: {e}", self.base_url))
         })?;
-        let http = match self.http {
+        let http = match self.http.take() {
             Some(http) => http,
-            None => reqwest::Client::builder()
-                .user_agent(self.user_agent)
-                .connect_timeout(self.connect_timeout)
-                .build()
-                .map_err(|e| Error::InvalidRequest(format!("HTTP client: {e}")))?,
+            None => self.http_client()?,
         };
         let runtime = Arc::new(Runtime {
             base_url: self.base_url.clone(),
@@ -279,7 +300,7 @@ impl StoreAdminBuilder {
 pub struct Runtime {
     base_url: String,
     auth: Authenticator,
-    rate_limit: Option<RateLimit>,
+    rate_limit: Option<Arc<dyn RateLimiter>>,
     retry: RetryPolicy,
     budget: Arc<RetryBudget>,
     attempt_timeout: Duration,

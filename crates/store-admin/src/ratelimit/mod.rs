@@ -20,22 +20,89 @@
 //! # }
 //! ```
 
+use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::ops::Add;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
+use async_trait::async_trait;
+
+use governor::Quota;
 use governor::clock::{Clock, Reference};
 use governor::middleware::NoOpMiddleware;
 use governor::nanos::Nanos;
 use governor::state::{InMemoryState, NotKeyed};
-use governor::{Quota, RateLimiter};
 use http::HeaderMap;
 use tokio::time::Instant;
 
 mod headers;
+#[cfg(feature = "redis")]
+mod redis;
 
 pub use headers::RateLimitHeaders;
+#[cfg(feature = "redis")]
+pub use redis::{RedisRateLimiter, RedisRateLimiters};
+
+/// What the client asks of a rate limiter, wherever its bucket lives: [`RateLimit`] in this
+/// process, `RedisRateLimiter` (feature `redis`) shared by every process calling one store.
+#[async_trait]
+pub trait RateLimiter: Send + Sync + std::fmt::Debug {
+    /// Waits until one more request may be sent, and counts it.
+    async fn acquire(&self);
+
+    /// Reads a response's `X-RateLimit-*` and `Retry-After` to stay in step with the server.
+    fn observe(&self, headers: &HeaderMap);
+}
+
+#[async_trait]
+impl RateLimiter for RateLimit {
+    async fn acquire(&self) {
+        RateLimit::acquire(self).await;
+    }
+
+    fn observe(&self, headers: &HeaderMap) {
+        RateLimit::observe(self, headers);
+    }
+}
+
+/// The rate limiters of many merchant stores, one each, keyed by the merchant's id.
+pub trait RateLimiters: Send + Sync {
+    /// The limiter of `merchant`.
+    fn for_merchant(&self, merchant: &str) -> Arc<dyn RateLimiter>;
+}
+
+/// A [`RateLimit`] per merchant store in this process, every one sized to the same plan.
+#[derive(Debug)]
+pub struct LocalRateLimits {
+    per_minute: NonZeroU32,
+    limits: Mutex<HashMap<String, Arc<RateLimit>>>,
+}
+
+impl LocalRateLimits {
+    /// One bucket of `plan` per merchant store.
+    pub fn plan(plan: Plan) -> Self {
+        LocalRateLimits::per_minute(plan.per_minute())
+    }
+
+    /// One bucket of `n` requests a minute per merchant store.
+    pub fn per_minute(n: NonZeroU32) -> Self {
+        LocalRateLimits {
+            per_minute: n,
+            limits: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl RateLimiters for LocalRateLimits {
+    fn for_merchant(&self, merchant: &str) -> Arc<dyn RateLimiter> {
+        let mut limits = self.limits.lock().unwrap_or_else(PoisonError::into_inner);
+        limits
+            .entry(merchant.to_owned())
+            .or_insert_with(|| Arc::new(RateLimit::per_minute(self.per_minute)))
+            .clone()
+    }
+}
 
 /// The store's subscription plan, which sets its request rate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -106,7 +173,8 @@ impl Clock for TokioClock {
     }
 }
 
-type Limiter = RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<TokioInstant>>;
+type Limiter =
+    governor::RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<TokioInstant>>;
 
 /// What the server last said about its bucket.
 #[derive(Debug, Default)]
@@ -172,7 +240,7 @@ impl RateLimit {
             .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
             .allow_burst(n);
         RateLimit {
-            limiter: RateLimiter::new(quota, InMemoryState::default(), TokioClock),
+            limiter: governor::RateLimiter::new(quota, InMemoryState::default(), TokioClock),
             per_period: n,
             period,
             max_pause: Duration::from_secs(60),
