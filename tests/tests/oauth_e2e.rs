@@ -9,7 +9,7 @@ use std::time::Duration;
 use chrono::Utc;
 use secrecy::SecretString;
 use store_admin::credentials::{
-    AccessToken, InMemoryTokenStore, RefreshToken, TokenSet, TokenStore,
+    AccessToken, InMemoryTokenStore, RefreshToken, StoredTokens, TokenSet, TokenStore,
 };
 use store_admin::prelude::*;
 use store_admin::retry::RetryPolicy;
@@ -67,7 +67,7 @@ fn admin(server: &MockServer, store: Arc<InMemoryTokenStore>) -> StoreAdmin {
 
 async fn stored(store: &InMemoryTokenStore) -> TokenSet {
     store
-        .load()
+        .load_tokens()
         .await
         .expect("store loads")
         .expect("store holds tokens")
@@ -281,8 +281,12 @@ async fn a_reused_refresh_token_says_the_merchant_must_reinstall_without_leaking
         (status, body["error"].as_str()),
         (400, Some("invalid_grant"))
     );
-    // The store still holds what it held: nothing was overwritten by a failed refresh.
-    assert_eq!(stored(&store).await.access.expose_secret(), STALE_ACCESS);
+    // The store marks the tokens revoked, so that no other process presents the spent refresh
+    // token again (each says ReinstallRequired without calling the token endpoint).
+    assert!(matches!(
+        store.load().await.expect("store loads").value,
+        Some(StoredTokens::Revoked)
+    ));
 }
 
 #[tokio::test]

@@ -120,12 +120,16 @@ pub async fn orders(ctx: &Ctx, command: OrdersCommand) -> Result<(), CliError> {
         OrdersCommand::List(a) => {
             let a = *a;
             let mut request = admin.list_orders();
-            let payment_method = a
-                .payment_method
-                .map(|v| v.into_iter().map(types::OrderPaymentMethod::from).collect::<Vec<_>>());
-            let source = a
-                .source
-                .map(|v| v.into_iter().map(types::OrderSource::from).collect::<Vec<_>>());
+            let payment_method = a.payment_method.map(|v| {
+                v.into_iter()
+                    .map(types::OrderPaymentMethod::from)
+                    .collect::<Vec<_>>()
+            });
+            let source = a.source.map(|v| {
+                v.into_iter()
+                    .map(types::OrderSource::from)
+                    .collect::<Vec<_>>()
+            });
             let selling_channel: Option<Vec<types::ListOrdersSellingChannelItem>> = a
                 .selling_channel
                 .map(|v| serde_json::from_value(Value::from(v)))

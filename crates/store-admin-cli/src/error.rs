@@ -117,46 +117,8 @@ fn describe_service_error(error: &store_admin::Error) -> String {
     for (field, messages) in &api.fields {
         text.push_str(&format!("\n  {field}: {}", messages.join(" / ")));
     }
-    if let Some(hint) = hint(api) {
+    if let Some(hint) = api.hint() {
         text.push_str(&format!("\nhint: {hint}"));
     }
     text
-}
-
-fn hint(api: &store_admin::ApiError) -> Option<String> {
-    let status = api.status.as_u16();
-    Some(match status {
-        401 => {
-            let scopes = api.required_scopes();
-            let scope_text = if scopes.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " and that it grants one of the scopes {}",
-                    scopes.join(", ")
-                )
-            };
-            format!("check the access token (--token or STORE_ADMIN_TOKEN){scope_text}")
-        }
-        403 => "the store refused the request: it may be blocked after many errors, or the \
-                app is not allowed to do this"
-            .into(),
-        404 => "the record does not exist: check the id".into(),
-        405 | 406 => "the request is not accepted at this path: check the method and path".into(),
-        422 => "fix the fields named above and try again".into(),
-        429 => match api.retry_after {
-            Some(wait) => format!(
-                "rate limited even after retries: wait {}s, or pass --rate-limit to stay under \
-                 the store's plan",
-                wait.as_secs().max(1)
-            ),
-            None => "rate limited even after retries: pass --rate-limit to stay under the \
-                     store's plan"
-                .into(),
-        },
-        s if s >= 500 => {
-            "the service failed even after retries: try again later, or raise --retries".into()
-        }
-        _ => return None,
-    })
 }

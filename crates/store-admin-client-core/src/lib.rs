@@ -41,15 +41,13 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// client's [`Inner`]. `crates/store-admin` implements it (authentication, rate limiting, retries,
 /// tracing), so that even a call made through the raw generated builder gets the same behaviour.
 pub trait Interceptor: Send + Sync + 'static {
-    /// Runs before the request is sent, once per call (not per retry). An error aborts the call
-    /// with [`Error::Custom`] carrying its message.
-    fn prepare<'a>(
-        &'a self,
-        request: &'a mut reqwest::Request,
-        operation: &'a progenitor_client::OperationInfo,
-    ) -> BoxFuture<'a, Result<(), String>>;
-
-    /// Sends the request (possibly several times) and returns the response to decode.
+    /// Authenticates and sends the request (possibly several times), and returns the response
+    /// to decode.
+    ///
+    /// The generated code passes on nothing but a `reqwest::Error` from here (it becomes
+    /// [`Error::CommunicationError`]); an interceptor that fails for its own reasons (no token, an
+    /// error answer it read) returns a `reqwest::Error` whose [`source`](std::error::Error::source)
+    /// chain holds its own typed error, and the caller finds it there.
     fn execute<'a>(
         &'a self,
         client: &'a reqwest::Client,
@@ -87,20 +85,6 @@ impl fmt::Debug for Inner {
 }
 
 impl progenitor_client::ClientHooks<Inner> for Client {
-    async fn pre<E>(
-        &self,
-        request: &mut reqwest::Request,
-        info: &progenitor_client::OperationInfo,
-    ) -> Result<(), Error<E>> {
-        match &self.inner.interceptor {
-            Some(interceptor) => interceptor
-                .prepare(request, info)
-                .await
-                .map_err(Error::Custom),
-            None => Ok(()),
-        }
-    }
-
     async fn exec(
         &self,
         request: reqwest::Request,

@@ -45,9 +45,9 @@ impl OperationMeta {
         OPERATIONS.iter().find(|op| op.operation_id == operation_id)
     }
 
-    /// Whether repeating the request cannot change the outcome (RFC 9110 idempotent methods).
+    /// Whether repeating the request cannot change the outcome (see [`is_idempotent_method`]).
     pub fn is_idempotent(&self) -> bool {
-        matches!(self.method, "GET" | "HEAD" | "OPTIONS" | "PUT" | "DELETE")
+        is_idempotent_method(self.method)
     }
 
     /// Why progenitor cannot generate the operation, when it cannot (see [`HAND_WRITTEN`]).
@@ -57,6 +57,39 @@ impl OperationMeta {
             .find(|h| h.operation_id == self.operation_id)
             .map(|h| h.reason)
     }
+
+    /// Whether a token granted `granted` may call the operation: one of its scopes is granted (see
+    /// [`scope_grants`]). An operation without scopes requires none.
+    pub fn granted_by<'s>(&self, granted: impl IntoIterator<Item = &'s str>) -> bool {
+        if self.scopes.is_empty() {
+            return true;
+        }
+        granted.into_iter().any(|held| {
+            self.scopes
+                .iter()
+                .any(|required| scope_grants(held, required))
+        })
+    }
+}
+
+/// Whether repeating a request with this method (upper case) has the same effect as sending it
+/// once (RFC 9110, section 9.2.2): GET, HEAD, OPTIONS, TRACE, PUT and DELETE. POST, PATCH, CONNECT
+/// and extension methods are not. The one definition that retries, the mock and the CLI read.
+pub fn is_idempotent_method(method: &str) -> bool {
+    matches!(
+        method,
+        "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"
+    )
+}
+
+/// Whether the granted scope `held` grants `required`: the same scope, or for a `.read` scope its
+/// `.read_write` sibling (`orders.read_write` grants `orders.read`). The service's one scope rule,
+/// read by the client's token checks and the mock store alike.
+pub fn scope_grants(held: &str, required: &str) -> bool {
+    held == required
+        || required
+            .strip_suffix(".read")
+            .is_some_and(|base| held.strip_suffix(".read_write") == Some(base))
 }
 
 /// An operation of the document that progenitor cannot generate: a `multipart/form-data` upload,
@@ -69,4 +102,39 @@ pub struct HandWritten {
     pub operation_id: &'static str,
     /// Why progenitor cannot generate it.
     pub reason: &'static str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_write_grants_read_and_nothing_else_is_implied() {
+        assert!(scope_grants("orders.read", "orders.read"));
+        assert!(scope_grants("orders.read_write", "orders.read"));
+        assert!(scope_grants("orders.read_write", "orders.read_write"));
+        assert!(!scope_grants("orders.read", "orders.read_write"));
+        assert!(!scope_grants("products.read_write", "orders.read"));
+        assert!(!scope_grants("orders", "orders.read"));
+        assert!(!scope_grants("xorders.read_write", "orders.read"));
+    }
+
+    #[test]
+    fn an_operation_is_granted_by_any_of_its_scopes() {
+        let op = OperationMeta::find("list_order_statuses").expect("in the document");
+        assert!(op.granted_by(["orders.read"]));
+        assert!(op.granted_by(["products.read", "orders.read_write"]));
+        assert!(!op.granted_by(["products.read_write"]));
+        assert!(!op.granted_by([]));
+    }
+
+    #[test]
+    fn idempotent_methods_are_rfc_9110s() {
+        for method in ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"] {
+            assert!(is_idempotent_method(method), "{method}");
+        }
+        for method in ["POST", "PATCH", "CONNECT", "PURGE", "get"] {
+            assert!(!is_idempotent_method(method), "{method}");
+        }
+    }
 }

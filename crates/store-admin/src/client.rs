@@ -4,34 +4,34 @@
 //! `StoreAdmin` dereferences to the generated [`Client`], so every operation of the document is
 //! there with the generated builder interface (`admin.list_orders().per_page(60).send()`); nothing
 //! is written twice. What the generated code sends passes through [`Runtime`], this crate's
-//! implementation of [`store_admin_client::Interceptor`]:
+//! implementation of [`store_admin_client::Interceptor`]. Per attempt, it gets an access token
+//! (refreshing it if it expired; a failure ends the call with [`Error::Auth`]) and sets the
+//! `Authorization` header, waits for the client-side rate limiter, sends, reads the whole body
+//! within the attempt timeout, lets the rate limiter read `X-RateLimit-*`, refreshes the token and
+//! replays the request once on 401 `The access token is invalid`, and asks the pure
+//! [`retry::decide`](crate::retry::decide) (under the shared [`RetryBudget`]) whether to try again.
 //!
-//! 1. `prepare` (once per call): gets an access token (refreshing it if it expired) and sets the
-//!    `Authorization` header; a failure ends the call with [`Error::Auth`].
-//! 2. `execute` (per attempt): waits for the client-side rate limiter, sends, reads the whole body
-//!    within the attempt timeout, lets the rate limiter read `X-RateLimit-*`, refreshes the token and
-//!    replays the request once on 401 `The access token is invalid`, and asks the pure
-//!    [`retry::decide`](crate::retry::decide) (under the shared [`RetryBudget`]) whether to try again.
-//!    Error bodies that are not the service's envelope are turned into one that carries the raw
-//!    body, so that they still decode into [`Error::Api`] with the status intact.
+//! A success goes back to the generated code to decode. Everything else (an error answer, a
+//! transport failure, no token) ends the call with this crate's typed [`Error`], which reaches
+//! the caller through the generated code unchanged (see [`Error::from`]).
 //!
 //! The access token goes to two origins only: the API's base URL and the accounts host
-//! ([`StoreAdminBuilder::with_accounts_url`]); a request to any other origin is refused before
-//! anything is sent. A request whose body cannot be replayed (a stream) is sent once, through the
-//! same rate limiter, timeout and tracing, and never retried.
+//! ([`StoreAdminBuilder::with_accounts_url`]); a request to any other origin is refused with
+//! [`Error::InvalidRequest`] before anything is sent. A request whose body cannot be replayed (a
+//! stream) is sent once, through the same authorization, rate limiter, timeout and tracing, and
+//! is neither replayed after a token refresh nor retried.
 
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use reqwest::header::{HeaderName, HeaderValue};
 use store_admin_client::{BoxFuture, Client, Inner, Interceptor, OperationMeta};
 use tracing::Instrument;
 
 use crate::credentials::{Authenticator, Credentials, Unauthorized, classify_unauthorized};
-use crate::error::{AUTH_PREFIX, Error, RAW_BODY_HEADER, RAW_BODY_LIMIT, TransportKind, truncate};
-use crate::ratelimit::RateLimit;
+use crate::error::{ApiError, Error};
+use crate::ratelimit::{RateLimit, RateLimiter};
 use crate::retry::{
     self, Outcome, RetryBudget, RetryDecision, RetryInput, RetryPolicy, TransportFailure,
 };
@@ -41,9 +41,6 @@ pub const LIVE_BASE_URL: &str = "https://api.salla.dev/admin/v2";
 
 /// The live accounts host, which serves the OAuth endpoints and `get_user_info`.
 pub const LIVE_ACCOUNTS_URL: &str = "https://accounts.salla.sa";
-
-/// Names the operation on error responses the interceptor rebuilt, for [`Error`]'s hints.
-pub(crate) const OPERATION_HEADER: &str = "x-store-admin-operation";
 
 /// The client services use. Cheap to clone (the state is shared).
 #[derive(Clone)]
@@ -109,40 +106,15 @@ impl StoreAdmin {
     /// retried.
     pub async fn send_raw(
         &self,
-        mut request: reqwest::Request,
+        request: reqwest::Request,
         operation: &'static str,
     ) -> Result<RawResponse, Error> {
-        let info = progenitor_client::OperationInfo {
-            operation_id: operation,
-        };
-        self.runtime
-            .check_origin(request.url())
-            .map_err(Error::InvalidRequest)?;
-        self.runtime
-            .authorize(&mut request)
-            .await
-            .map_err(|e| Error::Auth(e.trim_start_matches(AUTH_PREFIX).to_string()))?;
-        let transport = |source: reqwest::Error| Error::Transport {
-            operation: Some(operation),
-            kind: TransportKind::classify(&source),
-            source,
-        };
-        let response = self
-            .runtime
-            .execute(
-                progenitor_client::ClientInfo::client(&self.client),
-                request,
-                &info,
-            )
-            .await
-            .map_err(transport)?;
-        let status = response.status();
-        let headers = response.headers().clone();
-        let body = response.bytes().await.map_err(transport)?;
+        let client = progenitor_client::ClientInfo::client(&self.client);
+        let (parts, body) = self.runtime.call(client, request, operation).await?;
         Ok(RawResponse {
             operation,
-            status,
-            headers,
+            status: parts.status,
+            headers: parts.headers,
             body,
         })
     }
@@ -166,7 +138,7 @@ impl RawResponse {
     pub fn error_for_status(self) -> Result<Self, Error> {
         if self.status.is_client_error() || self.status.is_server_error() {
             let operation = OperationMeta::find(self.operation).map(|op| op.operation_id);
-            return Err(Error::Api(Box::new(crate::error::api_error_from_body(
+            return Err(Error::Api(Box::new(ApiError::from_response(
                 self.status,
                 &self.headers,
                 &self.body,
@@ -177,7 +149,8 @@ impl RawResponse {
     }
 }
 
-/// Builds a [`StoreAdmin`].
+/// Builds a [`StoreAdmin`]. Cloning it clones its settings (a template for many clients).
+#[derive(Clone)]
 pub struct StoreAdminBuilder {
     base_url: String,
     accounts_url: Option<String>,
@@ -187,8 +160,8 @@ pub struct StoreAdminBuilder {
     attempt_timeout: Duration,
     operation_timeout: Duration,
     retry: RetryPolicy,
-    retry_budget: u32,
-    rate_limit: Option<RateLimit>,
+    retry_budget: Option<Arc<RetryBudget>>,
+    rate_limit: Option<Arc<dyn RateLimiter>>,
     http: Option<reqwest::Client>,
 }
 
@@ -203,7 +176,7 @@ impl Default for StoreAdminBuilder {
             attempt_timeout: Duration::from_secs(30),
             operation_timeout: Duration::from_secs(120),
             retry: RetryPolicy::default(),
-            retry_budget: 500,
+            retry_budget: None,
             rate_limit: None,
             http: None,
         }
@@ -282,15 +255,23 @@ impl StoreAdminBuilder {
         self
     }
 
-    /// The retry budget's capacity (default 500 tokens; a retry costs 5, a timeout 10).
-    pub fn with_retry_budget(mut self, capacity: u32) -> Self {
-        self.retry_budget = capacity;
+    /// The retry budget (default: one of its own, [`RetryBudget::default`]: 500 tokens, a retry
+    /// costs 5, a retry after a time-out 10). Give every client of one service the same
+    /// `Arc<RetryBudget>`, so that when the service fails, all of them together stop retrying.
+    pub fn with_retry_budget(mut self, budget: Arc<RetryBudget>) -> Self {
+        self.retry_budget = Some(budget);
         self
     }
 
     /// A client-side rate limit sized to the store's plan, so bulk jobs never meet a 429.
-    pub fn with_rate_limit(mut self, rate_limit: RateLimit) -> Self {
-        self.rate_limit = Some(rate_limit);
+    pub fn with_rate_limit(self, rate_limit: RateLimit) -> Self {
+        self.with_rate_limiter(Arc::new(rate_limit))
+    }
+
+    /// A rate limiter shared with other clients of the same store: an `Arc<RateLimit>` of this
+    /// process, or a `RedisRateLimiter` (feature `redis`) shared by every process.
+    pub fn with_rate_limiter(mut self, limiter: Arc<dyn RateLimiter>) -> Self {
+        self.rate_limit = Some(limiter);
         self
     }
 
@@ -300,9 +281,27 @@ impl StoreAdminBuilder {
         self
     }
 
+    fn http_client(&self) -> Result<reqwest::Client, Error> {
+        reqwest::Client::builder()
+            .user_agent(self.user_agent.as_str())
+            .connect_timeout(self.connect_timeout)
+            .build()
+            .map_err(|e| Error::InvalidRequest(format!("HTTP client: {e}")))
+    }
+
+    /// This builder with its `reqwest::Client` made now, so that the clients built from its
+    /// clones share one connection pool, and with `budget` unless it has a retry budget.
+    pub(crate) fn shared(mut self, budget: Arc<RetryBudget>) -> Result<Self, Error> {
+        if self.http.is_none() {
+            self.http = Some(self.http_client()?);
+        }
+        self.retry_budget.get_or_insert(budget);
+        Ok(self)
+    }
+
     /// Builds the client.
-    pub fn build(self) -> Result<StoreAdmin, Error> {
-        let credentials = self.credentials.ok_or_else(|| {
+    pub fn build(mut self) -> Result<StoreAdmin, Error> {
+        let credentials = self.credentials.take().ok_or_else(|| {
             Error::InvalidRequest(
                 "no credentials: call with_token(..) or with_credentials(..) on the builder".into(),
             )
@@ -312,6 +311,7 @@ impl StoreAdminBuilder {
         })?;
         let accounts_url = self
             .accounts_url
+            .take()
             .unwrap_or_else(|| accounts_url_for(&credentials));
         let accounts = reqwest::Url::parse(&accounts_url).map_err(|e| {
             Error::InvalidRequest(format!("accounts URL {accounts_url:?} is not a URL: {e}"))
@@ -324,13 +324,9 @@ impl StoreAdminBuilder {
                 )));
             }
         }
-        let http = match self.http {
+        let http = match self.http.take() {
             Some(http) => http,
-            None => reqwest::Client::builder()
-                .user_agent(self.user_agent)
-                .connect_timeout(self.connect_timeout)
-                .build()
-                .map_err(|e| Error::InvalidRequest(format!("HTTP client: {e}")))?,
+            None => self.http_client()?,
         };
         let runtime = Arc::new(Runtime {
             base_url: self.base_url.clone(),
@@ -339,7 +335,7 @@ impl StoreAdminBuilder {
             auth: Authenticator::new(credentials, http.clone()),
             rate_limit: self.rate_limit,
             retry: self.retry,
-            budget: RetryBudget::new(self.retry_budget),
+            budget: self.retry_budget.unwrap_or_default(),
             attempt_timeout: self.attempt_timeout,
             operation_timeout: self.operation_timeout,
         });
@@ -371,9 +367,9 @@ pub struct Runtime {
     /// The origins that may receive the access token: the base URL's and the accounts host's.
     token_origins: Vec<url::Origin>,
     auth: Authenticator,
-    rate_limit: Option<RateLimit>,
+    rate_limit: Option<Arc<dyn RateLimiter>>,
     retry: RetryPolicy,
-    budget: RetryBudget,
+    budget: Arc<RetryBudget>,
     attempt_timeout: Duration,
     operation_timeout: Duration,
 }
@@ -396,20 +392,6 @@ enum Attempt {
     Failed(reqwest::Error, TransportFailure),
 }
 
-fn classify(e: &reqwest::Error) -> TransportFailure {
-    if e.is_connect() {
-        TransportFailure::ConnectFailed
-    } else if e.is_timeout() {
-        TransportFailure::TimedOut
-    } else if e.is_body() || e.is_decode() {
-        TransportFailure::BodyTruncated
-    } else if e.is_request() {
-        TransportFailure::ConnectionReset
-    } else {
-        TransportFailure::Other
-    }
-}
-
 impl Runtime {
     /// One attempt, body read in full. reqwest's per-request timeout (set by the caller) covers
     /// connecting, sending and reading the whole body, so a trickling body times out too.
@@ -426,7 +408,7 @@ impl Runtime {
         match work.await {
             Ok((parts, body)) => Attempt::Response(parts, body),
             Err(e) => {
-                let class = classify(&e);
+                let class = TransportFailure::classify(&e);
                 Attempt::Failed(e, class)
             }
         }
@@ -447,64 +429,70 @@ impl Runtime {
         }
     }
 
-    /// Sets the current access token on `request`; returns the lease's generation. A request to an
-    /// origin that may not receive the token is refused, its `Authorization` header removed.
-    async fn authorize(
+    /// One call, in its `store_admin.call` span: the last response whatever its status, or why
+    /// there was none. A request to an origin that may not receive the access token fails with
+    /// [`Error::InvalidRequest`] before anything is sent.
+    async fn call(
         &self,
-        request: &mut reqwest::Request,
-    ) -> Result<crate::credentials::TokenLease, String> {
-        if let Err(e) = self.check_origin(request.url()) {
-            request.headers_mut().remove(reqwest::header::AUTHORIZATION);
-            return Err(format!("{AUTH_PREFIX}{e}"));
-        }
-        let lease = self
-            .auth
-            .token()
+        client: &reqwest::Client,
+        request: reqwest::Request,
+        operation_id: &'static str,
+    ) -> Result<(http::response::Parts, bytes::Bytes), Error> {
+        self.check_origin(request.url())
+            .map_err(Error::InvalidRequest)?;
+        let span = tracing::info_span!(
+            "store_admin.call",
+            operation_id,
+            method = %request.method(),
+            path = OperationMeta::find(operation_id).map(|m| m.path).unwrap_or(""),
+            status = tracing::field::Empty,
+        );
+        self.run(client, request, operation_id)
+            .instrument(span)
             .await
-            .map_err(|e| format!("{AUTH_PREFIX}{e}"))?;
-        let value = lease
-            .token
-            .bearer_header()
-            .map_err(|e| format!("{AUTH_PREFIX}{e}"))?;
-        request
-            .headers_mut()
-            .insert(reqwest::header::AUTHORIZATION, value);
-        Ok(lease)
     }
 
     async fn run(
         &self,
         client: &reqwest::Client,
         mut request: reqwest::Request,
-        meta: Option<&'static OperationMeta>,
         operation_id: &'static str,
-    ) -> reqwest::Result<reqwest::Response> {
+    ) -> Result<(http::response::Parts, bytes::Bytes), Error> {
         let started = Instant::now();
         let deadline = started + self.operation_timeout;
         let method = request.method().clone();
         let mut attempt: u32 = 0;
+        // The token for the next attempt when a refresh after a 401 already gave one.
+        let mut refreshed = None;
         let mut replayed_after_refresh = false;
         loop {
             attempt += 1;
-            let lease = self.authorize(&mut request).await.ok();
-            // A streaming body cannot be replayed: it is sent once, and neither replayed after a
-            // token refresh nor retried.
-            let (to_send, replayable) = match request.try_clone() {
-                Some(copy) => (copy, true),
-                None => {
-                    let placeholder = reqwest::Request::new(method.clone(), request.url().clone());
-                    (std::mem::replace(&mut request, placeholder), false)
-                }
+            // Authorized once per attempt: a retry after a long wait gets a token still valid.
+            let lease = match refreshed.take() {
+                Some(lease) => lease,
+                None => self.auth.token().await.map_err(Error::Auth)?,
             };
-            if let Some(limit) = &self.rate_limit {
-                limit.acquire().await;
-            }
+            let value = lease.token.bearer_header().map_err(Error::Auth)?;
+            request
+                .headers_mut()
+                .insert(reqwest::header::AUTHORIZATION, value);
             let remaining = deadline.saturating_duration_since(Instant::now());
             let timeout = self
                 .attempt_timeout
                 .min(remaining)
                 .max(Duration::from_millis(1));
-            let mut to_send = to_send;
+            // A streaming body cannot be replayed: it is sent once, and neither replayed after a
+            // token refresh nor retried.
+            let (mut to_send, replayable) = match request.try_clone() {
+                Some(copy) => (copy, true),
+                None => {
+                    let spent = reqwest::Request::new(method.clone(), request.url().clone());
+                    (std::mem::replace(&mut request, spent), false)
+                }
+            };
+            if let Some(limit) = &self.rate_limit {
+                limit.acquire().await;
+            }
             *to_send.timeout_mut() = Some(timeout);
             let attempt_started = Instant::now();
             let outcome = self.attempt(client, to_send).await;
@@ -525,21 +513,20 @@ impl Runtime {
                         && replayable
                         && !replayed_after_refresh
                         && is_invalid_token(body)
-                        && let Some(lease) = &lease
                     {
-                        {
-                            replayed_after_refresh = true;
-                            match self.auth.rejected(lease).await {
-                                Ok(_) => {
-                                    tracing::info!(
-                                        "access token rejected; refreshed it, replaying once"
-                                    );
-                                    attempt -= 1;
-                                    continue;
-                                }
-                                Err(e) => {
-                                    tracing::warn!(error = %e, "access token rejected and could not be refreshed")
-                                }
+                        replayed_after_refresh = true;
+                        match self.auth.rejected(&lease).await {
+                            Ok(fresh) => {
+                                tracing::info!(
+                                    "access token rejected; refreshed it, replaying once"
+                                );
+                                refreshed = Some(fresh);
+                                // The replay is the same attempt, with the new token.
+                                attempt -= 1;
+                                continue;
+                            }
+                            Err(e) => {
+                                tracing::warn!(error = %e, "access token rejected and could not be refreshed")
                             }
                         }
                     }
@@ -586,9 +573,13 @@ impl Runtime {
                     return match outcome {
                         Attempt::Response(parts, body) => {
                             tracing::Span::current().record("status", parts.status.as_u16());
-                            Ok(finish(parts, body, meta, operation_id))
+                            Ok((parts, body))
                         }
-                        Attempt::Failed(e, _) => Err(e),
+                        Attempt::Failed(source, class) => Err(Error::Transport {
+                            operation: Some(operation_id),
+                            kind: class.into(),
+                            source,
+                        }),
                     };
                 }
             }
@@ -608,72 +599,37 @@ fn is_invalid_token(body: &[u8]) -> bool {
     classify_unauthorized(message) == Unauthorized::InvalidToken
 }
 
-/// Rebuilds the response for the generated code. Error responses get the operation's id in a
-/// header, and a body that is not the error envelope is wrapped in one carrying it verbatim.
-fn finish(
-    mut parts: http::response::Parts,
-    body: bytes::Bytes,
-    meta: Option<&'static OperationMeta>,
-    operation_id: &'static str,
-) -> reqwest::Response {
-    let mut body = body;
-    if parts.status.is_client_error() || parts.status.is_server_error() {
-        let id = meta.map(|m| m.operation_id).unwrap_or(operation_id);
-        if let Ok(value) = HeaderValue::from_str(id) {
-            parts
-                .headers
-                .insert(HeaderName::from_static(OPERATION_HEADER), value);
-        }
-        let is_envelope =
-            serde_json::from_slice::<store_admin_client::types::ErrorResponse>(&body).is_ok();
-        if !is_envelope {
-            let raw = truncate(&String::from_utf8_lossy(&body), RAW_BODY_LIMIT);
-            let envelope = serde_json::json!({
-                "status": parts.status.as_u16(),
-                "success": false,
-                "error": { "message": raw },
-            });
-            body = bytes::Bytes::from(envelope.to_string());
-            parts.headers.insert(
-                HeaderName::from_static(RAW_BODY_HEADER),
-                HeaderValue::from_static("1"),
-            );
-            parts.headers.insert(
-                reqwest::header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            parts.headers.remove(reqwest::header::CONTENT_LENGTH);
-        }
-    }
-    reqwest::Response::from(http::Response::from_parts(parts, body))
-}
-
 impl Interceptor for Runtime {
-    fn prepare<'a>(
-        &'a self,
-        request: &'a mut reqwest::Request,
-        _operation: &'a progenitor_client::OperationInfo,
-    ) -> BoxFuture<'a, Result<(), String>> {
-        Box::pin(async move { self.authorize(request).await.map(|_| ()) })
-    }
-
+    /// A success goes to the generated code to decode; an error answer, a transport failure or
+    /// an authentication failure ends the call with this crate's [`Error`], carried to the
+    /// caller inside the `reqwest::Error` the generated code passes on.
     fn execute<'a>(
         &'a self,
         client: &'a reqwest::Client,
         request: reqwest::Request,
         operation: &'a progenitor_client::OperationInfo,
     ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
-        let meta = OperationMeta::find(operation.operation_id);
-        let span = tracing::info_span!(
-            "store_admin.call",
-            operation_id = operation.operation_id,
-            method = %request.method(),
-            path = meta.map(|m| m.path).unwrap_or(""),
-            status = tracing::field::Empty,
-        );
-        Box::pin(
-            self.run(client, request, meta, operation.operation_id)
-                .instrument(span),
-        )
+        Box::pin(async move {
+            let operation_id = operation.operation_id;
+            let error = match self.call(client, request, operation_id).await {
+                Ok((parts, body))
+                    if parts.status.is_client_error() || parts.status.is_server_error() =>
+                {
+                    Error::Api(Box::new(ApiError::from_response(
+                        parts.status,
+                        &parts.headers,
+                        &body,
+                        Some(operation_id),
+                    )))
+                }
+                Ok((parts, body)) => {
+                    return Ok(reqwest::Response::from(http::Response::from_parts(
+                        parts, body,
+                    )));
+                }
+                Err(error) => error,
+            };
+            Err(error.into_reqwest().await)
+        })
     }
 }

@@ -8,6 +8,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::pin::Pin;
+use std::sync::{Mutex, PoisonError};
+use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime};
 
 use reqwest::StatusCode;
@@ -16,12 +19,12 @@ use serde::de::DeserializeOwned;
 use store_admin_client::types;
 use store_admin_client::{OperationMeta, ResponseValue};
 
+use crate::credentials::AuthError;
+use crate::ratelimit::RateLimitHeaders;
+use crate::retry::TransportFailure;
+
 /// How much of a body that is not the error envelope is kept in an [`ApiError`].
 pub const RAW_BODY_LIMIT: usize = 2048;
-
-/// Marks a response whose error body was not the service's envelope; set by the interceptor, which
-/// then hands the generated code an envelope that carries the raw body as its message.
-pub(crate) const RAW_BODY_HEADER: &str = "x-store-admin-raw-error-body";
 
 /// The error of every call.
 #[derive(Debug, thiserror::Error)]
@@ -60,9 +63,10 @@ pub enum Error {
     /// An argument was rejected before anything was sent.
     #[error("invalid request: {0}")]
     InvalidRequest(String),
-    /// No valid access token could be obtained (see the message).
+    /// No valid access token could be obtained; match on the [`AuthError`] to know why (the
+    /// merchant must reinstall the app, no refresh token, the token endpoint or store failed).
     #[error("authentication failed: {0}")]
-    Auth(String),
+    Auth(#[source] AuthError),
     /// A pagination object contradicted itself (a page beyond `totalPages` answered with items, a
     /// page count that changed, ...). Stopping is safer than looping or dropping items.
     #[error("{operation}: inconsistent pagination: {detail}", operation = op_name(.operation))]
@@ -92,19 +96,20 @@ pub enum TransportKind {
     Other,
 }
 
-impl TransportKind {
-    pub(crate) fn classify(e: &reqwest::Error) -> Self {
-        if e.is_timeout() {
-            Self::Timeout
-        } else if e.is_connect() {
-            Self::Connect
-        } else if e.is_body() || e.is_decode() {
-            Self::Body
-        } else {
-            Self::Other
+impl From<TransportFailure> for TransportKind {
+    /// The kind a caller sees of the one classification of a transport failure
+    /// ([`TransportFailure::classify`]).
+    fn from(failure: TransportFailure) -> Self {
+        match failure {
+            TransportFailure::ConnectFailed => Self::Connect,
+            TransportFailure::TimedOut => Self::Timeout,
+            TransportFailure::BodyTruncated => Self::Body,
+            TransportFailure::ConnectionReset | TransportFailure::Other => Self::Other,
         }
     }
+}
 
+impl TransportKind {
     fn hint(self) -> &'static str {
         match self {
             Self::Connect => "; check the base URL and that the service is reachable",
@@ -155,8 +160,12 @@ impl ApiError {
             .unwrap_or(&[])
     }
 
-    fn hint(&self) -> String {
-        match self.status.as_u16() {
+    /// What to do about the error, for people: check the token and its scopes (401, naming the
+    /// operation's scopes), the record does not exist (404), fix the fields (422), wait (429),
+    /// try again later (5xx). `None` when there is nothing to add. `Display` ends with it; the command
+    /// line prints it on its own line.
+    pub fn hint(&self) -> Option<String> {
+        Some(match self.status.as_u16() {
             401 => {
                 let scopes = self.required_scopes();
                 if scopes.is_empty() {
@@ -172,14 +181,21 @@ impl ApiError {
                 "the store refused the request (blocked after many errors, or not allowed)".into()
             }
             404 => "the record does not exist".into(),
+            405 | 406 => {
+                "the request is not accepted at this path: check the method and path".into()
+            }
             422 => "fix the fields named above".into(),
+            // The client has already retried these as its policy allows.
             429 => match self.retry_after {
-                Some(wait) => format!("rate limited: retry in {}s", wait.as_secs().max(1)),
-                None => "rate limited: slow down".into(),
+                Some(wait) => format!(
+                    "rate limited even after retries: retry in {}s, and stay under the store's plan",
+                    wait.as_secs().max(1)
+                ),
+                None => "rate limited even after retries: stay under the store's plan".into(),
             },
-            s if s >= 500 => "the service failed: retry later".into(),
-            _ => String::new(),
-        }
+            s if s >= 500 => "the service failed even after retries: try again later".into(),
+            _ => return None,
+        })
     }
 }
 
@@ -198,8 +214,7 @@ impl fmt::Display for ApiError {
         if let Some(raw) = &self.raw_body {
             write!(f, ": body was not the error envelope: {raw:?}")?;
         }
-        let hint = self.hint();
-        if !hint.is_empty() {
+        if let Some(hint) = self.hint() {
             write!(f, " ({hint})")?;
         }
         Ok(())
@@ -271,24 +286,24 @@ impl Error {
     }
 
     /// Converts the generated client's error, decoding a success body that failed again as `T` to
-    /// name the JSON path that failed.
+    /// name the JSON path that failed. An error of [`StoreAdmin`](crate::StoreAdmin)'s
+    /// interceptor comes back as it was raised (see [`Error::into_reqwest`]).
     pub(crate) fn from_progenitor<T: DeserializeOwned>(
         error: progenitor_client::Error<types::ErrorResponse>,
         operation: Option<&'static str>,
     ) -> Self {
         use progenitor_client::Error as P;
         match error {
-            P::InvalidRequest(message) => Error::InvalidRequest(message),
-            P::Custom(message) => match message.strip_prefix(AUTH_PREFIX) {
-                Some(rest) => Error::Auth(rest.to_string()),
-                None => Error::InvalidRequest(message),
-            },
+            P::InvalidRequest(message) | P::Custom(message) => Error::InvalidRequest(message),
             P::CommunicationError(source)
             | P::InvalidUpgrade(source)
-            | P::ResponseBodyError(source) => Error::Transport {
-                operation,
-                kind: TransportKind::classify(&source),
-                source,
+            | P::ResponseBodyError(source) => match Carried::take(&source) {
+                Some(error) => error,
+                None => Error::Transport {
+                    operation,
+                    kind: TransportFailure::classify(&source).into(),
+                    source,
+                },
             },
             P::ErrorResponse(value) => Error::Api(Box::new(api_error(value, operation))),
             P::InvalidResponsePayload(bytes, serde_error) => {
@@ -310,14 +325,80 @@ impl Error {
                 message: Some("a status the API document does not list for this operation".into()),
                 fields: BTreeMap::new(),
                 raw_body: None,
-                retry_after: crate::retry::retry_after(response.headers(), SystemTime::now()),
+                retry_after: RateLimitHeaders::parse(response.headers(), SystemTime::now())
+                    .retry_after,
             })),
+        }
+    }
+
+    /// This error as a `reqwest::Error`, the only error the generated code passes on from the
+    /// interceptor: it rides in the returned error's `source` chain, and
+    /// `From<progenitor_client::Error>` takes it back out, as it was.
+    pub(crate) async fn into_reqwest(self) -> reqwest::Error {
+        let carrier = FailingBody(Some(Carried(Mutex::new(Some(self)))));
+        let response = reqwest::Response::from(http::Response::new(reqwest::Body::wrap(carrier)));
+        match response.bytes().await {
+            Err(error) => error,
+            Ok(_) => unreachable!("a body whose first frame is an error cannot be read"),
         }
     }
 }
 
-/// Prefix of the `Custom` errors the interceptor raises for authentication failures.
-pub(crate) const AUTH_PREFIX: &str = "store-admin auth: ";
+/// An [`Error`] in transit through the generated code (see [`Error::into_reqwest`]).
+struct Carried(Mutex<Option<Error>>);
+
+impl Carried {
+    /// The error carried in `error`'s source chain, taken out (once).
+    fn take(error: &reqwest::Error) -> Option<Error> {
+        let mut next: Option<&(dyn std::error::Error + 'static)> = Some(error);
+        while let Some(current) = next {
+            if let Some(carried) = current.downcast_ref::<Carried>() {
+                return carried
+                    .0
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take();
+            }
+            next = current.source();
+        }
+        None
+    }
+}
+
+impl fmt::Display for Carried {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &*self.0.lock().unwrap_or_else(PoisonError::into_inner) {
+            Some(error) => error.fmt(f),
+            None => f.write_str("store-admin error (already taken)"),
+        }
+    }
+}
+
+impl fmt::Debug for Carried {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &*self.0.lock().unwrap_or_else(PoisonError::into_inner) {
+            Some(error) => f.debug_tuple("Carried").field(error).finish(),
+            None => f.write_str("Carried(taken)"),
+        }
+    }
+}
+
+impl std::error::Error for Carried {}
+
+/// A response body that fails at once with the error it holds.
+struct FailingBody(Option<Carried>);
+
+impl http_body::Body for FailingBody {
+    type Data = bytes::Bytes;
+    type Error = Carried;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<bytes::Bytes>, Carried>>> {
+        Poll::Ready(self.0.take().map(Err))
+    }
+}
 
 impl From<progenitor_client::Error<types::ErrorResponse>> for Error {
     fn from(error: progenitor_client::Error<types::ErrorResponse>) -> Self {
@@ -330,28 +411,16 @@ fn api_error(
     operation: Option<&'static str>,
 ) -> ApiError {
     let status = value.status();
-    let headers: HeaderMap = value.headers().clone();
-    let operation = operation.or_else(|| {
-        headers
-            .get(crate::client::OPERATION_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(OperationMeta::find)
-            .map(|meta| meta.operation_id)
-    });
-    let envelope = value.into_inner();
-    let retry_after = crate::retry::retry_after(&headers, SystemTime::now())
-        .or_else(|| crate::retry::rate_limit_reset(&headers, SystemTime::now()));
-    if headers.contains_key(RAW_BODY_HEADER) {
-        return ApiError {
-            operation,
-            status,
-            code: None,
-            message: None,
-            fields: BTreeMap::new(),
-            raw_body: Some(envelope.error.message),
-            retry_after,
-        };
-    }
+    let retry_after = RateLimitHeaders::parse(value.headers(), SystemTime::now()).wait();
+    from_envelope(status, value.into_inner(), retry_after, operation)
+}
+
+fn from_envelope(
+    status: StatusCode,
+    envelope: types::ErrorResponse,
+    retry_after: Option<Duration>,
+    operation: Option<&'static str>,
+) -> ApiError {
     ApiError {
         operation,
         status,
@@ -363,29 +432,28 @@ fn api_error(
     }
 }
 
-/// The [`ApiError`] of an error response read by hand: the envelope when the body is one (the
-/// interceptor marks bodies it had to wrap), else the raw body, truncated.
-pub(crate) fn api_error_from_body(
-    status: StatusCode,
-    headers: &HeaderMap,
-    body: &[u8],
-    operation: Option<&'static str>,
-) -> ApiError {
-    match serde_json::from_slice::<types::ErrorResponse>(body) {
-        Ok(envelope) => api_error(
-            ResponseValue::new(envelope, status, headers.clone()),
-            operation,
-        ),
-        Err(_) => ApiError {
-            operation,
-            status,
-            code: None,
-            message: None,
-            fields: BTreeMap::new(),
-            raw_body: Some(truncate(&String::from_utf8_lossy(body), RAW_BODY_LIMIT)),
-            retry_after: crate::retry::retry_after(headers, SystemTime::now())
-                .or_else(|| crate::retry::rate_limit_reset(headers, SystemTime::now())),
-        },
+impl ApiError {
+    /// The error of an error response read in full: the service's envelope when the body is
+    /// one, else the raw body, truncated to [`RAW_BODY_LIMIT`] bytes.
+    pub fn from_response(
+        status: StatusCode,
+        headers: &HeaderMap,
+        body: &[u8],
+        operation: Option<&'static str>,
+    ) -> ApiError {
+        let retry_after = RateLimitHeaders::parse(headers, SystemTime::now()).wait();
+        match serde_json::from_slice::<types::ErrorResponse>(body) {
+            Ok(envelope) => from_envelope(status, envelope, retry_after, operation),
+            Err(_) => ApiError {
+                operation,
+                status,
+                code: None,
+                message: None,
+                fields: BTreeMap::new(),
+                raw_body: Some(truncate(&String::from_utf8_lossy(body), RAW_BODY_LIMIT)),
+                retry_after,
+            },
+        }
     }
 }
 

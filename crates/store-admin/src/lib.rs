@@ -10,6 +10,7 @@ pub mod credentials;
 pub mod error;
 pub mod ext;
 pub mod hand_written;
+pub mod merchants;
 pub mod multipart;
 pub mod pagination;
 pub mod ratelimit;
@@ -20,8 +21,9 @@ pub mod webhooks;
 pub use client::{
     LIVE_ACCOUNTS_URL, LIVE_BASE_URL, RawResponse, Runtime, StoreAdmin, StoreAdminBuilder,
 };
-pub use credentials::Credentials;
+pub use credentials::{AuthError, Credentials};
 pub use error::{ApiError, Error, TransportKind};
+pub use merchants::{Merchants, OAuthApp};
 pub use pagination::{Page, PageOptions, Paginate};
 pub use store_admin_client::{
     Client, HAND_WRITTEN, HandWritten, OPERATIONS, OperationMeta, ResponseValue, builder, types,

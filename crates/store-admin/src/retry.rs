@@ -33,9 +33,11 @@
 //! the total budget (`max_elapsed` since the first attempt), the decision is to stop.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use http::{HeaderMap, Method, StatusCode};
+
+use crate::ratelimit::RateLimitHeaders;
 
 /// Limits for retrying one logical request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,6 +127,26 @@ pub enum TransportFailure {
     Other,
 }
 
+impl TransportFailure {
+    /// Classifies a `reqwest` failure: the one reading of a transport error, for the retry
+    /// decision and for [`Error::Transport`](crate::Error::Transport)'s kind. A connection that
+    /// timed out while connecting counts as [`TransportFailure::ConnectFailed`]: the request
+    /// surely never left.
+    pub fn classify(error: &reqwest::Error) -> Self {
+        if error.is_connect() {
+            TransportFailure::ConnectFailed
+        } else if error.is_timeout() {
+            TransportFailure::TimedOut
+        } else if error.is_body() || error.is_decode() {
+            TransportFailure::BodyTruncated
+        } else if error.is_request() {
+            TransportFailure::ConnectionReset
+        } else {
+            TransportFailure::Other
+        }
+    }
+}
+
 /// What one attempt produced.
 #[derive(Debug, Clone, Copy)]
 pub enum Outcome<'a> {
@@ -187,13 +209,10 @@ pub enum RetryDecision {
     Stop(StopReason),
 }
 
-/// Whether repeating the method has the same effect as sending it once (RFC 9110 §9.2.2).
-/// POST, PATCH, CONNECT and extension methods are treated as not idempotent.
+/// Whether repeating the method has the same effect as sending it once (RFC 9110, section
+/// 9.2.2): [`store_admin_client::is_idempotent_method`], the one definition.
 pub fn is_idempotent(method: &Method) -> bool {
-    matches!(
-        *method,
-        Method::GET | Method::HEAD | Method::OPTIONS | Method::TRACE | Method::PUT | Method::DELETE
-    )
+    store_admin_client::is_idempotent_method(method.as_str())
 }
 
 /// The statuses that are retried: 408, 429, 500, 502, 503, 504.
@@ -280,48 +299,16 @@ fn jittered(cap: Duration, jitter: f64) -> Duration {
 /// The wait the server asks for, if any: the larger of `Retry-After` and (on a 429 or when nothing
 /// remains) `X-RateLimit-Reset`.
 fn server_hint(status: StatusCode, headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let retry_after = retry_after(headers, now);
-    let exhausted =
-        header_str(headers, "x-ratelimit-remaining").and_then(|v| v.parse::<u64>().ok()) == Some(0);
-    let reset = if status == StatusCode::TOO_MANY_REQUESTS || exhausted {
-        rate_limit_reset(headers, now)
+    let read = RateLimitHeaders::parse(headers, now);
+    let reset = if status == StatusCode::TOO_MANY_REQUESTS || read.exhausted() {
+        read.reset_in
     } else {
         None
     };
-    match (retry_after, reset) {
+    match (read.retry_after, reset) {
         (Some(a), Some(b)) => Some(a.max(b)),
         (a, b) => a.or(b),
     }
-}
-
-fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    headers.get(name)?.to_str().ok().map(str::trim)
-}
-
-/// Reads `Retry-After` as delay-seconds (a non-negative integer, or leniently a decimal) or as an
-/// HTTP date, relative to `now`. A date in the past means zero; anything unreadable is ignored.
-pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let value = header_str(headers, "retry-after")?;
-    if let Ok(secs) = value.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0)
-            .then(|| Duration::try_from_secs_f64(secs).ok())
-            .flatten();
-    }
-    let at = httpdate::parse_http_date(value).ok()?;
-    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
-}
-
-/// Reads `X-RateLimit-Reset` (UTC epoch seconds) as the time left until the reset, relative to
-/// `now`. A reset in the past means zero; anything unreadable is ignored.
-pub fn rate_limit_reset(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let epoch = header_str(headers, "x-ratelimit-reset")?
-        .parse::<u64>()
-        .ok()?;
-    let at = UNIX_EPOCH.checked_add(Duration::from_secs(epoch))?;
-    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 /// A process-wide token bucket limiting retries, after the AWS SDK's standard retry quota: when
@@ -428,6 +415,7 @@ pub fn decide_with_budget(
 mod tests {
     use super::*;
     use std::sync::Arc;
+    use std::time::UNIX_EPOCH;
 
     const MS: fn(u64) -> Duration = Duration::from_millis;
     const S: fn(u64) -> Duration = Duration::from_secs;
@@ -1127,16 +1115,6 @@ mod tests {
             Stop(StopReason::Success),
         );
         assert_eq!(run(&p, &r), Stop(StopReason::AttemptsExhausted));
-    }
-
-    #[test]
-    fn non_utf8_headers_are_ignored() {
-        let mut h = HeaderMap::new();
-        h.insert(
-            "retry-after",
-            http::HeaderValue::from_bytes(b"\xff\xfe").unwrap(),
-        );
-        assert_eq!(retry_after(&h, now()), None);
     }
 
     #[test]

@@ -13,7 +13,8 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 open_enum! {
-    /// The slug of an order status (spec Part 3.1). Merchants customize names, not slugs.
+    /// The slug of an order status (`OrderStatus.slug` in `openapi/store-admin.yaml`). Merchants
+    /// customize names, not slugs.
     pub enum OrderStatusSlug {
         /// Waiting for payment (top level, sort 0).
         PaymentPending => "payment_pending",
@@ -39,7 +40,8 @@ open_enum! {
 }
 
 impl OrderStatusSlug {
-    /// The slug of the parent status, for the sub-statuses of spec Part 3.1.
+    /// The slug of the parent status, for the built-in sub-statuses (`OrderStatus.parent` in
+    /// `openapi/store-admin.yaml`).
     pub fn parent(&self) -> Option<OrderStatusSlug> {
         match OrderStatusSlug::from(self.as_str()) {
             OrderStatusSlug::Delivering | OrderStatusSlug::Delivered | OrderStatusSlug::Shipped => {
@@ -51,8 +53,8 @@ impl OrderStatusSlug {
 }
 
 open_enum! {
-    /// The status of a shipment (FACTS.md). Some responses carry `status` as an object
-    /// `{id, name, slug}`: use its `slug` with this type.
+    /// The status of a shipment (`ShipmentStatusValue` in `openapi/store-admin.yaml`). Some
+    /// responses carry `status` as an object `{id, name, slug}`: use its `slug` with this type.
     pub enum ShipmentStatus {
         /// Created.
         Created => "created",
@@ -102,7 +104,8 @@ open_enum! {
 }
 
 open_enum! {
-    /// How a shipping company is linked to the store (spec 2.10).
+    /// How a shipping company is linked to the store (`ShippingCompany.activation_type` in
+    /// `openapi/store-admin.yaml`).
     pub enum ActivationType {
         /// The company belongs to the merchant side and cannot be linked from the dashboard.
         Manual => "manual",

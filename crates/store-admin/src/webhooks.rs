@@ -419,7 +419,8 @@ impl AppStoreAuthorize {
 }
 
 open_enum! {
-    /// The order attributes a webhook rule on an order event may test (FACTS.md).
+    /// The order attributes a webhook rule on an order event may test, as the service documents
+    /// them (the rule syntax is `Webhook.rule` in `openapi/store-admin.yaml`).
     pub enum OrderRuleAttribute {
         /// The order id.
         Id => "id",

@@ -255,7 +255,7 @@ async fn hundred_callers_with_an_expired_token_cause_one_token_request() {
         assert_eq!(lease.token.expose_secret(), "KGsnBcNN...");
     }
     assert_eq!(server.calls.load(Ordering::SeqCst), 1);
-    let saved = store.load().await.unwrap().unwrap();
+    let saved = store.load_tokens().await.unwrap().unwrap();
     assert_eq!(saved.access.expose_secret(), "KGsnBcNN...");
     assert_eq!(saved.refresh.unwrap().expose_secret(), "fWcceFWF...");
 }
@@ -293,7 +293,7 @@ async fn a_token_refreshed_by_another_process_is_reused_not_refreshed_again() {
     let lease = auth.token().await.unwrap();
     // Another process refreshes and saves a new pair.
     store
-        .save(&valid_tokens("from-other-process"))
+        .install(&valid_tokens("from-other-process"))
         .await
         .unwrap();
     let renewed = auth.rejected(&lease).await.unwrap();
@@ -321,7 +321,7 @@ async fn invalid_grant_reaches_every_waiting_caller_from_one_request() {
     for t in tasks {
         let err = t.await.unwrap().unwrap_err();
         assert!(
-            matches!(err, AuthError::OAuth(OAuthError::InvalidGrant { .. })),
+            matches!(err, AuthError::ReinstallRequired { .. }),
             "{err:?}"
         );
     }

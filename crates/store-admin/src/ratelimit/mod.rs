@@ -20,20 +20,89 @@
 //! # }
 //! ```
 
+use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::ops::Add;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
+use async_trait::async_trait;
+
+use governor::Quota;
 use governor::clock::{Clock, Reference};
 use governor::middleware::NoOpMiddleware;
 use governor::nanos::Nanos;
 use governor::state::{InMemoryState, NotKeyed};
-use governor::{Quota, RateLimiter};
 use http::HeaderMap;
 use tokio::time::Instant;
 
-use crate::retry::{rate_limit_reset, retry_after};
+mod headers;
+#[cfg(feature = "redis")]
+mod redis;
+
+pub use headers::RateLimitHeaders;
+#[cfg(feature = "redis")]
+pub use redis::{RedisRateLimiter, RedisRateLimiters};
+
+/// What the client asks of a rate limiter, wherever its bucket lives: [`RateLimit`] in this
+/// process, `RedisRateLimiter` (feature `redis`) shared by every process calling one store.
+#[async_trait]
+pub trait RateLimiter: Send + Sync + std::fmt::Debug {
+    /// Waits until one more request may be sent, and counts it.
+    async fn acquire(&self);
+
+    /// Reads a response's `X-RateLimit-*` and `Retry-After` to stay in step with the server.
+    fn observe(&self, headers: &HeaderMap);
+}
+
+#[async_trait]
+impl RateLimiter for RateLimit {
+    async fn acquire(&self) {
+        RateLimit::acquire(self).await;
+    }
+
+    fn observe(&self, headers: &HeaderMap) {
+        RateLimit::observe(self, headers);
+    }
+}
+
+/// The rate limiters of many merchant stores, one each, keyed by the merchant's id.
+pub trait RateLimiters: Send + Sync {
+    /// The limiter of `merchant`.
+    fn for_merchant(&self, merchant: &str) -> Arc<dyn RateLimiter>;
+}
+
+/// A [`RateLimit`] per merchant store in this process, every one sized to the same plan.
+#[derive(Debug)]
+pub struct LocalRateLimits {
+    per_minute: NonZeroU32,
+    limits: Mutex<HashMap<String, Arc<RateLimit>>>,
+}
+
+impl LocalRateLimits {
+    /// One bucket of `plan` per merchant store.
+    pub fn plan(plan: Plan) -> Self {
+        LocalRateLimits::per_minute(plan.per_minute())
+    }
+
+    /// One bucket of `n` requests a minute per merchant store.
+    pub fn per_minute(n: NonZeroU32) -> Self {
+        LocalRateLimits {
+            per_minute: n,
+            limits: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl RateLimiters for LocalRateLimits {
+    fn for_merchant(&self, merchant: &str) -> Arc<dyn RateLimiter> {
+        let mut limits = self.limits.lock().unwrap_or_else(PoisonError::into_inner);
+        limits
+            .entry(merchant.to_owned())
+            .or_insert_with(|| Arc::new(RateLimit::per_minute(self.per_minute)))
+            .clone()
+    }
+}
 
 /// The store's subscription plan, which sets its request rate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -104,7 +173,8 @@ impl Clock for TokioClock {
     }
 }
 
-type Limiter = RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<TokioInstant>>;
+type Limiter =
+    governor::RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<TokioInstant>>;
 
 /// What the server last said about its bucket.
 #[derive(Debug, Default)]
@@ -170,7 +240,7 @@ impl RateLimit {
             .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
             .allow_burst(n);
         RateLimit {
-            limiter: RateLimiter::new(quota, InMemoryState::default(), TokioClock),
+            limiter: governor::RateLimiter::new(quota, InMemoryState::default(), TokioClock),
             per_period: n,
             period,
             max_pause: Duration::from_secs(60),
@@ -274,18 +344,17 @@ impl RateLimit {
     /// [`RateLimit::observe`] with the wall-clock time given (the headers' times are wall-clock;
     /// the pauses they cause run on Tokio's clock).
     pub fn observe_at(&self, headers: &HeaderMap, now: SystemTime) {
+        self.observe_parsed(&RateLimitHeaders::parse(headers, now));
+    }
+
+    /// [`RateLimit::observe`] with the headers already read.
+    pub fn observe_parsed(&self, read: &RateLimitHeaders) {
         let instant_now = Instant::now();
         let in_window = |d: Duration| instant_now + d.min(self.max_pause);
-        let remaining = headers
-            .get("x-ratelimit-remaining")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u32>().ok());
-        let reset = rate_limit_reset(headers, now).map(in_window);
-        let window_id = headers
-            .get("x-ratelimit-reset")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
-        let retry = retry_after(headers, now).map(in_window);
+        let remaining = read.remaining;
+        let reset = read.reset_in.map(in_window);
+        let window_id = read.reset_epoch;
+        let retry = read.retry_after.map(in_window);
 
         let mut state = self.server.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(remaining) = remaining {
@@ -302,12 +371,7 @@ impl RateLimit {
                 // A count without a reset time: assume the bucket's own period.
                 state.window_end = Some(instant_now + self.period.min(self.max_pause));
             }
-            if let Some(limit) = headers
-                .get("x-ratelimit-limit")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<u32>().ok())
-                .filter(|l| *l > 0)
-            {
+            if let Some(limit) = read.limit.filter(|l| *l > 0) {
                 // X-RateLimit-Limit is per minute; the bucket leaks one request per 60 s / limit.
                 state.leak_interval = Some(Duration::from_secs(60) / limit);
             }

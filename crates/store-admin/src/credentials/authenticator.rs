@@ -1,0 +1,466 @@
+//! Access tokens for one store, refreshed when they expire or are rejected, never twice at once.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use super::oauth::{describe, refresh_token_set_within};
+use super::{
+    AccessToken, Credentials, Generation, OAuthError, RefreshAborted, Refresher, StoredTokens,
+    TokenSet, TokenStore, TokenStoreError, Versioned,
+};
+
+/// A token handed out by [`Authenticator`], with the generation it belongs to.
+#[derive(Debug, Clone)]
+pub struct TokenLease {
+    /// The token's generation; give it back to [`Authenticator::rejected`] on a 401.
+    pub generation: Generation,
+    /// The token.
+    pub token: AccessToken,
+}
+
+/// Why no usable access token could be had: the kind of [`Error::Auth`](crate::Error::Auth), to
+/// match on.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuthError {
+    /// The refresh token was refused with `invalid_grant` (already used, expired or revoked):
+    /// the service has revoked the store's tokens and only a new installation of the app by the
+    /// merchant yields new ones. Retrying cannot help.
+    #[error(
+        "the refresh token was rejected (invalid_grant): the store's tokens are revoked and the merchant must reinstall the app{}",
+        describe(.description)
+    )]
+    ReinstallRequired {
+        /// The token endpoint's `error_description`, if any.
+        description: Option<String>,
+    },
+    /// The token endpoint refused the exchange for another reason (client credentials, a bad
+    /// request), answered something that is not a token response, or could not be reached.
+    #[error("{error}")]
+    TokenEndpoint {
+        /// The endpoint's HTTP status; `None` when no response came.
+        status: Option<u16>,
+        /// What went wrong.
+        #[source]
+        error: OAuthError,
+    },
+    /// The token store failed.
+    #[error(transparent)]
+    Store(#[from] TokenStoreError),
+    /// The store holds no tokens: the app must be installed (authorized) for this store first.
+    #[error("no tokens stored for this store: install the app (authorize) first")]
+    NoTokens,
+    /// The token expired and there is no refresh token (`offline_access` was not granted).
+    #[error(
+        "the access token expired and there is no refresh token (request the offline_access scope)"
+    )]
+    NoRefreshToken,
+    /// A static token was rejected; it cannot be refreshed.
+    #[error("the static access token was rejected and cannot be refreshed")]
+    StaticTokenRejected,
+    /// The token contains characters an HTTP header cannot carry.
+    #[error("the access token contains characters that cannot be sent in a header")]
+    InvalidTokenCharacters,
+    /// The refresh was aborted.
+    #[error(transparent)]
+    Aborted(#[from] RefreshAborted),
+}
+
+impl From<OAuthError> for AuthError {
+    fn from(error: OAuthError) -> Self {
+        match error {
+            OAuthError::InvalidGrant { description } => {
+                AuthError::ReinstallRequired { description }
+            }
+            error => AuthError::TokenEndpoint {
+                status: error.status(),
+                error,
+            },
+        }
+    }
+}
+
+/// What a 401 from the service means, read from its error message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unauthorized {
+    /// `The access token is invalid`: refresh and try again (see [`Authenticator::rejected`]).
+    InvalidToken,
+    /// `The access token should have access to one of those scopes: orders.read`: refreshing
+    /// will not help; the app must ask for these scopes.
+    MissingScope(Vec<String>),
+    /// Any other message.
+    Other,
+}
+
+/// Reads the message of a 401 error body (the service answers 401, not 403, for a missing scope).
+pub fn classify_unauthorized(message: &str) -> Unauthorized {
+    const SCOPE_MARKER: &str = "scopes:";
+    let lower = message.to_ascii_lowercase();
+    if let Some(at) = lower.find(SCOPE_MARKER) {
+        let scopes = message[at + SCOPE_MARKER.len()..]
+            .split([',', ' '])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect();
+        return Unauthorized::MissingScope(scopes);
+    }
+    if lower.contains("token is invalid")
+        || lower.contains("invalid token")
+        || lower.contains("token has expired")
+    {
+        return Unauthorized::InvalidToken;
+    }
+    Unauthorized::Other
+}
+
+/// Hands out access tokens for one store, refreshing them when they expire or are rejected,
+/// never twice at once (see the module documentation).
+pub struct Authenticator {
+    credentials: Credentials,
+    http: reqwest::Client,
+    refresher: Refresher<TokenSet, AuthError>,
+    leeway: Duration,
+    token_timeout: Duration,
+}
+
+impl fmt::Debug for Authenticator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Authenticator")
+            .field("credentials", &self.credentials)
+            .field("refresher", &self.refresher)
+            .field("leeway", &self.leeway)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Authenticator {
+    /// An authenticator using `http` for token requests. Tokens are refreshed 60 s before they
+    /// expire.
+    pub fn new(credentials: Credentials, http: reqwest::Client) -> Self {
+        let initial = match &credentials {
+            Credentials::Static { token } => Some(TokenSet {
+                access: token.clone(),
+                refresh: None,
+                expires_at: DateTime::<Utc>::MAX_UTC,
+                scope: String::new(),
+            }),
+            Credentials::OAuth { .. } => None,
+        };
+        Authenticator {
+            credentials,
+            http,
+            refresher: Refresher::new(initial),
+            leeway: Duration::from_secs(60),
+            token_timeout: Duration::from_secs(20),
+        }
+    }
+
+    /// How long a token request may take (default 20 s; never more than two fifths of the token
+    /// store's lock time to live, see [`TokenStore::lock_ttl`]).
+    pub fn with_token_timeout(mut self, timeout: Duration) -> Self {
+        self.token_timeout = timeout;
+        self
+    }
+
+    /// Refresh this long before expiry (default 60 s).
+    pub fn with_leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// How many refreshes (including the first load from the store) were started.
+    pub fn refresh_count(&self) -> u64 {
+        self.refresher.refresh_count()
+    }
+
+    /// How many callers are waiting for a refresh in progress (for diagnostics and tests).
+    pub fn waiting(&self) -> u64 {
+        self.refresher.waiting()
+    }
+
+    /// A token to send now: the current one if it is still valid, else a refreshed one.
+    pub async fn token(&self) -> Result<TokenLease, AuthError> {
+        let current = self.refresher.current();
+        let seen = match &current {
+            Some(v) if !v.value.is_expired(Utc::now(), self.leeway) => {
+                return Ok(lease(v));
+            }
+            Some(v) => v.generation,
+            None => Generation::NONE,
+        };
+        self.renew(seen).await
+    }
+
+    /// Reports that the service refused `lease` with 401 `The access token is invalid`; returns
+    /// a newer token (refreshing at most once however many callers report the same lease).
+    /// Do not call it for a missing scope (see [`classify_unauthorized`]).
+    pub async fn rejected(&self, lease: &TokenLease) -> Result<TokenLease, AuthError> {
+        if matches!(self.credentials, Credentials::Static { .. }) {
+            return Err(AuthError::StaticTokenRejected);
+        }
+        self.renew(lease.generation).await
+    }
+
+    /// Installs tokens received another way (the `app.store.authorize` webhook): saved to the
+    /// store (over anything saved, a revoked mark included) and used from now on.
+    pub async fn install(&self, tokens: TokenSet) -> Result<TokenLease, AuthError> {
+        if let Credentials::OAuth { store, .. } = &self.credentials {
+            store.install(&tokens).await?;
+        }
+        Ok(lease(&self.refresher.install(tokens).await))
+    }
+
+    async fn renew(&self, seen: Generation) -> Result<TokenLease, AuthError> {
+        let Credentials::OAuth {
+            client_id,
+            client_secret,
+            token_url,
+            store,
+        } = &self.credentials
+        else {
+            return self
+                .refresher
+                .current()
+                .map(|v| lease(&v))
+                .ok_or(AuthError::NoTokens);
+        };
+        let exchange = Exchange {
+            http: self.http.clone(),
+            client_id: client_id.clone(),
+            client_secret: client_secret.clone(),
+            token_url: token_url.clone(),
+            // The token request ends well before the lock lapses, so a holder can never still
+            // be refreshing when another process takes the lock over.
+            timeout: match store.lock_ttl() {
+                Some(ttl) => self.token_timeout.min(ttl * 2 / 5),
+                None => self.token_timeout,
+            },
+        };
+        let store = Arc::clone(store);
+        let leeway = self.leeway;
+        let versioned = self
+            .refresher
+            .refresh(seen, move |current: Option<TokenSet>| {
+                refresh_under_lock(store, exchange, current, leeway)
+            })
+            .await?;
+        Ok(lease(&versioned))
+    }
+}
+
+/// Whether `stored` replaces `current` (another process refreshed) and is usable now.
+fn is_newer_and_valid(stored: &TokenSet, current: Option<&TokenSet>, leeway: Duration) -> bool {
+    let newer = current.is_none_or(|current| !stored.access.ct_eq(&current.access));
+    newer && !stored.is_expired(Utc::now(), leeway)
+}
+
+/// What a refresh needs to call the token endpoint.
+struct Exchange {
+    http: reqwest::Client,
+    client_id: String,
+    client_secret: secrecy::SecretString,
+    token_url: url::Url,
+    timeout: Duration,
+}
+
+/// The refresh of one store's tokens, under the store's lock (see the module documentation):
+///
+/// 1. take the lock (waiting for another process's refresh), then read the store (a first read
+///    without the lock saves taking it when another process already saved usable tokens);
+/// 2. tokens another process saved meanwhile, still valid, are used as they are: no refresh;
+/// 3. revoked tokens end here with [`AuthError::ReinstallRequired`], without presenting the spent
+///    refresh token again;
+/// 4. else the refresh token is exchanged, and the new pair saved **before** anyone uses it, only
+///    over the revision read (a holder whose lock lapsed cannot overwrite a newer pair);
+/// 5. an `invalid_grant` is saved as revoked, so that every other process stops at step 3.
+async fn refresh_under_lock(
+    store: Arc<dyn TokenStore>,
+    exchange: Exchange,
+    current: Option<TokenSet>,
+    leeway: Duration,
+) -> Result<TokenSet, AuthError> {
+    // Tokens another process saved are taken without the lock when they are usable as they are.
+    if let Some(stored) = store.load().await?.tokens()
+        && is_newer_and_valid(stored, current.as_ref(), leeway)
+    {
+        return Ok(stored.clone());
+    }
+    let _lock = store.lock().await?;
+    let snapshot = store.load().await?;
+    let base = match snapshot.value {
+        Some(StoredTokens::Revoked) => {
+            return Err(AuthError::ReinstallRequired {
+                description: Some("the saved tokens were revoked earlier".into()),
+            });
+        }
+        Some(StoredTokens::Active(stored)) => {
+            if is_newer_and_valid(&stored, current.as_ref(), leeway) {
+                return Ok(stored);
+            }
+            stored
+        }
+        None => current.ok_or(AuthError::NoTokens)?,
+    };
+    let refresh = base.refresh.clone().ok_or(AuthError::NoRefreshToken)?;
+    let fresh = refresh_token_set_within(
+        &exchange.http,
+        &exchange.client_id,
+        &exchange.client_secret,
+        &exchange.token_url,
+        &refresh,
+        exchange.timeout,
+    )
+    .await;
+    let fresh = match fresh {
+        Ok(fresh) => fresh,
+        Err(OAuthError::InvalidGrant { description }) => {
+            if let Err(error) = store
+                .save(&StoredTokens::Revoked, Some(snapshot.revision))
+                .await
+            {
+                tracing::error!(%error, "the revoked tokens could not be marked in the token store");
+            }
+            return Err(AuthError::ReinstallRequired { description });
+        }
+        Err(error) => return Err(error.into()),
+    };
+    match store
+        .save(
+            &StoredTokens::Active(fresh.clone()),
+            Some(snapshot.revision),
+        )
+        .await
+    {
+        Ok(Some(_)) => Ok(fresh),
+        Ok(None) => {
+            // Another process saved a pair after this one read the store: its lock lapsed. Keep
+            // the saved pair (newer) and use it if it is usable; this pair still works here.
+            tracing::error!(
+                "the token store moved on during this refresh (the lock lapsed); the newer saved pair is kept"
+            );
+            match store.load_tokens().await {
+                Ok(Some(saved)) if !saved.is_expired(Utc::now(), leeway) => Ok(saved),
+                _ => Ok(fresh),
+            }
+        }
+        Err(error) => {
+            // The old refresh token is spent: losing the new pair would force a reinstall, so
+            // a failed save is reported but the new tokens are still used by this process.
+            tracing::error!(%error, "refreshed tokens could not be saved to the token store");
+            Ok(fresh)
+        }
+    }
+}
+
+fn lease(v: &Versioned<TokenSet>) -> TokenLease {
+    TokenLease {
+        generation: v.generation,
+        token: v.value.access.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::credentials::*;
+
+    fn tokens(access: &str, refresh: Option<&str>, expires_in_secs: i64) -> TokenSet {
+        TokenSet {
+            access: AccessToken::new(access),
+            refresh: refresh.map(RefreshToken::new),
+            expires_at: Utc::now() + chrono::Duration::seconds(expires_in_secs),
+            scope: "orders.read_write offline_access".into(),
+        }
+    }
+
+    #[test]
+    fn classify_unauthorized_reads_the_service_messages() {
+        assert_eq!(
+            classify_unauthorized("The access token is invalid"),
+            Unauthorized::InvalidToken
+        );
+        assert_eq!(
+            classify_unauthorized(
+                "The access token should have access to one of those scopes: orders.read"
+            ),
+            Unauthorized::MissingScope(vec!["orders.read".into()])
+        );
+        assert_eq!(
+            classify_unauthorized("should have access to one of those scopes: a.read, b.read"),
+            Unauthorized::MissingScope(vec!["a.read".into(), "b.read".into()])
+        );
+        assert_eq!(classify_unauthorized("Unauthorized"), Unauthorized::Other);
+    }
+    #[tokio::test]
+    async fn static_credentials_hand_out_the_token_and_refuse_refresh() {
+        let auth = Authenticator::new(Credentials::bearer("static-tok"), reqwest::Client::new());
+        let lease = auth.token().await.unwrap();
+        assert_eq!(lease.token.expose_secret(), "static-tok");
+        assert!(matches!(
+            auth.rejected(&lease).await,
+            Err(AuthError::StaticTokenRejected)
+        ));
+    }
+    #[tokio::test]
+    async fn oauth_with_valid_stored_tokens_loads_once_without_a_token_request() {
+        let store = Arc::new(InMemoryTokenStore::with_tokens(tokens(
+            "stored",
+            Some("r"),
+            3600,
+        )));
+        // An unroutable token URL: any token request would fail the test.
+        let creds = Credentials::oauth("id", SecretString::from("cs"), store)
+            .with_token_url(Url::parse("http://127.0.0.1:9/token").unwrap());
+        let auth = Authenticator::new(creds, reqwest::Client::new());
+        for _ in 0..5 {
+            assert_eq!(auth.token().await.unwrap().token.expose_secret(), "stored");
+        }
+        assert_eq!(auth.refresh_count(), 1, "one load from the store");
+    }
+    #[tokio::test]
+    async fn oauth_with_an_empty_store_says_install_first() {
+        let creds = Credentials::oauth(
+            "id",
+            SecretString::from("cs"),
+            Arc::new(InMemoryTokenStore::new()),
+        );
+        let auth = Authenticator::new(creds, reqwest::Client::new());
+        assert!(matches!(auth.token().await, Err(AuthError::NoTokens)));
+    }
+    #[tokio::test]
+    async fn oauth_expired_without_refresh_token_is_a_clear_error() {
+        let store = Arc::new(InMemoryTokenStore::with_tokens(tokens("old", None, -10)));
+        let creds = Credentials::oauth("id", SecretString::from("cs"), store);
+        let auth = Authenticator::new(creds, reqwest::Client::new());
+        let err = auth.token().await.unwrap_err();
+        assert!(matches!(err, AuthError::NoRefreshToken));
+        assert!(err.to_string().contains("offline_access"));
+    }
+    #[tokio::test]
+    async fn installed_tokens_are_saved_and_used() {
+        let store = Arc::new(InMemoryTokenStore::new());
+        let creds = Credentials::oauth("id", SecretString::from("cs"), store.clone());
+        let auth = Authenticator::new(creds, reqwest::Client::new());
+        auth.install(tokens("from-webhook", Some("r"), 3600))
+            .await
+            .unwrap();
+        assert_eq!(
+            auth.token().await.unwrap().token.expose_secret(),
+            "from-webhook"
+        );
+        assert_eq!(
+            store
+                .load_tokens()
+                .await
+                .unwrap()
+                .unwrap()
+                .access
+                .expose_secret(),
+            "from-webhook"
+        );
+    }
+}

@@ -1,0 +1,396 @@
+//! The OAuth token exchange with the service's token endpoint.
+
+use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use oauth2::basic::{
+    BasicErrorResponse, BasicErrorResponseType, BasicRevocationErrorResponse,
+    BasicTokenIntrospectionResponse, BasicTokenType,
+};
+use oauth2::{
+    AuthType, ClientId, ClientSecret, EndpointNotSet, EndpointSet, ExtraTokenFields,
+    RequestTokenError, StandardRevocableToken, StandardTokenResponse, TokenResponse, TokenUrl,
+};
+use secrecy::{ExposeSecret, SecretString};
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use super::{AccessToken, RefreshToken, TokenSet};
+
+/// The service's token endpoint (authorization code exchange and refresh).
+pub const DEFAULT_TOKEN_URL: &str = "https://accounts.salla.sa/oauth2/token";
+
+/// How long an access token lasts when the token response does not say (14 days).
+pub const DEFAULT_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(14 * 24 * 3600);
+/// Why a refresh or token exchange failed. Never contains a token or the client secret.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum OAuthError {
+    /// The refresh token was refused (`invalid_grant`): it was already used, expired or revoked.
+    /// The service has revoked the store's tokens; only a new installation yields new ones.
+    #[error(
+        "the refresh token was rejected (invalid_grant): the store's tokens are revoked and the merchant must reinstall the app{}",
+        describe(.description)
+    )]
+    InvalidGrant {
+        /// The server's `error_description`, if any.
+        description: Option<String>,
+    },
+    /// The client id or secret was refused (`invalid_client` / `unauthorized_client`).
+    #[error("the OAuth client credentials were rejected ({code}){}", describe(.description))]
+    InvalidClient {
+        /// The HTTP status of the answer.
+        status: u16,
+        /// The OAuth error code.
+        code: String,
+        /// The server's `error_description`, if any.
+        description: Option<String>,
+    },
+    /// Another OAuth error response.
+    #[error("the token endpoint answered {code}{}", describe(.description))]
+    Rejected {
+        /// The HTTP status of the answer.
+        status: u16,
+        /// The OAuth error code.
+        code: String,
+        /// The server's `error_description`, if any.
+        description: Option<String>,
+    },
+    /// The request did not get a response.
+    #[error("token request failed: {0}")]
+    Transport(Arc<reqwest::Error>),
+    /// The response was not a token response nor an OAuth error (its body is not shown: it may
+    /// hold tokens).
+    #[error("unexpected token endpoint response (HTTP {status}): {detail}")]
+    UnexpectedResponse {
+        /// The HTTP status, when known.
+        status: u16,
+        /// What was wrong, e.g. the JSON path that failed to decode.
+        detail: String,
+    },
+    /// The token endpoint URL was refused by the OAuth client.
+    #[error("invalid token endpoint URL: {0}")]
+    InvalidTokenUrl(String),
+}
+
+impl OAuthError {
+    /// The token endpoint's HTTP status, when it answered.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            OAuthError::InvalidClient { status, .. }
+            | OAuthError::Rejected { status, .. }
+            | OAuthError::UnexpectedResponse { status, .. } => Some(*status).filter(|s| *s != 0),
+            OAuthError::InvalidGrant { .. }
+            | OAuthError::Transport(_)
+            | OAuthError::InvalidTokenUrl(_) => None,
+        }
+    }
+}
+
+pub(super) fn describe(description: &Option<String>) -> String {
+    match description {
+        Some(d) if !d.is_empty() => format!(": {d}"),
+        _ => String::new(),
+    }
+}
+
+/// Extra fields of the service's token response: `expires`, an absolute UTC epoch time.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct ServiceTokenFields {
+    #[serde(default)]
+    expires: Option<i64>,
+}
+
+impl ExtraTokenFields for ServiceTokenFields {}
+
+type ServiceTokenResponse = StandardTokenResponse<ServiceTokenFields, BasicTokenType>;
+
+type ServiceOAuthClient = oauth2::Client<
+    BasicErrorResponse,
+    ServiceTokenResponse,
+    BasicTokenIntrospectionResponse,
+    StandardRevocableToken,
+    BasicRevocationErrorResponse,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointSet,
+>;
+
+/// A failure inside the HTTP adapter handed to `oauth2`.
+#[derive(Debug, thiserror::Error)]
+enum AdapterError {
+    #[error(transparent)]
+    Reqwest(#[from] reqwest::Error),
+    #[error("cannot build the response: {0}")]
+    Http(#[from] http::Error),
+}
+
+/// `oauth2`'s HTTP client interface over `reqwest` 0.13, remembering the last status seen.
+struct ReqwestAdapter {
+    http: reqwest::Client,
+    last_status: Arc<Mutex<Option<u16>>>,
+    timeout: Duration,
+}
+
+impl<'c> oauth2::AsyncHttpClient<'c> for ReqwestAdapter {
+    type Error = AdapterError;
+    type Future = std::pin::Pin<
+        Box<dyn Future<Output = Result<oauth2::HttpResponse, AdapterError>> + Send + 'c>,
+    >;
+
+    fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
+        let http = self.http.clone();
+        let last_status = Arc::clone(&self.last_status);
+        let timeout = self.timeout;
+        Box::pin(async move {
+            let mut request = reqwest::Request::try_from(request)?;
+            *request.timeout_mut() = Some(timeout);
+            let response = http.execute(request).await?;
+            *last_status.lock().unwrap_or_else(PoisonError::into_inner) =
+                Some(response.status().as_u16());
+            let mut builder = http::Response::builder().status(response.status());
+            for (name, value) in response.headers() {
+                builder = builder.header(name, value);
+            }
+            let body = response.bytes().await?;
+            Ok(builder.body(body.to_vec())?)
+        })
+    }
+}
+
+/// Exchanges a refresh token for a new token set at `token_url`.
+///
+/// A form-encoded POST (`grant_type=refresh_token`, `refresh_token`, `client_id`,
+/// `client_secret` in the body) made with the [`oauth2`] crate's request and response types over
+/// the given `reqwest` 0.13 client (`oauth2` 5 only ships an adapter for `reqwest` 0.12, so a
+/// small adapter is used instead of its `reqwest` feature).
+///
+/// The expiry comes from the response's `expires` (epoch seconds; values below 10⁹ are read as
+/// a lifetime in seconds; a time not in the future, which can only mean the clocks disagree, is
+/// ignored), else from `expires_in`, else [`DEFAULT_ACCESS_TOKEN_LIFETIME`]. If the
+/// response carries no new refresh token, the old one is kept (`offline_access` not granted means
+/// there was none to begin with).
+///
+/// `invalid_grant` becomes [`OAuthError::InvalidGrant`]: the merchant must reinstall the app.
+/// Never call this twice concurrently for one store: use [`Authenticator`](super::Authenticator)
+/// or [`Refresher`](super::Refresher).
+pub async fn refresh_token_set(
+    http: &reqwest::Client,
+    client_id: &str,
+    client_secret: &SecretString,
+    token_url: &Url,
+    refresh_token: &RefreshToken,
+) -> Result<TokenSet, OAuthError> {
+    refresh_token_set_within(
+        http,
+        client_id,
+        client_secret,
+        token_url,
+        refresh_token,
+        Duration::from_secs(30),
+    )
+    .await
+}
+
+/// [`refresh_token_set`] with the token request limited to `timeout`.
+pub(super) async fn refresh_token_set_within(
+    http: &reqwest::Client,
+    client_id: &str,
+    client_secret: &SecretString,
+    token_url: &Url,
+    refresh_token: &RefreshToken,
+    timeout: Duration,
+) -> Result<TokenSet, OAuthError> {
+    let client: ServiceOAuthClient = oauth2::Client::new(ClientId::new(client_id.to_owned()))
+        .set_client_secret(ClientSecret::new(client_secret.expose_secret().to_owned()))
+        .set_auth_type(AuthType::RequestBody)
+        .set_token_uri(TokenUrl::from_url(token_url.clone()));
+    let send = ReqwestAdapter {
+        http: http.clone(),
+        last_status: Arc::new(Mutex::new(None)),
+        timeout,
+    };
+    let now = Utc::now();
+    let result = client
+        .exchange_refresh_token(&oauth2::RefreshToken::new(
+            refresh_token.expose_secret().to_owned(),
+        ))
+        .request_async(&send)
+        .await;
+    let status = send
+        .last_status
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .unwrap_or(0);
+    let response = result.map_err(|e| map_oauth_error(e, status))?;
+    Ok(token_set_from_response(&response, now, Some(refresh_token)))
+}
+
+fn map_oauth_error(
+    error: RequestTokenError<AdapterError, BasicErrorResponse>,
+    status: u16,
+) -> OAuthError {
+    match error {
+        RequestTokenError::ServerResponse(response) => {
+            let description = response.error_description().cloned();
+            match response.error() {
+                BasicErrorResponseType::InvalidGrant => OAuthError::InvalidGrant { description },
+                BasicErrorResponseType::InvalidClient
+                | BasicErrorResponseType::UnauthorizedClient => OAuthError::InvalidClient {
+                    status,
+                    code: response.error().as_ref().to_owned(),
+                    description,
+                },
+                other => OAuthError::Rejected {
+                    status,
+                    code: other.as_ref().to_owned(),
+                    description,
+                },
+            }
+        }
+        RequestTokenError::Request(AdapterError::Reqwest(e)) => {
+            OAuthError::Transport(Arc::new(e.without_url()))
+        }
+        RequestTokenError::Request(AdapterError::Http(e)) => OAuthError::UnexpectedResponse {
+            status,
+            detail: e.to_string(),
+        },
+        // The body is deliberately dropped: a 200 body that failed to decode holds tokens.
+        RequestTokenError::Parse(e, _body) => OAuthError::UnexpectedResponse {
+            status,
+            detail: format!(
+                "not a token response nor an OAuth error (JSON path `{}`, {:?} error at line {} column {})",
+                e.path(),
+                e.inner().classify(),
+                e.inner().line(),
+                e.inner().column()
+            ),
+        },
+        RequestTokenError::Other(message) => OAuthError::UnexpectedResponse {
+            status,
+            detail: message,
+        },
+    }
+}
+
+fn token_set_from_response(
+    response: &ServiceTokenResponse,
+    now: DateTime<Utc>,
+    previous_refresh: Option<&RefreshToken>,
+) -> TokenSet {
+    let lifetime = |secs: i64| now.checked_add_signed(chrono::Duration::seconds(secs));
+    let expires_at = match response.extra_fields().expires {
+        Some(e) if e >= 1_000_000_000 => {
+            let at = DateTime::from_timestamp(e, 0).filter(|at| *at > now);
+            if at.is_none() {
+                // A token issued just now cannot have expired already: the clocks disagree. Taking
+                // the time literally would make every caller refresh again at once.
+                tracing::warn!(
+                    expires = e,
+                    "token response `expires` is not in the future; using the default lifetime"
+                );
+            }
+            at
+        }
+        Some(e) if e > 0 => lifetime(e),
+        _ => None,
+    }
+    .or_else(|| {
+        response
+            .expires_in()
+            .and_then(|d| chrono::Duration::from_std(d).ok())
+            .and_then(|d| now.checked_add_signed(d))
+    })
+    .or_else(|| {
+        chrono::Duration::from_std(DEFAULT_ACCESS_TOKEN_LIFETIME)
+            .ok()
+            .and_then(|d| now.checked_add_signed(d))
+    })
+    .unwrap_or(now);
+    let scope = response
+        .scopes()
+        .map(|scopes| {
+            scopes
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    TokenSet {
+        access: AccessToken::new(response.access_token().secret().as_str()),
+        refresh: response
+            .refresh_token()
+            .map(|r| RefreshToken::new(r.secret().as_str()))
+            .or_else(|| previous_refresh.cloned()),
+        expires_at,
+        scope,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::credentials::*;
+
+    #[test]
+    fn default_token_url_parses() {
+        assert_eq!(default_token_url().as_str(), DEFAULT_TOKEN_URL);
+    }
+    #[test]
+    fn token_set_from_response_reads_absolute_expires() {
+        let response: ServiceTokenResponse =
+            serde_json::from_str(include_str!("../../tests/fixtures/oauth_token.200.json"))
+                .unwrap();
+        // The sample's `expires` is 1634819484 (2021-10-21T12:31:24Z).
+        let before = DateTime::from_timestamp(1_634_000_000, 0).unwrap();
+        let t = token_set_from_response(&response, before, None);
+        assert_eq!(t.expires_at.timestamp(), 1_634_819_484);
+        assert_eq!(t.access.expose_secret(), "KGsnBcNN...");
+        assert_eq!(t.refresh.unwrap().expose_secret(), "fWcceFWF...");
+        assert_eq!(t.scope, "offline_access orders.read_write");
+    }
+    #[test]
+    fn token_set_from_response_ignores_an_expires_in_the_past() {
+        let response: ServiceTokenResponse =
+            serde_json::from_str(include_str!("../../tests/fixtures/oauth_token.200.json"))
+                .unwrap();
+        let now = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let t = token_set_from_response(&response, now, None);
+        assert_eq!(t.expires_at.timestamp(), 1_700_000_000 + 14 * 24 * 3600);
+        assert!(!t.is_expired(now, Duration::from_secs(60)));
+    }
+    #[test]
+    fn token_set_from_response_falls_back_to_expires_in_then_default() {
+        let now = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let r: ServiceTokenResponse =
+            serde_json::from_str(r#"{"access_token":"a","token_type":"Bearer","expires_in":3600}"#)
+                .unwrap();
+        let old = RefreshToken::new("old");
+        let t = token_set_from_response(&r, now, Some(&old));
+        assert_eq!(t.expires_at.timestamp(), 1_700_003_600);
+        assert_eq!(
+            t.refresh.unwrap().expose_secret(),
+            "old",
+            "kept when none is sent"
+        );
+        let r: ServiceTokenResponse =
+            serde_json::from_str(r#"{"access_token":"a","token_type":"bearer","expires":1209600}"#)
+                .unwrap();
+        let t = token_set_from_response(&r, now, None);
+        assert_eq!(
+            t.expires_at.timestamp(),
+            1_700_000_000 + 1_209_600,
+            "small = lifetime"
+        );
+        let r: ServiceTokenResponse =
+            serde_json::from_str(r#"{"access_token":"a","token_type":"bearer"}"#).unwrap();
+        let t = token_set_from_response(&r, now, None);
+        assert_eq!(t.expires_at.timestamp(), 1_700_000_000 + 14 * 24 * 3600);
+        assert!(t.refresh.is_none());
+    }
+}
