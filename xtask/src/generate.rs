@@ -100,7 +100,7 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>> {
     }
     let client = Document::load(root, SPEC).and_then(|doc| {
         doc.lint()?;
-        Ok([
+        let mut client = vec![
             Output {
                 rel_path: GENERATED.to_owned(),
                 content: render_client(&doc, Flavor::Client, &version)?,
@@ -109,7 +109,11 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>> {
                 rel_path: OPERATIONS.to_owned(),
                 content: render_operations(&doc)?,
             },
-        ])
+        ];
+        // Readers of the client code: the command line (and its value sets).
+        let cli = crate::cli_gen::outputs(&doc, &client)?;
+        client.extend(cli);
+        Ok(client)
     });
     match client {
         Ok(client) => outputs.extend(client),

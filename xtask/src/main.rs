@@ -8,6 +8,7 @@
 
 #![forbid(unsafe_code)]
 
+mod cli_gen;
 mod generate;
 mod lint;
 mod openapi;
