@@ -709,10 +709,18 @@ fn build_op(
         } else {
             base.clone()
         };
+        // progenitor's setter: the snake-case name, with `_` after a keyword (`type_`).
+        let setter = match builder {
+            Some(b) => [base.clone(), format!("{base}_")]
+                .into_iter()
+                .find(|name| b.setters.contains_key(name))
+                .ok_or_else(|| {
+                    anyhow!("progenitor's builder has no setter `{base}` for `{wire}`")
+                })?,
+            None => base.clone(),
+        };
         let ty = match builder {
-            Some(b) => b.setters.get(&base).cloned().ok_or_else(|| {
-                anyhow!("progenitor's builder has no setter `{base}` for `{wire}`")
-            })?,
+            Some(b) => b.setters[&setter].clone(),
             None => syn::parse_quote!(::std::string::String),
         };
         let schema = param.get("schema").unwrap_or(&Value::Null);
@@ -730,7 +738,7 @@ fn build_op(
         taken.insert(id_name.clone());
         let built = Param {
             field: field_ident(&id_name),
-            setter: base,
+            setter,
             id: id_name,
             ty,
             required: param["required"].as_bool().unwrap_or(location == "path"),

@@ -93,7 +93,8 @@ pub struct Cli {
 }
 
 /// How output is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Format {
     /// Pretty JSON: the record, or an array of records.
     Json,
@@ -114,9 +115,19 @@ pub struct Global {
           global = true, value_parser = parse_base_url)]
     pub base_url: String,
 
-    /// Bearer access token (never echoed). Not needed with --sandbox.
+    /// Bearer access token (never echoed); `-` reads it from standard input. Not needed with
+    /// --sandbox. Prefer --token-file or a profile: a command line is visible to `ps`.
     #[arg(long, env = "STORE_ADMIN_TOKEN", hide_env_values = true, global = true)]
     pub token: Option<SecretString>,
+
+    /// A file whose first line is the access token.
+    #[arg(long, value_name = "PATH", global = true, conflicts_with = "token")]
+    pub token_file: Option<PathBuf>,
+
+    /// A profile of the configuration file ($XDG_CONFIG_HOME/store-admin/config.toml): base
+    /// URL, where the token is, and defaults of these options.
+    #[arg(long, env = "STORE_ADMIN_PROFILE", value_name = "NAME", global = true)]
+    pub profile: Option<String>,
 
     /// Output format [default: table on a terminal, json otherwise].
     ///
@@ -173,7 +184,7 @@ pub struct Global {
 
 /// `--base-url`: an absolute http(s) URL with a host and no query or fragment (they would be
 /// mangled by every path joined below it).
-fn parse_base_url(text: &str) -> Result<String, String> {
+pub(crate) fn parse_base_url(text: &str) -> Result<String, String> {
     let url = url::Url::parse(text).map_err(|e| format!("{text:?} is not a URL ({e})"))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(format!(

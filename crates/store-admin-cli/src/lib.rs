@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod decode;
 pub mod error;
 pub mod extras;
@@ -47,13 +48,17 @@ pub fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(error::exit::USAGE));
         }
     };
-    let cli = match Cli::from_arg_matches(&matches) {
+    let mut cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
             return ExitCode::from(error::exit::USAGE);
         }
     };
+    if let Err(error) = config::apply(&mut cli.global, &matches) {
+        eprintln!("error: {}", output::terminal_safe(&error.to_string(), true));
+        return error.exit();
+    }
     init_tracing(cli.global.verbose);
     warn_if_deprecated(&matches);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -148,9 +153,10 @@ async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), Cl
         let token = SecretString::from(SANDBOX_TOKEN);
         (server.base_url().to_string(), token, Some(server))
     } else {
-        let token = global.token.clone().ok_or_else(|| {
+        let token = config::token(global)?.ok_or_else(|| {
             CliError::usage(
-                "no access token: pass --token or set STORE_ADMIN_TOKEN \
+                "no access token: pass --token-file PATH, --token - (standard input) or --token, \
+                 set STORE_ADMIN_TOKEN, or use a --profile that names one \
                  (or try the embedded sandbox store with --sandbox)",
             )
         })?;

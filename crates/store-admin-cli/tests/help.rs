@@ -221,14 +221,21 @@ impl Document {
     }
 }
 
-/// Body properties that are not scalars but still have a flag of their own.
-const STRUCTURED_FLAGS: &[(&str, &str)] = &[
-    ("values", "values"),
-    ("locales", "locales"),
-    ("headers", "headers"),
-    ("service_types", "service_types"),
-    ("show_in", "show_in_app"),
-    ("security_strategy", "security_strategy"),
+/// Body properties that are not scalars but have a hand-written flag (`src/extras.rs`): the
+/// operation, the property and the flag's id.
+const STRUCTURED_FLAGS: &[(&str, &str, &str)] = &[
+    ("create_product_option", "values", "values"),
+    ("add_languages", "locales", "locales"),
+    ("subscribe_webhook", "headers", "headers"),
+    ("update_webhook", "headers", "headers"),
+    (
+        "subscribe_webhook",
+        "security_strategy",
+        "security_strategy",
+    ),
+    ("update_webhook", "security_strategy", "security_strategy"),
+    ("create_shipment", "service_types", "service_types"),
+    ("create_category", "show_in", "show_in_app"),
 ];
 
 #[test]
@@ -266,7 +273,10 @@ fn every_parameter_and_scalar_body_field_of_the_document_has_a_flag() {
             assert!(ids.contains("body"), "`{path}` takes no --body");
         }
         for field in &others {
-            if let Some((_, flag)) = STRUCTURED_FLAGS.iter().find(|(name, _)| name == field) {
+            if let Some((_, _, flag)) = STRUCTURED_FLAGS
+                .iter()
+                .find(|(op, name, _)| *op == id && name == field)
+            {
                 assert!(
                     ids.contains(*flag),
                     "`{path}` has no --{flag} for `{field}`"
@@ -291,12 +301,8 @@ fn help_of_the_root_command() {
 
 #[test]
 fn help_of_each_command_group() {
-    // The groups are the document's tags (`generated_cli.rs`).
-    let groups: std::collections::BTreeSet<&str> = OPERATION_COMMANDS
-        .iter()
-        .filter_map(|(path, _)| path.split(' ').next())
-        .collect();
-    for group in groups {
+    // Groups are the document's tags; `cargo xtask`'s `cli_summary` snapshot pins every command.
+    for group in ["orders", "shipments", "webhooks"] {
         let mut cmd = store_admin();
         cmd.args([group, "-h"]);
         let (stdout, _) = run(cmd, 0);
