@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use futures::TryStreamExt;
+use store_admin::prelude::*;
 use store_admin::retry::RetryPolicy;
 use store_admin::types;
 use store_admin::{Error, PageOptions, Paginate, StoreAdmin, TransportKind};

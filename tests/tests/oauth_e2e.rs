@@ -11,6 +11,7 @@ use secrecy::SecretString;
 use store_admin::credentials::{
     AccessToken, InMemoryTokenStore, RefreshToken, TokenSet, TokenStore,
 };
+use store_admin::prelude::*;
 use store_admin::retry::RetryPolicy;
 use store_admin::{Credentials, Error, StoreAdmin};
 use store_admin_mock::{MockConfig, MockServer};

@@ -38,10 +38,9 @@ use crate::{Document, lint};
 /// The generated command tree, relative to the workspace root.
 pub const CLI_OUT: &str = "crates/store-admin-cli/src/generated_cli.rs";
 
-/// What the generated CLI imports so that every operation is a method of the client. Today the
-/// methods are inherent methods of the generated `Client`; once the client is split into areas,
-/// add the prelude that brings their extension traits into scope (`store_admin_client::prelude::*`).
-pub const CLIENT_IMPORTS: &[&str] = &[];
+/// What the generated CLI imports so that every operation is a method of the client: the prelude
+/// that brings each area's extension trait of the core `Client` into scope.
+pub const CLIENT_IMPORTS: &[&str] = &["store_admin::prelude::*"];
 
 /// Where the generated client code lives: every output whose path starts with this and whose
 /// file name starts with `generated` is read for its builders (one crate or several).
@@ -1543,8 +1542,26 @@ mod tests {
     fn cli_summary() {
         let root = crate::workspace_root();
         let doc = Document::load(&root, crate::SPEC).expect("the document loads");
-        let client = std::fs::read_to_string(root.join(crate::GENERATED)).expect("generated.rs");
-        let builders = builders(&[client.as_str()]).expect("builders");
+        // Every generated file of the client crates (one crate or several).
+        let mut sources = Vec::new();
+        for entry in std::fs::read_dir(root.join("crates")).expect("crates/") {
+            let dir = entry.expect("an entry").path();
+            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+            if !name.is_some_and(|n| n.starts_with("store-admin-client")) {
+                continue;
+            }
+            for file in std::fs::read_dir(dir.join("src")).expect("src/") {
+                let file = file.expect("an entry").path();
+                if file
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("generated"))
+                {
+                    sources.push(std::fs::read_to_string(&file).expect("readable"));
+                }
+            }
+        }
+        let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+        let builders = builders(&sources).expect("builders");
         let model = Model::build(&doc, &builders).expect("the model builds");
         insta::assert_snapshot!(model.summary());
     }

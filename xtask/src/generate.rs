@@ -1,6 +1,7 @@
 //! `cargo xtask generate [--check]`: progenitor over the document and the fixtures.
 
 use std::cell::Cell;
+use std::collections::BTreeSet;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Once;
@@ -13,20 +14,43 @@ use progenitor::{GenerationSettings, Generator, HooksMode, InterfaceStyle, TagSt
 use quote::quote;
 use sha2::{Digest, Sha256};
 
-use crate::{Document, GENERATED, SPEC, lint};
+use crate::areas::{self, AREAS};
+use crate::hand_written::{self, HandWritten};
+use crate::{Document, SPEC, lint, rewrite, split};
 
-/// The operation table of the client crate, relative to the workspace root.
+/// The core crate of the generated client: the `Client`, the shared types, the hand-off to hooks.
+pub const CORE_DIR: &str = "crates/store-admin-client-core";
+/// The facade's table of operations (and the modules that gather the areas).
 pub const OPERATIONS: &str = "crates/store-admin-client/src/generated_operations.rs";
 /// Where fixture documents live, relative to the workspace root.
 pub const FIXTURES_DIR: &str = "openapi/fixtures";
 /// Where fixture clients are written, relative to the workspace root.
 pub const FIXTURES_OUT: &str = "crates/store-admin-fixtures/src";
 
+/// The directory of an area's crate, relative to the workspace root.
+pub fn area_dir(area: &str) -> String {
+    format!("crates/{}", areas::crate_name(area))
+}
+
+/// The generated file of a crate directory.
+pub fn generated_file(crate_dir: &str) -> String {
+    format!("{crate_dir}/src/generated.rs")
+}
+
+/// Every generated client file (the core's, then each area's), relative to the workspace root.
+pub fn client_files() -> Vec<String> {
+    std::iter::once(generated_file(CORE_DIR))
+        .chain(AREAS.iter().map(|a| generated_file(&area_dir(a.name))))
+        .collect()
+}
+
 /// Which crate a document is generated for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Flavor {
-    /// The real client: `crate::Inner` handle and hooks that `lib.rs` must implement.
-    Client,
+    /// The client's core: `Inner` handle and hooks that its `lib.rs` implements.
+    Core,
+    /// An area of the client: the same, named from outside the core.
+    Area,
     /// A fixture: progenitor's defaults for the inner type and hooks, so it compiles alone.
     Fixture,
 }
@@ -40,10 +64,18 @@ pub fn settings(flavor: Flavor) -> GenerationSettings {
         .with_derive("schemars::JsonSchema")
         .with_derive("PartialEq")
         .with_map_type("::std::collections::BTreeMap");
-    if flavor == Flavor::Client {
-        settings
-            .with_hooks(HooksMode::Expected)
-            .with_inner_type(quote!(crate::Inner));
+    match flavor {
+        Flavor::Core => {
+            settings
+                .with_hooks(HooksMode::Expected)
+                .with_inner_type(quote!(crate::Inner));
+        }
+        Flavor::Area => {
+            settings
+                .with_hooks(HooksMode::Expected)
+                .with_inner_type(quote!(::store_admin_client_core::Inner));
+        }
+        Flavor::Fixture => {}
     }
     settings
 }
@@ -79,7 +111,27 @@ pub struct Output {
     pub content: String,
 }
 
-/// Generates every output in memory: the client (code + operation table) and each fixture.
+/// Lints the main document: the shared rules, and that every tag has an area.
+pub fn lint_client(doc: &Document) -> Result<()> {
+    doc.lint()?;
+    let mut problems = Vec::new();
+    areas::unmapped_tags(&doc.spec, &mut problems);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<String> = problems
+        .iter()
+        .map(|p| format!("{}: {p}", doc.rel_path))
+        .collect();
+    bail!(
+        "{} lint problem(s) in {}:\n{}",
+        problems.len(),
+        doc.rel_path,
+        lines.join("\n")
+    )
+}
+
+/// Generates every output in memory: the client (core, areas, operation table) and each fixture.
 /// Fails if a document is missing, does not lint, or progenitor fails on it.
 pub fn outputs(root: &Path) -> Result<Vec<Output>> {
     let version = progenitor_version(root)?;
@@ -99,18 +151,10 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>> {
         }
     }
     let client = Document::load(root, SPEC).and_then(|doc| {
-        doc.lint()?;
-        let mut client = vec![
-            Output {
-                rel_path: GENERATED.to_owned(),
-                content: render_client(&doc, Flavor::Client, &version)?,
-            },
-            Output {
-                rel_path: OPERATIONS.to_owned(),
-                content: render_operations(&doc)?,
-            },
-        ];
-        // Readers of the client code: the command line (and its value sets).
+        lint_client(&doc)?;
+        check_crates(root)?;
+        let mut client = render_split(&doc, &version)?;
+        // Readers of the client code: the command line.
         let cli = crate::cli_gen::outputs(&doc, &client)?;
         client.extend(cli);
         Ok(client)
@@ -122,6 +166,59 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>> {
     match failures.is_empty() {
         true => Ok(outputs),
         false => bail!("{}", failures.join("\n\n")),
+    }
+}
+
+/// Every area of [`AREAS`] has its crate, and a cargo feature of the same name in the facade
+/// (`store-admin-client`) and in `store-admin`: the table is the one place areas are named.
+pub fn check_crates(root: &Path) -> Result<()> {
+    let mut problems = Vec::new();
+    for manifest in [
+        "crates/store-admin-client/Cargo.toml",
+        "crates/store-admin/Cargo.toml",
+    ] {
+        let text = std::fs::read_to_string(root.join(manifest))
+            .with_context(|| format!("reading {manifest}"))?;
+        let features = text
+            .split("\n[features]\n")
+            .nth(1)
+            .map(|rest| rest.split("\n[").next().unwrap_or_default())
+            .unwrap_or_default();
+        for area in AREAS {
+            if !features
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{} = ", area.name)))
+            {
+                problems.push(format!(
+                    "{manifest}: no feature `{}` (one per area of xtask/src/areas.rs)",
+                    area.name
+                ));
+            }
+        }
+        let default = features
+            .lines()
+            .find(|l| l.trim_start().starts_with("default = "))
+            .unwrap_or_default();
+        for area in AREAS {
+            if !default.contains(&format!("\"{}\"", area.name)) {
+                problems.push(format!(
+                    "{manifest}: the default features do not include `{}`",
+                    area.name
+                ));
+            }
+        }
+    }
+    for area in AREAS {
+        let manifest = format!("{}/Cargo.toml", area_dir(area.name));
+        if !root.join(&manifest).exists() {
+            problems.push(format!(
+                "{manifest} is missing: every area of xtask/src/areas.rs is a crate"
+            ));
+        }
+    }
+    match problems.is_empty() {
+        true => Ok(()),
+        false => bail!("{}", problems.join("\n")),
     }
 }
 
@@ -198,23 +295,42 @@ pub fn progenitor_version(root: &Path) -> Result<String> {
     bail!("Cargo.lock has no `progenitor` package")
 }
 
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// The first line of every generated file.
 fn header(doc: &Document) -> String {
-    let digest = Sha256::digest(doc.text.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     format!(
-        "// Generated by `cargo xtask generate` from {} (sha256 {hex}). Do not edit.\n",
-        doc.rel_path
+        "// Generated by `cargo xtask generate` from {} (sha256 {}). Do not edit.\n",
+        doc.rel_path,
+        sha256_hex(doc.text.as_bytes())
     )
 }
 
-/// Generated client code for a document: header, then progenitor's output through prettyplease.
+/// The first line of a file generated from a part of the document: the hash is the part's (what
+/// progenitor was given), so that the file, and the crate that holds it, change only when its
+/// part does.
+fn part_header(doc: &Document, part: &str, sub: &OpenAPI) -> Result<String> {
+    let json = serde_json::to_vec(sub).context("serializing a part of the document")?;
+    Ok(format!(
+        "// Generated by `cargo xtask generate` from {} ({part}; sha256 of the part {}). Do not edit.\n",
+        doc.rel_path,
+        sha256_hex(&json)
+    ))
+}
+
+/// Generated client code for a fixture document: header, then progenitor's output through
+/// prettyplease, deprecated operations marked.
 pub fn render_client(doc: &Document, flavor: Flavor, progenitor_version: &str) -> Result<String> {
     let tokens = generate_tokens(&doc.spec, &settings(flavor))
         .with_context(|| format!("generating from {}", doc.rel_path))?;
     let mut file: syn::File = syn::parse2(tokens)
         .with_context(|| format!("progenitor's output for {} does not parse", doc.rel_path))?;
-    mark_deprecated(&mut file, &operation_table(&doc.spec));
+    rewrite::mark_deprecated(&mut file, &operation_table(&doc.spec));
     Ok(format!(
         "{}// progenitor {progenitor_version}\n\n{}",
         header(doc),
@@ -222,42 +338,192 @@ pub fn render_client(doc: &Document, flavor: Flavor, progenitor_version: &str) -
     ))
 }
 
-/// progenitor ignores `deprecated`: give the `Client` method of every deprecated operation a
-/// `#[deprecated]` naming its replacement, so that callers get a compiler warning.
-fn mark_deprecated(file: &mut syn::File, operations: &[OperationMeta]) {
-    for item in &mut file.items {
-        let syn::Item::Impl(block) = item else {
-            continue;
-        };
-        let is_client = matches!(&*block.self_ty, syn::Type::Path(p) if p.path.is_ident("Client"));
-        if !is_client || block.trait_.is_some() {
-            continue;
+/// A schema name as typify names its type (`DNSRecord` -> `DnsRecord`).
+pub fn type_name(schema: &str) -> String {
+    use heck::ToPascalCase;
+    let cleaned: String = schema
+        .replace('\'', "")
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let name = cleaned.to_pascal_case();
+    match name.chars().next() {
+        Some(c) if c.is_alphabetic() => name,
+        _ => format!("X{name}"),
+    }
+}
+
+/// The type names of the schemas a request body reaches: the only types whose struct builders
+/// anyone uses (the operation builders' `body_map`, code that builds a body).
+pub fn request_types(doc: &Document) -> BTreeSet<String> {
+    let mut roots = Vec::new();
+    for (pointer, _, _, op) in lint::operations(&doc.spec) {
+        if op.request_body.is_some() {
+            roots.push(format!("{pointer}/requestBody"));
         }
-        for member in &mut block.items {
-            let syn::ImplItem::Fn(method) = member else {
-                continue;
-            };
-            let name = method.sig.ident.to_string();
-            let Some(op) = operations
+    }
+    split::reached_schemas(&doc.raw, &roots)
+        .iter()
+        .map(|s| type_name(s))
+        .collect()
+}
+
+/// One generated client crate's code, parsed, before rendering.
+struct Part {
+    rel_path: String,
+    header: String,
+    file: syn::File,
+}
+
+/// The client split by area: the core's and each area's `generated.rs`, and the facade's
+/// `generated_operations.rs`.
+pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Output>> {
+    let hand = hand_written::hand_written(&doc.spec);
+    let split = split::split(&doc.spec, &doc.raw, &hand);
+    let operations = operation_table(&doc.spec);
+    let core_doc = split::core_document(&doc.spec, &split);
+    let core_tokens = generate_tokens(&core_doc, &settings(Flavor::Core))
+        .with_context(|| format!("generating the core of {}", doc.rel_path))?;
+    let mut core_file: syn::File =
+        syn::parse2(core_tokens).context("progenitor's output for the core does not parse")?;
+    let (mut objects, impls) = rewrite::type_facts(&core_file);
+    let core_types: BTreeSet<String> = split.core.iter().map(|s| type_name(s)).collect();
+
+    let mut parts = Vec::new();
+    for part in &split.areas {
+        let area_doc = split::area_document(&doc.spec, &split, part);
+        let mut settings = settings(Flavor::Area);
+        for name in &core_types {
+            let impls = impls.get(name).cloned().unwrap_or_default();
+            settings.with_replacement(
+                name,
+                format!("::{}::types::{name}", rewrite::CORE),
+                impls.into_iter(),
+            );
+        }
+        let tokens = generate_tokens(&area_doc, &settings)
+            .with_context(|| format!("generating the `{}` area of {}", part.name, doc.rel_path))?;
+        let file: syn::File = syn::parse2(tokens)
+            .with_context(|| format!("progenitor's output for `{}` does not parse", part.name))?;
+        let (area_objects, _) = rewrite::type_facts(&file);
+        if let Some(twice) = area_objects.iter().find(|t| core_types.contains(*t)) {
+            bail!(
+                "the `{}` area generated `{twice}`, a type of the core (type replacement missed it)",
+                part.name
+            );
+        }
+        objects.extend(area_objects);
+        parts.push(Part {
+            rel_path: generated_file(&area_dir(part.name)),
+            header: part_header(doc, &format!("the `{}` area", part.name), &area_doc)?,
+            file,
+        });
+    }
+
+    let keep_builders = request_types(doc);
+    rewrite::prune_struct_builders(&mut core_file, &keep_builders);
+    core_file.items.retain(|item| match item {
+        syn::Item::Mod(m) => m.ident != "prelude" && !(m.ident == "builder" && only_uses(m)),
+        syn::Item::Impl(i) => !(i.trait_.is_none() && i.items.is_empty()),
+        _ => true,
+    });
+    let mut outputs = vec![Output {
+        rel_path: generated_file(CORE_DIR),
+        content: format!(
+            "{}// progenitor {progenitor_version}\n\n{}",
+            part_header(doc, "its shared schemas", &core_doc)?,
+            prettyplease::unparse(&core_file)
+        ),
+    }];
+    let paged = paged_operations(&doc.spec);
+    for (mut part, area) in parts.into_iter().zip(&split.areas) {
+        rewrite::prune_struct_builders(&mut part.file, &keep_builders);
+        rewrite::into_area(&mut part.file, &areas::trait_name(area.name), area.name)?;
+        rewrite::mark_deprecated(&mut part.file, &operations);
+        for p in paged.iter().filter(|p| {
+            operations
                 .iter()
-                .find(|op| op.deprecated && op.operation_id == name)
-            else {
-                continue;
-            };
-            let note = match op
-                .replaced_by
-                .as_deref()
-                .and_then(|id| operations.iter().find(|o| o.operation_id == id))
-            {
-                Some(by) => format!(
-                    "replaced by `{}` ({} {}); migrate to it",
-                    by.operation_id, by.method, by.path
-                ),
-                None => "deprecated by the API document".to_owned(),
-            };
-            method
-                .attrs
-                .push(syn::parse_quote!(#[deprecated(note = #note)]));
+                .any(|o| o.operation_id == p.operation_id && o.area == area.name)
+        }) {
+            part.file.items.push(paged_impl(p, &core_types));
+        }
+        outputs.push(Output {
+            rel_path: part.rel_path,
+            content: format!(
+                "{}// progenitor {progenitor_version}\n\n{}",
+                part.header,
+                prettyplease::unparse(&part.file)
+            ),
+        });
+    }
+    let has_builders = |rel_path: &str| {
+        outputs
+            .iter()
+            .find(|o| o.rel_path == rel_path)
+            .is_some_and(|o| o.content.contains("\n    pub mod builder {"))
+    };
+    let builders: Vec<bool> = client_files().iter().map(|f| has_builders(f)).collect();
+    outputs.push(Output {
+        rel_path: OPERATIONS.to_owned(),
+        content: render_operations(doc, &operations, &hand, &builders)?,
+    });
+    Ok(outputs)
+}
+
+/// Whether a module holds nothing but `use` items.
+fn only_uses(m: &syn::ItemMod) -> bool {
+    m.content
+        .as_ref()
+        .is_none_or(|(_, items)| items.iter().all(|i| matches!(i, syn::Item::Use(_))))
+}
+
+/// The `PagedRequest` impl of a paged list operation's builder, in its area's crate.
+fn paged_impl(p: &PagedOperation, core_types: &BTreeSet<String>) -> syn::Item {
+    let core = quote::format_ident!("{}", rewrite::CORE);
+    let path = |schema: &str| {
+        let name = quote::format_ident!("{}", type_name(schema));
+        match core_types.contains(&name.to_string()) {
+            true => quote!(::#core::types::#name),
+            false => quote!(types::#name),
+        }
+    };
+    let builder = quote::format_ident!("{}", p.builder);
+    let response = path(&p.response);
+    let item = path(&p.item);
+    let operation_id = &p.operation_id;
+    let pagination = if p.pagination_required {
+        quote!(Some(response.pagination))
+    } else {
+        quote!(response.pagination)
+    };
+    syn::parse_quote! {
+        impl<'a> ::#core::PagedRequest<'a> for builder::#builder<'a> {
+            type Item = #item;
+            type Response = #response;
+            const OPERATION_ID: &'static str = #operation_id;
+            fn with_page(self, page: ::std::num::NonZeroU64) -> Self {
+                self.page(page)
+            }
+            fn with_per_page(self, per_page: ::std::num::NonZeroU64) -> Self {
+                self.per_page(per_page)
+            }
+            fn send_page(
+                self,
+            ) -> ::#core::BoxFuture<
+                'a,
+                Result<::#core::ResponseValue<Self::Response>, ::#core::Error<::#core::types::ErrorResponse>>,
+            > {
+                Box::pin(self.send())
+            }
+            fn into_parts(response: Self::Response) -> ::#core::PageParts<Self::Item> {
+                ::#core::PageParts { items: response.data, pagination: #pagination }
+            }
         }
     }
 }
@@ -366,6 +632,8 @@ pub struct OperationMeta {
     pub method: String,
     pub path: String,
     pub tag: String,
+    /// The area of the tag (see `areas.rs`); empty when the tag has none.
+    pub area: String,
     pub scopes: Vec<String>,
     pub deprecated: bool,
     pub replaced_by: Option<String>,
@@ -406,6 +674,9 @@ pub fn operation_table(spec: &OpenAPI) -> Vec<OperationMeta> {
                 method: method.to_uppercase(),
                 path: path.to_owned(),
                 tag: op.tags.first().cloned().unwrap_or_default(),
+                area: areas::area_of(op)
+                    .map(|a| a.name.to_owned())
+                    .unwrap_or_default(),
                 scopes,
                 deprecated: op.deprecated,
                 replaced_by: op
@@ -531,15 +802,22 @@ fn pascal_case(snake: &str) -> String {
         .collect()
 }
 
-/// `generated_operations.rs`: the `OPERATIONS` table over the client crate's `OperationMeta`, and
-/// the client's `PagedRequest` for every paged list operation.
-pub fn render_operations(doc: &Document) -> Result<String> {
-    let entries = operation_table(&doc.spec).into_iter().map(|m| {
+/// The facade's `generated_operations.rs`: the `OPERATIONS` and `HAND_WRITTEN` tables, and the
+/// modules that gather the areas enabled by cargo features (`types`, `builder`, `prelude`, the
+/// area traits). `builders[i]` says whether the i-th file of [`client_files`] has struct builders.
+pub fn render_operations(
+    doc: &Document,
+    operations: &[OperationMeta],
+    hand: &[HandWritten],
+    builders: &[bool],
+) -> Result<String> {
+    let entries = operations.iter().map(|m| {
         let OperationMeta {
             operation_id,
             method,
             path,
             tag,
+            area,
             scopes,
             deprecated,
             replaced_by,
@@ -555,6 +833,7 @@ pub fn render_operations(doc: &Document) -> Result<String> {
                 method: #method,
                 path: #path,
                 tag: #tag,
+                area: #area,
                 scopes: &[#(#scopes),*],
                 deprecated: #deprecated,
                 replaced_by: #replaced_by,
@@ -562,49 +841,91 @@ pub fn render_operations(doc: &Document) -> Result<String> {
             }
         }
     });
-    let doc_line = format!(" Every operation of `{}`, in document order.", doc.rel_path);
-    let paged = paged_operations(&doc.spec).into_iter().map(|p| {
-        let builder = quote::format_ident!("{}", p.builder);
-        let response = quote::format_ident!("{}", p.response);
-        let item = quote::format_ident!("{}", p.item);
-        let operation_id = &p.operation_id;
-        let pagination = if p.pagination_required {
-            quote!(Some(response.pagination))
-        } else {
-            quote!(response.pagination)
-        };
+    let hand_entries = hand.iter().map(|h| {
+        let (id, reason) = (&h.operation_id, &h.reason);
+        quote!(HandWritten { operation_id: #id, reason: #reason })
+    });
+    let core = quote::format_ident!("{}", rewrite::CORE);
+    let crates: Vec<(String, proc_macro2::Ident, proc_macro2::Ident)> = AREAS
+        .iter()
+        .map(|a| {
+            (
+                a.name.to_owned(),
+                quote::format_ident!("{}", areas::crate_name(a.name).replace('-', "_")),
+                quote::format_ident!("{}", areas::trait_name(a.name)),
+            )
+        })
+        .collect();
+    let type_globs = crates.iter().map(|(area, krate, _)| {
         quote! {
-            impl<'a> crate::PagedRequest<'a> for crate::builder::#builder<'a> {
-                type Item = crate::types::#item;
-                type Response = crate::types::#response;
-                const OPERATION_ID: &'static str = #operation_id;
-                fn with_page(self, page: ::std::num::NonZeroU64) -> Self {
-                    self.page(page)
-                }
-                fn with_per_page(self, per_page: ::std::num::NonZeroU64) -> Self {
-                    self.per_page(per_page)
-                }
-                fn send_page(
-                    self,
-                ) -> crate::BoxFuture<
-                    'a,
-                    Result<crate::ResponseValue<Self::Response>, crate::Error<crate::types::ErrorResponse>>,
-                > {
-                    Box::pin(self.send())
-                }
-                fn into_parts(response: Self::Response) -> crate::PageParts<Self::Item> {
-                    crate::PageParts { items: response.data, pagination: #pagination }
-                }
-            }
+            #[cfg(feature = #area)]
+            pub use ::#krate::types::*;
         }
     });
+    let core_builders = builders
+        .first()
+        .copied()
+        .unwrap_or(false)
+        .then(|| quote!(pub use ::#core::types::builder::*;));
+    let builder_globs = crates
+        .iter()
+        .zip(builders.iter().skip(1))
+        .filter(|(_, has)| **has)
+        .map(|((area, krate, _), _)| {
+            quote! {
+                #[cfg(feature = #area)]
+                pub use ::#krate::types::builder::*;
+            }
+        });
+    let operation_builders = crates.iter().map(|(area, krate, _)| {
+        quote! {
+            #[cfg(feature = #area)]
+            pub use ::#krate::builder::*;
+        }
+    });
+    let traits: Vec<TokenStream> = crates
+        .iter()
+        .map(|(area, krate, name)| {
+            quote! {
+                #[cfg(feature = #area)]
+                pub use ::#krate::#name;
+            }
+        })
+        .collect();
+    let doc_line = format!(" Every operation of `{}`, in document order.", doc.rel_path);
     let tokens = quote! {
-        use crate::OperationMeta;
+        use crate::{HandWritten, OperationMeta};
 
         #[doc = #doc_line]
         pub const OPERATIONS: &[OperationMeta] = &[#(#entries),*];
 
-        #(#paged)*
+        /// The operations progenitor cannot generate (see [`HandWritten`]), in document order.
+        pub const HAND_WRITTEN: &[HandWritten] = &[#(#hand_entries),*];
+
+        /// The document's schemas as types: the core's and those of every enabled area.
+        pub mod types {
+            pub use ::#core::types::*;
+            #(#type_globs)*
+            pub use ::#core::types::error;
+            /// Builders of the request bodies' types.
+            pub mod builder {
+                #core_builders
+                #(#builder_globs)*
+            }
+        }
+
+        /// The builder of every operation of the enabled areas (`builder::ListOrders`).
+        pub mod builder {
+            #(#operation_builders)*
+        }
+
+        /// The `Client` and the traits that make every operation of the enabled areas its method.
+        pub mod prelude {
+            pub use ::#core::Client;
+            #(#traits)*
+        }
+
+        #(#traits)*
     };
     let file: syn::File = syn::parse2(tokens).context("operation table does not parse")?;
     Ok(format!("{}\n{}", header(doc), prettyplease::unparse(&file)))
@@ -633,20 +954,65 @@ mod tests {
         }
     }
 
+    fn split_outputs() -> Vec<Output> {
+        let root = crate::workspace_root();
+        let doc = crate::Document::load(&root, crate::SPEC).expect("loads");
+        render_split(&doc, "test").expect("generates")
+    }
+
     #[test]
     fn deprecated_operations_get_a_deprecated_attribute_naming_the_replacement() {
-        let doc = crate::Document::load(&crate::workspace_root(), crate::SPEC).expect("loads");
-        let code = render_client(&doc, Flavor::Client, "test").expect("generates");
-        assert!(code.contains(
-            "#[deprecated(\n        note = \"replaced by `cancel_shipment` (POST /shipments/{shipment_id}/cancel); migrate to it\"\n    )]\n    pub fn cancel_order_shipment"
-        ) || code.contains(
-            "#[deprecated(note = \"replaced by `cancel_shipment` (POST /shipments/{shipment_id}/cancel); migrate to it\")]"
-        ), "no #[deprecated] on cancel_order_shipment");
+        let code: String = split_outputs().into_iter().map(|o| o.content).collect();
+        assert!(
+            code.contains(
+                "#[deprecated(\n        note = \"replaced by `cancel_shipment` (POST /shipments/{shipment_id}/cancel); migrate to it\"\n    )]\n    fn cancel_order_shipment"
+            ),
+            "no #[deprecated] on cancel_order_shipment"
+        );
         assert_eq!(
             code.matches("#[deprecated(").count(),
             3,
             "exactly the 3 replaced operations"
         );
+    }
+
+    #[test]
+    fn the_split_writes_the_core_every_area_and_the_operation_table() {
+        let outputs = split_outputs();
+        let paths: Vec<&str> = outputs.iter().map(|o| o.rel_path.as_str()).collect();
+        let mut expected: Vec<String> = client_files();
+        expected.push(OPERATIONS.to_owned());
+        assert_eq!(paths, expected);
+        let area = |name: &str| {
+            let path = generated_file(&area_dir(name));
+            outputs
+                .iter()
+                .find(|o| o.rel_path == path)
+                .map(|o| o.content.clone())
+                .expect("area output")
+        };
+        let orders = area("orders");
+        assert!(orders.contains("pub trait OrdersApi {"), "{orders}");
+        assert!(orders.contains("impl OrdersApi for ::store_admin_client_core::Client {"));
+        assert!(!orders.contains("pub struct Client"));
+        assert!(!orders.contains("super::Client"));
+        // A schema only orders use is generated there; one two areas use is the core's.
+        assert!(orders.contains("pub struct OrderList {"));
+        assert!(orders.contains("::store_admin_client_core::types::ErrorResponse"));
+        let core = &outputs[0].content;
+        assert!(core.contains("pub struct ErrorResponse {"));
+        assert!(core.contains("pub struct Client {"));
+        assert!(!core.contains("pub struct OrderList {"));
+    }
+
+    #[test]
+    fn struct_builders_are_kept_for_request_bodies_only() {
+        let code: String = split_outputs().into_iter().map(|o| o.content).collect();
+        assert!(code.contains(
+            "pub struct AddLanguagesRequest {\n            locales: ::std::result::Result<"
+        ));
+        assert!(code.contains("pub fn builder() -> builder::AddLanguagesRequest"));
+        assert!(!code.contains("pub fn builder() -> builder::OrderList"));
     }
 
     #[test]
@@ -719,6 +1085,7 @@ mod tests {
                     method: "GET".into(),
                     path: "/legacy/items".into(),
                     tag: "Items".into(),
+                    area: String::new(),
                     scopes: vec!["items.read".into(), "items.read_write".into()],
                     deprecated: true,
                     replaced_by: Some("list_items".into()),
@@ -729,6 +1096,7 @@ mod tests {
                     method: "GET".into(),
                     path: "/items".into(),
                     tag: "Items".into(),
+                    area: String::new(),
                     scopes: vec!["items.read".into()],
                     deprecated: false,
                     replaced_by: None,

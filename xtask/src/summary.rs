@@ -1,8 +1,10 @@
 //! `cargo xtask summary`: the API as the generated code exposes it, one line per operation.
 //!
 //! Read back from the generated source with `syn` (not from the document), so the summary shows
-//! what callers actually get: the `impl Client` builder methods with the method and path from
-//! their doc comments, each `builder::X` struct's fields, and each `send`'s success and error types.
+//! what callers actually get: the operation methods (of each area's trait, or of a fixture's
+//! `impl Client`) with the method and path from their doc comments, each `builder::X` struct's
+//! fields, and each `send`'s success and error types. Types of the core crate show as `types::X`,
+//! like the area's own: the facade re-exports both there.
 //!
 //! ```text
 //! GET /orders  list_orders()  page: Option<NonZeroU64>, per_page: ...  -> types::OrderList / types::ErrorResponse
@@ -18,7 +20,19 @@ use syn::{
     Type,
 };
 
-/// One line per operation of the generated client, in the order of its `impl Client` methods.
+/// One line per operation of the split client: each area's file in turn (see
+/// [`crate::generate::client_files`]).
+pub fn summarize_client(root: &std::path::Path) -> Result<String> {
+    let mut out = String::new();
+    for rel_path in crate::generate::client_files().iter().skip(1) {
+        let source = std::fs::read_to_string(root.join(rel_path))
+            .with_context(|| format!("reading {rel_path} (run `cargo xtask generate`)"))?;
+        out.push_str(&summarize(&source).with_context(|| format!("summarizing {rel_path}"))?);
+    }
+    Ok(out)
+}
+
+/// One line per operation of one generated file, in the order of its operation methods.
 pub fn summarize(source: &str) -> Result<String> {
     let file = syn::parse_file(source).context("the generated code does not parse")?;
     let builder = file
@@ -33,12 +47,12 @@ pub fn summarize(source: &str) -> Result<String> {
     let sends = builder_sends(builder)?;
 
     let mut out = String::new();
-    for method in client_methods(&file) {
-        let name = method.sig.ident.to_string();
-        let (http_method, path) = sends_line(&method.attrs).with_context(|| {
+    for (attrs, sig) in client_methods(&file) {
+        let name = sig.ident.to_string();
+        let (http_method, path) = sends_line(attrs).with_context(|| {
             format!("`Client::{name}` has no \"Sends a ... request to ...\" doc line")
         })?;
-        let ReturnType::Type(_, ty) = &method.sig.output else {
+        let ReturnType::Type(_, ty) = &sig.output else {
             bail!("`Client::{name}` returns nothing");
         };
         let builder_name =
@@ -60,24 +74,33 @@ pub fn summarize(source: &str) -> Result<String> {
     Ok(out)
 }
 
-/// Methods of every inherent `impl Client` whose doc says which request they send.
-fn client_methods(file: &syn::File) -> Vec<&syn::ImplItemFn> {
-    file.items
-        .iter()
-        .filter_map(|item| match item {
+/// Methods whose doc says which request they send: of every inherent `impl Client` (a fixture)
+/// and every trait (an area's operations).
+fn client_methods(file: &syn::File) -> Vec<(&[Attribute], &syn::Signature)> {
+    let mut out = Vec::new();
+    for item in &file.items {
+        match item {
             Item::Impl(i)
                 if i.trait_.is_none() && last_ident(&i.self_ty).as_deref() == Some("Client") =>
             {
-                Some(i)
+                for member in &i.items {
+                    if let ImplItem::Fn(f) = member {
+                        out.push((f.attrs.as_slice(), &f.sig));
+                    }
+                }
             }
-            _ => None,
-        })
-        .flat_map(|i| &i.items)
-        .filter_map(|item| match item {
-            ImplItem::Fn(f) if sends_line(&f.attrs).is_some() => Some(f),
-            _ => None,
-        })
-        .collect()
+            Item::Trait(t) => {
+                for member in &t.items {
+                    if let syn::TraitItem::Fn(f) = member {
+                        out.push((f.attrs.as_slice(), &f.sig));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out.retain(|(attrs, _)| sends_line(attrs).is_some());
+    out
 }
 
 /// The doc comment as one string.
@@ -202,11 +225,20 @@ fn builder_sends(items: &[Item]) -> Result<HashMap<String, (String, String)>> {
     Ok(sends)
 }
 
-/// Shortens paths outside `types::` to their last segment (`::std::num::NonZeroU64` -> `NonZeroU64`).
+/// Shortens paths outside `types::` to their last segment (`::std::num::NonZeroU64` -> `NonZeroU64`),
+/// and paths into a crate's `types` to `types::..` (`::store_admin_client_core::types::Money`).
 struct Shorten;
 
 impl VisitMut for Shorten {
     fn visit_type_path_mut(&mut self, p: &mut syn::TypePath) {
+        if p.qself.is_none()
+            && let Some(at) = p.path.segments.iter().position(|s| s.ident == "types")
+            && at > 0
+        {
+            let rest: Vec<syn::PathSegment> = p.path.segments.iter().skip(at).cloned().collect();
+            p.path.segments = rest.into_iter().collect();
+            p.path.leading_colon = None;
+        }
         let keep = p.path.segments.first().is_some_and(|s| s.ident == "types");
         if p.qself.is_none()
             && !keep
@@ -280,9 +312,7 @@ mod tests {
 
     #[test]
     fn api_summary() {
-        let path = crate::workspace_root().join(crate::GENERATED);
-        let source =
-            std::fs::read_to_string(&path).expect("generated.rs exists (cargo xtask generate)");
-        insta::assert_snapshot!("api_summary", summarize(&source).expect("summarizes"));
+        let summary = summarize_client(&crate::workspace_root()).expect("summarizes");
+        insta::assert_snapshot!("api_summary", summary);
     }
 }

@@ -3,6 +3,8 @@
 
 #[allow(unused_imports)]
 use store_admin::types;
+#[allow(unused_imports)]
+use store_admin::prelude::*;
 use crate::cli::{BodyArg, PageArgs};
 use crate::commands::{Ctx, paged};
 use crate::decode::Decoder;

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group};
 use futures::TryStreamExt;
 use peak_alloc::PeakAlloc;
+use store_admin::prelude::*;
 use store_admin::{PageOptions, Paginate, StoreAdmin, types};
 use store_admin_mock::{FaultConfig, LatencyFault, MockConfig, MockServer};
 

@@ -6,6 +6,7 @@ mod common;
 use std::io::Write;
 
 use futures::TryStreamExt;
+use store_admin::prelude::*;
 use store_admin::{PageOptions, Paginate};
 
 #[tokio::main]

@@ -3,6 +3,7 @@
 mod common;
 
 use futures::TryStreamExt;
+use store_admin::prelude::*;
 use store_admin::{PageOptions, Paginate, types};
 
 #[tokio::main]

@@ -3,6 +3,7 @@
 
 mod common;
 
+use store_admin::prelude::*;
 use store_admin::types;
 use store_admin::webhooks::{OrderRuleAttribute, Rule};
 

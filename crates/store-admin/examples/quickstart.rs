@@ -6,6 +6,7 @@
 //! ```
 
 use futures::TryStreamExt;
+use store_admin::prelude::*;
 use store_admin::{Error, PageOptions, Paginate, StoreAdmin, types};
 use store_admin_mock::{MockConfig, MockServer};
 

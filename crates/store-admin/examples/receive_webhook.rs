@@ -17,6 +17,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use secrecy::SecretString;
 use sha2::{Digest, Sha256};
+use store_admin::prelude::*;
 use store_admin::types;
 use store_admin::webhooks::{WebhookEvent, verify_and_parse};
 use tokio::sync::mpsc;

@@ -21,10 +21,11 @@
 use chrono::{DateTime, FixedOffset};
 
 use crate::types;
-use crate::values::{
-    Money, MoneyError, OrderStatusSlug, ShipmentStatus, ShipmentType, TimestampError,
-    parse_local_timestamp,
-};
+#[cfg(feature = "orders")]
+use crate::values::OrderStatusSlug;
+use crate::values::{Money, MoneyError, TimestampError, parse_local_timestamp};
+#[cfg(feature = "shipping")]
+use crate::values::{ShipmentStatus, ShipmentType};
 
 /// A "number or string" decimal as an exact [`Money`] amount.
 pub trait DecimalExt {
@@ -70,6 +71,7 @@ impl ServiceDateTimeExt for types::ServiceDateTime {
 }
 
 /// Typed views of an order.
+#[cfg(feature = "orders")]
 pub trait OrderExt {
     /// The built-in status the order is in (customized names aside).
     fn status_slug(&self) -> OrderStatusSlug;
@@ -77,6 +79,7 @@ pub trait OrderExt {
     fn created_at(&self) -> Result<DateTime<FixedOffset>, TimestampError>;
 }
 
+#[cfg(feature = "orders")]
 impl OrderExt for types::Order {
     fn status_slug(&self) -> OrderStatusSlug {
         self.status.slug.as_str().into()
@@ -88,6 +91,7 @@ impl OrderExt for types::Order {
 }
 
 /// Typed views of a shipment.
+#[cfg(feature = "shipping")]
 pub trait ShipmentExt {
     /// The status, whether it came as a string or as an object.
     fn status(&self) -> Option<ShipmentStatus>;
@@ -95,6 +99,7 @@ pub trait ShipmentExt {
     fn kind(&self) -> Option<ShipmentType>;
 }
 
+#[cfg(feature = "shipping")]
 impl ShipmentExt for types::Shipment {
     fn status(&self) -> Option<ShipmentStatus> {
         self.status.as_ref().map(|status| match status {
@@ -128,6 +133,7 @@ impl PaginationExt for types::Pagination {
 }
 
 /// A shipment's label, `[]` while there is none, else `{"format": .., "url": ..}`.
+#[cfg(feature = "shipping")]
 pub trait ShipmentLabelExt {
     /// The label file's address, when there is a label.
     fn label_url(&self) -> Option<&str>;
@@ -135,6 +141,7 @@ pub trait ShipmentLabelExt {
     fn label_format(&self) -> Option<&str>;
 }
 
+#[cfg(feature = "shipping")]
 impl ShipmentLabelExt for types::ShipmentLabel {
     fn label_url(&self) -> Option<&str> {
         self.get("url")?.as_str()
@@ -149,12 +156,14 @@ impl ShipmentLabelExt for types::ShipmentLabel {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "shipping")]
     fn shipment(status: serde_json::Value) -> types::Shipment {
         serde_json::from_value(serde_json::json!({"id": 1, "status": status, "type": "return"}))
             .expect("decodes")
     }
 
     #[test]
+    #[cfg(feature = "shipping")]
     fn shipment_status_reads_both_wire_forms_and_keeps_unknown_ones() {
         assert_eq!(
             shipment("delivered".into()).status(),
@@ -190,6 +199,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "shipping")]
     fn shipment_label_reads_the_file_or_nothing() {
         let label: types::ShipmentLabel =
             serde_json::from_value(serde_json::json!({"format": "pdf", "url": "https://x/l.pdf"}))

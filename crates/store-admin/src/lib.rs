@@ -19,4 +19,14 @@ pub use client::{LIVE_BASE_URL, RawResponse, Runtime, StoreAdmin, StoreAdminBuil
 pub use credentials::Credentials;
 pub use error::{ApiError, Error, TransportKind};
 pub use pagination::{Page, PageOptions, Paginate};
-pub use store_admin_client::{Client, OPERATIONS, OperationMeta, ResponseValue, builder, types};
+pub use store_admin_client::{
+    Client, HAND_WRITTEN, HandWritten, OPERATIONS, OperationMeta, ResponseValue, builder, types,
+};
+
+/// The `Client` and the traits of the enabled areas (`OrdersApi`, `ProductsApi`, ...) that make
+/// every operation of the document a method: `use store_admin::prelude::*;` then
+/// `admin.list_orders().send().await`.
+pub mod prelude {
+    pub use crate::{Paginate, StoreAdmin};
+    pub use store_admin_client::prelude::*;
+}

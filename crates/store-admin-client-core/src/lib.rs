@@ -1,0 +1,137 @@
+//! The core of the generated client of the store administration API.
+//!
+//! `cargo xtask generate` splits the client by area (orders, products, customers, marketing,
+//! shipping, store: `xtask/src/areas.rs`) so that one area rebuilds alone. This crate holds what
+//! every area needs: the progenitor [`Client`] (generated), the schemas that operations of two
+//! areas or more use and the envelope, error and pagination objects ([`types`], generated), and
+//! the hand-written hand-off from progenitor's hooks to one [`Interceptor`], with the
+//! [`PagedRequest`] trait that every paged list's builder implements. Each area's crate
+//! (`store-admin-client-orders`, ...) holds its operations' builders, the types only it uses and
+//! the extension trait (`OrdersApi`) that makes its operations methods of this [`Client`].
+//!
+//! Use it through `store-admin-client` (or `store-admin`), which gathers the enabled areas.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+#[rustfmt::skip]
+#[allow(missing_docs, unused_imports, unreachable_patterns, clippy::all, clippy::pedantic, rustdoc::all)]
+mod generated;
+pub use generated::*;
+
+/// A boxed future, as returned by [`Interceptor`] methods.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The one interception point every request of the generated [`Client`] passes through.
+///
+/// The generated client calls [`progenitor_client::ClientHooks`], which the orphan rule only lets
+/// this crate implement; the implementation below delegates to the `Interceptor` held by the
+/// client's [`Inner`]. `crates/store-admin` implements it (authentication, rate limiting, retries,
+/// tracing), so that even a call made through the raw generated builder gets the same behaviour.
+pub trait Interceptor: Send + Sync + 'static {
+    /// Runs before the request is sent, once per call (not per retry). An error aborts the call
+    /// with [`Error::Custom`] carrying its message.
+    fn prepare<'a>(
+        &'a self,
+        request: &'a mut reqwest::Request,
+        operation: &'a progenitor_client::OperationInfo,
+    ) -> BoxFuture<'a, Result<(), String>>;
+
+    /// Sends the request (possibly several times) and returns the response to decode.
+    fn execute<'a>(
+        &'a self,
+        client: &'a reqwest::Client,
+        request: reqwest::Request,
+        operation: &'a progenitor_client::OperationInfo,
+    ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>>;
+}
+
+/// The state the generated [`Client`] carries for its hooks: an optional [`Interceptor`].
+#[derive(Clone, Default)]
+pub struct Inner {
+    interceptor: Option<Arc<dyn Interceptor>>,
+}
+
+impl Inner {
+    /// No interception: requests go straight to `reqwest`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every request passes through `interceptor`.
+    pub fn with_interceptor(interceptor: Arc<dyn Interceptor>) -> Self {
+        Self {
+            interceptor: Some(interceptor),
+        }
+    }
+}
+
+impl fmt::Debug for Inner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inner")
+            .field("interceptor", &self.interceptor.as_ref().map(|_| ".."))
+            .finish()
+    }
+}
+
+impl progenitor_client::ClientHooks<Inner> for Client {
+    async fn pre<E>(
+        &self,
+        request: &mut reqwest::Request,
+        info: &progenitor_client::OperationInfo,
+    ) -> Result<(), Error<E>> {
+        match &self.inner.interceptor {
+            Some(interceptor) => interceptor
+                .prepare(request, info)
+                .await
+                .map_err(Error::Custom),
+            None => Ok(()),
+        }
+    }
+
+    async fn exec(
+        &self,
+        request: reqwest::Request,
+        info: &progenitor_client::OperationInfo,
+    ) -> reqwest::Result<reqwest::Response> {
+        match &self.inner.interceptor {
+            Some(interceptor) => interceptor.execute(&self.client, request, info).await,
+            None => self.client.execute(request).await,
+        }
+    }
+}
+
+/// What a paged list response carries: its items and the pagination object.
+pub struct PageParts<T> {
+    /// The items of the page, in order.
+    pub items: Vec<T>,
+    /// The pagination object, when the response had one.
+    pub pagination: Option<types::Pagination>,
+}
+
+/// A list operation paged by number (`page`, `per_page`), whose response carries `data` and
+/// `pagination`. `cargo xtask generate` implements it for the builder of every such operation of
+/// the document (in its area's crate), so that one pagination stream serves them all.
+pub trait PagedRequest<'a>: Clone + Send + Sized + 'a {
+    /// One item of the list.
+    type Item: Send + 'static;
+    /// The response envelope.
+    type Response: serde::de::DeserializeOwned + Send + 'static;
+    /// The operation's `operationId`.
+    const OPERATION_ID: &'static str;
+    /// The same request for page `page` (from 1).
+    fn with_page(self, page: std::num::NonZeroU64) -> Self;
+    /// The same request with `per_page` items a page.
+    fn with_per_page(self, per_page: std::num::NonZeroU64) -> Self;
+    /// Sends the request.
+    fn send_page(
+        self,
+    ) -> BoxFuture<'a, Result<ResponseValue<Self::Response>, Error<types::ErrorResponse>>>;
+    /// Splits a response into its items and pagination object.
+    fn into_parts(response: Self::Response) -> PageParts<Self::Item>;
+}

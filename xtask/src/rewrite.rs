@@ -1,0 +1,446 @@
+//! Post-processing of progenitor's output with `syn`: everything the xtask changes in the
+//! generated code, one function per change.
+//!
+//! - [`into_area`]: an area's output without its own `Client`: the operations become an extension
+//!   trait (`OrdersApi`) implemented for the core crate's `Client`, the builders point at it.
+//! - [`prune_struct_builders`]: typify's per-type builders (`types::builder::*`) are kept only for
+//!   the types a request body reaches, the only ones anyone builds.
+//! - [`mark_deprecated`]: `#[deprecated]` on the methods of deprecated operations.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::Result;
+use proc_macro2::TokenStream;
+use progenitor::TypeImpl;
+use quote::{ToTokens, format_ident, quote};
+use syn::visit_mut::VisitMut;
+use syn::{Attribute, Fields, ImplItem, Item, Meta, Type, parse_quote};
+
+use crate::generate::OperationMeta;
+
+/// The core crate's name in paths.
+pub const CORE: &str = "store_admin_client_core";
+
+/// The items of the top-level module `name` (`types`, `builder`), if any.
+fn module_items<'a>(items: &'a mut [Item], name: &str) -> Option<&'a mut Vec<Item>> {
+    items.iter_mut().find_map(|item| match item {
+        Item::Mod(m) if m.ident == name => m.content.as_mut().map(|(_, items)| items),
+        _ => None,
+    })
+}
+
+/// The identifier of a type's last path segment (`super::Foo` -> `Foo`).
+pub fn last_ident(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+fn derives(attrs: &[Attribute], name: &str) -> bool {
+    attrs.iter().any(|attr| {
+        attr.path().is_ident("derive") && {
+            let text = attr.meta.to_token_stream().to_string();
+            text.split([',', '(', ')', ':', ' '])
+                .any(|word| word.trim() == name)
+        }
+    })
+}
+
+/// The types of the `types` module that typify generates as structs with named fields (the
+/// objects of the document), and the traits each type implements (for progenitor's type
+/// replacement in the areas that use them).
+pub fn type_facts(file: &syn::File) -> (BTreeSet<String>, BTreeMap<String, Vec<TypeImpl>>) {
+    let mut objects = BTreeSet::new();
+    let mut impls: BTreeMap<String, Vec<TypeImpl>> = BTreeMap::new();
+    let Some(items) = file.items.iter().find_map(|item| match item {
+        Item::Mod(m) if m.ident == "types" => m.content.as_ref().map(|(_, items)| items),
+        _ => None,
+    }) else {
+        return (objects, impls);
+    };
+    for item in items {
+        match item {
+            Item::Struct(s) => {
+                let name = s.ident.to_string();
+                let entry = impls.entry(name.clone()).or_default();
+                if derives(&s.attrs, "Default") {
+                    entry.push(TypeImpl::Default);
+                }
+                match &s.fields {
+                    Fields::Named(_) => {
+                        objects.insert(name);
+                    }
+                    Fields::Unnamed(fields) => {
+                        let is_string = fields.unnamed.len() == 1
+                            && fields
+                                .unnamed
+                                .first()
+                                .and_then(|f| last_ident(&f.ty))
+                                .as_deref()
+                                == Some("String");
+                        if is_string {
+                            entry.push(TypeImpl::FromStringIrrefutable);
+                        }
+                    }
+                    Fields::Unit => {}
+                }
+            }
+            Item::Enum(e) => {
+                let entry = impls.entry(e.ident.to_string()).or_default();
+                if derives(&e.attrs, "Default") {
+                    entry.push(TypeImpl::Default);
+                }
+            }
+            Item::Impl(i) => {
+                let (Some((path, _)), Some(name)) = (&i.trait_, last_ident(&i.self_ty)) else {
+                    continue;
+                };
+                let entry = impls.entry(name).or_default();
+                match path.segments.last().map(|s| s.ident.to_string()).as_deref() {
+                    Some("Default") => entry.push(TypeImpl::Default),
+                    Some("FromStr") => entry.push(TypeImpl::FromStr),
+                    Some("Display") => entry.push(TypeImpl::Display),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    for list in impls.values_mut() {
+        list.sort_by_key(|i| format!("{i:?}"));
+        list.dedup();
+    }
+    (objects, impls)
+}
+
+/// Removes typify's struct builders (`types::builder::X`, `X::builder()` and the conversions) of
+/// every type not in `keep`; drops `types::builder` when nothing is left in it.
+pub fn prune_struct_builders(file: &mut syn::File, keep: &BTreeSet<String>) {
+    let Some(types) = module_items(&mut file.items, "types") else {
+        return;
+    };
+    let kept = |ty: &Type| last_ident(ty).is_some_and(|name| keep.contains(&name));
+    types.retain(|item| match item {
+        // `impl X { pub fn builder() -> builder::X }`: the only inherent impl typify writes.
+        Item::Impl(i) if i.trait_.is_none() => {
+            let only_builder = i
+                .items
+                .iter()
+                .all(|item| matches!(item, ImplItem::Fn(f) if f.sig.ident == "builder"));
+            !only_builder || kept(&i.self_ty)
+        }
+        _ => true,
+    });
+    let mut empty = false;
+    if let Some(builders) = module_items(types, "builder") {
+        builders.retain(|item| match item {
+            Item::Struct(s) => keep.contains(&s.ident.to_string()),
+            Item::Impl(i) => kept(&i.self_ty),
+            _ => true,
+        });
+        empty = builders.is_empty();
+    }
+    if empty {
+        types.retain(|item| !matches!(item, Item::Mod(m) if m.ident == "builder"));
+    }
+}
+
+/// Turns progenitor's output for an area into an area crate's code: the generated `Client` and
+/// its impls go (the core crate's `Client` is used), the `impl Client` of the operations becomes
+/// the trait `trait_name` implemented for the core `Client`, builders name the core `Client` and
+/// reach its fields through `ClientInfo`, and the area's `types::error` is the core's.
+pub fn into_area(file: &mut syn::File, trait_name: &str, area: &str) -> Result<()> {
+    let core = format_ident!("{CORE}");
+    let trait_ident = format_ident!("{trait_name}");
+    let mut methods: Vec<syn::ImplItemFn> = Vec::new();
+    let mut items = Vec::new();
+    for item in file.items.drain(..) {
+        match item {
+            Item::Struct(s) if s.ident == "Client" => {}
+            Item::Const(c) if c.ident == "_" => {}
+            Item::Mod(m) if m.ident == "prelude" => {}
+            Item::Use(mut u) if matches!(u.vis, syn::Visibility::Public(_)) => {
+                // `pub use progenitor_client::{..}`: private here (the facade re-exports them).
+                u.vis = syn::Visibility::Inherited;
+                items.push(Item::Use(u));
+            }
+            Item::Impl(i) if last_ident(&i.self_ty).as_deref() == Some("Client") => {
+                if i.trait_.is_some() {
+                    continue;
+                }
+                for member in i.items {
+                    match member {
+                        ImplItem::Fn(f) if f.sig.receiver().is_some() => methods.push(f),
+                        _ => {} // `new`, `new_with_client`: the core's
+                    }
+                }
+            }
+            other => items.push(other),
+        }
+    }
+    file.items = items;
+    if let Some(types) = module_items(&mut file.items, "types") {
+        types.retain(|item| !matches!(item, Item::Mod(m) if m.ident == "error"));
+        types.push(parse_quote!(pub use ::#core::types::error;));
+    }
+    let declarations = methods.iter().map(|f| {
+        let attrs = &f.attrs;
+        let sig = &f.sig;
+        quote!(#(#attrs)* #sig;)
+    });
+    let doc = format!(
+        " The operations of the `{area}` area, as methods of the core [`Client`](::{CORE}::Client).\n\n \
+         Bring it into scope with `use store_admin_client::prelude::*;` (or \
+         `store_admin::prelude::*`)."
+    );
+    let definitions = methods.iter().map(|f| {
+        let mut f = f.clone();
+        f.attrs
+            .retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("deprecated"));
+        f.vis = syn::Visibility::Inherited;
+        f
+    });
+    file.items.push(parse_quote! {
+        #[doc = #doc]
+        pub trait #trait_ident {
+            #(#declarations)*
+        }
+    });
+    file.items.push(parse_quote! {
+        impl #trait_ident for ::#core::Client {
+            #(#definitions)*
+        }
+    });
+    ToCore {
+        core: &core,
+        trait_ident: &trait_ident,
+    }
+    .visit_file_mut(file);
+    Ok(())
+}
+
+/// `super::Client` -> the core `Client`; `client.baseurl` / `client.client` -> `ClientInfo`
+/// methods (the core's fields are private to it); doc links to `Client::op` -> the trait.
+struct ToCore<'a> {
+    core: &'a proc_macro2::Ident,
+    trait_ident: &'a proc_macro2::Ident,
+}
+
+impl VisitMut for ToCore<'_> {
+    fn visit_path_mut(&mut self, path: &mut syn::Path) {
+        let idents: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if idents.len() >= 2 && idents[0] == "super" && idents[1] == "Client" {
+            let core = self.core;
+            let rest = path.segments.iter().skip(2);
+            *path = parse_quote!(::#core::Client #(:: #rest)*);
+        }
+        syn::visit_mut::visit_path_mut(self, path);
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        mac.tokens = client_fields_to_calls(mac.tokens.clone());
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        if let syn::Expr::Field(field) = expr
+            && let syn::Member::Named(member) = &field.member
+            && (member == "baseurl" || member == "client")
+            && let syn::Expr::Path(base) = &*field.base
+            && base.path.is_ident("client")
+        {
+            let member = member.clone();
+            *expr = parse_quote!(client.#member());
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_attribute_mut(&mut self, attr: &mut Attribute) {
+        if let Meta::NameValue(nv) = &mut attr.meta
+            && nv.path.is_ident("doc")
+            && let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(text),
+                ..
+            }) = &nv.value
+        {
+            let value = text.value();
+            if value.contains("Client::") {
+                let fixed = value
+                    .replace("super::Client::", &format!("super::{}::", self.trait_ident))
+                    .replace("`Client::", &format!("`{}::", self.trait_ident));
+                nv.value = parse_quote!(#fixed);
+            }
+        }
+    }
+}
+
+/// In macro tokens (`format!("{}/x", client.baseurl,)`): `client.baseurl` -> `client.baseurl()`,
+/// `client.client` -> `client.client()`.
+fn client_fields_to_calls(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Delimiter, Group, TokenTree};
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(trees.len());
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(g) => {
+                let mut inner = Group::new(g.delimiter(), client_fields_to_calls(g.stream()));
+                inner.set_span(g.span());
+                out.push(TokenTree::Group(inner));
+            }
+            other => out.push(other.clone()),
+        }
+        let is_field = matches!(tree, TokenTree::Ident(id) if id == "baseurl" || id == "client")
+            && i >= 2
+            && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.')
+            && matches!(&trees[i - 2], TokenTree::Ident(id) if id == "client");
+        let called = matches!(trees.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis);
+        if is_field && !called {
+            out.push(TokenTree::Group(Group::new(
+                Delimiter::Parenthesis,
+                TokenStream::new(),
+            )));
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// progenitor ignores `deprecated`: give the method of every deprecated operation (an
+/// `impl Client` method or an area trait's declaration) a `#[deprecated]` naming its replacement,
+/// so that callers get a compiler warning.
+pub fn mark_deprecated(file: &mut syn::File, operations: &[OperationMeta]) {
+    let note = |name: &str| -> Option<String> {
+        let op = operations
+            .iter()
+            .find(|op| op.deprecated && op.operation_id == name)?;
+        Some(
+            match op
+                .replaced_by
+                .as_deref()
+                .and_then(|id| operations.iter().find(|o| o.operation_id == id))
+            {
+                Some(by) => format!(
+                    "replaced by `{}` ({} {}); migrate to it",
+                    by.operation_id, by.method, by.path
+                ),
+                None => "deprecated by the API document".to_owned(),
+            },
+        )
+    };
+    for item in &mut file.items {
+        match item {
+            Item::Impl(block)
+                if block.trait_.is_none()
+                    && last_ident(&block.self_ty).as_deref() == Some("Client") =>
+            {
+                for member in &mut block.items {
+                    if let ImplItem::Fn(method) = member
+                        && let Some(note) = note(&method.sig.ident.to_string())
+                    {
+                        method.attrs.push(parse_quote!(#[deprecated(note = #note)]));
+                    }
+                }
+            }
+            Item::Trait(t) => {
+                for member in &mut t.items {
+                    if let syn::TraitItem::Fn(method) = member
+                        && let Some(note) = note(&method.sig.ident.to_string())
+                    {
+                        method.attrs.push(parse_quote!(#[deprecated(note = #note)]));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_fields_in_macros_become_client_info_calls() {
+        let tokens = quote!(format!(
+            "{}/orders/{}",
+            client.baseurl,
+            client.baseurl(),
+            other.baseurl
+        ));
+        assert_eq!(
+            client_fields_to_calls(tokens).to_string(),
+            quote!(format!(
+                "{}/orders/{}",
+                client.baseurl(),
+                client.baseurl(),
+                other.baseurl
+            ))
+            .to_string()
+        );
+    }
+
+    #[test]
+    fn an_area_uses_the_core_client_through_its_trait() {
+        let mut file: syn::File = parse_quote! {
+            pub use progenitor_client::{ClientInfo, Error};
+            pub mod types {
+                pub mod error { pub struct ConversionError; }
+                pub struct Order;
+            }
+            pub struct Client { pub(crate) baseurl: String }
+            impl Client {
+                pub fn new(baseurl: &str) -> Self { todo!() }
+            }
+            impl ClientInfo<Inner> for Client {}
+            impl Client {
+                #[doc = "Get an order"]
+                pub fn get_order(&self) -> builder::GetOrder<'_> { builder::GetOrder::new(self) }
+            }
+            pub mod builder {
+                #[doc = "Builder for [`Client::get_order`]\n\n[`Client::get_order`]: super::Client::get_order"]
+                pub struct GetOrder<'a> { client: &'a super::Client }
+                impl<'a> GetOrder<'a> {
+                    pub fn new(client: &'a super::Client) -> Self { Self { client } }
+                    pub async fn send(self) {
+                        let url = format!("{}/orders", client.baseurl,);
+                        let version = super::Client::api_version();
+                    }
+                }
+            }
+        };
+        into_area(&mut file, "OrdersApi", "orders").expect("rewrites");
+        let text = prettyplease::unparse(&file);
+        assert!(!text.contains("pub struct Client"), "{text}");
+        assert!(!text.contains("super::Client"), "{text}");
+        assert!(!text.contains("pub mod error"), "{text}");
+        assert!(
+            text.contains("pub use ::store_admin_client_core::types::error;"),
+            "{text}"
+        );
+        assert!(
+            text.contains("use progenitor_client::{ClientInfo, Error};"),
+            "{text}"
+        );
+        assert!(!text.contains("pub use progenitor_client"), "{text}");
+        assert!(text.contains("pub trait OrdersApi {\n    ///Get an order\n    fn get_order(&self) -> builder::GetOrder<'_>;\n}"), "{text}");
+        assert!(
+            text.contains(
+                "impl OrdersApi for ::store_admin_client_core::Client {\n    fn get_order(&self)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("client: &'a ::store_admin_client_core::Client"),
+            "{text}"
+        );
+        assert!(
+            text.contains("format!(\"{}/orders\", client.baseurl(),)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("::store_admin_client_core::Client::api_version()"),
+            "{text}"
+        );
+        assert!(text.contains("super::OrdersApi::get_order"), "{text}");
+    }
+}
