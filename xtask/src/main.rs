@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod areas;
+mod cli_gen;
 mod generate;
 mod hand_written;
 mod lint;
