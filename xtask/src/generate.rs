@@ -153,7 +153,12 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>> {
     let client = Document::load(root, SPEC).and_then(|doc| {
         lint_client(&doc)?;
         check_crates(root)?;
-        render_split(&doc, &version)
+        let mut client = render_split(&doc, &version)?;
+        // Readers of the client code: the command line; and the document's open value sets.
+        let cli = crate::cli_gen::outputs(&doc, &client)?;
+        client.extend(cli);
+        client.extend(crate::values::outputs(&doc)?);
+        Ok(client)
     });
     match client {
         Ok(client) => outputs.extend(client),

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod areas;
+mod cli_gen;
 mod generate;
 mod hand_written;
 mod lint;
@@ -16,6 +17,7 @@ mod openapi;
 mod rewrite;
 mod split;
 mod summary;
+mod values;
 
 use std::path::{Path, PathBuf};
 

@@ -3,14 +3,20 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod decode;
 pub mod error;
+pub mod extras;
+#[rustfmt::skip]
+#[allow(missing_docs, unused_mut, unused_variables, clippy::all, clippy::pedantic)]
+pub mod generated_cli;
+pub mod legacy;
 pub mod output;
+pub mod webhook;
 
 mod api;
 mod body;
-mod commands;
-mod records;
-mod webhook;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -22,7 +28,7 @@ use store_admin::retry::RetryPolicy;
 use store_admin::{OperationMeta, StoreAdmin};
 use store_admin_mock::{MockConfig, MockServer};
 
-use crate::cli::{Cli, Command, Global, WebhooksCommand};
+use crate::cli::{Cli, Command, Global};
 use crate::commands::Ctx;
 use crate::error::CliError;
 use crate::output::{Printer, default_format, stderr_is_terminal};
@@ -32,7 +38,9 @@ pub const SANDBOX_TOKEN: &str = store_admin_mock::DEFAULT_TOKEN;
 
 /// Parses the command line, runs the command and returns the exit code (see [`error::exit`]).
 pub fn main() -> ExitCode {
-    let matches = match cli::command().try_get_matches() {
+    let root = cli::command();
+    let args = legacy::rewrite(std::env::args_os().collect(), &root);
+    let matches = match root.try_get_matches_from(args) {
         Ok(matches) => matches,
         Err(error) => {
             // Help and version go to standard output with 0; usage errors to standard error with 2.
@@ -40,14 +48,19 @@ pub fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(error::exit::USAGE));
         }
     };
-    let cli = match Cli::from_arg_matches(&matches) {
+    let mut cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
             return ExitCode::from(error::exit::USAGE);
         }
     };
+    if let Err(error) = config::apply(&mut cli.global, &matches) {
+        eprintln!("error: {}", output::terminal_safe(&error.to_string(), true));
+        return error.exit();
+    }
     init_tracing(cli.global.verbose);
+    warn_if_deprecated(&matches);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -99,17 +112,25 @@ fn init_tracing(verbose: u8) {
 pub async fn run(cli: Cli) -> Result<(), CliError> {
     let Cli { global, command } = cli;
     let format = global.output.unwrap_or_else(default_format);
-    // The webhook receiver tools need no client, token or sandbox.
-    let command = match command {
-        Command::Webhooks(WebhooksCommand::Verify(args)) => {
-            return webhook::verify(format, args);
+    // The tools that need no client, token or sandbox.
+    let operations = match command {
+        Command::Operations(operations) => operations,
+        Command::Decode(args) => return decode::run(args),
+        Command::Completions(args) => {
+            let mut root = cli::command();
+            clap_complete::generate(args.shell, &mut root, "store-admin", &mut std::io::stdout());
+            return Ok(());
         }
-        Command::Webhooks(WebhooksCommand::Listen(args)) => {
-            return webhook::listen(format, args).await;
+        Command::Api(args) => {
+            let (admin, _sandbox) = connect(&global).await?;
+            let printer = Printer::new(format, stderr_is_terminal());
+            return api::run(&admin, &printer, args).await;
         }
-        other => other,
     };
-    warn_if_deprecated(&command);
+    let operations = match generated_cli::without_client(operations) {
+        Ok(receiver) => return webhook::run(format, receiver).await,
+        Err(operations) => operations,
+    };
     let (admin, _sandbox) = connect(&global).await?;
     let printer = Printer::new(format, stderr_is_terminal());
     let ctx = Ctx {
@@ -117,17 +138,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         printer,
         concurrency: usize::from(global.concurrency),
     };
-    match command {
-        Command::Products(c) => commands::products(&ctx, c).await,
-        Command::Orders(c) => commands::orders(&ctx, c).await,
-        Command::Reservations(c) => commands::reservations(&ctx, c).await,
-        Command::Shipments(c) => commands::shipments(&ctx, c).await,
-        Command::Shipping(c) => commands::shipping(&ctx, c).await,
-        Command::Languages(c) => commands::languages(&ctx, c).await,
-        Command::Categories(c) => commands::categories(&ctx, c).await,
-        Command::Webhooks(c) => commands::webhooks(&ctx, c).await,
-        Command::Api(args) => api::run(&ctx.admin, &ctx.printer, args).await,
-    }
+    generated_cli::run(&ctx, operations).await
 }
 
 /// Builds the client: to the sandbox (started here, kept alive by the returned server) or to
@@ -142,9 +153,10 @@ async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), Cl
         let token = SecretString::from(SANDBOX_TOKEN);
         (server.base_url().to_string(), token, Some(server))
     } else {
-        let token = global.token.clone().ok_or_else(|| {
+        let token = config::token(global)?.ok_or_else(|| {
             CliError::usage(
-                "no access token: pass --token or set STORE_ADMIN_TOKEN \
+                "no access token: pass --token-file PATH, --token - (standard input) or --token, \
+                 set STORE_ADMIN_TOKEN, or use a --profile that names one \
                  (or try the embedded sandbox store with --sandbox)",
             )
         })?;
@@ -187,15 +199,19 @@ async fn start_sandbox(global: &Global) -> Result<MockServer, CliError> {
 }
 
 /// Warns on standard error when the command calls an operation the service replaced.
-fn warn_if_deprecated(command: &Command) {
-    use crate::cli::OrdersCommand;
-    let operation = match command {
-        Command::Orders(OrdersCommand::Shipments { .. }) => "list_order_shipments",
-        Command::Orders(OrdersCommand::UpdateShipment(_)) => "update_order_shipment",
-        Command::Orders(OrdersCommand::CancelShipment { .. }) => "cancel_order_shipment",
-        _ => return,
+fn warn_if_deprecated(matches: &clap::ArgMatches) {
+    let mut words = Vec::new();
+    let mut current = matches;
+    while let Some((name, sub)) = current.subcommand() {
+        words.push(name);
+        current = sub;
+    }
+    let path = words.join(" ");
+    let Some((_, operation)) = cli::OPERATION_COMMANDS.iter().find(|(p, _)| *p == path) else {
+        return;
     };
     if let Some(meta) = OperationMeta::find(operation)
+        && meta.deprecated
         && let Some(new) = meta.replaced_by
     {
         let instead = cli::command_for(new).unwrap_or(new);

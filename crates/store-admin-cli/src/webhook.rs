@@ -23,6 +23,24 @@ use crate::output::redact;
 
 /// Runs `webhooks verify`: prints the verdict; a delivery that is not authentic is an error
 /// ([`CliError::Rejected`], exit code 1).
+/// The webhook receiver tools: they join the generated `webhooks` group and run without a client.
+#[derive(clap::Subcommand)]
+pub enum ReceiverCommand {
+    /// Check the signature of a delivery (headers and raw body) with the webhook's secret.
+    Verify(VerifyArgs),
+    /// Run a receiver that verifies each delivery and prints its event.
+    Listen(ListenArgs),
+}
+
+/// Runs `webhooks verify|listen`.
+pub async fn run(format: Format, command: ReceiverCommand) -> Result<(), CliError> {
+    match command {
+        ReceiverCommand::Verify(args) => verify(format, args),
+        ReceiverCommand::Listen(args) => listen(format, args).await,
+    }
+}
+
+/// `webhooks verify`: exit 0 for an authentic delivery, 1 (with the reason) otherwise.
 pub fn verify(format: Format, args: VerifyArgs) -> Result<(), CliError> {
     let (headers, body) = match &args.request {
         Some(path) => split_request(&read_input(path)?)?,
@@ -180,6 +198,7 @@ struct Receiver {
 }
 
 /// Runs `webhooks listen` until Ctrl-C or `--max-events`.
+/// `webhooks listen`: a receiver that verifies each delivery and prints its event.
 pub async fn listen(format: Format, args: ListenArgs) -> Result<(), CliError> {
     let address = SocketAddr::new(args.bind, args.port);
     let listener = tokio::net::TcpListener::bind(address)

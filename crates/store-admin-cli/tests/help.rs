@@ -55,6 +55,54 @@ fn every_operation_of_the_document_has_exactly_one_command() {
 }
 
 #[test]
+fn every_operation_command_prints_its_help() {
+    // In process: one clap parse per operation of the document.
+    for meta in OPERATIONS {
+        let path = store_admin_cli::cli::command_for(meta.operation_id)
+            .unwrap_or_else(|| panic!("no command for {}", meta.operation_id));
+        let mut args = vec!["store-admin"];
+        args.extend(path.split(' '));
+        args.push("--help");
+        let error = match command().try_get_matches_from(&args) {
+            Ok(_) => panic!("`{path} --help` parsed as a call"),
+            Err(error) => error,
+        };
+        assert_eq!(
+            error.kind(),
+            clap::error::ErrorKind::DisplayHelp,
+            "`{path} --help`: {error}"
+        );
+        let help = error.to_string();
+        assert!(help.contains(meta.summary), "`{path} --help`:\n{help}");
+        assert!(help.contains(meta.operation_id), "`{path} --help`:\n{help}");
+    }
+}
+
+#[test]
+fn earlier_command_paths_still_reach_their_operation() {
+    for (old, operation_id) in store_admin_cli::legacy::LEGACY_COMMANDS {
+        let mut args = vec!["store-admin"];
+        args.extend(old.split(' '));
+        args.push("--help");
+        let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+        let args = store_admin_cli::legacy::rewrite(args, &command());
+        let error = command()
+            .try_get_matches_from(&args)
+            .err()
+            .unwrap_or_else(|| panic!("`{old} --help` parsed as a call"));
+        assert_eq!(
+            error.kind(),
+            clap::error::ErrorKind::DisplayHelp,
+            "`{old}`: {error}"
+        );
+        assert!(
+            error.to_string().contains(operation_id),
+            "`{old}` does not reach {operation_id}"
+        );
+    }
+}
+
+#[test]
 fn operation_commands_take_their_summary_and_scopes_from_the_document() {
     for (path, operation_id) in OPERATION_COMMANDS {
         let meta = store_admin::OperationMeta::find(operation_id).unwrap();
@@ -173,14 +221,21 @@ impl Document {
     }
 }
 
-/// Body properties that are not scalars but still have a flag of their own.
-const STRUCTURED_FLAGS: &[(&str, &str)] = &[
-    ("values", "values"),
-    ("locales", "locales"),
-    ("headers", "headers"),
-    ("service_types", "service_types"),
-    ("show_in", "show_in_app"),
-    ("security_strategy", "security_strategy"),
+/// Body properties that are not scalars but have a hand-written flag (`src/extras.rs`): the
+/// operation, the property and the flag's id.
+const STRUCTURED_FLAGS: &[(&str, &str, &str)] = &[
+    ("create_product_option", "values", "values"),
+    ("add_languages", "locales", "locales"),
+    ("subscribe_webhook", "headers", "headers"),
+    ("update_webhook", "headers", "headers"),
+    (
+        "subscribe_webhook",
+        "security_strategy",
+        "security_strategy",
+    ),
+    ("update_webhook", "security_strategy", "security_strategy"),
+    ("create_shipment", "service_types", "service_types"),
+    ("create_category", "show_in", "show_in_app"),
 ];
 
 #[test]
@@ -218,7 +273,10 @@ fn every_parameter_and_scalar_body_field_of_the_document_has_a_flag() {
             assert!(ids.contains("body"), "`{path}` takes no --body");
         }
         for field in &others {
-            if let Some((_, flag)) = STRUCTURED_FLAGS.iter().find(|(name, _)| name == field) {
+            if let Some((_, _, flag)) = STRUCTURED_FLAGS
+                .iter()
+                .find(|(op, name, _)| *op == id && name == field)
+            {
                 assert!(
                     ids.contains(*flag),
                     "`{path}` has no --{flag} for `{field}`"
@@ -243,16 +301,8 @@ fn help_of_the_root_command() {
 
 #[test]
 fn help_of_each_command_group() {
-    for group in [
-        "products",
-        "orders",
-        "reservations",
-        "shipments",
-        "shipping",
-        "languages",
-        "categories",
-        "webhooks",
-    ] {
+    // Groups are the document's tags; `cargo xtask`'s `cli_summary` snapshot pins every command.
+    for group in ["orders", "shipments", "webhooks"] {
         let mut cmd = store_admin();
         cmd.args([group, "-h"]);
         let (stdout, _) = run(cmd, 0);
@@ -264,7 +314,7 @@ fn help_of_each_command_group() {
 fn help_of_commands_with_many_flags() {
     for path in [
         "orders list",
-        "products quantities",
+        "products list-quantities",
         "shipments create",
         "webhooks subscribe",
         "webhooks verify",

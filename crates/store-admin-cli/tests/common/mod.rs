@@ -13,9 +13,13 @@ pub fn store_admin() -> Command {
         "STORE_ADMIN_BASE_URL",
         "STORE_ADMIN_WEBHOOK_SECRET",
         "RUST_LOG",
+        "STORE_ADMIN_PROFILE",
+        "STORE_ADMIN_CONFIG",
     ] {
         command.env_remove(name);
     }
+    // Never the developer's own configuration file.
+    command.env("XDG_CONFIG_HOME", "/nonexistent/store-admin-tests");
     command
 }
 

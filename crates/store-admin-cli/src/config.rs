@@ -1,0 +1,304 @@
+//! The configuration file and the token sources.
+//!
+//! `$XDG_CONFIG_HOME/store-admin/config.toml` (else `~/.config/store-admin/config.toml`; or the
+//! file `STORE_ADMIN_CONFIG` names) holds named profiles; `--profile NAME` (or
+//! `STORE_ADMIN_PROFILE`, or the file's `default_profile`) picks one. A profile gives defaults: a
+//! flag on the command line or its environment variable always wins.
+//!
+//! ```toml
+//! default_profile = "live"
+//!
+//! [profiles.live]
+//! base_url = "https://api.salla.dev/admin/v2"
+//! token_file = "/home/me/.config/store-admin/live.token"   # or: token_env = "LIVE_TOKEN"
+//! output = "table"
+//! rate_limit = 120
+//!
+//! [profiles.play]
+//! sandbox = true
+//! output = "ndjson"
+//! ```
+//!
+//! Keys of a profile: `base_url`, `token_file`, `token_env`, `output` (`json`, `ndjson`, `table`,
+//! `csv`), `retries`, `rate_limit`, `concurrency`, `timeout`, `operation_timeout`, `sandbox`.
+//! A profile never holds the token itself: it names where to read it, so that the file can be
+//! shared or committed.
+//!
+//! The token comes from, in order: `--token TOKEN` or `STORE_ADMIN_TOKEN`, `--token -` (the first
+//! line of standard input), `--token-file PATH`, the profile's `token_file` or `token_env`.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+
+use clap::ArgMatches;
+use clap::parser::ValueSource;
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+
+use crate::cli::{Format, Global};
+use crate::error::CliError;
+
+/// The configuration file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The profile used when `--profile` is not given.
+    pub default_profile: Option<String>,
+    /// Named profiles.
+    #[serde(default)]
+    pub profiles: BTreeMap<String, Profile>,
+}
+
+/// Defaults for the global options.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// `--base-url`.
+    pub base_url: Option<String>,
+    /// A file holding the token (its first line).
+    pub token_file: Option<PathBuf>,
+    /// An environment variable holding the token.
+    pub token_env: Option<String>,
+    /// `--output`.
+    pub output: Option<Format>,
+    /// `--retries`.
+    pub retries: Option<u32>,
+    /// `--rate-limit`.
+    pub rate_limit: Option<NonZeroU32>,
+    /// `--concurrency`.
+    pub concurrency: Option<u16>,
+    /// `--timeout`.
+    pub timeout: Option<f64>,
+    /// `--operation-timeout`.
+    pub operation_timeout: Option<f64>,
+    /// `--sandbox`.
+    pub sandbox: Option<bool>,
+}
+
+/// Where the configuration file is: `STORE_ADMIN_CONFIG`, else
+/// `$XDG_CONFIG_HOME/store-admin/config.toml`, else `$HOME/.config/store-admin/config.toml`.
+pub fn path() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("STORE_ADMIN_CONFIG").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|p| !p.is_empty())
+                .map(|home| PathBuf::from(home).join(".config"))
+        })?;
+    Some(base.join("store-admin").join("config.toml"))
+}
+
+/// Reads the configuration file; a missing file is an empty configuration.
+pub fn load(path: &Path) -> Result<Config, CliError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+        Err(e) => {
+            return Err(CliError::usage(format!(
+                "cannot read {}: {e}",
+                path.display()
+            )));
+        }
+    };
+    // The message names the key and the line, never the line's text: it may hold a secret.
+    toml::from_str(&text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|span| text[..span.start.min(text.len())].lines().count().max(1))
+            .map(|n| format!(" (line {n})"))
+            .unwrap_or_default();
+        CliError::usage(format!(
+            "{} is not a valid configuration{line}: {}",
+            path.display(),
+            e.message().trim()
+        ))
+    })
+}
+
+/// The profile in use: `--profile` (or `STORE_ADMIN_PROFILE`), else the file's default, else
+/// none.
+pub fn profile(global: &Global) -> Result<Option<Profile>, CliError> {
+    let Some(path) = path() else {
+        return match &global.profile {
+            Some(name) => Err(CliError::usage(format!(
+                "--profile {name}: no configuration file (set XDG_CONFIG_HOME or HOME)"
+            ))),
+            None => Ok(None),
+        };
+    };
+    let config = load(&path)?;
+    let Some(name) = global.profile.clone().or(config.default_profile.clone()) else {
+        return Ok(None);
+    };
+    match config.profiles.get(&name) {
+        Some(profile) => Ok(Some(profile.clone())),
+        None => {
+            let known: Vec<&str> = config.profiles.keys().map(String::as_str).collect();
+            Err(CliError::usage(format!(
+                "no profile {name:?} in {} (profiles: {})",
+                path.display(),
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )))
+        }
+    }
+}
+
+/// Whether the user set `id` on the command line or through its environment variable.
+fn given(matches: &ArgMatches, id: &str) -> bool {
+    matches!(
+        matches.value_source(id),
+        Some(ValueSource::CommandLine | ValueSource::EnvVariable)
+    )
+}
+
+/// Lays the profile under the options the user did not give.
+pub fn apply(global: &mut Global, matches: &ArgMatches) -> Result<(), CliError> {
+    let Some(profile) = profile(global)? else {
+        return Ok(());
+    };
+    if let Some(url) = &profile.base_url
+        && !given(matches, "base_url")
+    {
+        global.base_url = crate::cli::parse_base_url(url)
+            .map_err(|e| CliError::usage(format!("profile base_url: {e}")))?;
+    }
+    if let Some(output) = profile.output
+        && global.output.is_none()
+    {
+        global.output = Some(output);
+    }
+    if let Some(retries) = profile.retries
+        && !given(matches, "retries")
+    {
+        global.retries = retries;
+    }
+    if profile.rate_limit.is_some() && global.rate_limit.is_none() {
+        global.rate_limit = profile.rate_limit;
+    }
+    if let Some(concurrency) = profile.concurrency
+        && !given(matches, "concurrency")
+    {
+        if !(1..=32).contains(&concurrency) {
+            return Err(CliError::usage("profile concurrency: 1 to 32"));
+        }
+        global.concurrency = concurrency;
+    }
+    for (value, id, slot) in [
+        (profile.timeout, "timeout", &mut global.timeout),
+        (
+            profile.operation_timeout,
+            "operation_timeout",
+            &mut global.operation_timeout,
+        ),
+    ] {
+        if let Some(seconds) = value
+            && !given(matches, id)
+        {
+            if !(seconds > 0.0 && seconds.is_finite() && seconds < 1e9) {
+                return Err(CliError::usage(format!(
+                    "profile {id}: a positive number of seconds"
+                )));
+            }
+            *slot = seconds;
+        }
+    }
+    if profile.sandbox == Some(true) {
+        global.sandbox = true;
+    }
+    if global.token.is_none() && global.token_file.is_none() {
+        if let Some(file) = &profile.token_file {
+            global.token_file = Some(file.clone());
+        } else if let Some(name) = &profile.token_env {
+            global.token = std::env::var(name)
+                .ok()
+                .filter(|t| !t.trim().is_empty())
+                .map(|t| SecretString::from(t.trim().to_string()));
+            if global.token.is_none() {
+                return Err(CliError::usage(format!(
+                    "the profile reads the token from ${name}, which is not set"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The access token, from `--token` (`-`: standard input) or `--token-file`; `None` when neither
+/// is given.
+pub fn token(global: &Global) -> Result<Option<SecretString>, CliError> {
+    if let Some(token) = &global.token {
+        if token.expose_secret() != "-" {
+            return Ok(Some(token.clone()));
+        }
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| CliError::usage(format!("--token -: cannot read standard input: {e}")))?;
+        return first_line(&text, "--token - (standard input)").map(Some);
+    }
+    if let Some(path) = &global.token_file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::usage(format!("--token-file {}: {e}", path.display())))?;
+        warn_if_readable_by_others(path);
+        return first_line(&text, &format!("--token-file {}", path.display())).map(Some);
+    }
+    Ok(None)
+}
+
+fn first_line(text: &str, source: &str) -> Result<SecretString, CliError> {
+    match text.lines().next().map(str::trim).filter(|t| !t.is_empty()) {
+        Some(token) => Ok(SecretString::from(token.to_string())),
+        None => Err(CliError::usage(format!("{source} holds no token"))),
+    }
+}
+
+#[cfg(unix)]
+fn warn_if_readable_by_others(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(meta) = std::fs::metadata(path)
+        && meta.permissions().mode() & 0o077 != 0
+    {
+        eprintln!(
+            "warning: {} can be read by other users (chmod 600 it)",
+            crate::output::terminal_safe(&path.display().to_string(), false)
+        );
+    }
+}
+
+#[cfg(not(unix))]
+fn warn_if_readable_by_others(_path: &Path) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_configuration_parses_and_refuses_unknown_keys() {
+        let config: Config = toml::from_str(
+            "default_profile = \"a\"\n[profiles.a]\nbase_url = \"http://x/admin/v2\"\noutput = \"csv\"\nsandbox = true\n",
+        )
+        .unwrap();
+        assert_eq!(config.default_profile.as_deref(), Some("a"));
+        assert_eq!(config.profiles["a"].output, Some(Format::Csv));
+        assert!(toml::from_str::<Config>("[profiles.a]\ntoken = \"secret\"\n").is_err());
+    }
+
+    #[test]
+    fn the_token_is_the_first_line_trimmed() {
+        assert_eq!(
+            first_line("  abc \nrest", "x").unwrap().expose_secret(),
+            "abc"
+        );
+        assert!(first_line("\n", "x").is_err());
+    }
+}

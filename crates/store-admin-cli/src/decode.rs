@@ -1,0 +1,222 @@
+//! `store-admin decode OPERATION FILE|-`: does a body decode as the document's type of an
+//! operation? For when the live service drifts from the document: prints `ok` (exit 0) or the
+//! first mismatch with its JSON path (exit 1); an unknown operation exits 2.
+//!
+//! The table of decoders (operationId -> the generated types of its success body, error body and
+//! request body) is generated with the command tree (`generated_cli::DECODERS`).
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::de::DeserializeOwned;
+use store_admin::{OPERATIONS, OperationMeta};
+
+use crate::error::CliError;
+use crate::generated_cli::DECODERS;
+
+/// Checks bytes against one type: `Ok` or the first mismatch (`data[3].price: invalid type...`).
+pub type DecodeFn = fn(&[u8]) -> Result<(), String>;
+
+/// How to decode the bodies of one operation.
+#[derive(Clone, Copy)]
+pub struct Decoder {
+    /// The document's `operationId`.
+    pub operation_id: &'static str,
+    /// The success response's body.
+    pub success: DecodeFn,
+    /// An error response's body (the shared error schema).
+    pub error: DecodeFn,
+    /// The request body, when the operation takes one.
+    pub request: Option<DecodeFn>,
+}
+
+/// `decode OPERATION FILE|-`
+#[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    store-admin decode list_orders response.json\n  \
+    store-admin decode 'GET /orders/{id}' - < order.json\n  \
+    store-admin decode create_shipment --request body.json\n  \
+    store-admin decode get_order --status 404 error.json\n\n\
+    Exit codes: 0 the body decodes, 1 it does not (the first mismatch is printed), 2 unknown \
+    operation or unreadable file.")]
+pub struct DecodeArgs {
+    /// An operationId (`list_orders`) or `"METHOD /path"` (`"GET /orders/{id}"`; parameter names
+    /// need not match the document's).
+    #[arg(value_name = "OPERATION")]
+    pub operation: String,
+    /// The JSON body (`-` for standard input).
+    #[arg(value_name = "FILE|-")]
+    pub file: PathBuf,
+    /// The response's HTTP status [default: the success status]; an error status decodes the
+    /// error schema.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(100..=599),
+          conflicts_with = "request")]
+    pub status: Option<u16>,
+    /// Decode a request body instead of a response.
+    #[arg(long)]
+    pub request: bool,
+}
+
+/// Decodes `bytes` as JSON of type `T`, naming the path of the first mismatch.
+pub fn json<T: DeserializeOwned>(bytes: &[u8]) -> Result<(), String> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
+        Ok(_) => deserializer
+            .end()
+            .map_err(|e| format!("trailing characters after the JSON value: {e}")),
+        Err(error) => {
+            let path = error.path().to_string();
+            let inner = error.into_inner();
+            if path == "." || path.is_empty() {
+                Err(inner.to_string())
+            } else {
+                Err(format!("{path}: {inner}"))
+            }
+        }
+    }
+}
+
+/// An operation that documents no body: only an empty one decodes.
+pub fn empty(bytes: &[u8]) -> Result<(), String> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the operation documents no body, but {} bytes were given",
+            bytes.len()
+        ))
+    }
+}
+
+/// An operation whose body is a file (any bytes).
+pub fn bytes(_: &[u8]) -> Result<(), String> {
+    Ok(())
+}
+
+/// Finds an operation by its `operationId`, or by `METHOD /path` where each `{...}` segment of
+/// the document's path matches any segment (a literal segment is preferred to a parameter).
+pub fn find_operation(text: &str) -> Option<&'static OperationMeta> {
+    let text = text.trim();
+    if let Some(meta) = OperationMeta::find(text) {
+        return Some(meta);
+    }
+    let (method, path) = text.split_once(char::is_whitespace)?;
+    let method = method.trim().to_ascii_uppercase();
+    let path = path.trim();
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    let wanted: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let mut best: Option<(usize, &'static OperationMeta)> = None;
+    for meta in OPERATIONS.iter().filter(|m| m.method == method) {
+        let segments: Vec<&str> = meta.path.trim_matches('/').split('/').collect();
+        if segments.len() != wanted.len() {
+            continue;
+        }
+        let mut literal = 0;
+        let matches = segments.iter().zip(&wanted).all(|(doc, given)| {
+            let doc_param = doc.starts_with('{') && doc.ends_with('}');
+            let given_param = given.starts_with('{') && given.ends_with('}');
+            if doc_param {
+                true
+            } else if doc == given && !given_param {
+                literal += 1;
+                true
+            } else {
+                false
+            }
+        });
+        if matches && best.is_none_or(|(score, _)| literal > score) {
+            best = Some((literal, meta));
+        }
+    }
+    best.map(|(_, meta)| meta)
+}
+
+/// Runs `decode`: prints `ok` or the mismatch on standard output.
+pub fn run(args: DecodeArgs) -> Result<(), CliError> {
+    let meta = find_operation(&args.operation).ok_or_else(|| {
+        CliError::usage(format!(
+            "no operation {:?} in the document: give an operationId (e.g. list_orders) or \
+             \"METHOD /path\" (e.g. \"GET /orders/{{id}}\")",
+            args.operation
+        ))
+    })?;
+    let decoder = DECODERS
+        .iter()
+        .find(|d| d.operation_id == meta.operation_id)
+        .ok_or_else(|| {
+            CliError::other(format!("internal: no decoder for {}", meta.operation_id))
+        })?;
+    let decode = if args.request {
+        decoder.request.ok_or_else(|| {
+            CliError::usage(format!(
+                "{} ({} {}) takes no request body",
+                meta.operation_id, meta.method, meta.path
+            ))
+        })?
+    } else {
+        match args.status {
+            Some(status) if !(200..300).contains(&status) => decoder.error,
+            _ => decoder.success,
+        }
+    };
+    let bytes = crate::body::read_input(&args.file)?;
+    match decode(&bytes) {
+        Ok(()) => {
+            println!("ok");
+            Ok(())
+        }
+        Err(mismatch) => {
+            println!("{}", crate::output::terminal_safe(&mismatch, true));
+            Err(CliError::Rejected(mismatch))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operations_are_found_by_id_or_by_method_and_path_whatever_the_parameter_names() {
+        assert_eq!(
+            find_operation("list_orders").map(|m| m.operation_id),
+            Some("list_orders")
+        );
+        assert_eq!(
+            find_operation("GET /orders/{order_id}").map(|m| m.operation_id),
+            Some("get_order")
+        );
+        assert_eq!(
+            find_operation("get /orders/statuses").map(|m| m.operation_id),
+            Some("list_order_statuses"),
+            "a literal segment beats a parameter"
+        );
+        assert_eq!(
+            find_operation("GET /orders/123?x=1").map(|m| m.operation_id),
+            Some("get_order")
+        );
+        assert!(find_operation("GET /nowhere").is_none());
+        assert!(find_operation("no_such_operation").is_none());
+    }
+
+    #[test]
+    fn a_mismatch_names_its_json_path() {
+        #[derive(serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Item {
+            price: f64,
+        }
+        #[derive(serde::Deserialize)]
+        #[allow(dead_code)]
+        struct List {
+            data: Vec<Item>,
+        }
+        let error = json::<List>(br#"{"data":[{"price":1},{"price":true}]}"#).unwrap_err();
+        assert!(
+            error.starts_with("data[1].price: invalid type: boolean"),
+            "{error}"
+        );
+        assert!(json::<List>(br#"{"data":[]}"#).is_ok());
+        assert!(empty(b" \n").is_ok() && empty(b"{}").is_err());
+    }
+}
