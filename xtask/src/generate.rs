@@ -406,6 +406,7 @@ pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Outp
     rewrite::prune_struct_builders(&mut core_file, &keep_builders);
     rewrite::lenient_fields(&mut core_file, &core_objects, &quote!(crate::lenient))
         .context("the core's types")?;
+    rewrite::gate_json_schema(&mut core_file);
     core_file.items.retain(|item| match item {
         syn::Item::Mod(m) => m.ident != "prelude" && !(m.ident == "builder" && only_uses(m)),
         syn::Item::Impl(i) => !(i.trait_.is_none() && i.items.is_empty()),
@@ -505,6 +506,7 @@ fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
         &quote!(::store_admin_client_core::lenient),
     )
     .with_context(|| format!("the types of the `{}` area", part.name))?;
+    rewrite::gate_json_schema(&mut file);
     rewrite::decode_with_paths(&mut file, &quote!(::store_admin_client_core));
     rewrite::into_area(&mut file, &areas::trait_name(part.name), part.name)?;
     rewrite::mark_deprecated(&mut file, shared.operations);

@@ -10,15 +10,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     use ::store_admin_client_core::lenient;
     ///The rate used when the order was paid in another currency.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExchangeRate {
         ///The store's currency.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -37,14 +30,8 @@ pub mod types {
     /**An order. The list returns this summary; the details operation returns at least these fields
 (its full shape is not documented).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Order {
         ///Whether the order can still be cancelled.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -97,15 +84,8 @@ pub mod types {
         pub total: ::store_admin_client_core::types::Money,
     }
     ///What an order contains.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderFeatures {
         ///The order has digital products.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -118,14 +98,8 @@ pub mod types {
         pub shippable: ::std::option::Option<bool>,
     }
     ///A line of an order, as summarized in lists.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderItem {
         ///The product name.
         pub name: ::std::string::String,
@@ -137,14 +111,8 @@ pub mod types {
         pub thumbnail: ::std::option::Option<::std::string::String>,
     }
     ///One page of orders.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderList {
         ///The orders of this page.
         #[serde(
@@ -160,14 +128,8 @@ pub mod types {
         pub success: bool,
     }
     ///Envelope of one order.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Order,
@@ -180,14 +142,8 @@ pub mod types {
     /**An order status of the store: one of the built-in statuses (`type: original`) or a merchant's
 customization of one (`type: custom`), possibly a sub-status of another (`parent`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderStatus {
         ///Icon name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -234,14 +190,8 @@ customization of one (`type: custom`), possibly a sub-status of another (`parent
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///All order statuses of the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderStatusList {
         ///The statuses, in `sort` order.
         #[serde(
@@ -255,14 +205,8 @@ customization of one (`type: custom`), possibly a sub-status of another (`parent
         pub success: bool,
     }
     ///The status an order is in.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderStatusSummary {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -285,14 +229,8 @@ customization of one (`type: custom`), possibly a sub-status of another (`parent
     }
     /**A booking made through an order: a whole day (`type: day`) or a time slot (`type: time`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Reservation {
         ///When it was reserved, local `YYYY-MM-DD HH:MM:SS`.
         pub created_at: ::std::string::String,
@@ -328,15 +266,8 @@ customization of one (`type: custom`), possibly a sub-status of another (`parent
         pub weight: ::std::option::Option<i64>,
     }
     ///The reservations of a period. Not paged; every field is optional.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ReservationList {
         ///The reservations.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]

@@ -10,14 +10,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     use ::store_admin_client_core::lenient;
     ///A product category.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Category {
         ///The category id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -58,15 +52,8 @@ pub mod types {
         pub urls: ::std::option::Option<CategoryUrls>,
     }
     ///Search engine metadata of a category.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryMetadata {
         ///The page description.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -79,14 +66,8 @@ pub mod types {
         pub url: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of one category.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Category,
@@ -97,15 +78,8 @@ pub mod types {
         pub success: bool,
     }
     ///The category's texts in one language.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryTranslation {
         ///The translated page description.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -126,15 +100,8 @@ pub mod types {
         }
     }
     ///Where the category is seen.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryUrls {
         ///Address of the category in the merchant dashboard.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -144,15 +111,8 @@ pub mod types {
         pub customer: ::std::option::Option<::std::string::String>,
     }
     ///Where the category is shown.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryVisibility {
         ///Shown in the store's mobile application.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -164,14 +124,8 @@ pub mod types {
         }
     }
     ///A new category.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateCategoryRequest {
         ///Address of the category image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -222,14 +176,8 @@ pub mod types {
         }
     }
     ///A new product option and its values.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateProductOptionRequest {
         ///How values are displayed; known values `text` and `image`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -271,14 +219,8 @@ pub mod types {
         }
     }
     ///An option of a product with its values and the variants it generated.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOption {
         ///Whether the option is tied to the order time (0 or 1).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -328,14 +270,8 @@ pub mod types {
         pub visibility: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of a created product option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductOption,
@@ -346,14 +282,8 @@ pub mod types {
         pub success: bool,
     }
     ///A variant (SKU) of a product, as returned with a new option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionSku {
         ///The variant's barcode.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -393,14 +323,8 @@ pub mod types {
         pub stock_quantity: ::std::option::Option<i64>,
     }
     ///A value of a product option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionValue {
         ///What is displayed for the value (text, colour or image address).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -431,14 +355,8 @@ pub mod types {
         pub price: ::std::option::Option<::store_admin_client_core::types::Money>,
     }
     ///A value of a new product option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionValueInput {
         ///Whether this value is preselected.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -457,14 +375,8 @@ pub mod types {
     /**The stock of one product, or of one variant of a product (then `sku_id` and `variant` are set
 and the product `id` repeats for each variant row).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductQuantity {
         ///The product id; the same for every variant row of one product.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -500,14 +412,8 @@ responses send a string.
         pub variant: ::std::option::Option<::std::string::String>,
     }
     ///One page of product quantities.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductQuantityList {
         ///The rows of this page.
         #[serde(
@@ -523,14 +429,8 @@ responses send a string.
         pub success: bool,
     }
     ///`ProductQuantitySkuId`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ProductQuantitySkuId {
         Int64(i64),
@@ -550,14 +450,8 @@ responses send a string.
         }
     }
     ///A variant (SKU) of a product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductVariant {
         ///The variant's barcode.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -614,14 +508,8 @@ responses send a string.
         pub weight_type: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of one product variant.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductVariantResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductVariant,

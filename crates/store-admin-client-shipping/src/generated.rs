@@ -10,14 +10,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     use ::store_admin_client_core::lenient;
     ///A new shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateShipmentRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -98,9 +92,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateShipmentRequestPaymentMethod {
         #[serde(rename = "cod")]
         Cod,
@@ -155,9 +149,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateShipmentRequestShipmentType {
         #[serde(rename = "shipment")]
         Shipment,
@@ -202,15 +196,8 @@ pub mod types {
         }
     }
     ///A position, each coordinate a number or a decimal string.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GeoCoordinates {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub lat: ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
@@ -233,14 +220,8 @@ in a one-element array (`[21.38]`).
     /**An identifier or number that the service sends either as a JSON integer or as a string (for
 example `shipping_number`, `tracking_number`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum IntegerOrString {
         Int64(i64),
@@ -260,15 +241,8 @@ example `shipping_number`, `tracking_number`).
         }
     }
     ///The weight of a package.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PackageWeight {
         ///The weight unit, for example `kg`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -287,14 +261,8 @@ example `shipping_number`, `tracking_number`).
         }
     }
     ///Shipping policy options by name, for example `{"boxes": 2}`.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct PolicyOptionMap(
         #[serde(
@@ -347,14 +315,8 @@ example `shipping_number`, `tracking_number`).
 values (numbers or strings), as in `PolicyOptionMap`, or an empty array (`[]`) when there are
 none. Any JSON value is accepted here.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct PolicyOptions(pub ::serde_json::Value);
     impl ::std::ops::Deref for PolicyOptions {
@@ -378,14 +340,8 @@ courier is given either by `courier_id`/`courier_name`/`courier_logo` or by a `c
 `status` is either a string or an object, and coordinates come as `latitude`/`longitude` or as
 `geo_coordinates`. Only `id` is always present.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Shipment {
         ///Who is billed for the shipment, for example `salla` or `merchant`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -528,15 +484,8 @@ courier is given either by `courier_id`/`courier_name`/`courier_logo` or by a `c
     /**Where a shipment is picked up (`ship_from`, often a branch: `type: branch` with `branch_id`) or
 delivered (`ship_to`, `type: address`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentAddress {
         ///The full address as one line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -617,15 +566,8 @@ delivered (`ship_to`, `type: address`).
         }
     }
     ///The shipping company of a shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentCourier {
         ///The shipping company id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -642,15 +584,8 @@ delivered (`ship_to`, `type: address`).
         pub name: ::std::option::Option<::std::string::String>,
     }
     ///One status change of a shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentHistoryEntry {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -670,14 +605,8 @@ delivered (`ship_to`, `type: address`).
     /**The shipping label: an empty array (`[]`) while there is none, else an object
 `{"format": "pdf", "url": "<address of the label file>"}`. Any JSON value is accepted here.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShipmentLabel(pub ::serde_json::Value);
     impl ::std::ops::Deref for ShipmentLabel {
@@ -697,14 +626,8 @@ delivered (`ship_to`, `type: address`).
         }
     }
     ///One page of shipments.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentList {
         ///The shipments of this page.
         #[serde(
@@ -720,15 +643,8 @@ delivered (`ship_to`, `type: address`).
         pub success: bool,
     }
     ///Extra data of the shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentMeta {
         ///The shipping application that created the shipment, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -741,15 +657,8 @@ delivered (`ship_to`, `type: address`).
         pub policy_options: ::std::option::Option<PolicyOptions>,
     }
     ///An order item in a shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentPackage {
         ///The item's id at the shipping company, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -796,14 +705,8 @@ delivered (`ship_to`, `type: address`).
         }
     }
     ///`ShipmentPackageExternalId`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ShipmentPackageExternalId {
         Int64(i64),
@@ -823,14 +726,8 @@ delivered (`ship_to`, `type: address`).
         }
     }
     ///`ShipmentPickupId`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ShipmentPickupId {
         Int64(i64),
@@ -850,15 +747,8 @@ delivered (`ship_to`, `type: address`).
         }
     }
     ///The shipping company's own references for the shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentReference {
         ///A second id at the shipping company.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -868,14 +758,8 @@ delivered (`ship_to`, `type: address`).
         pub external_id: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of one shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Shipment,
@@ -886,14 +770,8 @@ delivered (`ship_to`, `type: address`).
         pub success: bool,
     }
     ///A status given as an object.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentStatusObject {
         ///The status id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -913,14 +791,8 @@ Known slugs: created, creating, in_progress, in_transit, received_at_final_hub,
 to_be_reattempted, reattempted, unable_to_deliver, delivering, delivered, partially_delivered,
 shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set may grow).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ShipmentStatusValue {
         String(::std::string::String),
@@ -932,14 +804,8 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         }
     }
     ///A shipment's tracking details and status history.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentTracking {
         ///The shipping company id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -999,14 +865,8 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///`ShipmentTrackingPickupId`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ShipmentTrackingPickupId {
         Int64(i64),
@@ -1026,14 +886,8 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         }
     }
     ///Envelope of a shipment's tracking.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentTrackingResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ShipmentTracking,
@@ -1044,14 +898,8 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         pub success: bool,
     }
     ///A shipping company the store ships with.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingCompany {
         /**`manual`: the company belongs to the merchant and cannot be linked from the dashboard;
 `api`: the company is linked through the platform (the set may grow).
@@ -1071,14 +919,8 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         pub slug: ::std::option::Option<::std::string::String>,
     }
     ///The active shipping companies of the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingCompanyList {
         ///The shipping companies.
         #[serde(
@@ -1092,14 +934,8 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         pub success: bool,
     }
     ///Envelope of one shipping company.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingCompanyResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ShippingCompany,
@@ -1110,14 +946,8 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         pub success: bool,
     }
     ///A shipping route with its companies, conditions and strategy.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRoute {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -1166,15 +996,8 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///How a branded route is shown to customers, and priced.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteBranding {
         ///Whether the route can be combined with others.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1196,14 +1019,8 @@ shipped, cancelled, lost, damaged, return_to_origin, return_in_progress (the set
         pub pricing: ::std::option::Option<ShippingRoutePricing>,
     }
     ///A company of a route.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteCompany {
         ///Share of the route's shipments (percent or quota, by strategy).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1228,14 +1045,8 @@ customer_groups, schedule, branches, branch_count, specific_products_quantity...
 `operator` (`==`, `>=`, `between`, `in`, `within_range`...) and a `value` whose shape depends
 on both.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteCondition {
         ///How the value is compared.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1247,14 +1058,8 @@ on both.
         pub value: ::std::option::Option<::store_admin_client_core::types::AnyValue>,
     }
     ///One page of shipping routes.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteList {
         ///The routes of this page.
         #[serde(
@@ -1276,15 +1081,8 @@ on both.
         pub success: bool,
     }
     ///The price of a branded route.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRoutePricing {
         ///Extra cost for each `per_unit` above `up_to_weight`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1319,14 +1117,8 @@ on both.
         pub up_to_weight: ::std::option::Option<f64>,
     }
     ///Envelope of one shipping route.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ShippingRoute,
@@ -1337,15 +1129,8 @@ on both.
         pub success: bool,
     }
     ///How a route chooses among its companies.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteStrategy {
         ///Companies used when the route's companies are full.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -1360,14 +1145,8 @@ on both.
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///A shipping route as listed.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteSummary {
         ///Whether the route can be combined with others.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1395,15 +1174,8 @@ on both.
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///A rule that offers some shipping companies only under some restrictions.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRule {
         ///The rule id (declared by the service's schema; absent from its example).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1432,14 +1204,8 @@ on both.
         pub title: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of one shipping rule.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRuleResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ShippingRule,
@@ -1452,14 +1218,8 @@ on both.
     /**One condition of a shipping rule. Known types: `cart-price` (with a comparison `condition`
 such as `==`), `category` and `customer-group` (`condition` null, `value` a name).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRuleRestriction {
         ///The comparison operator, or null.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1473,14 +1233,8 @@ such as `==`), `category` and `customer-group` (`condition` null, `value` a name
         >,
     }
     ///Changes to a shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateShipmentRequest {
         ///What the shipment costs the merchant.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]

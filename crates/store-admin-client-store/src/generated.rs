@@ -10,14 +10,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     use ::store_admin_client_core::lenient;
     ///The languages to add.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AddLanguagesRequest {
         ///One entry per language.
         #[serde(
@@ -31,14 +25,8 @@ pub mod types {
         }
     }
     ///A language of the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Language {
         ///The country code of the flag (`gr` for Greek).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -69,14 +57,8 @@ pub mod types {
         pub status: ::std::option::Option<::std::string::String>,
     }
     ///Languages.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LanguageList {
         ///The languages.
         #[serde(
@@ -90,14 +72,8 @@ pub mod types {
         pub success: bool,
     }
     ///A language to add.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LocaleInput {
         ///ISO 639-1 language code, at most 3 letters (`fr`).
         pub iso_code: ::std::string::String,
@@ -111,14 +87,8 @@ pub mod types {
         }
     }
     ///Envelope of a confirmation message, for example of a deletion (202 Accepted).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct MessageResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: MessageResult,
@@ -129,15 +99,8 @@ pub mod types {
         pub success: bool,
     }
     ///A confirmation message, as a deletion (or an operation without other data) returns it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct MessageResult {
         ///The HTTP status repeated (202 for a deletion).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -151,14 +114,8 @@ pub mod types {
         pub message: ::std::option::Option<::std::string::String>,
     }
     ///How deliveries are secured; null for none.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct SecurityStrategy(pub ::std::option::Option<SecurityStrategyInner>);
     impl ::std::ops::Deref for SecurityStrategy {
@@ -190,9 +147,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum SecurityStrategyInner {
         #[serde(rename = "signature")]
         Signature,
@@ -236,14 +193,8 @@ pub mod types {
         }
     }
     ///A new webhook.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubscribeWebhookRequest {
         ///The event to subscribe to (from `list_webhook_events`).
         pub event: ::std::string::String,
@@ -279,15 +230,8 @@ pub mod types {
         }
     }
     ///Changes to a webhook; every field is optional.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateWebhookRequest {
         ///The event to subscribe to.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -326,14 +270,8 @@ pub mod types {
         }
     }
     ///A subscription that sends an event's data to a URL.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Webhook {
         ///The event subscribed to (see `list_webhook_events`; the set grows).
         pub event: ::std::string::String,
@@ -381,14 +319,8 @@ pub mod types {
         pub version: ::std::option::Option<i64>,
     }
     ///An event a webhook can subscribe to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct WebhookEvent {
         ///The event name, for example `order.created`.
         pub event: ::std::string::String,
@@ -404,14 +336,8 @@ pub mod types {
         pub label: ::std::option::Option<::std::string::String>,
     }
     ///The events a webhook can subscribe to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct WebhookEventList {
         ///The events.
         #[serde(
@@ -425,14 +351,8 @@ pub mod types {
         pub success: bool,
     }
     ///A custom header to send with each delivery.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct WebhookHeader {
         ///The header name.
         pub key: ::std::string::String,
@@ -445,14 +365,8 @@ pub mod types {
         }
     }
     ///One page of webhooks.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct WebhookList {
         ///The webhooks of this page.
         #[serde(
@@ -474,14 +388,8 @@ pub mod types {
         pub success: bool,
     }
     ///Envelope of one webhook.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct WebhookResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Webhook,
@@ -495,15 +403,8 @@ pub mod types {
 hex HMAC-SHA256 of the raw body keyed with the secret) or `token` (header `Authorization`
 carrying the secret). An empty strategy means none.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct WebhookSecurity {
         ///The secret; treat it as a credential.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
