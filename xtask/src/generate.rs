@@ -375,112 +375,196 @@ pub fn request_types(doc: &Document) -> BTreeSet<String> {
         .collect()
 }
 
-/// One generated client crate's code, parsed, before rendering.
-struct Part {
-    rel_path: String,
-    header: String,
-    file: syn::File,
+/// What every area's generation needs to know of the core and of the document.
+struct Shared<'a> {
+    doc: &'a Document,
+    split: &'a split::Split,
+    progenitor_version: &'a str,
+    operations: &'a [OperationMeta],
+    paged: &'a [PagedOperation],
+    keep_builders: &'a BTreeSet<String>,
+    /// The core's types, by name, with the traits each implements.
+    core_types: &'a BTreeSet<String>,
+    core_impls: &'a std::collections::BTreeMap<String, Vec<progenitor::TypeImpl>>,
+    /// The core's records (structs with named fields).
+    core_objects: &'a BTreeSet<String>,
 }
 
 /// The client split by area: the core's and each area's `generated.rs`, and the facade's
-/// `generated_operations.rs`.
+/// `generated_operations.rs`. The areas are generated in parallel: each needs only the core and
+/// its own part of the document (an area's schemas reach no other area's).
 pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Output>> {
+    let mut laps = Laps::new();
     let hand = hand_written::hand_written(&doc.spec);
     let split = split::split(&doc.spec, &doc.raw, &hand);
     let operations = operation_table(&doc.spec);
+    let paged = paged_operations(&doc.spec);
+    let keep_builders = request_types(doc);
+    laps.lap("split the document");
     let core_doc = split::core_document(&doc.spec, &split);
     let core_tokens = generate_tokens(&core_doc, &settings(Flavor::Core))
         .with_context(|| format!("generating the core of {}", doc.rel_path))?;
     let mut core_file: syn::File =
         syn::parse2(core_tokens).context("progenitor's output for the core does not parse")?;
-    let (mut objects, impls) = rewrite::type_facts(&core_file);
+    let (core_objects, core_impls) = rewrite::type_facts(&core_file);
     let core_types: BTreeSet<String> = split.core.iter().map(|s| type_name(s)).collect();
-
-    let mut parts = Vec::new();
-    for part in &split.areas {
-        let area_doc = split::area_document(&doc.spec, &split, part);
-        let mut settings = settings(Flavor::Area);
-        for name in &core_types {
-            let impls = impls.get(name).cloned().unwrap_or_default();
-            settings.with_replacement(
-                name,
-                format!("::{}::types::{name}", rewrite::CORE),
-                impls.into_iter(),
-            );
-        }
-        let tokens = generate_tokens(&area_doc, &settings)
-            .with_context(|| format!("generating the `{}` area of {}", part.name, doc.rel_path))?;
-        let file: syn::File = syn::parse2(tokens)
-            .with_context(|| format!("progenitor's output for `{}` does not parse", part.name))?;
-        let (area_objects, _) = rewrite::type_facts(&file);
-        if let Some(twice) = area_objects.iter().find(|t| core_types.contains(*t)) {
-            bail!(
-                "the `{}` area generated `{twice}`, a type of the core (type replacement missed it)",
-                part.name
-            );
-        }
-        objects.extend(area_objects);
-        parts.push(Part {
-            rel_path: generated_file(&area_dir(part.name)),
-            header: part_header(doc, &format!("the `{}` area", part.name), &area_doc)?,
-            file,
-        });
-    }
-
-    let keep_builders = request_types(doc);
     rewrite::prune_struct_builders(&mut core_file, &keep_builders);
-    rewrite::lenient_fields(&mut core_file, &objects, &quote!(crate::lenient))
+    rewrite::lenient_fields(&mut core_file, &core_objects, &quote!(crate::lenient))
         .context("the core's types")?;
+    rewrite::gate_json_schema(&mut core_file);
     core_file.items.retain(|item| match item {
         syn::Item::Mod(m) => m.ident != "prelude" && !(m.ident == "builder" && only_uses(m)),
         syn::Item::Impl(i) => !(i.trait_.is_none() && i.items.is_empty()),
         _ => true,
     });
-    let mut outputs = vec![Output {
+    let core = Output {
         rel_path: generated_file(CORE_DIR),
         content: format!(
             "{}// progenitor {progenitor_version}\n\n{}",
             part_header(doc, "its shared schemas", &core_doc)?,
             prettyplease::unparse(&core_file)
         ),
-    }];
-    let paged = paged_operations(&doc.spec);
-    for (mut part, area) in parts.into_iter().zip(&split.areas) {
-        rewrite::prune_struct_builders(&mut part.file, &keep_builders);
-        let lenient = quote!(::store_admin_client_core::lenient);
-        rewrite::lenient_fields(&mut part.file, &objects, &lenient)
-            .with_context(|| format!("the types of the `{}` area", area.name))?;
-        rewrite::decode_with_paths(&mut part.file, &quote!(::store_admin_client_core));
-        rewrite::into_area(&mut part.file, &areas::trait_name(area.name), area.name)?;
-        rewrite::mark_deprecated(&mut part.file, &operations);
-        for p in paged.iter().filter(|p| {
-            operations
-                .iter()
-                .any(|o| o.operation_id == p.operation_id && o.area == area.name)
-        }) {
-            part.file.items.push(paged_impl(p, &core_types));
-        }
-        outputs.push(Output {
-            rel_path: part.rel_path,
-            content: format!(
-                "{}// progenitor {progenitor_version}\n\n{}",
-                part.header,
-                prettyplease::unparse(&part.file)
-            ),
-        });
-    }
-    let has_builders = |rel_path: &str| {
-        outputs
-            .iter()
-            .find(|o| o.rel_path == rel_path)
-            .is_some_and(|o| o.content.contains("\n    pub mod builder {"))
     };
-    let builders: Vec<bool> = client_files().iter().map(|f| has_builders(f)).collect();
+    laps.lap("the core");
+    let shared = Shared {
+        doc,
+        split: &split,
+        progenitor_version,
+        operations: &operations,
+        paged: &paged,
+        keep_builders: &keep_builders,
+        core_types: &core_types,
+        core_impls: &core_impls,
+        core_objects: &core_objects,
+    };
+    let areas: Vec<Result<Output>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = split
+            .areas
+            .iter()
+            .map(|part| {
+                let shared = &shared;
+                scope.spawn(move || render_area(shared, part))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow!("generating an area panicked")))
+            })
+            .collect()
+    });
+    laps.lap("the areas, in parallel");
+    let mut outputs = vec![core];
+    for area in areas {
+        outputs.push(area?);
+    }
+    let builders: Vec<bool> = outputs
+        .iter()
+        .map(|o| o.content.contains("\n    pub mod builder {"))
+        .collect();
     outputs.push(Output {
         rel_path: OPERATIONS.to_owned(),
         content: render_operations(doc, &operations, &hand, &builders)?,
     });
+    laps.lap("operation table");
+    laps.report();
     Ok(outputs)
+}
+
+/// One area's `generated.rs`: progenitor over the area's part of the document (core schemas
+/// replaced by the core's types), then the rewrites.
+fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
+    let doc = shared.doc;
+    let area_doc = split::area_document(&doc.spec, shared.split, part);
+    let mut settings = settings(Flavor::Area);
+    for name in shared.core_types {
+        let impls = shared.core_impls.get(name).cloned().unwrap_or_default();
+        settings.with_replacement(
+            name,
+            format!("::{}::types::{name}", rewrite::CORE),
+            impls.into_iter(),
+        );
+    }
+    let tokens = generate_tokens(&area_doc, &settings)
+        .with_context(|| format!("generating the `{}` area of {}", part.name, doc.rel_path))?;
+    let mut file: syn::File = syn::parse2(tokens)
+        .with_context(|| format!("progenitor's output for `{}` does not parse", part.name))?;
+    let (area_objects, _) = rewrite::type_facts(&file);
+    if let Some(twice) = area_objects.iter().find(|t| shared.core_types.contains(*t)) {
+        bail!(
+            "the `{}` area generated `{twice}`, a type of the core (type replacement missed it)",
+            part.name
+        );
+    }
+    // An area's types reach the core's and its own, never another area's.
+    let objects: BTreeSet<String> = shared
+        .core_objects
+        .iter()
+        .chain(&area_objects)
+        .cloned()
+        .collect();
+    rewrite::prune_struct_builders(&mut file, shared.keep_builders);
+    rewrite::lenient_fields(
+        &mut file,
+        &objects,
+        &quote!(::store_admin_client_core::lenient),
+    )
+    .with_context(|| format!("the types of the `{}` area", part.name))?;
+    rewrite::gate_json_schema(&mut file);
+    rewrite::decode_with_paths(&mut file, &quote!(::store_admin_client_core));
+    rewrite::into_area(&mut file, &areas::trait_name(part.name), part.name)?;
+    rewrite::mark_deprecated(&mut file, shared.operations);
+    for p in shared.paged.iter().filter(|p| {
+        shared
+            .operations
+            .iter()
+            .any(|o| o.operation_id == p.operation_id && o.area == part.name)
+    }) {
+        file.items.push(paged_impl(p, shared.core_types));
+    }
+    Ok(Output {
+        rel_path: generated_file(&area_dir(part.name)),
+        content: format!(
+            "{}// progenitor {}\n\n{}",
+            part_header(doc, &format!("the `{}` area", part.name), &area_doc)?,
+            shared.progenitor_version,
+            prettyplease::unparse(&file)
+        ),
+    })
+}
+
+/// Where `generate` spends its time, printed to stderr when `XTASK_TIMINGS` is set.
+struct Laps {
+    last: Instant,
+    totals: Vec<(&'static str, std::time::Duration)>,
+}
+
+impl Laps {
+    fn new() -> Self {
+        Self {
+            last: Instant::now(),
+            totals: Vec::new(),
+        }
+    }
+
+    fn lap(&mut self, what: &'static str) {
+        let now = Instant::now();
+        let spent = now - self.last;
+        self.last = now;
+        match self.totals.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, total)) => *total += spent,
+            None => self.totals.push((what, spent)),
+        }
+    }
+
+    fn report(&self) {
+        if std::env::var_os("XTASK_TIMINGS").is_some() {
+            for (what, total) in &self.totals {
+                eprintln!("{total:>10.2?}  {what}");
+            }
+        }
+    }
 }
 
 /// Whether a module holds nothing but `use` items.

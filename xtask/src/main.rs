@@ -4,11 +4,13 @@
 //!   every fixture, and write (or, with `--check`, compare) the generated files.
 //! - `cargo xtask lint`: only the lint.
 //! - `cargo xtask summary`: one line per operation, read back from the generated client code.
+//! - `cargo xtask bench-build`: build times of the generated client against document 2.0.0.
 //! - `cargo xtask openapi bundle|diff <ref>`: publish the document to other teams (see `openapi.rs`).
 
 #![forbid(unsafe_code)]
 
 mod areas;
+mod bench_build;
 mod cli_gen;
 mod generate;
 mod hand_written;
@@ -50,6 +52,17 @@ enum Command {
     Lint,
     /// Print one line per operation, derived from the generated client code.
     Summary,
+    /// Time the client's builds (clean, one-line change of a schema) and `generate`, as ratios
+    /// against the baseline revision measured in the same run.
+    BenchBuild {
+        /// The git revision to compare with (default: main with document 2.0.0).
+        #[arg(long, default_value = bench_build::BASELINE_2_0_0)]
+        baseline: String,
+        /// The target directory both copies share (default: target/bench-build; kept, so that
+        /// dependencies are built once across runs).
+        #[arg(long)]
+        target_dir: Option<PathBuf>,
+    },
     /// Publish the document: `bundle` (YAML, JSON, offline HTML) or `diff <git-ref>`.
     Openapi {
         #[command(subcommand)]
@@ -89,6 +102,16 @@ fn run(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Openapi { command } => openapi::run(&root, command),
+        Command::BenchBuild {
+            baseline,
+            target_dir,
+        } => bench_build::run(
+            &root,
+            &bench_build::Options {
+                baseline,
+                target_dir,
+            },
+        ),
         Command::Summary => {
             print!("{}", summary::summarize_client(&root)?);
             Ok(())

@@ -9,6 +9,7 @@
 //!   crate's `lenient` adapters (`[]` for an empty object, numbers as strings).
 //! - [`decode_with_paths`]: response bodies decode through the core crate's `decode`, whose errors
 //!   name the operation and the JSON path.
+//! - [`gate_json_schema`]: the `schemars::JsonSchema` derives behind a `schemars` feature.
 //! - [`mark_deprecated`]: `#[deprecated]` on the methods of deprecated operations.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -299,6 +300,40 @@ pub fn lenient_fields(
         types.insert(0, parse_quote!(use #lenient_path;));
     }
     Ok(())
+}
+
+/// Puts the `schemars::JsonSchema` derive of every type behind the crate's `schemars` feature
+/// (`#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]`): only the CLI reads the
+/// types' JSON schemas, and a service should not compile them.
+pub fn gate_json_schema(file: &mut syn::File) {
+    let Some(types) = module_items(&mut file.items, "types") else {
+        return;
+    };
+    for item in types.iter_mut() {
+        let attrs = match item {
+            Item::Struct(s) => &mut s.attrs,
+            Item::Enum(e) => &mut e.attrs,
+            _ => continue,
+        };
+        let Some(at) = attrs.iter().position(|a| a.path().is_ident("derive")) else {
+            continue;
+        };
+        let Ok(paths) =
+            attrs[at].parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+        else {
+            continue;
+        };
+        let is_schema = |p: &syn::Path| p.segments.last().is_some_and(|s| s.ident == "JsonSchema");
+        if !paths.iter().any(is_schema) {
+            continue;
+        }
+        let kept = paths.iter().filter(|p| !is_schema(p));
+        attrs[at] = parse_quote!(#[derive(#(#kept),*)]);
+        attrs.insert(
+            at + 1,
+            parse_quote!(#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]),
+        );
+    }
 }
 
 /// Replaces `ResponseValue::from_response(response)` (progenitor's decoding of a response body)
@@ -629,6 +664,29 @@ mod tests {
             "{text}"
         );
         assert_eq!(text.matches("deserialize_with").count(), 3, "{text}");
+    }
+
+    #[test]
+    fn the_json_schema_derive_is_behind_the_schemars_feature() {
+        let mut file: syn::File = parse_quote! {
+            pub mod types {
+                #[derive(::serde::Deserialize, Clone, schemars::JsonSchema)]
+                #[serde(transparent)]
+                pub struct Id(pub i64);
+                #[derive(Clone)]
+                pub enum Plain { A }
+            }
+        };
+        gate_json_schema(&mut file);
+        let flat: String = prettyplease::unparse(&file)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            flat.contains("#[derive(::serde::Deserialize, Clone)] #[cfg_attr(feature = \"schemars\", derive(schemars::JsonSchema))] #[serde(transparent)] pub struct Id"),
+            "{flat}"
+        );
+        assert!(flat.contains("#[derive(Clone)] pub enum Plain"), "{flat}");
     }
 
     #[test]

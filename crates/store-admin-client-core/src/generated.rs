@@ -10,14 +10,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     use crate::lenient;
     ///Any JSON value; its shape is not documented.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct AnyValue(pub ::serde_json::Value);
     impl ::std::ops::Deref for AnyValue {
@@ -39,14 +33,8 @@ pub mod types {
     /**The machine readable error code: a string (`error`, `validation_failed`, `Unauthorized`) or an
 integer (`404`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ErrorCode {
         String(::std::string::String),
@@ -66,14 +54,8 @@ integer (`404`).
         }
     }
     ///What went wrong.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ErrorDetail {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<ErrorCode>,
@@ -96,14 +78,8 @@ one or more messages. Absent when the error is not about fields.
         pub message: ::std::string::String,
     }
     ///The envelope of every error response (4xx and 5xx).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ErrorResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub error: ErrorDetail,
@@ -210,14 +186,8 @@ an order option) a string.
         }
     }
     ///An amount of money in a currency.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Money {
         pub amount: NumberOrString,
         ///ISO 4217 currency code, for example `SAR`.
@@ -231,15 +201,8 @@ an order option) a string.
     /**A reference to another record by id and name. The service sends an empty object `{}` where
 there is no such record (for example a status without a parent), so both fields are optional.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct NamedRef {
         ///The id of the referenced record.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -255,14 +218,8 @@ there is no such record (for example a status without a parent), so both fields 
     /**A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal
 string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum NumberOrString {
         Number(f64),
@@ -282,14 +239,8 @@ string (`"127.00"`). Parse the string form as a decimal; avoid binary floating p
         }
     }
     ///Where a page stands in a paged list.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Pagination {
         ///Records in this page.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -316,14 +267,8 @@ string (`"127.00"`). Parse the string form as a decimal; avoid binary floating p
 each key is present only when that page exists, and `{}` on a single page. Some responses send
 an empty array (`[]`) instead, so any JSON value is accepted here.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct PaginationLinks(pub ::serde_json::Value);
     impl ::std::ops::Deref for PaginationLinks {
@@ -345,14 +290,8 @@ an empty array (`[]`) instead, so any JSON value is accepted here.
     /**A local timestamp of the service: `date` has no offset (`2022-06-16 14:48:20.000000`) and is
 to be read in the IANA time zone `timezone`.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ServiceDateTime {
         ///Local date and time, `YYYY-MM-DD HH:MM:SS.ffffff`.
         pub date: ::std::string::String,
