@@ -178,8 +178,8 @@ mod tests {
             status: Some("delivered".into()),
         };
         let body: types::UpdateShipmentRequest = build(&arg, &flags, Map::new()).unwrap();
-        assert_eq!(body.shipment_number, "A1");
-        assert_eq!(body.status, "delivered");
+        assert_eq!(body.shipment_number.as_str(), "A1");
+        assert_eq!(body.status.to_string(), "delivered");
     }
 
     #[test]

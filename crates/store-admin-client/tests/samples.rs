@@ -30,6 +30,7 @@ fn target(file: &str) -> Option<Decoder> {
         ("delete_webhooks_unsubscribe", "202") => decode_as::<types::MessageResponse>,
         ("responses_2xx_generic", "200") => decode_as::<types::MessageResponse>,
         ("get_orders", "200") => decode_as::<types::OrderList>,
+        ("get_orders_id", "200") => decode_as::<types::OrderDetailsResponse>,
         ("get_orders_statuses", "200") => decode_as::<types::OrderStatusList>,
         ("get_products_quantities", "200") => decode_as::<types::ProductQuantityList>,
         ("get_products_variants_id", "200") => decode_as::<types::ProductVariantResponse>,
@@ -150,8 +151,10 @@ fn sample_files() -> Vec<String> {
 
 #[test]
 fn every_sample_is_present() {
-    // The 63 documented examples of the service; a lost file would silently shrink the tests.
-    assert_eq!(sample_files().len(), 63);
+    // The 63 documented examples of the service, and the two documented shapes of order details
+    // (built from the example values of its documentation page); a lost file would silently
+    // shrink the tests.
+    assert_eq!(sample_files().len(), 65);
     for name in NOT_OPERATIONS {
         assert!(sample_files().iter().any(|f| f == name), "{name} missing");
     }

@@ -28,7 +28,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .body(
             types::SubscribeWebhookRequest::builder()
                 .name("Big or cash orders")
-                .event("order.created")
+                .event("order.created".to_string())
                 .url("https://hooks.example.com/orders")
                 .version(std::num::NonZeroU64::new(2))
                 .rule(Some(rule.clone()))
@@ -51,7 +51,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             types::UpdateWebhookRequest::builder()
                 .name(Some("Big or cash orders (v2)".to_string()))
                 .headers(vec![types::WebhookHeader {
-                    key: "X-Team".into(),
+                    key: "X-Team".parse()?,
                     value: "fulfilment".into(),
                 }]),
         )

@@ -55,7 +55,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await?;
     let mut by_status = std::collections::BTreeMap::<String, usize>::new();
     for order in &orders {
-        *by_status.entry(order.status.slug.clone()).or_default() += 1;
+        *by_status.entry(order.status.slug.to_string()).or_default() += 1;
     }
     println!("\nexported {} orders:", orders.len());
     for (slug, count) in &by_status {

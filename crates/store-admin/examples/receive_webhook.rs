@@ -119,7 +119,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .body(
             types::SubscribeWebhookRequest::builder()
                 .name("Categories")
-                .event("category.created")
+                .event("category.created".to_string())
                 .url(url)
                 .security_strategy(types::SecurityStrategy(Some(
                     types::SecurityStrategyInner::Signature,

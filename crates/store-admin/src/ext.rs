@@ -109,7 +109,7 @@ impl ShipmentExt for types::Shipment {
     }
 
     fn kind(&self) -> Option<ShipmentType> {
-        self.type_.as_deref().map(Into::into)
+        self.type_.as_ref().map(|kind| kind.as_str().into())
     }
 }
 
