@@ -156,7 +156,7 @@ pub fn outputs(doc: &Document, client: &[Output]) -> Result<Vec<Output>> {
 }
 
 /// The first line of every generated file, as `generate.rs` writes it.
-fn header(doc: &Document) -> String {
+pub(crate) fn header(doc: &Document) -> String {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(doc.text.as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();

@@ -154,9 +154,10 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>> {
         lint_client(&doc)?;
         check_crates(root)?;
         let mut client = render_split(&doc, &version)?;
-        // Readers of the client code: the command line.
+        // Readers of the client code: the command line; and the document's open value sets.
         let cli = crate::cli_gen::outputs(&doc, &client)?;
         client.extend(cli);
+        client.extend(crate::values::outputs(&doc)?);
         Ok(client)
     });
     match client {

@@ -17,6 +17,7 @@ mod openapi;
 mod rewrite;
 mod split;
 mod summary;
+mod values;
 
 use std::path::{Path, PathBuf};
 

@@ -5,6 +5,10 @@
 #[macro_use]
 mod open_enum;
 
+#[rustfmt::skip]
+#[allow(missing_docs, clippy::all)]
+mod generated_values;
+
 mod client;
 pub mod credentials;
 pub mod error;
