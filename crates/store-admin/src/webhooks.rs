@@ -233,70 +233,10 @@ pub fn token_headers(secret: &SecretString) -> Result<HeaderMap, WebhookError> {
     Ok(headers)
 }
 
-open_enum! {
-    /// The name of a webhook event. New names appear over time; unknown ones are kept as
-    /// [`EventName::Other`], so a new event never breaks a receiver.
-    pub enum EventName {
-        /// A test delivery.
-        Test => "test",
-        /// The merchant authorized the app: `data` holds the store's tokens (easy mode).
-        AppStoreAuthorize => "app.store.authorize",
-        /// The app was installed.
-        AppInstalled => "app.installed",
-        /// The app was uninstalled.
-        AppUninstalled => "app.uninstalled",
-        /// An order was created.
-        OrderCreated => "order.created",
-        /// An order was updated.
-        OrderUpdated => "order.updated",
-        /// An order's status changed.
-        OrderStatusUpdated => "order.status.updated",
-        /// An order was cancelled.
-        OrderCancelled => "order.cancelled",
-        /// An order was refunded.
-        OrderRefunded => "order.refunded",
-        /// An order was deleted.
-        OrderDeleted => "order.deleted",
-        /// A shipment is being created for an order (earlier name of `shipment.creating`).
-        OrderShipmentCreating => "order.shipment.creating",
-        /// A return shipment is being created (earlier name).
-        OrderShipmentReturnCreating => "order.shipment.return.creating",
-        /// An order's shipment was cancelled (earlier name of `shipment.cancelled`).
-        OrderShipmentCancelled => "order.shipment.cancelled",
-        /// A return shipment was cancelled (earlier name).
-        OrderShipmentReturnCancelled => "order.shipment.return.cancelled",
-        /// A product was created.
-        ProductCreated => "product.created",
-        /// A product was updated.
-        ProductUpdated => "product.updated",
-        /// A product was deleted.
-        ProductDeleted => "product.deleted",
-        /// A product's stock is low.
-        ProductQuantityLow => "product.quantity.low",
-        /// A product's price changed.
-        ProductPriceUpdated => "product.price.updated",
-        /// A shipment is being created.
-        ShipmentCreating => "shipment.creating",
-        /// A shipment was created.
-        ShipmentCreated => "shipment.created",
-        /// A shipment was cancelled.
-        ShipmentCancelled => "shipment.cancelled",
-        /// A shipment was updated.
-        ShipmentUpdated => "shipment.updated",
-        /// A customer was created.
-        CustomerCreated => "customer.created",
-        /// A customer was updated.
-        CustomerUpdated => "customer.updated",
-        /// A customer logged in.
-        CustomerLogin => "customer.login",
-        /// A customer asked for a one-time password.
-        CustomerOtpRequest => "customer.otp.request",
-        /// A category was created.
-        CategoryCreated => "category.created",
-        /// A category was updated.
-        CategoryUpdated => "category.updated",
-    }
-}
+/// The name of a webhook event (`WebhookEventName` in the document, which lists the known names
+/// once). New names appear over time; unknown ones are kept as [`EventName::Other`], so a new
+/// event never breaks a receiver.
+pub use crate::generated_values::WebhookEventName as EventName;
 
 /// One webhook delivery: `{"event": ..., "merchant": ..., "created_at": ..., "data": {...}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -948,6 +888,23 @@ mod tests {
         assert!(e.created_at_naive().is_err());
         let json = serde_json::to_value(&e).unwrap();
         assert_eq!(json["event"], "brand.teleported");
+    }
+
+    #[test]
+    fn event_names_are_the_documents_list_with_the_app_events() {
+        for name in [
+            "app.store.authorize",
+            "app.installed",
+            "app.uninstalled",
+            "app.updated",
+            "app.subscription.renewed",
+            "order.created",
+            "shipment.updated",
+        ] {
+            assert!(EventName::from(name).is_known(), "{name}");
+        }
+        assert_eq!(EventName::AppStoreAuthorize.as_str(), "app.store.authorize");
+        assert!(!EventName::from("brand.new.event").is_known());
     }
 
     #[test]
