@@ -70,6 +70,8 @@ pub(crate) struct Param {
 /// The request body of an operation.
 #[derive(Debug, Clone)]
 pub(crate) struct Body {
+    /// Whether the document marks the body `required` (an empty one is then a 400).
+    pub required: bool,
     /// Whether the body is `application/json` (else form or multipart: not validated).
     pub json: bool,
     /// The body's schema (`$ref`s left in place), when it has one.
@@ -357,6 +359,7 @@ impl Document {
                         .and_then(|m| m.get("schema"))
                         .cloned();
                     Body {
+                        required: body.get("required").and_then(Value::as_bool) == Some(true),
                         json: json_schema.is_some(),
                         schema: json_schema.or(other_schema),
                     }

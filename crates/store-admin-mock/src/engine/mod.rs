@@ -415,10 +415,13 @@ impl Engine {
         plan: &Plan,
         raw: &Bytes,
     ) -> Result<(Value, FieldErrors), ApiError> {
-        if !op.body.as_ref().is_some_and(|b| b.json) {
+        let Some(declared) = op.body.as_ref().filter(|b| b.json) else {
             return Ok((Value::Null, FieldErrors::new()));
-        }
+        };
         let value = if raw.iter().all(u8::is_ascii_whitespace) {
+            if declared.required {
+                return Err(ApiError::bad_request("The request body is required."));
+            }
             Value::Object(Map::new())
         } else {
             serde_json::from_slice::<Value>(raw).map_err(|error| {
@@ -452,6 +455,7 @@ impl Engine {
         }
         if let Some(schema) = op.body.as_ref().and_then(|b| b.schema.as_ref()) {
             validate::empty_required(&self.doc, schema, &value, &mut errors);
+            validate::out_of_range_integers(&self.doc, schema, &value, "", &mut errors, 0);
         }
         Ok((value, errors))
     }
