@@ -54,30 +54,6 @@ pub(crate) fn check(validator: &jsonschema::Validator, body: &Value) -> FieldErr
     errors
 }
 
-/// Required properties given as an empty string or an empty array: missing, as the service's
-/// `required` rule has it.
-pub(crate) fn empty_required(
-    doc: &crate::document::Document,
-    schema: &Value,
-    body: &Value,
-    errors: &mut FieldErrors,
-) {
-    let Value::Object(map) = body else {
-        return;
-    };
-    let view = doc.view(schema);
-    for name in &view.required {
-        let empty = match map.get(*name) {
-            Some(Value::String(s)) => s.trim().is_empty(),
-            Some(Value::Array(items)) => items.is_empty(),
-            _ => false,
-        };
-        if empty {
-            errors.add(*name, format!("The {name} field is required."));
-        }
-    }
-}
-
 /// Integers the schema declares that JSON gave beyond 64 bits (read as floating point, which a
 /// JSON Schema validator still takes for an integer), by field.
 pub(crate) fn out_of_range_integers(
