@@ -499,6 +499,10 @@ impl Engine {
                 let refs: Vec<&Value> = records.iter().collect();
                 self.list_response(call, refs)
             }
+            Reply::SharedRecords(records) => {
+                let refs: Vec<&Value> = records.iter().collect();
+                self.list_response(call, refs)
+            }
         }
     }
 
