@@ -54,7 +54,8 @@ pub struct Limits {
     pub record_bytes: usize,
     /// Most records a collection holds: creating more is a 422.
     pub collection_records: usize,
-    /// Time a connection has to send its request headers before it is closed.
+    /// Time a connection has to send its request headers before it is closed (also how long an
+    /// idle keep-alive connection stays open, as hyper counts it from the end of the last answer).
     pub header_read_timeout: Duration,
 }
 
@@ -65,7 +66,7 @@ impl Default for Limits {
             field_bytes: 10 * 1024,
             record_bytes: 64 * 1024,
             collection_records: 10_000,
-            header_read_timeout: Duration::from_secs(5),
+            header_read_timeout: Duration::from_secs(10),
         }
     }
 }

@@ -70,6 +70,8 @@ pub(crate) struct Param {
 /// The request body of an operation.
 #[derive(Debug, Clone)]
 pub(crate) struct Body {
+    /// Whether the document marks the body `required` (an empty one is then a 400).
+    pub required: bool,
     /// Whether the body is `application/json` (else form or multipart: not validated).
     pub json: bool,
     /// The body's schema (`$ref`s left in place), when it has one.
@@ -93,6 +95,8 @@ pub(crate) struct Operation {
     /// The documented success status and its body schema.
     pub success_status: u16,
     pub success_schema: Option<Value>,
+    /// The success answer's media type when it is not JSON (an `.xlsx` export, say).
+    pub success_media: Option<String>,
     pub tag: Option<String>,
 }
 
@@ -336,7 +340,17 @@ impl Document {
                     };
                     let param = Param {
                         name: name.to_owned(),
-                        key: name.trim_end_matches("[]").to_owned(),
+                        key: match name.rfind('[') {
+                            Some(at)
+                                if name.ends_with(']')
+                                    && name[at + 1..name.len() - 1]
+                                        .chars()
+                                        .all(|c| c.is_ascii_digit()) =>
+                            {
+                                name[..at].to_owned()
+                            }
+                            _ => name.to_owned(),
+                        },
                         location,
                         required: raw.get("required").and_then(Value::as_bool) == Some(true)
                             || location == Location::Path,
@@ -357,12 +371,14 @@ impl Document {
                         .and_then(|m| m.get("schema"))
                         .cloned();
                     Body {
+                        required: body.get("required").and_then(Value::as_bool) == Some(true),
                         json: json_schema.is_some(),
                         schema: json_schema.or(other_schema),
                     }
                 });
                 let responses = op.get("responses").and_then(Value::as_object);
                 let mut success: Option<(u16, Option<Value>)> = None;
+                let mut success_media: Option<String> = None;
                 for (key, response) in responses.into_iter().flatten() {
                     let Ok(status) = key.parse::<u16>() else {
                         continue;
@@ -372,6 +388,12 @@ impl Document {
                         let schema = response
                             .pointer("/content/application~1json/schema")
                             .cloned();
+                        if schema.is_none() {
+                            success_media = response
+                                .get("content")
+                                .and_then(Value::as_object)
+                                .and_then(|c| c.keys().next().cloned());
+                        }
                         success = Some((status, schema));
                     }
                 }
@@ -387,6 +409,7 @@ impl Document {
                     body,
                     success_status,
                     success_schema,
+                    success_media,
                     tag: op
                         .get("tags")
                         .and_then(|t| t.get(0))
@@ -464,6 +487,7 @@ impl Document {
         });
         match jsonschema::options()
             .with_draft(jsonschema::Draft::Draft202012)
+            .should_validate_formats(true)
             .build(&root)
         {
             Ok(validator) => Some(validator),

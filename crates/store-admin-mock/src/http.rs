@@ -122,7 +122,14 @@ async fn api(State(state): State<Shared>, request: Request) -> Response {
     let path = path.to_owned();
     let (index, params) = match state.engine.router.find(request.method(), &path) {
         Found::Operation { index, params } => (index, params),
-        Found::MethodNotAllowed => return method_not_allowed().into_response(),
+        Found::MethodNotAllowed(methods) => {
+            let allow: Vec<&str> = methods.iter().map(Method::as_str).collect();
+            let mut response = method_not_allowed().into_response();
+            if let Ok(value) = axum::http::HeaderValue::from_str(&allow.join(", ")) {
+                response.headers_mut().insert(header::ALLOW, value);
+            }
+            return response;
+        }
         Found::Nothing => return ApiError::not_found().into_response(),
     };
     if let Some(counter) = state.requests.get(index) {

@@ -86,7 +86,7 @@ struct Cli {
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     collection_limit: usize,
     /// Seconds a connection has to send its request headers.
-    #[arg(long, value_name = "SECONDS", default_value_t = 5)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     header_timeout: u64,
 }
 

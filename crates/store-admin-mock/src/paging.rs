@@ -28,8 +28,16 @@ impl QueryPairs {
         let raw = raw.unwrap_or_default().to_owned();
         let pairs = form_urlencoded::parse(raw.as_bytes())
             .map(|(key, value)| {
-                let key = match key.find('[') {
-                    Some(at) if key.ends_with(']') => key[..at].to_owned(),
+                // `name[]` and `name[0]` are `name`; `ship_to[country_id]` stays itself.
+                let key = match key.rfind('[') {
+                    Some(at)
+                        if key.ends_with(']')
+                            && key[at + 1..key.len() - 1]
+                                .chars()
+                                .all(|c| c.is_ascii_digit()) =>
+                    {
+                        key[..at].to_owned()
+                    }
                     _ => key.into_owned(),
                 };
                 (key, value.into_owned())

@@ -18,6 +18,8 @@ pub(crate) enum Reply {
     DataWithStatus(StatusCode, Value),
     /// Records of a list: the engine filters, sorts, pages and shapes them.
     Records(Vec<Value>),
+    /// Records of a list shared with a cache.
+    SharedRecords(std::sync::Arc<Vec<Value>>),
     /// A finished response.
     Response(Response),
 }

@@ -25,6 +25,9 @@ pub const API_PREFIX: &str = "/admin/v2";
 /// The collection of registered webhooks (read by event deliveries).
 pub(crate) const WEBHOOKS: &str = "/webhooks";
 
+/// Derived lists by name, with the store generation they were built at.
+type Views = HashMap<&'static str, (u64, Arc<Vec<Value>>)>;
+
 /// Everything a request handler can reach.
 pub(crate) struct AppState {
     store: RwLock<Store>,
@@ -33,6 +36,8 @@ pub(crate) struct AppState {
     /// Rendered 200 answers of GET operations, by path and query, with the generation they were
     /// rendered at: a list page is served again without filtering or serializing anything.
     responses: RwLock<HashMap<String, (u64, Bytes)>>,
+    /// Derived lists (the quantities rows of the products), by name, with their generation.
+    views: RwLock<Views>,
     pub engine: Arc<Engine>,
     pub tokens: Vec<MockToken>,
     pub admin_token: Option<SecretString>,
@@ -70,6 +75,7 @@ impl AppState {
             store: RwLock::new(parts.store),
             generation: AtomicU64::new(0),
             responses: RwLock::new(HashMap::new()),
+            views: RwLock::new(HashMap::new()),
             requests: parts
                 .engine
                 .doc
@@ -132,6 +138,28 @@ impl AppState {
             .filter_map(Webhook::from_record)
             .collect();
         self.dispatcher.dispatch(&webhooks, event, data);
+    }
+
+    /// The derived list `name`, built by `build` once per store generation.
+    pub fn view(&self, name: &'static str, build: impl FnOnce() -> Vec<Value>) -> Arc<Vec<Value>> {
+        let generation = self.generation();
+        if let Some((at, rows)) = self
+            .views
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            && *at == generation
+        {
+            return rows.clone();
+        }
+        let rows = Arc::new(build());
+        if self.generation() == generation {
+            self.views
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(name, (generation, rows.clone()));
+        }
+        rows
     }
 
     /// The cached body of a GET answer, if nothing was written since it was rendered.

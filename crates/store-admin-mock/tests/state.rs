@@ -70,10 +70,16 @@ async fn option_on_unknown_product_is_404_and_invalid_body_is_422() {
     )
     .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(
-        body["error"]["fields"]["name"].is_array() && body["error"]["fields"]["values"].is_array(),
-        "{body}"
-    );
+    assert!(body["error"]["fields"]["name"].is_array(), "{body}");
+    // With the schema satisfied, the override's own rule: at least one value.
+    let (status, body) = post(
+        &server,
+        &format!("/products/{product}/options"),
+        json!({"name": "x", "values": []}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(body["error"]["fields"]["values"].is_array(), "{body}");
     let (status, _) = get(&server, "/products/variants/424242").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
@@ -320,7 +326,7 @@ async fn shipment_lifecycle_create_update_deliver_return_cancel() {
 #[tokio::test]
 async fn shipment_validation_and_unknown_ids() {
     let server = start().await;
-    let (status, body) = post(&server, "/shipments", json!({"packages": []})).await;
+    let (status, body) = post(&server, "/shipments", json!({})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     let fields = &body["error"]["fields"];
     for field in ["courier_id", "shipment_type", "payment_method", "packages"] {

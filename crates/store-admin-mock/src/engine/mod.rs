@@ -343,6 +343,32 @@ impl Engine {
         let (Some(op), Some(plan)) = (self.doc.operations.get(index), self.plans.get(index)) else {
             return ApiError::not_found().into_response();
         };
+        // An integer path parameter that is not one (or is out of its bounds) names nothing.
+        for (name, value) in &params {
+            let Some(param) = op
+                .params
+                .iter()
+                .find(|p| p.location == crate::document::Location::Path && p.name == *name)
+            else {
+                continue;
+            };
+            let view = self.doc.view(&param.schema);
+            if view.kind() == Some("integer") {
+                let fits = value.trim().parse::<i64>().is_ok_and(|n| {
+                    let n = n as f64;
+                    view.keyword("minimum")
+                        .and_then(Value::as_f64)
+                        .is_none_or(|m| n >= m)
+                        && view
+                            .keyword("maximum")
+                            .and_then(Value::as_f64)
+                            .is_none_or(|m| n <= m)
+                });
+                if !fits {
+                    return ApiError::not_found().into_response();
+                }
+            }
+        }
         let query = QueryPairs::parse(raw_query);
         let mut errors = FieldErrors::new();
         if let Err(query_errors) = query::check(&self.doc, op, &query) {
@@ -415,10 +441,17 @@ impl Engine {
         plan: &Plan,
         raw: &Bytes,
     ) -> Result<(Value, FieldErrors), ApiError> {
-        if !op.body.as_ref().is_some_and(|b| b.json) {
+        let Some(declared) = op.body.as_ref() else {
+            return Ok((Value::Null, FieldErrors::new()));
+        };
+        let empty = raw.iter().all(u8::is_ascii_whitespace);
+        if empty && declared.required {
+            return Err(ApiError::bad_request("The request body is required."));
+        }
+        if !declared.json {
             return Ok((Value::Null, FieldErrors::new()));
         }
-        let value = if raw.iter().all(u8::is_ascii_whitespace) {
+        let value = if empty {
             Value::Object(Map::new())
         } else {
             serde_json::from_slice::<Value>(raw).map_err(|error| {
@@ -451,7 +484,7 @@ impl Engine {
             errors.extend(validate::check(validator, &value));
         }
         if let Some(schema) = op.body.as_ref().and_then(|b| b.schema.as_ref()) {
-            validate::empty_required(&self.doc, schema, &value, &mut errors);
+            validate::out_of_range_integers(&self.doc, schema, &value, "", &mut errors, 0);
         }
         Ok((value, errors))
     }
@@ -466,11 +499,26 @@ impl Engine {
                 let refs: Vec<&Value> = records.iter().collect();
                 self.list_response(call, refs)
             }
+            Reply::SharedRecords(records) => {
+                let refs: Vec<&Value> = records.iter().collect();
+                self.list_response(call, refs)
+            }
         }
     }
 
     /// The success answer of `data`, shaped by the operation's schema.
     pub fn data_response(&self, call: &Call<'_>, status: StatusCode, data: Value) -> Response {
+        if let Some(media) = call.op.success_media.as_deref() {
+            // Not JSON (a file): an empty body of the documented type.
+            let mut response = Response::new(axum::body::Body::empty());
+            *response.status_mut() = status;
+            if let Ok(value) = axum::http::HeaderValue::from_str(media) {
+                response
+                    .headers_mut()
+                    .insert(axum::http::header::CONTENT_TYPE, value);
+            }
+            return response;
+        }
         let body = if call.plan.enveloped {
             envelope(status, data)
         } else {

@@ -109,7 +109,12 @@ pub(crate) fn check(doc: &Document, op: &Operation, query: &QueryPairs) -> Resul
                 }
                 _ => {
                     let format = item.keyword("format").and_then(Value::as_str);
-                    if value.is_empty() && format.is_none() && item.keyword("enum").is_none() {
+                    if value.is_empty()
+                        && format.is_none()
+                        && item.keyword("enum").is_none()
+                        && item.keyword("pattern").is_none()
+                        && item.keyword("minLength").is_none()
+                    {
                         continue;
                     }
                     if let Some(allowed) = item.keyword("enum").and_then(Value::as_array)

@@ -26,7 +26,8 @@ pub(crate) enum Found {
         index: usize,
         params: Vec<(String, String)>,
     },
-    MethodNotAllowed,
+    /// The path exists, not with this method: the methods it has.
+    MethodNotAllowed(Vec<Method>),
     Nothing,
 }
 
@@ -119,7 +120,7 @@ impl Router {
             .find(|(m, _)| m == method || (*method == Method::HEAD && *m == Method::GET))
             .map(|(_, index)| *index)
         else {
-            return Found::MethodNotAllowed;
+            return Found::MethodNotAllowed(route.methods.iter().map(|(m, _)| m.clone()).collect());
         };
         let mut params = Vec::new();
         let names = self.names.get(index).cloned().unwrap_or_default();
@@ -163,7 +164,7 @@ mod tests {
         );
         assert_eq!(
             router.find(&Method::DELETE, "/orders/statuses"),
-            Found::MethodNotAllowed
+            Found::MethodNotAllowed(vec![Method::GET])
         );
         assert_eq!(router.find(&Method::GET, "/orders/%FF%FE"), Found::Nothing);
         assert_eq!(router.find(&Method::GET, "/nothing/here"), Found::Nothing);

@@ -118,6 +118,17 @@ pub(super) fn list_product_quantities(call: &Call<'_>) -> Handled {
     let brands = query.all("brands");
     let tags = query.all("tags");
     let branch: Option<i64> = query.one("branch").and_then(|b| b.trim().parse().ok());
+    if categories.is_empty() && brands.is_empty() && tags.is_empty() && branch.is_none() {
+        let rows = call.state.view("product_quantities", || {
+            let store = call.state.read();
+            store
+                .records(PRODUCTS)
+                .iter()
+                .flat_map(quantity_rows)
+                .collect()
+        });
+        return Ok(Reply::SharedRecords(rows));
+    }
     let store = call.state.read();
     let rows: Vec<Value> = store
         .records(PRODUCTS)
