@@ -92,14 +92,8 @@ one or more messages. Absent when the error is not about fields.
     /**An identifier or number that the service sends either as a JSON integer or as a string (for
 example `shipping_number`, `tracking_number`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum IntegerOrString {
         Int64(i64),
@@ -119,14 +113,8 @@ example `shipping_number`, `tracking_number`).
         }
     }
     ///Envelope of a confirmation message, for example of a deletion (202 Accepted).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct MessageResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: MessageResult,
@@ -137,15 +125,8 @@ example `shipping_number`, `tracking_number`).
         pub success: bool,
     }
     ///A confirmation message, as a deletion (or an operation without other data) returns it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct MessageResult {
         /**The HTTP status repeated (202 for a deletion): an integer, or for some operations (deleting
 an order option) a string.
@@ -159,14 +140,8 @@ an order option) a string.
     /**The HTTP status repeated (202 for a deletion): an integer, or for some operations (deleting
 an order option) a string.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum MessageResultCode {
         Int64(i64),

@@ -10,15 +10,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     use ::store_admin_client_core::lenient;
     ///Customers to add to a customer group. The documentation marks no field required.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AddCustomersToGroupRequest {
         ///The ids of the customers to add.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -40,14 +33,8 @@ pub mod types {
         }
     }
     ///Why a customer is banned.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BanCustomerRequest {
         ///The reason for the ban.
         pub reason: BanCustomerRequestReason,
@@ -58,17 +45,8 @@ pub mod types {
         }
     }
     ///The reason for the ban.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct BanCustomerRequestReason(::std::string::String);
     impl ::std::ops::Deref for BanCustomerRequestReason {
@@ -124,15 +102,8 @@ pub mod types {
     /**A new customer group. The documentation marks no field required; `features` comes from its
 request example (assumed accepted).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateCustomerGroupRequest {
         ///Conditions that add customers to the group automatically.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -156,15 +127,8 @@ request example (assumed accepted).
         }
     }
     ///A new customer. The documentation marks no field required.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateCustomerRequest {
         ///The date of birth, `YYYY-MM-DD` (the format is not documented; assumed).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -210,9 +174,9 @@ request example (assumed accepted).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateCustomerRequestGender {
         #[serde(rename = "male")]
         Male,
@@ -259,14 +223,8 @@ request example (assumed accepted).
 on are present only when asked for with the `fields[]` query parameter; their shapes are not
 documented, so any JSON value is accepted for them.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Customer {
         ///With `fields[]=abandoned_carts_items`, the items of abandoned carts (shape not documented).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -434,14 +392,8 @@ documented, so any JSON value is accepted for them.
 to a group). The documentation gives `data` as an array of strings, usually empty; since
 other deletions answer `{message, code}`, any JSON value is accepted.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CustomerAcknowledgementResponse {
         ///Documented as an array of strings (usually empty); any JSON value is accepted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -453,14 +405,8 @@ other deletions answer `{message, code}`, any JSON value is accepted.
         pub success: bool,
     }
     ///A group of customers with its membership conditions and the methods offered to it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CustomerGroup {
         /**The conditions that add customers to the group automatically. The documentation shows one
 object `{type, symbol, value}` (see `CustomerGroupConditionInput` for the fields) while
@@ -486,15 +432,8 @@ requests send an array of them, so any JSON value is accepted.
     /**A condition for joining a customer group automatically, such as `total_sales > 100`. `symbol`
 `>` and `<` compare with `value`; `between` uses `min_value` and `max_value`.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CustomerGroupConditionInput {
         ///The upper bound of `between`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -536,9 +475,9 @@ distinct identifier in generated code.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CustomerGroupConditionInputType {
         #[serde(rename = "total_sales")]
         TotalSales,
@@ -591,15 +530,8 @@ distinct identifier in generated code.
         }
     }
     ///The payment and shipping methods offered to a group's members.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CustomerGroupFeatures {
         /**Payment method slugs offered to the group, for example `credit_card`, `mada`, `bank`, `cod`,
 `apple_pay`, `stc_pay` (see the store's payment methods).
@@ -616,14 +548,8 @@ distinct identifier in generated code.
         }
     }
     ///One page of customer groups.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CustomerGroupList {
         ///The customer groups of this page.
         #[serde(
@@ -645,14 +571,8 @@ distinct identifier in generated code.
         pub success: bool,
     }
     ///Envelope of one customer group.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CustomerGroupResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: CustomerGroup,
@@ -663,14 +583,8 @@ distinct identifier in generated code.
         pub success: bool,
     }
     ///One page of customers.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CustomerList {
         ///The customers of this page.
         #[serde(
@@ -692,14 +606,8 @@ distinct identifier in generated code.
         pub success: bool,
     }
     ///Envelope of one customer.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CustomerResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Customer,
@@ -710,15 +618,8 @@ distinct identifier in generated code.
         pub success: bool,
     }
     ///Addresses related to a customer.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CustomerUrls {
         ///Address of the customer in the merchant dashboard.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -737,14 +638,8 @@ distinct identifier in generated code.
         pub rating: ::std::option::Option<::std::string::String>,
     }
     ///A customer's wallet after a transaction.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CustomerWallet {
         ///The balance after the transaction.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -759,15 +654,8 @@ distinct identifier in generated code.
         pub id: i64,
     }
     ///A deposit to or a withdrawal from a customer's wallet.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CustomerWalletTransaction {
         ///The amount deposited or withdrawn.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -794,14 +682,8 @@ distinct identifier in generated code.
         pub wallet: ::std::option::Option<CustomerWallet>,
     }
     ///Envelope of one wallet transaction.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CustomerWalletTransactionResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: CustomerWalletTransaction,
@@ -812,15 +694,8 @@ distinct identifier in generated code.
         pub success: bool,
     }
     ///A deposit to a customer's wallet. The documentation marks no field required.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DepositCustomerWalletRequest {
         ///The amount to deposit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -841,14 +716,8 @@ distinct identifier in generated code.
         }
     }
     ///The spreadsheet of customers to import, as a `multipart/form-data` upload.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ImportCustomersRequest {
         ///The Excel file of customers.
         pub file: ::std::string::String,
@@ -869,9 +738,9 @@ distinct identifier in generated code.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListCustomersFieldsItem {
         #[serde(rename = "is_blocked")]
         IsBlocked,
@@ -957,9 +826,9 @@ distinct identifier in generated code.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListReviewsType {
         #[serde(rename = "rating")]
         Rating,
@@ -1011,15 +880,8 @@ distinct identifier in generated code.
         }
     }
     ///One entry of a customer's loyalty points history.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LoyaltyPointEntry {
         ///When the points were given.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1065,14 +927,8 @@ distinct identifier in generated code.
         pub used_points: ::std::option::Option<i64>,
     }
     ///One page of a customer's loyalty point entries.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LoyaltyPointEntryList {
         ///The entries of this page.
         #[serde(
@@ -1094,14 +950,8 @@ distinct identifier in generated code.
         pub success: bool,
     }
     ///`LoyaltyPointEntryReferenceId`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum LoyaltyPointEntryReferenceId {
         Int64(i64),
@@ -1121,14 +971,8 @@ distinct identifier in generated code.
         }
     }
     ///A customer's review, question, shipping rating or testimonial.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Review {
         ///The text.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1169,15 +1013,8 @@ distinct identifier in generated code.
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///The customer who wrote a review.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ReviewCustomer {
         ///Address of the customer's picture.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1208,14 +1045,8 @@ distinct identifier in generated code.
         pub name: ::std::option::Option<::std::string::String>,
     }
     ///One page of reviews.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ReviewList {
         ///The reviews of this page.
         #[serde(
@@ -1237,14 +1068,8 @@ distinct identifier in generated code.
         pub success: bool,
     }
     ///Envelope of one review.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ReviewResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Review,
@@ -1257,15 +1082,8 @@ distinct identifier in generated code.
     /**Changes to a customer group; every field is optional. `features` is assumed accepted as in
 `CreateCustomerGroupRequest`.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateCustomerGroupRequest {
         ///Conditions that add customers to the group automatically.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -1289,14 +1107,8 @@ distinct identifier in generated code.
         }
     }
     ///Points to add to or remove from customers.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateCustomerLoyaltyPointsRequest {
         ///How to notify the customers.
         pub channel_send: ::std::vec::Vec<
@@ -1338,9 +1150,9 @@ distinct identifier in generated code.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateCustomerLoyaltyPointsRequestChannelSendItem {
         #[serde(rename = "email")]
         Email,
@@ -1390,17 +1202,8 @@ distinct identifier in generated code.
         }
     }
     ///Why the points change.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateCustomerLoyaltyPointsRequestReason(::std::string::String);
     impl ::std::ops::Deref for UpdateCustomerLoyaltyPointsRequestReason {
@@ -1466,9 +1269,9 @@ distinct identifier in generated code.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateCustomerLoyaltyPointsRequestType {
         #[serde(rename = "plus")]
         Plus,
@@ -1513,15 +1316,8 @@ distinct identifier in generated code.
         }
     }
     ///Changes to a customer; every field is optional and fields left out keep their values.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateCustomerRequest {
         ///The date of birth, `YYYY-MM-DD` (the format is not documented; assumed).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1567,9 +1363,9 @@ distinct identifier in generated code.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateCustomerRequestGender {
         #[serde(rename = "male")]
         Male,
@@ -1613,15 +1409,8 @@ distinct identifier in generated code.
         }
     }
     ///The methods offered to customers of the default group.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateDefaultCustomerGroupRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -1636,15 +1425,8 @@ distinct identifier in generated code.
         }
     }
     ///Changes to a review.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateReviewRequest {
         ///Show (true) or hide (false) the review in the storefront.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1656,15 +1438,8 @@ distinct identifier in generated code.
         }
     }
     ///A withdrawal from a customer's wallet. The documentation marks no field required.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct WithdrawCustomerWalletRequest {
         ///The amount to withdraw.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]

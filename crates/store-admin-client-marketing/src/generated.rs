@@ -10,14 +10,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     use ::store_admin_client_core::lenient;
     ///An announcement shown on some storefront pages until it expires.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Advertisement {
         ///The text.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -56,14 +50,8 @@ pub mod types {
         pub type_: ::std::option::Option<AdvertisementTarget>,
     }
     ///One page of advertisements.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AdvertisementList {
         ///The advertisements of this page.
         #[serde(
@@ -85,14 +73,8 @@ pub mod types {
         pub success: bool,
     }
     ///Envelope of one advertisement.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AdvertisementResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Advertisement,
@@ -103,15 +85,8 @@ pub mod types {
         pub success: bool,
     }
     ///How an advertisement looks.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AdvertisementStyle {
         ///The background color.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -124,15 +99,8 @@ pub mod types {
         pub icon: ::std::option::Option<::std::string::String>,
     }
     ///What an advertisement links to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AdvertisementTarget {
         ///The id of the linked category, page or product, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -151,15 +119,8 @@ pub mod types {
         pub name: ::std::option::Option<::std::string::String>,
     }
     ///What a new or changed advertisement links to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AdvertisementTargetInput {
         ///The id of the linked category, page or product.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -191,9 +152,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum AdvertisementTargetInputName {
         #[serde(rename = "category")]
         Category,
@@ -254,14 +215,8 @@ pub mod types {
         }
     }
     ///An affiliate campaign, with its commission, the customer discount and its statistics.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Affiliate {
         /**Which orders of a referred customer earn commission; known values `first-order` and
 `first-second-order`.
@@ -315,14 +270,8 @@ pub mod types {
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///An affiliate campaign (the current form of the create and update bodies).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AffiliateCampaignInput {
         ///Which orders of a referred customer earn commission.
         pub apply_to: AffiliateCampaignInputApplyTo,
@@ -361,9 +310,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum AffiliateCampaignInputApplyTo {
         #[serde(rename = "first-order")]
         FirstOrder,
@@ -408,17 +357,8 @@ pub mod types {
         }
     }
     ///The campaign's title.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct AffiliateCampaignInputTitle(::std::string::String);
     impl ::std::ops::Deref for AffiliateCampaignInputTitle {
@@ -482,9 +422,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum AffiliateCampaignInputType {
         #[serde(rename = "public")]
         Public,
@@ -528,15 +468,8 @@ pub mod types {
         }
     }
     ///What the marketer earns per referred order.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AffiliateCommission {
         ///The order total from which the commission applies.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -553,14 +486,8 @@ pub mod types {
         >,
     }
     ///What the marketer earns per referred order.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AffiliateCommissionInput {
         ///The order total from which the commission applies.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -589,9 +516,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum AffiliateCommissionInputType {
         #[serde(rename = "fixed")]
         Fixed,
@@ -636,15 +563,8 @@ pub mod types {
         }
     }
     ///The discount a customer referred by the campaign gets.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AffiliateDiscount {
         ///How `value` is applied; known values `fixed` and `percent`; null for no discount.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
@@ -656,15 +576,8 @@ pub mod types {
         >,
     }
     ///The discount a referred customer gets.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AffiliateDiscountInput {
         ///How `value` is applied; null for no discount.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
@@ -691,9 +604,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum AffiliateDiscountInputType {
         #[serde(rename = "fixed")]
         Fixed,
@@ -737,14 +650,8 @@ pub mod types {
         }
     }
     ///A marketer's tracking link of an affiliate campaign.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AffiliateLink {
         ///The link id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -770,14 +677,8 @@ pub mod types {
         pub status: ::std::option::Option<::std::string::String>,
     }
     ///One page of an affiliate's links.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AffiliateLinkList {
         ///The links of this page.
         #[serde(
@@ -799,14 +700,8 @@ pub mod types {
         pub success: bool,
     }
     ///One page of affiliates.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AffiliateList {
         ///The affiliates of this page.
         #[serde(
@@ -828,14 +723,8 @@ pub mod types {
         pub success: bool,
     }
     ///An affiliate marketer (the older form of the create and update bodies).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AffiliateMarketerInput {
         ///The commission, an amount or a percentage depending on `commission_type`.
         pub amount: ::store_admin_client_core::types::NumberOrString,
@@ -870,9 +759,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum AffiliateMarketerInputApplyTo {
         #[serde(rename = "first_order")]
         FirstOrder,
@@ -927,9 +816,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum AffiliateMarketerInputCommissionType {
         #[serde(rename = "fixed")]
         Fixed,
@@ -974,17 +863,8 @@ pub mod types {
         }
     }
     ///The marketer's city.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct AffiliateMarketerInputMarketerCity(::std::string::String);
     impl ::std::ops::Deref for AffiliateMarketerInputMarketerCity {
@@ -1040,17 +920,8 @@ pub mod types {
         }
     }
     ///The marketer's name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct AffiliateMarketerInputMarketerName(::std::string::String);
     impl ::std::ops::Deref for AffiliateMarketerInputMarketerName {
@@ -1106,14 +977,8 @@ pub mod types {
         }
     }
     ///Envelope of one affiliate.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AffiliateResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Affiliate,
@@ -1124,15 +989,8 @@ pub mod types {
         pub success: bool,
     }
     ///A store, product or category that an affiliate campaign includes or excludes.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AffiliateScope {
         ///The id of the store, product or category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1152,14 +1010,8 @@ pub mod types {
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///A store, product or category to include in or exclude from an affiliate campaign.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AffiliateScopeInput {
         ///The id of the store, product or category.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -1189,9 +1041,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum AffiliateScopeInputOperation {
         #[serde(rename = "include")]
         Include,
@@ -1246,9 +1098,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum AffiliateScopeInputType {
         #[serde(rename = "store")]
         Store,
@@ -1296,15 +1148,8 @@ pub mod types {
         }
     }
     ///The results of an affiliate campaign or link.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AffiliateStatistics {
         ///The orders made through it.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1336,14 +1181,8 @@ pub mod types {
         pub visits: ::std::option::Option<i64>,
     }
     ///The special offer's new state.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ChangeSpecialOfferStatusRequest {
         /**The new state. The documentation types it as a plain string; `active` and `inactive` are
 the states offers show (assumed to be the accepted set).
@@ -1368,9 +1207,9 @@ the states offers show (assumed to be the accepted set).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ChangeSpecialOfferStatusRequestStatus {
         #[serde(rename = "active")]
         Active,
@@ -1418,14 +1257,8 @@ the states offers show (assumed to be the accepted set).
 statistics and optional marketing (influencer) details. The id lists arrive as strings in the
 documentation's examples; they are ids here.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Coupon {
         ///The discount, a percentage or an amount depending on `type`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1663,14 +1496,8 @@ documentation's examples; they are ids here.
         pub usage_limit_per_user: ::std::option::Option<i64>,
     }
     ///One code of a group coupon.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CouponCode {
         ///The code customers enter.
         pub code: ::std::string::String,
@@ -1683,14 +1510,8 @@ documentation's examples; they are ids here.
         pub id: ::std::option::Option<i64>,
     }
     ///One page of the codes of a group coupon.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CouponCodeList {
         ///The codes of this page.
         #[serde(
@@ -1712,14 +1533,8 @@ documentation's examples; they are ids here.
         pub success: bool,
     }
     ///One page of coupons.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CouponList {
         ///The coupons of this page.
         #[serde(
@@ -1741,14 +1556,8 @@ documentation's examples; they are ids here.
         pub success: bool,
     }
     ///`CouponMarketingMaximumAmount`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum CouponMarketingMaximumAmount {
         Number(f64),
@@ -1768,14 +1577,8 @@ documentation's examples; they are ids here.
         }
     }
     ///Envelope of one coupon.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CouponResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Coupon,
@@ -1786,15 +1589,8 @@ documentation's examples; they are ids here.
         pub success: bool,
     }
     ///How much a coupon has been used.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CouponStatistics {
         ///The sales made with the coupon.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1819,14 +1615,8 @@ documentation's examples; they are ids here.
         pub num_of_usage: ::std::option::Option<i64>,
     }
     ///A new advertisement.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateAdvertisementRequest {
         ///The text.
         pub description: ::std::string::String,
@@ -1856,9 +1646,9 @@ documentation's examples; they are ids here.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateAdvertisementRequestPagesItem {
         #[serde(rename = "all")]
         All,
@@ -1919,17 +1709,8 @@ documentation's examples; they are ids here.
         }
     }
     ///The title.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateAdvertisementRequestTitle(::std::string::String);
     impl ::std::ops::Deref for CreateAdvertisementRequestTitle {
@@ -1987,14 +1768,8 @@ documentation's examples; they are ids here.
     /**A new affiliate: either the current campaign form (`AffiliateCampaignInput`) or the older
 marketer form (`AffiliateMarketerInput`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum CreateAffiliateRequest {
         CampaignInput(AffiliateCampaignInput),
@@ -2017,14 +1792,8 @@ needs `group_coupons_count`, `group_suffix` and `group_name`; a marketing coupon
 `maximum_amount`, `start_date` and `is_apply_with_offer` come from the documentation's request
 example (assumed accepted).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateCouponRequest {
         ///The discount, a percentage or an amount depending on `type`.
         pub amount: ::store_admin_client_core::types::NumberOrString,
@@ -2093,17 +1862,8 @@ code.
         }
     }
     ///The code customers enter; required for a single coupon.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateCouponRequestCode(::std::string::String);
     impl ::std::ops::Deref for CreateCouponRequestCode {
@@ -2161,14 +1921,8 @@ and `order`, `product`, `category` as `applied_to`, but its own page and example
 `buy_x_get_y`, `percentage`, `fixed_amount` and `paymentMethod`; those are accepted here
 (assumed). `min_items` comes from the request examples.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateSpecialOfferRequest {
         ///Where the offer works, the web store only or the web store and the app.
         pub applied_channel: CreateSpecialOfferRequestAppliedChannel,
@@ -2246,9 +2000,9 @@ and `order`, `product`, `category` as `applied_to`, but its own page and example
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateSpecialOfferRequestAppliedChannel {
         #[serde(rename = "browser")]
         Browser,
@@ -2303,9 +2057,9 @@ and `order`, `product`, `category` as `applied_to`, but its own page and example
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateSpecialOfferRequestAppliedTo {
         #[serde(rename = "order")]
         Order,
@@ -2358,17 +2112,8 @@ and `order`, `product`, `category` as `applied_to`, but its own page and example
         }
     }
     ///The offer's name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateSpecialOfferRequestName(::std::string::String);
     impl ::std::ops::Deref for CreateSpecialOfferRequestName {
@@ -2433,9 +2178,9 @@ and `order`, `product`, `category` as `applied_to`, but its own page and example
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateSpecialOfferRequestOfferType {
         #[serde(rename = "buy_x_get_y")]
         BuyXGetY,
@@ -2498,9 +2243,9 @@ and `order`, `product`, `category` as `applied_to`, but its own page and example
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateSpecialOfferRequestStatus {
         #[serde(rename = "active")]
         Active,
@@ -2547,14 +2292,8 @@ and `order`, `product`, `category` as `applied_to`, but its own page and example
     /**An automatic promotion: what the customer buys (`buy`) and what they get (`get`), between
 `start_date` and `expiry_date`.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SpecialOffer {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -2601,15 +2340,8 @@ documentation's examples also show `0000-00-00 00:00:00` for an offer without an
         pub status: ::std::option::Option<::std::string::String>,
     }
     ///What the customer must buy for the offer to apply.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SpecialOfferBuy {
         ///The categories to buy from (when `type` is `category`).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -2637,15 +2369,8 @@ documentation's examples also show `0000-00-00 00:00:00` for an offer without an
     /**What the customer must buy, by ids. The documentation's schema lists only `products` and
 `categories`; `type`, `quantity` and `min_amount` come from its request examples (assumed).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SpecialOfferBuyInput {
         ///Ids of the categories to buy from.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -2681,14 +2406,8 @@ documentation's examples also show `0000-00-00 00:00:00` for an offer without an
         }
     }
     ///A category as a special offer lists it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SpecialOfferCategory {
         ///The category id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -2703,15 +2422,8 @@ documentation's examples also show `0000-00-00 00:00:00` for an offer without an
     /**One tier of a quantity discounts table: the discount that applies from a number of items. The
 documentation types both fields as strings; numbers or strings are accepted here.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SpecialOfferDiscountTier {
         ///The discount of the tier.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2730,15 +2442,8 @@ documentation types both fields as strings; numbers or strings are accepted here
         }
     }
     ///What the customer gets when the offer applies.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SpecialOfferGet {
         ///The categories the reward applies to.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -2771,15 +2476,8 @@ documentation types both fields as strings; numbers or strings are accepted here
 as full product and category records, but its request examples send ids, as here; and
 `discount_amount` comes from those examples (assumed).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SpecialOfferGetInput {
         ///Ids of the categories the reward applies to.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -2828,9 +2526,9 @@ as full product and category records, but its request examples send ids, as here
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum SpecialOfferGetInputDiscountType {
         #[serde(rename = "percentage")]
         Percentage,
@@ -2875,14 +2573,8 @@ as full product and category records, but its request examples send ids, as here
         }
     }
     ///One page of special offers.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SpecialOfferList {
         ///The special offers of this page.
         #[serde(
@@ -2904,14 +2596,8 @@ as full product and category records, but its request examples send ids, as here
         pub success: bool,
     }
     ///A product as a special offer lists it (a short product record).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SpecialOfferProduct {
         ///The calories of a food product, as a decimal string (`500.00`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2991,15 +2677,8 @@ as full product and category records, but its request examples send ids, as here
         pub url: ::std::option::Option<::std::string::String>,
     }
     ///The promotional texts of a product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SpecialOfferProductPromotion {
         ///The promotion subtitle.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3009,14 +2688,8 @@ as full product and category records, but its request examples send ids, as here
         pub title: ::std::option::Option<::std::string::String>,
     }
     ///`SpecialOfferProductStartingPrice`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum SpecialOfferProductStartingPrice {
         Number(f64),
@@ -3036,14 +2709,8 @@ as full product and category records, but its request examples send ids, as here
         }
     }
     ///Envelope of one special offer.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SpecialOfferResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: SpecialOffer,
@@ -3054,14 +2721,8 @@ as full product and category records, but its request examples send ids, as here
         pub success: bool,
     }
     ///An advertisement's new settings, with the same required fields as when creating it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateAdvertisementRequest {
         ///The text.
         pub description: ::std::string::String,
@@ -3091,9 +2752,9 @@ as full product and category records, but its request examples send ids, as here
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateAdvertisementRequestPagesItem {
         #[serde(rename = "all")]
         All,
@@ -3154,17 +2815,8 @@ as full product and category records, but its request examples send ids, as here
         }
     }
     ///The title.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateAdvertisementRequestTitle(::std::string::String);
     impl ::std::ops::Deref for UpdateAdvertisementRequestTitle {
@@ -3222,14 +2874,8 @@ as full product and category records, but its request examples send ids, as here
     /**An affiliate's new settings: either the current campaign form (`AffiliateCampaignInput`) or
 the older marketer form (`AffiliateMarketerInput`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum UpdateAffiliateRequest {
         CampaignInput(AffiliateCampaignInput),
@@ -3249,15 +2895,8 @@ the older marketer form (`AffiliateMarketerInput`).
 (`products_include` ... `list_exclude_shipping`) as arrays of strings; they are sent as
 integer ids here (assumed accepted, as the service's ids are numeric).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateCouponRequest {
         ///The discount, a percentage or an amount depending on `type`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3419,9 +3058,9 @@ code.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateCouponRequestAppliedIn {
         #[serde(rename = "all")]
         All,
@@ -3470,17 +3109,8 @@ code.
         }
     }
     ///The code customers enter.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateCouponRequestCode(::std::string::String);
     impl ::std::ops::Deref for UpdateCouponRequestCode {
@@ -3544,9 +3174,9 @@ code.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateCouponRequestPaymentMethodsItem {
         #[serde(rename = "all")]
         All,
@@ -3643,9 +3273,9 @@ states a coupon can be put in) are assumed.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateCouponRequestStatus {
         #[serde(rename = "active")]
         Active,
@@ -3692,14 +3322,8 @@ states a coupon can be put in) are assumed.
 `CreateSpecialOfferRequest` (and the same assumptions about `offer_type`, `applied_to` and
 `min_items`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateSpecialOfferRequest {
         ///Where the offer works, the web store only or the web store and the app.
         pub applied_channel: UpdateSpecialOfferRequestAppliedChannel,
@@ -3777,9 +3401,9 @@ states a coupon can be put in) are assumed.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateSpecialOfferRequestAppliedChannel {
         #[serde(rename = "browser")]
         Browser,
@@ -3834,9 +3458,9 @@ states a coupon can be put in) are assumed.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateSpecialOfferRequestAppliedTo {
         #[serde(rename = "order")]
         Order,
@@ -3889,17 +3513,8 @@ states a coupon can be put in) are assumed.
         }
     }
     ///The offer's name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateSpecialOfferRequestName(::std::string::String);
     impl ::std::ops::Deref for UpdateSpecialOfferRequestName {
@@ -3964,9 +3579,9 @@ states a coupon can be put in) are assumed.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateSpecialOfferRequestOfferType {
         #[serde(rename = "buy_x_get_y")]
         BuyXGetY,
@@ -4029,9 +3644,9 @@ states a coupon can be put in) are assumed.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateSpecialOfferRequestStatus {
         #[serde(rename = "active")]
         Active,

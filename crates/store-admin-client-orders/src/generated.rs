@@ -10,14 +10,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     use ::store_admin_client_core::lenient;
     ///A cart a customer filled but did not check out.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AbandonedCart {
         ///Minutes since the cart was last changed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -91,15 +85,8 @@ pub mod types {
         >,
     }
     ///The coupon applied to an abandoned cart.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AbandonedCartCoupon {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -154,9 +141,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct AbandonedCartCouponStatus(pub ::std::string::String);
     impl ::std::ops::Deref for AbandonedCartCouponStatus {
@@ -187,15 +174,8 @@ pub mod types {
         }
     }
     ///The customer of an abandoned cart.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AbandonedCartCustomer {
         ///Address of the customer's picture.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -226,15 +206,8 @@ pub mod types {
     /**A product in an abandoned cart. The documentation does not expand the four amounts of
 `amounts`; they are assumed to be those of an order line.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AbandonedCartItem {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -272,14 +245,8 @@ pub mod types {
         >,
     }
     ///One page of abandoned carts.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AbandonedCartList {
         ///The carts of this page.
         #[serde(
@@ -301,14 +268,8 @@ pub mod types {
         pub success: bool,
     }
     ///Envelope of one abandoned cart.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AbandonedCartResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: AbandonedCart,
@@ -328,9 +289,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct AbandonedCartStatus(pub ::std::string::String);
     impl ::std::ops::Deref for AbandonedCartStatus {
@@ -361,14 +322,8 @@ pub mod types {
         }
     }
     ///A spreadsheet listing orders and their new statuses.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ChangeBulkOrderStatusesRequest {
         ///The file.
         pub file: ::std::string::String,
@@ -380,15 +335,8 @@ pub mod types {
     }
     /**The new status of an order, by `status_id` or by `slug` (send one of the two).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ChangeOrderStatusRequest {
         ///A note recorded in the order's history.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -412,15 +360,8 @@ pub mod types {
         }
     }
     ///A new assignment rule.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateOrderAssignmentRuleRequest {
         ///The conditions.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -442,14 +383,8 @@ pub mod types {
         }
     }
     ///A note to add to an order's history.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateOrderHistoryRequest {
         ///The note.
         pub note: CreateOrderHistoryRequestNote,
@@ -460,17 +395,8 @@ pub mod types {
         }
     }
     ///The note.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateOrderHistoryRequestNote(::std::string::String);
     impl ::std::ops::Deref for CreateOrderHistoryRequestNote {
@@ -527,14 +453,8 @@ pub mod types {
     /**A new invoice or credit note of an order. With `data_type: data` the amounts are taken from
 the body; with `url` or `file` from the document at `url`; with `order` from the order.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateOrderInvoiceRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cash_on_delivery_cost: ::std::option::Option<
@@ -589,9 +509,9 @@ the body; with `url` or `file` from the document at `url`; with `order` from the
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateOrderInvoiceRequestDataType {
         #[serde(rename = "data")]
         Data,
@@ -654,9 +574,9 @@ the body; with `url` or `file` from the document at `url`; with `order` from the
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateOrderInvoiceRequestType {
         #[serde(rename = "tax_invoice")]
         TaxInvoice,
@@ -703,14 +623,8 @@ the body; with `url` or `file` from the document at `url`; with `order` from the
     /**A line to add to an order: a product by id or SKU (`identifier_type`, `identifier`), or a
 custom line by `name`, `price`, `cost_price` and `weight`.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateOrderItemRequest {
         ///The branch to take the stock from.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -777,9 +691,9 @@ custom line by `name`, `price`, `cost_price` and `weight`.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateOrderItemRequestIdentifierType {
         #[serde(rename = "id")]
         Id,
@@ -824,14 +738,8 @@ custom line by `name`, `price`, `cost_price` and `weight`.
         }
     }
     ///A new order option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateOrderOptionRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -886,17 +794,8 @@ custom line by `name`, `price`, `cost_price` and `weight`.
         }
     }
     ///The option name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateOrderOptionRequestName(::std::string::String);
     impl ::std::ops::Deref for CreateOrderOptionRequestName {
@@ -961,9 +860,9 @@ custom line by `name`, `price`, `cost_price` and `weight`.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateOrderOptionRequestType {
         #[serde(rename = "text")]
         Text,
@@ -1018,15 +917,8 @@ custom line by `name`, `price`, `cost_price` and `weight`.
     /**A new order. The documentation shows this body by examples only; which fields are required
 is not documented.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateOrderRequest {
         ///The branch the order ships from (or is picked up at).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1082,14 +974,8 @@ is not documented.
         }
     }
     ///A new custom order status, under an existing one.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateOrderStatusRequest {
         ///Icon name, for example `sicon-gold-badge`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1120,17 +1006,8 @@ is not documented.
         }
     }
     ///The status name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateOrderStatusRequestName(::std::string::String);
     impl ::std::ops::Deref for CreateOrderStatusRequestName {
@@ -1185,14 +1062,8 @@ is not documented.
         }
     }
     ///The order to copy.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DuplicateOrderRequest {
         ///The id of the order to duplicate.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -1204,15 +1075,8 @@ is not documented.
         }
     }
     ///The rate used when the order was paid in another currency.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExchangeRate {
         ///The store's currency.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1239,9 +1103,9 @@ is not documented.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum GetOrderFormat {
         #[serde(rename = "light")]
         Light,
@@ -1291,9 +1155,9 @@ is not documented.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListOrdersAccountingServices {
         #[serde(rename = "qoyod")]
         Qoyod,
@@ -1352,9 +1216,9 @@ is not documented.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListOrdersSellingChannelItem {
         #[serde(rename = "mobile")]
         Mobile,
@@ -1411,17 +1275,8 @@ is not documented.
         }
     }
     ///`ListOrdersSortBy`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ListOrdersSortBy(::std::string::String);
     impl ::std::ops::Deref for ListOrdersSortBy {
@@ -1485,14 +1340,8 @@ is not documented.
     /**An order as the order list summarizes it. `get_order` returns another shape,
 `OrderDetails` (whose total is `amounts.total`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Order {
         ///Whether the order can still be cancelled.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1558,15 +1407,8 @@ declares a string; every example sends an integer.
         pub total: ::store_admin_client_core::types::Money,
     }
     ///Which orders the actions apply to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderActionFilters {
         ///The orders, by id.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -1591,14 +1433,8 @@ an object `{status (required, the new status), send_status_sms, return_police,
 restore_items, note, branch_id}`; for `assign_users` and `assign_tags` an array of ids or
 names; other actions take no value. Its shape varies, so any JSON value is accepted there.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderActionOperation {
         ///The action.
         pub action_name: OrderActionOperationActionName,
@@ -1621,9 +1457,9 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum OrderActionOperationActionName {
         #[serde(rename = "create_shipping_policy")]
         CreateShippingPolicy,
@@ -1736,15 +1572,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         }
     }
     ///The outcome of one action.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderActionResult {
         ///The action.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1760,14 +1589,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub status: ::std::option::Option<::std::string::String>,
     }
     ///The outcome of each requested action. Not paged.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderActionResultList {
         ///One result per operation.
         #[serde(
@@ -1781,15 +1604,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub success: bool,
     }
     ///What can be done with an order now.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderActions {
         ///The order can be cancelled.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1802,14 +1618,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub reorderable: ::std::option::Option<bool>,
     }
     ///Actions to run and the orders to run them on.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderActionsRequest {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub filters: OrderActionFilters,
@@ -1827,15 +1637,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     /**The amounts of an order. `total` is the order total (the details have no top-level
 `total`). Amounts arrive as numbers or strings.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderAmounts {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -1879,14 +1682,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub total: ::std::option::Option<::store_admin_client_core::types::Money>,
     }
     ///An employee an order is assigned to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderAssignedEmployee {
         ///Address of the employee's picture.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1899,14 +1696,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub name: ::std::option::Option<::std::string::String>,
     }
     ///The employees an order is assigned to. Not paged.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderAssignedEmployeeList {
         ///The employees.
         #[serde(
@@ -1920,15 +1711,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub success: bool,
     }
     ///A condition of an assignment rule, for example `{"entity": "city", "value": "Riyadh"}`.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderAssignmentCondition {
         ///What the condition tests (for example a city, a branch or a payment method).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1938,14 +1722,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub value: ::std::option::Option<::std::string::String>,
     }
     ///A condition of an assignment rule.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderAssignmentConditionInput {
         ///What the condition tests (for example a city, a branch or a payment method).
         pub entity: OrderAssignmentConditionInputEntity,
@@ -1958,17 +1736,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         }
     }
     ///What the condition tests (for example a city, a branch or a payment method).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderAssignmentConditionInputEntity(::std::string::String);
     impl ::std::ops::Deref for OrderAssignmentConditionInputEntity {
@@ -2024,14 +1793,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         }
     }
     ///A rule that assigns the orders meeting its conditions to an employee.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderAssignmentRule {
         ///The rule id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -2051,14 +1814,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub user_id: ::std::option::Option<i64>,
     }
     ///The assignment rules. Not paged.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderAssignmentRuleList {
         ///The rules.
         #[serde(
@@ -2072,14 +1829,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub success: bool,
     }
     ///Envelope of one assignment rule.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderAssignmentRuleResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderAssignmentRule,
@@ -2090,15 +1841,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub success: bool,
     }
     ///The store's bank account the customer transferred the payment to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderBank {
         ///The account holder's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2131,15 +1875,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub status: ::std::option::Option<::std::string::String>,
     }
     ///A city.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderBranchCity {
         ///The city's country id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2163,15 +1900,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub name_en: ::std::option::Option<::std::string::String>,
     }
     ///How to reach a branch.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderBranchContacts {
         ///Mobile number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2184,15 +1914,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub whatsapp: ::std::option::Option<::std::string::String>,
     }
     ///A country.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderBranchCountry {
         ///ISO 3166 country code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2215,15 +1938,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub name_en: ::std::option::Option<::std::string::String>,
     }
     ///A period of a day.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderBranchTimeRange {
         ///Start time, `HH:MM`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2233,15 +1949,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub to: ::std::option::Option<::std::string::String>,
     }
     ///The opening hours of one day.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderBranchWorkingDay {
         ///The day's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2254,15 +1963,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub times: ::std::vec::Vec<OrderBranchTimeRange>,
     }
     ///The customer of an order.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderCustomer {
         ///Address of the customer's picture.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2340,15 +2042,8 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
         pub urls: ::std::option::Option<OrderUrls>,
     }
     ///The customer of a new or changed order; an existing one by `id`, or a new one.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderCustomerInput {
         ///The customer's email address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2383,14 +2078,8 @@ applications get, adds `cart_reference_id`, `draft`, `read`, `source_device`,
 `shipment_branch`, `items`, `store` and `product_reservations`. Only `id` and
 `reference_id` are required.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderDetails {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -2601,14 +2290,8 @@ object; the examples send an array of them, which is what is assumed here.
         pub urls: ::std::option::Option<OrderUrls>,
     }
     ///Envelope of one order with its details.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderDetailsResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderDetails,
@@ -2619,15 +2302,8 @@ object; the examples send an array of them, which is what is assumed here.
         pub success: bool,
     }
     ///A discount applied to an order.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderDiscount {
         ///The coupon code, when the discount comes from one.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2657,14 +2333,8 @@ object; the examples send an array of them, which is what is assumed here.
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///A new draft order.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderDraft {
         ///The order id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -2674,14 +2344,8 @@ object; the examples send an array of them, which is what is assumed here.
         pub reference_id: i64,
     }
     ///Envelope of a new draft order.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderDraftResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderDraft,
@@ -2692,15 +2356,8 @@ object; the examples send an array of them, which is what is assumed here.
         pub success: bool,
     }
     ///What an order contains and supports.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderFeatures {
         ///The order has digital products.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2719,15 +2376,8 @@ object; the examples send an array of them, which is what is assumed here.
         pub shippable: ::std::option::Option<bool>,
     }
     ///A point on the map.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderGeoCoordinates {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub lat: ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
@@ -2735,14 +2385,8 @@ object; the examples send an array of them, which is what is assumed here.
         pub lng: ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
     }
     ///A point on the map.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderGeoCoordinatesInput {
         ///Latitude in degrees.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -2759,14 +2403,8 @@ object; the examples send an array of them, which is what is assumed here.
     /**An entry of an order's history: a status change or other activity, or a note. The list
 gives `type` and `created_by`; adding a note answers `customized` instead.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderHistory {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -2802,15 +2440,8 @@ gives `type` and `created_by`; adding a note answers `customized` instead.
         pub type_: ::std::option::Option<OrderHistoryType>,
     }
     ///The employee who made a history entry.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderHistoryAuthor {
         ///Address of the employee's picture.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2827,14 +2458,8 @@ gives `type` and `created_by`; adding a note answers `customized` instead.
         pub name: ::std::option::Option<::std::string::String>,
     }
     ///One page of an order's history.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderHistoryList {
         ///The entries of this page.
         #[serde(
@@ -2856,14 +2481,8 @@ gives `type` and `created_by`; adding a note answers `customized` instead.
         pub success: bool,
     }
     ///Envelope of one order history entry.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderHistoryResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderHistory,
@@ -2876,15 +2495,8 @@ gives `type` and `created_by`; adding a note answers `customized` instead.
     /**The order's status when a note was added. `parent` is documented as a string; its shape
 is not otherwise shown, so any JSON value is accepted there.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderHistoryStatus {
         ///The status id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2921,9 +2533,9 @@ is not otherwise shown, so any JSON value is accepted there.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderHistoryType(pub ::std::string::String);
     impl ::std::ops::Deref for OrderHistoryType {
@@ -2956,14 +2568,8 @@ is not otherwise shown, so any JSON value is accepted there.
     /**An invoice or credit note of an order. The details name the subtotal `subtotal`, the list
 `sub_total`; read whichever is present.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderInvoice {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -3044,15 +2650,8 @@ is not otherwise shown, so any JSON value is accepted there.
         pub uuid: ::std::option::Option<::std::string::String>,
     }
     ///An amount of an invoice, and whether tax applies to it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderInvoiceAmount {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub amount: ::std::option::Option<
@@ -3066,15 +2665,8 @@ is not otherwise shown, so any JSON value is accepted there.
         pub taxable: ::std::option::Option<bool>,
     }
     ///A line of an invoice.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderInvoiceItem {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -3138,27 +2730,15 @@ is not otherwise shown, so any JSON value is accepted there.
         pub type_: ::std::option::Option<OrderProductType>,
     }
     ///The address of a rendered invoice.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderInvoiceLink {
         ///Address of the invoice document.
         pub url: ::std::string::String,
     }
     ///Envelope of the address of a rendered invoice.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderInvoiceLinkResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderInvoiceLink,
@@ -3169,14 +2749,8 @@ is not otherwise shown, so any JSON value is accepted there.
         pub success: bool,
     }
     ///One page of invoices.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderInvoiceList {
         ///The invoices of this page.
         #[serde(
@@ -3198,14 +2772,8 @@ is not otherwise shown, so any JSON value is accepted there.
         pub success: bool,
     }
     ///Envelope of one invoice.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderInvoiceResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderInvoice,
@@ -3225,9 +2793,9 @@ is not otherwise shown, so any JSON value is accepted there.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderInvoiceType(pub ::std::string::String);
     impl ::std::ops::Deref for OrderInvoiceType {
@@ -3258,14 +2826,8 @@ is not otherwise shown, so any JSON value is accepted there.
         }
     }
     ///A line of an order, as summarized in the order list.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderItem {
         ///The product name.
         pub name: ::std::string::String,
@@ -3277,15 +2839,8 @@ is not otherwise shown, so any JSON value is accepted there.
         pub thumbnail: ::std::option::Option<::std::string::String>,
     }
     ///The amounts of an order line.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderItemAmounts {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -3317,15 +2872,8 @@ is not otherwise shown, so any JSON value is accepted there.
         >,
     }
     ///A code delivered with a digital product (deprecated; use the order's `urls.digital_content`).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderItemCode {
         ///The code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3335,15 +2883,8 @@ is not otherwise shown, so any JSON value is accepted there.
         pub status: ::std::option::Option<::std::string::String>,
     }
     ///A file delivered with a digital product (deprecated; use the order's `urls.digital_content`).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderItemFile {
         ///File name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3360,15 +2901,8 @@ is not otherwise shown, so any JSON value is accepted there.
         pub url: ::std::option::Option<::std::string::String>,
     }
     ///An image attached to an order line.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderItemImage {
         ///The image id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3385,15 +2919,8 @@ is not otherwise shown, so any JSON value is accepted there.
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///A product option chosen on an order line.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderItemOption {
         ///The id of the option on the order line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3434,9 +2961,9 @@ grow.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderItemOptionType(pub ::std::string::String);
     impl ::std::ops::Deref for OrderItemOptionType {
@@ -3467,15 +2994,8 @@ grow.
         }
     }
     ///A value chosen for a product option on an order line.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderItemOptionValue {
         ///The option value id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3495,15 +3015,8 @@ grow.
         pub price: ::std::option::Option<::store_admin_client_core::types::Money>,
     }
     ///The product of an order line, as a product card.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderItemProduct {
         ///Calories (food products); null when not given.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3594,15 +3107,8 @@ grow.
         pub url: ::std::option::Option<::std::string::String>,
     }
     ///The promotion text shown on a product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderItemProductPromotion {
         ///The promotion subtitle; null when none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3612,14 +3118,8 @@ grow.
         pub title: ::std::option::Option<::std::string::String>,
     }
     ///`OrderItemProductStartingPrice`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum OrderItemProductStartingPrice {
         Number(f64),
@@ -3644,14 +3144,8 @@ date}` objects by the order items pages and as a string by the order details pag
 JSON value is accepted there; `features` of the product is in the examples only, with no
 documented shape.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderLineItem {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -3749,14 +3243,8 @@ its examples omit it).
         pub weight_type: ::std::option::Option<::std::string::String>,
     }
     ///The items of an order. Not paged.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderLineItemList {
         ///The items.
         #[serde(
@@ -3770,14 +3258,8 @@ its examples omit it).
         pub success: bool,
     }
     ///One page of orders.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderList {
         ///The orders of this page.
         #[serde(
@@ -3797,14 +3279,8 @@ its examples omit it).
 `{id, name, price, cost, weight, is_default}` by the details page and as an array of them
 by the creation and update pages, so any JSON value is accepted there.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderOption {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -3876,15 +3352,8 @@ by the creation and update pages, so any JSON value is accepted there.
         pub type_: ::std::option::Option<OrderOptionType>,
     }
     ///The availability of a booking option on one day of the week.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderOptionAvailability {
         ///The day of the week.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3907,14 +3376,8 @@ by the creation and update pages, so any JSON value is accepted there.
         pub times: ::std::vec::Vec<OrderOptionTimeRange>,
     }
     ///The availability of a new booking option on one day of the week.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderOptionAvailabilityInput {
         ///The day of the week.
         pub day: OrderOptionAvailabilityInputDay,
@@ -3933,17 +3396,8 @@ by the creation and update pages, so any JSON value is accepted there.
         }
     }
     ///The day of the week.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderOptionAvailabilityInputDay(::std::string::String);
     impl ::std::ops::Deref for OrderOptionAvailabilityInputDay {
@@ -3999,15 +3453,8 @@ by the creation and update pages, so any JSON value is accepted there.
         }
     }
     ///How a booking option is booked.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderOptionBooking {
         ///The availability per day of the week.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -4066,14 +3513,8 @@ by the creation and update pages, so any JSON value is accepted there.
         pub type_: ::std::option::Option<OrderOptionBookingType>,
     }
     ///How a new booking option is booked.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderOptionBookingInput {
         ///The availability per day of the week.
         #[serde(
@@ -4114,17 +3555,8 @@ by the creation and update pages, so any JSON value is accepted there.
         }
     }
     ///The unit of `time_strict` (for example `hours` or `days`).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderOptionBookingInputTimeStrictType(::std::string::String);
     impl ::std::ops::Deref for OrderOptionBookingInputTimeStrictType {
@@ -4190,9 +3622,9 @@ by the creation and update pages, so any JSON value is accepted there.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum OrderOptionBookingInputType {
         #[serde(rename = "date")]
         Date,
@@ -4245,9 +3677,9 @@ by the creation and update pages, so any JSON value is accepted there.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderOptionBookingType(pub ::std::string::String);
     impl ::std::ops::Deref for OrderOptionBookingType {
@@ -4278,14 +3710,8 @@ by the creation and update pages, so any JSON value is accepted there.
         }
     }
     ///A category an order option applies to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderOptionCategoryInput {
         ///The category id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -4299,14 +3725,8 @@ by the creation and update pages, so any JSON value is accepted there.
         }
     }
     ///One page of order options.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderOptionList {
         ///The options of this page.
         #[serde(
@@ -4328,15 +3748,8 @@ by the creation and update pages, so any JSON value is accepted there.
         pub success: bool,
     }
     ///A date on which a booking option departs from its weekly availability.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderOptionOverride {
         ///The date.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4355,14 +3768,8 @@ by the creation and update pages, so any JSON value is accepted there.
         }
     }
     ///A date on which a new booking option departs from its weekly availability.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderOptionOverrideInput {
         ///The date.
         pub day: OrderOptionOverrideInputDay,
@@ -4373,17 +3780,8 @@ by the creation and update pages, so any JSON value is accepted there.
         }
     }
     ///The date.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderOptionOverrideInputDay(::std::string::String);
     impl ::std::ops::Deref for OrderOptionOverrideInputDay {
@@ -4439,14 +3837,8 @@ by the creation and update pages, so any JSON value is accepted there.
     /**Whether the customer must fill the option in: a boolean, or the same as a string (the
 details page declares a string, the creation and update pages a boolean).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum OrderOptionRequiredFlag {
         Boolean(bool),
@@ -4466,14 +3858,8 @@ details page declares a string, the creation and update pages a boolean).
         }
     }
     ///Envelope of one order option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderOptionResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderOption,
@@ -4484,14 +3870,8 @@ details page declares a string, the creation and update pages a boolean).
         pub success: bool,
     }
     ///A bookable period of a day.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderOptionTimeRange {
         ///Start time, `HH:MM`.
         pub from: ::std::string::String,
@@ -4515,9 +3895,9 @@ details page declares a string, the creation and update pages a boolean).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderOptionType(pub ::std::string::String);
     impl ::std::ops::Deref for OrderOptionType {
@@ -4548,14 +3928,8 @@ details page declares a string, the creation and update pages a boolean).
         }
     }
     ///A value of a new order option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderOptionValueInput {
         ///The value's cost; null for none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4578,14 +3952,8 @@ details page declares a string, the creation and update pages a boolean).
         }
     }
     ///`OrderOptionValueInputCost`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum OrderOptionValueInputCost {
         Number(f64),
@@ -4605,17 +3973,8 @@ details page declares a string, the creation and update pages a boolean).
         }
     }
     ///The value's name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderOptionValueInputName(::std::string::String);
     impl ::std::ops::Deref for OrderOptionValueInputName {
@@ -4669,14 +4028,8 @@ details page declares a string, the creation and update pages a boolean).
         }
     }
     ///`OrderOptionValueInputPrice`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum OrderOptionValueInputPrice {
         Number(f64),
@@ -4696,14 +4049,8 @@ details page declares a string, the creation and update pages a boolean).
         }
     }
     ///`OrderOptionValueInputWeight`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum OrderOptionValueInputWeight {
         Number(f64),
@@ -4723,15 +4070,8 @@ details page declares a string, the creation and update pages a boolean).
         }
     }
     ///The payment of a new or changed order.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderPaymentInput {
         ///The payment methods the customer may use to pay the order.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -4779,9 +4119,9 @@ yet). The set may grow.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderPaymentMethod(pub ::std::string::String);
     impl ::std::ops::Deref for OrderPaymentMethod {
@@ -4812,15 +4152,8 @@ yet). The set may grow.
         }
     }
     ///The branch where the customer picks the order up (deprecated full answer).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderPickupBranch {
         ///The additional number of the national address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4911,15 +4244,8 @@ yet). The set may grow.
         pub working_hours: ::std::vec::Vec<OrderBranchWorkingDay>,
     }
     ///A product to put in a new order.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderProductInput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub identifier: ::std::option::Option<
@@ -4964,9 +4290,9 @@ yet). The set may grow.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum OrderProductInputIdentifierType {
         #[serde(rename = "id")]
         Id,
@@ -5011,15 +4337,8 @@ yet). The set may grow.
         }
     }
     ///A product option chosen for an ordered product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderProductOptionInput {
         ///The product option id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5038,15 +4357,8 @@ yet). The set may grow.
         }
     }
     ///A reservation (booking) made through the order (deprecated full answer).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderProductReservation {
         ///The booked day.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5077,9 +4389,9 @@ yet). The set may grow.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderProductType(pub ::std::string::String);
     impl ::std::ops::Deref for OrderProductType {
@@ -5110,15 +4422,8 @@ yet). The set may grow.
         }
     }
     ///The person who receives the order.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderReceiver {
         ///The receiver's email address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5131,15 +4436,8 @@ yet). The set may grow.
         pub phone: ::std::option::Option<::std::string::String>,
     }
     ///The person who receives the order, when not the customer.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderReceiverInput {
         ///The country calling code of `phone`, for example `+966`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5163,15 +4461,8 @@ yet). The set may grow.
         }
     }
     ///A subscription (recurring order) of a product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderRecurringInput {
         ///Intervals between two orders.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5205,14 +4496,8 @@ yet). The set may grow.
         }
     }
     ///An order item and the quantity of it to move.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderRelocateItem {
         ///The order item id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -5236,9 +4521,9 @@ yet). The set may grow.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderReservationType(pub ::std::string::String);
     impl ::std::ops::Deref for OrderReservationType {
@@ -5273,14 +4558,8 @@ yet). The set may grow.
 5 January 2026. The required fields are those the update page states; the creation page
 shows the same object by example only.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipToInput {
         ///Additional number of the national address.
         pub additional_number: ::std::string::String,
@@ -5317,15 +4596,8 @@ shows the same object by example only.
         }
     }
     ///A shipment of the order (deprecated full answer).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipment {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -5430,15 +4702,8 @@ shows the same object by example only.
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///The sender's or the receiver's address of a shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipmentAddress {
         ///The address as one line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5506,15 +4771,8 @@ shows the same object by example only.
     /**A branch an order ships from. Its `type` is documented as a string, but the example sends
 `[]`, so any JSON value is accepted there.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipmentBranch {
         ///The branch id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5536,15 +4794,8 @@ shows the same object by example only.
         pub type_: ::std::option::Option<::store_admin_client_core::types::AnyValue>,
     }
     ///The size of a box.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipmentDimensions {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub height: ::std::option::Option<
@@ -5560,15 +4811,8 @@ shows the same object by example only.
         >,
     }
     ///A shipping label file.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipmentLabel {
         ///The file format, for example `pdf`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5578,15 +4822,8 @@ shows the same object by example only.
         pub url: ::std::option::Option<::std::string::String>,
     }
     ///Extra data of a shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipmentMeta {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub app_id: ::std::option::Option<
@@ -5600,15 +4837,8 @@ shows the same object by example only.
         pub policy_options: ::std::option::Option<OrderShipmentPolicyOptions>,
     }
     ///A package of a shipment (one order item).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipmentPackage {
         ///The item's id in an external system; null when none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5657,15 +4887,8 @@ shows the same object by example only.
         pub weight: ::std::option::Option<OrderShipmentWeight>,
     }
     ///A product option of a package.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipmentPackageOption {
         ///The option name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5678,15 +4901,8 @@ shows the same object by example only.
         pub values: ::std::vec::Vec<OrderShipmentPackageOptionValue>,
     }
     ///A value chosen for a product option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipmentPackageOptionValue {
         ///The value's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5702,14 +4918,8 @@ shows the same object by example only.
         pub value: ::std::option::Option<::std::string::String>,
     }
     ///`OrderShipmentPickupId`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum OrderShipmentPickupId {
         Int64(i64),
@@ -5729,15 +4939,8 @@ shows the same object by example only.
         }
     }
     ///Options of the shipping policy.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipmentPolicyOptions {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub boxes: ::std::option::Option<
@@ -5751,14 +4954,8 @@ shows the same object by example only.
         pub dimensions: ::std::option::Option<OrderShipmentDimensions>,
     }
     ///`OrderShipmentShippingNumber`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum OrderShipmentShippingNumber {
         Int64(i64),
@@ -5778,14 +4975,8 @@ shows the same object by example only.
         }
     }
     ///`OrderShipmentTrackingNumber`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum OrderShipmentTrackingNumber {
         Int64(i64),
@@ -5805,15 +4996,8 @@ shows the same object by example only.
         }
     }
     ///A weight with its unit.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipmentWeight {
         ///`kg`, `g`, `lb` or `oz`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5824,15 +5008,8 @@ shows the same object by example only.
         >,
     }
     ///The sender of a shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipper {
         ///The sender's company (the store).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5850,15 +5027,8 @@ shows the same object by example only.
     /**The shipping of an order (deprecated full answer; use `list_shipments`). Its
 `shipping_details_id` matches the id of the shipping estimated rate.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShipping {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -5933,15 +5103,8 @@ not documented, so an integer or a string is accepted, or null).
         pub shipping_details_id: ::std::option::Option<::std::string::String>,
     }
     ///An address of the order's shipping (pickup or delivery).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShippingAddress {
         ///District or block.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5972,15 +5135,8 @@ not documented, so an integer or a string is accepted, or null).
         pub street_number: ::std::option::Option<::std::string::String>,
     }
     ///An option of the shipping policy.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShippingPolicyOption {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub boxes: ::std::option::Option<
@@ -5991,15 +5147,8 @@ not documented, so an integer or a string is accepted, or null).
 `{format, url}` objects, but the example sends one such object, so any JSON value is
 accepted there.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderShippingShipment {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::store_admin_client_core::types::IntegerOrString>,
@@ -6013,14 +5162,8 @@ accepted there.
         pub tracking_link: ::std::option::Option<::std::string::String>,
     }
     ///`OrderShippingShipmentPickupId`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum OrderShippingShipmentPickupId {
         Int64(i64),
@@ -6040,14 +5183,8 @@ accepted there.
         }
     }
     ///`OrderShippingShipmentReference`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum OrderShippingShipmentReference {
         Int64(i64),
@@ -6079,9 +5216,9 @@ accepted there.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderSource(pub ::std::string::String);
     impl ::std::ops::Deref for OrderSource {
@@ -6112,15 +5249,8 @@ accepted there.
         }
     }
     ///How the order was placed.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderSourceDetails {
         ///The device used (for example `desktop` or `mobile`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6146,14 +5276,8 @@ merchant's customization of one (`type: custom`), possibly a sub-status of anoth
 (`parent`). `list_order_statuses` returns the statuses without `color` and `children`; the
 other status operations add them.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderStatus {
         ///The sub-statuses of this status (each without its own parent and original).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6207,14 +5331,8 @@ other status operations add them.
         pub type_: ::std::option::Option<OrderStatusType>,
     }
     ///All order statuses of the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderStatusList {
         ///The statuses, in `sort` order.
         #[serde(
@@ -6228,14 +5346,8 @@ other status operations add them.
         pub success: bool,
     }
     ///Envelope of one order status.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderStatusResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderStatus,
@@ -6261,9 +5373,9 @@ may grow.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderStatusSlug(pub ::std::string::String);
     impl ::std::ops::Deref for OrderStatusSlug {
@@ -6294,14 +5406,8 @@ may grow.
         }
     }
     ///The position of one status.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderStatusSortInput {
         ///Its position in the list.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -6316,14 +5422,8 @@ may grow.
         }
     }
     ///The status an order is in.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderStatusSummary {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -6352,9 +5452,9 @@ The set may grow.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct OrderStatusType(pub ::std::string::String);
     impl ::std::ops::Deref for OrderStatusType {
@@ -6385,15 +5485,8 @@ The set may grow.
         }
     }
     ///The store the order belongs to (deprecated full answer).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderStore {
         ///Address of the store's logo.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6433,15 +5526,8 @@ The set may grow.
         pub username: ::std::option::Option<::std::string::String>,
     }
     ///The store's name per language.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderStoreName {
         ///The name in Arabic.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6451,15 +5537,8 @@ The set may grow.
         pub en: ::std::option::Option<::std::string::String>,
     }
     ///A tax rate and the tax amount.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderTax {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -6473,15 +5552,8 @@ The set may grow.
         >,
     }
     ///Addresses of an order (or of a customer) in the store and the merchant dashboard.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct OrderUrls {
         ///The page in the merchant dashboard.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6500,14 +5572,8 @@ The set may grow.
         pub rating: ::std::option::Option<::std::string::String>,
     }
     ///Where to move an order's stock from and to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RelocateOrderInventoryRequest {
         ///The branch the stock moves to.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -6529,14 +5595,8 @@ The set may grow.
     }
     /**A booking made through an order: a whole day (`type: day`) or a time slot (`type: time`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Reservation {
         ///When it was reserved, local `YYYY-MM-DD HH:MM:SS`.
         pub created_at: ::std::string::String,
@@ -6571,15 +5631,8 @@ The set may grow.
         pub weight: ::std::option::Option<i64>,
     }
     ///The reservations of a period. Not paged; every field is optional.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ReservationList {
         ///The reservations.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -6599,14 +5652,8 @@ The set may grow.
         pub success: ::std::option::Option<bool>,
     }
     ///The new positions of the statuses.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct SortOrderStatusesRequest(
         #[serde(
@@ -6633,14 +5680,8 @@ The set may grow.
         }
     }
     ///The new conditions of the rule.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateOrderAssignmentRuleRequest(
         #[serde(
@@ -6667,15 +5708,8 @@ The set may grow.
         }
     }
     ///Changes to an order line; only the fields sent change.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateOrderItemRequest {
         ///The branch to take the stock from.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6715,14 +5749,8 @@ The set may grow.
         }
     }
     ///The availability of a booking option on one day of the week.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateOrderOptionAvailabilityInput {
         ///The day of the week.
         pub day: UpdateOrderOptionAvailabilityInputDay,
@@ -6743,17 +5771,8 @@ The set may grow.
         }
     }
     ///The day of the week.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateOrderOptionAvailabilityInputDay(::std::string::String);
     impl ::std::ops::Deref for UpdateOrderOptionAvailabilityInputDay {
@@ -6809,15 +5828,8 @@ The set may grow.
         }
     }
     ///Changes to how a booking option is booked.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateOrderOptionBookingInput {
         ///The availability per day of the week.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -6885,9 +5897,9 @@ The set may grow.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateOrderOptionBookingInputType {
         #[serde(rename = "date")]
         Date,
@@ -6932,15 +5944,8 @@ The set may grow.
         }
     }
     ///Changes to an order option; only the fields sent change.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateOrderOptionRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -7020,17 +6025,8 @@ The set may grow.
         }
     }
     ///The option name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateOrderOptionRequestName(::std::string::String);
     impl ::std::ops::Deref for UpdateOrderOptionRequestName {
@@ -7095,9 +6091,9 @@ The set may grow.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateOrderOptionRequestType {
         #[serde(rename = "date")]
         Date,
@@ -7154,15 +6150,8 @@ The set may grow.
         }
     }
     ///A value of an order option being changed; with `id` for an existing value.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateOrderOptionValueInput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cost: ::std::option::Option<
@@ -7196,15 +6185,8 @@ The set may grow.
         }
     }
     ///Changes to an order; only the fields sent change.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateOrderRequest {
         ///The branch the order ships from (or is picked up at).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7263,15 +6245,8 @@ The set may grow.
         }
     }
     ///Changes to a custom order status; only the fields sent change.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateOrderStatusRequest {
         ///Icon name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7301,17 +6276,8 @@ The set may grow.
         }
     }
     ///The status name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateOrderStatusRequestName(::std::string::String);
     impl ::std::ops::Deref for UpdateOrderStatusRequestName {

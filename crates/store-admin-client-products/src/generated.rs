@@ -10,14 +10,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     use ::store_admin_client_core::lenient;
     ///A product brand of the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Brand {
         ///The Arabic letter the brand is filed under in alphabetical indexes.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -71,14 +65,8 @@ is not documented; any JSON value is accepted for each language.
         >,
     }
     ///One page of brands.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BrandList {
         ///The brands of this page.
         #[serde(
@@ -100,15 +88,8 @@ is not documented; any JSON value is accepted for each language.
         pub success: bool,
     }
     ///Search engine metadata of a brand page.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BrandMetadata {
         ///The page description.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -121,14 +102,8 @@ is not documented; any JSON value is accepted for each language.
         pub url: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of one brand.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BrandResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Brand,
@@ -142,14 +117,8 @@ is not documented; any JSON value is accepted for each language.
 recursively; the creation example leaves out `image`, `show_in`, `has_hidden_products`,
 `update_at`, `sub_categories` and `translations`, so only `id` and `name` are required.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Category {
         ///Whether some products of the category are hidden.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -225,14 +194,8 @@ described); `items` carries them as categories.
         pub urls: ::std::option::Option<CategoryUrls>,
     }
     ///A direct sub-category, as `list_category_children` returns it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryChild {
         ///The sub-category id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -260,14 +223,8 @@ content not described).
         pub urls: ::std::option::Option<CategoryUrls>,
     }
     ///One page of sub-categories.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryChildList {
         ///The sub-categories of this page.
         #[serde(
@@ -289,14 +246,8 @@ content not described).
         pub success: bool,
     }
     ///One page of categories.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryList {
         ///The categories of this page, with their sub-categories in `items`.
         #[serde(
@@ -318,15 +269,8 @@ content not described).
         pub success: bool,
     }
     ///Search engine metadata of a category.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryMetadata {
         ///The page description.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -339,14 +283,8 @@ content not described).
         pub url: ::std::option::Option<::std::string::String>,
     }
     ///A product placed in a category, with its position there.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryProduct {
         ///The product id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -366,14 +304,8 @@ content not described).
         pub sort: ::std::option::Option<i64>,
     }
     ///One page of the products of a category.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryProductList {
         ///The products of this page.
         #[serde(
@@ -395,15 +327,8 @@ content not described).
         pub success: bool,
     }
     ///The position of one product in the category.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryProductSort {
         ///The product id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -426,14 +351,8 @@ content not described).
         }
     }
     ///Envelope of one category.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Category,
@@ -444,15 +363,8 @@ content not described).
         pub success: bool,
     }
     ///Where a category is shown.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryShowIn {
         ///Shown in the store's mobile application.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -465,15 +377,8 @@ content not described).
 (`metadata_title`, `metadata_description`, `metadata_url`, the documentation's example) or
 nested (`metadata`, its schema); send one form.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryTranslation {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -500,15 +405,8 @@ nested (`metadata`, its schema); send one form.
         }
     }
     ///The category's texts in one language, as responses carry them.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryTranslationDetails {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -521,14 +419,8 @@ nested (`metadata`, its schema); send one form.
         pub name: ::std::option::Option<::std::string::String>,
     }
     ///Translated search engine metadata of a category (the nested form of the documentation's schema).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryTranslationMetadata {
         ///The translated page description.
         pub description: ::std::string::String,
@@ -543,15 +435,8 @@ nested (`metadata`, its schema); send one form.
         }
     }
     ///Where the category is seen.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryUrls {
         ///Address of the category in the merchant dashboard.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -573,15 +458,8 @@ nested (`metadata`, its schema); send one form.
 boolean) or `shows_in` (its schema, which types `app` as a string and requires it). A
 boolean is assumed to be accepted under both names.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CategoryVisibility {
         ///Shown in the store's mobile application.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -593,14 +471,8 @@ boolean is assumed to be accepted under both names.
         }
     }
     ///The new status of a product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ChangeProductStatusRequest {
         ///`sale` (on sale), `out` (out of stock) or `hidden` (not shown in the storefront).
         pub status: ChangeProductStatusRequestStatus,
@@ -621,9 +493,9 @@ boolean is assumed to be accepted under both names.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ChangeProductStatusRequestStatus {
         #[serde(rename = "out")]
         Out,
@@ -675,14 +547,8 @@ boolean is assumed to be accepted under both names.
 is sent its `name` is required; its nested fields are bracketed form field names, as the
 service reads nested form data (assumed: the documentation draws them as a JSON object).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateBrandRequest {
         ///A banner image file.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -736,17 +602,8 @@ service reads nested form data (assumed: the documentation draws them as a JSON 
         }
     }
     ///The brand name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateBrandRequestName(::std::string::String);
     impl ::std::ops::Deref for CreateBrandRequestName {
@@ -802,14 +659,8 @@ service reads nested form data (assumed: the documentation draws them as a JSON 
     /**A new category. Only `name` is required. `show_in`/`shows_in` and the two translation
 metadata forms are alternative spellings of the documentation (see `create_category`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateCategoryRequest {
         ///Address of the category image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -879,17 +730,8 @@ metadata forms are alternative spellings of the documentation (see `create_categ
         }
     }
     ///The category name; must not be blank.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateCategoryRequestName(::std::string::String);
     impl ::std::ops::Deref for CreateCategoryRequestName {
@@ -953,9 +795,9 @@ metadata forms are alternative spellings of the documentation (see `create_categ
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateCategoryRequestStatus {
         #[serde(rename = "active")]
         Active,
@@ -999,14 +841,8 @@ metadata forms are alternative spellings of the documentation (see `create_categ
         }
     }
     ///Codes to attach to a digital product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateProductDigitalCodesRequest {
         ///The codes, one per unit sold.
         pub codes: ::std::vec::Vec<::std::string::String>,
@@ -1017,15 +853,8 @@ metadata forms are alternative spellings of the documentation (see `create_categ
         }
     }
     ///A file to attach to a digital product (multipart/form-data).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateProductDigitalFileRequest {
         ///The file.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1040,15 +869,8 @@ metadata forms are alternative spellings of the documentation (see `create_categ
         }
     }
     ///An image to attach to a product found by SKU (multipart/form-data).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateProductImageBySkuRequest {
         ///The image file.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1062,15 +884,8 @@ metadata forms are alternative spellings of the documentation (see `create_categ
     /**An image to attach to a product (multipart/form-data): a file (`photo`) or the address of
 an image (`original`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateProductImageRequest {
         ///Alternative text of the image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1109,14 +924,8 @@ an image (`original`).
 `values[].is_default`, which the schema lacks). `type` is optional here so that the
 documented request stays valid; send it.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateProductOptionRequest {
         ///The option's advanced setting, as the dashboard sets it (not further documented).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1196,9 +1005,9 @@ string, its example sends an integer.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateProductOptionRequestDisplayType {
         #[serde(rename = "text")]
         Text,
@@ -1247,17 +1056,8 @@ string, its example sends an integer.
         }
     }
     ///The option's name, for example `size`.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateProductOptionRequestName(::std::string::String);
     impl ::std::ops::Deref for CreateProductOptionRequestName {
@@ -1324,9 +1124,9 @@ example: assumed optional.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateProductOptionRequestType {
         #[serde(rename = "radio")]
         Radio,
@@ -1421,9 +1221,9 @@ example: assumed optional.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateProductOptionRequestVisibility {
         #[serde(rename = "always")]
         Always,
@@ -1468,14 +1268,8 @@ example: assumed optional.
         }
     }
     ///A new option template; `details` (its values) is required.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateProductOptionTemplateRequest {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub details: ProductOptionTemplateDetailInput,
@@ -1519,9 +1313,9 @@ example: assumed optional.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateProductOptionTemplateRequestDisplayType {
         #[serde(rename = "text")]
         Text,
@@ -1581,9 +1375,9 @@ example: assumed optional.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateProductOptionTemplateRequestType {
         #[serde(rename = "checkbox")]
         Checkbox,
@@ -1638,9 +1432,9 @@ example: assumed optional.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateProductOptionTemplateWith {
         #[serde(rename = "details")]
         Details,
@@ -1681,14 +1475,8 @@ example: assumed optional.
         }
     }
     ///A new value of a product option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateProductOptionValueRequest {
         ///What is displayed for the value (text, colour code or image address).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1716,17 +1504,8 @@ example: assumed optional.
         }
     }
     ///The value's label, for example `XL`.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateProductOptionValueRequestName(::std::string::String);
     impl ::std::ops::Deref for CreateProductOptionValueRequestName {
@@ -1784,14 +1563,8 @@ example: assumed optional.
     /**A new product. The documentation shows this body by example only: the types follow the
 example and only `name` is assumed required.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateProductRequest {
         ///Whether the product's advanced options are active.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1940,17 +1713,8 @@ example and only `name` is assumed required.
         }
     }
     ///The product name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateProductRequestName(::std::string::String);
     impl ::std::ops::Deref for CreateProductRequestName {
@@ -2014,9 +1778,9 @@ example and only `name` is assumed required.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateProductRequestProductType {
         #[serde(rename = "product")]
         Product,
@@ -2099,9 +1863,9 @@ example and only `name` is assumed required.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateProductRequestStatus {
         #[serde(rename = "sale")]
         Sale,
@@ -2149,17 +1913,8 @@ example and only `name` is assumed required.
         }
     }
     ///`CreateProductTagTagName`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateProductTagTagName(::std::string::String);
     impl ::std::ops::Deref for CreateProductTagTagName {
@@ -2213,15 +1968,8 @@ example and only `name` is assumed required.
         }
     }
     ///A video to attach to a product found by SKU.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateProductVideoBySkuRequest {
         ///Address of the video.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2233,14 +1981,8 @@ example and only `name` is assumed required.
         }
     }
     ///A YouTube video to attach to a product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateProductVideoRequest {
         ///Alternative text of the video.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2267,9 +2009,9 @@ example and only `name` is assumed required.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum GetBrandWith {
         #[serde(rename = "translations")]
         Translations,
@@ -2319,9 +2061,9 @@ example and only `name` is assumed required.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum GetProductOptionTemplateWith {
         #[serde(rename = "details")]
         Details,
@@ -2362,14 +2104,8 @@ example and only `name` is assumed required.
         }
     }
     ///A spreadsheet of products to import (multipart/form-data).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ImportProductsRequest {
         ///The spreadsheet file.
         pub file: ::std::string::String,
@@ -2397,9 +2133,9 @@ example and only `name` is assumed required.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ImportProductsRequestType {
         #[serde(rename = "products")]
         Products,
@@ -2477,9 +2213,9 @@ example and only `name` is assumed required.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListBrandsWith {
         #[serde(rename = "translations")]
         Translations,
@@ -2529,9 +2265,9 @@ example and only `name` is assumed required.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListCategoriesStatus {
         #[serde(rename = "active")]
         Active,
@@ -2585,9 +2321,9 @@ example and only `name` is assumed required.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListProductOptionTemplatesWith {
         #[serde(rename = "details")]
         Details,
@@ -2638,9 +2374,9 @@ example and only `name` is assumed required.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListProductsFormat {
         #[serde(rename = "light")]
         Light,
@@ -2690,9 +2426,9 @@ example and only `name` is assumed required.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListProductsStatus {
         #[serde(rename = "hidden")]
         Hidden,
@@ -2743,14 +2479,8 @@ example and only `name` is assumed required.
 (`ProductDetails`) add `scoped_prices`, `categories` and `tags`. The documentation gives the
 fields of a product only by example, so every field but `id` is optional.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Product {
         ///Whether customers may attach files to the product when ordering.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2994,15 +2724,8 @@ shown in the storefront); the list may grow.
         pub with_tax: ::std::option::Option<bool>,
     }
     ///The availability of a booking product on one day of the week.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductBookingAvailability {
         ///The day of the week, for example `sunday`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3025,15 +2748,8 @@ shown in the storefront); the list may grow.
     /**How a `booking` product is booked: where, how long a session lasts, and when it is
 available. The documentation names these fields by example only; their types are assumed.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductBookingDetails {
         ///The weekly availability, one entry per day.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -3091,15 +2807,8 @@ available. The documentation names these fields by example only; their types are
         }
     }
     ///A date on which a booking product's availability differs from its weekly one.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductBookingOverride {
         ///The date, `YYYY-MM-DD`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3114,15 +2823,8 @@ available. The documentation names these fields by example only; their types are
         }
     }
     ///A time range of a booking product's availability.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductBookingTime {
         ///Start time, `HH:MM`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3137,14 +2839,8 @@ available. The documentation names these fields by example only; their types are
         }
     }
     ///The bulk actions the service queued (not paged).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductBulkActionList {
         ///One entry per requested action.
         #[serde(
@@ -3158,15 +2854,8 @@ available. The documentation names these fields by example only; their types are
         pub success: bool,
     }
     ///A bulk action the service queued.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductBulkActionResult {
         ///The action, as given in the request.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3181,15 +2870,8 @@ available. The documentation names these fields by example only; their types are
     /**Which products a bulk action applies to: the products of `ids`, or with `select_all` every
 product but those of `unselected_ids`, narrowed by the other filters.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductBulkFilters {
         ///Only products of any of these brands (ids).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -3238,9 +2920,9 @@ product but those of `unselected_ids`, narrowed by the other filters.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ProductBulkFiltersMahly {
         #[serde(rename = "linked")]
         Linked,
@@ -3294,9 +2976,9 @@ product but those of `unselected_ids`, narrowed by the other filters.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ProductBulkFiltersStatusItem {
         #[serde(rename = "hidden")]
         Hidden,
@@ -3359,9 +3041,9 @@ product but those of `unselected_ids`, narrowed by the other filters.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ProductBulkFiltersTypesItem {
         #[serde(rename = "product")]
         Product,
@@ -3433,15 +3115,8 @@ product but those of `unselected_ids`, narrowed by the other filters.
         }
     }
     ///One bulk action and its arguments.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductBulkOperation {
         /**The action: `duplicate`, `sale-channels` (set `channels`), `features` (set categories,
 brand, tags, Mahly category), `notify-quantity` (set the low-quantity notification),
@@ -3475,9 +3150,9 @@ brand, tags, Mahly category), `notify-quantity` (set the low-quantity notificati
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ProductBulkOperationActionName {
         #[serde(rename = "duplicate")]
         Duplicate,
@@ -3538,15 +3213,8 @@ brand, tags, Mahly category), `notify-quantity` (set the low-quantity notificati
         }
     }
     ///The arguments of a bulk action; which fields apply depends on `action_name`.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductBulkOperationValue {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub amount: ::std::option::Option<
@@ -3628,9 +3296,9 @@ brand, tags, Mahly category), `notify-quantity` (set the low-quantity notificati
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ProductBulkOperationValueApplyOn {
         #[serde(rename = "product")]
         Product,
@@ -3689,9 +3357,9 @@ brand, tags, Mahly category), `notify-quantity` (set the low-quantity notificati
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ProductBulkOperationValueChannelsItem {
         #[serde(rename = "app")]
         App,
@@ -3746,9 +3414,9 @@ brand, tags, Mahly category), `notify-quantity` (set the low-quantity notificati
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ProductBulkOperationValueColumn {
         #[serde(rename = "cost_price")]
         CostPrice,
@@ -3797,14 +3465,8 @@ brand, tags, Mahly category), `notify-quantity` (set the low-quantity notificati
         }
     }
     ///`ProductCalories`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ProductCalories {
         Number(f64),
@@ -3827,14 +3489,8 @@ brand, tags, Mahly category), `notify-quantity` (set the low-quantity notificati
 example only; its `update_at` is a timestamp object there, unlike the categories' own
 operations).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductCategory {
         ///The category id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -3878,14 +3534,8 @@ operations).
         pub urls: ::std::option::Option<ProductUrls>,
     }
     ///`ProductCostPrice`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ProductCostPrice {
         Number(f64),
@@ -3907,14 +3557,8 @@ operations).
     /**One product with every field the service documents: the fields of `Product` and those of
 `ProductDetailsFields`. Returned by the details, create, update and price operations.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductDetails {
         ///Whether customers may attach files to the product when ordering.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4175,14 +3819,8 @@ shown in the storefront); the list may grow.
         pub with_tax: ::std::option::Option<bool>,
     }
     ///`ProductDetailsCalories`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ProductDetailsCalories {
         Number(f64),
@@ -4202,14 +3840,8 @@ shown in the storefront); the list may grow.
         }
     }
     ///`ProductDetailsCostPrice`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ProductDetailsCostPrice {
         Number(f64),
@@ -4229,15 +3861,8 @@ shown in the storefront); the list may grow.
         }
     }
     ///The fields the details of a product add to the list item (`Product`).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductDetailsFields {
         ///The categories the product is in.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -4258,15 +3883,8 @@ shown in the storefront); the list may grow.
         pub tags: ::std::vec::Vec<::store_admin_client_core::types::AnyValue>,
     }
     ///A file of a digital product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductDigitalFile {
         ///The file name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4280,14 +3898,8 @@ shown in the storefront); the list may grow.
         pub url: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of an attached digital file.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductDigitalFileResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductDigitalFile,
@@ -4298,14 +3910,8 @@ shown in the storefront); the list may grow.
         pub success: bool,
     }
     ///An image (or video) in a product's gallery.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductGalleryImage {
         ///Alternative text of the image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4337,14 +3943,8 @@ shown in the storefront); the list may grow.
         pub video_url: ::std::option::Option<::std::string::String>,
     }
     ///An image (or video) of a product, with its resized versions.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductImage {
         ///Alternative text of the image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4376,15 +3976,8 @@ shown in the storefront); the list may grow.
         pub video_url: ::std::option::Option<::std::string::String>,
     }
     ///One version of a product image.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductImageFile {
         ///Height, in pixels.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4405,15 +3998,8 @@ shown in the storefront); the list may grow.
         pub width: ::std::option::Option<i64>,
     }
     ///An image to attach to a new product, by address.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductImageInput {
         ///Alternative text of the image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4441,14 +4027,8 @@ shown in the storefront); the list may grow.
         }
     }
     ///Envelope of one product image.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductImageResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductImage,
@@ -4459,15 +4039,8 @@ shown in the storefront); the list may grow.
         pub success: bool,
     }
     ///The versions of a product image.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductImageSizes {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -4495,14 +4068,8 @@ shown in the storefront); the list may grow.
         pub thumbnail: ::std::option::Option<ProductImageFile>,
     }
     ///One page of products.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductList {
         ///The products of this page.
         #[serde(
@@ -4524,15 +4091,8 @@ shown in the storefront); the list may grow.
         pub success: bool,
     }
     ///Search engine metadata of a product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductMetadata {
         ///The page description.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4545,14 +4105,8 @@ shown in the storefront); the list may grow.
         pub url: ::std::option::Option<::std::string::String>,
     }
     ///An option of a product with its values and the product's variants.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOption {
         ///The option's advanced setting (in product details only; its type is not documented).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4652,14 +4206,8 @@ shown in the storefront); the list may grow.
         pub visibility_condition_value: ::std::option::Option<i64>,
     }
     ///An option to create with a new product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionInput {
         ///How the values are displayed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4689,9 +4237,9 @@ shown in the storefront); the list may grow.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ProductOptionInputDisplayType {
         #[serde(rename = "text")]
         Text,
@@ -4740,17 +4288,8 @@ shown in the storefront); the list may grow.
         }
     }
     ///The option's name, for example `size`.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ProductOptionInputName(::std::string::String);
     impl ::std::ops::Deref for ProductOptionInputName {
@@ -4804,14 +4343,8 @@ shown in the storefront); the list may grow.
         }
     }
     ///Envelope of one product option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductOption,
@@ -4822,14 +4355,8 @@ shown in the storefront); the list may grow.
         pub success: bool,
     }
     ///A reusable option template.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionTemplate {
         /**The template's values, with `with=details` only. Their shape is not documented (the
 requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is accepted.
@@ -4862,14 +4389,8 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///A value of an option template, as the documentation declares it (one object).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionTemplateDetailInput {
         ///What is displayed for the value (text, colour code or image address).
         pub display_value: ::std::string::String,
@@ -4889,14 +4410,8 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
         }
     }
     ///The name of an option template value in Arabic, English and French, as the documentation requires.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionTemplateDetailTranslations {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub ar: ProductOptionTemplateTranslation,
@@ -4911,14 +4426,8 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
         }
     }
     ///One page of option templates.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionTemplateList {
         ///The templates of this page.
         #[serde(
@@ -4940,14 +4449,8 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
         pub success: bool,
     }
     ///Envelope of one option template.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionTemplateResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductOptionTemplate,
@@ -4958,15 +4461,8 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
         pub success: bool,
     }
     ///A name in one language.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionTemplateTranslation {
         ///The name in that language.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4978,14 +4474,8 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
         }
     }
     ///A value of a product option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionValue {
         ///Whether the value has advanced settings.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5040,14 +4530,8 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
         >,
     }
     ///A value of a product option, as sent when creating or updating an option or a product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionValueInput {
         /**What is displayed for the value: a colour code or an image address (with `display_type`
 `color` or `image`). The create page lists `image` and `color` as its values, which look
@@ -5078,17 +4562,8 @@ like display types; any string is accepted here.
         }
     }
     ///The value's label, for example `XL`.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ProductOptionValueInputName(::std::string::String);
     impl ::std::ops::Deref for ProductOptionValueInputName {
@@ -5144,15 +4619,8 @@ like display types; any string is accepted here.
     /**The extra price of an option value. Unlike `Money`, the documentation makes both fields
 optional.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionValuePrice {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub amount: ::std::option::Option<
@@ -5163,14 +4631,8 @@ optional.
         pub currency: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of one product option value.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionValueResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductOptionValue,
@@ -5181,29 +4643,16 @@ optional.
         pub success: bool,
     }
     ///An option value's name in one language.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductOptionValueTranslation {
         ///The value's name in that language.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub option_details_name: ::std::option::Option<::std::string::String>,
     }
     ///The new prices of one product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductPriceUpdate {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cost_price: ::std::option::Option<
@@ -5227,15 +4676,8 @@ optional.
         }
     }
     ///The promotional title shown on a product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductPromotion {
         ///The promotion subtitle.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5247,14 +4689,8 @@ optional.
     /**The stock of one product, or of one variant of a product (then `sku_id` and `variant` are set
 and the product `id` repeats for each variant row).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductQuantity {
         ///The product id; the same for every variant row of one product.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -5294,14 +4730,8 @@ a string.
     /**One change of a product's or variant's stock. The documentation names these fields by
 example only.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductQuantityAudit {
         ///When the change was made, a local date or timestamp.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5353,15 +4783,8 @@ the product.
     /**Cursor paging of the quantity audit, as its documented example returns it instead of
 `pagination`. The types are assumed.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductQuantityAuditCursor {
         ///Records in this page.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5383,14 +4806,8 @@ the product.
     /**One page of the quantity audit. The schema declares `pagination`; the documented example
 sends `cursor` instead.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductQuantityAuditList {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -5418,15 +4835,8 @@ sends `cursor` instead.
         pub success: bool,
     }
     ///Who changed a stock quantity.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductQuantityAuditUser {
         ///The user's first name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5443,14 +4853,8 @@ sends `cursor` instead.
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///A reason a stock change can be recorded with.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductQuantityChangeReason {
         ///The reason id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -5460,14 +4864,8 @@ sends `cursor` instead.
         pub name: ::std::option::Option<::std::string::String>,
     }
     ///The quantity change reasons (not paged).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductQuantityChangeReasonList {
         ///The reasons.
         #[serde(
@@ -5481,14 +4879,8 @@ sends `cursor` instead.
         pub success: bool,
     }
     ///One page of product quantities.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductQuantityList {
         ///The rows of this page.
         #[serde(
@@ -5506,14 +4898,8 @@ sends `cursor` instead.
     /**The new stock of one product or variant. The service spells the identifier fields
 `identifer_type` and `identifer`.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductQuantityUpdate {
         /**The branch whose stock changes (branch id). The documented example sends it as a string.
 */
@@ -5556,17 +4942,8 @@ sends `cursor` instead.
         }
     }
     ///The product id, variant id or SKU (as text).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ProductQuantityUpdateIdentifer(::std::string::String);
     impl ::std::ops::Deref for ProductQuantityUpdateIdentifer {
@@ -5631,9 +5008,9 @@ sends `cursor` instead.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ProductQuantityUpdateIdentiferType {
         #[serde(rename = "id")]
         Id,
@@ -5694,9 +5071,9 @@ sends `cursor` instead.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ProductQuantityUpdateMode {
         #[serde(rename = "overwrite")]
         Overwrite,
@@ -5744,15 +5121,8 @@ sends `cursor` instead.
         }
     }
     ///Customers' rating of a product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductRating {
         ///Number of ratings.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5774,14 +5144,8 @@ sends `cursor` instead.
         pub total: ::std::option::Option<i64>,
     }
     ///Envelope of one product's details.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductDetails,
@@ -5794,15 +5158,8 @@ sends `cursor` instead.
     /**The price of a product in one store scope (market). The documentation names these fields by
 example only; their types are assumed.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductScopedPrice {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cost_price: ::std::option::Option<
@@ -5834,14 +5191,8 @@ example only; their types are assumed.
         pub scope_id: ::std::option::Option<i64>,
     }
     ///The price of a new product in one store scope (market).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductScopedPriceInput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cost_price: ::std::option::Option<
@@ -5871,29 +5222,16 @@ example only; their types are assumed.
         }
     }
     ///Extra services shown on the product page.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductServicesBlocks {
         ///Instalment payment offers; the shape of an entry is not documented.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         pub installments: ::std::vec::Vec<::store_admin_client_core::types::AnyValue>,
     }
     ///A tag that labels products.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductTag {
         ///The tag id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -5903,14 +5241,8 @@ example only; their types are assumed.
         pub name: ::std::option::Option<::std::string::String>,
     }
     ///One page of product tags.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductTagList {
         ///The tags of this page.
         #[serde(
@@ -5932,14 +5264,8 @@ example only; their types are assumed.
         pub success: bool,
     }
     ///Envelope of one product tag.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductTagResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductTag,
@@ -5950,15 +5276,8 @@ example only; their types are assumed.
         pub success: bool,
     }
     ///Where a product (or a product's category) is seen.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductUrls {
         ///Address of the record in the merchant dashboard.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5968,14 +5287,8 @@ example only; their types are assumed.
         pub customer: ::std::option::Option<::std::string::String>,
     }
     ///A variant (SKU) of a product, one combination of its option values.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductVariant {
         ///The variant's barcode.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6079,14 +5392,8 @@ example only; their types are assumed.
         pub weight_type: ::std::option::Option<::std::string::String>,
     }
     ///One page of a product's variants.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductVariantList {
         ///The variants of this page.
         #[serde(
@@ -6108,14 +5415,8 @@ example only; their types are assumed.
         pub success: bool,
     }
     ///The stock of a variant in one branch.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductVariantQuantityInput {
         ///The branch id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -6137,14 +5438,8 @@ example only; their types are assumed.
         }
     }
     ///Envelope of one product variant.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ProductVariantResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductVariant,
@@ -6155,14 +5450,8 @@ example only; their types are assumed.
         pub success: bool,
     }
     ///Actions to run on a selection of products.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct RunBulkProductActionsRequest {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub filters: ProductBulkFilters,
@@ -6180,14 +5469,8 @@ example only; their types are assumed.
     /**The whole brand, replacing its current texts and images. The documentation marks every
 field required.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateBrandRequest {
         ///The banner: the address of an image (assumed, as for `logo`).
         pub banner: ::std::string::String,
@@ -6214,17 +5497,8 @@ types it as a plain string).
         }
     }
     ///The brand name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateBrandRequestName(::std::string::String);
     impl ::std::ops::Deref for UpdateBrandRequestName {
@@ -6278,14 +5552,8 @@ types it as a plain string).
         }
     }
     ///The brand's texts in one language.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateBrandTranslation {
         ///The translated description.
         pub description: ::std::string::String,
@@ -6304,17 +5572,8 @@ types it as a plain string).
         }
     }
     ///The translated name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateBrandTranslationName(::std::string::String);
     impl ::std::ops::Deref for UpdateBrandTranslationName {
@@ -6368,14 +5627,8 @@ types it as a plain string).
         }
     }
     ///The brand's translated texts, by language.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateBrandTranslations {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub en: UpdateBrandTranslation,
@@ -6389,14 +5642,8 @@ types it as a plain string).
 `show_in`/`shows_in` and the two translation metadata forms are alternative spellings of the
 documentation (see `create_category`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateCategoryRequest {
         ///Address of the category image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6466,17 +5713,8 @@ documentation (see `create_category`).
         }
     }
     ///The category name; must not be blank.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateCategoryRequestName(::std::string::String);
     impl ::std::ops::Deref for UpdateCategoryRequestName {
@@ -6540,9 +5778,9 @@ documentation (see `create_category`).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateCategoryRequestStatus {
         #[serde(rename = "active")]
         Active,
@@ -6586,14 +5824,8 @@ documentation (see `create_category`).
         }
     }
     ///The new file and settings of a product image (multipart/form-data).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateProductImageRequest {
         ///Alternative text of the image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6621,15 +5853,8 @@ documentation (see `create_category`).
         }
     }
     ///The fields of a product option to change; the others are kept.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateProductOptionRequest {
         ///How values are displayed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6685,9 +5910,9 @@ the operators cannot be enum variant names.)
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateProductOptionRequestDisplayType {
         #[serde(rename = "text")]
         Text,
@@ -6736,17 +5961,8 @@ the operators cannot be enum variant names.)
         }
     }
     ///The option's name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateProductOptionRequestName(::std::string::String);
     impl ::std::ops::Deref for UpdateProductOptionRequestName {
@@ -6811,9 +6027,9 @@ the operators cannot be enum variant names.)
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateProductOptionRequestVisibility {
         #[serde(rename = "always")]
         Always,
@@ -6858,14 +6074,8 @@ the operators cannot be enum variant names.)
         }
     }
     ///The new settings of an option template; `details` (its values) is required.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateProductOptionTemplateRequest {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub details: ProductOptionTemplateDetailInput,
@@ -6906,9 +6116,9 @@ the operators cannot be enum variant names.)
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateProductOptionTemplateRequestDisplayType {
         #[serde(rename = "text")]
         Text,
@@ -6958,14 +6168,8 @@ the operators cannot be enum variant names.)
         }
     }
     ///The new settings of a product option value.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateProductOptionValueRequest {
         ///What is displayed for the value (text, colour code or image address).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6993,17 +6197,8 @@ the operators cannot be enum variant names.)
         }
     }
     ///The value's label.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateProductOptionValueRequestName(::std::string::String);
     impl ::std::ops::Deref for UpdateProductOptionValueRequestName {
@@ -7059,14 +6254,8 @@ the operators cannot be enum variant names.)
         }
     }
     ///The new price of a product.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateProductPriceRequest {
         pub price: ::store_admin_client_core::types::NumberOrString,
     }
@@ -7076,14 +6265,8 @@ the operators cannot be enum variant names.)
         }
     }
     ///New prices of one or more products.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateProductPricesRequest {
         ///One entry per product.
         #[serde(
@@ -7099,14 +6282,8 @@ the operators cannot be enum variant names.)
     /**New stock of many products or variants. Required fields are not documented: `products` and
 each entry's `identifer_type` and `identifer` are assumed required.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateProductQuantitiesRequest {
         ///One entry per product or variant.
         #[serde(
@@ -7122,15 +6299,8 @@ each entry's `identifer_type` and `identifer` are assumed required.
     /**The fields of a product to change; the others are kept. The documentation shows this body
 by example only: the types follow the example and no field is assumed required.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateProductRequest {
         ///Whether the product's advanced options are active.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7272,9 +6442,9 @@ by example only: the types follow the example and no field is assumed required.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateProductRequestChannelsItem {
         #[serde(rename = "app")]
         App,
@@ -7319,17 +6489,8 @@ by example only: the types follow the example and no field is assumed required.
         }
     }
     ///The product name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateProductRequestName(::std::string::String);
     impl ::std::ops::Deref for UpdateProductRequestName {
@@ -7383,14 +6544,8 @@ by example only: the types follow the example and no field is assumed required.
         }
     }
     ///The new stock quantity of a variant.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateProductVariantQuantityRequest {
         ///Units in stock.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -7405,14 +6560,8 @@ by example only: the types follow the example and no field is assumed required.
 `quantities`. It declares `mpn` and `gtin` integers here (strings everywhere else); they are
 strings here, since product codes may start with zeros or hold letters.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateProductVariantRequest {
         ///The variant's barcode.
         pub barcode: ::std::string::String,

@@ -10,14 +10,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     use ::store_admin_client_core::lenient;
     ///A branch or warehouse of the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Branch {
         ///The additional number of the national address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -111,14 +105,8 @@ pub mod types {
     /**An allocation rule: when all its `rules` hold for an order, its `action` chooses the branch
 that fulfils it. Rules are tried by `priority`.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchAllocation {
         ///Which branch the rule chooses.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -155,15 +143,8 @@ that fulfils it. Rules are tried by `priority`.
         pub rules: ::std::vec::Vec<BranchAllocationRule>,
     }
     ///Which branch an allocation rule chooses.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchAllocationAction {
         ///The branches to choose from.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -183,14 +164,8 @@ that fulfils it. Rules are tried by `priority`.
         pub type_: ::std::option::Option<BranchAllocationActionType>,
     }
     ///Which branch an allocation rule chooses.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchAllocationActionInput {
         ///The branches to choose from; null when none.
         #[serde(
@@ -223,9 +198,9 @@ that fulfils it. Rules are tried by `priority`.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum BranchAllocationActionInputStrategy {
         #[serde(rename = "closest_to_customer")]
         ClosestToCustomer,
@@ -284,9 +259,9 @@ that fulfils it. Rules are tried by `priority`.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum BranchAllocationActionInputType {
         #[serde(rename = "branch")]
         Branch,
@@ -342,9 +317,9 @@ that fulfils it. Rules are tried by `priority`.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct BranchAllocationActionType(pub ::std::string::String);
     impl ::std::ops::Deref for BranchAllocationActionType {
@@ -375,14 +350,8 @@ that fulfils it. Rules are tried by `priority`.
         }
     }
     ///One page of allocation rules.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchAllocationList {
         ///The allocation rules of this page.
         #[serde(
@@ -416,9 +385,9 @@ The set may grow: accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct BranchAllocationOperator(pub ::std::string::String);
     impl ::std::ops::Deref for BranchAllocationOperator {
@@ -449,14 +418,8 @@ The set may grow: accept any other string.
         }
     }
     ///The priority of one branch in the `priority` strategy.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchAllocationPriorityInput {
         ///The branch id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -471,14 +434,8 @@ The set may grow: accept any other string.
         }
     }
     ///Envelope of one allocation rule.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchAllocationResponse {
         ///The allocation rule.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -490,15 +447,8 @@ The set may grow: accept any other string.
         pub success: bool,
     }
     ///One condition of an allocation rule.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchAllocationRule {
         ///How the value is compared.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -511,14 +461,8 @@ The set may grow: accept any other string.
         pub value: ::std::vec::Vec<::std::string::String>,
     }
     ///One condition of an allocation rule.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchAllocationRuleInput {
         /**How the value is compared: one of `>`, `>=`, `<`, `<=`, `==`, `!=`, `in`, `not_in`,
 `any_in` (an open string here: several of these symbols have no name a code generator can
@@ -547,9 +491,9 @@ use).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum BranchAllocationRuleInputType {
         #[serde(rename = "destination_country")]
         DestinationCountry,
@@ -625,9 +569,9 @@ total_quantity, product_tags, skus, scope_id. The set may grow: accept any other
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct BranchAllocationRuleType(pub ::std::string::String);
     impl ::std::ops::Deref for BranchAllocationRuleType {
@@ -658,15 +602,8 @@ total_quantity, product_tags, skus, scope_id. The set may grow: accept any other
         }
     }
     ///The store's default branch allocation settings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchAllocationSettings {
         ///The scope the settings apply to; null for the whole store.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -680,14 +617,8 @@ total_quantity, product_tags, skus, scope_id. The set may grow: accept any other
         pub strategy: ::std::option::Option<BranchAllocationStrategy>,
     }
     ///Envelope of the branch allocation settings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchAllocationSettingsResponse {
         ///The allocation settings.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -710,9 +641,9 @@ branch priorities of the allocation settings). The set may grow: accept any othe
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct BranchAllocationStrategy(pub ::std::string::String);
     impl ::std::ops::Deref for BranchAllocationStrategy {
@@ -743,15 +674,8 @@ branch priorities of the allocation settings). The set may grow: accept any othe
         }
     }
     ///The city of a branch.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchCity {
         ///The id of the city's country.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -775,15 +699,8 @@ branch priorities of the allocation settings). The set may grow: accept any othe
         pub name_en: ::std::option::Option<::std::string::String>,
     }
     ///The phone numbers of a branch.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchContacts {
         ///The mobile phone number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -801,15 +718,8 @@ branch priorities of the allocation settings). The set may grow: accept any othe
         }
     }
     ///The country of a branch.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchCountry {
         ///ISO 3166 country code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -832,14 +742,8 @@ branch priorities of the allocation settings). The set may grow: accept any othe
         pub name_en: ::std::option::Option<::std::string::String>,
     }
     ///The delivery zone of a branch (the area it delivers to, and when).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchDeliveryZone {
         ///The branch id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -865,15 +769,8 @@ branch priorities of the allocation settings). The set may grow: accept any othe
     /**The area a branch delivers to: a radius around the branch (`radius_meters`) or a polygon
 (`coordinates`), by `method`.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchDeliveryZoneCoverage {
         /**The corners of the polygon; null for a radius. The documentation does not expand the
 points' fields; `{lat, lng}` as in the requests is assumed.
@@ -899,14 +796,8 @@ points' fields; `{lat, lng}` as in the requests is assumed.
         pub radius_meters: ::std::option::Option<i64>,
     }
     ///The area a new delivery zone covers.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchDeliveryZoneCoverageInput {
         ///The corners of the polygon; null for a radius.
         #[serde(
@@ -931,15 +822,8 @@ points' fields; `{lat, lng}` as in the requests is assumed.
         }
     }
     ///Changes to the area a delivery zone covers; every field is optional.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchDeliveryZoneCoveragePatch {
         ///The corners of the polygon; null for a radius.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -971,14 +855,8 @@ points' fields; `{lat, lng}` as in the requests is assumed.
     }
     /**The delivery periods of one day: `from[i]` to `to[i]` (`HH:MM`) is the i-th period.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchDeliveryZoneDayInput {
         ///Whether the branch delivers that day (`on` or `off` as for branches, assumed).
         pub enabled: ::std::string::String,
@@ -996,15 +874,8 @@ points' fields; `{lat, lng}` as in the requests is assumed.
 level; the usual envelope (`status`, `success`, `data: {message, code}`) is accepted too
 (assumed).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchDeliveryZoneDeletedResponse {
         ///The HTTP status repeated (top-level form).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1037,14 +908,8 @@ level; the usual envelope (`status`, `success`, `data: {message, code}`) is acce
     /**The delivery hours of a zone by day: keys are lowercase day names (`sunday` ... `saturday`;
 the documentation shows a placeholder key `day`), each with its periods.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct BranchDeliveryZoneHoursInput(
         #[serde(
@@ -1088,14 +953,8 @@ the documentation shows a placeholder key `day`), each with its periods.
         }
     }
     ///One page of branch delivery zones.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchDeliveryZoneList {
         ///The delivery zones of this page.
         #[serde(
@@ -1118,15 +977,8 @@ the documentation shows a placeholder key `day`), each with its periods.
         pub success: bool,
     }
     ///A corner of a delivery zone's polygon, each coordinate a number or a decimal string.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchDeliveryZonePoint {
         ///Latitude in degrees.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1136,14 +988,8 @@ the documentation shows a placeholder key `day`), each with its periods.
         pub lng: ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
     }
     ///A corner of a delivery zone's polygon.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchDeliveryZonePointInput {
         ///Latitude in degrees.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -1158,14 +1004,8 @@ the documentation shows a placeholder key `day`), each with its periods.
         }
     }
     ///Envelope of one branch delivery zone.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchDeliveryZoneResponse {
         ///The delivery zone.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -1177,15 +1017,8 @@ the documentation shows a placeholder key `day`), each with its periods.
         pub success: bool,
     }
     ///The coverage and delivery hours of a branch delivery zone.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchDeliveryZoneRules {
         ///The area covered.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1204,14 +1037,8 @@ the documentation shows a placeholder key `day`), each with its periods.
         pub working_hours: ::std::vec::Vec<BranchWorkingDay>,
     }
     ///The coverage and delivery hours of a new delivery zone.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchDeliveryZoneRulesInput {
         ///The area covered.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -1226,15 +1053,8 @@ the documentation shows a placeholder key `day`), each with its periods.
         }
     }
     ///Changes to the coverage and delivery hours of a delivery zone; every field is optional.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchDeliveryZoneRulesPatch {
         ///The new coverage.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1253,14 +1073,8 @@ the documentation shows a placeholder key `day`), each with its periods.
         }
     }
     ///One page of branches.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchList {
         ///The branches of this page.
         #[serde(
@@ -1283,15 +1097,8 @@ the documentation shows a placeholder key `day`), each with its periods.
         pub success: bool,
     }
     ///The position of a branch, each coordinate a number or a decimal string.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchLocation {
         ///Latitude in degrees.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1301,14 +1108,8 @@ the documentation shows a placeholder key `day`), each with its periods.
         pub lng: ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
     }
     ///Envelope of one branch.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchResponse {
         ///The branch.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -1330,9 +1131,9 @@ the documentation shows a placeholder key `day`), each with its periods.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct BranchStatus(pub ::std::string::String);
     impl ::std::ops::Deref for BranchStatus {
@@ -1363,15 +1164,8 @@ the documentation shows a placeholder key `day`), each with its periods.
         }
     }
     ///An opening period, from one time of day to another (`HH:MM`).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchTimeRange {
         ///The opening time, `HH:MM`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1392,9 +1186,9 @@ accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct BranchType(pub ::std::string::String);
     impl ::std::ops::Deref for BranchType {
@@ -1425,15 +1219,8 @@ accept any other string.
         }
     }
     ///The opening periods of one day of the week.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchWorkingDay {
         ///The day, for example `sunday` (possibly localized).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1447,15 +1234,8 @@ accept any other string.
     }
     /**The opening periods of one day: `from[i]` to `to[i]` (`HH:MM`) is the i-th period of the day.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct BranchWorkingDayInput {
         ///`on` when the branch opens that day, `off` when it is closed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1483,9 +1263,9 @@ accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum BranchWorkingDayInputEnabled {
         #[serde(rename = "on")]
         On,
@@ -1532,14 +1312,8 @@ accept any other string.
     /**The opening hours of a branch by day: keys are lowercase day names (`sunday` ... `saturday`;
 the documentation shows `sunday`), each with its periods.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct BranchWorkingHoursInput(
         #[serde(
@@ -1580,14 +1354,8 @@ the documentation shows `sunday`), each with its periods.
         }
     }
     ///A new allocation rule.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateBranchAllocationRequest {
         ///Which branch the rule chooses.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -1617,14 +1385,8 @@ the documentation shows `sunday`), each with its periods.
         }
     }
     ///A new delivery zone of a branch.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateBranchDeliveryZoneRequest {
         ///The branch id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -1644,14 +1406,8 @@ integer and returns it as a boolean; the two values are assumed).
         }
     }
     ///A new branch or warehouse.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateBranchRequest {
         ///The additional number of the national address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1709,17 +1465,8 @@ integer and returns it as a boolean; the two values are assumed).
         }
     }
     ///The branch name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateBranchRequestName(::std::string::String);
     impl ::std::ops::Deref for CreateBranchRequestName {
@@ -1773,17 +1520,8 @@ integer and returns it as a boolean; the two values are assumed).
         }
     }
     ///Postal code.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateBranchRequestPostalCode(::std::string::String);
     impl ::std::ops::Deref for CreateBranchRequestPostalCode {
@@ -1848,9 +1586,9 @@ integer and returns it as a boolean; the two values are assumed).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateBranchRequestType {
         #[serde(rename = "branch")]
         Branch,
@@ -1894,14 +1632,8 @@ integer and returns it as a boolean; the two values are assumed).
         }
     }
     ///A new shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateShipmentRequest {
         ///The amount the courier collects from the customer (for `cod`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1995,9 +1727,9 @@ documentation lists the field without explaining it; this reading is assumed.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateShipmentRequestPaymentMethod {
         #[serde(rename = "cod")]
         Cod,
@@ -2052,9 +1784,9 @@ documentation lists the field without explaining it; this reading is assumed.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateShipmentRequestShipmentType {
         #[serde(rename = "shipment")]
         Shipment,
@@ -2099,14 +1831,8 @@ documentation lists the field without explaining it; this reading is assumed.
         }
     }
     ///A new shipping company of the merchant's own.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateShippingCompanyRequest {
         ///The company name.
         pub name: CreateShippingCompanyRequestName,
@@ -2117,17 +1843,8 @@ documentation lists the field without explaining it; this reading is assumed.
         }
     }
     ///The company name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateShippingCompanyRequestName(::std::string::String);
     impl ::std::ops::Deref for CreateShippingCompanyRequestName {
@@ -2183,14 +1900,8 @@ documentation lists the field without explaining it; this reading is assumed.
         }
     }
     ///A new shipping route.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateShippingRouteRequest {
         ///How the route is shown and priced; for a `branded` route.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2248,9 +1959,9 @@ integer and returns it as a boolean; the two values are assumed).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateShippingRouteRequestConditionMatch {
         #[serde(rename = "all")]
         All,
@@ -2295,17 +2006,8 @@ integer and returns it as a boolean; the two values are assumed).
         }
     }
     ///The route name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateShippingRouteRequestName(::std::string::String);
     impl ::std::ops::Deref for CreateShippingRouteRequestName {
@@ -2370,9 +2072,9 @@ integer and returns it as a boolean; the two values are assumed).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateShippingRouteRequestType {
         #[serde(rename = "normal")]
         Normal,
@@ -2421,14 +2123,8 @@ integer and returns it as a boolean; the two values are assumed).
         }
     }
     ///A new shipping zone of a shipping company.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateShippingZoneRequest {
         ///The shipping company id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -2450,15 +2146,8 @@ integer and returns it as a boolean; the two values are assumed).
 requires `lat` and `lng`, but its own request example sends `ship_from` coordinates as
 `latitude`/`longitude` one-element arrays instead; both spellings are optional here (assumed).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct GeoCoordinates {
         ///Latitude in degrees.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2491,9 +2180,9 @@ in a one-element array (`[21.38]`).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum GetBranchWith {
         #[serde(rename = "translations")]
         Translations,
@@ -2543,9 +2232,9 @@ in a one-element array (`[21.38]`).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListShipmentsPaymentMethod {
         #[serde(rename = "pre_paid")]
         PrePaid,
@@ -2599,9 +2288,9 @@ in a one-element array (`[21.38]`).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListShipmentsShipmentType {
         #[serde(rename = "shipment")]
         Shipment,
@@ -2655,9 +2344,9 @@ in a one-element array (`[21.38]`).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListShipmentsSource {
         #[serde(rename = "api")]
         Api,
@@ -2715,9 +2404,9 @@ in a one-element array (`[21.38]`).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListShipmentsStatus {
         #[serde(rename = "created")]
         Created,
@@ -2821,15 +2510,8 @@ in a one-element array (`[21.38]`).
         }
     }
     ///A weight (of a package, or the total of a shipment).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PackageWeight {
         ///The weight unit, for example `kg`, as the responses spell the field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2846,14 +2528,8 @@ in a one-element array (`[21.38]`).
     /**Shipping policy options by name, for example `{"boxes": 2}`; the names a company accepts are
 listed by `list_shipping_company_options`.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct PolicyOptionMap(
         #[serde(
@@ -2906,14 +2582,8 @@ listed by `list_shipping_company_options`.
 values (numbers or strings), as in `PolicyOptionMap`, or an empty array (`[]`) when there are
 none. Any JSON value is accepted here.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct PolicyOptions(pub ::serde_json::Value);
     impl ::std::ops::Deref for PolicyOptions {
@@ -2939,14 +2609,8 @@ courier is given either by `courier_id`/`courier_name`/`courier_logo` or by a `c
 many of them (`reference`, `service_types`, `is_international`, `total_weight`...): only `id` is
 always present.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Shipment {
         ///Who is billed for the shipment.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3119,15 +2783,8 @@ service's schema types the id as a string, its example sends an integer.
 delivered (`ship_to`, `type: address`). `country` and `city` are names in responses; the ids
 and the country code come in `country_id`, `city_id` and `country_code` in some responses.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentAddress {
         ///The additional number of the national address, number or string; null when unknown.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3226,14 +2883,8 @@ and the country code come in `country_id`, `city_id` and `country_code` in some 
         pub type_: ::std::option::Option<ShipmentAddressType>,
     }
     ///`ShipmentAddressAdditionalNumber`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ShipmentAddressAdditionalNumber {
         Int64(i64),
@@ -3253,14 +2904,8 @@ and the country code come in `country_id`, `city_id` and `country_code` in some 
         }
     }
     ///`ShipmentAddressBuildingNumber`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ShipmentAddressBuildingNumber {
         Int64(i64),
@@ -3280,15 +2925,8 @@ and the country code come in `country_id`, `city_id` and `country_code` in some 
         }
     }
     ///The region (province) of a shipment address.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentAddressRegion {
         ///The region code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3316,9 +2954,9 @@ store, see `branch_id`). The set may grow: accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShipmentAddressType(pub ::std::string::String);
     impl ::std::ops::Deref for ShipmentAddressType {
@@ -3360,9 +2998,9 @@ merchant's own contract). The set may grow: accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShipmentBillingAccount(pub ::std::string::String);
     impl ::std::ops::Deref for ShipmentBillingAccount {
@@ -3393,15 +3031,8 @@ merchant's own contract). The set may grow: accept any other string.
         }
     }
     ///The shipping company of a shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentCourier {
         ///The shipping company id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3418,15 +3049,8 @@ merchant's own contract). The set may grow: accept any other string.
         pub name: ::std::option::Option<::std::string::String>,
     }
     ///One status change of a shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentHistoryEntry {
         ///When the change happened (the service spells the field `create_at`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3458,9 +3082,9 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShipmentHistoryStatus(pub ::std::string::String);
     impl ::std::ops::Deref for ShipmentHistoryStatus {
@@ -3493,14 +3117,8 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
     /**The shipping label: an empty array (`[]`) while there is none, else an object
 `{"format": "pdf", "url": "<address of the label file>"}`. Any JSON value is accepted here.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShipmentLabel(pub ::serde_json::Value);
     impl ::std::ops::Deref for ShipmentLabel {
@@ -3520,14 +3138,8 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
         }
     }
     ///One page of shipments.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentList {
         ///The shipments of this page.
         #[serde(
@@ -3544,15 +3156,8 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
         pub success: bool,
     }
     ///Extra data of the shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentMeta {
         ///The shipping application that created the shipment, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3566,15 +3171,8 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
         pub policy_options: ::std::option::Option<PolicyOptions>,
     }
     ///An order item in a shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentPackage {
         ///The item's id at the shipping company, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3621,14 +3219,8 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
         pub weight: ::std::option::Option<PackageWeight>,
     }
     ///`ShipmentPackageExternalId`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ShipmentPackageExternalId {
         Int64(i64),
@@ -3648,15 +3240,8 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
         }
     }
     ///A package (order item) of a new shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentPackageInput {
         ///The item's id at the shipping company, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3695,15 +3280,8 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
         }
     }
     ///A product option chosen for a package, with its chosen values.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentPackageOption {
         ///The option name, for example `Size`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3716,15 +3294,8 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
         pub values: ::std::vec::Vec<ShipmentPackageOptionValue>,
     }
     ///A chosen value of a product option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentPackageOptionValue {
         ///The value's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3741,15 +3312,8 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
         pub value: ::std::option::Option<::std::string::String>,
     }
     ///The unit price of a package; both fields are optional in the service's schema.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentPackagePrice {
         ///The amount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3766,15 +3330,8 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
         }
     }
     ///The weight of a package of a new shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentPackageWeightInput {
         ///The weight unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3801,9 +3358,9 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ShipmentPackageWeightInputUnits {
         #[serde(rename = "kg")]
         Kg,
@@ -3867,9 +3424,9 @@ other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShipmentPaymentMethod(pub ::std::string::String);
     impl ::std::ops::Deref for ShipmentPaymentMethod {
@@ -3900,14 +3457,8 @@ other string.
         }
     }
     ///`ShipmentPickupId`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ShipmentPickupId {
         Int64(i64),
@@ -3927,15 +3478,8 @@ other string.
         }
     }
     ///The shipping company's own references for the shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentReference {
         ///A second id at the shipping company.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3945,14 +3489,8 @@ other string.
         pub external_id: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of one shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentResponse {
         ///The shipment.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -3968,14 +3506,8 @@ default) or a free address. The service's schema also requires `short_address`,
 `building_number` and `additional_number`, but its own example omits them; they are optional
 here (assumed).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentShipFromInput {
         ///The additional number of the national address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4057,9 +3589,9 @@ here (assumed).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ShipmentShipFromInputType {
         #[serde(rename = "address")]
         Address,
@@ -4111,14 +3643,8 @@ here (assumed).
 `building_number`, `additional_number`, `country_id` and `city_id`, but its own example omits
 them; they are optional here (assumed).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentShipToInput {
         ///The additional number of the national address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4167,17 +3693,8 @@ them; they are optional here (assumed).
         }
     }
     ///The recipient name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShipmentShipToInputName(::std::string::String);
     impl ::std::ops::Deref for ShipmentShipToInputName {
@@ -4242,9 +3759,9 @@ other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShipmentSource(pub ::std::string::String);
     impl ::std::ops::Deref for ShipmentSource {
@@ -4277,14 +3794,8 @@ other string.
     /**A status given as an object. The documented example of the update carries an order status
 here (`under_review`), so `slug` is not limited to the shipment statuses.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentStatusObject {
         ///The status id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4305,14 +3816,8 @@ to_be_reattempted, reattempted, unable_to_deliver, delivering, delivered, partia
 shipped, cancelled, lost, damaged, return_to_origin, return_in_progress. The set grows: accept
 any other string.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ShipmentStatusValue {
         String(::std::string::String),
@@ -4324,14 +3829,8 @@ any other string.
         }
     }
     ///A shipment's tracking details and status history.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentTracking {
         ///The shipping company id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4399,14 +3898,8 @@ any other string.
         pub type_: ::std::option::Option<ShipmentType>,
     }
     ///`ShipmentTrackingPickupId`
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum ShipmentTrackingPickupId {
         Int64(i64),
@@ -4426,14 +3919,8 @@ any other string.
         }
     }
     ///Envelope of a shipment's tracking.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShipmentTrackingResponse {
         ///The shipment's tracking.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -4456,9 +3943,9 @@ set may grow: accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShipmentType(pub ::std::string::String);
     impl ::std::ops::Deref for ShipmentType {
@@ -4489,14 +3976,8 @@ set may grow: accept any other string.
         }
     }
     ///A shipping company the store ships with.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingCompany {
         ///How the company is linked to the store.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4526,9 +4007,9 @@ grow: accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShippingCompanyActivationType(pub ::std::string::String);
     impl ::std::ops::Deref for ShippingCompanyActivationType {
@@ -4559,14 +4040,8 @@ grow: accept any other string.
         }
     }
     ///The active shipping companies of the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingCompanyList {
         ///The shipping companies.
         #[serde(
@@ -4589,15 +4064,8 @@ grow: accept any other string.
         pub success: bool,
     }
     ///A field a shipping company asks for when a shipment is created with it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingCompanyOption {
         ///What the field means.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4625,15 +4093,8 @@ grow: accept any other string.
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///An allowed value of a shipping company's option.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingCompanyOptionChoice {
         ///The value's label for people.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4643,14 +4104,8 @@ grow: accept any other string.
         pub value: ::std::option::Option<::std::string::String>,
     }
     ///The options of a shipping company.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingCompanyOptionList {
         ///The options.
         #[serde(
@@ -4664,14 +4119,8 @@ grow: accept any other string.
         pub success: bool,
     }
     ///Envelope of one shipping company.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingCompanyResponse {
         ///The shipping company.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -4683,14 +4132,8 @@ grow: accept any other string.
         pub success: bool,
     }
     ///What one shipping company would charge for a delivery.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingEstimateRate {
         ///The shipping company id; null when the option is not a company of the store.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4726,14 +4169,8 @@ grow: accept any other string.
         pub working_days: ::std::option::Option<::std::string::String>,
     }
     ///The estimated rates of the companies that serve a destination.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingEstimateRateList {
         ///One estimated rate per shipping option.
         #[serde(
@@ -4747,15 +4184,8 @@ grow: accept any other string.
         pub success: bool,
     }
     ///One service priced in an estimated rate (for example cash on delivery).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingEstimateRateService {
         ///The price of the service.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4769,14 +4199,8 @@ grow: accept any other string.
         pub name: ::std::option::Option<::std::string::String>,
     }
     ///A shipping route with its companies, conditions and strategy.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRoute {
         ///How a branded route is shown and priced.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4827,15 +4251,8 @@ grow: accept any other string.
         pub type_: ::std::option::Option<ShippingRouteType>,
     }
     ///How a branded route is shown to customers, and priced.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteBranding {
         ///Whether the route can be combined with others.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4858,14 +4275,8 @@ grow: accept any other string.
         pub pricing: ::std::option::Option<ShippingRoutePricing>,
     }
     ///How a new branded route is shown to customers, and priced.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteBrandingInput {
         ///Whether the route can be combined with others.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4890,17 +4301,8 @@ grow: accept any other string.
         }
     }
     ///The name shown to customers.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShippingRouteBrandingInputName(::std::string::String);
     impl ::std::ops::Deref for ShippingRouteBrandingInputName {
@@ -4955,15 +4357,8 @@ grow: accept any other string.
         }
     }
     ///Changes to how a branded route is shown and priced; every field is optional.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteBrandingPatch {
         ///Whether the route can be combined with others.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4991,17 +4386,8 @@ grow: accept any other string.
         }
     }
     ///The name shown to customers.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShippingRouteBrandingPatchName(::std::string::String);
     impl ::std::ops::Deref for ShippingRouteBrandingPatchName {
@@ -5056,14 +4442,8 @@ grow: accept any other string.
         }
     }
     ///A company of a route.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteCompany {
         ///Share of the route's shipments (percent or quota, by strategy).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5084,14 +4464,8 @@ grow: accept any other string.
         pub priority: ::std::option::Option<i64>,
     }
     ///A company of a route, with its place and share.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteCompanyInput {
         ///Share of the route's shipments (percent for `ratio`, a count for `quota`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5122,14 +4496,8 @@ a number (`cart_weight == 3`; sometimes a numeric string such as `"23"`), `{min,
 records for `in`, a list of `{type: allowed|excluded, areas}` for `areas`, or
 `{quantity, products}` for `specific_products_quantity`.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteCondition {
         ///How the value is compared.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5146,14 +4514,8 @@ records for `in`, a list of `{type: allowed|excluded, areas}` for `areas`, or
 time_to: "HH:MM"}` for `schedule` `within_range`, a list of ids for `in`/`not_in`, or a list
 of objects (for `areas`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteConditionInput {
         /**How the value is compared: one of `==`, `!=`, `>`, `>=`, `<`, `<=`, `between`, `in`,
 `not_in`, `within_range` (an open string here: several of these symbols have no name a
@@ -5182,9 +4544,9 @@ code generator can use).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ShippingRouteConditionInputType {
         #[serde(rename = "cart_total")]
         CartTotal,
@@ -5282,9 +4644,9 @@ accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShippingRouteConditionMatch(pub ::std::string::String);
     impl ::std::ops::Deref for ShippingRouteConditionMatch {
@@ -5326,9 +4688,9 @@ accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShippingRouteConditionOperator(pub ::std::string::String);
     impl ::std::ops::Deref for ShippingRouteConditionOperator {
@@ -5371,9 +4733,9 @@ allowed. The set may grow: accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShippingRouteConditionType(pub ::std::string::String);
     impl ::std::ops::Deref for ShippingRouteConditionType {
@@ -5404,14 +4766,8 @@ allowed. The set may grow: accept any other string.
         }
     }
     ///One page of shipping routes.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteList {
         ///The routes of this page.
         #[serde(
@@ -5437,15 +4793,8 @@ allowed. The set may grow: accept any other string.
 `per_unit` of weight above it (for the `rate` kind). Amounts and weights are numbers or
 decimal strings.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRoutePricing {
         ///Extra cost for each `per_unit` above `up_to_weight`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5474,14 +4823,8 @@ decimal strings.
     /**The price of a branded route: `cost` up to `up_to_weight`, then `amount_per_unit` for each
 `per_unit` of weight above it (for `rate`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRoutePricingInput {
         ///Extra cost for each `per_unit` above `up_to_weight`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5520,9 +4863,9 @@ decimal strings.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ShippingRoutePricingInputType {
         #[serde(rename = "rate")]
         Rate,
@@ -5567,15 +4910,8 @@ decimal strings.
         }
     }
     ///Changes to the price of a branded route; every field is optional.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRoutePricingPatch {
         ///Extra cost for each `per_unit` above `up_to_weight`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5617,9 +4953,9 @@ decimal strings.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ShippingRoutePricingPatchType {
         #[serde(rename = "rate")]
         Rate,
@@ -5675,9 +5011,9 @@ an amount per weight step). The set may grow: accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShippingRoutePricingType(pub ::std::string::String);
     impl ::std::ops::Deref for ShippingRoutePricingType {
@@ -5708,14 +5044,8 @@ an amount per weight step). The set may grow: accept any other string.
         }
     }
     ///Envelope of one shipping route.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteResponse {
         ///The shipping route.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -5727,15 +5057,8 @@ an amount per weight step). The set may grow: accept any other string.
         pub success: bool,
     }
     ///How a route chooses among its companies.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteStrategy {
         /**Companies used when the route's companies are full, as their ids (strings in the service's
 schema; integers accepted).
@@ -5752,14 +5075,8 @@ schema; integers accepted).
         pub type_: ::std::option::Option<ShippingRouteStrategyType>,
     }
     ///How a route chooses among its companies.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteStrategyInput {
         ///Ids of the companies used when the route's companies are full.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -5787,9 +5104,9 @@ schema; integers accepted).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ShippingRouteStrategyInputType {
         #[serde(rename = "default")]
         Default,
@@ -5858,9 +5175,9 @@ grow: accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShippingRouteStrategyType(pub ::std::string::String);
     impl ::std::ops::Deref for ShippingRouteStrategyType {
@@ -5891,14 +5208,8 @@ grow: accept any other string.
         }
     }
     ///A shipping route as listed.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRouteSummary {
         ///Whether the route can be combined with others.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5938,9 +5249,9 @@ automatically), `branded` (shown to customers under its own name, logo and price
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShippingRouteType(pub ::std::string::String);
     impl ::std::ops::Deref for ShippingRouteType {
@@ -5971,15 +5282,8 @@ automatically), `branded` (shown to customers under its own name, logo and price
         }
     }
     ///A rule that offers some shipping companies only under some restrictions.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRule {
         ///The rule id (declared by the service's schema; absent from its example).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6008,14 +5312,8 @@ automatically), `branded` (shown to customers under its own name, logo and price
         pub title: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of one shipping rule.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRuleResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ShippingRule,
@@ -6028,14 +5326,8 @@ automatically), `branded` (shown to customers under its own name, logo and price
     /**One condition of a shipping rule. Known types: `cart-price` (with a comparison `condition`
 such as `==`), `category` and `customer-group` (`condition` null, `value` a name).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingRuleRestriction {
         ///The comparison operator, or null.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6051,14 +5343,8 @@ such as `==`), `category` and `customer-group` (`condition` null, `value` a name
     /**A shipping zone: where one shipping company delivers (a country and a city, minus excluded
 cities), at which fees and how fast.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingZone {
         ///Cash on delivery in the zone.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6112,15 +5398,8 @@ cities), at which fees and how fast.
         pub zone_code: ::std::option::Option<::std::string::String>,
     }
     ///Whether a zone offers cash on delivery, and its extra fee.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingZoneCashOnDelivery {
         ///The extra fee for cash on delivery.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6132,15 +5411,8 @@ cities), at which fees and how fast.
         pub status: ::std::option::Option<bool>,
     }
     ///Whether a zone offers cash on delivery, and its extra fee.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingZoneCashOnDeliveryInput {
         ///The extra fee for cash on delivery.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6157,15 +5429,8 @@ cities), at which fees and how fast.
         }
     }
     ///A city of a shipping zone.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingZoneCity {
         ///The city id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6182,15 +5447,8 @@ cities), at which fees and how fast.
         pub name_en: ::std::option::Option<::std::string::String>,
     }
     ///The shipping company of a zone.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingZoneCompany {
         ///The shipping company id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6204,15 +5462,8 @@ cities), at which fees and how fast.
         pub slug: ::std::option::Option<::std::string::String>,
     }
     ///The country of a shipping zone.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingZoneCountry {
         ///ISO 3166 country code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6237,14 +5488,8 @@ cities), at which fees and how fast.
     /**The answer to a zone's deletion: the envelope, with `data` null or an object (assumed to be the
 usual confirmation message).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingZoneDeletedResponse {
         ///The confirmation message, or null.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6271,9 +5516,9 @@ amount per weight step). The set may grow: accept any other string.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ShippingZoneFeeType(pub ::std::string::String);
     impl ::std::ops::Deref for ShippingZoneFeeType {
@@ -6307,15 +5552,8 @@ amount per weight step). The set may grow: accept any other string.
 `per_unit` of weight above it (for the `rate` kind). Amounts and weights are numbers or
 decimal strings.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingZoneFees {
         ///The fee, or the base fee up to `up_to_weight`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6350,15 +5588,8 @@ decimal strings.
     /**The shipping fee of a zone: `amount` up to `up_to_weight`, then `amount_per_unit` for each
 `per_unit` of weight above it (for `rate`).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingZoneFeesInput {
         ///The fee, or the base fee up to `up_to_weight`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6400,9 +5631,9 @@ decimal strings.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ShippingZoneFeesInputType {
         #[serde(rename = "rate")]
         Rate,
@@ -6446,14 +5677,8 @@ decimal strings.
         }
     }
     ///One page of shipping zones.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingZoneList {
         ///The zones of this page.
         #[serde(
@@ -6476,14 +5701,8 @@ decimal strings.
         pub success: bool,
     }
     ///Envelope of one shipping zone.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingZoneResponse {
         ///The shipping zone.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -6495,14 +5714,8 @@ decimal strings.
         pub success: bool,
     }
     ///Where a zone delivers, at which fees and how fast.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ShippingZoneSettingsInput {
         ///Cash on delivery in the zone.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6537,15 +5750,8 @@ decimal strings.
     /**Changes to an allocation rule; every field is optional. The documentation types `company_id`
 as a string here (an integer on creation); the id is sent as an integer (assumed).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateBranchAllocationRequest {
         ///Which branch the rule chooses.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6585,14 +5791,8 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         }
     }
     ///The store's default branch allocation settings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateBranchAllocationSettingsRequest {
         ///The branch priorities, for the `priority` strategy; null otherwise.
         #[serde(
@@ -6625,9 +5825,9 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateBranchAllocationSettingsRequestStrategy {
         #[serde(rename = "closest_to_customer")]
         ClosestToCustomer,
@@ -6677,15 +5877,8 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         }
     }
     ///Changes to a delivery zone; every field is optional.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateBranchDeliveryZoneRequest {
         ///The branch id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6715,15 +5908,8 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         }
     }
     ///Changes to a branch; every field is optional.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateBranchRequest {
         ///The additional number of the national address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6800,17 +5986,8 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         }
     }
     ///The branch name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateBranchRequestName(::std::string::String);
     impl ::std::ops::Deref for UpdateBranchRequestName {
@@ -6874,9 +6051,9 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateBranchRequestStatus {
         #[serde(rename = "active")]
         Active,
@@ -6930,9 +6107,9 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateBranchRequestType {
         #[serde(rename = "branch")]
         Branch,
@@ -6976,15 +6153,8 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         }
     }
     ///Changes to the store's default shipping route; every field is optional.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateDefaultShippingRouteRequest {
         ///The companies of the default route (replaces the list).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -7009,14 +6179,8 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         }
     }
     ///Changes to a shipment.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateShipmentRequest {
         ///What the shipment costs the merchant (an integer in the service's schema).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7059,17 +6223,8 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         }
     }
     ///The shipping company's number for the shipment.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateShipmentRequestShipmentNumber(::std::string::String);
     impl ::std::ops::Deref for UpdateShipmentRequestShipmentNumber {
@@ -7135,9 +6290,9 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateShipmentRequestStatus {
         #[serde(rename = "created")]
         Created,
@@ -7237,14 +6392,8 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         }
     }
     ///Changes to a shipping company.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateShippingCompanyRequest {
         ///The new company name.
         pub name: UpdateShippingCompanyRequestName,
@@ -7255,17 +6404,8 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         }
     }
     ///The new company name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateShippingCompanyRequestName(::std::string::String);
     impl ::std::ops::Deref for UpdateShippingCompanyRequestName {
@@ -7321,15 +6461,8 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         }
     }
     ///Changes to a shipping route; every field is optional.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateShippingRouteRequest {
         ///How the route is shown and priced.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7399,9 +6532,9 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateShippingRouteRequestConditionMatch {
         #[serde(rename = "all")]
         All,
@@ -7446,17 +6579,8 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         }
     }
     ///The route name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateShippingRouteRequestName(::std::string::String);
     impl ::std::ops::Deref for UpdateShippingRouteRequestName {
@@ -7521,9 +6645,9 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateShippingRouteRequestType {
         #[serde(rename = "normal")]
         Normal,
@@ -7572,14 +6696,8 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         }
     }
     ///The new settings of a shipping zone (the same body as for creating one).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateShippingZoneRequest {
         ///The shipping company id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]

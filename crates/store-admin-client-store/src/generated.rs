@@ -10,15 +10,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     use ::store_admin_client_core::lenient;
     ///The currencies to enable or disable.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ActivateCurrenciesRequest {
         ///One entry per currency to change.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -33,14 +26,8 @@ pub mod types {
         }
     }
     ///The languages to add.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AddLanguagesRequest {
         ///One entry per language; at least one.
         #[serde(
@@ -54,14 +41,8 @@ pub mod types {
         }
     }
     ///A currency the store can activate, with the country that uses it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AvailableCurrency {
         ///ISO 3166-1 alpha-2 country code (`SA`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -89,14 +70,8 @@ pub mod types {
         pub id: ::std::option::Option<i64>,
     }
     ///The currencies the store can activate.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct AvailableCurrencyList {
         ///The available currencies.
         #[serde(
@@ -110,14 +85,8 @@ pub mod types {
         pub success: bool,
     }
     ///A city of a country.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct City {
         ///The city id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -130,14 +99,8 @@ pub mod types {
         pub name_en: ::std::option::Option<::std::string::String>,
     }
     ///One page of the cities of a country.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CityList {
         ///The cities of this page.
         #[serde(
@@ -159,14 +122,8 @@ pub mod types {
         pub success: bool,
     }
     ///A country.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Country {
         ///ISO 3166-1 alpha-2 country code (`SA`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -185,14 +142,8 @@ pub mod types {
         pub name_en: ::std::option::Option<::std::string::String>,
     }
     ///One page of countries.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CountryList {
         ///The countries of this page.
         #[serde(
@@ -214,14 +165,8 @@ pub mod types {
         pub success: bool,
     }
     ///Envelope of one country.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CountryResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Country,
@@ -232,14 +177,8 @@ pub mod types {
         pub success: bool,
     }
     ///A new DNS record.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateDnsRecordRequest {
         ///The host name the record is for.
         pub name: CreateDnsRecordRequestName,
@@ -262,17 +201,8 @@ pub mod types {
         }
     }
     ///The host name the record is for.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateDnsRecordRequestName(::std::string::String);
     impl ::std::ops::Deref for CreateDnsRecordRequestName {
@@ -336,9 +266,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateDnsRecordRequestType {
         A,
         #[serde(rename = "AAAA")]
@@ -397,17 +327,8 @@ pub mod types {
         }
     }
     ///The record's data (returned as `content`).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateDnsRecordRequestValue(::std::string::String);
     impl ::std::ops::Deref for CreateDnsRecordRequestValue {
@@ -461,14 +382,8 @@ pub mod types {
         }
     }
     ///A new export template.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateExportTemplateRequest {
         ///The column keys to export, in order (`name`s from `list_export_columns`).
         pub columns: ::std::vec::Vec<CreateExportTemplateRequestColumnsItem>,
@@ -483,17 +398,8 @@ pub mod types {
         }
     }
     ///`CreateExportTemplateRequestColumnsItem`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateExportTemplateRequestColumnsItem(::std::string::String);
     impl ::std::ops::Deref for CreateExportTemplateRequestColumnsItem {
@@ -559,9 +465,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum CreateExportTemplateRequestEntity {
         #[serde(rename = "orders")]
         Orders,
@@ -606,17 +512,8 @@ pub mod types {
         }
     }
     ///The template's name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateExportTemplateRequestName(::std::string::String);
     impl ::std::ops::Deref for CreateExportTemplateRequestName {
@@ -672,14 +569,8 @@ pub mod types {
         }
     }
     ///A new tax rate.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CreateTaxRequest {
         ///The country the rate applies to (from `list_countries`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -697,17 +588,8 @@ pub mod types {
         }
     }
     ///The rate in percent, as a decimal string (`"15"`).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct CreateTaxRequestTax(::std::string::String);
     impl ::std::ops::Deref for CreateTaxRequestTax {
@@ -761,14 +643,8 @@ pub mod types {
         }
     }
     ///A currency of the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Currency {
         ///ISO 4217 currency code (`SAR`).
         pub code: ::std::string::String,
@@ -783,15 +659,8 @@ pub mod types {
         pub symbol: ::std::option::Option<::std::string::String>,
     }
     ///The new state of one currency of the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CurrencyActivation {
         ///ISO 4217 currency code (`USD`), from `list_available_currencies`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -806,14 +675,8 @@ pub mod types {
         }
     }
     ///The currencies of the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct CurrencyList {
         ///The currencies.
         #[serde(
@@ -827,14 +690,8 @@ pub mod types {
         pub success: bool,
     }
     ///A district of a city.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct District {
         ///The district id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -847,15 +704,8 @@ pub mod types {
         pub name_en: ::std::option::Option<::std::string::String>,
     }
     ///The city whose districts are listed.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DistrictCity {
         ///The city id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -869,14 +719,8 @@ pub mod types {
         pub name: ::std::option::Option<::std::string::String>,
     }
     ///One page of the districts of a city, with the city.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DistrictList {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -904,14 +748,8 @@ pub mod types {
         pub success: bool,
     }
     ///A DNS record of the store's domain.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DnsRecord {
         ///The record's data (an address, a host name or a text).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -936,14 +774,8 @@ documentation does not say.
         pub type_: ::std::option::Option<::std::string::String>,
     }
     ///DNS records.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DnsRecordList {
         ///The DNS records.
         #[serde(
@@ -957,14 +789,8 @@ documentation does not say.
         pub success: bool,
     }
     ///Envelope of one DNS record.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct DnsRecordResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: DnsRecord,
@@ -975,14 +801,8 @@ documentation does not say.
         pub success: bool,
     }
     ///An employee of the store (a user of the store's dashboard).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Employee {
         ///The employee's email address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1007,14 +827,8 @@ documentation does not say.
         pub status: ::std::option::Option<::std::string::String>,
     }
     ///One page of employees.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct EmployeeList {
         ///The employees of this page.
         #[serde(
@@ -1030,15 +844,8 @@ documentation does not say.
         pub success: bool,
     }
     ///A column that an export of an entity can contain.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExportColumn {
         ///The column's key, as export templates list it.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1054,14 +861,8 @@ documentation does not say.
         pub title: ::std::option::Option<::std::string::String>,
     }
     ///The columns an export can contain.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExportColumnList {
         ///The columns.
         #[serde(
@@ -1075,14 +876,8 @@ documentation does not say.
         pub success: bool,
     }
     ///What customer export to start.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExportCustomersRequest {
         ///`customers`: the store's customers; `customers-sample`: an empty sample file for an import.
         #[serde(rename = "type")]
@@ -1104,9 +899,9 @@ documentation does not say.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ExportCustomersRequestType {
         #[serde(rename = "customers")]
         Customers,
@@ -1150,15 +945,8 @@ documentation does not say.
         }
     }
     ///The confirmation that an export job was started; the file is prepared in the background.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExportJob {
         ///A human readable confirmation (may be Arabic).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1167,14 +955,8 @@ documentation does not say.
     /**Envelope of a started export job. When an order export finds no orders in its period, the
 service answers 200 with `success: true` and adds `error` (code 404) with the reason.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExportJobResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ExportJob,
@@ -1192,15 +974,8 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         pub success: bool,
     }
     ///One export made in the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExportLog {
         ///When the export was made, a local timestamp of the service.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1222,14 +997,8 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         pub user: ::std::option::Option<ExportLogUser>,
     }
     ///Export log entries.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExportLogList {
         ///The export log entries.
         #[serde(
@@ -1243,15 +1012,8 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         pub success: bool,
     }
     ///The employee who made an export.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExportLogUser {
         ///The employee id (documented as a string, sent as a number in the example).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1275,9 +1037,9 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ExportOrdersFilterOrders {
         #[serde(rename = "today")]
         Today,
@@ -1339,9 +1101,9 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ExportOrdersFormat {
         #[serde(rename = "xlsx")]
         Xlsx,
@@ -1385,14 +1147,8 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         }
     }
     ///What product export to start.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExportProductsRequest {
         ///The file format, `xlsx` or `csv`.
         pub format: ExportProductsRequestFormat,
@@ -1419,9 +1175,9 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ExportProductsRequestFormat {
         #[serde(rename = "xlsx")]
         Xlsx,
@@ -1478,9 +1234,9 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ExportProductsRequestType {
         #[serde(rename = "product-sample")]
         ProductSample,
@@ -1556,14 +1312,8 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         }
     }
     ///A named set of columns used to export orders or products.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExportTemplate {
         ///The columns the template exports, in order.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -1579,15 +1329,8 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         pub name: ::std::option::Option<::std::string::String>,
     }
     ///A column of an export template.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExportTemplateColumn {
         ///The column's key (a `name` from `list_export_columns`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1597,14 +1340,8 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         pub title: ::std::option::Option<::std::string::String>,
     }
     ///Export templates.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ExportTemplateList {
         ///The export templates.
         #[serde(
@@ -1618,17 +1355,8 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         pub success: bool,
     }
     ///`GetSettingSlug`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct GetSettingSlug(::std::string::String);
     impl ::std::ops::Deref for GetSettingSlug {
@@ -1682,14 +1410,8 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         }
     }
     ///The file of custom URLs to import, sent as `multipart/form-data`.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct ImportCustomUrlsRequest {
         ///The file to import (its format is not documented).
         pub file: ::std::string::String,
@@ -1700,14 +1422,8 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
         }
     }
     ///A language of the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Language {
         ///The country code of the flag (`gr` for Greek).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1740,14 +1456,8 @@ JSON integer; both forms are accepted.
         pub status: ::std::option::Option<::std::string::String>,
     }
     ///Languages.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LanguageList {
         ///The languages.
         #[serde(
@@ -1771,9 +1481,9 @@ JSON integer; both forms are accepted.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListExportColumnsEntity {
         #[serde(rename = "products")]
         Products,
@@ -1827,9 +1537,9 @@ JSON integer; both forms are accepted.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListExportLogsEvent {
         #[serde(rename = "product.created")]
         ProductCreated,
@@ -1927,9 +1637,9 @@ JSON integer; both forms are accepted.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListExportTemplatesEntity {
         #[serde(rename = "products")]
         Products,
@@ -1983,9 +1693,9 @@ JSON integer; both forms are accepted.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListPaymentMethodsStatus {
         #[serde(rename = "enabled")]
         Enabled,
@@ -2035,9 +1745,9 @@ JSON integer; both forms are accepted.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListSettingsEntity {
         #[serde(rename = "products")]
         Products,
@@ -2109,17 +1819,8 @@ JSON integer; both forms are accepted.
         }
     }
     ///`ListTransactionsLast4Digit`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct ListTransactionsLast4Digit(::std::string::String);
     impl ::std::ops::Deref for ListTransactionsLast4Digit {
@@ -2186,9 +1887,9 @@ JSON integer; both forms are accepted.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListTransactionsPaymentMethod {
         #[serde(rename = "credit_card")]
         CreditCard,
@@ -2271,9 +1972,9 @@ JSON integer; both forms are accepted.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum ListTransactionsStatus {
         #[serde(rename = "initiated")]
         Initiated,
@@ -2333,14 +2034,8 @@ JSON integer; both forms are accepted.
         }
     }
     ///A language to add.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct LocaleInput {
         /**ISO 639-1 language code, one to three letters (`fr`). It must be a language the service
 offers and the store does not have yet (422 otherwise).
@@ -2360,17 +2055,8 @@ absent to append.
     /**ISO 639-1 language code, one to three letters (`fr`). It must be a language the service
 offers and the store does not have yet (422 otherwise).
 */
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct LocaleInputIsoCode(::std::string::String);
     impl ::std::ops::Deref for LocaleInputIsoCode {
@@ -2427,14 +2113,8 @@ offers and the store does not have yet (422 otherwise).
         }
     }
     ///A bank account the store accepts bank transfers to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PaymentBank {
         ///The account holder's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2450,14 +2130,8 @@ offers and the store does not have yet (422 otherwise).
         pub status: ::std::option::Option<::std::string::String>,
     }
     ///One page of bank accounts.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PaymentBankList {
         ///The bank accounts of this page.
         #[serde(
@@ -2473,14 +2147,8 @@ offers and the store does not have yet (422 otherwise).
         pub success: bool,
     }
     ///Envelope of one bank account.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PaymentBankResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: PaymentBank,
@@ -2491,14 +2159,8 @@ offers and the store does not have yet (422 otherwise).
         pub success: bool,
     }
     ///A payment method available to the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PaymentMethod {
         ///The payment method id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -2511,14 +2173,8 @@ offers and the store does not have yet (422 otherwise).
         pub slug: ::std::option::Option<::std::string::String>,
     }
     ///One page of payment methods.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct PaymentMethodList {
         ///The payment methods of this page.
         #[serde(
@@ -2534,14 +2190,8 @@ offers and the store does not have yet (422 otherwise).
         pub success: bool,
     }
     ///How deliveries are secured, `signature` or `token`; null for none.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct SecurityStrategy(pub ::std::option::Option<SecurityStrategyInner>);
     impl ::std::ops::Deref for SecurityStrategy {
@@ -2573,9 +2223,9 @@ offers and the store does not have yet (422 otherwise).
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum SecurityStrategyInner {
         #[serde(rename = "signature")]
         Signature,
@@ -2619,15 +2269,8 @@ offers and the store does not have yet (422 otherwise).
         }
     }
     ///The store's search engine settings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SeoSettings {
         ///The store's description in search results.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2649,14 +2292,8 @@ offers and the store does not have yet (422 otherwise).
         pub url: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of the SEO settings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SeoSettingsResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: SeoSettings,
@@ -2667,14 +2304,8 @@ offers and the store does not have yet (422 otherwise).
         pub success: bool,
     }
     ///One store setting and its current value.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Setting {
         ///The setting's key, used by `get_setting` and `update_setting`.
         pub slug: ::std::string::String,
@@ -2690,14 +2321,8 @@ integer, a boolean, an array or an object.
         pub value: ::std::option::Option<::store_admin_client_core::types::AnyValue>,
     }
     ///The settings of an entity.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SettingList {
         ///The settings.
         #[serde(
@@ -2714,14 +2339,8 @@ integer, a boolean, an array or an object.
 envelope (the bare value) and some with `sucess` misspelled; the envelope is assumed, as
 everywhere else.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SettingValueResponse {
         pub data: ::store_admin_client_core::types::AnyValue,
         ///HTTP status code repeated in the body.
@@ -2731,14 +2350,8 @@ everywhere else.
         pub success: bool,
     }
     ///The store's information.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreInfo {
         ///Address of the store's logo.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2792,15 +2405,8 @@ everywhere else.
         pub verified: ::std::option::Option<bool>,
     }
     ///The store's registration numbers; each is null when the store has none.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreInfoLicenses {
         ///The commercial registration number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2813,14 +2419,8 @@ everywhere else.
         pub tax_number: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of the store's information.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreInfoResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: StoreInfo,
@@ -2831,15 +2431,8 @@ everywhere else.
         pub success: bool,
     }
     ///The store's social media links; each is null when not set.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreInfoSocial {
         ///Link to the store's app on the App Store.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2872,14 +2465,8 @@ everywhere else.
     /**A store scope (a market of the store). The list returns a subset of the fields of
 `get_store_scope`.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScope {
         ///The branches that serve the scope.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -3012,15 +2599,8 @@ list.
         pub url: ::std::option::Option<::std::string::String>,
     }
     ///A branch that serves a store scope.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScopeBranch {
         ///The branch id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3047,15 +2627,8 @@ list.
         pub status: ::std::option::Option<::std::string::String>,
     }
     ///The contact numbers of a store scope; each is null when not set.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScopeContacts {
         ///Mobile number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3077,15 +2650,8 @@ list.
         pub whatsapp_country_code: ::std::option::Option<::std::string::String>,
     }
     ///A country of a store scope.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScopeCountry {
         ///The ISO 3166 country code (`SA`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3102,15 +2668,8 @@ list.
         pub name: ::std::option::Option<::std::string::String>,
     }
     ///A currency of a store scope.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScopeCurrency {
         ///The ISO 4217 currency code (`SAR`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3125,15 +2684,8 @@ list.
     /**The theme a store scope uses. Read from a documented example only: the field types are
 assumed.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScopeDesignSettings {
         ///Address of the theme's preview image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3165,15 +2717,8 @@ assumed.
         pub version_details: ::std::option::Option<StoreScopeThemeVersion>,
     }
     ///A language of a store scope.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScopeLanguage {
         ///Whether content is translated into this language automatically.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3215,14 +2760,8 @@ assumed.
         pub status: ::std::option::Option<::std::string::String>,
     }
     ///One page of store scopes.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScopeList {
         ///The store scopes of this page.
         #[serde(
@@ -3238,14 +2777,8 @@ assumed.
         pub success: bool,
     }
     ///Envelope of one store scope.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScopeResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: StoreScope,
@@ -3256,15 +2789,8 @@ assumed.
         pub success: bool,
     }
     ///The stock and shipment settings of a store scope.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScopeSettings {
         ///How the scope's orders are shipped from branches.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3286,15 +2812,8 @@ assumed when set.
         pub stock_quantity: ::std::vec::Vec<::std::string::String>,
     }
     ///How a store scope's orders are assigned to branches and charged for shipping.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScopeShipmentStrategy {
         ///Whether orders with free shipping are assigned too.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3318,14 +2837,8 @@ assumed when set.
     /**Whether the scope is active: a boolean in the details, the string `"1"` or `"0"` in the
 list.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(untagged)]
     pub enum StoreScopeStatus {
         Boolean(bool),
@@ -3347,15 +2860,8 @@ list.
     /**The tax profile of a store scope. Read from a documented example only: the field types are
 assumed.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScopeTaxProfile {
         ///The country of the tax profile.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3378,15 +2884,8 @@ assumed.
     /**A version of the theme a store scope uses. Read from a documented example only: the field types
 are assumed.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScopeThemeVersion {
         ///The version id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3411,15 +2910,8 @@ are assumed.
         >,
     }
     ///The texts of a store scope in one language.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct StoreScopeTranslation {
         ///The scope's name in that language.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3430,14 +2922,8 @@ required as well here, as this document's mock store enforces, and must not be b
 `security_strategy` and `secret` are documented for the update only; they are accepted
 here too (assumed).
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct SubscribeWebhookRequest {
         pub event: WebhookEventName,
         ///Custom headers to send with each delivery.
@@ -3474,17 +2960,8 @@ here too (assumed).
         }
     }
     ///A name for people; must not be blank.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct SubscribeWebhookRequestName(::std::string::String);
     impl ::std::ops::Deref for SubscribeWebhookRequestName {
@@ -3538,14 +3015,8 @@ here too (assumed).
         }
     }
     ///A tax rate of the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Tax {
         ///The country the rate applies to, by name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3560,14 +3031,8 @@ here too (assumed).
         pub tax: ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
     }
     ///One page of taxes.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaxList {
         ///The taxes of this page.
         #[serde(
@@ -3589,14 +3054,8 @@ here too (assumed).
         pub success: bool,
     }
     ///Envelope of one tax.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TaxResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Tax,
@@ -3607,14 +3066,8 @@ here too (assumed).
         pub success: bool,
     }
     ///A payment transaction of the store.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Transaction {
         ///What `update_transaction` (or printing) can do with the transaction now; known values `print`, `refund`.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -3680,15 +3133,8 @@ delivery or bank transfer; the documentation does not say.
         pub total: ::std::option::Option<::store_admin_client_core::types::Money>,
     }
     ///The card of a transaction.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TransactionCard {
         ///The card brand; known values `mada`, `visa`, `master_card`, `amex`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3701,15 +3147,8 @@ delivery or bank transfer; the documentation does not say.
         pub number: ::std::option::Option<::std::string::String>,
     }
     ///The customer of a transaction.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TransactionCustomer {
         ///The customer's email address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3732,29 +3171,16 @@ delivery or bank transfer; the documentation does not say.
         pub mobile: ::std::option::Option<::std::string::String>,
     }
     ///The printable invoice of a transaction.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TransactionInvoice {
         ///Where to fetch the printable invoice.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub url: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of a transaction's printable invoice.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TransactionInvoiceResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: TransactionInvoice,
@@ -3765,14 +3191,8 @@ delivery or bank transfer; the documentation does not say.
         pub success: bool,
     }
     ///One page of transactions.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TransactionList {
         ///The transactions of this page.
         #[serde(
@@ -3788,15 +3208,8 @@ delivery or bank transfer; the documentation does not say.
         pub success: bool,
     }
     ///The payment method of a transaction.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TransactionPaymentMethod {
         ///Address of the method's icon.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3812,15 +3225,8 @@ delivery or bank transfer; the documentation does not say.
         pub slug: ::std::option::Option<::std::string::String>,
     }
     ///What a transaction belongs to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TransactionReferences {
         ///The cart id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3850,14 +3256,8 @@ a string too.
         >,
     }
     ///Envelope of one transaction.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TransactionResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Transaction,
@@ -3868,15 +3268,8 @@ a string too.
         pub success: bool,
     }
     ///The status of a transaction.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct TransactionStatus {
         ///The status's (localized) name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3891,14 +3284,8 @@ a string too.
 strings while its example sends `[{"name": ...}]` objects; strings, as in
 `CreateExportTemplateRequest`, are assumed.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateExportTemplateRequest {
         ///The column keys to export, in order; replaces the template's columns.
         pub columns: ::std::vec::Vec<UpdateExportTemplateRequestColumnsItem>,
@@ -3911,17 +3298,8 @@ strings while its example sends `[{"name": ...}]` objects; strings, as in
         }
     }
     ///`UpdateExportTemplateRequestColumnsItem`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateExportTemplateRequestColumnsItem(::std::string::String);
     impl ::std::ops::Deref for UpdateExportTemplateRequestColumnsItem {
@@ -3977,17 +3355,8 @@ strings while its example sends `[{"name": ...}]` objects; strings, as in
         }
     }
     ///The template's name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateExportTemplateRequestName(::std::string::String);
     impl ::std::ops::Deref for UpdateExportTemplateRequestName {
@@ -4043,15 +3412,8 @@ strings while its example sends `[{"name": ...}]` objects; strings, as in
         }
     }
     ///Changes to a language of the store; both fields are optional.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateLanguageRequest {
         ///The display position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4070,15 +3432,8 @@ strings while its example sends `[{"name": ...}]` objects; strings, as in
         }
     }
     ///Changes to the SEO settings; every field is optional and only the fields sent change.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateSeoSettingsRequest {
         ///The store's description in search results.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4105,15 +3460,8 @@ strings while its example sends `[{"name": ...}]` objects; strings, as in
         }
     }
     ///The new value of a setting.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateSettingRequest {
         /**The new value; its JSON type must suit the setting's `type`: a boolean, a string, or an
 array of strings.
@@ -4127,17 +3475,8 @@ array of strings.
         }
     }
     ///`UpdateSettingSlug`
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateSettingSlug(::std::string::String);
     impl ::std::ops::Deref for UpdateSettingSlug {
@@ -4191,14 +3530,8 @@ array of strings.
         }
     }
     ///The tax rate's new values.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateTaxRequest {
         ///The country the rate applies to (from `list_countries`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4216,17 +3549,8 @@ array of strings.
         }
     }
     ///The rate in percent, as a decimal string (`"15"`).
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct UpdateTaxRequestTax(::std::string::String);
     impl ::std::ops::Deref for UpdateTaxRequestTax {
@@ -4280,15 +3604,8 @@ array of strings.
         }
     }
     ///An action on a transaction; every field is optional as documented.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateTransactionRequest {
         ///What to do with the transaction.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4318,9 +3635,9 @@ array of strings.
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub enum UpdateTransactionRequestAction {
         #[serde(rename = "refund")]
         Refund,
@@ -4372,15 +3689,8 @@ array of strings.
 field keeps its value. `event` is not in the documentation's update schema; it is accepted
 here (assumed) and must be a listed event.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UpdateWebhookRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub event: ::std::option::Option<WebhookEventName>,
@@ -4420,14 +3730,8 @@ here (assumed) and must be a listed event.
         }
     }
     ///The user who authorized the access token, and the store the token acts for.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UserInfo {
         ///When the user was created, a local timestamp of the service.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4458,14 +3762,8 @@ is not decoded here.
         pub role: ::std::option::Option<::std::string::String>,
     }
     ///The merchant store of the user information.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UserInfoMerchant {
         ///Address of the store's logo.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4504,14 +3802,8 @@ is not decoded here.
         pub username: ::std::option::Option<::std::string::String>,
     }
     ///Envelope of the user information.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct UserInfoResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: UserInfo,
@@ -4522,14 +3814,8 @@ is not decoded here.
         pub success: bool,
     }
     ///A subscription that sends an event's data to a URL.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct Webhook {
         pub event: WebhookEventName,
         ///Custom headers sent with each delivery, by header name.
@@ -4576,14 +3862,8 @@ is not decoded here.
         pub version: ::std::option::Option<i64>,
     }
     ///An event a webhook can subscribe to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct WebhookEvent {
         pub event: WebhookEventName,
         ///The event id.
@@ -4598,14 +3878,8 @@ is not decoded here.
         pub label: ::std::option::Option<::std::string::String>,
     }
     ///The events a webhook can subscribe to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct WebhookEventList {
         ///The events.
         #[serde(
@@ -4645,9 +3919,9 @@ customer events `customer.created`, `customer.updated`, `customer.login`,
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct WebhookEventName(pub ::std::string::String);
     impl ::std::ops::Deref for WebhookEventName {
@@ -4680,14 +3954,8 @@ customer events `customer.created`, `customer.updated`, `customer.login`,
     /**A custom header to send with each delivery. The key must be a valid HTTP header name and the
 value a valid header value (no line breaks or other control characters); 422 otherwise.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct WebhookHeader {
         ///The header name.
         pub key: WebhookHeaderKey,
@@ -4700,17 +3968,8 @@ value a valid header value (no line breaks or other control characters); 422 oth
         }
     }
     ///The header name.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[serde(transparent)]
     pub struct WebhookHeaderKey(::std::string::String);
     impl ::std::ops::Deref for WebhookHeaderKey {
@@ -4764,14 +4023,8 @@ value a valid header value (no line breaks or other control characters); 422 oth
         }
     }
     ///One page of webhooks.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct WebhookList {
         ///The webhooks of this page.
         #[serde(
@@ -4793,14 +4046,8 @@ value a valid header value (no line breaks or other control characters); 422 oth
         pub success: bool,
     }
     ///Envelope of one webhook.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct WebhookResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Webhook,
@@ -4814,15 +4061,8 @@ value a valid header value (no line breaks or other control characters); 422 oth
 hex HMAC-SHA256 of the raw body keyed with the secret) or `token` (header `Authorization`
 carrying the secret). An empty strategy means none.
 */
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     pub struct WebhookSecurity {
         ///The secret; treat it as a credential. Null when there is none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
