@@ -1119,26 +1119,39 @@ mod tests {
             .collect();
         let expect =
             |b: &str, r: &str, i: &str, req: bool| (b.to_owned(), r.to_owned(), i.to_owned(), req);
-        assert_eq!(
-            paged,
-            vec![
-                expect(
-                    "ListProductQuantities",
-                    "ProductQuantityList",
-                    "ProductQuantity",
-                    true
-                ),
-                expect("ListOrders", "OrderList", "Order", true),
-                expect(
-                    "ListShippingRoutes",
-                    "ShippingRouteList",
-                    "ShippingRouteSummary",
-                    false
-                ),
-                expect("ListWebhooks", "WebhookList", "Webhook", false),
-                expect("ListShipments", "ShipmentList", "Shipment", true),
-            ]
-        );
+        for known in [
+            expect(
+                "ListProductQuantities",
+                "ProductQuantityList",
+                "ProductQuantity",
+                true,
+            ),
+            expect("ListOrders", "OrderList", "Order", true),
+            expect(
+                "ListShippingRoutes",
+                "ShippingRouteList",
+                "ShippingRouteSummary",
+                false,
+            ),
+            expect("ListWebhooks", "WebhookList", "Webhook", false),
+            expect("ListShipments", "ShipmentList", "Shipment", true),
+            expect("ListBrands", "BrandList", "Brand", false),
+            expect("ListCustomers", "CustomerList", "Customer", false),
+            expect("SearchCategories", "CategoryList", "Category", false),
+        ] {
+            assert!(paged.contains(&known), "{known:?} in {paged:?}");
+        }
+        // Lists only: every paged response is a `...List` of its items.
+        for (builder, response, item, _) in &paged {
+            assert!(
+                builder.starts_with("List") || builder.starts_with("Search"),
+                "{builder}"
+            );
+            assert!(response.ends_with("List"), "{builder}: {response}");
+            assert!(!item.is_empty(), "{builder}");
+        }
+        // Operations with a page but no pagination object are not paged.
+        assert!(!paged.iter().any(|(b, ..)| b == "ListOrderStatuses"));
         assert_eq!(pascal_case("list_order_statuses"), "ListOrderStatuses");
     }
 

@@ -402,6 +402,21 @@ fn make_breaking_edits(spec: &Path) -> String {
     removed
 }
 
+/// The document's `info.version` as committed, and the next minor and major versions.
+fn versions() -> (String, String, String) {
+    let text =
+        std::fs::read_to_string(workspace().join("openapi/store-admin.yaml")).expect("read");
+    let doc: serde_yaml::Value = serde_yaml::from_str(&text).expect("yaml");
+    let version = doc["info"]["version"].as_str().expect("info.version").to_owned();
+    let parts: Vec<u64> = version
+        .split('.')
+        .map(|p| p.parse().expect("a semver number"))
+        .collect();
+    let minor = format!("{}.{}.0", parts[0], parts[1] + 1);
+    let major = format!("{}.0.0", parts[0] + 1);
+    (version, minor, major)
+}
+
 fn set_version(spec: &Path, version: &str) {
     edit_yaml(spec, |doc| {
         doc["info"]["version"] = serde_yaml::Value::String(version.to_owned());
@@ -424,6 +439,7 @@ fn diff_reports_removed_response_field_and_new_required_parameter() {
     let repo = repository_with_document("diff-breaking");
     let spec = repo.join("store-admin.yaml");
     let removed = make_breaking_edits(&spec);
+    let (current, _, major) = versions();
 
     let output = diff(&spec, "HEAD");
     let report = text(&output);
@@ -456,7 +472,9 @@ fn diff_reports_removed_response_field_and_new_required_parameter() {
         "{report}"
     );
     assert!(
-        report.contains("but info.version goes 2.0.0 -> 2.0.0: bump the major version (to 3.0.0)"),
+        report.contains(&format!(
+            "but info.version goes {current} -> {current}: bump the major version (to {major})"
+        )),
         "{report}"
     );
 }
@@ -467,12 +485,17 @@ fn diff_accepts_breaking_changes_with_a_major_bump_and_its_changelog_entry() {
     let repo = repository_with_document("diff-major");
     let spec = repo.join("store-admin.yaml");
     make_breaking_edits(&spec);
-    set_version(&spec, "3.0.0");
+    let (current, _, major) = versions();
+    set_version(&spec, &major);
     let changelog = repo.join("CHANGELOG.md");
     let old = std::fs::read_to_string(&changelog).expect("changelog");
     std::fs::write(
         &changelog,
-        old.replacen("## 2.0.0", "## 3.0.0\n\n- Breaking.\n\n## 2.0.0", 1),
+        old.replacen(
+            &format!("## {current}"),
+            &format!("## {major}\n\n- Breaking.\n\n## {current}"),
+            1,
+        ),
     )
     .expect("write changelog");
 
@@ -483,7 +506,9 @@ fn diff_accepts_breaking_changes_with_a_major_bump_and_its_changelog_entry() {
         "a major bump allows breaking changes:\n{report}"
     );
     assert!(
-        report.contains("(info.version 2.0.0) -> working copy (3.0.0)"),
+        report.contains(&format!(
+            "(info.version {current}) -> working copy ({major})"
+        )),
         "{report}"
     );
     assert!(
@@ -496,13 +521,14 @@ fn diff_accepts_breaking_changes_with_a_major_bump_and_its_changelog_entry() {
 fn diff_refuses_a_new_version_without_a_changelog_entry() {
     let repo = repository_with_document("diff-changelog");
     let spec = repo.join("store-admin.yaml");
-    set_version(&spec, "2.1.0");
+    let (current, minor, _) = versions();
+    set_version(&spec, &minor);
     let output = diff(&spec, "HEAD");
     let report = text(&output);
     assert!(!output.status.success(), "{report}");
     assert!(
-        report.contains("info.version goes 2.0.0 -> 2.1.0, but")
-            && report.contains("has no `## 2.1.0` entry"),
+        report.contains(&format!("info.version goes {current} -> {minor}, but"))
+            && report.contains(&format!("has no `## {minor}` entry")),
         "{report}"
     );
 }

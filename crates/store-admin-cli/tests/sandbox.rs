@@ -173,7 +173,7 @@ fn orders_list_filters_by_status() {
 #[test]
 fn orders_get_and_statuses() {
     let id = first_id(&["orders", "list"]);
-    let order: types::Order =
+    let order: types::OrderDetails =
         serde_json::from_str(&ok(&["orders", "get", &id, "-o", "json"])).unwrap();
     assert_eq!(order.id.to_string(), id);
     insta::assert_snapshot!(
@@ -435,10 +435,23 @@ fn languages_add() {
     insta::assert_snapshot!(out);
 }
 
+/// A code longer than the document allows is refused before any request, naming the field.
+#[test]
+fn languages_add_a_too_long_code_is_refused_before_sending_with_exit_2() {
+    let (_, err) = run(
+        sandbox(&["languages", "add", "--locale", "not-a-language"]),
+        2,
+    );
+    assert!(
+        err.contains("locales[0].iso_code") && err.contains("longer than 3"),
+        "{err}"
+    );
+}
+
 #[test]
 fn languages_add_a_bad_code_shows_the_field_errors_and_exits_3() {
     let (_, err) = run(
-        sandbox(&["languages", "add", "--locale", "not-a-language"]),
+        sandbox(&["languages", "add", "--locale", "zzz"]),
         3,
     );
     insta::assert_snapshot!(err);
