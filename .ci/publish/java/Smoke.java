@@ -5,10 +5,14 @@ import com.example.storeadmin.ApiClient;
 import com.example.storeadmin.ApiException;
 import com.example.storeadmin.api.CategoriesApi;
 import com.example.storeadmin.api.LanguagesApi;
+import com.example.storeadmin.api.OrderReservationsApi;
+import com.example.storeadmin.api.OrderStatusApi;
 import com.example.storeadmin.api.OrdersApi;
-import com.example.storeadmin.api.ProductsApi;
+import com.example.storeadmin.api.ProductQuantityApi;
+import com.example.storeadmin.api.ProductVariantsApi;
 import com.example.storeadmin.api.ShipmentsApi;
-import com.example.storeadmin.api.ShippingApi;
+import com.example.storeadmin.api.ShippingCompaniesApi;
+import com.example.storeadmin.api.ShippingRoutesApi;
 import com.example.storeadmin.api.WebhooksApi;
 import com.example.storeadmin.model.AddLanguagesRequest;
 import com.example.storeadmin.model.CategoryResponse;
@@ -45,7 +49,7 @@ public final class Smoke {
     return client;
   }
 
-  private static ProductQuantityList quantities(ProductsApi api, List<String> categories, Long page)
+  private static ProductQuantityList quantities(ProductQuantityApi api, List<String> categories, Long page)
       throws ApiException {
     ProductQuantityList list = api.listProductQuantities(null, categories, null, null, null, page, PER_PAGE);
     check(list != null && list.getData() != null, "list_product_quantities " + categories + " page " + page + " -> 200");
@@ -78,7 +82,7 @@ public final class Smoke {
       throw new IllegalStateException("STORE_ADMIN_URL and STORE_ADMIN_TOKEN must be set");
     }
     ApiClient authorized = client(baseUrl, token);
-    ProductsApi products = new ProductsApi(authorized);
+    ProductQuantityApi products = new ProductQuantityApi(authorized);
 
     // Two `categories[]` values and per_page: both values must reach the server.
     ProductQuantityList everything = quantities(products, null, null);
@@ -101,15 +105,16 @@ public final class Smoke {
     // Create a category: 201 with the created category.
     String name = "Smoke " + UUID.randomUUID().toString().substring(0, 8);
     var created = new CategoriesApi(authorized)
-        .createCategoryWithHttpInfo(new CreateCategoryRequest().name(name).status("active"));
+        .createCategoryWithHttpInfo(new CreateCategoryRequest().name(name).status(CreateCategoryRequest.StatusEnum.ACTIVE));
     check(created.getStatusCode() == 201, "create_category -> 201");
     CategoryResponse category = created.getData();
     check(category != null && name.equals(category.getData().getName()), "the created category is returned");
 
-    // A bad language code: 422 with field errors.
+    // A language code the store does not offer (valid by the document: three letters): 422 with
+    // field errors.
     try {
       new LanguagesApi(authorized).addLanguages(
-          new AddLanguagesRequest().addLocalesItem(new LocaleInput().isoCode("not-a-language")));
+          new AddLanguagesRequest().addLocalesItem(new LocaleInput().isoCode("zzz")));
       check(false, "add_languages with a bad iso_code -> 422");
     } catch (ApiException e) {
       check(e.getCode() == 422, "add_languages with a bad iso_code -> 422");
@@ -124,36 +129,40 @@ public final class Smoke {
     // get_shipping_rule, whose ids no list returns).
     OrdersApi orders = new OrdersApi(authorized);
     ShipmentsApi shipments = new ShipmentsApi(authorized);
-    ShippingApi shipping = new ShippingApi(authorized);
+    OrderStatusApi statuses = new OrderStatusApi(authorized);
+    OrderReservationsApi reservations = new OrderReservationsApi(authorized);
+    ShippingCompaniesApi shippingCompanies = new ShippingCompaniesApi(authorized);
+    ShippingRoutesApi shippingRoutes = new ShippingRoutesApi(authorized);
     WebhooksApi webhooks = new WebhooksApi(authorized);
     var orderList = read("list_orders", () -> orders.listOrders(null, null, null, null, null, null, null,
         null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, 60L));
-    read("get_order", () -> orders.getOrder(orderList.getData().get(0).getId()));
-    read("list_order_statuses", orders::listOrderStatuses);
-    read("list_reservations", () -> orders.listReservations(LocalDate.of(2020, 1, 1), LocalDate.of(2030, 12, 31)));
-    var shipmentList = read("list_shipments", () -> shipments.listShipments(null, null, null, null, 60L));
+    read("get_order", () -> orders.getOrder(orderList.getData().get(0).getId(), null, null));
+    read("list_order_statuses", statuses::listOrderStatuses);
+    read("list_reservations", () -> reservations.listReservations(LocalDate.of(2020, 1, 1), LocalDate.of(2030, 12, 31)));
+    var shipmentList = read("list_shipments", () -> shipments.listShipments(null, null, null, null, null, null, null, null, null, null, null,
+        null, null, null, null, null, 60L));
     var shipment = shipmentList.getData().get(0);
     read("get_shipment", () -> shipments.getShipment(shipment.getId()));
     read("get_shipment_tracking", () -> shipments.getShipmentTracking(shipment.getId()));
     read("list_order_shipments", () -> shipments.listOrderShipments(shipment.getOrderId()));
-    var companies = read("list_shipping_companies", shipping::listShippingCompanies);
-    read("get_shipping_company", () -> shipping.getShippingCompany(companies.getData().get(0).getId()));
-    var routes = read("list_shipping_routes", () -> shipping.listShippingRoutes(null, null));
-    read("get_shipping_route", () -> shipping.getShippingRoute(routes.getData().get(0).getId()));
+    var companies = read("list_shipping_companies", shippingCompanies::listShippingCompanies);
+    read("get_shipping_company", () -> shippingCompanies.getShippingCompany(companies.getData().get(0).getId()));
+    var routes = read("list_shipping_routes", () -> shippingRoutes.listShippingRoutes(null, null, null));
+    read("get_shipping_route", () -> shippingRoutes.getShippingRoute(routes.getData().get(0).getId()));
     read("list_webhooks", () -> webhooks.listWebhooks(null, null));
     read("list_webhook_events", webhooks::listWebhookEvents);
     String variant = java.util.stream.Stream.of(everything, first, second)
         .flatMap(page -> page.getData().stream())
         .filter(row -> row.getSkuId() != null)
-        .map(row -> String.valueOf(row.getSkuId().getActualInstance()))
+        .map(row -> String.valueOf(row.getSkuId()))
         .findFirst()
         .orElseThrow();
-    read("get_product_variant", () -> products.getProductVariant(variant));
+    read("get_product_variant", () -> new ProductVariantsApi(authorized).getProductVariant(variant));
 
     // No token: 401 with the error envelope.
     ApiClient anonymous = client(baseUrl, null);
     try {
-      new ProductsApi(anonymous).listProductQuantities(null, null, null, null, null, null, null);
+      new ProductQuantityApi(anonymous).listProductQuantities(null, null, null, null, null, null, null);
       check(false, "no token -> 401");
     } catch (ApiException e) {
       check(e.getCode() == 401, "no token -> 401");

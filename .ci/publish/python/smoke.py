@@ -14,20 +14,20 @@ from http import HTTPStatus
 from store_admin_client import AuthenticatedClient, Client
 from store_admin_client.api.categories import create_category
 from store_admin_client.api.languages import add_languages
-from store_admin_client.api.orders import get_order, list_order_statuses, list_orders, list_reservations
-from store_admin_client.api.products import get_product_variant, list_product_quantities
+from store_admin_client.api.order_reservations import list_reservations
+from store_admin_client.api.order_status import list_order_statuses
+from store_admin_client.api.orders import get_order, list_orders
+from store_admin_client.api.product_quantity import list_product_quantities
+from store_admin_client.api.product_variants import get_product_variant
 from store_admin_client.api.shipments import get_shipment, get_shipment_tracking, list_order_shipments, list_shipments
-from store_admin_client.api.shipping import (
-    get_shipping_company,
-    get_shipping_route,
-    list_shipping_companies,
-    list_shipping_routes,
-)
+from store_admin_client.api.shipping_companies import get_shipping_company, list_shipping_companies
+from store_admin_client.api.shipping_routes import get_shipping_route, list_shipping_routes
 from store_admin_client.api.webhooks import list_webhook_events, list_webhooks
 from store_admin_client.models import (
     AddLanguagesRequest,
     CategoryResponse,
     CreateCategoryRequest,
+    CreateCategoryRequestStatus,
     ErrorResponse,
     LocaleInput,
     ProductQuantityList,
@@ -78,14 +78,15 @@ with AuthenticatedClient(base_url=BASE_URL, token=TOKEN, raise_on_unexpected_sta
 
     # Create a category: 201 with the created category.
     name = f"Smoke {uuid.uuid4().hex[:8]}"
-    created = create_category.sync_detailed(client=client, body=CreateCategoryRequest(name=name, status="active"))
+    created = create_category.sync_detailed(client=client, body=CreateCategoryRequest(name=name, status=CreateCategoryRequestStatus.ACTIVE))
     check(created.status_code == HTTPStatus.CREATED, "create_category -> 201")
     check(isinstance(created.parsed, CategoryResponse) and created.parsed.data.name == name,
           "the created category is returned")
 
-    # A bad language code: 422 with field errors.
+    # A language code the store does not offer (valid by the document: three letters): 422 with
+    # field errors.
     invalid = add_languages.sync_detailed(
-        client=client, body=AddLanguagesRequest(locales=[LocaleInput(iso_code="not-a-language")])
+        client=client, body=AddLanguagesRequest(locales=[LocaleInput(iso_code="zzz")])
     )
     check(invalid.status_code == HTTPStatus.UNPROCESSABLE_ENTITY, "add_languages with a bad iso_code -> 422")
     check(isinstance(invalid.parsed, ErrorResponse) and invalid.parsed.success is False, "the 422 body is the error envelope")
@@ -102,7 +103,7 @@ with AuthenticatedClient(base_url=BASE_URL, token=TOKEN, raise_on_unexpected_sta
         return response.parsed
 
     orders = read("list_orders", list_orders, per_page=60)
-    read("get_order", get_order, id=orders.data[0].id)
+    read("get_order", get_order, order_id=orders.data[0].id)
     read("list_order_statuses", list_order_statuses)
     read("list_reservations", list_reservations, start=datetime.date(2020, 1, 1), end=datetime.date(2030, 12, 31))
     shipments = read("list_shipments", list_shipments, per_page=60)

@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   check(created.data?.data.name === name, "the created category is returned");
 
   // A bad language code: 422 with field errors.
-  const invalid = await client.POST("/languages", { body: { locales: [{ iso_code: "not-a-language" }] } });
+  const invalid = await client.POST("/languages", { body: { locales: [{ iso_code: "zzz" }] } });
   check(invalid.response.status === 422, "add_languages with a bad iso_code -> 422");
   check(invalid.error !== undefined && invalid.error.success === false, "the 422 body is the error envelope");
   const messages = invalid.error.error.fields?.["locales.0.iso_code"] ?? [];
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   read("list_orders", orders);
   const order = orders.data?.data[0];
   check(order !== undefined, "an order to read");
-  read("get_order", await client.GET("/orders/{id}", { params: { path: { id: order.id } } }));
+  read("get_order", await client.GET("/orders/{order_id}", { params: { path: { order_id: order.id } } }));
   read("list_order_statuses", await client.GET("/orders/statuses"));
   read("list_reservations", await client.GET("/reservations", { params: { query: { start: "2020-01-01", end: "2030-12-31" } } }));
   const shipments = await client.GET("/shipments", { params: { query: { per_page: 60 } } });
