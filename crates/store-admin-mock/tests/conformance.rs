@@ -193,6 +193,15 @@ impl Checker {
     }
 }
 
+/// An id as text (the document's ids are integers or strings).
+fn id_text(value: &Value) -> Option<String> {
+    match value {
+        Value::Number(n) => Some(n.to_string()),
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    }
+}
+
 fn id(value: &Value) -> i64 {
     value["id"].as_i64().expect("an id")
 }
@@ -521,6 +530,11 @@ async fn every_response_of_every_operation_matches_the_document() {
         ("list_reservations", "/reservations".into(), None),
         ("list_orders", "/orders?sort_by=nope".into(), None),
         (
+            "list_shipping_routes",
+            "/shipping/routes?per_page=0".into(),
+            None,
+        ),
+        (
             "update_order_shipment",
             format!("/orders/{}/update-shipment", open_orders[2]),
             Some(json!({})),
@@ -568,6 +582,11 @@ async fn every_response_of_every_operation_matches_the_document() {
         let (status, _) = c.check(s, op, path, admin, body.clone()).await;
         assert_eq!(status, 422, "{op} {path}");
     }
+    // The operations called above, on purpose: each must have produced every response it
+    // declares by the end (with the 401, 404, 429 and 500 of the loops over every operation
+    // below). The other operations are covered generically (see
+    // `every_operation_of_the_document_answers_as_it_declares` and tests/crud.rs).
+    let curated: BTreeSet<&'static str> = c.seen.iter().map(|(op, _)| *op).collect();
 
     // Unknown records, and no token at all, for every operation.
     for op in &operations {
@@ -627,21 +646,25 @@ async fn every_response_of_every_operation_matches_the_document() {
             }),
     )
     .await;
-    common::call(&limited, Method::GET, "/orders/statuses", admin, None).await;
     for op in &operations {
         let path = op.path.replace(['{', '}'], "");
+        // Spend the bucket first: at one request a minute it leaks one back every minute, and
+        // going through every operation of the document can take longer than that.
+        common::call(&limited, Method::GET, "/orders/statuses", admin, None).await;
         let (status, _) = c.check(&limited, op.operation_id, &path, admin, None).await;
         assert_eq!(status, 429, "{}", op.operation_id);
         let (status, _) = c.check(&failing, op.operation_id, &path, admin, None).await;
         assert_eq!(status, 500, "{}", op.operation_id);
     }
 
-    // Every declared response was produced at least once.
+    // Every declared response of every curated operation was produced at least once.
     let mut missing = Vec::new();
     for op in &operations {
-        for status in checker.schemas.declared(op.path, op.method) {
-            if !checker.seen.contains(&(op.operation_id, status)) {
-                missing.push(format!("{} {status}", op.operation_id));
+        if curated.contains(op.operation_id) {
+            for status in checker.schemas.declared(op.path, op.method) {
+                if !checker.seen.contains(&(op.operation_id, status)) {
+                    missing.push(format!("{} {status}", op.operation_id));
+                }
             }
         }
         if checker.schemas.key_for(op.path, op.method, 500).is_none() {
@@ -661,6 +684,25 @@ async fn every_response_of_every_operation_matches_the_document() {
         missing.is_empty(),
         "declared responses never produced: {missing:?}"
     );
+}
+
+/// How many operations of the embedded document answer a success to the generated requests of
+/// `every_operation_of_the_document_answers_as_it_declares` (measured).
+const MIN_ANSWERED: usize = 195;
+
+/// The parameters of an operation, references resolved.
+fn parameters_of(doc: &Value, op: &DocOp) -> Vec<Value> {
+    doc["paths"][op.path][op.method.to_lowercase()]["parameters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| match p.get("$ref").and_then(Value::as_str) {
+            Some(reference) => doc["components"]["parameters"]
+                [reference.rsplit('/').next().unwrap_or_default()]
+            .clone(),
+            None => p.clone(),
+        })
+        .collect()
 }
 
 /// A value for a required query parameter, from its schema.
@@ -705,27 +747,62 @@ async fn every_operation_of_the_document_answers_as_it_declares() {
             .token_all_scopes(ADMIN),
     )
     .await;
-    // The first record of every list without parameters, by the list's path.
-    let mut ids: HashMap<String, String> = HashMap::new();
+    // The ids of the first page (of 60 where the list is paged) of every list without
+    // parameters, by the list's path.
+    let mut ids: HashMap<String, Vec<String>> = HashMap::new();
+    let mut referenced: HashMap<String, Vec<(String, String)>> = HashMap::new();
     for op in operations
         .iter()
         .filter(|o| o.method == "GET" && !o.path.contains('{'))
     {
-        let (status, body) = get(&server, op.path).await;
-        let first = body["data"].get(0).map(|r| r["id"].clone());
-        if status == 200
-            && let Some(id) = first.and_then(|id| match id {
-                Value::Number(n) => Some(n.to_string()),
-                Value::String(s) => Some(s),
-                _ => None,
-            })
-        {
-            ids.insert(op.path.trim_end_matches('/').to_owned(), id);
+        let paged = parameters_of(&doc, op)
+            .iter()
+            .any(|p| p["name"] == "per_page");
+        let target = if paged {
+            format!("{}?per_page=60", op.path)
+        } else {
+            op.path.to_owned()
+        };
+        let (status, body) = get(&server, &target).await;
+        if status != 200 {
+            continue;
+        }
+        let records = body["data"].as_array().cloned().unwrap_or_default();
+        let listed: Vec<String> = records.iter().filter_map(|r| id_text(&r["id"])).collect();
+        if !listed.is_empty() {
+            ids.insert(op.path.trim_end_matches('/').to_owned(), listed);
+        }
+        // What the records point at through `<thing>_id` fields, with the list's thing (the
+        // orders that have a shipment not cancelled, for the order's shipment operations).
+        let thing = op
+            .path
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default();
+        let thing = thing.strip_suffix('s').unwrap_or(thing).to_owned();
+        for record in records.iter().filter(|r| r["status"] != "cancelled") {
+            for (name, value) in record.as_object().into_iter().flatten() {
+                if name.ends_with("_id")
+                    && let Some(id) = id_text(value)
+                {
+                    referenced
+                        .entry(name.clone())
+                        .or_default()
+                        .push((thing.clone(), id));
+                }
+            }
         }
     }
-    let fill = |template: &str, missing: bool| -> String {
+    // A path with the ids of records that exist: of the records listed above the parameter, one
+    // that a list of a thing the rest of the path names points at through a field of the
+    // parameter's name (an order with a shipment for `/orders/{order_id}/cancel-shipment`), else
+    // the first; "1" for every parameter when `missing`. Also says whether some parameter had
+    // no listed record (then "1" too).
+    let fill = |template: &str, missing: bool| -> (String, bool) {
         let segments: Vec<&str> = template.split('/').collect();
-        segments
+        let mut guessed = false;
+        let path = segments
             .iter()
             .enumerate()
             .map(|(at, segment)| {
@@ -735,25 +812,32 @@ async fn every_operation_of_the_document_answers_as_it_declares() {
                 if missing {
                     return "1".to_owned();
                 }
-                let prefix = segments[..at].join("/");
-                ids.get(&prefix).cloned().unwrap_or_else(|| "1".to_owned())
+                let name = segment.trim_matches(['{', '}']);
+                let Some(listed) = ids.get(&segments[..at].join("/")) else {
+                    guessed = true;
+                    return "1".to_owned();
+                };
+                let rest = segments[at + 1..].join("/");
+                let pointed: Vec<&String> = referenced
+                    .get(name)
+                    .into_iter()
+                    .flatten()
+                    .filter(|(thing, _)| !thing.is_empty() && rest.contains(thing.as_str()))
+                    .map(|(_, id)| id)
+                    .collect();
+                listed
+                    .iter()
+                    .find(|id| pointed.contains(id))
+                    .unwrap_or(&listed[0])
+                    .clone()
             })
             .collect::<Vec<_>>()
-            .join("/")
+            .join("/");
+        (path, guessed)
     };
     let query_of = |op: &DocOp| -> String {
-        let parameters = doc["paths"][op.path][op.method.to_lowercase()]["parameters"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        let pairs: Vec<String> = parameters
-            .iter()
-            .map(|p| match p.get("$ref").and_then(Value::as_str) {
-                Some(reference) => doc["components"]["parameters"]
-                    [reference.rsplit('/').next().unwrap_or_default()]
-                .clone(),
-                None => p.clone(),
-            })
+        let pairs: Vec<String> = parameters_of(&doc, op)
+            .into_iter()
             .filter(|p| p["in"] == "query" && p["required"] == true)
             .map(|p| {
                 format!(
@@ -775,10 +859,16 @@ async fn every_operation_of_the_document_answers_as_it_declares() {
         "DELETE" => 2,
         _ => 1,
     });
+    // Operations called without a record to address.
+    let mut guessed_ops: BTreeSet<&'static str> = BTreeSet::new();
     for op in &ordered {
         let body = server.sample_body(op.operation_id);
         let query = query_of(op);
-        let target = format!("{}{query}", fill(op.path, false));
+        let (path, guessed) = fill(op.path, false);
+        if guessed {
+            guessed_ops.insert(op.operation_id);
+        }
+        let target = format!("{path}{query}");
         let (status, answer) = checker
             .check(&server, op.operation_id, &target, Some(ADMIN), body.clone())
             .await;
@@ -788,7 +878,7 @@ async fn every_operation_of_the_document_answers_as_it_declares() {
                 .push(format!("{} {target}: {status} {answer}", op.operation_id));
         }
         if op.path.contains('{') {
-            let target = format!("{}{query}", fill(op.path, true));
+            let target = format!("{}{query}", fill(op.path, true).0);
             checker
                 .check(&server, op.operation_id, &target, Some(ADMIN), body.clone())
                 .await;
@@ -807,16 +897,81 @@ async fn every_operation_of_the_document_answers_as_it_declares() {
             ));
         }
     }
-    let successes = checker
+    // Every operation answers a success to its generated request, unless that request could not
+    // be one it accepts: its body is not JSON (a file upload: the test sends none), a path
+    // parameter named no known record, or the mock says its answer depends on the store's state
+    // or on two fields at once (`state_dependent_operations` of its index, `GET /`).
+    let index: Value = common::client()
+        .get(format!("http://{}/", server.addr()))
+        .send()
+        .await
+        .expect("index")
+        .json()
+        .await
+        .expect("index JSON");
+    let state_dependent: BTreeSet<&str> = index["state_dependent_operations"]
+        .as_array()
+        .expect("state_dependent_operations")
+        .iter()
+        .filter_map(|r| r["operation_id"].as_str())
+        .collect();
+    let answered: BTreeSet<&str> = checker
         .seen
         .iter()
         .filter(|(_, status)| (200..300).contains(status))
-        .count();
+        .map(|(op, _)| *op)
+        .collect();
+    let mut explained = Vec::new();
+    let mut unexplained = Vec::new();
+    for op in &operations {
+        if answered.contains(op.operation_id) {
+            continue;
+        }
+        let statuses: Vec<u16> = checker
+            .seen
+            .iter()
+            .filter(|(id, _)| *id == op.operation_id)
+            .map(|(_, status)| *status)
+            .collect();
+        let request = &doc["paths"][op.path][op.method.to_lowercase()]["requestBody"];
+        let why = if request.is_object() && request["content"].get("application/json").is_none() {
+            Some("its body is not JSON")
+        } else if guessed_ops.contains(op.operation_id) {
+            Some("no record known for a path parameter")
+        } else if state_dependent.contains(op.operation_id) {
+            Some("state dependent")
+        } else {
+            None
+        };
+        let line = format!(
+            "{} {} {} answered {statuses:?}",
+            op.operation_id, op.method, op.path
+        );
+        match why {
+            Some(why) => explained.push(format!("{line} ({why})")),
+            None => unexplained.push(line),
+        }
+    }
     eprintln!(
-        "{} operations of {path}: {successes} answered a success, {} answers checked",
+        "{} operations of {path}: {} answered a success, {} answers checked; without a success:\n  {}",
         operations.len(),
-        checker.seen.len()
+        answered.len(),
+        checker.seen.len(),
+        explained.join("\n  ")
     );
+    assert!(
+        unexplained.is_empty(),
+        "operations that never answered a success to a request they should accept:\n  {}",
+        unexplained.join("\n  ")
+    );
+    if path == EMBEDDED {
+        // Measured on the embedded document; a drop means an operation stopped answering.
+        assert!(
+            answered.len() >= MIN_ANSWERED,
+            "{} operations answered a success, fewer than {MIN_ANSWERED}",
+            answered.len()
+        );
+    }
     assert!(
         checker.failures.is_empty(),
         "{} mismatches:\n{}",

@@ -118,6 +118,54 @@ async fn adding_a_language_twice_is_422_on_its_iso_code() {
 }
 
 #[tokio::test]
+async fn changing_an_order_status_and_renaming_a_status_are_two_operations() {
+    let server = start().await;
+    let (_, orders) = get(&server, "/orders").await;
+    let order = orders["data"][0]["id"].as_i64().unwrap();
+    let statuses = all_pages(&server, "/orders/statuses").await;
+    let target = statuses
+        .iter()
+        .find(|s| s["slug"] != orders["data"][0]["status"]["slug"])
+        .unwrap();
+    let target_id = target["id"].as_i64().unwrap();
+
+    // `POST /orders/{order_id}/status` (change_order_status) moves the order.
+    let (status, body) = post(
+        &server,
+        &format!("/orders/{order}/status"),
+        json!({"status_id": target_id, "note": "moved"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert!(body["data"]["message"].is_string(), "{body}");
+    let (_, read) = get(&server, &format!("/orders/{order}")).await;
+    assert_eq!(read["data"]["status"]["slug"], target["slug"], "{read}");
+    let (status, body) = post(
+        &server,
+        &format!("/orders/{order}/status"),
+        json!({"status_id": 424242}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body["error"]["fields"]["status_id"].is_array(), "{body}");
+    let (status, _) = post(&server, "/orders/1/status", json!({"status_id": target_id})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    // `PUT /orders/statuses/{status_id}` (update_order_status) changes the status itself.
+    let (status, body) = put(
+        &server,
+        &format!("/orders/statuses/{target_id}"),
+        json!({"name": "Packed with care"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"]["id"], target_id);
+    assert_eq!(body["data"]["name"], "Packed with care");
+    let (_, read) = get(&server, &format!("/orders/statuses/{target_id}")).await;
+    assert_eq!(read["data"]["name"], "Packed with care", "{read}");
+}
+
+#[tokio::test]
 async fn creating_a_category_returns_it_and_requires_a_name() {
     let server = start().await;
     let (status, body) = post(
@@ -192,14 +240,28 @@ async fn webhooks_subscribe_update_and_unsubscribe_by_id_and_by_url() {
         "total > 100"
     );
 
+    // A rule that does not parse and a URL the service refuses (an absolute URI, so the
+    // document's `format: uri` lets it through, but not http or https) are both named.
     let (status, bad) = put(
         &server,
         &format!("/webhooks/{id}"),
-        json!({"rule": "total >", "url": "nope"}),
+        json!({"rule": "total >", "url": "ftp://files.example/hook"}),
     )
     .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(bad["error"]["fields"]["rule"].is_array() && bad["error"]["fields"]["url"].is_array());
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
+    assert!(
+        bad["error"]["fields"]["rule"].is_array() && bad["error"]["fields"]["url"].is_array(),
+        "{bad}"
+    );
+    // Not a URI at all: refused by the document's `format: uri`.
+    let (status, bad) = put(&server, &format!("/webhooks/{id}"), json!({"url": "nope"})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
+    assert!(bad["error"]["fields"]["url"].is_array(), "{bad}");
+    // Refused changes are not applied.
+    let kept = all_pages(&server, "/webhooks").await;
+    let kept = kept.iter().find(|w| w["id"] == id).unwrap();
+    assert_eq!(kept["rule"], "total > 100");
+    assert_eq!(kept["url"], "https://a.example/hook");
     let (status, _) = put(&server, "/webhooks/1", json!({"name": "x"})).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 
@@ -265,7 +327,9 @@ fn new_shipment(courier: i64, order: i64) -> Value {
         "shipment_type": "shipment",
         "payment_method": "cod",
         "cash_on_delivery": {"amount": 10.7, "currency": "SAR"},
-        "ship_to": {"name": "Mohammed", "phone": "966501636784", "country": 1473353380, "city": "Mecca",
+        "ship_to": {"name": "Mohammed", "email": "mohammed@example.com", "phone": "966501636784",
+                    "country": 1473353380, "city": "Mecca", "address_line": "1 King Fahd Rd, Al Aziziyah",
+                    "street_number": "1 King Fahd Rd", "block": "Al Aziziyah", "postal_code": "24243",
                     "geo_coordinates": {"lat": 21.38, "lng": 39.77}},
         "ship_from": {"type": "address", "name": "Main", "geo_coordinates": {"latitude": [21.3], "longitude": [39.7]}},
         "packages": [{"name": "Dates", "sku": "D-1", "price": {"amount": 50, "currency": "SAR"}, "quantity": 2,

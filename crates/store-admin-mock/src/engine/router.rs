@@ -157,14 +157,30 @@ mod tests {
         );
         let (id, params) = id_of(router.find(&Method::GET, "/orders/12%20"));
         assert_eq!(id, "get_order");
-        assert_eq!(params, [("id".to_owned(), "12 ".to_owned())]);
+        // The parameter is named as the document names it in `get_order`'s path template.
+        let get_order = doc
+            .operations
+            .iter()
+            .find(|op| op.id == "get_order")
+            .unwrap();
+        let names: Vec<&str> = get_order.path_params().collect();
+        assert_eq!(names.len(), 1, "{}", get_order.path);
+        assert_eq!(params, [(names[0].to_owned(), "12 ".to_owned())]);
         assert_eq!(
             id_of(router.find(&Method::GET, "/shipping/companies/")).0,
             "list_shipping_companies"
         );
+        // A path without the method: the methods the document gives it.
+        let statuses: Vec<Method> = doc
+            .operations
+            .iter()
+            .filter(|op| op.path == "/orders/statuses")
+            .map(|op| op.method.clone())
+            .collect();
+        assert!(statuses.contains(&Method::GET) && !statuses.contains(&Method::DELETE));
         assert_eq!(
             router.find(&Method::DELETE, "/orders/statuses"),
-            Found::MethodNotAllowed(vec![Method::GET])
+            Found::MethodNotAllowed(statuses)
         );
         assert_eq!(router.find(&Method::GET, "/orders/%FF%FE"), Found::Nothing);
         assert_eq!(router.find(&Method::GET, "/nothing/here"), Found::Nothing);

@@ -19,7 +19,7 @@ pub(crate) fn registry() -> &'static [(&'static str, Override)] {
         ("create_product_option", products::create_product_option),
         ("get_product_variant", products::get_product_variant),
         ("add_languages", languages::add_languages),
-        ("update_order_status", orders::update_order_status),
+        ("change_order_status", orders::change_order_status),
         ("list_shipments", shipments::list_shipments),
         ("create_shipment", shipments::create_shipment),
         ("update_shipment", shipments::update_shipment),
@@ -79,15 +79,80 @@ pub(crate) const STATE_RULES: &[(&str, &str)] = &[
     ),
     (
         "subscribe_webhook",
-        "a signature strategy needs a secret (two fields); the event must be known",
+        "a signature strategy needs a secret (two fields); the event must be known; the rule must \
+         parse and header keys and values must be valid HTTP headers",
     ),
     (
         "update_webhook",
-        "a signature strategy needs a secret, given now or before",
+        "a signature strategy needs a secret, given now or before; the event must be known; the \
+         rule must parse and header keys and values must be valid HTTP headers",
     ),
     (
         "unsubscribe_webhooks",
         "id or url is required (two fields), and must name a webhook",
     ),
-    ("update_order_status", "the status must exist in the store"),
+    ("change_order_status", "the status must exist in the store"),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::Document;
+
+    /// Each override is registered under the operationId of the route it is written for (an
+    /// operationId that names another route, or none, silently serves the wrong operation).
+    #[test]
+    fn overrides_are_registered_under_the_operations_they_implement() {
+        let routes: &[(&str, &str, &str)] = &[
+            ("list_product_quantities", "GET", "/products/quantities"),
+            ("create_product_option", "POST", "/products/{}/options"),
+            ("get_product_variant", "GET", "/products/variants/{}"),
+            ("add_languages", "POST", "/languages"),
+            ("change_order_status", "POST", "/orders/{}/status"),
+            ("list_shipments", "GET", "/shipments"),
+            ("create_shipment", "POST", "/shipments"),
+            ("update_shipment", "PUT", "/shipments/{}"),
+            ("update_order_shipment", "PUT", "/orders/{}/update-shipment"),
+            ("cancel_shipment", "POST", "/shipments/{}/cancel"),
+            (
+                "cancel_order_shipment",
+                "POST",
+                "/orders/{}/cancel-shipment",
+            ),
+            ("return_shipment", "POST", "/shipments/{}/return"),
+            ("get_shipment_tracking", "GET", "/shipments/{}/tracking"),
+            ("subscribe_webhook", "POST", "/webhooks/subscribe"),
+            ("update_webhook", "PUT", "/webhooks/{}"),
+            ("unsubscribe_webhooks", "DELETE", "/webhooks/unsubscribe"),
+        ];
+        let doc = Document::embedded().unwrap();
+        let template = |path: &str| {
+            path.split('/')
+                .map(|s| if s.starts_with('{') { "{}" } else { s })
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        for (id, _) in registry() {
+            let op = doc
+                .operations
+                .iter()
+                .find(|op| op.id == *id)
+                .unwrap_or_else(|| panic!("{id} is not an operation of the document"));
+            let (_, method, path) = routes
+                .iter()
+                .find(|(route_id, _, _)| route_id == id)
+                .unwrap_or_else(|| panic!("{id}: no route known for it here"));
+            assert_eq!(
+                (op.method.as_str(), template(&op.path).as_str()),
+                (*method, *path),
+                "{id}"
+            );
+        }
+        for (id, _) in STATE_RULES {
+            assert!(
+                doc.operations.iter().any(|op| op.id == *id),
+                "state rule of {id}: not an operation of the document"
+            );
+        }
+    }
+}

@@ -9,9 +9,9 @@ use crate::respond::{Handled, Reply};
 use crate::seed::tables::keys::{ORDER_STATUSES, ORDERS};
 use crate::store::{id_text_value, object_mut};
 
-/// `POST /orders/{order_id}/status`: the body names the status by `status_id`, `status` or
-/// `slug`; an unknown one is a 422.
-pub(super) fn update_order_status(call: &Call<'_>) -> Handled {
+/// `POST /orders/{order_id}/status` (`change_order_status`): the body names the status by
+/// `status_id`, `status` or `slug`; an unknown one is a 422. Answers a confirmation message.
+pub(super) fn change_order_status(call: &Call<'_>) -> Handled {
     let order_id = call.last_param().unwrap_or_default().trim().to_owned();
     let body = call.body_object();
     let wanted: Vec<String> = ["status_id", "status", "slug", "id"]
@@ -55,5 +55,7 @@ pub(super) fn update_order_status(call: &Call<'_>) -> Handled {
     drop(store);
     call.state
         .emit("order.status.updated", &crate::shape::strip_hidden(&order));
-    Ok(Reply::Data(order))
+    Ok(Reply::Data(
+        json!({ "message": "The order status has been updated successfully", "code": 201 }),
+    ))
 }

@@ -51,7 +51,8 @@ pub(crate) struct OptionValue {
 #[derive(Debug, Clone)]
 pub(crate) struct Variant {
     pub id: i64,
-    /// Render `sku_id` as a string in the quantities list (the sample data does).
+    /// Render `sku_id` as a string in the quantities list (the spec says the sample data does);
+    /// shaping answers it as an integer where the document declares one.
     pub sku_id_as_string: bool,
     pub price: f64,
     pub regular_price: f64,
