@@ -113,14 +113,11 @@ impl fmt::Debug for MockToken {
     }
 }
 
-/// Whether `held` grants `scope`, directly or through its `.read_write` sibling.
+/// Whether `held` grants `scope`: the service's one scope rule, `store_admin_client::scope_grants`
+/// (`.read_write` grants the matching `.read`).
 pub(crate) fn scopes_grant(held: &[String], scope: &str) -> bool {
-    held.iter().any(|held| {
-        held == scope
-            || scope
-                .strip_suffix(".read")
-                .is_some_and(|base| held.strip_suffix(".read_write") == Some(base))
-    })
+    held.iter()
+        .any(|held| store_admin_client::scope_grants(held, scope))
 }
 
 /// Equality of two secrets whose time does not depend on where they differ (length leaks).
