@@ -320,6 +320,40 @@ async fn every_response_of_every_operation_matches_the_document() {
         .await;
     c.check(s, "get_order", &format!("/orders/{order}"), admin, None)
         .await;
+    // An order of a product and a customer of the store, changed, then duplicated: each answers
+    // the order's details.
+    let customers = all_pages(s, "/customers?per_page=60").await;
+    let new_order = json!({
+        "customer": {"id": id(&customers[0])},
+        "products": [{"identifier_type": "id", "identifier": product, "quantity": 2}],
+        "receiver": {"name": "Ali", "country_code": "+966", "phone": "500000001", "notify": true},
+        "payment": {"method": "bank", "status": "pending"},
+        "delivery_method": "shipping", "courier_id": company,
+    });
+    let (status, created) = c
+        .check(s, "create_order", "/orders", admin, Some(new_order))
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let change = json!({
+        "customer": {"name": "Sara Ahmed", "email": "sara@example.com", "mobile": "+966501112233"},
+        "payment": {"method": "mada", "status": "paid"}, "coupon_code": "EID10", "employees": [1],
+    });
+    let created_path = format!("/orders/{}", id(&created["data"]));
+    let (status, _) = c
+        .check(s, "update_order", &created_path, admin, Some(change))
+        .await;
+    assert_eq!(status, 200);
+    let duplicate = json!({"order_id": order});
+    let (status, _) = c
+        .check(
+            s,
+            "duplicate_order",
+            "/orders/duplicate",
+            admin,
+            Some(duplicate),
+        )
+        .await;
+    assert_eq!(status, 201);
     c.check(
         s,
         "list_order_shipments",
@@ -529,6 +563,17 @@ async fn every_response_of_every_operation_matches_the_document() {
         ),
         ("list_reservations", "/reservations".into(), None),
         ("list_orders", "/orders?sort_by=nope".into(), None),
+        ("create_order", "/orders".into(), Some(json!({}))),
+        (
+            "update_order",
+            format!("/orders/{order}"),
+            Some(json!({"customer": {"id": 1}})),
+        ),
+        (
+            "duplicate_order",
+            "/orders/duplicate".into(),
+            Some(json!({"order_id": 1})),
+        ),
         (
             "list_shipping_routes",
             "/shipping/routes?per_page=0".into(),
@@ -687,8 +732,10 @@ async fn every_response_of_every_operation_matches_the_document() {
 }
 
 /// How many operations of the embedded document answer a success to the generated requests of
-/// `every_operation_of_the_document_answers_as_it_declares` (measured).
-const MIN_ANSWERED: usize = 195;
+/// `every_operation_of_the_document_answers_as_it_declares` (measured). `create_order` and
+/// `update_order` are not among them: a generated customer id or product identifier names nothing
+/// of the store (a 422, state dependent); the curated walk above creates and changes an order.
+const MIN_ANSWERED: usize = 193;
 
 /// The parameters of an operation, references resolved.
 fn parameters_of(doc: &Value, op: &DocOp) -> Vec<Value> {

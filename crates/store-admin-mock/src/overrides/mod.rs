@@ -2,9 +2,11 @@
 //! registered by `operationId`. The engine still routes them, checks scopes, query and body
 //! against the document, and shapes their answers by the response schemas; an override only says
 //! what changes in the store (a shipment's transitions, a webhook's subscription, an option's
-//! variants, an order's status, a language from the catalogue).
+//! variants, an order's status, a language from the catalogue), or how a record is answered
+//! (an order's details, projected from the record the orders list summarizes).
 
 mod languages;
+mod order_details;
 mod orders;
 mod products;
 mod shipments;
@@ -19,6 +21,10 @@ pub(crate) fn registry() -> &'static [(&'static str, Override)] {
         ("create_product_option", products::create_product_option),
         ("get_product_variant", products::get_product_variant),
         ("add_languages", languages::add_languages),
+        ("get_order", orders::get_order),
+        ("create_order", orders::create_order),
+        ("update_order", orders::update_order),
+        ("duplicate_order", orders::duplicate_order),
         ("change_order_status", orders::change_order_status),
         ("list_shipments", shipments::list_shipments),
         ("create_shipment", shipments::create_shipment),
@@ -92,6 +98,20 @@ pub(crate) const STATE_RULES: &[(&str, &str)] = &[
         "id or url is required (two fields), and must name a webhook",
     ),
     ("change_order_status", "the status must exist in the store"),
+    (
+        "create_order",
+        "an order needs a customer and products: customer.id and each product's identifier \
+         (an id or a SKU, by identifier_type) must name records of the store; courier_id must \
+         name a shipping company",
+    ),
+    (
+        "update_order",
+        "customer.id must name a customer of the store; courier_id must name a shipping company",
+    ),
+    (
+        "duplicate_order",
+        "order_id must name an order of the store",
+    ),
 ];
 
 #[cfg(test)]
@@ -108,6 +128,10 @@ mod tests {
             ("create_product_option", "POST", "/products/{}/options"),
             ("get_product_variant", "GET", "/products/variants/{}"),
             ("add_languages", "POST", "/languages"),
+            ("get_order", "GET", "/orders/{}"),
+            ("create_order", "POST", "/orders"),
+            ("update_order", "PUT", "/orders/{}"),
+            ("duplicate_order", "POST", "/orders/duplicate"),
             ("change_order_status", "POST", "/orders/{}/status"),
             ("list_shipments", "GET", "/shipments"),
             ("create_shipment", "POST", "/shipments"),

@@ -1,13 +1,570 @@
-//! Orders: a status change (`POST /orders/{order_id}/status`) moves the order to a status of the
-//! store and tells the webhooks.
+//! Orders: their details (`get_order`, and the answers of `create_order`, `update_order` and
+//! `duplicate_order`) in the details' shape, projected from the order's record by
+//! [`super::order_details`]; a new order made of products and a customer of the store; a status
+//! change (`POST /orders/{order_id}/status`) that moves the order to a status of the store and
+//! tells the webhooks.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
+use super::order_details::details;
 use crate::engine::Call;
-use crate::error::ApiError;
+use crate::engine::crud::find_id;
+use crate::error::{ApiError, FieldErrors};
 use crate::respond::{Handled, Reply};
-use crate::seed::tables::keys::{ORDER_STATUSES, ORDERS};
-use crate::store::{id_text_value, object_mut};
+use crate::seed::tables::SHIPPING_COST;
+use crate::seed::tables::keys::{BRANCHES, ORDER_STATUSES, ORDERS, PRODUCTS, SHIPPING_COMPANIES};
+use crate::store::{Store, id_text_value, now_local, object_mut, value_as_f64};
+use crate::values::{local_date, money, number};
+
+/// Seconds a new order waits for its payment.
+const PAYMENT_WINDOW_SECONDS: i64 = 86_400;
+
+/// The status of an order as its record holds it, from a status record of the store.
+fn status_summary(status: &Value) -> Value {
+    let original = status.get("original").cloned().unwrap_or(Value::Null);
+    json!({
+        "id": original.get("id").cloned().unwrap_or_else(|| status.get("id").cloned().unwrap_or(Value::Null)),
+        "name": original.get("name").cloned().unwrap_or_else(|| status.get("name").cloned().unwrap_or(Value::Null)),
+        "slug": status.get("slug"),
+        "customized": { "id": status.get("id"), "name": status.get("name") },
+    })
+}
+
+/// The status `slug` of the store, as an order's record holds it (null when the store has none).
+fn status_by_slug(store: &Store, slug: &str) -> Value {
+    store
+        .records(ORDER_STATUSES)
+        .iter()
+        .find(|s| s.get("slug").and_then(Value::as_str) == Some(slug))
+        .map_or(Value::Null, status_summary)
+}
+
+/// The record of the order the path names, and its id.
+fn path_order(call: &Call<'_>, store: &Store) -> Result<(String, Value), ApiError> {
+    let value = call.last_param().unwrap_or_default();
+    let id = find_id(store, ORDERS, "order_id", value).ok_or_else(ApiError::not_found)?;
+    let order = store
+        .get(ORDERS, &id)
+        .cloned()
+        .ok_or_else(ApiError::not_found)?;
+    Ok((id, order))
+}
+
+/// `GET /orders/{order_id}` (`get_order`): the order's details.
+pub(super) fn get_order(call: &Call<'_>) -> Handled {
+    let store = call.state.read();
+    let (_, order) = path_order(call, &store)?;
+    Ok(Reply::Data(details(&store, call.engine, &order)))
+}
+
+/// The customers collection of the document, if it has one.
+fn customers_key<'a>(call: &'a Call<'_>) -> Option<&'a str> {
+    call.engine
+        .collection_for_field("customer_id")
+        .map(|c| call.engine.real_key(&c.key))
+}
+
+/// The customer a body's `customer` names.
+enum CustomerChoice {
+    /// One of the store's, by id.
+    Existing(Value),
+    /// A new one, to store with the order.
+    New(Value),
+}
+
+fn body_text(value: Option<&Value>) -> Option<String> {
+    value
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+/// The customer of `input` (`OrderCustomerInput`): an existing one by `id` (422 on `customer.id`
+/// when the store has no such customer), else the one with the same email or mobile, else a new
+/// one made of `name`, `mobile` and `email` (422 on `customer` when the customers collection is
+/// full). `None` when `input` names no customer at all, or on a 422.
+fn choose_customer(
+    call: &Call<'_>,
+    store: &mut Store,
+    input: &Value,
+    errors: &mut FieldErrors,
+) -> Option<CustomerChoice> {
+    let key = customers_key(call)?;
+    if let Some(id) = input.get("id").and_then(id_text_value) {
+        if store.get(key, &id).is_none() {
+            errors.add("customer.id", "The selected customer id is invalid.");
+            return None;
+        }
+        return Some(CustomerChoice::Existing(
+            store.get(key, &id)?.get("id").cloned()?,
+        ));
+    }
+    let name = body_text(input.get("name"));
+    let email = body_text(input.get("email"));
+    let mobile = body_text(input.get("mobile"));
+    if name.is_none() && email.is_none() && mobile.is_none() {
+        return None;
+    }
+    let (mobile_code, mobile_number) = match mobile.as_deref() {
+        Some(m) if m.starts_with("+966") => (Some("+966"), Some(m["+966".len()..].to_owned())),
+        Some(m) => (None, Some(m.to_owned())),
+        None => (None, None),
+    };
+    let same = store.records(key).iter().find(|c| {
+        let field = |f: &str| c.get(f).and_then(id_text_value).unwrap_or_default();
+        email
+            .as_deref()
+            .is_some_and(|e| field("email").eq_ignore_ascii_case(e))
+            || mobile_number
+                .as_deref()
+                .is_some_and(|m| !m.is_empty() && field("mobile") == m)
+    });
+    if let Some(id) = same.and_then(|c| c.get("id").cloned()) {
+        return Some(CustomerChoice::Existing(id));
+    }
+    let cap = call.state.limits.collection_records;
+    if store.records(key).len() >= cap {
+        errors.add(
+            "customer",
+            format!("The customers are full: the store holds at most {cap}."),
+        );
+        return None;
+    }
+    let id = store.new_id();
+    let name = name.unwrap_or_default();
+    let (first, last) = name.split_once(' ').unwrap_or((name.as_str(), ""));
+    let mut customer = json!({
+        "id": id,
+        "first_name": first,
+        "last_name": last.trim(),
+        "urls": {
+            "customer": "https://store.example/profile",
+            "admin": format!("https://s.example/customers/{id}"),
+        },
+        "currency": crate::values::CURRENCY,
+        "updated_at": local_date(&now_local()),
+        "groups": [],
+    });
+    let map = object_mut(&mut customer);
+    if let Some(email) = email {
+        map.insert("email".into(), Value::from(email));
+    }
+    if let Some(number) = mobile_number {
+        map.insert("mobile".into(), Value::from(number));
+    }
+    if let Some(code) = mobile_code {
+        map.insert("mobile_code".into(), Value::from(code));
+    }
+    Some(CustomerChoice::New(customer))
+}
+
+/// Stores a chosen customer (a new one is added to the customers); returns its id and record.
+fn settle_customer(call: &Call<'_>, store: &mut Store, choice: CustomerChoice) -> (Value, bool) {
+    match choice {
+        CustomerChoice::Existing(id) => (id, false),
+        CustomerChoice::New(record) => {
+            let id = record.get("id").cloned().unwrap_or(Value::Null);
+            if let Some(key) = customers_key(call) {
+                store.insert(key, record);
+            }
+            (id, true)
+        }
+    }
+}
+
+/// The record of a customer, if the store has it.
+fn customer_record(call: &Call<'_>, store: &Store, id: &Value) -> Option<Value> {
+    let key = customers_key(call)?;
+    store.get(key, &id_text_value(id)?).cloned()
+}
+
+/// `receiver` of a body (`OrderReceiverInput`) as an order holds it (`{name, email, phone}`).
+fn receiver(input: &Value) -> Option<Value> {
+    let mut out = Map::new();
+    if let Some(name) = body_text(input.get("name")) {
+        out.insert("name".into(), Value::from(name));
+    }
+    if let Some(email) = body_text(input.get("email")) {
+        out.insert("email".into(), Value::from(email));
+    }
+    if let Some(phone) = body_text(input.get("phone")) {
+        let phone = match body_text(input.get("country_code")) {
+            Some(code) if !phone.starts_with('+') => format!("{code}{phone}"),
+            _ => phone,
+        };
+        out.insert("phone".into(), Value::from(phone));
+    }
+    (!out.is_empty()).then_some(Value::Object(out))
+}
+
+/// Checks that `branch_id` and `courier_id` of the body name records of the store; returns the
+/// shipping application of the courier (the orders list filters by it).
+fn check_branch_and_courier(
+    store: &Store,
+    body: &Map<String, Value>,
+    errors: &mut FieldErrors,
+) -> Option<Option<i64>> {
+    let named = |field: &str| {
+        body.get(field)
+            .and_then(id_text_value)
+            .filter(|id| id != "0")
+    };
+    if let Some(branch) = named("branch_id")
+        && store.get(BRANCHES, &branch).is_none()
+    {
+        errors.add("branch_id", "The selected branch id is invalid.");
+    }
+    let courier = named("courier_id")?;
+    match store.get(SHIPPING_COMPANIES, &courier) {
+        Some(company) => Some(
+            company
+                .get("app_id")
+                .and_then(id_text_value)
+                .and_then(|a| a.parse().ok()),
+        ),
+        None => {
+            errors.add("courier_id", "The selected courier id is invalid.");
+            None
+        }
+    }
+}
+
+/// The payment method of a body's `payment`, and whether the order then waits for its payment
+/// (unless paid, or paid on delivery).
+fn payment_of(payment: Option<&Value>) -> (Option<String>, Option<bool>) {
+    let method = payment.and_then(|p| body_text(p.get("method")));
+    let status = payment.and_then(|p| body_text(p.get("status")));
+    let pending = match (status.as_deref(), method.as_deref()) {
+        (Some("paid"), _) => Some(false),
+        (Some(_), _) => Some(true),
+        (None, Some("cod")) => Some(false),
+        (None, Some(_)) => Some(true),
+        (None, None) => None,
+    };
+    (method, pending)
+}
+
+/// The line of a new order for `products[index]` (`OrderProductInput`): the product by id or
+/// SKU (a variant's SKU gives the variant's price), or a 422 on its `identifier`.
+fn order_line(
+    store: &mut Store,
+    index: usize,
+    input: &Value,
+    errors: &mut FieldErrors,
+) -> Option<Value> {
+    let field = format!("products.{index}.identifier");
+    let Some(identifier) = input.get("identifier").and_then(id_text_value) else {
+        errors.add(field, "The identifier field is required.");
+        return None;
+    };
+    let by_sku = input.get("identifier_type").and_then(Value::as_str) == Some("sku");
+    let found = if by_sku {
+        store.records(PRODUCTS).iter().find_map(|p| {
+            if p.get("sku").and_then(Value::as_str) == Some(identifier.as_str()) {
+                return Some((p, None));
+            }
+            p.get("skus")
+                .and_then(Value::as_array)?
+                .iter()
+                .find(|v| v.get("sku").and_then(Value::as_str) == Some(identifier.as_str()))
+                .map(|v| (p, Some(v)))
+        })
+    } else {
+        store.get(PRODUCTS, &identifier).map(|p| (p, None))
+    };
+    let Some((product, variant)) = found else {
+        errors.add(field, "The selected product is invalid.");
+        return None;
+    };
+    let price = variant
+        .and_then(|v| v.pointer("/price/amount"))
+        .or_else(|| product.get("price"))
+        .and_then(value_as_f64)
+        .unwrap_or(0.0);
+    let sku = variant
+        .and_then(|v| v.get("sku"))
+        .or_else(|| product.get("sku"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let mut line = json!({
+        "product_id": product.get("id"),
+        "name": product.get("name"),
+        "sku": sku,
+        "product_type": product.get("type").cloned().unwrap_or(Value::from("product")),
+        "price": number(price),
+        "quantity": input.get("quantity").and_then(Value::as_i64).unwrap_or(1),
+    });
+    if let Some(image) = product
+        .get("image")
+        .and_then(Value::as_str)
+        .filter(|i| !i.is_empty())
+    {
+        object_mut(&mut line).insert("thumbnail".into(), Value::from(image));
+    }
+    let id = store.new_id();
+    object_mut(&mut line).insert("id".into(), Value::from(id));
+    Some(line)
+}
+
+/// A reference number after every order's.
+fn next_reference(store: &Store) -> i64 {
+    store
+        .records(ORDERS)
+        .iter()
+        .filter_map(|o| o.get("reference_id").and_then(Value::as_i64))
+        .max()
+        .unwrap_or(40_497_000)
+        + 1
+}
+
+/// 422 when the orders collection is full.
+fn check_room(call: &Call<'_>, store: &Store) -> Result<(), ApiError> {
+    let cap = call.state.limits.collection_records;
+    if store.records(ORDERS).len() >= cap {
+        return Err(ApiError::unprocessable(
+            "body",
+            format!("The collection is full: it holds at most {cap} records."),
+        ));
+    }
+    Ok(())
+}
+
+/// `POST /orders` (`create_order`): an order of the body's products (by id or SKU, each of the
+/// store) for the body's customer (one of the store's by id, else found or added by email or
+/// mobile), waiting for its payment unless paid or paid on delivery; shipping costs the seed's
+/// flat rate unless picked up or nothing is shippable. Answers the order's details.
+pub(super) fn create_order(call: &Call<'_>) -> Handled {
+    let body = call.body_object();
+    let mut errors = FieldErrors::new();
+    let mut store = call.state.write();
+    let customer = match body.get("customer") {
+        Some(input) => choose_customer(call, &mut store, input, &mut errors),
+        None => None,
+    };
+    if customer.is_none() && errors.is_empty() && customers_key(call).is_some() {
+        errors.required("customer");
+    }
+    let inputs: Vec<Value> = body
+        .get("products")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if inputs.is_empty() {
+        errors.required("products");
+    }
+    let lines: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, input)| order_line(&mut store, i, input, &mut errors))
+        .collect();
+    let app_id = check_branch_and_courier(&store, &body, &mut errors).flatten();
+    errors.finish()?;
+    check_room(call, &store)?;
+    let (customer_id, new_customer) = match customer {
+        Some(customer) => settle_customer(call, &mut store, customer),
+        None => (Value::Null, false),
+    };
+    let customer = customer_record(call, &store, &customer_id).unwrap_or(Value::Null);
+    let (method, pending) = payment_of(body.get("payment"));
+    let pending = pending.unwrap_or(true);
+    let kind_of = |l: &Value| {
+        l.get("product_type")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let shippable = lines
+        .iter()
+        .any(|l| kind_of(l).as_deref() == Some("product"));
+    let digitalable = lines
+        .iter()
+        .any(|l| kind_of(l).as_deref() == Some("digital"));
+    let picked_up = body.get("delivery_method").and_then(Value::as_str) == Some("pickup");
+    let sub_total: f64 = lines
+        .iter()
+        .map(|l| {
+            l.get("price").and_then(value_as_f64).unwrap_or(0.0)
+                * l.get("quantity").and_then(Value::as_f64).unwrap_or(1.0)
+        })
+        .sum();
+    let shipping = if shippable && !picked_up {
+        SHIPPING_COST
+    } else {
+        0.0
+    };
+    let slug = if pending {
+        "payment_pending"
+    } else {
+        "under_review"
+    };
+    let now = now_local();
+    let id = store.new_id();
+    let mut order = json!({
+        "id": id,
+        "reference_id": next_reference(&store),
+        "total": money(((sub_total + shipping) * 100.0).round() / 100.0),
+        "date": local_date(&now),
+        "status": status_by_slug(&store, slug),
+        "can_cancel": true,
+        "can_reorder": true,
+        "payment_method": method.unwrap_or_else(|| "waiting".to_owned()),
+        "is_pending_payment": pending,
+        "pending_payment_ends_at": if pending { PAYMENT_WINDOW_SECONDS } else { 0 },
+        "features": { "digitalable": digitalable, "shippable": shippable },
+        "items": lines,
+        "created_at": now,
+        "updated_at": now,
+        "customer_id": customer_id,
+        "country": customer.get("country_code").cloned().unwrap_or(Value::Null),
+        "city": customer.get("city").cloned().unwrap_or(Value::Null),
+        "branch": body.get("branch_id").cloned().unwrap_or(Value::Null),
+        "tags": [],
+        "coupon": Value::Null,
+        "source": "dashboard",
+        "shipping_app_id": app_id,
+        "assign_employee": [],
+        "unread": false,
+        "unsent_to_accounting": true,
+        "selling_channel": "desktop",
+        "created_by": Value::Null,
+    });
+    if let Some(receiver) = body.get("receiver").and_then(receiver) {
+        object_mut(&mut order).insert("receiver".into(), receiver);
+    }
+    store.insert(ORDERS, order.clone());
+    let answer = details(&store, call.engine, &order);
+    drop(store);
+    if new_customer && !customer.is_null() {
+        call.state
+            .emit("customer.created", &crate::shape::strip_hidden(&customer));
+    }
+    call.state
+        .emit("order.created", &crate::shape::strip_hidden(&order));
+    Ok(Reply::Data(answer))
+}
+
+/// `PUT /orders/{order_id}` (`update_order`): the body's changes (customer, receiver, payment,
+/// coupon, employees, branch, shipping company) into the order; answers its details.
+pub(super) fn update_order(call: &Call<'_>) -> Handled {
+    let body = call.body_object();
+    let mut errors = FieldErrors::new();
+    let mut store = call.state.write();
+    let (id, _) = path_order(call, &store)?;
+    let customer = match body.get("customer") {
+        Some(input) => choose_customer(call, &mut store, input, &mut errors),
+        None => None,
+    };
+    let app_id = check_branch_and_courier(&store, &body, &mut errors);
+    errors.finish()?;
+    let customer = customer.map(|c| settle_customer(call, &mut store, c));
+    let customer_record = customer
+        .as_ref()
+        .and_then(|(id, _)| customer_record(call, &store, id));
+    let (method, pending) = payment_of(body.get("payment"));
+    let Some(order) = store.get_mut(ORDERS, &id) else {
+        return Err(ApiError::not_found());
+    };
+    let map = object_mut(order);
+    if let Some((customer_id, _)) = &customer {
+        map.insert("customer_id".into(), customer_id.clone());
+    }
+    if let Some(receiver) = body.get("receiver").and_then(receiver) {
+        map.insert("receiver".into(), receiver);
+    }
+    if let Some(method) = method {
+        map.insert("payment_method".into(), Value::from(method));
+    }
+    if let Some(pending) = pending {
+        map.insert("is_pending_payment".into(), Value::Bool(pending));
+        map.insert(
+            "pending_payment_ends_at".into(),
+            Value::from(if pending { PAYMENT_WINDOW_SECONDS } else { 0 }),
+        );
+    }
+    if let Some(coupon) = body_text(body.get("coupon_code")) {
+        map.insert("coupon".into(), Value::from(coupon));
+    }
+    if let Some(employees) = body.get("employees").filter(|e| e.is_array()) {
+        map.insert("assign_employee".into(), employees.clone());
+    }
+    if let Some(branch) = body.get("branch_id").filter(|b| b.is_i64()) {
+        map.insert("branch".into(), branch.clone());
+    }
+    if let Some(app_id) = app_id {
+        map.insert(
+            "shipping_app_id".into(),
+            app_id.map_or(Value::Null, Value::from),
+        );
+    }
+    map.insert("updated_at".into(), Value::from(now_local()));
+    let order = order.clone();
+    let answer = details(&store, call.engine, &order);
+    drop(store);
+    if let Some(customer) = customer_record.filter(|_| customer.as_ref().is_some_and(|c| c.1)) {
+        call.state
+            .emit("customer.created", &crate::shape::strip_hidden(&customer));
+    }
+    call.state
+        .emit("order.updated", &crate::shape::strip_hidden(&order));
+    Ok(Reply::Data(answer))
+}
+
+/// `POST /orders/duplicate` (`duplicate_order`): a new order with the same customer, products,
+/// quantities, prices and total as `order_id` (422 when the store has no such order), waiting
+/// for its payment. Answers its details.
+pub(super) fn duplicate_order(call: &Call<'_>) -> Handled {
+    let body = call.body_object();
+    let mut store = call.state.write();
+    let original = body
+        .get("order_id")
+        .and_then(id_text_value)
+        .and_then(|id| store.get(ORDERS, &id))
+        .cloned()
+        .ok_or_else(|| ApiError::field("order_id", "The selected order id is invalid."))?;
+    check_room(call, &store)?;
+    let id = store.new_id();
+    let now = now_local();
+    let mut order = original;
+    let items: Vec<Value> = order
+        .get("items")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|mut item| {
+            let line = store.new_id();
+            object_mut(&mut item).insert("id".into(), Value::from(line));
+            item
+        })
+        .collect();
+    let status = status_by_slug(&store, "payment_pending");
+    let reference = next_reference(&store);
+    let map = object_mut(&mut order);
+    for (field, value) in [
+        ("id", Value::from(id)),
+        ("reference_id", Value::from(reference)),
+        ("date", local_date(&now)),
+        ("created_at", Value::from(now.clone())),
+        ("updated_at", Value::from(now)),
+        ("status", status),
+        ("can_cancel", Value::Bool(true)),
+        ("is_pending_payment", Value::Bool(true)),
+        (
+            "pending_payment_ends_at",
+            Value::from(PAYMENT_WINDOW_SECONDS),
+        ),
+        ("items", Value::Array(items)),
+        ("unread", Value::Bool(true)),
+    ] {
+        map.insert(field.into(), value);
+    }
+    store.insert(ORDERS, order.clone());
+    let answer = details(&store, call.engine, &order);
+    drop(store);
+    call.state
+        .emit("order.created", &crate::shape::strip_hidden(&order));
+    Ok(Reply::Data(answer))
+}
 
 /// `POST /orders/{order_id}/status` (`change_order_status`): the body names the status by
 /// `status_id`, `status` or `slug`; an unknown one is a 422. Answers a confirmation message.
@@ -40,13 +597,7 @@ pub(super) fn change_order_status(call: &Call<'_>) -> Handled {
             .unwrap_or("status_id");
         return Err(ApiError::field(field, "The selected status is invalid."));
     };
-    let original = status.get("original").cloned().unwrap_or(Value::Null);
-    let order_status = json!({
-        "id": original.get("id").cloned().unwrap_or_else(|| status.get("id").cloned().unwrap_or(Value::Null)),
-        "name": original.get("name").cloned().unwrap_or_else(|| status.get("name").cloned().unwrap_or(Value::Null)),
-        "slug": status.get("slug"),
-        "customized": { "id": status.get("id"), "name": status.get("name") },
-    });
+    let order_status = status_summary(&status);
     let Some(order) = store.get_mut(ORDERS, &order_id) else {
         return Err(ApiError::not_found());
     };

@@ -222,11 +222,42 @@ impl OrderStatus {
     }
 }
 
+/// A line of an order: the product as it was when ordered (the details answer its price and
+/// totals; the list shows its name, quantity and thumbnail).
 #[derive(Debug, Clone)]
 pub(crate) struct OrderItem {
+    /// The order item id.
+    pub id: i64,
+    pub product_id: i64,
     pub name: String,
+    pub sku: Option<String>,
+    /// The product's type (`product`, `service`, `digital`).
+    pub kind: &'static str,
+    /// The unit price when ordered, tax included.
+    pub price: f64,
     pub quantity: i64,
     pub thumbnail: Option<String>,
+}
+
+impl OrderItem {
+    /// The line as the order's record holds it: the list's fields (`name`, `quantity`,
+    /// `thumbnail`) and what the details need (`id`, `product_id`, `price`, `sku`,
+    /// `product_type`), which the list's schema does not declare.
+    pub fn to_json(&self) -> Value {
+        let mut value = json!({
+            "id": self.id,
+            "product_id": self.product_id,
+            "name": self.name,
+            "sku": self.sku,
+            "product_type": self.kind,
+            "price": number(self.price),
+            "quantity": self.quantity,
+        });
+        if let (Some(thumb), Some(map)) = (&self.thumbnail, value.as_object_mut()) {
+            map.insert("thumbnail".into(), Value::from(thumb.clone()));
+        }
+        value
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -304,13 +335,7 @@ impl Order {
             "is_pending_payment": self.is_pending_payment,
             "pending_payment_ends_at": if self.is_pending_payment { 86_400 } else { 0 },
             "features": { "digitalable": self.digitalable, "shippable": self.shippable },
-            "items": self.items.iter().map(|item| {
-                let mut value = json!({ "name": item.name, "quantity": item.quantity });
-                if let (Some(thumb), Some(map)) = (&item.thumbnail, value.as_object_mut()) {
-                    map.insert("thumbnail".into(), Value::from(thumb.clone()));
-                }
-                value
-            }).collect::<Vec<_>>(),
+            "items": self.items.iter().map(OrderItem::to_json).collect::<Vec<_>>(),
         });
         if let (Some(rate), Some(map)) = (self.exchange_rate, order.as_object_mut()) {
             map.insert(

@@ -12,6 +12,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
 use super::model::*;
+use crate::generate::stable_hash;
 use crate::store::{Store, value_as_f64};
 use crate::values::money_string;
 
@@ -126,6 +127,8 @@ const OPTION_SETS: &[(&str, &[&str])] = &[
     ("Capacity", &["128G", "256G", "512G"]),
     ("Speed", &["Fast", "Slow"]),
 ];
+/// What the seed's orders pay for shipping (their total is their items' plus this).
+pub(crate) const SHIPPING_COST: f64 = 25.0;
 const PAYMENT_METHODS: &[&str] = &["bank", "mada", "credit_card", "cod", "apple_pay", "stc_pay"];
 
 /// The seed tables, typed while they are built.
@@ -168,6 +171,22 @@ impl Tables {
             if self.used_ids.insert(id) {
                 return id;
             }
+        }
+    }
+
+    /// An id derived from `parts` (not drawn from the seed's sequence, so that adding one leaves
+    /// every other seeded value as it was), never reused.
+    fn derived_id(&mut self, parts: &[&str]) -> i64 {
+        let mut salt = 0_u32;
+        loop {
+            let salt_text = salt.to_string();
+            let mut all: Vec<&str> = parts.to_vec();
+            all.push(&salt_text);
+            let id = 100_000_000 + (stable_hash(&all) % 2_047_483_647) as i64;
+            if self.used_ids.insert(id) {
+                return id;
+            }
+            salt += 1;
         }
     }
 
@@ -483,10 +502,23 @@ impl Tables {
                 let product = &self.products[index];
                 let quantity = self.rng.random_range(1..=3);
                 sub_total += product.price * quantity as f64;
+                let (product_id, price, name, sku, kind, thumbnail) = (
+                    product.id,
+                    product.price,
+                    product.name.clone(),
+                    product.sku.clone(),
+                    product.kind,
+                    product.image.clone().filter(|s| !s.is_empty()),
+                );
                 items.push(OrderItem {
-                    name: product.name.clone(),
+                    id: self.derived_id(&[&id.to_string(), &items.len().to_string()]),
+                    product_id,
+                    name,
+                    sku,
+                    kind,
+                    price,
                     quantity,
-                    thumbnail: product.image.clone().filter(|s| !s.is_empty()),
+                    thumbnail,
                 });
             }
             let (country, city) = *pick(&mut self.rng, CITIES);
@@ -498,7 +530,7 @@ impl Tables {
             self.orders.push(Order {
                 id,
                 reference_id: reference,
-                total: round2(sub_total + 25.0),
+                total: round2(sub_total + SHIPPING_COST),
                 exchange_rate: if i % 4 == 0 { Some(0.266592) } else { None },
                 created_at: format!(
                     "2024-{month:02}-{day:02} {:02}:{:02}:20",

@@ -1,0 +1,283 @@
+//! Order details over HTTP: `get_order` (and the creation, update and duplication of an order)
+//! answer the details' shape (`OrderDetails`), telling the same order as the list's record.
+
+mod common;
+
+use std::collections::{BTreeSet, HashMap};
+
+use common::{all_pages, get, post, put, start};
+use reqwest::StatusCode;
+use serde_json::{Map, Value, json};
+use store_admin_mock::MockServer;
+
+/// A validator of `OrderDetailsResponse`, from the document's own schemas.
+fn details_validator() -> jsonschema::Validator {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../openapi/store-admin.yaml"
+    );
+    let doc: Value = serde_yaml::from_str(&std::fs::read_to_string(path).expect("document"))
+        .expect("document is YAML");
+    let schemas: Map<String, Value> = doc["components"]["schemas"]
+        .as_object()
+        .expect("schemas")
+        .iter()
+        .map(|(k, v)| (k.clone(), store_admin_mock::openapi_to_json_schema(v)))
+        .collect();
+    let root = json!({
+        "$ref": "#/components/schemas/OrderDetailsResponse",
+        "components": { "schemas": schemas },
+    });
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&root)
+        .expect("the schema compiles")
+}
+
+fn assert_valid(validator: &jsonschema::Validator, body: &Value) {
+    let errors: Vec<String> = validator
+        .iter_errors(body)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}\n{body}");
+}
+
+fn amount(money: &Value) -> f64 {
+    match &money["amount"] {
+        Value::Number(n) => n.as_f64().expect("a number"),
+        Value::String(s) => s.parse().expect("a decimal string"),
+        other => panic!("no amount in {money}: {other}"),
+    }
+}
+
+/// `(name, quantity)` of each item of an order, in order.
+fn lines(order: &Value) -> Vec<(Value, Value)> {
+    order["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| (i["name"].clone(), i["quantity"].clone()))
+        .collect()
+}
+
+async fn customer_ids(server: &MockServer) -> BTreeSet<i64> {
+    all_pages(server, "/customers?per_page=60")
+        .await
+        .iter()
+        .map(|c| c["id"].as_i64().expect("customer id"))
+        .collect()
+}
+
+/// Checks that `details` tell the order `listed` (as the list shows it) and are sound.
+fn assert_same_order(details: &Value, listed: &Value, customers: &BTreeSet<i64>) {
+    for field in ["id", "reference_id", "status", "date", "payment_method"] {
+        assert_eq!(details[field], listed[field], "{field} of {}", listed["id"]);
+    }
+    assert!(details.get("total").is_none(), "no top-level total");
+    let total = amount(&details["amounts"]["total"]);
+    assert_eq!(total, amount(&listed["total"]), "total of {}", listed["id"]);
+    assert_eq!(details["currency"], listed["total"]["currency"]);
+    assert_eq!(lines(details), lines(listed), "items of {}", listed["id"]);
+    let mut ids = BTreeSet::new();
+    let mut sum = 0.0;
+    for item in details["items"].as_array().expect("items") {
+        assert!(ids.insert(item["id"].as_i64().expect("item id")), "{item}");
+        assert!(item["product"]["id"].is_i64(), "{item}");
+        let line = amount(&item["amounts"]["total"]);
+        let without_tax = amount(&item["amounts"]["price_without_tax"]);
+        assert!(without_tax > 0.0 && without_tax < line, "{item}");
+        sum += line;
+    }
+    let amounts = &details["amounts"];
+    let sub_total = amount(&amounts["sub_total"]);
+    assert!(
+        (sub_total - sum).abs() < 0.005,
+        "sub_total {sub_total} != {sum}"
+    );
+    let parts =
+        sub_total + amount(&amounts["shipping_cost"]) + amount(&amounts["cash_on_delivery"]);
+    assert!((parts - total).abs() < 0.005, "{amounts}");
+    let customer = details["customer"]["id"].as_i64().expect("customer id");
+    assert!(customers.contains(&customer), "customer {customer} unknown");
+    assert!(details["urls"]["admin"].is_string());
+}
+
+#[tokio::test]
+async fn details_of_every_listed_order_tell_the_listed_order_and_validate() {
+    let server = start().await;
+    let validator = details_validator();
+    let customers = customer_ids(&server).await;
+    assert!(!customers.is_empty());
+    let orders = all_pages(&server, "/orders?per_page=60").await;
+    assert!(orders.len() >= 50, "{} orders", orders.len());
+    let mut answered_customers = BTreeSet::new();
+    for listed in &orders {
+        let (status, body) = get(&server, &format!("/orders/{}", listed["id"])).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_valid(&validator, &body);
+        let details = &body["data"];
+        assert_same_order(details, listed, &customers);
+        answered_customers.insert(details["customer"]["id"].as_i64().unwrap());
+        // The same answer on a second read.
+        let (_, again) = get(&server, &format!("/orders/{}", listed["id"])).await;
+        assert_eq!(again, body);
+    }
+    // Orders point to several customers, each as the customers endpoint has it.
+    assert!(answered_customers.len() > 1, "{answered_customers:?}");
+    let first = orders[0]["id"].clone();
+    let (_, body) = get(&server, &format!("/orders/{first}")).await;
+    let customer = &body["data"]["customer"];
+    let (status, record) = get(&server, &format!("/customers/{}", customer["id"])).await;
+    assert_eq!(status, StatusCode::OK);
+    for field in ["first_name", "last_name", "email"] {
+        assert_eq!(customer[field], record["data"][field], "{field}");
+    }
+    let (status, _) = get(&server, "/orders/123").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn an_order_with_a_shipment_ships_as_its_shipment_says() {
+    let server = start().await;
+    let shipments = all_pages(&server, "/shipments?per_page=60").await;
+    let mut by_order: HashMap<i64, Vec<&Value>> = HashMap::new();
+    for shipment in &shipments {
+        by_order
+            .entry(shipment["order_id"].as_i64().unwrap())
+            .or_default()
+            .push(shipment);
+    }
+    let (order, shipment) = by_order
+        .iter()
+        .find_map(|(order, list)| {
+            (list.len() == 1 && list[0]["type"] == "shipment").then(|| (*order, list[0]))
+        })
+        .expect("an order with one shipment");
+    let (status, body) = get(&server, &format!("/orders/{order}")).await;
+    assert_eq!(status, StatusCode::OK);
+    let shipping = &body["data"]["shipping"];
+    assert_eq!(shipping["id"], shipment["courier_id"], "{shipping}");
+    assert_eq!(shipping["company"], shipment["courier_name"]);
+    assert_eq!(shipping["receiver"]["name"], shipment["ship_to"]["name"]);
+    assert_eq!(
+        shipping["address"]["shipping_address"],
+        shipment["ship_to"]["address_line"]
+    );
+    assert_eq!(
+        shipping["shipment"]["tracking_link"],
+        shipment["tracking_link"]
+    );
+    assert_eq!(body["data"]["receiver"], shipping["receiver"]);
+    // An order without a shipment has no shipping.
+    let orders = all_pages(&server, "/orders?per_page=60").await;
+    let without = orders
+        .iter()
+        .find(|o| !by_order.contains_key(&o["id"].as_i64().unwrap()))
+        .expect("an order without shipment");
+    let (_, body) = get(&server, &format!("/orders/{}", without["id"])).await;
+    assert!(body["data"].get("shipping").is_none(), "{}", body["data"]);
+}
+
+#[tokio::test]
+async fn created_updated_and_duplicated_orders_answer_their_details() {
+    let server = start().await;
+    let validator = details_validator();
+    let customers = customer_ids(&server).await;
+    let customer = *customers.iter().next().unwrap();
+    let products = all_pages(&server, "/products?per_page=60").await;
+    let (first, second) = (&products[0], &products[1]);
+    let sku = second["sku"].as_str().expect("a product with a SKU");
+    let (status, body) = post(
+        &server,
+        "/orders",
+        json!({
+            "customer": { "id": customer },
+            "products": [
+                { "identifier_type": "id", "identifier": first["id"], "quantity": 2 },
+                { "identifier_type": "sku", "identifier": sku, "quantity": 1 },
+            ],
+            "payment": { "method": "cod" },
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_valid(&validator, &body);
+    let created = &body["data"];
+    assert_eq!(created["customer"]["id"], customer);
+    assert_eq!(created["payment_method"], "cod");
+    assert_eq!(
+        lines(created),
+        vec![
+            (first["name"].clone(), json!(2)),
+            (second["name"].clone(), json!(1))
+        ]
+    );
+    // The new order is the newest of the list, and its details tell the listed order.
+    let orders = all_pages(&server, "/orders?per_page=60").await;
+    assert_eq!(orders[0]["id"], created["id"]);
+    let (_, read) = get(&server, &format!("/orders/{}", created["id"])).await;
+    assert_eq!(read["data"], *created);
+    assert_same_order(created, &orders[0], &customers);
+
+    // Unknown products and customers are 422s naming the field.
+    let (status, body) = post(
+        &server,
+        "/orders",
+        json!({ "customer": { "id": 1 }, "products": [{ "identifier_type": "sku", "identifier": "no-such-sku" }] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let fields = &body["error"]["fields"];
+    assert!(fields["customer.id"].is_array() && fields["products.0.identifier"].is_array());
+
+    // A new customer, by name and email, becomes a customer of the store.
+    let id = created["id"].clone();
+    let (status, body) = put(
+        &server,
+        &format!("/orders/{id}"),
+        json!({
+            "customer": { "name": "Sara Ahmed", "email": "sara.ahmed@example.com", "mobile": "+966501112233" },
+            "receiver": { "name": "Ali", "country_code": "+966", "phone": "500000001" },
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_valid(&validator, &body);
+    let updated = &body["data"];
+    assert_eq!(updated["customer"]["first_name"], "Sara");
+    assert_eq!(updated["customer"]["email"], "sara.ahmed@example.com");
+    assert!(
+        customer_ids(&server)
+            .await
+            .contains(&updated["customer"]["id"].as_i64().unwrap())
+    );
+    assert_eq!(
+        updated["receiver"],
+        json!({ "name": "Ali", "phone": "+966500000001" })
+    );
+    assert_eq!(updated["amounts"]["total"], created["amounts"]["total"]);
+
+    // A duplicate is a new order of the same customer, lines and total, waiting for its payment.
+    let (status, body) = post(&server, "/orders/duplicate", json!({ "order_id": id })).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_valid(&validator, &body);
+    let copy = &body["data"];
+    assert_ne!(copy["id"], id);
+    assert_ne!(copy["reference_id"], updated["reference_id"]);
+    assert_eq!(lines(copy), lines(updated));
+    assert_eq!(copy["amounts"]["total"], updated["amounts"]["total"]);
+    assert_eq!(copy["customer"], updated["customer"]);
+    assert_eq!(copy["status"]["slug"], "payment_pending");
+    let item_ids = |order: &Value| -> BTreeSet<i64> {
+        order["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["id"].as_i64().unwrap())
+            .collect()
+    };
+    assert!(item_ids(copy).is_disjoint(&item_ids(updated)));
+    let (status, body) = post(&server, "/orders/duplicate", json!({ "order_id": 123 })).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body["error"]["fields"]["order_id"].is_array());
+}
