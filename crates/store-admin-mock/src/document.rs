@@ -72,8 +72,10 @@ pub(crate) struct Param {
 pub(crate) struct Body {
     /// Whether the document marks the body `required` (an empty one is then a 400).
     pub required: bool,
-    /// Whether the body is `application/json` (else form or multipart: not validated).
+    /// Whether the body is `application/json`.
     pub json: bool,
+    /// Whether the body is `multipart/form-data` (its fields are checked like a JSON object's).
+    pub multipart: bool,
     /// The body's schema (`$ref`s left in place), when it has one.
     pub schema: Option<Value>,
 }
@@ -165,6 +167,19 @@ pub fn openapi_to_json_schema(schema: &Value) -> Value {
                     _ => value.clone(),
                 };
                 out.insert(key.clone(), converted);
+            }
+            // `format: int64` / `int32` are bounds (as schemathesis and every generated client
+            // read them); JSON Schema leaves formats of numbers unchecked, so state them.
+            if map.get("type").and_then(Value::as_str) == Some("integer") {
+                let bounds = match map.get("format").and_then(Value::as_str) {
+                    Some("int64") => Some((json!(i64::MIN), json!(i64::MAX))),
+                    Some("int32") => Some((json!(i32::MIN), json!(i32::MAX))),
+                    _ => None,
+                };
+                if let Some((low, high)) = bounds {
+                    out.entry("minimum").or_insert(low);
+                    out.entry("maximum").or_insert(high);
+                }
             }
             if map.get("nullable") == Some(&Value::Bool(true)) {
                 json!({ "anyOf": [Value::Object(out), { "type": "null" }] })
@@ -372,6 +387,8 @@ impl Document {
                         .cloned();
                     Body {
                         required: body.get("required").and_then(Value::as_bool) == Some(true),
+                        multipart: json_schema.is_none()
+                            && content.is_some_and(|c| c.contains_key("multipart/form-data")),
                         json: json_schema.is_some(),
                         schema: json_schema.or(other_schema),
                     }

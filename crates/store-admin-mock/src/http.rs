@@ -54,6 +54,43 @@ pub(crate) async fn read_body(
     }
 }
 
+/// The fields of a `multipart/form-data` body (parsed by multer, the parser axum uses), or what
+/// keeps it from being one.
+async fn read_form(
+    headers: &HeaderMap,
+    bytes: Bytes,
+) -> Result<Vec<crate::engine::FormField>, String> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let boundary = multer::parse_boundary(content_type)
+        .map_err(|_| "The request body must be multipart/form-data with a boundary.".to_owned())?;
+    let stream = futures::stream::once(async move { Ok::<Bytes, std::io::Error>(bytes) });
+    let mut multipart = multer::Multipart::new(stream, boundary);
+    let mut fields = Vec::new();
+    loop {
+        let field = match multipart.next_field().await {
+            Ok(Some(field)) => field,
+            Ok(None) => break,
+            Err(error) => return Err(format!("The multipart body is malformed: {error}")),
+        };
+        let Some(name) = field.name().map(str::to_owned) else {
+            continue;
+        };
+        let file = field.file_name().is_some();
+        let content = field
+            .bytes()
+            .await
+            .map_err(|error| format!("The multipart body is malformed: {error}"))?;
+        let text = (!file)
+            .then(|| String::from_utf8(content.to_vec()).ok())
+            .flatten();
+        fields.push(crate::engine::FormField { name, text, file });
+    }
+    Ok(fields)
+}
+
 fn bearer(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
     let (scheme, token) = value.split_once(' ')?;
@@ -215,10 +252,16 @@ async fn authorized(
         Ok(bytes) => bytes,
         Err(error) => return error.into_response(),
     };
+    let form = match op.body.as_ref() {
+        Some(body) if body.multipart && !bytes.iter().all(u8::is_ascii_whitespace) => {
+            Some(read_form(&parts.headers, bytes.clone()).await)
+        }
+        _ => None,
+    };
     let generation = state.generation();
     let response = state
         .engine
-        .handle(state, index, params, &path, query.as_deref(), bytes);
+        .handle(state, index, params, &path, query.as_deref(), bytes, form);
     if !is_get || response.status() != StatusCode::OK || state.generation() != generation {
         return response;
     }

@@ -54,60 +54,6 @@ pub(crate) fn check(validator: &jsonschema::Validator, body: &Value) -> FieldErr
     errors
 }
 
-/// Integers the schema declares that JSON gave beyond 64 bits (read as floating point, which a
-/// JSON Schema validator still takes for an integer), by field.
-pub(crate) fn out_of_range_integers(
-    doc: &crate::document::Document,
-    schema: &Value,
-    body: &Value,
-    path: &str,
-    errors: &mut FieldErrors,
-    depth: usize,
-) {
-    if depth > 16 {
-        return;
-    }
-    let view = doc.view(schema);
-    match body {
-        Value::Number(n) if view.kind() == Some("integer") && n.as_i64().is_none() => {
-            let field = if path.is_empty() { "body" } else { path };
-            errors.add(
-                field,
-                format!("The {field} must be an integer of at most 64 bits."),
-            );
-        }
-        Value::Object(map) => {
-            for (name, value) in map {
-                if let Some(property) = view.property(name) {
-                    out_of_range_integers(
-                        doc,
-                        property,
-                        value,
-                        &join(path, name),
-                        errors,
-                        depth + 1,
-                    );
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item) = view.items {
-                for (i, value) in items.iter().enumerate() {
-                    out_of_range_integers(
-                        doc,
-                        item,
-                        value,
-                        &join(path, &i.to_string()),
-                        errors,
-                        depth + 1,
-                    );
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Every string of `body` longer than `limit` bytes, by field.
 pub(crate) fn long_strings(body: &Value, limit: usize, errors: &mut FieldErrors) {
     fn walk(value: &Value, path: &str, limit: usize, errors: &mut FieldErrors) {

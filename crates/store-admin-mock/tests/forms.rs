@@ -1,0 +1,81 @@
+//! `multipart/form-data` bodies are checked against the document's request schema like JSON
+//! ones: a missing required field, a field below its `minLength`, a text field that is not of its
+//! property's type, and a body that is no form at all are refused, naming the field.
+
+mod common;
+
+use common::{ADMIN, start};
+use reqwest::StatusCode;
+use reqwest::multipart::{Form, Part};
+use serde_json::Value;
+
+fn logo() -> Part {
+    Part::bytes(vec![0x89, b'P', b'N', b'G'])
+        .file_name("logo.png")
+        .mime_str("image/png")
+        .expect("a media type")
+}
+
+async fn send(
+    server: &store_admin_mock::MockServer,
+    path: &str,
+    form: Form,
+) -> (StatusCode, Value) {
+    let response = reqwest::Client::new()
+        .post(format!("{}{path}", server.base_url()))
+        .bearer_auth(ADMIN)
+        .multipart(form)
+        .send()
+        .await
+        .expect("the mock answers");
+    let status = response.status();
+    let body = response.json().await.expect("a JSON answer");
+    (status, body)
+}
+
+#[tokio::test]
+async fn a_valid_form_is_accepted() {
+    let server = start().await;
+    let form = Form::new().text("name", "Acme").part("logo", logo());
+    let (status, body) = send(&server, "/brands", form).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+}
+
+#[tokio::test]
+async fn missing_and_too_short_fields_are_named() {
+    let server = start().await;
+    let (status, body) = send(&server, "/brands", Form::new().text("name", "")).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let fields = &body["error"]["fields"];
+    assert!(
+        fields["logo"].is_array(),
+        "the missing file is named: {body}"
+    );
+    assert!(fields["name"].is_array(), "the empty name is named: {body}");
+
+    // A form with a field, but not the file.
+    let (status, body) = send(
+        &server,
+        "/custom-urls/import",
+        Form::new().text("comment", "no file"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body["error"]["fields"]["file"].is_array(), "{body}");
+}
+
+#[tokio::test]
+async fn a_body_that_is_no_form_is_refused() {
+    let server = start().await;
+    let response = reqwest::Client::new()
+        .post(format!("{}/custom-urls/import", server.base_url()))
+        .bearer_auth(ADMIN)
+        .header("content-type", "application/json")
+        .body("[]")
+        .send()
+        .await
+        .expect("the mock answers");
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let body: Value = response.json().await.expect("the error envelope");
+    assert_eq!(body["success"], false, "{body}");
+}
