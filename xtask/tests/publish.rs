@@ -404,10 +404,12 @@ fn make_breaking_edits(spec: &Path) -> String {
 
 /// The document's `info.version` as committed, and the next minor and major versions.
 fn versions() -> (String, String, String) {
-    let text =
-        std::fs::read_to_string(workspace().join("openapi/store-admin.yaml")).expect("read");
+    let text = std::fs::read_to_string(workspace().join("openapi/store-admin.yaml")).expect("read");
     let doc: serde_yaml::Value = serde_yaml::from_str(&text).expect("yaml");
-    let version = doc["info"]["version"].as_str().expect("info.version").to_owned();
+    let version = doc["info"]["version"]
+        .as_str()
+        .expect("info.version")
+        .to_owned();
     let parts: Vec<u64> = version
         .split('.')
         .map(|p| p.parse().expect("a semver number"))
