@@ -157,14 +157,14 @@ mod tests {
         );
         let (id, params) = id_of(router.find(&Method::GET, "/orders/12%20"));
         assert_eq!(id, "get_order");
-        assert_eq!(params, [("id".to_owned(), "12 ".to_owned())]);
+        assert_eq!(params, [("order_id".to_owned(), "12 ".to_owned())]);
         assert_eq!(
             id_of(router.find(&Method::GET, "/shipping/companies/")).0,
             "list_shipping_companies"
         );
         assert_eq!(
             router.find(&Method::DELETE, "/orders/statuses"),
-            Found::MethodNotAllowed(vec![Method::GET])
+            Found::MethodNotAllowed(vec![Method::GET, Method::POST])
         );
         assert_eq!(router.find(&Method::GET, "/orders/%FF%FE"), Found::Nothing);
         assert_eq!(router.find(&Method::GET, "/nothing/here"), Found::Nothing);
