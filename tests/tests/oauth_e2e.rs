@@ -378,3 +378,39 @@ async fn the_authorization_code_flow_gives_tokens_the_client_then_uses_and_refre
     );
     assert_eq!(server.token_rejections(), 0);
 }
+
+#[tokio::test]
+async fn a_token_rejected_mid_life_whose_refresh_token_is_spent_ends_with_reinstall_required() {
+    let server = mock(MockConfig::new().oauth_access_token(LIVE_ACCESS, SCOPES)).await;
+    // Another process spent the installed refresh token without telling the store.
+    let (status, _) = refresh_directly(&server, REFRESH).await;
+    assert_eq!(status, 200);
+    server.expire_access_tokens();
+    let store = Arc::new(InMemoryTokenStore::with_tokens(installed(
+        LIVE_ACCESS,
+        3600,
+    )));
+    let admin = admin(&server, store.clone());
+    let error: Error = admin
+        .list_order_statuses()
+        .send()
+        .await
+        .expect_err("the token is refused and cannot be refreshed")
+        .into();
+    assert!(
+        matches!(
+            error,
+            Error::Auth(store_admin::credentials::AuthError::ReinstallRequired { .. })
+        ),
+        "the reason, not the 401: {error:?}"
+    );
+    assert_eq!(
+        server.requests_received("list_order_statuses"),
+        1,
+        "no replay"
+    );
+    assert!(matches!(
+        store.load().await.expect("store loads").value,
+        Some(StoredTokens::Revoked)
+    ));
+}
