@@ -992,6 +992,9 @@ async fn import(global: &Global, format: Format, args: ImportArgs) -> Result<(),
              is visible to other users (ps, shell history)",
         ));
     }
+    if std::io::stdin().is_terminal() {
+        eprintln!("Paste the refresh token and press Enter (or give it with `< FILE`):");
+    }
     let refresh = read_stdin_secret("--refresh-token - (standard input)")?;
     let sandbox = is_sandbox(global);
     let server = if sandbox {

@@ -414,7 +414,7 @@ pub fn token(global: &Global) -> Result<Option<SecretString>, CliError> {
 pub(crate) fn first_line(text: &str, source: &str) -> Result<SecretString, CliError> {
     match text.lines().next().map(str::trim).filter(|t| !t.is_empty()) {
         Some(token) => Ok(SecretString::from(token.to_string())),
-        None => Err(CliError::usage(format!("{source} holds no token"))),
+        None => Err(CliError::usage(format!("{source} is empty"))),
     }
 }
 

@@ -75,7 +75,10 @@ pub fn main() -> ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            if !matches!(error, CliError::Rejected(_) | CliError::Closed) {
+            if !matches!(
+                error,
+                CliError::Rejected(_) | CliError::Closed | CliError::Quiet(_)
+            ) {
                 // Messages quote the service (and its data): never let them drive the terminal.
                 eprintln!("error: {}", output::terminal_safe(&error.to_string(), true));
             }

@@ -342,12 +342,13 @@ async fn login_saves_the_store_s_tokens_which_status_shows_and_commands_use_and_
     let (out, _) = run(setup.command(&["--store", "shop1", "auth", "logout"]), 0).await;
     assert!(out.contains("logged out of store shop1"), "{out}");
     assert!(stored(&file).0.is_empty(), "the tokens are gone");
-    let (out, _) = run(
+    let (out, err) = run(
         setup.command(&["--store", "shop1", "auth", "status", "-o", "table"]),
         1,
     )
     .await;
     assert!(out.contains("logged in: no"), "{out}");
+    assert!(err.is_empty(), "told once, on standard output: {err}");
     let (out, _) = run(
         setup.command(&["--store", "shop1", "auth", "status", "-o", "json"]),
         1,
