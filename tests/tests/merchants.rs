@@ -158,3 +158,119 @@ async fn deliveries_install_and_uninstall_each_merchants_tokens() {
         "{error:?}"
     );
 }
+
+/// The mock's own `app.store.authorize` delivery (sent when the merchant approves the app at the
+/// authorize endpoint), verified by a receiver over real HTTP, installs the merchant's tokens.
+#[tokio::test]
+async fn the_mock_s_app_store_authorize_delivery_installs_the_merchant_s_tokens() {
+    use axum::body::Bytes;
+    use axum::http::{HeaderMap, StatusCode};
+    use store_admin::credentials::InMemoryTokenStores;
+    use store_admin::webhooks::verify_and_parse;
+
+    const HOOK_SECRET: &str = "merchants-hook-secret";
+    let server = MockServer::start(
+        MockConfig::new()
+            .products(5)
+            .merchant_id(4242)
+            .token_all_scopes("merchants-hook-admin")
+            .oauth_client(CLIENT_ID, CLIENT_SECRET),
+    )
+    .await
+    .expect("mock starts");
+    let app = OAuthApp::new(CLIENT_ID, SecretString::from(CLIENT_SECRET))
+        .with_token_url(server.token_url().parse().expect("URL"));
+    let merchants = Arc::new(
+        Merchants::with_template(
+            app,
+            Arc::new(InMemoryTokenStores::new()),
+            StoreAdmin::builder().with_base_url(server.base_url()),
+        )
+        .expect("merchants"),
+    );
+    let (outcomes, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let handler = {
+        let merchants = Arc::clone(&merchants);
+        move |headers: HeaderMap, body: Bytes| {
+            let merchants = Arc::clone(&merchants);
+            let outcomes = outcomes.clone();
+            async move {
+                let Ok(event) = verify_and_parse(&headers, &body, &SecretString::from(HOOK_SECRET))
+                else {
+                    return StatusCode::UNAUTHORIZED;
+                };
+                let outcome = merchants.handle_event(&event).await;
+                let answer = if outcome.is_ok() {
+                    StatusCode::OK
+                } else {
+                    StatusCode::INTERNAL_SERVER_ERROR
+                };
+                let _ = outcomes.send((event.merchant, outcome.map_err(|e| e.to_string())));
+                answer
+            }
+        }
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hook = format!("http://{}/hook", listener.local_addr().unwrap());
+    let router = axum::Router::new().route("/hook", axum::routing::post(handler));
+    tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let admin = StoreAdmin::builder()
+        .with_base_url(server.base_url())
+        .with_token("merchants-hook-admin")
+        .build()
+        .unwrap();
+    admin
+        .subscribe_webhook()
+        .body(
+            store_admin::types::SubscribeWebhookRequest::builder()
+                .name("installations")
+                .event("app.store.authorize".to_string())
+                .url(hook)
+                .security_strategy(store_admin::types::SecurityStrategy(Some(
+                    store_admin::types::SecurityStrategyInner::Signature,
+                )))
+                .secret(Some(HOOK_SECRET.to_string())),
+        )
+        .send()
+        .await
+        .expect("subscribed");
+    // The merchant approves the app.
+    let approval = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .get(server.authorize_url())
+        .query(&[
+            ("response_type", "code"),
+            ("client_id", CLIENT_ID),
+            ("redirect_uri", "http://127.0.0.1:9/callback"),
+            ("scope", "orders.read offline_access"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(approval.status(), 302);
+    let (merchant, outcome) =
+        tokio::time::timeout(std::time::Duration::from_secs(20), received.recv())
+            .await
+            .expect("delivered in time")
+            .expect("a delivery");
+    assert_eq!(merchant, 4242);
+    assert_eq!(outcome, Ok(Installation::Authorized));
+    let client = merchants.store("4242").expect("client");
+    client
+        .list_orders()
+        .send()
+        .await
+        .expect("the delivered tokens work");
+    // They carry the scopes asked for, and nothing more.
+    let error: Error = client
+        .list_products()
+        .send()
+        .await
+        .expect_err("no products scope")
+        .into();
+    assert_eq!(error.status().map(|s| s.as_u16()), Some(401), "{error:?}");
+    assert_eq!(server.token_refreshes(), 0);
+}

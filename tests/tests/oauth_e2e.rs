@@ -313,3 +313,104 @@ async fn a_token_without_the_scope_gets_401_and_no_refresh_is_attempted() {
     assert_eq!(server.token_refreshes(), 0, "refreshing cannot add a scope");
     assert_eq!(server.requests_received("list_orders"), 1, "not replayed");
 }
+
+#[tokio::test]
+async fn the_authorization_code_flow_gives_tokens_the_client_then_uses_and_refreshes() {
+    use store_admin::credentials::{AuthorizationRequest, RedirectError};
+    let server = mock(MockConfig::new()).await;
+    let redirect = Url::parse("http://127.0.0.1:1/callback").unwrap();
+    let request = AuthorizationRequest::new(
+        &Url::parse(&server.authorize_url()).unwrap(),
+        CLIENT_ID,
+        &redirect,
+        ["offline_access"],
+    );
+    // The mock approves at once: its answer is the redirect a browser would follow.
+    let answer = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .get(request.url().clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 302);
+    let location = Url::parse(answer.headers()["location"].to_str().unwrap()).unwrap();
+    assert_eq!(location.path(), "/callback");
+    let query = location.query().unwrap().to_owned();
+    assert_eq!(
+        request.code_from_redirect(&query.replace("state=", "state=x")),
+        Err(RedirectError::StateMismatch)
+    );
+    let code = request.code_from_redirect(&query).unwrap();
+    let tokens = request
+        .exchange(
+            &reqwest::Client::new(),
+            CLIENT_ID,
+            &SecretString::from(CLIENT_SECRET),
+            &Url::parse(&server.token_url()).unwrap(),
+            &code,
+        )
+        .await
+        .expect("the code is exchanged");
+    assert!(tokens.refresh.is_some());
+    assert!(tokens.has_scope("orders.read") && tokens.has_scope("offline_access"));
+    assert!(!tokens.is_expired(Utc::now(), Duration::from_secs(3600)));
+
+    // The client uses them, and refreshes them once they are rejected.
+    let store = Arc::new(InMemoryTokenStore::with_tokens(tokens.clone()));
+    let admin = admin(&server, store.clone());
+    admin
+        .list_orders()
+        .send()
+        .await
+        .expect("the new token works");
+    server.expire_access_tokens();
+    admin
+        .list_orders()
+        .send()
+        .await
+        .expect("refreshed and replayed");
+    assert_eq!(server.token_refreshes(), 1);
+    assert!(
+        !stored(&store).await.access.ct_eq(&tokens.access),
+        "the refreshed pair is saved"
+    );
+    assert_eq!(server.token_rejections(), 0);
+}
+
+#[tokio::test]
+async fn a_token_rejected_mid_life_whose_refresh_token_is_spent_ends_with_reinstall_required() {
+    let server = mock(MockConfig::new().oauth_access_token(LIVE_ACCESS, SCOPES)).await;
+    // Another process spent the installed refresh token without telling the store.
+    let (status, _) = refresh_directly(&server, REFRESH).await;
+    assert_eq!(status, 200);
+    server.expire_access_tokens();
+    let store = Arc::new(InMemoryTokenStore::with_tokens(installed(
+        LIVE_ACCESS,
+        3600,
+    )));
+    let admin = admin(&server, store.clone());
+    let error: Error = admin
+        .list_order_statuses()
+        .send()
+        .await
+        .expect_err("the token is refused and cannot be refreshed")
+        .into();
+    assert!(
+        matches!(
+            error,
+            Error::Auth(store_admin::credentials::AuthError::ReinstallRequired { .. })
+        ),
+        "the reason, not the 401: {error:?}"
+    );
+    assert_eq!(
+        server.requests_received("list_order_statuses"),
+        1,
+        "no replay"
+    );
+    assert!(matches!(
+        store.load().await.expect("store loads").value,
+        Some(StoredTokens::Revoked)
+    ));
+}

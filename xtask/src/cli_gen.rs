@@ -579,7 +579,12 @@ impl Model {
         for op in &mut ops {
             op.variant = format_ident!("{}", pascal(&op.name));
         }
-        for (name, reserved) in [("api", true), ("decode", true), ("completions", true)] {
+        for (name, reserved) in [
+            ("api", true),
+            ("decode", true),
+            ("completions", true),
+            ("auth", true),
+        ] {
             if reserved && groups.iter().any(|g| g.name == name) {
                 bail!("a tag gives the group `{name}`, which the CLI keeps for itself");
             }

@@ -180,6 +180,150 @@ pub struct Global {
     /// Log retries and calls on standard error (-vv for more).
     #[arg(long, short = 'v', action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
+
+    /// The merchant store whose tokens and rate budget are used [default: the profile's, else
+    /// `default`].
+    #[arg(long, env = "STORE_ADMIN_STORE", value_name = "ID", global = true,
+          value_parser = parse_store_id, help_heading = "Stores and OAuth")]
+    pub store: Option<String>,
+
+    /// Where OAuth tokens are kept: `file` (one file per store under $XDG_STATE_HOME/store-admin,
+    /// mode 0600) or `redis://HOST:PORT/DB` (the keys `store-admin:tokens:{store}` a fleet of
+    /// services shares) [default: file].
+    #[arg(long, env = "STORE_ADMIN_TOKEN_STORE", hide_env_values = true, value_name = "file|redis://...",
+          global = true, value_parser = parse_store_location, help_heading = "Stores and OAuth")]
+    pub token_store: Option<StoreLocation>,
+
+    /// A Redis holding the store's rate budget, shared by every process that calls the store
+    /// (`redis://HOST:PORT/DB`); the budget is --rate-limit, else the Plus plan's 120 a minute.
+    #[arg(long, env = "STORE_ADMIN_RATE_LIMIT_STORE", hide_env_values = true, value_name = "redis://...",
+          global = true, value_parser = parse_redis_location, help_heading = "Stores and OAuth")]
+    pub rate_limit_store: Option<StoreLocation>,
+
+    /// The app's OAuth client id (auth login and import, and refreshing stored tokens).
+    #[arg(
+        long,
+        env = "STORE_ADMIN_CLIENT_ID",
+        value_name = "ID",
+        global = true,
+        help_heading = "Stores and OAuth"
+    )]
+    pub client_id: Option<String>,
+
+    /// A file whose first line is the app's client secret. Or set STORE_ADMIN_CLIENT_SECRET: the
+    /// secret itself is never given on the command line.
+    #[arg(
+        long,
+        value_name = "PATH",
+        global = true,
+        help_heading = "Stores and OAuth"
+    )]
+    pub client_secret_file: Option<PathBuf>,
+
+    /// The OAuth token endpoint [default: the live service's; the sandbox's with --sandbox].
+    #[arg(long, env = "STORE_ADMIN_TOKEN_URL", value_name = "URL", global = true,
+          value_parser = parse_oauth_url, help_heading = "Stores and OAuth")]
+    pub token_url: Option<url::Url>,
+
+    /// The environment variable holding the client secret, from the profile's `client_secret_env`.
+    #[arg(skip)]
+    pub client_secret_env: Option<String>,
+}
+
+/// Where tokens or the rate budget are kept (`--token-store`, `--rate-limit-store`).
+#[derive(Clone, PartialEq, Eq)]
+pub enum StoreLocation {
+    /// One file per store under the XDG state directory.
+    File,
+    /// A Redis server (the URL may hold a password: it is never printed, see
+    /// [`StoreLocation::display`]).
+    Redis(url::Url),
+}
+
+impl StoreLocation {
+    /// The location without any password, for messages.
+    pub fn display(&self) -> String {
+        match self {
+            StoreLocation::File => "file".to_string(),
+            StoreLocation::Redis(url) => {
+                let mut shown = url.clone();
+                if shown.password().is_some() {
+                    let _ = shown.set_password(Some("***"));
+                }
+                shown.to_string()
+            }
+        }
+    }
+
+    /// Whether the URL carries a password (refused on the command line and in a profile).
+    pub fn has_password(&self) -> bool {
+        matches!(self, StoreLocation::Redis(url) if url.password().is_some())
+    }
+}
+
+/// `--token-store`: `file` or a Redis URL.
+pub(crate) fn parse_store_location(text: &str) -> Result<StoreLocation, String> {
+    if text == "file" {
+        return Ok(StoreLocation::File);
+    }
+    parse_redis_location(text).map_err(|e| format!("{e}, or `file`"))
+}
+
+/// `--rate-limit-store`: a Redis URL.
+pub(crate) fn parse_redis_location(text: &str) -> Result<StoreLocation, String> {
+    // The text may hold a password: the messages never quote it.
+    let url =
+        url::Url::parse(text).map_err(|e| format!("not a URL ({e}): give redis://HOST:PORT/DB"))?;
+    if !matches!(url.scheme(), "redis" | "rediss") || url.host_str().is_none_or(str::is_empty) {
+        return Err("give redis://HOST:PORT/DB".to_string());
+    }
+    Ok(StoreLocation::Redis(url))
+}
+
+/// `--store`: a merchant store's id or name (it names a file and a Redis key).
+pub(crate) fn parse_store_id(text: &str) -> Result<String, String> {
+    let ok = !text.is_empty()
+        && text.len() <= 128
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@' | '+'));
+    if ok {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "{:?} is not a store id: 1 to 128 ASCII letters, digits, -, _, ., @ or +",
+            crate::output::terminal_safe(text, false)
+        ))
+    }
+}
+
+/// `--token-url` (and the authorize URL): https, or http on a loopback address (a mock store):
+/// the client secret is sent there.
+pub(crate) fn parse_oauth_url(text: &str) -> Result<url::Url, String> {
+    let url = url::Url::parse(text).map_err(|e| format!("{text:?} is not a URL ({e})"))?;
+    let loopback = match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        None => return Err(format!("{text:?} has no host")),
+    };
+    match url.scheme() {
+        "https" => {}
+        "http" if loopback => {}
+        "http" => {
+            return Err(format!(
+                "{text:?}: the client secret and tokens go there, so it must be https (http only on \
+                 127.0.0.1, [::1] or localhost)"
+            ));
+        }
+        other => return Err(format!("{text:?}: an OAuth endpoint is https, not {other}")),
+    }
+    if !url.username().is_empty() || url.password().is_some() || url.fragment().is_some() {
+        return Err(format!(
+            "{text:?}: no user name, password or fragment in an OAuth endpoint"
+        ));
+    }
+    Ok(url)
 }
 
 /// `--base-url`: an absolute http(s) URL with a host and no query or fragment (they would be
@@ -254,6 +398,8 @@ pub enum Command {
     Decode(crate::decode::DecodeArgs),
     /// Print a shell completion script: `source <(store-admin completions bash)`.
     Completions(CompletionsArgs),
+    /// Log in to a merchant store with OAuth, and manage the stored tokens.
+    Auth(crate::auth::AuthArgs),
 }
 
 /// `completions SHELL`

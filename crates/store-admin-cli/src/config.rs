@@ -20,9 +20,11 @@
 //! ```
 //!
 //! Keys of a profile: `base_url`, `token_file`, `token_env`, `output` (`json`, `ndjson`, `table`,
-//! `csv`), `retries`, `rate_limit`, `concurrency`, `timeout`, `operation_timeout`, `sandbox`.
-//! A profile never holds the token itself: it names where to read it, so that the file can be
-//! shared or committed.
+//! `csv`), `retries`, `rate_limit`, `concurrency`, `timeout`, `operation_timeout`, `sandbox`,
+//! and for OAuth and shared stores `store`, `token_store`, `rate_limit_store`, `client_id`,
+//! `client_secret_file`, `client_secret_env`, `token_url`, `authorize_url`.
+//! A profile never holds a secret itself (a token, the client secret, a Redis password): it
+//! names where to read it, so that the file can be shared or committed.
 //!
 //! The token comes from, in order: `--token TOKEN` or `STORE_ADMIN_TOKEN`, `--token -` (the first
 //! line of standard input), `--token-file PATH`, the profile's `token_file` or `token_env`.
@@ -37,7 +39,7 @@ use clap::parser::ValueSource;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 
-use crate::cli::{Format, Global};
+use crate::cli::{Format, Global, StoreLocation};
 use crate::error::CliError;
 
 /// The configuration file.
@@ -75,6 +77,22 @@ pub struct Profile {
     pub operation_timeout: Option<f64>,
     /// `--sandbox`.
     pub sandbox: Option<bool>,
+    /// `--store`.
+    pub store: Option<String>,
+    /// `--token-store` (`file` or `redis://HOST:PORT/DB`, without a password).
+    pub token_store: Option<String>,
+    /// `--rate-limit-store` (`redis://HOST:PORT/DB`, without a password).
+    pub rate_limit_store: Option<String>,
+    /// `--client-id`.
+    pub client_id: Option<String>,
+    /// `--client-secret-file`.
+    pub client_secret_file: Option<PathBuf>,
+    /// An environment variable holding the client secret.
+    pub client_secret_env: Option<String>,
+    /// `--token-url`.
+    pub token_url: Option<String>,
+    /// `auth login --authorize-url`.
+    pub authorize_url: Option<String>,
 }
 
 /// Where the configuration file is: `STORE_ADMIN_CONFIG`, else
@@ -161,11 +179,35 @@ fn given(matches: &ArgMatches, id: &str) -> bool {
     )
 }
 
-/// Lays the profile under the options the user did not give.
+/// Lays the profile under the options the user did not give, and refuses a secret given on the
+/// command line (a Redis password in a URL).
 pub fn apply(global: &mut Global, matches: &ArgMatches) -> Result<(), CliError> {
+    for (id, flag, location) in [
+        ("token_store", "--token-store", &global.token_store),
+        (
+            "rate_limit_store",
+            "--rate-limit-store",
+            &global.rate_limit_store,
+        ),
+    ] {
+        if matches.value_source(id) == Some(ValueSource::CommandLine)
+            && location.as_ref().is_some_and(StoreLocation::has_password)
+        {
+            return Err(CliError::usage(format!(
+                "{flag}: a password on the command line is visible to other users (ps); give the \
+                 URL in {} instead",
+                if id == "token_store" {
+                    "STORE_ADMIN_TOKEN_STORE"
+                } else {
+                    "STORE_ADMIN_RATE_LIMIT_STORE"
+                }
+            )));
+        }
+    }
     let Some(profile) = profile(global)? else {
         return Ok(());
     };
+    apply_oauth(global, &profile)?;
     if let Some(url) = &profile.base_url
         && !given(matches, "base_url")
     {
@@ -233,6 +275,120 @@ pub fn apply(global: &mut Global, matches: &ArgMatches) -> Result<(), CliError> 
     Ok(())
 }
 
+/// The profile's keys of stores and OAuth, under what the user did not give.
+fn apply_oauth(global: &mut Global, profile: &Profile) -> Result<(), CliError> {
+    if global.store.is_none()
+        && let Some(store) = &profile.store
+    {
+        global.store = Some(
+            crate::cli::parse_store_id(store)
+                .map_err(|e| CliError::usage(format!("profile store: {e}")))?,
+        );
+    }
+    for (key, text, slot, parse) in [
+        (
+            "token_store",
+            &profile.token_store,
+            &mut global.token_store,
+            crate::cli::parse_store_location as fn(&str) -> Result<StoreLocation, String>,
+        ),
+        (
+            "rate_limit_store",
+            &profile.rate_limit_store,
+            &mut global.rate_limit_store,
+            crate::cli::parse_redis_location,
+        ),
+    ] {
+        if let Some(text) = text
+            && slot.is_none()
+        {
+            let location =
+                parse(text).map_err(|e| CliError::usage(format!("profile {key}: {e}")))?;
+            if location.has_password() {
+                return Err(CliError::usage(format!(
+                    "profile {key}: a profile holds no password; give the URL with its password \
+                     in the environment (STORE_ADMIN_{})",
+                    key.to_ascii_uppercase()
+                )));
+            }
+            *slot = Some(location);
+        }
+    }
+    if global.client_id.is_none() {
+        global.client_id.clone_from(&profile.client_id);
+    }
+    // The secret's sources, first first: --client-secret-file, STORE_ADMIN_CLIENT_SECRET, the
+    // profile's file, the profile's variable.
+    if global.client_secret_file.is_none() && !client_secret_in_env() {
+        if let Some(file) = &profile.client_secret_file {
+            global.client_secret_file = Some(file.clone());
+        } else {
+            global
+                .client_secret_env
+                .clone_from(&profile.client_secret_env);
+        }
+    }
+    if global.token_url.is_none()
+        && let Some(url) = &profile.token_url
+    {
+        global.token_url = Some(
+            crate::cli::parse_oauth_url(url)
+                .map_err(|e| CliError::usage(format!("profile token_url: {e}")))?,
+        );
+    }
+    Ok(())
+}
+
+/// The environment variable holding the client secret itself.
+pub const CLIENT_SECRET_ENV: &str = "STORE_ADMIN_CLIENT_SECRET";
+
+fn client_secret_in_env() -> bool {
+    std::env::var_os(CLIENT_SECRET_ENV).is_some_and(|v| !v.is_empty())
+}
+
+/// The app's client secret: `--client-secret-file`, else `STORE_ADMIN_CLIENT_SECRET`, else the
+/// profile's `client_secret_file` or `client_secret_env`; `None` when none is given.
+pub fn client_secret(global: &Global) -> Result<Option<SecretString>, CliError> {
+    if let Some(path) = &global.client_secret_file {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            CliError::usage(format!("--client-secret-file {}: {e}", path.display()))
+        })?;
+        warn_if_readable_by_others(path);
+        return first_line(&text, &format!("--client-secret-file {}", path.display())).map(Some);
+    }
+    if let Ok(secret) = std::env::var(CLIENT_SECRET_ENV)
+        && !secret.trim().is_empty()
+    {
+        return Ok(Some(SecretString::from(secret.trim().to_string())));
+    }
+    if let Some(name) = &global.client_secret_env {
+        return match std::env::var(name) {
+            Ok(secret) if !secret.trim().is_empty() => {
+                Ok(Some(SecretString::from(secret.trim().to_string())))
+            }
+            _ => Err(CliError::usage(format!(
+                "the profile reads the client secret from ${name}, which is not set"
+            ))),
+        };
+    }
+    Ok(None)
+}
+
+/// The profile's `authorize_url`, if any.
+pub fn profile_authorize_url(global: &Global) -> Result<Option<url::Url>, CliError> {
+    let Some(profile) = profile(global)? else {
+        return Ok(None);
+    };
+    profile
+        .authorize_url
+        .as_deref()
+        .map(|url| {
+            crate::cli::parse_oauth_url(url)
+                .map_err(|e| CliError::usage(format!("profile authorize_url: {e}")))
+        })
+        .transpose()
+}
+
 /// The access token, from `--token` (`-`: standard input) or `--token-file`; `None` when neither
 /// is given.
 pub fn token(global: &Global) -> Result<Option<SecretString>, CliError> {
@@ -255,10 +411,10 @@ pub fn token(global: &Global) -> Result<Option<SecretString>, CliError> {
     Ok(None)
 }
 
-fn first_line(text: &str, source: &str) -> Result<SecretString, CliError> {
+pub(crate) fn first_line(text: &str, source: &str) -> Result<SecretString, CliError> {
     match text.lines().next().map(str::trim).filter(|t| !t.is_empty()) {
         Some(token) => Ok(SecretString::from(token.to_string())),
-        None => Err(CliError::usage(format!("{source} holds no token"))),
+        None => Err(CliError::usage(format!("{source} is empty"))),
     }
 }
 

@@ -30,6 +30,18 @@ pub enum CliError {
     /// A webhook delivery is not authentic or not readable (`webhooks verify`).
     #[error("{0}")]
     Rejected(String),
+    /// A refusal that is not an API answer: the authorization was denied, the token endpoint
+    /// refused a code or a refresh token, the stored tokens were revoked (exit 3).
+    #[error("{0}")]
+    Refused(String),
+    /// Something needed could not be reached: the token endpoint, a Redis token or rate-limit
+    /// store (exit 4).
+    #[error("{0}")]
+    Unavailable(String),
+    /// Already told on standard output (`auth status` of a store that is not logged in): exit
+    /// with this code and print nothing more.
+    #[error("exit {0}")]
+    Quiet(u8),
     /// Anything else.
     #[error("{0}")]
     Other(String),
@@ -54,6 +66,9 @@ impl CliError {
         match self {
             CliError::Usage(_) => exit::USAGE,
             CliError::Rejected(_) | CliError::Other(_) => exit::FAILURE,
+            CliError::Refused(_) => exit::REFUSED,
+            CliError::Unavailable(_) => exit::UNAVAILABLE,
+            CliError::Quiet(code) => *code,
             CliError::Closed => exit::SUCCESS,
             CliError::Service(e) => service_exit_code(e),
         }
@@ -92,8 +107,23 @@ fn service_exit_code(error: &store_admin::Error) -> u8 {
         E::Api(api) if api.status.is_client_error() => exit::REFUSED,
         E::Api(_) | E::Transport { .. } => exit::UNAVAILABLE,
         E::InvalidRequest(_) => exit::USAGE,
-        E::Auth(_) => exit::REFUSED,
+        E::Auth(auth) => auth_exit_code(auth),
         _ => exit::FAILURE,
+    }
+}
+
+/// A token that could not be had: the token endpoint unreachable or failing (5xx) is 4, a
+/// failing token store 1, a refusal (revoked tokens, a refused client) 3.
+fn auth_exit_code(error: &store_admin::credentials::AuthError) -> u8 {
+    use store_admin::credentials::AuthError as A;
+    match error {
+        A::TokenEndpoint { status: None, .. } => exit::UNAVAILABLE,
+        A::TokenEndpoint {
+            status: Some(status),
+            ..
+        } if *status >= 500 => exit::UNAVAILABLE,
+        A::Store(_) | A::Aborted(_) => exit::FAILURE,
+        _ => exit::REFUSED,
     }
 }
 
@@ -101,7 +131,17 @@ fn service_exit_code(error: &store_admin::Error) -> u8 {
 /// a terminal: field errors on their own lines.
 fn describe_service_error(error: &store_admin::Error) -> String {
     let Some(api) = error.api() else {
-        return error.to_string();
+        use store_admin::credentials::AuthError as A;
+        let mut text = error.to_string();
+        if let store_admin::Error::Auth(
+            A::ReinstallRequired { .. } | A::NoRefreshToken | A::NoTokens,
+        ) = error
+        {
+            text.push_str(
+                "\nhint: log in again with `store-admin auth login` (or `auth import --refresh-token -`)",
+            );
+        }
+        return text;
     };
     let operation = api.operation.unwrap_or("request");
     let mut text = format!("{operation}: the service answered HTTP {}", api.status);

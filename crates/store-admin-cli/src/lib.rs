@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod auth;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -22,13 +23,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::FromArgMatches;
-use secrecy::{ExposeSecret, SecretString};
 use store_admin::ratelimit::RateLimit;
 use store_admin::retry::RetryPolicy;
 use store_admin::{OperationMeta, StoreAdmin};
-use store_admin_mock::{MockConfig, MockServer};
+use store_admin_mock::MockServer;
 
-use crate::cli::{Cli, Command, Global};
+use crate::cli::{Cli, Command, Global, StoreLocation};
 use crate::commands::Ctx;
 use crate::error::CliError;
 use crate::output::{Printer, default_format, stderr_is_terminal};
@@ -75,7 +75,10 @@ pub fn main() -> ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            if !matches!(error, CliError::Rejected(_) | CliError::Closed) {
+            if !matches!(
+                error,
+                CliError::Rejected(_) | CliError::Closed | CliError::Quiet(_)
+            ) {
                 // Messages quote the service (and its data): never let them drive the terminal.
                 eprintln!("error: {}", output::terminal_safe(&error.to_string(), true));
             }
@@ -121,6 +124,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             clap_complete::generate(args.shell, &mut root, "store-admin", &mut std::io::stdout());
             return Ok(());
         }
+        Command::Auth(args) => return auth::run(&global, format, args).await,
         Command::Api(args) => {
             let (admin, _sandbox) = connect(&global).await?;
             let printer = Printer::new(format, stderr_is_terminal());
@@ -141,61 +145,47 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     generated_cli::run(&ctx, operations).await
 }
 
-/// Builds the client: to the sandbox (started here, kept alive by the returned server) or to
-/// `--base-url` with `--token`.
+/// Builds the client: to the sandbox (started here, kept alive by the returned server), or to
+/// `--base-url` with `--token`, else with the tokens stored for `--store` (see [`auth`]).
 async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), CliError> {
-    let sandbox =
-        global.sandbox || global.sandbox_faults.is_some() || global.sandbox_scopes.is_some();
-    let (base_url, token, server) = if sandbox {
-        // The sandbox has its own token. The user's --token / STORE_ADMIN_TOKEN belongs to the
-        // service: it is neither needed here nor sent to the sandbox.
-        let server = start_sandbox(global).await?;
-        let token = SecretString::from(SANDBOX_TOKEN);
-        (server.base_url().to_string(), token, Some(server))
-    } else {
-        let token = config::token(global)?.ok_or_else(|| {
-            CliError::usage(
-                "no access token: pass --token-file PATH, --token - (standard input) or --token, \
-                 set STORE_ADMIN_TOKEN, or use a --profile that names one \
-                 (or try the embedded sandbox store with --sandbox)",
-            )
-        })?;
-        (global.base_url.clone(), token, None)
-    };
     let attempt_timeout = Duration::try_from_secs_f64(global.timeout)
         .map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
     let operation_timeout = Duration::try_from_secs_f64(global.operation_timeout)
         .map_err(|e| CliError::usage(format!("--operation-timeout: {e}")))?;
-    let mut builder = StoreAdmin::builder()
-        .with_base_url(base_url)
-        .with_token(token.expose_secret())
+    let builder = StoreAdmin::builder()
         .with_user_agent(concat!("store-admin-cli/", env!("CARGO_PKG_VERSION")))
         .with_retry_policy(
             RetryPolicy::default().with_max_attempts(global.retries.saturating_add(1)),
         )
         .with_attempt_timeout(attempt_timeout)
         .with_operation_timeout(operation_timeout);
-    if let Some(per_minute) = global.rate_limit {
-        builder = builder.with_rate_limit(RateLimit::per_minute(per_minute));
+    // The sandbox has its own token (or the tokens `auth login --sandbox` saved). The user's
+    // --token / STORE_ADMIN_TOKEN belongs to the service: it is neither needed there nor sent.
+    let (mut builder, server) = if auth::is_sandbox(global) {
+        let (builder, server) = auth::sandbox_client(global, builder).await?;
+        (builder, Some(server))
+    } else {
+        (auth::service_client(global, builder).await?, None)
+    };
+    match &global.rate_limit_store {
+        Some(StoreLocation::Redis(url)) => {
+            builder = builder.with_rate_limiter(auth::shared_rate_limiter(global, url).await?);
+        }
+        Some(StoreLocation::File) => {
+            return Err(CliError::usage(
+                "--rate-limit-store takes redis://HOST:PORT/DB",
+            ));
+        }
+        None => {
+            if let Some(per_minute) = global.rate_limit {
+                builder = builder.with_rate_limit(RateLimit::per_minute(per_minute));
+            }
+        }
     }
     let admin = builder
         .build()
         .map_err(|e| CliError::usage(e.to_string()))?;
     Ok((admin, server))
-}
-
-async fn start_sandbox(global: &Global) -> Result<MockServer, CliError> {
-    let mut config = MockConfig::new().seed(global.sandbox_seed);
-    config = match &global.sandbox_scopes {
-        Some(scopes) => config.token(SANDBOX_TOKEN, scopes.iter().map(|s| s.trim().to_string())),
-        None => config.token_all_scopes(SANDBOX_TOKEN),
-    };
-    if let Some(faults) = &global.sandbox_faults {
-        config = config.faults(faults.clone());
-    }
-    MockServer::start(config)
-        .await
-        .map_err(|e| CliError::other(format!("cannot start the sandbox: {e}")))
 }
 
 /// Warns on standard error when the command calls an operation the service replaced.

@@ -353,6 +353,8 @@ fn help_of_commands_with_many_flags() {
         ("webhooks_verify", "webhooks verify"),
         ("webhooks_listen", "webhooks listen"),
         ("api", "api"),
+        ("auth_login", "auth login"),
+        ("auth_import", "auth import"),
     ]);
     for (name, path) in commands {
         let args: Vec<&str> = path.split(' ').collect();
@@ -373,4 +375,29 @@ fn help_never_shows_the_token_from_the_environment() {
     assert!(stdout.contains("STORE_ADMIN_TOKEN"));
     assert!(!stdout.contains("tok-from-env-123"));
     assert!(!stdout.contains("whsec-from-env-456"));
+}
+
+#[test]
+fn help_never_shows_the_client_secret_or_a_redis_password_from_the_environment() {
+    let mut cmd = store_admin();
+    cmd.env("STORE_ADMIN_CLIENT_SECRET", "client-secret-from-env-789")
+        .env(
+            "STORE_ADMIN_TOKEN_STORE",
+            "redis://:redis-password-from-env@127.0.0.1:6379/0",
+        )
+        .env(
+            "STORE_ADMIN_RATE_LIMIT_STORE",
+            "redis://:limit-password-from-env@127.0.0.1:6379/0",
+        )
+        .args(["auth", "login", "--help"]);
+    let (stdout, _) = run(cmd, 0);
+    assert!(stdout.contains("STORE_ADMIN_TOKEN_STORE"));
+    assert!(stdout.contains("STORE_ADMIN_CLIENT_SECRET"));
+    for secret in [
+        "client-secret-from-env-789",
+        "redis-password-from-env",
+        "limit-password-from-env",
+    ] {
+        assert!(!stdout.contains(secret), "{secret} in\n{stdout}");
+    }
 }

@@ -450,10 +450,7 @@ fn languages_add_a_too_long_code_is_refused_before_sending_with_exit_2() {
 
 #[test]
 fn languages_add_a_bad_code_shows_the_field_errors_and_exits_3() {
-    let (_, err) = run(
-        sandbox(&["languages", "add", "--locale", "zzz"]),
-        3,
-    );
+    let (_, err) = run(sandbox(&["languages", "add", "--locale", "zzz"]), 3);
     insta::assert_snapshot!(err);
 }
 

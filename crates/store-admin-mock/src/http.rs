@@ -20,7 +20,7 @@ use crate::auth::constant_time_eq;
 use crate::engine::router::Found;
 use crate::error::ApiError;
 use crate::faults::{self, FaultConfig};
-use crate::oauth::TOKEN_PATH;
+use crate::oauth::{AUTHORIZE_PATH, Authorization, TOKEN_PATH, found};
 use crate::respond::{json_bytes_response, json_response};
 use crate::state::{API_PREFIX, Shared};
 
@@ -110,6 +110,7 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/deliveries", get(get_deliveries))
         .route("/events/{event}", post(post_event))
         .route("/oauth", get(get_oauth))
+        .route("/requests", get(get_requests))
         .route(
             "/oauth/expire-access-tokens",
             post(post_expire_access_tokens),
@@ -122,6 +123,7 @@ pub(crate) fn router(state: Shared) -> Router {
     Router::new()
         .nest("/__admin", admin)
         .route(TOKEN_PATH, post(token_endpoint))
+        .route(AUTHORIZE_PATH, get(authorize_endpoint))
         .route("/", get(index))
         .fallback(api)
         .method_not_allowed_fallback(|| async { method_not_allowed() })
@@ -172,8 +174,20 @@ async fn api(State(state): State<Shared>, request: Request) -> Response {
     if let Some(counter) = state.requests.get(index) {
         counter.fetch_add(1, Ordering::Relaxed);
     }
+    let response = operation(&state, index, params, request).await;
+    state.count_answer(index, response.status());
+    response
+}
+
+/// One operation's request after routing: faults, then the authorized call.
+async fn operation(
+    state: &Shared,
+    index: usize,
+    params: Vec<(String, String)>,
+    request: Request,
+) -> Response {
     if state.faults.is_idle() {
-        return authorized(&state, index, params, request).await;
+        return authorized(state, index, params, request).await;
     }
     let operation_id = state.engine.doc.operations[index].id.clone();
     let decision = state.faults.decide(&operation_id);
@@ -203,7 +217,7 @@ async fn api(State(state): State<Shared>, request: Request) -> Response {
     }
     let mut response = match decision.error {
         Some(status) => ApiError::server(status).into_response(),
-        None => authorized(&state, index, params, request).await,
+        None => authorized(state, index, params, request).await,
     };
     if let Some(outcome) = &rate {
         outcome.apply(&mut response);
@@ -312,11 +326,13 @@ async fn index(State(state): State<Shared>) -> Response {
             "shipping_rule_ids": shipping_rule_ids,
             "state_dependent_operations": state_rules,
             "oauth_token_url": TOKEN_PATH,
+            "oauth_authorize_url": AUTHORIZE_PATH,
             "admin": {
                 "faults": "/__admin/faults",
                 "deliveries": "/__admin/deliveries",
                 "events": "/__admin/events/{event}",
                 "oauth": "/__admin/oauth",
+                "requests": "/__admin/requests",
                 "expire_access_tokens": "/__admin/oauth/expire-access-tokens",
                 "token_required": state.admin_token.is_some(),
             },
@@ -390,11 +406,35 @@ async fn token_endpoint(State(state): State<Shared>, request: Request) -> Respon
     }
 }
 
+/// `GET /oauth2/auth`: approves at once (see [`crate::oauth`]) and tells the webhooks
+/// subscribed to `app.store.authorize` the installation's tokens.
+async fn authorize_endpoint(State(state): State<Shared>, request: Request) -> Response {
+    match state.oauth.authorize(request.uri().query().unwrap_or("")) {
+        Authorization::Approved { location, event } => {
+            state.emit("app.store.authorize", &event);
+            found(&location)
+        }
+        Authorization::Refused(response) => response,
+    }
+}
+
 async fn get_oauth(State(state): State<Shared>) -> Response {
     json_response(
         StatusCode::OK,
-        &json!({ "token_path": TOKEN_PATH, "refreshes": state.oauth.refreshes() }),
+        &json!({
+            "token_path": TOKEN_PATH,
+            "authorize_path": AUTHORIZE_PATH,
+            "refreshes": state.oauth.refreshes(),
+            "rejected": state.oauth.rejected(),
+            "authorizations": state.oauth.authorizations(),
+            "code_exchanges": state.oauth.code_exchanges(),
+        }),
     )
+}
+
+/// `GET /__admin/requests`: per `operationId`, the requests answered and the 429s among them.
+async fn get_requests(State(state): State<Shared>) -> Response {
+    json_response(StatusCode::OK, &state.request_counts())
 }
 
 async fn post_expire_access_tokens(State(state): State<Shared>) -> Response {

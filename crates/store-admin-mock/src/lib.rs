@@ -33,8 +33,8 @@ pub use faults::{
     ChanceFault, ErrorFault, FaultConfig, FaultConfigError, LatencyFault, RateLimitFault,
     SlowBodyFault,
 };
-pub use oauth::TOKEN_PATH;
+pub use oauth::{AUTHORIZE_PATH, TOKEN_PATH};
 pub use paging::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 pub use rules::{Rule, RuleError};
 pub use server::{MockServer, StartError};
-pub use state::API_PREFIX;
+pub use state::{API_PREFIX, RequestCounts};

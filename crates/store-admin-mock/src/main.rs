@@ -5,8 +5,9 @@
 //!     --token reader --scopes products.read,orders.read --token admin
 //! ```
 //! A `--token` without `--scopes` accepts every scope. `--oauth-client-id ID --oauth-client-secret S
-//! --oauth-refresh-token R` enables the OAuth token endpoint `POST /oauth2/token`. `--document PATH`
-//! serves another OpenAPI document; `--admin-token T` guards `/__admin/*`.
+//! [--oauth-refresh-token R]` enables the OAuth endpoints: `GET /oauth2/auth` (approves at once)
+//! and `POST /oauth2/token`. `--document PATH` serves another OpenAPI document; `--admin-token T`
+//! guards `/__admin/*` (see `--help` for the admin routes).
 
 #![forbid(unsafe_code)]
 
@@ -20,7 +21,24 @@ use store_admin_mock::{
 
 /// A stateful mock of the store administration API (/admin/v2), with fault injection.
 #[derive(Debug, Parser)]
-#[command(name = "store-admin-mock", version)]
+#[command(
+    name = "store-admin-mock",
+    version,
+    after_help = "OAuth (with --oauth-client-id and --oauth-client-secret):\n  \
+        GET  /oauth2/auth    the authorize endpoint: approves at once, redirecting to the loopback\n                       \
+        redirect_uri with a single-use code and the given state; sends app.store.authorize\n                       \
+        (the installation's tokens) to webhooks subscribed to it\n  \
+        POST /oauth2/token   the authorization_code and refresh_token grants (single-use tokens)\n\n\
+        Admin routes (they need Authorization: Bearer T with --admin-token T):\n  \
+        GET/PUT/DELETE /__admin/faults          the faults in force (JSON)\n  \
+        GET  /__admin/deliveries                webhook delivery attempts\n  \
+        POST /__admin/events/{event}            emit an event to the subscribed webhooks\n  \
+        GET  /__admin/oauth                     {\"refreshes\", \"rejected\" (invalid_grant answers),\n                                          \
+        \"authorizations\", \"code_exchanges\"}\n  \
+        POST /__admin/oauth/expire-access-tokens  expire every access token issued so far\n  \
+        GET  /__admin/requests                  per operationId, the requests answered and the\n                                          \
+        429s among them: {\"list_orders\": {\"total\": 12, \"429\": 0}, ...}"
+)]
 struct Cli {
     /// Port to listen on, on 127.0.0.1 (0 picks a free one).
     #[arg(long, default_value_t = 4010)]
@@ -215,7 +233,8 @@ async fn main() -> Result<()> {
     }
     if let Some(id) = &cli.oauth_client_id {
         println!(
-            "  oauth: token endpoint {} for client {id}, {} refresh token(s)",
+            "  oauth: authorize endpoint {}, token endpoint {} for client {id}, {} refresh token(s)",
+            server.authorize_url(),
             server.token_url(),
             cli.oauth_refresh_tokens.len()
         );

@@ -1,7 +1,13 @@
-//! The OAuth 2.0 token endpoint (`POST /oauth2/token`, outside `/admin/v2`) and the access tokens it
-//! issues, which the API then accepts with their scopes.
+//! The OAuth 2.0 endpoints (outside `/admin/v2`): the authorize endpoint (`GET /oauth2/auth`), the
+//! token endpoint (`POST /oauth2/token`) and the access tokens they issue, which the API then
+//! accepts with their scopes.
 //!
-//! It behaves like the service's (FACTS.md): a form-encoded refresh (`grant_type=refresh_token`,
+//! The authorize endpoint approves at once, as if the merchant had clicked "install": it answers
+//! 302 to the `redirect_uri` (a loopback URL, RFC 8252) with a single-use `code` and the `state`
+//! it was given. The code is exchanged at the token endpoint (`grant_type=authorization_code`,
+//! with the same `redirect_uri` and, when a PKCE `code_challenge` was sent, its `code_verifier`).
+//!
+//! The token endpoint behaves like the service's (FACTS.md): a form-encoded refresh (`grant_type=refresh_token`,
 //! `refresh_token`, `client_id`, `client_secret`) answers
 //! `{"token_type":"bearer","access_token":...,"expires":<unix seconds>,"refresh_token":...,"scope":...}`;
 //! refresh tokens are single use, and presenting a spent one answers 400
@@ -18,11 +24,12 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
-use base64::prelude::BASE64_STANDARD;
+use base64::prelude::{BASE64_STANDARD, BASE64_URL_SAFE_NO_PAD};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::json;
+use sha2::{Digest, Sha256};
 
 use crate::auth::{Grant, constant_time_eq};
 use crate::config::OAuthConfig;
@@ -30,6 +37,15 @@ use crate::error::ApiError;
 
 /// The path of the token endpoint.
 pub const TOKEN_PATH: &str = "/oauth2/token";
+
+/// The path of the authorize endpoint.
+pub const AUTHORIZE_PATH: &str = "/oauth2/auth";
+
+/// How long an authorization code may wait for its exchange.
+const CODE_LIFETIME: Duration = Duration::from_secs(600);
+
+/// Most authorization codes waiting for their exchange at once (the oldest are dropped first).
+const PENDING_CODES: usize = 1_000;
 
 struct AccessGrant {
     grant: Grant,
@@ -47,11 +63,54 @@ struct RefreshGrant {
     family: u64,
 }
 
+/// An authorization code waiting for its exchange, with the pair it was approved with.
+struct PendingCode {
+    client_id: String,
+    redirect_uri: String,
+    /// The PKCE `code_challenge` (S256), if one was sent.
+    challenge: Option<String>,
+    issued_at: SystemTime,
+    used: bool,
+    family: u64,
+    /// The token response the exchange answers.
+    answer: serde_json::Value,
+}
+
 struct Tokens {
     access: HashMap<String, AccessGrant>,
     refresh: HashMap<String, RefreshGrant>,
+    codes: HashMap<String, PendingCode>,
     rng: StdRng,
     families: u64,
+}
+
+impl Tokens {
+    /// Revokes every token of the installation `family`.
+    fn revoke_family(&mut self, family: u64) {
+        for refresh in self.refresh.values_mut() {
+            if refresh.family == family {
+                refresh.revoked = true;
+            }
+        }
+        for access in self.access.values_mut() {
+            if access.family == family {
+                access.revoked = true;
+            }
+        }
+    }
+}
+
+/// What the authorize endpoint decided.
+pub(crate) enum Authorization {
+    /// Approved: redirect to `location` (it carries the code and the state); `event` is the
+    /// data of the `app.store.authorize` delivery (the installation's tokens).
+    Approved {
+        location: String,
+        event: serde_json::Value,
+    },
+    /// Refused: the response to send (a redirect with `error`, or a 400 when the client or the
+    /// redirect URI cannot be trusted with one).
+    Refused(Response),
 }
 
 /// The run-time OAuth state of one server.
@@ -62,6 +121,12 @@ pub(crate) struct OAuth {
     /// Whether any OAuth access token can exist (skips the lock on the API's hot path otherwise).
     enabled: bool,
     refreshes: AtomicU64,
+    /// `invalid_grant` answers (spent, revoked or unknown refresh tokens and codes).
+    rejected: AtomicU64,
+    /// Approvals of the authorize endpoint.
+    authorizations: AtomicU64,
+    /// `grant_type=authorization_code` requests, whatever their outcome.
+    code_exchanges: AtomicU64,
     /// Every scope of the document (the `scope` of a token granting them all).
     document_scopes: Vec<String>,
 }
@@ -75,6 +140,7 @@ impl OAuth {
         let mut tokens = Tokens {
             access: HashMap::new(),
             refresh: HashMap::new(),
+            codes: HashMap::new(),
             rng: StdRng::seed_from_u64(seed ^ 0x6f61_7574_6832),
             families: 0,
         };
@@ -110,6 +176,9 @@ impl OAuth {
             lifetime: config.lifetime,
             tokens: RwLock::new(tokens),
             refreshes: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
+            authorizations: AtomicU64::new(0),
+            code_exchanges: AtomicU64::new(0),
             document_scopes,
         }
     }
@@ -117,6 +186,252 @@ impl OAuth {
     /// How many `grant_type=refresh_token` requests arrived, whatever their outcome.
     pub fn refreshes(&self) -> u64 {
         self.refreshes.load(Ordering::Acquire)
+    }
+
+    /// How many token requests were answered `invalid_grant`.
+    pub fn rejected(&self) -> u64 {
+        self.rejected.load(Ordering::Acquire)
+    }
+
+    /// How many authorizations the authorize endpoint approved.
+    pub fn authorizations(&self) -> u64 {
+        self.authorizations.load(Ordering::Acquire)
+    }
+
+    /// How many `grant_type=authorization_code` requests arrived, whatever their outcome.
+    pub fn code_exchanges(&self) -> u64 {
+        self.code_exchanges.load(Ordering::Acquire)
+    }
+
+    /// The 400 `invalid_grant` answer, counted.
+    fn invalid_grant(&self, description: &str) -> Response {
+        self.rejected.fetch_add(1, Ordering::AcqRel);
+        oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", description)
+    }
+
+    /// Mints a new access token (and a refresh token when `offline`) of a new installation
+    /// granting `grant`; returns the token response and the installation's family.
+    fn issue(&self, tokens: &mut Tokens, grant: &Grant, offline: bool) -> (serde_json::Value, u64) {
+        tokens.families += 1;
+        let family = tokens.families;
+        let access_token = format!("mock-at-{:032x}", tokens.rng.random::<u128>());
+        let expires_at = SystemTime::now() + self.lifetime;
+        tokens.access.insert(
+            access_token.clone(),
+            AccessGrant {
+                grant: grant.clone(),
+                expires_at,
+                expired: false,
+                revoked: false,
+                family,
+            },
+        );
+        let mut answer = json!({
+            "token_type": "bearer",
+            "access_token": access_token,
+            "expires": unix_seconds(expires_at),
+            "scope": grant.scope_text(&self.document_scopes),
+        });
+        if offline {
+            let refresh_token = format!("mock-rt-{:032x}", tokens.rng.random::<u128>());
+            tokens.refresh.insert(
+                refresh_token.clone(),
+                RefreshGrant {
+                    grant: grant.clone(),
+                    used: false,
+                    revoked: false,
+                    family,
+                },
+            );
+            answer["refresh_token"] = json!(refresh_token);
+        }
+        (answer, family)
+    }
+
+    /// Handles `GET /oauth2/auth?response_type=code&client_id=..&redirect_uri=..&scope=..&state=..`
+    /// (and optionally `code_challenge`, `code_challenge_method=S256`): approves at once.
+    ///
+    /// The grant is the requested scopes; a request naming no API scope (only `offline_access`,
+    /// or none) gets every scope of the document, as the service grants the scopes set in the
+    /// app's settings. A refresh token is issued only when `offline_access` is asked for.
+    pub fn authorize(&self, query: &str) -> Authorization {
+        let params: HashMap<String, String> = form_urlencoded::parse(query.as_bytes())
+            .into_owned()
+            .collect();
+        let client_id = params.get("client_id").map(String::as_str).unwrap_or("");
+        if self
+            .client
+            .as_ref()
+            .is_none_or(|(expected, _)| expected != client_id)
+        {
+            // RFC 6749 §4.1.2.1: never redirect for a client that cannot be identified.
+            return Authorization::Refused(oauth_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_client",
+                "The client_id is not the app's.",
+            ));
+        }
+        let Some(redirect) = params
+            .get("redirect_uri")
+            .and_then(|uri| loopback_redirect(uri))
+        else {
+            return Authorization::Refused(oauth_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                "The redirect_uri must be an http URL of a loopback address (127.0.0.1, [::1] or localhost).",
+            ));
+        };
+        let state = params.get("state").cloned();
+        let refuse = |code: &str, description: &str| {
+            let mut location = redirect.clone();
+            {
+                let mut query = location.query_pairs_mut();
+                query.append_pair("error", code);
+                query.append_pair("error_description", description);
+                if let Some(state) = &state {
+                    query.append_pair("state", state);
+                }
+            }
+            Authorization::Refused(found(location.as_str()))
+        };
+        if params.get("response_type").map(String::as_str) != Some("code") {
+            return refuse(
+                "unsupported_response_type",
+                "The mock store only serves response_type=code.",
+            );
+        }
+        let challenge = params.get("code_challenge").cloned();
+        if challenge.is_some()
+            && params.get("code_challenge_method").map(String::as_str) != Some("S256")
+        {
+            return refuse("invalid_request", "code_challenge_method must be S256.");
+        }
+        let requested: Vec<String> = params
+            .get("scope")
+            .map(|s| {
+                s.split([' ', ','])
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(unknown) = requested.iter().find(|s| !self.document_scopes.contains(s)) {
+            return refuse("invalid_scope", &format!("Unknown scope {unknown}."));
+        }
+        let offline = requested.iter().any(|s| s == OFFLINE_ACCESS);
+        let mut scopes: Vec<String> = requested
+            .iter()
+            .filter(|s| *s != OFFLINE_ACCESS)
+            .cloned()
+            .collect();
+        if scopes.is_empty() {
+            scopes = self
+                .document_scopes
+                .iter()
+                .filter(|s| *s != OFFLINE_ACCESS)
+                .cloned()
+                .collect();
+        }
+        if offline {
+            scopes.push(OFFLINE_ACCESS.to_owned());
+        }
+        let grant = Grant {
+            scopes,
+            every: false,
+        };
+        let mut guard = self.tokens.write().unwrap_or_else(PoisonError::into_inner);
+        let tokens = &mut *guard;
+        let now = SystemTime::now();
+        tokens
+            .codes
+            .retain(|_, pending| !pending.used && now < pending.issued_at + CODE_LIFETIME);
+        while tokens.codes.len() >= PENDING_CODES {
+            let oldest = tokens
+                .codes
+                .iter()
+                .min_by_key(|(_, pending)| pending.issued_at)
+                .map(|(code, _)| code.clone());
+            match oldest {
+                Some(code) => tokens.codes.remove(&code),
+                None => break,
+            };
+        }
+        let (answer, family) = self.issue(tokens, &grant, offline);
+        let code = format!("mock-ac-{:032x}", tokens.rng.random::<u128>());
+        tokens.codes.insert(
+            code.clone(),
+            PendingCode {
+                client_id: client_id.to_owned(),
+                redirect_uri: params.get("redirect_uri").cloned().unwrap_or_default(),
+                challenge,
+                issued_at: now,
+                used: false,
+                family,
+                answer: answer.clone(),
+            },
+        );
+        drop(guard);
+        self.authorizations.fetch_add(1, Ordering::AcqRel);
+        let mut location = redirect;
+        {
+            let mut query = location.query_pairs_mut();
+            query.append_pair("code", &code);
+            if let Some(state) = &state {
+                query.append_pair("state", state);
+            }
+        }
+        Authorization::Approved {
+            location: location.to_string(),
+            event: answer,
+        }
+    }
+
+    /// `grant_type=authorization_code`: the pair approved with `code`, once.
+    fn exchange_code(&self, client_id: &str, form: &HashMap<String, String>) -> Response {
+        let Some(code) = form.get("code").filter(|c| !c.is_empty()) else {
+            return oauth_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                "The code parameter is required.",
+            );
+        };
+        let mut guard = self.tokens.write().unwrap_or_else(PoisonError::into_inner);
+        let tokens = &mut *guard;
+        let Some(pending) = tokens.codes.get_mut(code.as_str()) else {
+            return self.invalid_grant("The authorization code is invalid.");
+        };
+        if pending.used {
+            // RFC 6749 §4.1.2: a code used twice revokes what it gave.
+            let family = pending.family;
+            tokens.revoke_family(family);
+            return self.invalid_grant(
+                "The authorization code was already used: the tokens it gave are revoked.",
+            );
+        }
+        if SystemTime::now() >= pending.issued_at + CODE_LIFETIME {
+            return self.invalid_grant("The authorization code has expired.");
+        }
+        if pending.client_id != client_id {
+            return self.invalid_grant("The authorization code was issued to another client.");
+        }
+        if form.get("redirect_uri") != Some(&pending.redirect_uri) {
+            return self.invalid_grant(
+                "The redirect_uri does not match the one of the authorization request.",
+            );
+        }
+        if let Some(challenge) = &pending.challenge {
+            let verified = form.get("code_verifier").is_some_and(|verifier| {
+                let digest = Sha256::digest(verifier.as_bytes());
+                constant_time_eq(challenge, &BASE64_URL_SAFE_NO_PAD.encode(digest))
+            });
+            if !verified {
+                return self.invalid_grant("The code_verifier does not match the code_challenge.");
+            }
+        }
+        pending.used = true;
+        let answer = pending.answer.clone();
+        drop(guard);
+        no_store((StatusCode::OK, answer.to_string()).into_response())
     }
 
     /// Makes every access token issued so far (or configured) expired: the API rejects them with
@@ -161,9 +476,11 @@ impl OAuth {
     pub fn token_request(&self, headers: &HeaderMap, body: &Bytes) -> Response {
         let form: HashMap<String, String> = form_urlencoded::parse(body).into_owned().collect();
         let grant_type = form.get("grant_type").map(String::as_str).unwrap_or("");
-        if grant_type == "refresh_token" {
-            self.refreshes.fetch_add(1, Ordering::AcqRel);
-        }
+        match grant_type {
+            "refresh_token" => self.refreshes.fetch_add(1, Ordering::AcqRel),
+            "authorization_code" => self.code_exchanges.fetch_add(1, Ordering::AcqRel),
+            _ => 0,
+        };
         let (client_id, client_secret) = match basic_credentials(headers) {
             Some(pair) => pair,
             None => (
@@ -185,6 +502,7 @@ impl OAuth {
         }
         match grant_type {
             "refresh_token" => {}
+            "authorization_code" => return self.exchange_code(&client_id, &form),
             "" => {
                 return oauth_error(
                     StatusCode::BAD_REQUEST,
@@ -196,7 +514,7 @@ impl OAuth {
                 return oauth_error(
                     StatusCode::BAD_REQUEST,
                     "unsupported_grant_type",
-                    "The mock store only serves the refresh_token grant.",
+                    "The mock store serves the authorization_code and refresh_token grants.",
                 );
             }
         }
@@ -210,35 +528,14 @@ impl OAuth {
         let mut guard = self.tokens.write().unwrap_or_else(PoisonError::into_inner);
         let tokens = &mut *guard;
         let (grant, family) = match tokens.refresh.get_mut(presented.as_str()) {
-            None => {
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_grant",
-                    "The refresh token is invalid.",
-                );
-            }
+            None => return self.invalid_grant("The refresh token is invalid."),
             Some(grant) if grant.revoked => {
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_grant",
-                    "The refresh token has been revoked.",
-                );
+                return self.invalid_grant("The refresh token has been revoked.");
             }
             Some(grant) if grant.used => {
                 let family = grant.family;
-                for refresh in tokens.refresh.values_mut() {
-                    if refresh.family == family {
-                        refresh.revoked = true;
-                    }
-                }
-                for access in tokens.access.values_mut() {
-                    if access.family == family {
-                        access.revoked = true;
-                    }
-                }
-                return oauth_error(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_grant",
+                tokens.revoke_family(family);
+                return self.invalid_grant(
                     "The refresh token was already used: every token of this installation is revoked.",
                 );
             }
@@ -280,6 +577,34 @@ impl OAuth {
         });
         no_store((StatusCode::OK, body.to_string()).into_response())
     }
+}
+
+/// The scope that asks for a refresh token.
+const OFFLINE_ACCESS: &str = "offline_access";
+
+/// `uri` if it is an http(s) URL of a loopback address without a fragment (RFC 8252 §7.3: any
+/// port), where a native app listens for the redirect.
+fn loopback_redirect(uri: &str) -> Option<reqwest::Url> {
+    let url = reqwest::Url::parse(uri).ok()?;
+    let loopback = match url.host()? {
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback(),
+        url::Host::Domain(name) => name.eq_ignore_ascii_case("localhost"),
+    };
+    (matches!(url.scheme(), "http" | "https") && loopback && url.fragment().is_none())
+        .then_some(url)
+}
+
+/// A 302 to `location`, never cached.
+pub(crate) fn found(location: &str) -> Response {
+    let mut response = StatusCode::FOUND.into_response();
+    if let Ok(value) = HeaderValue::from_str(location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
 }
 
 /// `Authorization: Basic base64(id:secret)`, if present and well formed.

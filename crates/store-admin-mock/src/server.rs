@@ -22,8 +22,8 @@ use crate::document::{Document, DocumentError};
 use crate::engine::Engine;
 use crate::faults::{FaultConfig, FaultConfigError, FaultInjector};
 use crate::http::{ConnectionKill, router};
-use crate::oauth::{OAuth, TOKEN_PATH};
-use crate::state::{API_PREFIX, AppState, Parts};
+use crate::oauth::{AUTHORIZE_PATH, OAuth, TOKEN_PATH};
+use crate::state::{API_PREFIX, AppState, Parts, RequestCounts};
 
 /// Why the mock could not start.
 #[derive(Debug, thiserror::Error)]
@@ -141,6 +141,24 @@ impl MockServer {
     /// see [`MockConfig::oauth_client`].
     pub fn token_url(&self) -> String {
         format!("http://{}{TOKEN_PATH}", self.addr)
+    }
+
+    /// `http://127.0.0.1:PORT/oauth2/auth`, the OAuth authorize endpoint: it approves at once
+    /// (see [`MockConfig::oauth_client`]).
+    pub fn authorize_url(&self) -> String {
+        format!("http://{}{AUTHORIZE_PATH}", self.addr)
+    }
+
+    /// How many token requests were answered `invalid_grant` (a spent, revoked or unknown
+    /// refresh token or code). Also `rejected` of `GET /__admin/oauth`.
+    pub fn token_rejections(&self) -> u64 {
+        self.state.oauth.rejected()
+    }
+
+    /// Per `operationId` (every operation of the document), the requests answered and the 429s
+    /// among them. Also `GET /__admin/requests`.
+    pub fn request_counts(&self) -> std::collections::BTreeMap<String, RequestCounts> {
+        self.state.request_counts()
     }
 
     /// How many refresh requests (`grant_type=refresh_token`) the token endpoint received,

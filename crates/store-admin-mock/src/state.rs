@@ -44,6 +44,10 @@ pub(crate) struct AppState {
     pub oauth: OAuth,
     /// Requests received per operation, indexed like the document's operations.
     pub requests: Box<[AtomicU64]>,
+    /// Requests answered per operation (a dropped connection is not an answer).
+    pub answered: Box<[AtomicU64]>,
+    /// Of those, the 429 answers.
+    pub throttled: Box<[AtomicU64]>,
     pub faults: FaultInjector,
     pub dispatcher: Arc<Dispatcher>,
     pub limits: Limits,
@@ -71,18 +75,23 @@ pub(crate) struct Parts {
 
 impl AppState {
     pub fn new(parts: Parts) -> Self {
-        Self {
-            store: RwLock::new(parts.store),
-            generation: AtomicU64::new(0),
-            responses: RwLock::new(HashMap::new()),
-            views: RwLock::new(HashMap::new()),
-            requests: parts
+        let counters = || -> Box<[AtomicU64]> {
+            parts
                 .engine
                 .doc
                 .operations
                 .iter()
                 .map(|_| AtomicU64::new(0))
-                .collect(),
+                .collect()
+        };
+        Self {
+            store: RwLock::new(parts.store),
+            generation: AtomicU64::new(0),
+            responses: RwLock::new(HashMap::new()),
+            views: RwLock::new(HashMap::new()),
+            requests: counters(),
+            answered: counters(),
+            throttled: counters(),
             engine: parts.engine,
             tokens: parts.tokens,
             admin_token: parts.admin_token,
@@ -127,6 +136,42 @@ impl AppState {
         self.oauth
             .check(presented, required)
             .unwrap_or_else(|| Err(ApiError::invalid_token()))
+    }
+
+    /// Counts an answer of the operation `index` (and whether it was a 429).
+    pub fn count_answer(&self, index: usize, status: axum::http::StatusCode) {
+        if let Some(counter) = self.answered.get(index) {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+        if status == axum::http::StatusCode::TOO_MANY_REQUESTS
+            && let Some(counter) = self.throttled.get(index)
+        {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The requests answered per operation, by `operationId`, every operation of the document.
+    pub fn request_counts(&self) -> std::collections::BTreeMap<String, RequestCounts> {
+        self.engine
+            .doc
+            .operations
+            .iter()
+            .enumerate()
+            .map(|(index, op)| {
+                let load = |counters: &[AtomicU64]| {
+                    counters
+                        .get(index)
+                        .map_or(0, |counter| counter.load(Ordering::Relaxed))
+                };
+                (
+                    op.id.clone(),
+                    RequestCounts {
+                        total: load(&self.answered),
+                        too_many_requests: load(&self.throttled),
+                    },
+                )
+            })
+            .collect()
     }
 
     /// Delivers `event` with `data` to every webhook subscribed to it.
@@ -185,3 +230,15 @@ impl AppState {
 }
 
 pub(crate) type Shared = Arc<AppState>;
+
+/// The requests one operation answered (`GET /__admin/requests`, [`MockServer::request_counts`]).
+///
+/// [`MockServer::request_counts`]: crate::MockServer::request_counts
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RequestCounts {
+    /// Every answer, whatever its status (a connection dropped by a fault is not an answer).
+    pub total: u64,
+    /// The 429 answers among them.
+    #[serde(rename = "429")]
+    pub too_many_requests: u64,
+}

@@ -280,3 +280,65 @@ async fn admin_route_reads_and_replaces_faults_at_run_time() {
         StatusCode::OK
     );
 }
+
+#[tokio::test]
+async fn admin_requests_counts_answers_and_429s_per_operation_id() {
+    let faults = FaultConfig {
+        rate_limit: Some(RateLimitFault {
+            per_minute: 3,
+            operations: vec!["list_orders".into()],
+        }),
+        drop_connection: Some(ChanceFault {
+            rate: 1.0,
+            times: Some(1),
+            operations: vec!["list_order_statuses".into()],
+        }),
+        ..FaultConfig::default()
+    };
+    let server = start_with(config(faults).admin_token("the-admin-secret")).await;
+    let mut statuses = Vec::new();
+    for _ in 0..5 {
+        statuses.push(get(&server, "/orders", ADMIN).await.status().as_u16());
+    }
+    assert_eq!(statuses, [200, 200, 200, 429, 429]);
+    // The first call's connection is dropped (no answer), the second is answered.
+    assert!(
+        client()
+            .get(format!("{}/orders/statuses", server.base_url()))
+            .bearer_auth(ADMIN)
+            .send()
+            .await
+            .is_err()
+    );
+    assert_eq!(
+        get(&server, "/orders/statuses", ADMIN).await.status(),
+        StatusCode::OK
+    );
+    // A refused token is an answer too.
+    assert_eq!(
+        get(&server, "/products", "not-a-token").await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+
+    let url = format!("http://{}/__admin/requests", server.addr());
+    let unguarded = client().get(&url).send().await.unwrap();
+    assert_eq!(unguarded.status(), StatusCode::UNAUTHORIZED);
+    let counts: Value = client()
+        .get(&url)
+        .bearer_auth("the-admin-secret")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(counts["list_orders"], json!({"total": 5, "429": 2}));
+    assert_eq!(counts["list_order_statuses"], json!({"total": 1, "429": 0}));
+    assert_eq!(counts["list_products"], json!({"total": 1, "429": 0}));
+    assert_eq!(counts["get_order"], json!({"total": 0, "429": 0}));
+    let map = counts.as_object().unwrap();
+    assert_eq!(map.len(), server.request_counts().len(), "every operation");
+    assert_eq!(server.request_counts()["list_orders"].too_many_requests, 2);
+    // Received counts the dropped request, answered does not.
+    assert_eq!(server.requests_received("list_order_statuses"), 2);
+}

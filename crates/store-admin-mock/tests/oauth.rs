@@ -295,3 +295,333 @@ async fn admin_route_expires_access_tokens_and_reports_refreshes() {
         .unwrap();
     assert_eq!(report["refreshes"], 1);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The authorization-code flow: GET /oauth2/auth approves at once, the code is exchanged once.
+
+const REDIRECT: &str = "http://127.0.0.1:45678/callback";
+
+/// A client that does not follow redirects (the test reads each `Location`).
+fn no_redirects() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// `GET /oauth2/auth` with `pairs`; the status and the `Location`, parsed.
+async fn authorize(server: &MockServer, pairs: &[(&str, &str)]) -> (StatusCode, Option<url::Url>) {
+    let mut url = url::Url::parse(&server.authorize_url()).unwrap();
+    url.query_pairs_mut().extend_pairs(pairs);
+    let response = no_redirects().get(url).send().await.unwrap();
+    let location = response
+        .headers()
+        .get("location")
+        .map(|l| url::Url::parse(l.to_str().unwrap()).unwrap());
+    (response.status(), location)
+}
+
+fn query(url: &url::Url, name: &str) -> Option<String> {
+    url.query_pairs()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
+}
+
+/// The PKCE S256 challenge of `verifier`.
+fn challenge(verifier: &str) -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    base64::prelude::BASE64_URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes()))
+}
+
+const VERIFIER: &str = "a-pkce-verifier-of-at-least-forty-three-characters-long";
+
+async fn approved_code(server: &MockServer, scope: &str) -> String {
+    let challenge = challenge(VERIFIER);
+    let (status, location) = authorize(
+        server,
+        &[
+            ("response_type", "code"),
+            ("client_id", CLIENT_ID),
+            ("redirect_uri", REDIRECT),
+            ("scope", scope),
+            ("state", "st4te"),
+            ("code_challenge", &challenge),
+            ("code_challenge_method", "S256"),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::FOUND);
+    let location = location.expect("a Location");
+    assert_eq!(
+        location.as_str().split('?').next(),
+        Some(REDIRECT),
+        "redirects to the redirect_uri"
+    );
+    assert_eq!(query(&location, "state").as_deref(), Some("st4te"));
+    query(&location, "code").expect("a code")
+}
+
+async fn exchange(server: &MockServer, pairs: &[(&str, &str)]) -> (StatusCode, Value) {
+    let mut form = vec![
+        ("grant_type", "authorization_code"),
+        ("client_id", CLIENT_ID),
+        ("client_secret", CLIENT_SECRET),
+    ];
+    form.extend_from_slice(pairs);
+    let response = token_post(server, &form).send().await.unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap())
+}
+
+async fn admin_oauth(server: &MockServer) -> Value {
+    client()
+        .get(format!("http://{}/__admin/oauth", server.addr()))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn authorize_approves_at_once_and_the_code_gives_tokens_once() {
+    let server = start_with(config()).await;
+    let code = approved_code(&server, "offline_access").await;
+    let (status, body) = exchange(
+        &server,
+        &[
+            ("code", &code),
+            ("redirect_uri", REDIRECT),
+            ("code_verifier", VERIFIER),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let access = body["access_token"].as_str().unwrap().to_owned();
+    assert!(
+        body["refresh_token"].is_string(),
+        "offline_access gives one"
+    );
+    let scope = body["scope"].as_str().unwrap();
+    assert!(scope.contains("orders.read_write") && scope.contains("products.read_write"));
+    assert!(scope.split(' ').any(|s| s == "offline_access"));
+    let (status, _) = call(&server, Method::GET, "/orders", Some(&access), None).await;
+    assert_eq!(status, StatusCode::OK);
+
+    // The code again: invalid_grant, counted, and what it gave is revoked.
+    let (status, body) = exchange(
+        &server,
+        &[
+            ("code", &code),
+            ("redirect_uri", REDIRECT),
+            ("code_verifier", VERIFIER),
+        ],
+    )
+    .await;
+    assert_eq!(
+        (status, &body["error"]),
+        (StatusCode::BAD_REQUEST, &json!("invalid_grant"))
+    );
+    let (status, _) = call(&server, Method::GET, "/orders", Some(&access), None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let report = admin_oauth(&server).await;
+    assert_eq!(report["authorizations"], 1);
+    assert_eq!(report["code_exchanges"], 2);
+    assert_eq!(report["rejected"], 1);
+    assert_eq!(report["refreshes"], 0);
+    assert_eq!(server.token_rejections(), 1);
+}
+
+#[tokio::test]
+async fn the_grant_is_the_scopes_asked_for_and_no_refresh_token_without_offline_access() {
+    let server = start_with(config()).await;
+    let code = approved_code(&server, "orders.read").await;
+    let (status, body) = exchange(
+        &server,
+        &[
+            ("code", &code),
+            ("redirect_uri", REDIRECT),
+            ("code_verifier", VERIFIER),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["scope"], "orders.read");
+    assert!(body.get("refresh_token").is_none());
+    let access = body["access_token"].as_str();
+    assert_eq!(
+        call(&server, Method::GET, "/orders", access, None).await.0,
+        StatusCode::OK
+    );
+    let (status, body) = call(&server, Method::GET, "/products", access, None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("products.read")
+    );
+}
+
+#[tokio::test]
+async fn a_code_needs_its_verifier_redirect_uri_and_client() {
+    let server = start_with(config()).await;
+    for (pairs, why) in [
+        (
+            vec![
+                ("redirect_uri", REDIRECT),
+                ("code_verifier", "another-verifier"),
+            ],
+            "wrong verifier",
+        ),
+        (vec![("redirect_uri", REDIRECT)], "no verifier"),
+        (
+            vec![
+                ("redirect_uri", "http://127.0.0.1:1/other"),
+                ("code_verifier", VERIFIER),
+            ],
+            "another redirect_uri",
+        ),
+    ] {
+        let code = approved_code(&server, "offline_access").await;
+        let mut pairs = pairs;
+        pairs.push(("code", &code));
+        let (status, body) = exchange(&server, &pairs).await;
+        assert_eq!(
+            (status, &body["error"]),
+            (StatusCode::BAD_REQUEST, &json!("invalid_grant")),
+            "{why}"
+        );
+    }
+    let (status, body) = exchange(
+        &server,
+        &[("code", "mock-ac-unknown"), ("redirect_uri", REDIRECT)],
+    )
+    .await;
+    assert_eq!(
+        (status, &body["error"]),
+        (StatusCode::BAD_REQUEST, &json!("invalid_grant"))
+    );
+    assert_eq!(admin_oauth(&server).await["rejected"], 4);
+    // A wrong client secret is invalid_client, not a rejection of the grant.
+    let code = approved_code(&server, "offline_access").await;
+    let response = token_post(
+        &server,
+        &[
+            ("grant_type", "authorization_code"),
+            ("client_id", CLIENT_ID),
+            ("client_secret", "wrong"),
+            ("code", &code),
+            ("redirect_uri", REDIRECT),
+            ("code_verifier", VERIFIER),
+        ],
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(admin_oauth(&server).await["rejected"], 4);
+}
+
+#[tokio::test]
+async fn authorize_refuses_without_redirecting_an_unknown_client_or_a_foreign_redirect_uri() {
+    let server = start_with(config()).await;
+    for (client_id, redirect) in [
+        ("someone-else", REDIRECT),
+        (CLIENT_ID, "https://attacker.example/callback"),
+        (CLIENT_ID, "not a url"),
+    ] {
+        let (status, location) = authorize(
+            &server,
+            &[
+                ("response_type", "code"),
+                ("client_id", client_id),
+                ("redirect_uri", redirect),
+                ("state", "s"),
+            ],
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{client_id} {redirect}");
+        assert!(location.is_none());
+    }
+    // Without a configured client, nobody is approved.
+    let bare = start_with(MockConfig::new().products(1)).await;
+    let (status, _) = authorize(
+        &bare,
+        &[
+            ("response_type", "code"),
+            ("client_id", CLIENT_ID),
+            ("redirect_uri", REDIRECT),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn authorize_redirects_other_errors_with_the_state() {
+    let server = start_with(config()).await;
+    for (pairs, error) in [
+        (
+            vec![("response_type", "token")],
+            "unsupported_response_type",
+        ),
+        (
+            vec![
+                ("response_type", "code"),
+                ("scope", "orders.read nonsense.read"),
+            ],
+            "invalid_scope",
+        ),
+        (
+            vec![
+                ("response_type", "code"),
+                ("code_challenge", "abc"),
+                ("code_challenge_method", "plain"),
+            ],
+            "invalid_request",
+        ),
+    ] {
+        let mut pairs = pairs;
+        pairs.extend([
+            ("client_id", CLIENT_ID),
+            ("redirect_uri", "http://localhost:9/cb?keep=1"),
+            ("state", "xyz"),
+        ]);
+        let (status, location) = authorize(&server, &pairs).await;
+        assert_eq!(status, StatusCode::FOUND);
+        let location = location.unwrap();
+        assert_eq!(query(&location, "error").as_deref(), Some(error));
+        assert_eq!(query(&location, "state").as_deref(), Some("xyz"));
+        assert_eq!(query(&location, "keep").as_deref(), Some("1"));
+        assert!(query(&location, "code").is_none());
+    }
+    assert_eq!(admin_oauth(&server).await["authorizations"], 0);
+}
+
+#[tokio::test]
+async fn rejected_counts_every_invalid_grant_of_the_refresh_grant() {
+    let server = start_with(config()).await;
+    let (status, _) = refresh(&server, REFRESH, CLIENT_SECRET).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(admin_oauth(&server).await["rejected"], 0);
+    // Reused, then unknown: two invalid_grant answers.
+    assert_eq!(
+        refresh(&server, REFRESH, CLIENT_SECRET).await.0,
+        StatusCode::BAD_REQUEST
+    );
+    assert_eq!(
+        refresh(&server, "never-issued", CLIENT_SECRET).await.0,
+        StatusCode::BAD_REQUEST
+    );
+    // A wrong client is not a rejected grant.
+    assert_eq!(
+        refresh(&server, REFRESH, "wrong").await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    let report = admin_oauth(&server).await;
+    assert_eq!(report["rejected"], 2);
+    assert_eq!(report["refreshes"], 4);
+}

@@ -228,3 +228,96 @@ async fn receiver_and_subscribe(server: &MockServer) -> (String, Receiver) {
     .await;
     (url, receiver)
 }
+
+#[tokio::test]
+async fn an_approved_authorization_delivers_app_store_authorize_with_the_installation_s_tokens() {
+    let server = start_with(
+        MockConfig::new()
+            .products(10)
+            .token_all_scopes(ADMIN)
+            .merchant_id(77)
+            .oauth_client("app", "app-secret"),
+    )
+    .await;
+    let (url, receiver) = receiver(vec![]).await;
+    let (status, body) = api_post(
+        &server,
+        "/webhooks/subscribe",
+        json!({"name": "installs", "event": "app.store.authorize", "url": url,
+               "security_strategy": "signature", "secret": "hush"}),
+    )
+    .await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let response = no_redirects
+        .get(server.authorize_url())
+        .query(&[
+            ("response_type", "code"),
+            ("client_id", "app"),
+            ("redirect_uri", "http://127.0.0.1:9/cb"),
+            ("scope", "offline_access"),
+            ("state", "s"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), reqwest::StatusCode::FOUND);
+    let location = response.headers()["location"].to_str().unwrap().to_owned();
+    let code = url::Url::parse(&location)
+        .unwrap()
+        .query_pairs()
+        .find(|(k, _)| k == "code")
+        .unwrap()
+        .1
+        .into_owned();
+    let log = server
+        .wait_for_deliveries(WAIT, |log| log.iter().any(|a| a.delivered))
+        .await;
+    assert_eq!(log.len(), 1, "{log:?}");
+    let (headers, raw) = receiver.seen.lock().unwrap()[0].clone();
+    assert_eq!(
+        headers["x-salla-signature"],
+        store_admin_mock::signature(b"hush", &raw).as_str()
+    );
+    let envelope: Value = serde_json::from_slice(&raw).unwrap();
+    assert_eq!(envelope["event"], "app.store.authorize");
+    assert_eq!(envelope["merchant"], 77);
+    let data = &envelope["data"];
+    assert_eq!(data["token_type"], "bearer");
+    assert!(data["expires"].as_u64().unwrap() > 1_700_000_000);
+    assert!(data["scope"].as_str().unwrap().contains("offline_access"));
+    // The delivered pair is the one the code exchange answers.
+    let form = form_urlencoded::Serializer::new(String::new())
+        .extend_pairs([
+            ("grant_type", "authorization_code"),
+            ("client_id", "app"),
+            ("client_secret", "app-secret"),
+            ("code", code.as_str()),
+            ("redirect_uri", "http://127.0.0.1:9/cb"),
+        ])
+        .finish();
+    let exchanged: Value = reqwest::Client::new()
+        .post(server.token_url())
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(exchanged["access_token"], data["access_token"]);
+    assert_eq!(exchanged["refresh_token"], data["refresh_token"]);
+    let (status, _) = common::call(
+        &server,
+        reqwest::Method::GET,
+        "/orders",
+        data["access_token"].as_str(),
+        None,
+    )
+    .await;
+    assert_eq!(status, reqwest::StatusCode::OK);
+}

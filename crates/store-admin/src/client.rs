@@ -8,7 +8,8 @@
 //! (refreshing it if it expired; a failure ends the call with [`Error::Auth`]) and sets the
 //! `Authorization` header, waits for the client-side rate limiter, sends, reads the whole body
 //! within the attempt timeout, lets the rate limiter read `X-RateLimit-*`, refreshes the token and
-//! replays the request once on 401 `The access token is invalid`, and asks the pure
+//! replays the request once on 401 `The access token is invalid` (a refresh that fails there ends
+//! the call with [`Error::Auth`], unless the token is a static one), and asks the pure
 //! [`retry::decide`](crate::retry::decide) (under the shared [`RetryBudget`]) whether to try again.
 //!
 //! A success goes back to the generated code to decode. Everything else (an error answer, a
@@ -525,8 +526,13 @@ impl Runtime {
                                 attempt -= 1;
                                 continue;
                             }
+                            // A static token cannot be refreshed: the 401 and its hint say more.
+                            Err(crate::credentials::AuthError::StaticTokenRejected) => {}
+                            // Otherwise why no token can be had (the merchant must reinstall,
+                            // the token endpoint failed...) is the answer, not the 401.
                             Err(e) => {
-                                tracing::warn!(error = %e, "access token rejected and could not be refreshed")
+                                tracing::warn!(error = %e, "access token rejected and could not be refreshed");
+                                return Err(Error::Auth(e));
                             }
                         }
                     }

@@ -4,22 +4,36 @@
 
 use assert_cmd::Command;
 
+/// The environment variables a test never inherits: the developer's own settings, and a
+/// desktop a browser could open on.
+const CLEARED: &[&str] = &[
+    "STORE_ADMIN_TOKEN",
+    "STORE_ADMIN_BASE_URL",
+    "STORE_ADMIN_WEBHOOK_SECRET",
+    "RUST_LOG",
+    "STORE_ADMIN_PROFILE",
+    "STORE_ADMIN_CONFIG",
+    "STORE_ADMIN_STORE",
+    "STORE_ADMIN_TOKEN_STORE",
+    "STORE_ADMIN_RATE_LIMIT_STORE",
+    "STORE_ADMIN_CLIENT_ID",
+    "STORE_ADMIN_CLIENT_SECRET",
+    "STORE_ADMIN_TOKEN_URL",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "BROWSER",
+];
+
 /// `store-admin` with none of its environment variables set, so that the developer's own token
 /// or base URL never leaks into a test.
 pub fn store_admin() -> Command {
     let mut command = Command::cargo_bin("store-admin").expect("the store-admin binary is built");
-    for name in [
-        "STORE_ADMIN_TOKEN",
-        "STORE_ADMIN_BASE_URL",
-        "STORE_ADMIN_WEBHOOK_SECRET",
-        "RUST_LOG",
-        "STORE_ADMIN_PROFILE",
-        "STORE_ADMIN_CONFIG",
-    ] {
+    for name in CLEARED {
         command.env_remove(name);
     }
-    // Never the developer's own configuration file.
+    // Never the developer's own configuration file or stored tokens.
     command.env("XDG_CONFIG_HOME", "/nonexistent/store-admin-tests");
+    command.env("XDG_STATE_HOME", "/nonexistent/store-admin-tests-state");
     command
 }
 
@@ -53,4 +67,16 @@ pub fn ok(args: &[&str]) -> String {
 /// Parses JSON output.
 pub fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// `store-admin` as a plain process (to read its output while it runs), with the same
+/// environment as [`store_admin`].
+pub fn store_admin_process() -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_store-admin"));
+    for name in CLEARED {
+        command.env_remove(name);
+    }
+    command.env("XDG_CONFIG_HOME", "/nonexistent/store-admin-tests");
+    command.env("XDG_STATE_HOME", "/nonexistent/store-admin-tests-state");
+    command
 }

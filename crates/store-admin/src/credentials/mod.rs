@@ -38,7 +38,10 @@ pub use authenticator::{
     AuthError, Authenticator, TokenLease, Unauthorized, classify_unauthorized,
 };
 pub use file::{FileTokenStore, FileTokenStores};
-pub use oauth::{DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_TOKEN_URL, OAuthError, refresh_token_set};
+pub use oauth::{
+    AuthorizationRequest, DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_AUTHORIZE_URL, DEFAULT_TOKEN_URL,
+    OAuthError, RedirectError, refresh_token_set,
+};
 #[cfg(feature = "redis")]
 pub(crate) use redis::connect as connect_redis;
 #[cfg(feature = "redis")]

@@ -1,5 +1,7 @@
-//! The OAuth token exchange with the service's token endpoint.
+//! The OAuth exchanges with the service's accounts host: the authorization-code flow
+//! ([`AuthorizationRequest`]) and the refresh ([`refresh_token_set`]).
 
+use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -10,8 +12,10 @@ use oauth2::basic::{
     BasicTokenIntrospectionResponse, BasicTokenType,
 };
 use oauth2::{
-    AuthType, ClientId, ClientSecret, EndpointNotSet, EndpointSet, ExtraTokenFields,
-    RequestTokenError, StandardRevocableToken, StandardTokenResponse, TokenResponse, TokenUrl,
+    AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointNotSet,
+    EndpointSet, ExtraTokenFields, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl,
+    RequestTokenError, Scope, StandardRevocableToken, StandardTokenResponse, TokenResponse,
+    TokenUrl,
 };
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
@@ -21,6 +25,9 @@ use super::{AccessToken, RefreshToken, TokenSet};
 
 /// The service's token endpoint (authorization code exchange and refresh).
 pub const DEFAULT_TOKEN_URL: &str = "https://accounts.salla.sa/oauth2/token";
+
+/// The service's authorize endpoint (where the merchant approves the app).
+pub const DEFAULT_AUTHORIZE_URL: &str = "https://accounts.salla.sa/oauth2/auth";
 
 /// How long an access token lasts when the token response does not say (14 days).
 pub const DEFAULT_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(14 * 24 * 3600);
@@ -107,18 +114,32 @@ impl ExtraTokenFields for ServiceTokenFields {}
 
 type ServiceTokenResponse = StandardTokenResponse<ServiceTokenFields, BasicTokenType>;
 
-type ServiceOAuthClient = oauth2::Client<
+type ServiceOAuthClient<HasAuthUrl = EndpointNotSet, HasTokenUrl = EndpointSet> = oauth2::Client<
     BasicErrorResponse,
     ServiceTokenResponse,
     BasicTokenIntrospectionResponse,
     StandardRevocableToken,
     BasicRevocationErrorResponse,
+    HasAuthUrl,
     EndpointNotSet,
     EndpointNotSet,
     EndpointNotSet,
-    EndpointNotSet,
-    EndpointSet,
+    HasTokenUrl,
 >;
+
+/// The client at `token_url`, its credentials sent in the request body (as the service wants).
+fn token_client(
+    client_id: &str,
+    client_secret: &SecretString,
+    token_url: &Url,
+) -> ServiceOAuthClient {
+    let client: ServiceOAuthClient<EndpointNotSet, EndpointNotSet> =
+        oauth2::Client::new(ClientId::new(client_id.to_owned()));
+    client
+        .set_client_secret(ClientSecret::new(client_secret.expose_secret().to_owned()))
+        .set_auth_type(AuthType::RequestBody)
+        .set_token_uri(TokenUrl::from_url(token_url.clone()))
+}
 
 /// A failure inside the HTTP adapter handed to `oauth2`.
 #[derive(Debug, thiserror::Error)]
@@ -205,10 +226,7 @@ pub(super) async fn refresh_token_set_within(
     refresh_token: &RefreshToken,
     timeout: Duration,
 ) -> Result<TokenSet, OAuthError> {
-    let client: ServiceOAuthClient = oauth2::Client::new(ClientId::new(client_id.to_owned()))
-        .set_client_secret(ClientSecret::new(client_secret.expose_secret().to_owned()))
-        .set_auth_type(AuthType::RequestBody)
-        .set_token_uri(TokenUrl::from_url(token_url.clone()));
+    let client = token_client(client_id, client_secret, token_url);
     let send = ReqwestAdapter {
         http: http.clone(),
         last_status: Arc::new(Mutex::new(None)),
@@ -228,6 +246,167 @@ pub(super) async fn refresh_token_set_within(
         .unwrap_or(0);
     let response = result.map_err(|e| map_oauth_error(e, status))?;
     Ok(token_set_from_response(&response, now, Some(refresh_token)))
+}
+
+/// Why the redirect of an authorization gives no code (see
+/// [`AuthorizationRequest::code_from_redirect`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RedirectError {
+    /// The redirect's `state` is not this authorization's: a forged redirect (cross-site request
+    /// forgery) or one of another, older attempt. Nothing of it may be used.
+    #[error(
+        "the redirect's state does not match this authorization's (a forged or stale redirect): refused"
+    )]
+    StateMismatch,
+    /// The authorization was refused (`error=access_denied`, ...).
+    #[error("the authorization was refused ({code}){}", describe(.description))]
+    Denied {
+        /// The OAuth error code.
+        code: String,
+        /// The `error_description`, if any.
+        description: Option<String>,
+    },
+    /// The redirect carries neither a code nor an error.
+    #[error("the redirect carries no authorization code")]
+    NoCode,
+}
+
+/// One authorization of the authorization-code flow (RFC 6749 §4.1) with PKCE (RFC 7636, S256):
+/// the URL where the merchant approves the app, the check of the redirect that comes back, and
+/// the exchange of its code for the store's tokens.
+///
+/// ```
+/// # use store_admin::credentials::{AuthorizationRequest, RedirectError};
+/// let authorize = url::Url::parse("https://accounts.salla.sa/oauth2/auth").unwrap();
+/// let redirect = url::Url::parse("http://127.0.0.1:8912/callback").unwrap();
+/// let request = AuthorizationRequest::new(&authorize, "client-id", &redirect, ["offline_access"]);
+/// assert!(request.url().as_str().starts_with("https://accounts.salla.sa/oauth2/auth?"));
+/// // The merchant approves; the browser comes back to the redirect URI with `code` and `state`.
+/// assert_eq!(
+///     request.code_from_redirect("code=abc&state=forged"),
+///     Err(RedirectError::StateMismatch)
+/// );
+/// ```
+///
+/// `Debug` shows neither the state nor the PKCE verifier.
+pub struct AuthorizationRequest {
+    url: Url,
+    redirect_uri: Url,
+    state: CsrfToken,
+    verifier: PkceCodeVerifier,
+}
+
+impl fmt::Debug for AuthorizationRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuthorizationRequest")
+            .field("authorize_origin", &self.url.origin().ascii_serialization())
+            .field("redirect_uri", &self.redirect_uri.as_str())
+            .finish_non_exhaustive()
+    }
+}
+
+impl AuthorizationRequest {
+    /// A new authorization of the app `client_id` at `authorize_url` (the service's is
+    /// [`DEFAULT_AUTHORIZE_URL`]), coming back to `redirect_uri`, asking for `scopes` (ask for
+    /// `offline_access` to get a refresh token). The state and the PKCE verifier are random.
+    pub fn new<S: Into<String>>(
+        authorize_url: &Url,
+        client_id: &str,
+        redirect_uri: &Url,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let client: ServiceOAuthClient<EndpointSet, EndpointNotSet> =
+            oauth2::Client::new(ClientId::new(client_id.to_owned()))
+                .set_auth_uri(AuthUrl::from_url(authorize_url.clone()))
+                .set_redirect_uri(RedirectUrl::from_url(redirect_uri.clone()));
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        let (url, state) = client
+            .authorize_url(CsrfToken::new_random)
+            .add_scopes(scopes.into_iter().map(|s| Scope::new(s.into())))
+            .set_pkce_challenge(challenge)
+            .url();
+        AuthorizationRequest {
+            url,
+            redirect_uri: redirect_uri.clone(),
+            state,
+            verifier,
+        }
+    }
+
+    /// The URL the merchant opens to approve the app.
+    pub fn url(&self) -> &Url {
+        &self.url
+    }
+
+    /// Where the service sends the browser back.
+    pub fn redirect_uri(&self) -> &Url {
+        &self.redirect_uri
+    }
+
+    /// The code of the redirect whose query string is `query`, once its `state` is checked
+    /// (in constant time) to be this authorization's.
+    pub fn code_from_redirect(&self, query: &str) -> Result<String, RedirectError> {
+        let mut state = None;
+        let mut code = None;
+        let mut error = None;
+        let mut description = None;
+        for (key, value) in url::form_urlencoded::parse(query.as_bytes()) {
+            let slot = match key.as_ref() {
+                "state" => &mut state,
+                "code" => &mut code,
+                "error" => &mut error,
+                "error_description" => &mut description,
+                _ => continue,
+            };
+            slot.get_or_insert(value.into_owned());
+        }
+        let expected = self.state.secret().as_bytes();
+        let matches = state.is_some_and(|state| {
+            bool::from(subtle::ConstantTimeEq::ct_eq(state.as_bytes(), expected))
+        });
+        if !matches {
+            return Err(RedirectError::StateMismatch);
+        }
+        if let Some(code) = error {
+            return Err(RedirectError::Denied { code, description });
+        }
+        code.filter(|c| !c.is_empty()).ok_or(RedirectError::NoCode)
+    }
+
+    /// Exchanges `code` (from [`AuthorizationRequest::code_from_redirect`]) at `token_url` for
+    /// the store's tokens: a form-encoded POST (`grant_type=authorization_code`, the code, the
+    /// redirect URI, the PKCE verifier and the client's credentials in the body). The expiry is
+    /// read as [`refresh_token_set`] reads it. A code is single use.
+    pub async fn exchange(
+        self,
+        http: &reqwest::Client,
+        client_id: &str,
+        client_secret: &SecretString,
+        token_url: &Url,
+        code: &str,
+    ) -> Result<TokenSet, OAuthError> {
+        let client = token_client(client_id, client_secret, token_url)
+            .set_redirect_uri(RedirectUrl::from_url(self.redirect_uri.clone()));
+        let send = ReqwestAdapter {
+            http: http.clone(),
+            last_status: Arc::new(Mutex::new(None)),
+            timeout: Duration::from_secs(30),
+        };
+        let now = Utc::now();
+        let result = client
+            .exchange_code(AuthorizationCode::new(code.to_owned()))
+            .set_pkce_verifier(self.verifier)
+            .request_async(&send)
+            .await;
+        let status = send
+            .last_status
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .unwrap_or(0);
+        let response = result.map_err(|e| map_oauth_error(e, status))?;
+        Ok(token_set_from_response(&response, now, None))
+    }
 }
 
 fn map_oauth_error(
@@ -336,6 +515,86 @@ fn token_set_from_response(
 mod tests {
     use super::*;
     use crate::credentials::*;
+
+    fn request() -> AuthorizationRequest {
+        AuthorizationRequest::new(
+            &Url::parse(DEFAULT_AUTHORIZE_URL).unwrap(),
+            "the-client",
+            &Url::parse("http://127.0.0.1:8912/callback").unwrap(),
+            ["offline_access", "orders.read"],
+        )
+    }
+
+    fn pairs(url: &Url) -> std::collections::HashMap<String, String> {
+        url.query_pairs().into_owned().collect()
+    }
+
+    #[test]
+    fn an_authorization_url_asks_for_a_code_with_a_random_state_and_a_pkce_challenge() {
+        let request = request();
+        let query = pairs(request.url());
+        assert_eq!(
+            request.url().as_str().split('?').next(),
+            Some(DEFAULT_AUTHORIZE_URL)
+        );
+        assert_eq!(query["response_type"], "code");
+        assert_eq!(query["client_id"], "the-client");
+        assert_eq!(query["redirect_uri"], "http://127.0.0.1:8912/callback");
+        assert_eq!(query["scope"], "offline_access orders.read");
+        assert_eq!(query["code_challenge_method"], "S256");
+        assert_eq!(query["code_challenge"].len(), 43, "SHA-256, base64url");
+        assert!(query["state"].len() >= 22, "at least 128 random bits");
+        let other = pairs(
+            AuthorizationRequest::new(
+                &Url::parse(DEFAULT_AUTHORIZE_URL).unwrap(),
+                "the-client",
+                &Url::parse("http://127.0.0.1:8912/callback").unwrap(),
+                ["offline_access"],
+            )
+            .url(),
+        );
+        assert_ne!(query["state"], other["state"]);
+        assert_ne!(query["code_challenge"], other["code_challenge"]);
+        let debug = format!("{request:?}");
+        assert!(!debug.contains(&query["state"]), "{debug}");
+    }
+
+    #[test]
+    fn a_redirect_gives_its_code_only_with_this_authorization_s_state() {
+        let request = request();
+        let state = pairs(request.url())["state"].clone();
+        let encoded = |extra: &str| format!("state={state}{extra}");
+        assert_eq!(
+            request.code_from_redirect(&encoded("&code=c0de")),
+            Ok("c0de".to_owned())
+        );
+        assert_eq!(
+            request.code_from_redirect("code=c0de&state=other"),
+            Err(RedirectError::StateMismatch)
+        );
+        assert_eq!(
+            request.code_from_redirect("code=c0de"),
+            Err(RedirectError::StateMismatch)
+        );
+        // An error answer counts only with the right state too.
+        assert_eq!(
+            request.code_from_redirect("error=access_denied&state=other"),
+            Err(RedirectError::StateMismatch)
+        );
+        assert_eq!(
+            request.code_from_redirect(&encoded(
+                "&error=access_denied&error_description=The+merchant+said+no"
+            )),
+            Err(RedirectError::Denied {
+                code: "access_denied".into(),
+                description: Some("The merchant said no".into()),
+            })
+        );
+        assert_eq!(
+            request.code_from_redirect(&encoded("&code=")),
+            Err(RedirectError::NoCode)
+        );
+    }
 
     #[test]
     fn default_token_url_parses() {

@@ -1,0 +1,1119 @@
+//! `store-admin auth`: logging in to a merchant store with OAuth, and the stored tokens that the
+//! other commands then use.
+//!
+//! - `auth login` runs the authorization-code flow (RFC 6749 §4.1, PKCE S256, RFC 8252's
+//!   loopback redirect): it listens on `127.0.0.1` (a random port unless `--port`), prints the
+//!   authorize URL (and on a desktop opens it), checks the `state` of the redirect that comes
+//!   back, exchanges the code at the token URL and saves the pair in the token store.
+//! - `auth status` says which store, scopes and expiry the stored tokens have; never a token.
+//! - `auth logout` removes them; `auth import --refresh-token -` reads a refresh token from
+//!   standard input, exchanges it for a fresh pair when the app's client is known, and saves it.
+//!
+//! Tokens are kept per merchant store (`--store`, default `default`) in the token store
+//! (`--token-store`): `file` (one JSON file per store, mode 0600, under
+//! `$XDG_STATE_HOME/store-admin/tokens/<accounts host>/`, so that tokens of one service are never
+//! read for another) or Redis (`store-admin:tokens:{store}`, the keys a fleet of services shares).
+//! The sandbox's tokens live apart (`tokens/sandbox/`, or the Redis prefix `store-admin-sandbox`).
+
+use std::io::{BufRead, IsTerminal};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use axum::extract::RawQuery;
+use axum::http::StatusCode;
+use axum::response::Html;
+use chrono::{DateTime, Utc};
+use clap::{Args, Subcommand};
+use secrecy::{ExposeSecret, SecretString};
+use serde::Serialize;
+use store_admin::credentials::{
+    AccessToken, AuthError, AuthorizationRequest, Credentials, DEFAULT_AUTHORIZE_URL,
+    DEFAULT_TOKEN_URL, FileTokenStores, OAuthError, RedirectError, RefreshToken, StoredTokens,
+    TokenSet, TokenStore,
+};
+use store_admin::{LIVE_BASE_URL, StoreAdminBuilder};
+use store_admin_mock::{MockConfig, MockServer};
+use url::Url;
+
+use crate::cli::{Format, Global, StoreLocation, parse_oauth_url};
+use crate::error::CliError;
+use crate::output::terminal_safe;
+
+/// The store used when neither `--store` nor the profile names one.
+pub const DEFAULT_STORE: &str = "default";
+
+/// The OAuth client the sandbox knows when none is given (not a secret: the sandbox runs in the
+/// command's own process).
+pub const SANDBOX_CLIENT_ID: &str = "sandbox-client";
+/// The sandbox client's secret.
+pub const SANDBOX_CLIENT_SECRET: &str = "sandbox-client-secret";
+
+/// The scopes `auth login` asks for by default: a refresh token; the app's settings at the
+/// service give the rest.
+pub const DEFAULT_SCOPES: &[&str] = &["offline_access"];
+
+/// `auth`
+#[derive(Args)]
+#[command(
+    after_help = "The tokens are kept per --store (default: the profile's, else `default`) \
+    in --token-store: `file` (under $XDG_STATE_HOME/store-admin/tokens, mode 0600) or \
+    redis://HOST:PORT/DB. Other commands then use them, refreshing them with the app's client \
+    (--client-id, and the secret from STORE_ADMIN_CLIENT_SECRET or --client-secret-file).\n\n\
+    Examples:\n  \
+    store-admin --sandbox auth login\n  \
+    STORE_ADMIN_CLIENT_SECRET=... store-admin --client-id ID --store shop1 auth login\n  \
+    store-admin --store shop1 auth status\n  \
+    store-admin --store shop1 orders list\n  \
+    store-admin --store shop1 auth import --refresh-token - < refresh-token.txt"
+)]
+pub struct AuthArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: AuthCommand,
+}
+
+/// The `auth` commands.
+#[derive(Subcommand)]
+pub enum AuthCommand {
+    /// Log in to the store: the OAuth authorization-code flow through a browser, received on a
+    /// loopback redirect; the tokens are saved in the token store.
+    Login(LoginArgs),
+    /// Which store is logged in, with which scopes, until when (never a token).
+    Status,
+    /// Remove the store's tokens from the token store.
+    Logout,
+    /// Save a refresh token read from standard input (exchanged for a fresh pair when the app's
+    /// client id and secret are known).
+    Import(ImportArgs),
+}
+
+/// `auth login`
+#[derive(Args)]
+pub struct LoginArgs {
+    /// Scopes to ask for, comma-separated (`offline_access` gives a refresh token; the app's
+    /// settings at the service give the API scopes) [default: offline_access].
+    #[arg(long, value_name = "S,...", value_delimiter = ',')]
+    pub scope: Vec<String>,
+    /// Port of the loopback redirect on 127.0.0.1 (0: a random free one); give the port of the
+    /// app's registered callback URL if it names one.
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Only print the authorize URL, never try to open a browser.
+    #[arg(long)]
+    pub no_browser: bool,
+    /// Seconds to wait for the authorization.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub wait: u64,
+    /// The authorize endpoint [default: /oauth2/auth beside the token URL].
+    #[arg(long, value_name = "URL", value_parser = parse_oauth_url)]
+    pub authorize_url: Option<Url>,
+}
+
+/// `auth import`
+#[derive(Args)]
+pub struct ImportArgs {
+    /// `-`: the refresh token is the first line of standard input (never give it on the command
+    /// line, where other users see it).
+    #[arg(long, value_name = "-")]
+    pub refresh_token: SecretString,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+
+/// Whether the command talks to the embedded sandbox.
+pub fn is_sandbox(global: &Global) -> bool {
+    global.sandbox || global.sandbox_faults.is_some() || global.sandbox_scopes.is_some()
+}
+
+/// The merchant store whose tokens and budget are used.
+pub fn store_id(global: &Global) -> String {
+    global
+        .store
+        .clone()
+        .unwrap_or_else(|| DEFAULT_STORE.to_string())
+}
+
+/// The token URL of the service (not the sandbox's).
+fn service_token_url(global: &Global) -> Url {
+    global
+        .token_url
+        .clone()
+        .unwrap_or_else(|| Url::parse(DEFAULT_TOKEN_URL).expect("the live token URL parses"))
+}
+
+/// The authorize endpoint beside `token_url`: `.../oauth2/token` gives `.../oauth2/auth`.
+fn authorize_url_beside(token_url: &Url) -> Result<Url, CliError> {
+    if token_url.as_str() == DEFAULT_TOKEN_URL {
+        return Ok(Url::parse(DEFAULT_AUTHORIZE_URL).expect("the live authorize URL parses"));
+    }
+    match token_url.path().strip_suffix("/token") {
+        Some(prefix) => {
+            let mut url = token_url.clone();
+            url.set_path(&format!("{prefix}/auth"));
+            url.set_query(None);
+            Ok(url)
+        }
+        None => Err(CliError::usage(format!(
+            "cannot tell the authorize endpoint from the token URL {token_url}: give --authorize-url"
+        ))),
+    }
+}
+
+/// The app's OAuth client.
+pub struct App {
+    /// The client id.
+    pub client_id: String,
+    /// The client secret.
+    pub client_secret: SecretString,
+}
+
+/// The app's client: both halves from the options, the environment or the profile; in the
+/// sandbox, the sandbox's for any half not given. `None` when neither half is given.
+pub fn app(global: &Global, sandbox: bool) -> Result<Option<App>, CliError> {
+    let secret = crate::config::client_secret(global)?;
+    match (global.client_id.clone(), secret) {
+        (Some(client_id), Some(client_secret)) => Ok(Some(App {
+            client_id,
+            client_secret,
+        })),
+        (id, secret) if sandbox => Ok(Some(App {
+            client_id: id.unwrap_or_else(|| SANDBOX_CLIENT_ID.to_string()),
+            client_secret: secret.unwrap_or_else(|| SecretString::from(SANDBOX_CLIENT_SECRET)),
+        })),
+        (None, None) => Ok(None),
+        (Some(_), None) => Err(CliError::usage(
+            "the app's client secret is missing: set STORE_ADMIN_CLIENT_SECRET, or give \
+             --client-secret-file PATH (or the profile's client_secret_file or client_secret_env)",
+        )),
+        (None, Some(_)) => Err(CliError::usage(
+            "the app's client id is missing: give --client-id ID (or STORE_ADMIN_CLIENT_ID, or \
+             the profile's client_id)",
+        )),
+    }
+}
+
+fn need_app(global: &Global, sandbox: bool, what: &str) -> Result<App, CliError> {
+    app(global, sandbox)?.ok_or_else(|| {
+        CliError::usage(format!(
+            "{what} needs the app's OAuth client: --client-id ID (or STORE_ADMIN_CLIENT_ID) and \
+             the secret in STORE_ADMIN_CLIENT_SECRET or --client-secret-file PATH (or a profile's \
+             client_id and client_secret_file); or try it on the sandbox with --sandbox"
+        ))
+    })
+}
+
+/// An HTTP client for the token endpoint.
+fn http(global: &Global) -> Result<reqwest::Client, CliError> {
+    reqwest::Client::builder()
+        .user_agent(concat!("store-admin-cli/", env!("CARGO_PKG_VERSION")))
+        .timeout(Duration::try_from_secs_f64(global.timeout).unwrap_or(Duration::from_secs(30)))
+        .build()
+        .map_err(|e| CliError::other(format!("cannot build the HTTP client: {e}")))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The token store
+
+/// Whose tokens: the sandbox's, or those of the service behind a token URL.
+#[derive(Clone, Copy)]
+pub enum Namespace<'a> {
+    /// The embedded sandbox.
+    Sandbox,
+    /// The service whose token endpoint this is.
+    Service(&'a Url),
+}
+
+/// One store's token store, and where it is (for messages; never a secret).
+pub struct Tokens {
+    /// The token store.
+    pub store: Arc<dyn TokenStore>,
+    /// Where it is.
+    pub location: String,
+}
+
+/// `$XDG_STATE_HOME`, else `$HOME/.local/state`.
+fn state_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_STATE_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|p| !p.is_empty())
+                .map(|home| PathBuf::from(home).join(".local").join("state"))
+        })
+}
+
+/// The folder of a service's token files: its accounts host (and port), so that the tokens of
+/// one service are never read for another.
+fn namespace_dir(namespace: Namespace<'_>) -> String {
+    match namespace {
+        Namespace::Sandbox => "sandbox".to_string(),
+        Namespace::Service(url) => {
+            let mut name: String = url
+                .host_str()
+                .unwrap_or("host")
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || matches!(c, '.' | '-') {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            if let Some(port) = url.port() {
+                name.push_str(&format!("_{port}"));
+            }
+            name
+        }
+    }
+}
+
+/// Opens the token store of `global`'s store. `Ok(None)` when it is the default file store and
+/// there is no state directory to keep it in.
+pub async fn open_tokens(
+    global: &Global,
+    namespace: Namespace<'_>,
+) -> Result<Option<Tokens>, CliError> {
+    let store = store_id(global);
+    match global.token_store.clone().unwrap_or(StoreLocation::File) {
+        StoreLocation::File => {
+            let Some(state) = state_dir() else {
+                return Ok(None);
+            };
+            let dir = state
+                .join("store-admin")
+                .join("tokens")
+                .join(namespace_dir(namespace));
+            let file = FileTokenStores::new(dir).store(&store);
+            let location = file.path().display().to_string();
+            Ok(Some(Tokens {
+                store: Arc::new(file),
+                location,
+            }))
+        }
+        StoreLocation::Redis(url) => open_redis_tokens(&url, namespace, &store).await.map(Some),
+    }
+}
+
+#[cfg(feature = "redis")]
+async fn open_redis_tokens(
+    url: &Url,
+    namespace: Namespace<'_>,
+    store: &str,
+) -> Result<Tokens, CliError> {
+    let shown = StoreLocation::Redis(url.clone()).display();
+    let mut stores = store_admin::credentials::RedisTokenStores::connect(url.as_str())
+        .await
+        .map_err(|e| {
+            CliError::Unavailable(format!(
+                "cannot reach the token store {shown}: {}",
+                chain(&e)
+            ))
+        })?;
+    let prefix = match namespace {
+        Namespace::Sandbox => "store-admin-sandbox",
+        Namespace::Service(_) => "store-admin",
+    };
+    stores = stores.with_prefix(prefix);
+    Ok(Tokens {
+        store: Arc::new(stores.store(store)),
+        location: format!("{shown} (key {prefix}:tokens:{store})"),
+    })
+}
+
+#[cfg(not(feature = "redis"))]
+async fn open_redis_tokens(
+    _url: &Url,
+    _namespace: Namespace<'_>,
+    _store: &str,
+) -> Result<Tokens, CliError> {
+    Err(CliError::usage(
+        "--token-store redis://...: this store-admin was built without the `redis` feature",
+    ))
+}
+
+/// An error and its causes, `: `-separated (none holds a secret).
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}
+
+/// The token store for an `auth` command, which cannot go on without one.
+async fn need_tokens(global: &Global, namespace: Namespace<'_>) -> Result<Tokens, CliError> {
+    open_tokens(global, namespace).await?.ok_or_else(|| {
+        CliError::usage(
+            "no place to keep tokens: set XDG_STATE_HOME or HOME, or give --token-store \
+             redis://HOST:PORT/DB",
+        )
+    })
+}
+
+fn store_error(tokens: &Tokens, error: impl std::error::Error) -> CliError {
+    CliError::other(format!("{} ({})", chain(&error), tokens.location))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clients of ordinary commands
+
+/// The sandbox for a command: a fresh embedded mock store. `configure` adds to its
+/// configuration (an OAuth client, tokens it accepts).
+pub async fn start_sandbox(
+    global: &Global,
+    configure: impl FnOnce(MockConfig) -> MockConfig,
+) -> Result<MockServer, CliError> {
+    let mut config = MockConfig::new().seed(global.sandbox_seed);
+    config = match &global.sandbox_scopes {
+        Some(scopes) => config.token(
+            crate::SANDBOX_TOKEN,
+            scopes.iter().map(|s| s.trim().to_string()),
+        ),
+        None => config.token_all_scopes(crate::SANDBOX_TOKEN),
+    };
+    if let Some(faults) = &global.sandbox_faults {
+        config = config.faults(faults.clone());
+    }
+    MockServer::start(configure(config))
+        .await
+        .map_err(|e| CliError::other(format!("cannot start the sandbox: {e}")))
+}
+
+/// `config` accepting `tokens` as an installation's (the sandbox forgets what it issued when
+/// the command ends; the token store remembers for it).
+fn accepting(config: MockConfig, tokens: &TokenSet) -> MockConfig {
+    let scopes: Vec<String> = tokens.scopes().map(str::to_owned).collect();
+    let mut config = config;
+    if !tokens.access.expose_secret().is_empty() {
+        config = config.oauth_access_token(tokens.access.expose_secret(), scopes.clone());
+    }
+    if let Some(refresh) = &tokens.refresh {
+        config = if scopes.is_empty() {
+            config.oauth_refresh_token_all_scopes(refresh.expose_secret())
+        } else {
+            config.oauth_refresh_token(refresh.expose_secret(), scopes)
+        };
+    }
+    config
+}
+
+/// The sandbox and the builder's credentials for it: the tokens `auth login --sandbox` saved for
+/// the store when there are some (and no `--sandbox-scopes`), else the sandbox's own token.
+pub async fn sandbox_client(
+    global: &Global,
+    builder: StoreAdminBuilder,
+) -> Result<(StoreAdminBuilder, MockServer), CliError> {
+    let mut stored = None;
+    if global.sandbox_scopes.is_none()
+        && let Some(tokens) = open_tokens(global, Namespace::Sandbox).await?
+    {
+        let snapshot = tokens
+            .store
+            .load()
+            .await
+            .map_err(|e| store_error(&tokens, e))?;
+        if let Some(set) = snapshot.tokens().cloned() {
+            stored = Some((tokens, set));
+        }
+    }
+    let app = need_app(global, true, "the sandbox")?;
+    let server = start_sandbox(global, |config| {
+        let config = config.oauth_client(&app.client_id, app.client_secret.expose_secret());
+        match &stored {
+            Some((_, set)) => accepting(config, set),
+            None => config,
+        }
+    })
+    .await?;
+    let builder = builder.with_base_url(server.base_url());
+    let builder = match stored {
+        Some((tokens, _)) => builder.with_credentials(Credentials::OAuth {
+            client_id: app.client_id,
+            client_secret: app.client_secret,
+            token_url: sandbox_token_url(&server)?,
+            store: tokens.store,
+        }),
+        None => builder.with_token(crate::SANDBOX_TOKEN),
+    };
+    Ok((builder, server))
+}
+
+fn sandbox_token_url(server: &MockServer) -> Result<Url, CliError> {
+    Url::parse(&server.token_url())
+        .map_err(|e| CliError::other(format!("the sandbox's token URL: {e}")))
+}
+
+/// The builder's credentials for the service: `--token`/`--token-file`/the profile's token,
+/// else the tokens stored for the store (refreshed with the app's client when it is known).
+pub async fn service_client(
+    global: &Global,
+    builder: StoreAdminBuilder,
+) -> Result<StoreAdminBuilder, CliError> {
+    let builder = builder.with_base_url(global.base_url.clone());
+    if let Some(token) = crate::config::token(global)? {
+        return Ok(builder.with_token(token.expose_secret()));
+    }
+    let store = store_id(global);
+    let token_url = service_token_url(global);
+    let no_token = || {
+        CliError::usage(format!(
+            "no access token: log in with `store-admin auth login` (store {store}), or pass \
+             --token-file PATH, --token - (standard input) or --token, set STORE_ADMIN_TOKEN, or \
+             use a --profile that names one (or try the embedded sandbox store with --sandbox)"
+        ))
+    };
+    let Some(tokens) = open_tokens(global, Namespace::Service(&token_url)).await? else {
+        return Err(no_token());
+    };
+    let snapshot = tokens
+        .store
+        .load()
+        .await
+        .map_err(|e| store_error(&tokens, e))?;
+    let set = match snapshot.value {
+        None => return Err(no_token()),
+        Some(StoredTokens::Revoked) => {
+            return Err(CliError::Refused(format!(
+                "the tokens of store {store} were revoked (the service answered invalid_grant): \
+                 the merchant must reinstall the app, or log in again with `store-admin auth login`"
+            )));
+        }
+        Some(StoredTokens::Active(set)) => set,
+    };
+    check_token_origins(&store, &token_url, &global.base_url)?;
+    match app(global, false)? {
+        Some(app) => Ok(builder.with_credentials(Credentials::OAuth {
+            client_id: app.client_id,
+            client_secret: app.client_secret,
+            token_url,
+            store: tokens.store,
+        })),
+        None if set.access.expose_secret().is_empty()
+            || set.is_expired(Utc::now(), Duration::from_secs(60)) =>
+        {
+            Err(CliError::usage(format!(
+                "the stored access token of store {store} has expired: give the app's client id \
+                 and secret to refresh it (--client-id ID and STORE_ADMIN_CLIENT_SECRET or \
+                 --client-secret-file PATH)"
+            )))
+        }
+        None => Ok(builder.with_token(set.access.expose_secret())),
+    }
+}
+
+/// Tokens issued by the live service go to the live API only: a `--base-url` elsewhere (a mock,
+/// a proxy) must come with that service's own `--token-url` (then its own stored tokens).
+fn check_token_origins(store: &str, token_url: &Url, base_url: &str) -> Result<(), CliError> {
+    let live_accounts = Url::parse(DEFAULT_TOKEN_URL).map(|u| u.origin());
+    let live_api = Url::parse(LIVE_BASE_URL).map(|u| u.origin());
+    let base = Url::parse(base_url).map(|u| u.origin());
+    if live_accounts.as_ref().ok() == Some(&token_url.origin()) && base.ok() != live_api.ok() {
+        return Err(CliError::usage(format!(
+            "the stored tokens of store {store} were issued by the live service: refusing to send \
+             them to {} (give that service's --token-url, or a --token for it)",
+            Url::parse(base_url)
+                .map(|u| u.origin().ascii_serialization())
+                .unwrap_or_default()
+        )));
+    }
+    Ok(())
+}
+
+/// `--rate-limit-store`: a limiter of the store's budget shared through Redis.
+#[cfg(feature = "redis")]
+pub async fn shared_rate_limiter(
+    global: &Global,
+    url: &Url,
+) -> Result<Arc<dyn store_admin::ratelimit::RateLimiter>, CliError> {
+    use store_admin::ratelimit::{Plan, RedisRateLimiters};
+    let per_minute = global.rate_limit.unwrap_or(Plan::Plus.per_minute());
+    let mut limiters = RedisRateLimiters::connect_per_minute(url.as_str(), per_minute)
+        .await
+        .map_err(|e| {
+            CliError::Unavailable(format!(
+                "cannot reach the rate-limit store {}: {}",
+                StoreLocation::Redis(url.clone()).display(),
+                chain(&e)
+            ))
+        })?;
+    if is_sandbox(global) {
+        limiters = limiters.with_prefix("store-admin-sandbox");
+    }
+    Ok(limiters.limiter(&store_id(global)))
+}
+
+/// Without the `redis` feature there is no shared rate limiter.
+#[cfg(not(feature = "redis"))]
+pub async fn shared_rate_limiter(
+    _global: &Global,
+    _url: &Url,
+) -> Result<Arc<dyn store_admin::ratelimit::RateLimiter>, CliError> {
+    Err(CliError::usage(
+        "--rate-limit-store: this store-admin was built without the `redis` feature",
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The commands
+
+/// Runs an `auth` command.
+pub async fn run(global: &Global, format: Format, args: AuthArgs) -> Result<(), CliError> {
+    match args.command {
+        AuthCommand::Login(login_args) => login(global, format, login_args).await,
+        AuthCommand::Status => status(global, format).await,
+        AuthCommand::Logout => logout(global).await,
+        AuthCommand::Import(import_args) => import(global, format, import_args).await,
+    }
+}
+
+/// What `auth status` (and `login`, `import`) print. Never a token.
+#[derive(Serialize)]
+struct Status {
+    store: String,
+    logged_in: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    revoked: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scopes: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires_at: Option<DateTime<Utc>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expired: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refresh_token: Option<bool>,
+    sandbox: bool,
+    token_store: String,
+}
+
+impl Status {
+    fn of(store: &str, sandbox: bool, tokens: &Tokens, value: Option<&StoredTokens>) -> Status {
+        let mut status = Status {
+            store: store.to_string(),
+            logged_in: false,
+            revoked: false,
+            scopes: None,
+            expires_at: None,
+            expired: None,
+            refresh_token: None,
+            sandbox,
+            token_store: tokens.location.clone(),
+        };
+        match value {
+            Some(StoredTokens::Active(set)) => {
+                status.logged_in = true;
+                status.scopes = Some(set.scopes().map(str::to_owned).collect());
+                let pending = set.access.expose_secret().is_empty();
+                if !pending {
+                    status.expires_at = Some(set.expires_at);
+                }
+                status.expired = Some(pending || set.is_expired(Utc::now(), Duration::ZERO));
+                status.refresh_token = Some(set.refresh.is_some());
+            }
+            Some(StoredTokens::Revoked) => status.revoked = true,
+            None => {}
+        }
+        status
+    }
+
+    fn print(&self, format: Format) -> Result<(), CliError> {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        if matches!(format, Format::Json | Format::Ndjson) {
+            let text = if format == Format::Json {
+                serde_json::to_string_pretty(self)
+            } else {
+                serde_json::to_string(self)
+            }
+            .map_err(|e| CliError::other(format!("cannot print the status: {e}")))?;
+            writeln!(out, "{text}")?;
+            return Ok(());
+        }
+        let sandbox = if self.sandbox { " (sandbox)" } else { "" };
+        writeln!(out, "store: {}{sandbox}", self.store)?;
+        if self.revoked {
+            writeln!(
+                out,
+                "logged in: no: the tokens were revoked (invalid_grant); the merchant must \
+                 reinstall the app, or log in again with `store-admin auth login`"
+            )?;
+        } else if !self.logged_in {
+            writeln!(out, "logged in: no (log in with `store-admin auth login`)")?;
+        } else {
+            writeln!(out, "logged in: yes")?;
+            let scopes = self.scopes.as_deref().unwrap_or_default();
+            writeln!(
+                out,
+                "scopes: {}",
+                if scopes.is_empty() {
+                    "(not known yet)".to_string()
+                } else {
+                    scopes.join(" ")
+                }
+            )?;
+            match self.expires_at {
+                Some(at) => writeln!(
+                    out,
+                    "access token expires: {} ({})",
+                    at.format("%Y-%m-%d %H:%M:%S UTC"),
+                    relative(at, Utc::now())
+                )?,
+                None => writeln!(
+                    out,
+                    "access token: none yet (the refresh token is exchanged on first use)"
+                )?,
+            }
+            let refresh = if self.refresh_token == Some(true) {
+                "yes"
+            } else {
+                "no (log in again when the access token expires)"
+            };
+            writeln!(out, "refresh token: {refresh}")?;
+        }
+        writeln!(out, "token store: {}", self.token_store)?;
+        Ok(())
+    }
+}
+
+/// `in 13 d 4 h`, `in 5 min`, `expired 2 h ago`.
+fn relative(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let seconds = (at - now).num_seconds();
+    let amount = seconds.unsigned_abs();
+    let text = match amount {
+        0..60 => format!("{amount} s"),
+        60..3_600 => format!("{} min", amount / 60),
+        3_600..86_400 => format!("{} h {} min", amount / 3_600, amount % 3_600 / 60),
+        _ => format!("{} d {} h", amount / 86_400, amount % 86_400 / 3_600),
+    };
+    if seconds > 0 {
+        format!("in {text}")
+    } else {
+        format!("expired {text} ago")
+    }
+}
+
+fn namespace_of<'a>(global: &Global, token_url: &'a Url) -> Namespace<'a> {
+    if is_sandbox(global) {
+        Namespace::Sandbox
+    } else {
+        Namespace::Service(token_url)
+    }
+}
+
+async fn status(global: &Global, format: Format) -> Result<(), CliError> {
+    let token_url = service_token_url(global);
+    let tokens = need_tokens(global, namespace_of(global, &token_url)).await?;
+    let snapshot = tokens
+        .store
+        .load()
+        .await
+        .map_err(|e| store_error(&tokens, e))?;
+    let status = Status::of(
+        &store_id(global),
+        is_sandbox(global),
+        &tokens,
+        snapshot.value.as_ref(),
+    );
+    status.print(format)?;
+    if status.logged_in {
+        Ok(())
+    } else {
+        Err(CliError::Quiet(crate::error::exit::FAILURE))
+    }
+}
+
+async fn logout(global: &Global) -> Result<(), CliError> {
+    let token_url = service_token_url(global);
+    let tokens = need_tokens(global, namespace_of(global, &token_url)).await?;
+    let store = store_id(global);
+    let had = tokens
+        .store
+        .load()
+        .await
+        .map_err(|e| store_error(&tokens, e))?
+        .value
+        .is_some();
+    if !had {
+        println!("store {store} was not logged in ({})", tokens.location);
+        return Ok(());
+    }
+    tokens
+        .store
+        .remove()
+        .await
+        .map_err(|e| store_error(&tokens, e))?;
+    println!(
+        "logged out of store {store}: its tokens were removed from {} (the app stays installed \
+         at the service)",
+        tokens.location
+    );
+    Ok(())
+}
+
+/// Saves `set` and prints the new status.
+async fn save_and_report(
+    global: &Global,
+    format: Format,
+    tokens: &Tokens,
+    set: &TokenSet,
+) -> Result<(), CliError> {
+    tokens
+        .store
+        .install(set)
+        .await
+        .map_err(|e| store_error(tokens, e))?;
+    let status = Status::of(
+        &store_id(global),
+        is_sandbox(global),
+        tokens,
+        Some(&StoredTokens::Active(set.clone())),
+    );
+    status.print(format)
+}
+
+/// A refusal of the token endpoint, told for what was presented (`what`: "authorization code",
+/// "refresh token"), with the exit code of its kind.
+fn exchange_error(what: &str, error: OAuthError) -> CliError {
+    match error {
+        OAuthError::InvalidGrant { description } => CliError::Refused(format!(
+            "the token endpoint refused the {what} (invalid_grant: already used, expired or \
+             revoked){}",
+            description
+                .filter(|d| !d.is_empty())
+                .map(|d| format!(": {}", terminal_safe(&d, false)))
+                .unwrap_or_default()
+        )),
+        error => CliError::Service(store_admin::Error::Auth(AuthError::from(error))),
+    }
+}
+
+async fn login(global: &Global, format: Format, args: LoginArgs) -> Result<(), CliError> {
+    let sandbox = is_sandbox(global);
+    let app = need_app(global, sandbox, "auth login")?;
+    let server = if sandbox {
+        Some(
+            start_sandbox(global, |config| {
+                config.oauth_client(&app.client_id, app.client_secret.expose_secret())
+            })
+            .await?,
+        )
+    } else {
+        None
+    };
+    let token_url = match &server {
+        Some(server) => sandbox_token_url(server)?,
+        None => service_token_url(global),
+    };
+    let authorize_url = match (&args.authorize_url, &server) {
+        (Some(url), _) => url.clone(),
+        (None, Some(_)) => authorize_url_beside(&token_url)?,
+        (None, None) => match crate::config::profile_authorize_url(global)? {
+            Some(url) => url,
+            None => authorize_url_beside(&token_url)?,
+        },
+    };
+    let namespace = if sandbox {
+        Namespace::Sandbox
+    } else {
+        Namespace::Service(&token_url)
+    };
+    let tokens = need_tokens(global, namespace).await?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
+        .await
+        .map_err(|e| {
+            CliError::usage(format!(
+                "cannot listen for the redirect on 127.0.0.1:{}: {e}",
+                args.port
+            ))
+        })?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| CliError::other(format!("the redirect listener: {e}")))?
+        .port();
+    let redirect = Url::parse(&format!("http://127.0.0.1:{port}/callback"))
+        .map_err(|e| CliError::other(format!("the redirect URI: {e}")))?;
+    let scopes: Vec<String> = if args.scope.is_empty() {
+        DEFAULT_SCOPES.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.scope
+            .iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    };
+    let request = Arc::new(AuthorizationRequest::new(
+        &authorize_url,
+        &app.client_id,
+        &redirect,
+        scopes,
+    ));
+    let store = store_id(global);
+    eprintln!(
+        "To log in to store {store}{}, open this URL in a browser and approve the app:\n\n  {}\n",
+        if sandbox { " (sandbox)" } else { "" },
+        request.url()
+    );
+    if !args.no_browser && desktop() && webbrowser::open(request.url().as_str()).is_ok() {
+        eprintln!("(opened in your browser)");
+    }
+    eprintln!(
+        "Waiting for the redirect to {redirect} (up to {} s; Ctrl-C gives up)...",
+        args.wait
+    );
+    let code = receive_code(
+        listener,
+        Arc::clone(&request),
+        Duration::from_secs(args.wait),
+    )
+    .await?;
+    let request = Arc::try_unwrap(request).map_err(|_| {
+        CliError::other("the redirect listener still holds the authorization request")
+    })?;
+    let set = request
+        .exchange(
+            &http(global)?,
+            &app.client_id,
+            &app.client_secret,
+            &token_url,
+            &code,
+        )
+        .await
+        .map_err(|e| exchange_error("authorization code", e))?;
+    eprintln!("Logged in to store {store}.");
+    save_and_report(global, format, &tokens, &set).await
+}
+
+/// Whether a person at a desktop is likely to see a browser open.
+fn desktop() -> bool {
+    if !std::io::stderr().is_terminal() {
+        return false;
+    }
+    if cfg!(any(target_os = "macos", target_os = "windows")) {
+        return true;
+    }
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()))
+}
+
+/// Serves `GET /callback` on `listener` until the first redirect arrives (or `wait` passes) and
+/// returns its code, once its `state` is checked.
+async fn receive_code(
+    listener: tokio::net::TcpListener,
+    request: Arc<AuthorizationRequest>,
+    wait: Duration,
+) -> Result<String, CliError> {
+    type Outcome = Result<String, RedirectError>;
+    let (sender, received) = tokio::sync::oneshot::channel::<Outcome>();
+    let sender = Arc::new(Mutex::new(Some(sender)));
+    let handler = {
+        let request = Arc::clone(&request);
+        move |RawQuery(query): RawQuery| {
+            let request = Arc::clone(&request);
+            let sender = Arc::clone(&sender);
+            async move {
+                let outcome = request.code_from_redirect(query.as_deref().unwrap_or(""));
+                let page = match &outcome {
+                    Ok(_) => (
+                        StatusCode::OK,
+                        "store-admin received the authorization. You can close this window.",
+                    ),
+                    Err(RedirectError::Denied { .. }) => (
+                        StatusCode::OK,
+                        "The authorization was refused. See the terminal.",
+                    ),
+                    Err(_) => (
+                        StatusCode::BAD_REQUEST,
+                        "This redirect does not belong to the login in progress: refused.",
+                    ),
+                };
+                if let Some(sender) = sender.lock().unwrap_or_else(PoisonError::into_inner).take() {
+                    let _ = sender.send(outcome);
+                }
+                (
+                    page.0,
+                    Html(format!(
+                        "<!doctype html><title>store-admin</title><p>{}</p>",
+                        page.1
+                    )),
+                )
+            }
+        }
+    };
+    let router = axum::Router::new().route("/callback", axum::routing::get(handler));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    let outcome = tokio::time::timeout(wait, received).await;
+    let _ = stop.send(());
+    // Lets the page reach the browser; a client holding its connection open is not waited for.
+    let _ = tokio::time::timeout(Duration::from_secs(2), server).await;
+    drop(request);
+    match outcome {
+        Err(_) => Err(CliError::other(format!(
+            "no authorization arrived within {} s: run `store-admin auth login` again",
+            wait.as_secs()
+        ))),
+        Ok(Err(_)) => Err(CliError::other(
+            "the redirect listener stopped before an authorization arrived",
+        )),
+        Ok(Ok(Ok(code))) => Ok(code),
+        Ok(Ok(Err(RedirectError::Denied { code, description }))) => {
+            Err(CliError::Refused(format!(
+                "the authorization was refused ({}){}",
+                terminal_safe(&code, false),
+                description
+                    .map(|d| format!(": {}", terminal_safe(&d, false)))
+                    .unwrap_or_default()
+            )))
+        }
+        Ok(Ok(Err(error))) => Err(CliError::other(format!(
+            "{error}; run `store-admin auth login` again"
+        ))),
+    }
+}
+
+async fn import(global: &Global, format: Format, args: ImportArgs) -> Result<(), CliError> {
+    if args.refresh_token.expose_secret() != "-" {
+        // The value is a secret on the command line: never repeated here.
+        return Err(CliError::usage(
+            "--refresh-token takes `-` and reads the token from standard input: a command line \
+             is visible to other users (ps, shell history)",
+        ));
+    }
+    if std::io::stdin().is_terminal() {
+        eprintln!("Paste the refresh token and press Enter (or give it with `< FILE`):");
+    }
+    let refresh = read_stdin_secret("--refresh-token - (standard input)")?;
+    let sandbox = is_sandbox(global);
+    let server = if sandbox {
+        let app = need_app(global, true, "auth import")?;
+        Some(
+            start_sandbox(global, |config| {
+                config
+                    .oauth_client(&app.client_id, app.client_secret.expose_secret())
+                    .oauth_refresh_token_all_scopes(refresh.expose_secret())
+            })
+            .await?,
+        )
+    } else {
+        None
+    };
+    let token_url = match &server {
+        Some(server) => sandbox_token_url(server)?,
+        None => service_token_url(global),
+    };
+    let tokens = need_tokens(global, namespace_of(global, &token_url)).await?;
+    let Some(app) = app(global, sandbox)? else {
+        // No client to exchange it with: saved as it is, exchanged on first use.
+        let set = TokenSet {
+            access: AccessToken::new(""),
+            refresh: Some(RefreshToken::new(refresh.expose_secret())),
+            expires_at: DateTime::<Utc>::UNIX_EPOCH,
+            scope: String::new(),
+        };
+        eprintln!(
+            "The refresh token is saved as it is: the first command exchanges it, which needs the \
+             app's client id and secret (--client-id and STORE_ADMIN_CLIENT_SECRET)."
+        );
+        return save_and_report(global, format, &tokens, &set).await;
+    };
+    let set = store_admin::credentials::refresh_token_set(
+        &http(global)?,
+        &app.client_id,
+        &app.client_secret,
+        &token_url,
+        &RefreshToken::new(refresh.expose_secret()),
+    )
+    .await
+    .map_err(|e| exchange_error("refresh token", e))?;
+    eprintln!(
+        "The refresh token was exchanged for a new pair (it is single use: the one read is spent)."
+    );
+    save_and_report(global, format, &tokens, &set).await
+}
+
+/// The first line of standard input, trimmed, as a secret.
+fn read_stdin_secret(source: &str) -> Result<SecretString, CliError> {
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| CliError::usage(format!("{source}: cannot read standard input: {e}")))?;
+    let line = SecretString::from(line);
+    crate::config::first_line(line.expose_secret(), source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_authorize_endpoint_is_found_beside_the_token_endpoint() {
+        let live = Url::parse(DEFAULT_TOKEN_URL).unwrap();
+        assert_eq!(
+            authorize_url_beside(&live).unwrap().as_str(),
+            DEFAULT_AUTHORIZE_URL
+        );
+        let mock = Url::parse("http://127.0.0.1:4010/oauth2/token").unwrap();
+        assert_eq!(
+            authorize_url_beside(&mock).unwrap().as_str(),
+            "http://127.0.0.1:4010/oauth2/auth"
+        );
+        assert!(authorize_url_beside(&Url::parse("https://x.test/exchange").unwrap()).is_err());
+    }
+
+    #[test]
+    fn each_service_keeps_its_tokens_in_its_own_folder() {
+        let live = Url::parse(DEFAULT_TOKEN_URL).unwrap();
+        assert_eq!(
+            namespace_dir(Namespace::Service(&live)),
+            "accounts.salla.sa"
+        );
+        let mock = Url::parse("http://127.0.0.1:4010/oauth2/token").unwrap();
+        assert_eq!(namespace_dir(Namespace::Service(&mock)), "127.0.0.1_4010");
+        let v6 = Url::parse("http://[::1]:9/oauth2/token").unwrap();
+        assert_eq!(namespace_dir(Namespace::Service(&v6)), "___1__9");
+        assert_eq!(namespace_dir(Namespace::Sandbox), "sandbox");
+    }
+
+    #[test]
+    fn live_tokens_go_to_the_live_api_only() {
+        let live = Url::parse(DEFAULT_TOKEN_URL).unwrap();
+        assert!(check_token_origins("s", &live, LIVE_BASE_URL).is_ok());
+        let refused = check_token_origins("s", &live, "http://127.0.0.1:4010/admin/v2")
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("http://127.0.0.1:4010"), "{refused}");
+        let mock = Url::parse("http://127.0.0.1:4010/oauth2/token").unwrap();
+        assert!(check_token_origins("s", &mock, "http://127.0.0.1:4010/admin/v2").is_ok());
+    }
+
+    #[test]
+    fn expiry_is_told_relative_to_now() {
+        let now = Utc::now();
+        assert_eq!(
+            relative(now + chrono::Duration::seconds(90), now),
+            "in 1 min"
+        );
+        assert_eq!(
+            relative(now + chrono::Duration::hours(14 * 24 + 5), now),
+            "in 14 d 5 h"
+        );
+        assert_eq!(
+            relative(now - chrono::Duration::minutes(125), now),
+            "expired 2 h 5 min ago"
+        );
+    }
+}
