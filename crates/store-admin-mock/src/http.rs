@@ -54,12 +54,13 @@ pub(crate) async fn read_body(
     }
 }
 
-/// The fields of a `multipart/form-data` body (parsed by multer, the parser axum uses), or what
-/// keeps it from being one.
+/// The fields of a `multipart/form-data` body (parsed by multer, the parser axum uses), `None`
+/// when a part's headers cannot be read (the form is then not checked), or what keeps the body
+/// from being a form at all.
 async fn read_form(
     headers: &HeaderMap,
     bytes: Bytes,
-) -> Result<Vec<crate::engine::FormField>, String> {
+) -> Result<Option<Vec<crate::engine::FormField>>, String> {
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -73,6 +74,13 @@ async fn read_form(
         let field = match multipart.next_field().await {
             Ok(Some(field)) => field,
             Ok(None) => break,
+            // A part whose headers this parser cannot read (bytes outside HTTP's header grammar
+            // in a field name): the form is taken as the service would, unchecked.
+            Err(
+                multer::Error::ReadHeaderFailed(_)
+                | multer::Error::DecodeHeaderName { .. }
+                | multer::Error::DecodeHeaderValue { .. },
+            ) => return Ok(None),
             Err(error) => return Err(format!("The multipart body is malformed: {error}")),
         };
         let Some(name) = field.name().map(str::to_owned) else {
@@ -88,7 +96,7 @@ async fn read_form(
             .flatten();
         fields.push(crate::engine::FormField { name, text, file });
     }
-    Ok(fields)
+    Ok(Some(fields))
 }
 
 fn bearer(headers: &HeaderMap) -> Option<&str> {

@@ -339,7 +339,7 @@ impl Engine {
         path: &str,
         raw_query: Option<&str>,
         raw_body: Bytes,
-        form: Option<Result<Vec<FormField>, String>>,
+        form: Option<Result<Option<Vec<FormField>>, String>>,
     ) -> Response {
         let (Some(op), Some(plan)) = (self.doc.operations.get(index), self.plans.get(index)) else {
             return ApiError::not_found().into_response();
@@ -484,7 +484,7 @@ impl Engine {
         op: &Operation,
         plan: &Plan,
         raw: &Bytes,
-        form: Option<Result<Vec<FormField>, String>>,
+        form: Option<Result<Option<Vec<FormField>>, String>>,
     ) -> Result<(Value, FieldErrors), ApiError> {
         let Some(declared) = op.body.as_ref() else {
             return Ok((Value::Null, FieldErrors::new()));
@@ -499,7 +499,7 @@ impl Engine {
             let mut errors = FieldErrors::new();
             match form {
                 Some(Err(message)) => return Err(ApiError::bad_request(message)),
-                Some(Ok(fields)) if declared.multipart => {
+                Some(Ok(Some(fields))) if declared.multipart => {
                     if let Some(schema) = declared.schema.as_ref() {
                         let value = self.form_value(schema, fields);
                         validate::long_strings(&value, state.limits.field_bytes, &mut errors);
@@ -509,6 +509,14 @@ impl Engine {
                         if let Some(validator) = validator {
                             errors.extend(validate::check(validator, &value));
                         }
+                        validate::out_of_range_integers(
+                            &self.doc,
+                            schema,
+                            &value,
+                            "",
+                            &mut errors,
+                            0,
+                        );
                     }
                 }
                 _ => {}
@@ -545,7 +553,10 @@ impl Engine {
             .as_ref()
         });
         if let Some(validator) = validator {
-            errors.extend(validate::check(validator, &value));
+            errors.extend(validate::check(validator, &validate::widened(&value)));
+        }
+        if let Some(schema) = op.body.as_ref().and_then(|b| b.schema.as_ref()) {
+            validate::out_of_range_integers(&self.doc, schema, &value, "", &mut errors, 0);
         }
         Ok((value, errors))
     }
@@ -680,8 +691,8 @@ fn form_text(text: &str, kind: Option<&str>) -> Value {
             .filter(|n| n.is_finite())
             .map(Value::from),
         Some("boolean") => match trimmed {
-            "true" | "1" => Some(Value::Bool(true)),
-            "false" | "0" => Some(Value::Bool(false)),
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
             _ => None,
         },
         _ => None,

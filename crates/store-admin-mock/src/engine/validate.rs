@@ -54,6 +54,113 @@ pub(crate) fn check(validator: &jsonschema::Validator, body: &Value) -> FieldErr
     errors
 }
 
+/// Integers of a `format: int64` (or `int32`) field that do not fit it, by field. JSON gives
+/// such a number as floating point or as an unsigned 64-bit one, which the bounds of the schema
+/// check (`minimum`/`maximum`) miss where floating point rounds it onto the bound itself. An
+/// integer without a format has no bound, as the document says.
+pub(crate) fn out_of_range_integers(
+    doc: &crate::document::Document,
+    schema: &Value,
+    body: &Value,
+    path: &str,
+    errors: &mut FieldErrors,
+    depth: usize,
+) {
+    if depth > 16 {
+        return;
+    }
+    let view = doc.view(schema);
+    match body {
+        Value::Number(n) if view.kind() == Some("integer") => {
+            let bits = match view.keyword("format").and_then(Value::as_str) {
+                Some("int64") => 64,
+                Some("int32") => 32,
+                _ => return,
+            };
+            let fits = n
+                .as_i64()
+                .is_some_and(|v| bits == 64 || i32::try_from(v).is_ok());
+            if !fits {
+                let field = if path.is_empty() { "body" } else { path };
+                errors.add(
+                    field,
+                    format!("The {field} must be an integer of at most {bits} bits."),
+                );
+            }
+        }
+        Value::Object(map) => {
+            for (name, value) in map {
+                if let Some(property) = view.property(name) {
+                    out_of_range_integers(
+                        doc,
+                        property,
+                        value,
+                        &join(path, name),
+                        errors,
+                        depth + 1,
+                    );
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = view.items {
+                for (i, value) in items.iter().enumerate() {
+                    out_of_range_integers(
+                        doc,
+                        item,
+                        value,
+                        &join(path, &i.to_string()),
+                        errors,
+                        depth + 1,
+                    );
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `body` for the schema check, with every whole number JSON could only give as floating point
+/// (at or beyond 2^63 either way: a smaller one, or one up to 2^64, is read exactly) moved away
+/// from the 64-bit range. Floating point rounds -2^63 - 1 onto -2^63 itself, which the `int64`
+/// bounds of the schema then take for a valid value; doubled, it is refused wherever a bound
+/// applies, and stays a whole number where none does.
+pub(crate) fn widened(body: &Value) -> std::borrow::Cow<'_, Value> {
+    const EDGE: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    fn needs(value: &Value) -> bool {
+        match value {
+            Value::Number(n) => n
+                .as_f64()
+                .is_some_and(|f| !n.is_i64() && !n.is_u64() && f.fract() == 0.0 && f.abs() >= EDGE),
+            Value::Array(items) => items.iter().any(needs),
+            Value::Object(map) => map.values().any(needs),
+            _ => false,
+        }
+    }
+    fn widen(value: &mut Value) {
+        match value {
+            Value::Number(n)
+                if !n.is_i64() && !n.is_u64() && n.as_f64().is_some_and(|f| f.fract() == 0.0) =>
+            {
+                if let Some(f) = n.as_f64().filter(|f| f.abs() >= EDGE)
+                    && let Some(wider) = serde_json::Number::from_f64(f * 2.0)
+                {
+                    *n = wider;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(widen),
+            Value::Object(map) => map.values_mut().for_each(widen),
+            _ => {}
+        }
+    }
+    if !needs(body) {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let mut copy = body.clone();
+    widen(&mut copy);
+    std::borrow::Cow::Owned(copy)
+}
+
 /// Every string of `body` longer than `limit` bytes, by field.
 pub(crate) fn long_strings(body: &Value, limit: usize, errors: &mut FieldErrors) {
     fn walk(value: &Value, path: &str, limit: usize, errors: &mut FieldErrors) {
@@ -82,4 +189,30 @@ pub(crate) fn long_strings(body: &Value, limit: usize, errors: &mut FieldErrors)
         }
     }
     walk(body, "", limit, errors);
+}
+
+#[cfg(test)]
+mod widened_tests {
+    use serde_json::json;
+
+    #[test]
+    fn only_whole_numbers_beyond_64_bits_move() {
+        let body: serde_json::Value =
+            serde_json::from_str(r#"{"a": -9223372036854775809, "b": [18446744073709551615, -9223372036854775808, 1.5]}"#)
+                .expect("JSON");
+        let widened = super::widened(&body);
+        assert!(
+            widened["a"].as_f64().is_some_and(|f| f < -1.8e19),
+            "{widened}"
+        );
+        assert_eq!(
+            widened["b"],
+            json!([18446744073709551615_u64, i64::MIN, 1.5])
+        );
+        let plain = json!({"a": 1});
+        assert!(matches!(
+            super::widened(&plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 }
