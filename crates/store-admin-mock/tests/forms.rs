@@ -65,12 +65,12 @@ async fn missing_and_too_short_fields_are_named() {
 }
 
 #[tokio::test]
-async fn a_body_that_is_no_form_is_refused() {
+async fn a_form_body_that_is_no_form_is_refused() {
     let server = start().await;
     let response = reqwest::Client::new()
         .post(format!("{}/custom-urls/import", server.base_url()))
         .bearer_auth(ADMIN)
-        .header("content-type", "application/json")
+        .header("content-type", "multipart/form-data; boundary=xyz")
         .body("[]")
         .send()
         .await
