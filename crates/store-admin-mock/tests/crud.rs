@@ -9,9 +9,9 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{ADMIN, call};
+use common::{ADMIN, call, delete, get, post, put, start};
 use reqwest::{Method, StatusCode};
-use serde_json::Value;
+use serde_json::{Value, json};
 use store_admin_mock::{MockConfig, MockServer};
 
 struct Op {
@@ -203,4 +203,52 @@ async fn every_crud_group_of_the_document_round_trips_over_http() {
         groups.len(),
         failures.join("\n")
     );
+}
+
+/// The blacklist names customers of `/customers`: a customer created a moment ago can be banned
+/// and un-banned, both show on the record, un-banning never deletes the customer, and an unknown
+/// customer is 404 (schemathesis' stateful phase banned a customer it had just created).
+#[tokio::test]
+async fn a_new_customer_is_banned_and_unbanned_and_stays_a_customer() {
+    let server = start().await;
+    let (status, created) = post(
+        &server,
+        "/customers",
+        json!({ "first_name": "Huda", "last_name": "Saleh", "email": "huda@example.com" }),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {created}");
+    let id = created["data"]["id"].to_string();
+
+    let (status, banned) = put(
+        &server,
+        &format!("/customers/blacklist/{id}"),
+        json!({ "reason": "chargebacks" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{banned}");
+    assert_eq!(banned["data"]["code"], 200, "{banned}");
+    let (_, record) = get(&server, &format!("/customers/{id}")).await;
+    assert_eq!(record["data"]["is_blocked"], true, "{record}");
+    assert_eq!(record["data"]["block_reason"], "chargebacks", "{record}");
+
+    let (status, body) = delete(&server, &format!("/customers/blacklist/{id}")).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let (status, record) = get(&server, &format!("/customers/{id}")).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "un-banning kept the customer: {record}"
+    );
+    assert_eq!(record["data"]["is_blocked"], false, "{record}");
+
+    let (status, body) = put(
+        &server,
+        "/customers/blacklist/1",
+        json!({ "reason": "chargebacks" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, body) = put(&server, &format!("/customers/blacklist/{id}"), json!({})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
 }

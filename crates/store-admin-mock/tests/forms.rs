@@ -79,3 +79,38 @@ async fn a_form_body_that_is_no_form_is_refused() {
     let body: Value = response.json().await.expect("the error envelope");
     assert_eq!(body["success"], false, "{body}");
 }
+
+/// What a merchant typed into a form is what the store keeps: a brand created with a form (or,
+/// as the service also reads it, with a JSON object) is answered and read back with its name and
+/// nested `metadata_*` fields, never with generated ones.
+#[tokio::test]
+async fn a_created_brand_keeps_the_fields_of_its_form() {
+    let server = start().await;
+    let form = Form::new()
+        .text("name", "Acme Tools")
+        .text("description", "Hand tools since 1990")
+        .text("metadata_title", "Acme")
+        .part("logo", logo());
+    let (status, created) = send(&server, "/brands", form).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert_eq!(created["data"]["name"], "Acme Tools", "{created}");
+    assert_eq!(created["data"]["metadata"]["title"], "Acme", "{created}");
+    let id = created["data"]["id"].to_string();
+    let (status, read) = common::get(&server, &format!("/brands/{id}")).await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    assert_eq!(read["data"]["name"], "Acme Tools", "{read}");
+    assert_eq!(
+        read["data"]["description"], "Hand tools since 1990",
+        "{read}"
+    );
+    assert_ne!(read["data"]["logo"], "(file)", "a file is no text: {read}");
+
+    let (status, created) = common::post(
+        &server,
+        "/brands",
+        serde_json::json!({ "name": "Sent as JSON" }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert_eq!(created["data"]["name"], "Sent as JSON", "{created}");
+}

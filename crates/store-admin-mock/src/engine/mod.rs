@@ -61,7 +61,8 @@ pub(crate) struct Call<'a> {
     pub query: QueryPairs,
     /// The request path (percent-encoded, without the query), for pagination links.
     pub path: String,
-    /// The JSON body (an empty one is `{}`), or `Null` for an operation without a JSON body.
+    /// The JSON body (an empty one is `{}`), a form's fields without its files as an object, or
+    /// `Null` for an operation without a body.
     pub body: Value,
 }
 
@@ -495,11 +496,19 @@ impl Engine {
         }
         if !declared.json {
             // A form is checked against the body's schema (its text fields read by the types the
-            // schema gives them); the body handed on stays empty, as the overrides expect.
+            // schema gives them) and handed on without its files, so that what a merchant typed
+            // (a brand's name) is stored; a JSON object sent instead is read as the service reads
+            // it, unchecked; anything else hands on no body.
             let mut errors = FieldErrors::new();
+            let mut body = Value::Null;
             match form {
                 Some(Err(message)) => return Err(ApiError::bad_request(message)),
                 Some(Ok(Some(fields))) if declared.multipart => {
+                    let files: Vec<String> = fields
+                        .iter()
+                        .filter(|f| f.file || f.text.is_none())
+                        .map(|f| f.name.trim_end_matches("[]").to_owned())
+                        .collect();
                     if let Some(schema) = declared.schema.as_ref() {
                         let value = self.form_value(schema, fields);
                         validate::long_strings(&value, state.limits.field_bytes, &mut errors);
@@ -517,11 +526,27 @@ impl Engine {
                             &mut errors,
                             0,
                         );
+                        body = value;
+                    } else {
+                        body = Value::Object(
+                            fields
+                                .into_iter()
+                                .filter_map(|f| Some((f.name, Value::String(f.text?))))
+                                .collect(),
+                        );
+                    }
+                    if let Value::Object(map) = &mut body {
+                        map.retain(|name, _| !files.contains(name));
                     }
                 }
-                _ => {}
+                Some(Ok(Some(_))) => {}
+                _ => {
+                    if let Ok(value @ Value::Object(_)) = serde_json::from_slice::<Value>(raw) {
+                        body = value;
+                    }
+                }
             }
-            return Ok((Value::Null, errors));
+            return Ok((body, errors));
         }
         let value = if empty {
             Value::Object(Map::new())

@@ -2,9 +2,10 @@
 //! registered by `operationId`. The engine still routes them, checks scopes, query and body
 //! against the document, and shapes their answers by the response schemas; an override only says
 //! what changes in the store (a shipment's transitions, a webhook's subscription, an option's
-//! variants, an order's status, a language from the catalogue), or how a record is answered
+//! variants, an order's status, a language from the catalogue, a customer's ban), or how a record is answered
 //! (an order's details, projected from the record the orders list summarizes).
 
+mod customers;
 mod languages;
 mod order_details;
 mod orders;
@@ -21,6 +22,8 @@ pub(crate) fn registry() -> &'static [(&'static str, Override)] {
         ("create_product_option", products::create_product_option),
         ("get_product_variant", products::get_product_variant),
         ("add_languages", languages::add_languages),
+        ("ban_customer", customers::ban_customer),
+        ("unban_customer", customers::unban_customer),
         ("get_order", orders::get_order),
         ("create_order", orders::create_order),
         ("update_order", orders::update_order),
@@ -43,6 +46,8 @@ pub(crate) fn registry() -> &'static [(&'static str, Override)] {
 /// Events the overrides emit (beside the engine's `<thing>.created/updated/deleted`): where the
 /// document lists no event names, these and the engine's are the ones a webhook may subscribe to.
 pub(crate) const EMITTED_EVENTS: &[&str] = &[
+    "customer.banned",
+    "customer.unbanned",
     "order.status.updated",
     "product.updated",
     "shipment.creating",
@@ -128,6 +133,8 @@ mod tests {
             ("create_product_option", "POST", "/products/{}/options"),
             ("get_product_variant", "GET", "/products/variants/{}"),
             ("add_languages", "POST", "/languages"),
+            ("ban_customer", "PUT", "/customers/blacklist/{}"),
+            ("unban_customer", "DELETE", "/customers/blacklist/{}"),
             ("get_order", "GET", "/orders/{}"),
             ("create_order", "POST", "/orders"),
             ("update_order", "PUT", "/orders/{}"),
