@@ -353,6 +353,19 @@ struct BodyField {
     values: Values,
 }
 
+/// A field of a `multipart/form-data` upload: a file (`kind` `None`, a path on the command line)
+/// or a scalar sent as text.
+#[derive(Debug)]
+struct FormField {
+    wire: String,
+    id: String,
+    field: syn::Ident,
+    kind: Option<ScalarKind>,
+    required: bool,
+    help: String,
+    values: Values,
+}
+
 #[derive(Debug, Clone, Copy)]
 enum ScalarKind {
     Integer,
@@ -398,6 +411,10 @@ struct Op {
     extra: Option<syn::Type>,
     /// No progenitor builder: the command is served by hand-written code.
     hand_written: bool,
+    /// The fields of a `multipart/form-data` upload (sent through `StoreAdmin::multipart`).
+    form: Option<Vec<FormField>>,
+    /// The success body's type of a hand-written operation (its response schema's name).
+    hand_written_success: Option<syn::Type>,
 }
 
 struct Group {
@@ -723,11 +740,14 @@ fn build_op(
                 })?,
             None => base.clone(),
         };
+        let schema = param.get("schema").unwrap_or(&Value::Null);
         let ty = match builder {
             Some(b) => b.setters[&setter].clone(),
-            None => syn::parse_quote!(::std::string::String),
+            None => match raw.scalar_kind(schema) {
+                Some(ScalarKind::Integer) => syn::parse_quote!(i64),
+                _ => syn::parse_quote!(::std::string::String),
+            },
         };
-        let schema = param.get("schema").unwrap_or(&Value::Null);
         let help = param
             .get("description")
             .and_then(Value::as_str)
@@ -809,6 +829,18 @@ fn build_op(
         }
         body = Some((ty, fields));
     }
+    let form = match op.pointer("/requestBody/content/multipart~1form-data/schema") {
+        Some(schema) => Some(form_fields(doc, raw, schema, &taken)?),
+        None => None,
+    };
+    let hand_written_success = if builder.is_none() {
+        success_schema_name(raw, op)
+            .map(|name| syn::parse_str::<syn::Type>(&format!("types::{name}")))
+            .transpose()
+            .context("a response type")?
+    } else {
+        None
+    };
     let (print, record) = print_kind(raw, op);
     Ok(Op {
         id: id.to_owned(),
@@ -833,7 +865,82 @@ fn build_op(
             .transpose()
             .context("an EXTRAS type")?,
         hand_written: builder.is_none() || method.is_empty(),
+        form,
+        hand_written_success,
     })
+}
+
+/// The fields of an upload's form: files and scalars, in the schema's order. Anything else (an
+/// array, an object) cannot be a flag, and fails the generation.
+fn form_fields(
+    doc: &Document,
+    raw: &Raw<'_>,
+    schema: &Value,
+    taken: &BTreeSet<String>,
+) -> Result<Vec<FormField>> {
+    let resolved = raw.resolve(schema);
+    let required: BTreeSet<&str> = resolved
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let Some(properties) = resolved.get("properties").and_then(Value::as_object) else {
+        return Ok(Vec::new());
+    };
+    let order = Raw::ref_name(schema)
+        .map(|name| property_order(doc, &name))
+        .unwrap_or_default();
+    let mut fields = Vec::new();
+    let mut names: BTreeSet<String> = taken.clone();
+    for wire in ordered(properties, &order) {
+        let property = &properties[wire];
+        let target = raw.resolve(property);
+        let is_file = target.get("type").and_then(Value::as_str) == Some("string")
+            && target.get("format").and_then(Value::as_str) == Some("binary");
+        let kind =
+            if is_file {
+                None
+            } else {
+                Some(raw.scalar_kind(property).ok_or_else(|| {
+                    anyhow!("the form field `{wire}` is neither a file nor a scalar")
+                })?)
+            };
+        let base = snake(wire);
+        let id = if RESERVED.contains(&base.as_str()) || names.contains(&base) {
+            format!("form_{base}")
+        } else {
+            base
+        };
+        names.insert(id.clone());
+        let help = property
+            .get("description")
+            .and_then(Value::as_str)
+            .or_else(|| target.get("description").and_then(Value::as_str))
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("The form field `{wire}`."));
+        fields.push(FormField {
+            field: field_ident(&id),
+            id,
+            wire: wire.clone(),
+            kind,
+            required: required.contains(wire.as_str()),
+            help,
+            values: raw.values(property),
+        });
+    }
+    Ok(fields)
+}
+
+/// The component name of the first success response's JSON schema.
+fn success_schema_name(raw: &Raw<'_>, op: &Value) -> Option<String> {
+    let responses = op.get("responses").and_then(Value::as_object)?;
+    let (_, response) = responses.iter().find(|(code, _)| code.starts_with('2'))?;
+    let schema = raw
+        .resolve(response)
+        .pointer("/content/application~1json/schema")?;
+    Raw::ref_name(schema)
 }
 
 /// How the success response is printed, and the record type of its `data`.
@@ -1384,6 +1491,46 @@ impl Model {
                 pub extra: #ty,
             }
         });
+        let form_fields = op.form.iter().flatten().map(|f| {
+            let field = &f.field;
+            let id = &f.id;
+            let long = flag(&f.id);
+            let help = match f.kind {
+                None => format!("{} A path, or `-` for standard input.", doc_text(&f.help)),
+                Some(_) => doc_text(&f.help),
+            };
+            let (ty, value_name, parser) = match f.kind {
+                None => (
+                    quote!(::std::path::PathBuf),
+                    quote!(, value_name = "FILE"),
+                    quote!(),
+                ),
+                Some(kind) => {
+                    let (ty, value_name) = match kind {
+                        ScalarKind::Integer => (quote!(i64), quote!(, value_name = "N")),
+                        ScalarKind::Number => (quote!(f64), quote!(, value_name = "NUMBER")),
+                        ScalarKind::Boolean => (quote!(bool), quote!(, value_name = "BOOL")),
+                        ScalarKind::String => (quote!(::std::string::String), quote!()),
+                    };
+                    let element: syn::Type = syn::parse2(ty.clone()).expect("a type");
+                    let parser = values_parser(&f.values, &element, true);
+                    (ty, value_name, parser)
+                }
+            };
+            if f.required {
+                quote! {
+                    #[doc = #help]
+                    #[arg(id = #id, long = #long, required = true #value_name #parser)]
+                    pub #field: #ty
+                }
+            } else {
+                quote! {
+                    #[doc = #help]
+                    #[arg(id = #id, long = #long #value_name #parser)]
+                    pub #field: Option<#ty>
+                }
+            }
+        });
         quote! {
             #[doc = #details]
             #[derive(clap::Args)]
@@ -1394,6 +1541,7 @@ impl Model {
                 #fields
                 #extra
                 #body_arg
+                #(#form_fields,)*
             }
             #fields_struct
         }
@@ -1402,14 +1550,8 @@ impl Model {
     fn render_function(&self, op: &Op) -> TokenStream {
         let function = format_ident!("{}", op.id);
         let args = &op.args;
-        let id = &op.id;
         if op.hand_written {
-            return quote! {
-                async fn #function(ctx: &Ctx, a: #args) -> Result<(), CliError> {
-                    let _ = a;
-                    crate::commands::hand_written(ctx, #id).await
-                }
-            };
+            return self.render_hand_written(op);
         }
         let method = format_ident!("{}", op.id);
         let allow = op.deprecated.then(|| quote!(#[allow(deprecated)]));
@@ -1450,37 +1592,7 @@ impl Model {
         let send = if op.paged {
             quote!(paged(ctx, request, a.pages).await)
         } else {
-            let print = match &op.print {
-                Print::One { optional: false } => {
-                    quote!(ctx.printer.one(&response.into_inner().data))
-                }
-                Print::One { optional: true } => quote! {
-                    match response.into_inner().data {
-                        Some(data) => ctx.printer.one(&data),
-                        None => Ok(()),
-                    }
-                },
-                // progenitor makes an optional array a `Vec` with `#[serde(default)]`.
-                Print::List => quote!(ctx.printer.list(&response.into_inner().data)),
-                Print::Document => {
-                    quote!(crate::commands::print_document(ctx, &response.into_inner()))
-                }
-                Print::Nothing => quote! {
-                    let _ = response;
-                    Ok(())
-                },
-                Print::Bytes => quote!(crate::commands::print_bytes(response.into_inner()).await),
-            };
-            let print = match op.success.as_ref() {
-                Some(ty) if is_unit(ty) => quote! {
-                    let _ = response;
-                    Ok(())
-                },
-                Some(ty) if is_type(ty, "ByteStream") => {
-                    quote!(crate::commands::print_bytes(response.into_inner()).await)
-                }
-                _ => print,
-            };
+            let print = print_response(op);
             quote! {
                 let response = request.send().await?;
                 #print
@@ -1497,6 +1609,108 @@ impl Model {
                 #send
             }
         }
+    }
+
+    /// The command of an operation progenitor does not generate: an upload through
+    /// `StoreAdmin::multipart` (path parameters, then each form field: files read from their
+    /// paths), or the hand-written method of the same name when it takes no arguments.
+    fn render_hand_written(&self, op: &Op) -> TokenStream {
+        let function = format_ident!("{}", op.id);
+        let args = &op.args;
+        let id = &op.id;
+        let print = print_response(op);
+        let Some(form) = &op.form else {
+            assert!(
+                op.path_params.is_empty() && op.query_params.is_empty() && op.body.is_none(),
+                "{id}: a hand-written operation with arguments and no form has no command yet"
+            );
+            let method = format_ident!("{}", op.id);
+            return quote! {
+                async fn #function(ctx: &Ctx, a: #args) -> Result<(), CliError> {
+                    let _ = a;
+                    let response = ctx.admin.#method().send().await?;
+                    #print
+                }
+            };
+        };
+        let success = op
+            .hand_written_success
+            .clone()
+            .unwrap_or_else(|| syn::parse_quote!(::serde_json::Value));
+        let path_sets = op.path_params.iter().map(|p| {
+            let field = &p.field;
+            let wire = &p.id;
+            quote!(request = request.path_param(#wire, &a.#field);)
+        });
+        let query_sets = op.query_params.iter().map(|p| {
+            let wire = &p.id;
+            quote!(compile_error!(concat!("a query parameter of an upload: ", #wire));)
+        });
+        let form_sets = form.iter().map(|f| {
+            let field = &f.field;
+            let wire = &f.wire;
+            let value = match f.kind {
+                None => quote!(crate::commands::form_file(&value)?),
+                Some(_) => quote!(crate::commands::form_text(value)),
+            };
+            if f.required {
+                quote! {
+                    let value = a.#field;
+                    request = request.field(#wire, #value);
+                }
+            } else {
+                quote! {
+                    if let Some(value) = a.#field {
+                        request = request.field(#wire, #value);
+                    }
+                }
+            }
+        });
+        quote! {
+            async fn #function(ctx: &Ctx, a: #args) -> Result<(), CliError> {
+                let mut request = ctx.admin.multipart(#id)?;
+                #(#path_sets)*
+                #(#query_sets)*
+                #(#form_sets)*
+                let response = request.send::<#success>().await?;
+                #print
+            }
+        }
+    }
+}
+
+/// Prints `response` (a `ResponseValue` of the operation's success type) as its kind says.
+fn print_response(op: &Op) -> TokenStream {
+    match op.success.as_ref() {
+        Some(ty) if is_unit(ty) => {
+            return quote! {
+                let _ = response;
+                Ok(())
+            };
+        }
+        Some(ty) if is_type(ty, "ByteStream") => {
+            return quote!(crate::commands::print_bytes(response.into_inner()).await);
+        }
+        _ => {}
+    }
+    match &op.print {
+        Print::One { optional: false } => quote!(ctx.printer.one(&response.into_inner().data)),
+        Print::One { optional: true } => quote! {
+            match response.into_inner().data {
+                Some(data) => ctx.printer.one(&data),
+                None => Ok(()),
+            }
+        },
+        // progenitor makes an optional array a `Vec` with `#[serde(default)]`.
+        Print::List => quote!(ctx.printer.list(&response.into_inner().data)),
+        Print::Document => {
+            quote!(crate::commands::print_document(ctx, &response.into_inner()))
+        }
+        Print::Nothing => quote! {
+            let _ = response;
+            Ok(())
+        },
+        Print::Bytes => quote!(crate::commands::print_bytes(response.into_inner()).await),
     }
 }
 
@@ -1526,6 +1740,11 @@ impl Model {
             }
             if op.body.is_some() {
                 parts.push("[--body]".to_owned());
+            }
+            for f in op.form.iter().flatten() {
+                let required = if f.required { "!" } else { "" };
+                let file = if f.kind.is_none() { " FILE" } else { "" };
+                parts.push(format!("--{}{required}{file}", flag(&f.id)));
             }
             if let Some((_, ty, _)) = EXTRAS.iter().find(|(id, _, _)| *id == op.id) {
                 parts.push(format!("+{}", ty.rsplit("::").next().unwrap_or(ty)));

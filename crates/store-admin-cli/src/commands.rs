@@ -1,11 +1,14 @@
 //! What the generated operation commands (`generated_cli.rs`) share: the client and printer, the
 //! paged list, the value parsers of flags, and the printing of bodies that hold no record.
 
+use std::io::Read;
 use std::num::NonZeroU64;
+use std::path::Path;
 
 use clap::builder::{PossibleValue, TypedValueParser};
 use futures::StreamExt;
 use serde::Serialize;
+use store_admin::multipart::{FieldValue, Part};
 use store_admin::{PageOptions, Paginate, StoreAdmin};
 
 use crate::cli::PageArgs;
@@ -78,13 +81,68 @@ pub async fn print_bytes(body: progenitor_client::ByteStream) -> Result<(), CliE
     Ok(())
 }
 
-/// An operation progenitor cannot generate (a multipart upload, another host): not yet a
-/// command; `store-admin api` reaches any path.
-pub async fn hand_written(_ctx: &Ctx, operation_id: &str) -> Result<(), CliError> {
-    Err(CliError::usage(format!(
-        "{operation_id} has no generated client method (see HAND_WRITTEN); send it with \
-         `store-admin api METHOD PATH`"
-    )))
+/// A scalar flag's value as a form field's text (booleans as `1`/`0`, as the service's form
+/// validation reads them and as the client's typed upload builders send them).
+pub fn form_text(value: impl FormText) -> FieldValue {
+    FieldValue::Text(value.form_text())
+}
+
+/// A value a generated upload command sends as text.
+pub trait FormText {
+    /// The text on the form.
+    fn form_text(self) -> String;
+}
+
+impl FormText for String {
+    fn form_text(self) -> String {
+        self
+    }
+}
+
+impl FormText for i64 {
+    fn form_text(self) -> String {
+        self.to_string()
+    }
+}
+
+impl FormText for f64 {
+    fn form_text(self) -> String {
+        self.to_string()
+    }
+}
+
+impl FormText for bool {
+    fn form_text(self) -> String {
+        if self { "1" } else { "0" }.to_owned()
+    }
+}
+
+/// A file flag's value as a form's file part: the file at `path` (`-`: standard input), named
+/// by its file name and typed by its extension. A file that cannot be read is a usage error
+/// naming the path (nothing is sent).
+pub fn form_file(path: &Path) -> Result<FieldValue, CliError> {
+    let (bytes, name) = if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| {
+                CliError::usage(format!("cannot read the file from standard input: {e}"))
+            })?;
+        (bytes, "upload".to_owned())
+    } else {
+        let bytes = std::fs::read(path)
+            .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "upload".to_owned());
+        (bytes, name)
+    };
+    let mime = mime_guess::from_path(&name).first_or_octet_stream();
+    Ok(FieldValue::File(
+        Part::bytes(bytes).file_name(name).mime(mime.essence_str()),
+    ))
 }
 
 /// A flag whose value is one of `values` (a closed `enum` of the document), parsed into `T`.

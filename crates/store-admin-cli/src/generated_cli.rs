@@ -3334,7 +3334,11 @@ pub struct UnbanCustomerArgs {
 }
 /// Imports customers from a spreadsheet (Excel) file, sent as `multipart/form-data` in the field `file`. The service answers with a confirmation message.
 #[derive(clap::Args)]
-pub struct ImportCustomersArgs {}
+pub struct ImportCustomersArgs {
+    ///The Excel file of customers. A path, or `-` for standard input.
+    #[arg(id = "file", long = "file", required = true, value_name = "FILE")]
+    pub file: ::std::path::PathBuf,
+}
 /// Lists the store's customer groups, one page at a time.
 #[derive(clap::Args)]
 pub struct ListCustomerGroupsArgs {
@@ -4656,7 +4660,28 @@ pub struct UpdateProductPricesArgs {
 pub struct UpdateProductPricesFields {}
 /// Uploads a spreadsheet (`file`) that creates or updates products, or only their quantities, SEO data, prices, HS codes, brands or categories, as `type` says. The answer is a confirmation message.
 #[derive(clap::Args)]
-pub struct ImportProductsArgs {}
+pub struct ImportProductsArgs {
+    ///The spreadsheet file. A path, or `-` for standard input.
+    #[arg(id = "file", long = "file", required = true, value_name = "FILE")]
+    pub file: ::std::path::PathBuf,
+    ///What the file holds: new `products`, `products-update`, `quantities`, `seo` data, `prices`, `hs-codes`, `brand` or `category` assignments.
+    #[arg(
+        id = "type",
+        long = "type",
+        required = true,
+        value_parser = crate::commands::choice::<::std::string::String>(
+            &["products",
+            "quantities",
+            "seo",
+            "prices",
+            "hs-codes",
+            "products-update",
+            "brand",
+            "category"]
+        )
+    )]
+    pub type_: ::std::string::String,
+}
 /// Runs one or more actions (duplicate, set sale channels, set features such as categories, brand and tags, set the low-quantity notification, change prices by a formula, restore) on the products selected by `filters` (chosen ids, or all products but `unselected_ids`, narrowed by categories, brands, statuses and types). Returns one entry per queued action.
 #[derive(clap::Args)]
 pub struct RunBulkProductActionsArgs {
@@ -4705,7 +4730,13 @@ pub struct CreateProductDigitalCodesFields {}
 pub struct CreateProductDigitalFileArgs {
     ///The product id.
     #[arg(id = "product_id", value_name = "PRODUCT_ID")]
-    pub product_id: ::std::string::String,
+    pub product_id: i64,
+    ///The file. A path, or `-` for standard input.
+    #[arg(id = "file", long = "file", value_name = "FILE")]
+    pub file: Option<::std::path::PathBuf>,
+    ///The name buyers see for the file.
+    #[arg(id = "file_name", long = "file-name")]
+    pub file_name: Option<::std::string::String>,
 }
 /// Deletes a file of a digital product. Answers 202 with a confirmation message.
 #[derive(clap::Args)]
@@ -4719,7 +4750,25 @@ pub struct DeleteProductDigitalFileArgs {
 pub struct CreateProductImageArgs {
     ///The product id.
     #[arg(id = "product_id", value_name = "PRODUCT_ID")]
-    pub product_id: ::std::string::String,
+    pub product_id: i64,
+    ///The image file. A path, or `-` for standard input.
+    #[arg(id = "photo", long = "photo", value_name = "FILE")]
+    pub photo: Option<::std::path::PathBuf>,
+    ///Address of an image to attach instead of a file.
+    #[arg(id = "original", long = "original")]
+    pub original: Option<::std::string::String>,
+    ///Whether this becomes the product's main image.
+    #[arg(id = "main", long = "main", value_name = "BOOL")]
+    pub main: Option<bool>,
+    ///1 to make this the product's default image, else 0.
+    #[arg(id = "default", long = "default", value_name = "N")]
+    pub default: Option<i64>,
+    ///Position among the product's images.
+    #[arg(id = "sort", long = "sort", value_name = "N")]
+    pub sort: Option<i64>,
+    ///Alternative text of the image.
+    #[arg(id = "alt", long = "alt")]
+    pub alt: Option<::std::string::String>,
 }
 /// Attaches a YouTube video (by its address) to a product's images and returns the new media entry (`type` video).
 #[derive(clap::Args)]
@@ -4756,6 +4805,9 @@ pub struct CreateProductImageBySkuArgs {
     ///The product's stock keeping unit code (SKU), as set by the merchant.
     #[arg(id = "sku", value_name = "SKU")]
     pub sku: ::std::string::String,
+    ///The image file. A path, or `-` for standard input.
+    #[arg(id = "photo", long = "photo", value_name = "FILE")]
+    pub photo: Option<::std::path::PathBuf>,
 }
 /// Attaches a video (by its address) to the product whose SKU is `sku` and returns the new media entry.
 #[derive(clap::Args)]
@@ -4783,7 +4835,19 @@ pub struct CreateProductVideoBySkuFields {
 pub struct UpdateProductImageArgs {
     ///The image id. The update page declares it a string and the delete page an integer; image ids are integers.
     #[arg(id = "image_id", value_name = "IMAGE_ID")]
-    pub image_id: ::std::string::String,
+    pub image_id: i64,
+    ///The new image file. A path, or `-` for standard input.
+    #[arg(id = "photo", long = "photo", required = true, value_name = "FILE")]
+    pub photo: ::std::path::PathBuf,
+    ///1 to make this the product's default image, else 0.
+    #[arg(id = "default", long = "default", value_name = "N")]
+    pub default: Option<i64>,
+    ///Position among the product's images.
+    #[arg(id = "sort", long = "sort", value_name = "N")]
+    pub sort: Option<i64>,
+    ///Alternative text of the image.
+    #[arg(id = "alt", long = "alt")]
+    pub alt: Option<::std::string::String>,
 }
 /// Deletes an image (or video) of a product. Answers 202 with a confirmation message.
 #[derive(clap::Args)]
@@ -5184,7 +5248,47 @@ pub struct ListBrandsArgs {
 }
 /// Creates a brand from a `multipart/form-data` upload: the `logo` image file is required, a `banner` image file is optional. The nested English translation is sent as bracketed form fields (`translations[en][name]`, `translations[en][metadata][title]`...). Returns the created brand.
 #[derive(clap::Args)]
-pub struct CreateBrandArgs {}
+pub struct CreateBrandArgs {
+    ///The brand name.
+    #[arg(id = "name", long = "name", required = true)]
+    pub name: ::std::string::String,
+    ///The logo image file. A path, or `-` for standard input.
+    #[arg(id = "logo", long = "logo", required = true, value_name = "FILE")]
+    pub logo: ::std::path::PathBuf,
+    ///A banner image file. A path, or `-` for standard input.
+    #[arg(id = "banner", long = "banner", value_name = "FILE")]
+    pub banner: Option<::std::path::PathBuf>,
+    ///A description of the brand.
+    #[arg(id = "description", long = "description")]
+    pub description: Option<::std::string::String>,
+    ///The page title for search engines.
+    #[arg(id = "metadata_title", long = "metadata-title")]
+    pub metadata_title: Option<::std::string::String>,
+    ///The page description for search engines.
+    #[arg(id = "metadata_description", long = "metadata-description")]
+    pub metadata_description: Option<::std::string::String>,
+    ///The page's address slug.
+    #[arg(id = "metadata_url", long = "metadata-url")]
+    pub metadata_url: Option<::std::string::String>,
+    ///The English name (required when any English translation field is sent).
+    #[arg(id = "translations_en_name", long = "translations-en-name")]
+    pub translations_en_name: Option<::std::string::String>,
+    ///The English page title for search engines.
+    #[arg(
+        id = "translations_en_metadata_title",
+        long = "translations-en-metadata-title"
+    )]
+    pub translations_en_metadata_title: Option<::std::string::String>,
+    ///The English page description for search engines.
+    #[arg(
+        id = "translations_en_metadata_description",
+        long = "translations-en-metadata-description"
+    )]
+    pub translations_en_metadata_description: Option<::std::string::String>,
+    ///The English page address slug.
+    #[arg(id = "translations_en_metadata_url", long = "translations-en-metadata-url")]
+    pub translations_en_metadata_url: Option<::std::string::String>,
+}
 /// Returns one brand of the store. With `with=translations` the brand also carries its translated texts.
 #[derive(clap::Args)]
 pub struct GetBrandArgs {
@@ -5505,7 +5609,11 @@ pub struct DeleteTaxArgs {
 }
 /// Imports the store's custom URLs from an uploaded file (`multipart/form-data`, field `file`) and answers a confirmation message (status 201). The documentation does not describe the file's format.
 #[derive(clap::Args)]
-pub struct ImportCustomUrlsArgs {}
+pub struct ImportCustomUrlsArgs {
+    ///The file to import (its format is not documented). A path, or `-` for standard input.
+    #[arg(id = "file", long = "file", required = true, value_name = "FILE")]
+    pub file: ::std::path::PathBuf,
+}
 /// Estimates what each shipping company would charge to deliver to a city (`country_id` and `city_id` are required), optionally for an existing order and a precise destination (`geocode`, `postal_code`). Not paged. The documentation names no scope for this operation; `shipping.read` is assumed.
 #[derive(clap::Args)]
 pub struct ListShippingEstimateRatesArgs {
@@ -6286,7 +6394,11 @@ pub struct UpdateOrderStatusFields {
 }
 /// Uploads a spreadsheet file (`file`, multipart/form-data) listing orders and their new statuses; the service changes them and answers a confirmation message.
 #[derive(clap::Args)]
-pub struct ChangeBulkOrderStatusesArgs {}
+pub struct ChangeBulkOrderStatusesArgs {
+    ///The file. A path, or `-` for standard input.
+    #[arg(id = "file", long = "file", required = true, value_name = "FILE")]
+    pub file: ::std::path::PathBuf,
+}
 /// Sets the position (`sort`) of each listed status; the body is an array.
 #[derive(clap::Args)]
 pub struct SortOrderStatusesArgs {
@@ -7882,7 +7994,8 @@ async fn list_employees(ctx: &Ctx, a: ListEmployeesArgs) -> Result<(), CliError>
 }
 async fn get_user_info(ctx: &Ctx, a: GetUserInfoArgs) -> Result<(), CliError> {
     let _ = a;
-    crate::commands::hand_written(ctx, "get_user_info").await
+    let response = ctx.admin.get_user_info().send().await?;
+    ctx.printer.one(&response.into_inner().data)
 }
 async fn get_store_info(ctx: &Ctx, a: GetStoreInfoArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_store_info();
@@ -8092,8 +8205,11 @@ async fn unban_customer(ctx: &Ctx, a: UnbanCustomerArgs) -> Result<(), CliError>
     ctx.printer.one(&response.into_inner().data)
 }
 async fn import_customers(ctx: &Ctx, a: ImportCustomersArgs) -> Result<(), CliError> {
-    let _ = a;
-    crate::commands::hand_written(ctx, "import_customers").await
+    let mut request = ctx.admin.multipart("import_customers")?;
+    let value = a.file;
+    request = request.field("file", crate::commands::form_file(&value)?);
+    let response = request.send::<types::MessageResponse>().await?;
+    ctx.printer.one(&response.into_inner().data)
 }
 async fn list_customer_groups(
     ctx: &Ctx,
@@ -8630,8 +8746,13 @@ async fn update_product_prices(
     ctx.printer.one(&response.into_inner().data)
 }
 async fn import_products(ctx: &Ctx, a: ImportProductsArgs) -> Result<(), CliError> {
-    let _ = a;
-    crate::commands::hand_written(ctx, "import_products").await
+    let mut request = ctx.admin.multipart("import_products")?;
+    let value = a.file;
+    request = request.field("file", crate::commands::form_file(&value)?);
+    let value = a.type_;
+    request = request.field("type", crate::commands::form_text(value));
+    let response = request.send::<types::MessageResponse>().await?;
+    ctx.printer.one(&response.into_inner().data)
 }
 async fn run_bulk_product_actions(
     ctx: &Ctx,
@@ -8678,8 +8799,16 @@ async fn create_product_digital_file(
     ctx: &Ctx,
     a: CreateProductDigitalFileArgs,
 ) -> Result<(), CliError> {
-    let _ = a;
-    crate::commands::hand_written(ctx, "create_product_digital_file").await
+    let mut request = ctx.admin.multipart("create_product_digital_file")?;
+    request = request.path_param("product_id", &a.product_id);
+    if let Some(value) = a.file {
+        request = request.field("file", crate::commands::form_file(&value)?);
+    }
+    if let Some(value) = a.file_name {
+        request = request.field("file_name", crate::commands::form_text(value));
+    }
+    let response = request.send::<types::ProductDigitalFileResponse>().await?;
+    ctx.printer.one(&response.into_inner().data)
 }
 async fn delete_product_digital_file(
     ctx: &Ctx,
@@ -8694,8 +8823,28 @@ async fn create_product_image(
     ctx: &Ctx,
     a: CreateProductImageArgs,
 ) -> Result<(), CliError> {
-    let _ = a;
-    crate::commands::hand_written(ctx, "create_product_image").await
+    let mut request = ctx.admin.multipart("create_product_image")?;
+    request = request.path_param("product_id", &a.product_id);
+    if let Some(value) = a.photo {
+        request = request.field("photo", crate::commands::form_file(&value)?);
+    }
+    if let Some(value) = a.original {
+        request = request.field("original", crate::commands::form_text(value));
+    }
+    if let Some(value) = a.main {
+        request = request.field("main", crate::commands::form_text(value));
+    }
+    if let Some(value) = a.default {
+        request = request.field("default", crate::commands::form_text(value));
+    }
+    if let Some(value) = a.sort {
+        request = request.field("sort", crate::commands::form_text(value));
+    }
+    if let Some(value) = a.alt {
+        request = request.field("alt", crate::commands::form_text(value));
+    }
+    let response = request.send::<types::ProductImageResponse>().await?;
+    ctx.printer.one(&response.into_inner().data)
 }
 async fn create_product_video(
     ctx: &Ctx,
@@ -8717,8 +8866,13 @@ async fn create_product_image_by_sku(
     ctx: &Ctx,
     a: CreateProductImageBySkuArgs,
 ) -> Result<(), CliError> {
-    let _ = a;
-    crate::commands::hand_written(ctx, "create_product_image_by_sku").await
+    let mut request = ctx.admin.multipart("create_product_image_by_sku")?;
+    request = request.path_param("sku", &a.sku);
+    if let Some(value) = a.photo {
+        request = request.field("photo", crate::commands::form_file(&value)?);
+    }
+    let response = request.send::<types::ProductImageResponse>().await?;
+    ctx.printer.one(&response.into_inner().data)
 }
 async fn create_product_video_by_sku(
     ctx: &Ctx,
@@ -8740,8 +8894,21 @@ async fn update_product_image(
     ctx: &Ctx,
     a: UpdateProductImageArgs,
 ) -> Result<(), CliError> {
-    let _ = a;
-    crate::commands::hand_written(ctx, "update_product_image").await
+    let mut request = ctx.admin.multipart("update_product_image")?;
+    request = request.path_param("image_id", &a.image_id);
+    let value = a.photo;
+    request = request.field("photo", crate::commands::form_file(&value)?);
+    if let Some(value) = a.default {
+        request = request.field("default", crate::commands::form_text(value));
+    }
+    if let Some(value) = a.sort {
+        request = request.field("sort", crate::commands::form_text(value));
+    }
+    if let Some(value) = a.alt {
+        request = request.field("alt", crate::commands::form_text(value));
+    }
+    let response = request.send::<types::ProductImageResponse>().await?;
+    ctx.printer.one(&response.into_inner().data)
 }
 async fn delete_product_image(
     ctx: &Ctx,
@@ -8978,8 +9145,51 @@ async fn list_brands(ctx: &Ctx, a: ListBrandsArgs) -> Result<(), CliError> {
     paged(ctx, request, a.pages).await
 }
 async fn create_brand(ctx: &Ctx, a: CreateBrandArgs) -> Result<(), CliError> {
-    let _ = a;
-    crate::commands::hand_written(ctx, "create_brand").await
+    let mut request = ctx.admin.multipart("create_brand")?;
+    let value = a.name;
+    request = request.field("name", crate::commands::form_text(value));
+    let value = a.logo;
+    request = request.field("logo", crate::commands::form_file(&value)?);
+    if let Some(value) = a.banner {
+        request = request.field("banner", crate::commands::form_file(&value)?);
+    }
+    if let Some(value) = a.description {
+        request = request.field("description", crate::commands::form_text(value));
+    }
+    if let Some(value) = a.metadata_title {
+        request = request.field("metadata_title", crate::commands::form_text(value));
+    }
+    if let Some(value) = a.metadata_description {
+        request = request
+            .field("metadata_description", crate::commands::form_text(value));
+    }
+    if let Some(value) = a.metadata_url {
+        request = request.field("metadata_url", crate::commands::form_text(value));
+    }
+    if let Some(value) = a.translations_en_name {
+        request = request
+            .field("translations[en][name]", crate::commands::form_text(value));
+    }
+    if let Some(value) = a.translations_en_metadata_title {
+        request = request
+            .field(
+                "translations[en][metadata][title]",
+                crate::commands::form_text(value),
+            );
+    }
+    if let Some(value) = a.translations_en_metadata_description {
+        request = request
+            .field(
+                "translations[en][metadata][description]",
+                crate::commands::form_text(value),
+            );
+    }
+    if let Some(value) = a.translations_en_metadata_url {
+        request = request
+            .field("translations[en][metadata][url]", crate::commands::form_text(value));
+    }
+    let response = request.send::<types::BrandResponse>().await?;
+    ctx.printer.one(&response.into_inner().data)
 }
 async fn get_brand(ctx: &Ctx, a: GetBrandArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_brand();
@@ -9154,8 +9364,11 @@ async fn delete_tax(ctx: &Ctx, a: DeleteTaxArgs) -> Result<(), CliError> {
     ctx.printer.one(&response.into_inner().data)
 }
 async fn import_custom_urls(ctx: &Ctx, a: ImportCustomUrlsArgs) -> Result<(), CliError> {
-    let _ = a;
-    crate::commands::hand_written(ctx, "import_custom_urls").await
+    let mut request = ctx.admin.multipart("import_custom_urls")?;
+    let value = a.file;
+    request = request.field("file", crate::commands::form_file(&value)?);
+    let response = request.send::<types::MessageResponse>().await?;
+    ctx.printer.one(&response.into_inner().data)
 }
 async fn list_shipping_estimate_rates(
     ctx: &Ctx,
@@ -9590,8 +9803,11 @@ async fn change_bulk_order_statuses(
     ctx: &Ctx,
     a: ChangeBulkOrderStatusesArgs,
 ) -> Result<(), CliError> {
-    let _ = a;
-    crate::commands::hand_written(ctx, "change_bulk_order_statuses").await
+    let mut request = ctx.admin.multipart("change_bulk_order_statuses")?;
+    let value = a.file;
+    request = request.field("file", crate::commands::form_file(&value)?);
+    let response = request.send::<types::MessageResponse>().await?;
+    ctx.printer.one(&response.into_inner().data)
 }
 async fn sort_order_statuses(
     ctx: &Ctx,

@@ -100,6 +100,9 @@ pub(crate) struct Operation {
     /// The success answer's media type when it is not JSON (an `.xlsx` export, say).
     pub success_media: Option<String>,
     pub tag: Option<String>,
+    /// Whether the path item or operation names servers of its own (the accounts host's
+    /// `/oauth2/user/info`): served at the mock's root as well as below `/admin/v2`.
+    pub other_host: bool,
 }
 
 impl Operation {
@@ -432,6 +435,10 @@ impl Document {
                         .and_then(|t| t.get(0))
                         .and_then(Value::as_str)
                         .map(str::to_owned),
+                    other_host: [item.get("servers"), op.get("servers")]
+                        .into_iter()
+                        .flatten()
+                        .any(|s| s.as_array().is_some_and(|a| !a.is_empty())),
                 });
             }
         }

@@ -165,11 +165,25 @@ async fn admin_guard(
 
 /// Every API operation: routed from the document, then the shared gate.
 async fn api(State(state): State<Shared>, request: Request) -> Response {
-    let Some(path) = request.uri().path().strip_prefix(API_PREFIX) else {
-        return ApiError::not_found().into_response();
+    // Below `/admin/v2`, every operation; at the root, those of another host (the accounts
+    // host's `/oauth2/user/info`), as a client pointed at the mock for both hosts calls them.
+    let (path, root) = match request.uri().path().strip_prefix(API_PREFIX) {
+        Some(path) => (path.to_owned(), false),
+        None => (request.uri().path().to_owned(), true),
     };
-    let path = path.to_owned();
     let (index, params) = match state.engine.router.find(request.method(), &path) {
+        Found::Operation { index, params }
+            if !root
+                || state
+                    .engine
+                    .doc
+                    .operations
+                    .get(index)
+                    .is_some_and(|op| op.other_host) =>
+        {
+            (index, params)
+        }
+        _ if root => return ApiError::not_found().into_response(),
         Found::Operation { index, params } => (index, params),
         Found::MethodNotAllowed(methods) => {
             let allow: Vec<&str> = methods.iter().map(Method::as_str).collect();

@@ -162,3 +162,38 @@ async fn unknown_path_gets_enveloped_404() {
     assert_eq!(body["error"]["code"], 404);
     assert_eq!(body["success"], false);
 }
+
+/// The accounts host's `GET /oauth2/user/info` (a path item with servers of its own) is served
+/// at the mock's root, where a client pointed at the mock for both hosts calls it, with the same
+/// token check; no other operation is served outside `/admin/v2`.
+#[tokio::test]
+async fn the_accounts_hosts_user_info_is_served_at_the_root_and_nothing_else_is() {
+    let server = common::start().await;
+    let root = format!("http://{}", server.addr());
+    let info = common::client()
+        .get(format!("{root}/oauth2/user/info"))
+        .bearer_auth(common::ADMIN)
+        .send()
+        .await
+        .expect("the mock answers");
+    assert_eq!(info.status(), reqwest::StatusCode::OK);
+    let body: serde_json::Value = info.json().await.expect("JSON");
+    assert!(body["data"]["merchant"]["id"].is_number(), "{body}");
+
+    let anonymous = common::client()
+        .get(format!("{root}/oauth2/user/info"))
+        .send()
+        .await
+        .expect("the mock answers");
+    assert_eq!(anonymous.status(), reqwest::StatusCode::UNAUTHORIZED);
+
+    let brands = common::client()
+        .get(format!("{root}/brands"))
+        .bearer_auth(common::ADMIN)
+        .send()
+        .await
+        .expect("the mock answers");
+    assert_eq!(brands.status(), reqwest::StatusCode::NOT_FOUND);
+    let body: serde_json::Value = brands.json().await.expect("the error envelope");
+    assert_eq!(body["success"], false, "{body}");
+}

@@ -209,7 +209,9 @@ impl StoreAdminBuilder {
     /// The accounts host's base URL, where `get_user_info` goes and the only origin besides the
     /// base URL's that receives the access token. Default: the origin of the OAuth credentials'
     /// token URL (with its path up to `/oauth2/token`, so `http://127.0.0.1:8080/oauth2/token`
-    /// gives `http://127.0.0.1:8080`), else [`LIVE_ACCOUNTS_URL`].
+    /// gives `http://127.0.0.1:8080`); with a fixed token, [`LIVE_ACCOUNTS_URL`] when the base
+    /// URL is the live service's and the base URL's origin otherwise (the mock store serves
+    /// `get_user_info` at its root).
     pub fn with_accounts_url(mut self, accounts_url: impl Into<String>) -> Self {
         self.accounts_url = Some(accounts_url.into().trim_end_matches('/').to_string());
         self
@@ -313,7 +315,7 @@ impl StoreAdminBuilder {
         let accounts_url = self
             .accounts_url
             .take()
-            .unwrap_or_else(|| accounts_url_for(&credentials));
+            .unwrap_or_else(|| accounts_url_for(&credentials, &base));
         let accounts = reqwest::Url::parse(&accounts_url).map_err(|e| {
             Error::InvalidRequest(format!("accounts URL {accounts_url:?} is not a URL: {e}"))
         })?;
@@ -347,8 +349,10 @@ impl StoreAdminBuilder {
 }
 
 /// The accounts host of `credentials`: the OAuth token URL up to `/oauth2/token` (its origin when
-/// its path ends otherwise), else the live accounts host.
-fn accounts_url_for(credentials: &Credentials) -> String {
+/// its path ends otherwise); for a fixed token, the live accounts host when `base` is the live
+/// service, else `base`'s origin (a mock or staging host serves both), so that a token meant for
+/// another host is never sent to the live one.
+fn accounts_url_for(credentials: &Credentials, base: &reqwest::Url) -> String {
     match credentials {
         Credentials::OAuth { token_url, .. } => {
             let origin = token_url.origin().ascii_serialization();
@@ -357,7 +361,14 @@ fn accounts_url_for(credentials: &Credentials) -> String {
                 None => origin,
             }
         }
-        Credentials::Static { .. } => LIVE_ACCOUNTS_URL.to_string(),
+        Credentials::Static { .. } => {
+            let live = reqwest::Url::parse(LIVE_BASE_URL).map(|u| u.origin());
+            if live.ok() == Some(base.origin()) {
+                LIVE_ACCOUNTS_URL.to_string()
+            } else {
+                base.origin().ascii_serialization()
+            }
+        }
     }
 }
 

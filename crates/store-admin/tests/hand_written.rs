@@ -664,12 +664,21 @@ async fn the_token_never_goes_to_a_foreign_origin() {
 }
 
 #[test]
-fn the_accounts_url_defaults_to_the_live_host_or_the_token_urls_origin() {
+fn the_accounts_url_defaults_to_the_live_host_or_the_token_urls_or_base_urls_origin() {
     let bearer = StoreAdmin::builder()
         .with_token("t")
         .build()
         .expect("client");
     assert_eq!(bearer.accounts_url(), store_admin::LIVE_ACCOUNTS_URL);
+
+    // A fixed token for another host (a mock, a staging service) never goes to the live
+    // accounts host: its accounts URL is the base URL's origin.
+    let elsewhere = StoreAdmin::builder()
+        .with_token("t")
+        .with_base_url("http://127.0.0.1:8080/admin/v2")
+        .build()
+        .expect("client");
+    assert_eq!(elsewhere.accounts_url(), "http://127.0.0.1:8080");
 
     let oauth = store_admin::Credentials::oauth(
         "client",

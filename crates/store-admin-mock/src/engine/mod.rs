@@ -715,9 +715,11 @@ fn form_text(text: &str, kind: Option<&str>) -> Value {
             .ok()
             .filter(|n| n.is_finite())
             .map(Value::from),
+        // As the service's form validation reads a boolean: `true`/`false` or `1`/`0` (the
+        // client sends `1`/`0`).
         Some("boolean") => match trimmed {
-            "true" => Some(Value::Bool(true)),
-            "false" => Some(Value::Bool(false)),
+            "true" | "1" => Some(Value::Bool(true)),
+            "false" | "0" => Some(Value::Bool(false)),
             _ => None,
         },
         _ => None,
