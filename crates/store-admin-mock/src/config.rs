@@ -116,6 +116,7 @@ pub struct MockConfig {
     pub(crate) document: Option<PathBuf>,
     pub(crate) admin_token: Option<SecretString>,
     pub(crate) limits: Limits,
+    pub(crate) strict_fields: bool,
 }
 
 impl Default for MockConfig {
@@ -132,6 +133,7 @@ impl Default for MockConfig {
             document: None,
             admin_token: None,
             limits: Limits::default(),
+            strict_fields: false,
         }
     }
 }
@@ -265,6 +267,15 @@ impl MockConfig {
     /// The bounds under abuse (body size, field size, collection size, header timeout).
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Refuses a JSON body field its operation's schema does not declare (422 naming it, "The
+    /// field is not known."), where the schema lists its properties and says nothing of others.
+    /// Off by default, as on the service, which ignores such fields and whose document leaves
+    /// request objects open; on, a typo in a hand-built body fails a test instead of vanishing.
+    pub fn strict_fields(mut self, strict: bool) -> Self {
+        self.strict_fields = strict;
         self
     }
 

@@ -106,6 +106,10 @@ struct Cli {
     /// Seconds a connection has to send its request headers.
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     header_timeout: u64,
+    /// Refuse (422) a JSON body field the operation's schema does not declare; by default it is
+    /// ignored, as the service ignores it.
+    #[arg(long)]
+    strict_fields: bool,
 }
 
 /// Pairs each --token with the --scopes that follows it (before the next --token).
@@ -210,6 +214,7 @@ async fn main() -> Result<()> {
     if let Some(token) = &cli.admin_token {
         config = config.admin_token(token);
     }
+    config = config.strict_fields(cli.strict_fields);
     if let (Some(id), Some(secret)) = (&cli.oauth_client_id, &cli.oauth_client_secret) {
         config = config.oauth_client(id, secret);
     }

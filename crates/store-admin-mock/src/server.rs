@@ -107,6 +107,7 @@ impl MockServer {
             faults: FaultInjector::new(config.faults.clone(), config.seed),
             dispatcher,
             limits: config.limits.clone(),
+            strict_fields: config.strict_fields,
             seed: config.seed,
             base_url: base_url.clone(),
         }));

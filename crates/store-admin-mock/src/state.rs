@@ -51,6 +51,8 @@ pub(crate) struct AppState {
     pub faults: FaultInjector,
     pub dispatcher: Arc<Dispatcher>,
     pub limits: Limits,
+    /// Whether undeclared body fields are refused (see `MockConfig::strict_fields`).
+    pub strict_fields: bool,
     pub seed: u64,
     /// `http://127.0.0.1:PORT/admin/v2`.
     pub base_url: String,
@@ -69,6 +71,7 @@ pub(crate) struct Parts {
     pub faults: FaultInjector,
     pub dispatcher: Arc<Dispatcher>,
     pub limits: Limits,
+    pub strict_fields: bool,
     pub seed: u64,
     pub base_url: String,
 }
@@ -99,6 +102,7 @@ impl AppState {
             faults: parts.faults,
             dispatcher: parts.dispatcher,
             limits: parts.limits,
+            strict_fields: parts.strict_fields,
             seed: parts.seed,
             base_url: parts.base_url,
         }

@@ -252,3 +252,32 @@ async fn a_new_customer_is_banned_and_unbanned_and_stays_a_customer() {
     let (status, body) = put(&server, &format!("/customers/blacklist/{id}"), json!({})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
 }
+
+/// A body field the document does not declare is ignored by default, as the service ignores it
+/// (the record does not keep it), and refused with 422 naming it under `--strict-fields`.
+#[tokio::test]
+async fn an_unknown_body_field_is_ignored_or_refused_by_strict_fields() {
+    let body = json!({ "first_name": "Huda", "frist_name": "a typo" });
+    let lenient = start().await;
+    let (status, created) = post(&lenient, "/customers", body.clone()).await;
+    assert!(status.is_success(), "{status} {created}");
+    assert!(created["data"].get("frist_name").is_none(), "{created}");
+
+    let strict = common::start_with(
+        MockConfig::new()
+            .products(10)
+            .token_all_scopes(common::ADMIN)
+            .strict_fields(true),
+    )
+    .await;
+    let (status, refused) = post(&strict, "/customers", body).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    let fields = refused["error"]["fields"].as_object().expect("fields");
+    assert_eq!(
+        fields.keys().collect::<Vec<_>>(),
+        ["frist_name"],
+        "{refused}"
+    );
+    let (status, created) = post(&strict, "/customers", json!({ "first_name": "Huda" })).await;
+    assert!(status.is_success(), "{status} {created}");
+}

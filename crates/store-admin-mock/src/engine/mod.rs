@@ -582,6 +582,9 @@ impl Engine {
         }
         if let Some(schema) = op.body.as_ref().and_then(|b| b.schema.as_ref()) {
             validate::out_of_range_integers(&self.doc, schema, &value, "", &mut errors, 0);
+            if state.strict_fields {
+                validate::unknown_fields(&self.doc, schema, &value, "", &mut errors, 0);
+            }
         }
         Ok((value, errors))
     }

@@ -120,6 +120,56 @@ pub(crate) fn out_of_range_integers(
     }
 }
 
+/// With `--strict-fields`: a field of an object whose schema lists its properties and says
+/// nothing of others (no `additionalProperties`, no `anyOf`/`oneOf` alternatives) is refused when
+/// the schema does not declare it, at any depth ("The body field `x` is not known.").
+pub(crate) fn unknown_fields(
+    doc: &crate::document::Document,
+    schema: &Value,
+    body: &Value,
+    path: &str,
+    errors: &mut FieldErrors,
+    depth: usize,
+) {
+    if depth > 16 {
+        return;
+    }
+    let view = doc.view(schema);
+    match body {
+        Value::Object(map) => {
+            let closed =
+                !view.properties.is_empty() && view.additional.is_none() && view.any_of.is_empty();
+            for (name, value) in map {
+                let field = join(path, name);
+                match view.property(name) {
+                    Some(property) => {
+                        unknown_fields(doc, property, value, &field, errors, depth + 1);
+                    }
+                    None if closed => {
+                        errors.add(&field, format!("The field `{field}` is not known."));
+                    }
+                    None => {}
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = view.items {
+                for (i, value) in items.iter().enumerate() {
+                    unknown_fields(
+                        doc,
+                        item,
+                        value,
+                        &join(path, &i.to_string()),
+                        errors,
+                        depth + 1,
+                    );
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// `body` for the schema check, with every whole number JSON could only give as floating point
 /// (at or beyond 2^63 either way: a smaller one, or one up to 2^64, is read exactly) moved away
 /// from the 64-bit range. Floating point rounds -2^63 - 1 onto -2^63 itself, which the `int64`
