@@ -12,8 +12,40 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::document::Document;
+use std::rc::Rc;
+
+use crate::document::{Document, View};
 use crate::generate::Generator;
+
+/// The views of the schemas one answer is shaped by, each seen once: a page of 60 records asks
+/// for the same few dozen schemas thousands of times. Keyed by the schema's address, so every
+/// schema given here must live in the document (or be a `static`) for the whole answer.
+struct Views<'a> {
+    doc: &'a Document,
+    memo: RefCell<HashMap<usize, Rc<View<'a>>>>,
+}
+
+impl<'a> Views<'a> {
+    fn new(doc: &'a Document) -> Self {
+        Self {
+            doc,
+            memo: RefCell::new(HashMap::new()),
+        }
+    }
+
+    fn get(&self, schema: &'a Value) -> Rc<View<'a>> {
+        let key = std::ptr::from_ref(schema) as usize;
+        if let Some(view) = self.memo.borrow().get(&key) {
+            return view.clone();
+        }
+        let view = Rc::new(self.doc.view(schema));
+        self.memo.borrow_mut().insert(key, view.clone());
+        view
+    }
+}
+
+/// The schema of an array without `items`.
+static ANY: Value = Value::Null;
 
 /// Keys of a stored record that never leave the mock (the store's own bookkeeping).
 pub(crate) fn is_hidden(key: &str) -> bool {
@@ -41,18 +73,18 @@ pub(crate) fn pattern_matches(pattern: &str, text: &str) -> bool {
 
 /// Shapes `value` by `schema` (see the module documentation); `field` names the value for
 /// realistic generated parts.
-pub(crate) fn shape(
-    doc: &Document,
+pub(crate) fn shape<'a>(
+    doc: &'a Document,
     value: &Value,
-    schema: &Value,
+    schema: &'a Value,
     generator: &mut Generator<'_>,
     field: &str,
 ) -> Value {
-    shape_at(doc, value, schema, generator, field, 0)
+    shape_at(&Views::new(doc), value, schema, generator, field, 0)
 }
 
-fn fits_kind(doc: &Document, value: &Value, schema: &Value) -> bool {
-    let view = doc.view(schema);
+fn fits_kind<'a>(views: &Views<'a>, value: &Value, schema: &'a Value) -> bool {
+    let view = views.get(schema);
     match (view.kind(), value) {
         (_, Value::Null) => view.nullable,
         (Some("object"), Value::Object(_)) => true,
@@ -62,15 +94,15 @@ fn fits_kind(doc: &Document, value: &Value, schema: &Value) -> bool {
         (Some("number"), Value::Number(_)) => true,
         (Some("boolean"), Value::Bool(_)) => true,
         (None, _) if view.any_of.is_empty() => true,
-        (None, value) => view.any_of.iter().any(|b| fits_kind(doc, value, b)),
+        (None, value) => view.any_of.iter().any(|b| fits_kind(views, value, b)),
         _ => false,
     }
 }
 
-fn shape_at(
-    doc: &Document,
+fn shape_at<'a>(
+    views: &Views<'a>,
     value: &Value,
-    schema: &Value,
+    schema: &'a Value,
     generator: &mut Generator<'_>,
     field: &str,
     depth: usize,
@@ -78,7 +110,7 @@ fn shape_at(
     if depth > 24 {
         return value.clone();
     }
-    let view = doc.view(schema);
+    let view = views.get(schema);
     if value.is_null() && view.nullable {
         return Value::Null;
     }
@@ -101,7 +133,7 @@ fn shape_at(
                         for (key, item) in map.iter().filter(|(k, _)| !is_hidden(k)) {
                             out.insert(
                                 key.clone(),
-                                shape_at(doc, item, additional, generator, key, depth + 1),
+                                shape_at(views, item, additional, generator, key, depth + 1),
                             );
                         }
                     }
@@ -118,7 +150,7 @@ fn shape_at(
                     Some(item) => {
                         out.insert(
                             (*name).to_owned(),
-                            shape_at(doc, item, property, generator, name, depth + 1),
+                            shape_at(views, item, property, generator, name, depth + 1),
                         );
                     }
                     None if view.required.contains(name) => {
@@ -136,7 +168,7 @@ fn shape_at(
             let Value::Array(items) = value else {
                 return generator.value(schema, field);
             };
-            let item_schema = view.items.cloned().unwrap_or(Value::Null);
+            let item_schema: &'a Value = view.items.unwrap_or(&ANY);
             let max = view
                 .keyword("maxItems")
                 .and_then(Value::as_u64)
@@ -144,7 +176,7 @@ fn shape_at(
             let shaped: Vec<Value> = items
                 .iter()
                 .take(max)
-                .map(|item| shape_at(doc, item, &item_schema, generator, field, depth + 1))
+                .map(|item| shape_at(views, item, item_schema, generator, field, depth + 1))
                 .collect();
             let min = view
                 .keyword("minItems")
@@ -189,7 +221,7 @@ fn shape_at(
                 _ => None,
             };
             match converted {
-                Some(converted) if scalar_fits(doc, &converted, schema) => converted,
+                Some(converted) if scalar_fits(&view, &converted) => converted,
                 _ => generator.value(schema, field),
             }
         }
@@ -197,12 +229,12 @@ fn shape_at(
             if view.any_of.is_empty() {
                 return strip_hidden(value);
             }
-            match view.any_of.iter().find(|b| fits_kind(doc, value, b)) {
-                Some(branch) => shape_at(doc, value, branch, generator, field, depth + 1),
+            match view.any_of.iter().find(|b| fits_kind(views, value, b)) {
+                Some(branch) => shape_at(views, value, branch, generator, field, depth + 1),
                 None => {
                     // No branch takes the value as it is: try converting through each in turn.
                     for branch in &view.any_of {
-                        let shaped = shape_at(doc, value, branch, generator, field, depth + 1);
+                        let shaped = shape_at(views, value, branch, generator, field, depth + 1);
                         if shaped == *value {
                             return shaped;
                         }
@@ -215,8 +247,7 @@ fn shape_at(
 }
 
 /// Whether a scalar satisfies the schema's value rules (closed `enum`, bounds, `pattern`).
-fn scalar_fits(doc: &Document, value: &Value, schema: &Value) -> bool {
-    let view = doc.view(schema);
+fn scalar_fits(view: &View<'_>, value: &Value) -> bool {
     if let Some(allowed) = view.keyword("enum").and_then(Value::as_array)
         && !allowed.contains(value)
     {
