@@ -801,23 +801,8 @@ fn build_op(
             let Some(kind) = raw.scalar_kind(property) else {
                 continue;
             };
-            let base = snake(wire);
-            let id_name = if RESERVED.contains(&base.as_str()) || taken.contains(&base) {
-                format!("body_{base}")
-            } else {
-                base
-            };
-            taken.insert(id_name.clone());
-            let help = property
-                .get("description")
-                .and_then(Value::as_str)
-                .or_else(|| {
-                    raw.resolve(property)
-                        .get("description")
-                        .and_then(Value::as_str)
-                })
-                .map(str::to_owned)
-                .unwrap_or_else(|| format!("The body field `{wire}`."));
+            let id_name = unique_id(wire, "body", &mut taken);
+            let help = property_help(raw, property, &format!("The body field `{wire}`."));
             fields.push(BodyField {
                 field: field_ident(&id_name),
                 id: id_name,
@@ -907,19 +892,8 @@ fn form_fields(
                     anyhow!("the form field `{wire}` is neither a file nor a scalar")
                 })?)
             };
-        let base = snake(wire);
-        let id = if RESERVED.contains(&base.as_str()) || names.contains(&base) {
-            format!("form_{base}")
-        } else {
-            base
-        };
-        names.insert(id.clone());
-        let help = property
-            .get("description")
-            .and_then(Value::as_str)
-            .or_else(|| target.get("description").and_then(Value::as_str))
-            .map(str::to_owned)
-            .unwrap_or_else(|| format!("The form field `{wire}`."));
+        let id = unique_id(wire, "form", &mut names);
+        let help = property_help(raw, property, &format!("The form field `{wire}`."));
         fields.push(FormField {
             field: field_ident(&id),
             id,
@@ -931,6 +905,32 @@ fn form_fields(
         });
     }
     Ok(fields)
+}
+
+/// The snake-case flag id of the property `wire`, prefixed (`body_type`) when it is reserved or
+/// already taken by another flag of the command; recorded in `taken`.
+fn unique_id(wire: &str, prefix: &str, taken: &mut BTreeSet<String>) -> String {
+    let base = snake(wire);
+    let id = if RESERVED.contains(&base.as_str()) || taken.contains(&base) {
+        format!("{prefix}_{base}")
+    } else {
+        base
+    };
+    taken.insert(id.clone());
+    id
+}
+
+/// A property's description (its own, else its schema's through `$ref`), else `fallback`.
+fn property_help(raw: &Raw<'_>, property: &Value, fallback: &str) -> String {
+    property
+        .get("description")
+        .and_then(Value::as_str)
+        .or_else(|| {
+            raw.resolve(property)
+                .get("description")
+                .and_then(Value::as_str)
+        })
+        .map_or_else(|| fallback.to_owned(), str::to_owned)
 }
 
 /// The component name of the first success response's JSON schema.
@@ -1176,6 +1176,16 @@ fn values_parser(values: &Values, element: &syn::Type, kind_is_string: bool) -> 
             quote!(, value_parser = crate::commands::choice::<#element>(&[#(#v),*]))
         }
         Values::Known(v) => quote!(, value_parser = crate::commands::known::<#element>(&[#(#v),*])),
+    }
+}
+
+/// The Rust type of a scalar flag and its `value_name` argument.
+fn scalar_tokens(kind: ScalarKind) -> (TokenStream, TokenStream) {
+    match kind {
+        ScalarKind::Integer => (quote!(i64), quote!(, value_name = "N")),
+        ScalarKind::Number => (quote!(f64), quote!(, value_name = "NUMBER")),
+        ScalarKind::Boolean => (quote!(bool), quote!(, value_name = "BOOL")),
+        ScalarKind::String => (quote!(::std::string::String), quote!()),
     }
 }
 
@@ -1446,12 +1456,7 @@ impl Model {
                     let long = flag(&f.id);
                     let wire = &f.wire;
                     let help = doc_text(&f.help);
-                    let (ty, value_name) = match f.kind {
-                        ScalarKind::Integer => (quote!(i64), quote!(, value_name = "N")),
-                        ScalarKind::Number => (quote!(f64), quote!(, value_name = "NUMBER")),
-                        ScalarKind::Boolean => (quote!(bool), quote!(, value_name = "BOOL")),
-                        ScalarKind::String => (quote!(::std::string::String), quote!()),
-                    };
+                    let (ty, value_name) = scalar_tokens(f.kind);
                     let element: syn::Type = syn::parse2(ty.clone()).expect("a type");
                     let parser = values_parser(&f.values, &element, true);
                     quote! {
@@ -1506,12 +1511,7 @@ impl Model {
                     quote!(),
                 ),
                 Some(kind) => {
-                    let (ty, value_name) = match kind {
-                        ScalarKind::Integer => (quote!(i64), quote!(, value_name = "N")),
-                        ScalarKind::Number => (quote!(f64), quote!(, value_name = "NUMBER")),
-                        ScalarKind::Boolean => (quote!(bool), quote!(, value_name = "BOOL")),
-                        ScalarKind::String => (quote!(::std::string::String), quote!()),
-                    };
+                    let (ty, value_name) = scalar_tokens(kind);
                     let element: syn::Type = syn::parse2(ty.clone()).expect("a type");
                     let parser = values_parser(&f.values, &element, true);
                     (ty, value_name, parser)

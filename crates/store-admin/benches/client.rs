@@ -66,19 +66,7 @@ fn overhead(c: &mut Criterion) {
     let mut group = c.benchmark_group("overhead");
     group.measurement_time(Duration::from_secs(5));
     group.bench_function("bare_reqwest_serde", |b| {
-        b.to_async(&rt).iter(|| async {
-            let body = bare
-                .get(&url)
-                .bearer_auth(TOKEN)
-                .send()
-                .await
-                .expect("sent")
-                .bytes()
-                .await
-                .expect("body");
-            let page: types::ProductQuantityList = serde_json::from_slice(&body).expect("decodes");
-            assert_eq!(page.data.len(), 60);
-        })
+        b.to_async(&rt).iter(|| bare_page(bare.get(&url)))
     });
     // The generated client with no interceptor: separates progenitor's own cost from ours.
     let generated = store_admin_client::Client::new_with_client(
@@ -123,6 +111,21 @@ fn overhead(c: &mut Criterion) {
     group.finish();
 }
 
+/// One page through bare reqwest + serde_json: `request` sent with the token, the body read and
+/// decoded as the generated type.
+async fn bare_page(request: reqwest::RequestBuilder) {
+    let body = request
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .expect("sent")
+        .bytes()
+        .await
+        .expect("body");
+    let page: types::ProductQuantityList = serde_json::from_slice(&body).expect("decodes");
+    assert_eq!(page.data.len(), 60);
+}
+
 /// The overhead ratio measured in interleaved rounds (bare, ours, bare, ours, ...), so that load
 /// from other processes drifting during the run hits both sides alike; medians of the rounds.
 /// Also a second bare baseline sending byte for byte the request the generated builder sends
@@ -155,37 +158,20 @@ fn interleaved_overhead_ratio() -> (f64, f64, f64, f64, f64) {
         for round in 0..21 {
             let started = Instant::now();
             for _ in 0..CALLS {
-                let body = bare
-                    .get(&url)
-                    .bearer_auth(TOKEN)
-                    .send()
-                    .await
-                    .expect("sent");
-                let body = body.bytes().await.expect("body");
-                let page: types::ProductQuantityList =
-                    serde_json::from_slice(&body).expect("decodes");
-                assert_eq!(page.data.len(), 60);
+                bare_page(bare.get(&url)).await;
             }
             let bare_rate = CALLS as f64 / started.elapsed().as_secs_f64();
             let started = Instant::now();
             for _ in 0..CALLS {
-                let body = bare
-                    .get(&same_url)
-                    .bearer_auth(TOKEN)
-                    .header(reqwest::header::ACCEPT, "application/json")
-                    .header(
-                        "api-version",
-                        <store_admin_client::Client as store_admin_client::ClientInfo<
-                            store_admin_client::Inner,
-                        >>::api_version(),
-                    )
-                    .send()
-                    .await
-                    .expect("sent");
-                let body = body.bytes().await.expect("body");
-                let page: types::ProductQuantityList =
-                    serde_json::from_slice(&body).expect("decodes");
-                assert_eq!(page.data.len(), 60);
+                let api_version = <store_admin_client::Client as store_admin_client::ClientInfo<
+                    store_admin_client::Inner,
+                >>::api_version();
+                bare_page(
+                    bare.get(&same_url)
+                        .header(reqwest::header::ACCEPT, "application/json")
+                        .header("api-version", api_version),
+                )
+                .await;
             }
             let same_rate = CALLS as f64 / started.elapsed().as_secs_f64();
             let started = Instant::now();
