@@ -11,6 +11,8 @@
 //!   name the operation and the JSON path.
 //! - [`gate_json_schema`]: the `schemars::JsonSchema` derives behind a `schemars` feature.
 //! - [`mark_deprecated`]: `#[deprecated]` on the methods of deprecated operations.
+//! - [`merge_status_arms`]: one `match` arm per distinct answer of an operation, not one per
+//!   documented status.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -361,6 +363,128 @@ pub fn decode_with_paths(file: &mut syn::File, core: &TokenStream) {
     Decode(core).visit_file_mut(file);
 }
 
+/// The status codes a `match` arm's pattern covers (`401u16`, `400u16..=499u16`, `a | b`), or
+/// `None` for anything else (`_`, a binding, a guard).
+fn status_codes(pat: &syn::Pat) -> Option<Codes> {
+    let code = |expr: &syn::Expr| match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        }) => int.base10_parse::<u16>().ok(),
+        _ => None,
+    };
+    match pat {
+        syn::Pat::Lit(lit) => code(&syn::Expr::Lit(lit.clone())).map(|c| vec![(c, c)]),
+        syn::Pat::Range(range) => {
+            let syn::RangeLimits::Closed(_) = range.limits else {
+                return None;
+            };
+            Some(vec![(
+                code(range.start.as_ref()?)?,
+                code(range.end.as_ref()?)?,
+            )])
+        }
+        syn::Pat::Or(or) => or.cases.iter().try_fold(Vec::new(), |mut all, case| {
+            all.extend(status_codes(case)?);
+            Some(all)
+        }),
+        _ => None,
+    }
+}
+
+/// Inclusive ranges of status codes.
+type Codes = Vec<(u16, u16)>;
+
+/// A kept arm of a status `match`: the arm, its codes (`None`: not merged), its body's tokens.
+type KeptArm = (syn::Arm, Option<Codes>, String);
+
+fn overlaps(a: &[(u16, u16)], b: &[(u16, u16)]) -> bool {
+    a.iter()
+        .any(|&(lo, hi)| b.iter().any(|&(l, h)| lo <= h && l <= hi))
+}
+
+/// Whether every code of `codes` is in one of `earlier`'s ranges.
+fn covered(codes: &[(u16, u16)], earlier: &[(u16, u16)]) -> bool {
+    codes.iter().all(|&(lo, hi)| {
+        let mut next = u32::from(lo);
+        let mut ranges = earlier.to_vec();
+        ranges.sort_unstable();
+        for (l, h) in ranges {
+            if u32::from(l) <= next && next <= u32::from(h) {
+                next = u32::from(h) + 1;
+            }
+        }
+        next > u32::from(hi)
+    })
+}
+
+/// Rewrites every `match response.status().as_u16() { ... }` of the operations so that each
+/// distinct answer has one arm. progenitor writes one arm per documented status, and the
+/// document lists 401, 422 and 429 beside `4XX` for the readers of other languages: the arms
+/// after `400u16..=499u16` can never match, and the error arms all decode the same type the same
+/// way. Each arm is an `.await` in the operation's `async fn`, so a dozen arms per operation over
+/// 232 operations cost the compiler real time (borrow checking and the futures' state machines)
+/// for no behaviour. An arm another arm before it covers goes; an arm whose body is the same as an
+/// earlier arm's joins that arm's pattern when no arm between them shares a code with it (so the
+/// first matching arm stays the same one for every status).
+pub fn merge_status_arms(file: &mut syn::File) {
+    struct Merge;
+    impl VisitMut for Merge {
+        fn visit_expr_match_mut(&mut self, m: &mut syn::ExprMatch) {
+            syn::visit_mut::visit_expr_match_mut(self, m);
+            let text = m.expr.to_token_stream().to_string().replace(' ', "");
+            if text != "response.status().as_u16()" {
+                return;
+            }
+            let mut kept: Vec<KeptArm> = Vec::new();
+            'arms: for arm in std::mem::take(&mut m.arms) {
+                // A guarded arm (syn 3 keeps the guard in the pattern) has no codes: it is left alone.
+                let codes = status_codes(&arm.pat);
+                let body = arm.body.to_token_stream().to_string();
+                if let Some(codes) = &codes {
+                    let earlier: Vec<(u16, u16)> = kept
+                        .iter()
+                        .filter_map(|(_, c, _)| c.as_ref())
+                        .flatten()
+                        .copied()
+                        .collect();
+                    if covered(codes, &earlier) {
+                        continue;
+                    }
+                    for i in 0..kept.len() {
+                        let same = kept[i].2 == body && kept[i].1.is_some();
+                        let blocked = kept[i + 1..]
+                            .iter()
+                            .any(|(_, c, _)| c.as_ref().is_none_or(|c| overlaps(c, codes)));
+                        if same && !blocked {
+                            let (arm_i, codes_i, _) = &mut kept[i];
+                            let mut cases: Punctuated<syn::Pat, syn::Token![|]> = Punctuated::new();
+                            for pat in [arm_i.pat.clone(), arm.pat.clone()] {
+                                match pat {
+                                    syn::Pat::Or(or) => cases.extend(or.cases),
+                                    other => cases.push(other),
+                                }
+                            }
+                            arm_i.pat = syn::Pat::Or(syn::PatOr {
+                                attrs: Vec::new(),
+                                leading_vert: None,
+                                cases,
+                            });
+                            if let Some(c) = codes_i {
+                                c.extend(codes);
+                            }
+                            continue 'arms;
+                        }
+                    }
+                }
+                kept.push((arm, codes, body));
+            }
+            m.arms = kept.into_iter().map(|(arm, _, _)| arm).collect();
+        }
+    }
+    Merge.visit_file_mut(file);
+}
+
 /// Turns progenitor's output for an area into an area crate's code: the generated `Client` and
 /// its impls go (the core crate's `Client` is used), the `impl Client` of the operations becomes
 /// the trait `trait_name` implemented for the core `Client`, builders name the core `Client` and
@@ -581,6 +705,73 @@ mod tests {
             .expect("covered")
             .map(|a| a.to_string().replace(' ', ""))
             .unwrap_or_else(|| "-".to_owned())
+    }
+
+    #[test]
+    fn status_arms_merge_without_changing_which_arm_answers() {
+        let mut file: syn::File = parse_quote! {
+            async fn send() {
+                match response.status().as_u16() {
+                    200u16 => ok(response).await,
+                    201u16 => ok(response).await,
+                    400u16..=499u16 => Err(bad(response).await?),
+                    401u16 => Err(bad(response).await?),
+                    404u16 => Err(other(response).await?),
+                    409u16 => Err(bad(response).await?),
+                    500u16..=599u16 => Err(bad(response).await?),
+                    _ => Err(unexpected(response)),
+                }
+                match other.as_u16() {
+                    401u16 => a(),
+                    402u16 => a(),
+                }
+            }
+        };
+        merge_status_arms(&mut file);
+        let text = file.to_token_stream().to_string().replace(' ', "");
+        // 201 joins 200; 401 and 409 are covered by 4XX; 404 keeps its own place; 5XX joins
+        // 4XX (nothing between them shares a code with it); `_` stays last.
+        assert!(
+            text.contains(
+                "200u16|201u16=>ok(response).await,\
+                 400u16..=499u16|500u16..=599u16=>Err(bad(response).await?),\
+                 _=>Err(unexpected(response)),"
+            ),
+            "{text}"
+        );
+        // Another `match` is left alone.
+        assert!(text.contains("401u16=>a(),402u16=>a(),"), "{text}");
+    }
+
+    #[test]
+    fn an_arm_is_not_merged_past_an_arm_that_shares_a_code() {
+        let mut file: syn::File = parse_quote! {
+            async fn send() {
+                match response.status().as_u16() {
+                    404u16 => x(),
+                    400u16..=499u16 => y(),
+                    405u16..=410u16 => x(),
+                    _ => z(),
+                }
+                match response.status().as_u16() {
+                    404u16 => x(),
+                    500u16 => y(),
+                    400u16..=499u16 => x(),
+                    _ => z(),
+                }
+            }
+        };
+        merge_status_arms(&mut file);
+        let text = file.to_token_stream().to_string().replace(' ', "");
+        // 405..=410 is covered by 4XX and goes; 4XX cannot join 404's arm past 500's.
+        assert!(
+            text.contains("404u16=>x(),400u16..=499u16=>y(),_=>z(),"),
+            "{text}"
+        );
+        assert!(
+            text.contains("404u16|400u16..=499u16=>x(),500u16=>y(),_=>z(),"),
+            "{text}"
+        );
     }
 
     #[test]

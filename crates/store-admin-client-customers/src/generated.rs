@@ -2917,35 +2917,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3039,35 +3011,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3159,42 +3103,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3303,42 +3212,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3413,35 +3287,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3548,42 +3394,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3658,35 +3469,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3780,35 +3563,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3904,35 +3659,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4028,35 +3755,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4152,35 +3851,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4291,42 +3962,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4401,35 +4037,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4525,35 +4133,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4649,35 +4229,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4784,35 +4336,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4908,35 +4432,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -5207,35 +4703,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -5309,35 +4777,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -5443,42 +4883,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,

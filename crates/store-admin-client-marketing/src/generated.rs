@@ -6902,35 +6902,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7022,35 +6994,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7157,42 +7101,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7266,42 +7175,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7407,42 +7281,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7516,35 +7355,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7638,35 +7449,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7762,35 +7545,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7867,35 +7622,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8010,42 +7737,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8122,35 +7814,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8265,42 +7929,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8394,35 +8023,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8497,35 +8098,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8600,35 +8173,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8718,42 +8263,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8828,35 +8338,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8965,42 +8447,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9094,35 +8541,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9218,35 +8637,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9323,35 +8714,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9466,42 +8829,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9578,35 +8906,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,

@@ -11200,35 +11200,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -11739,35 +11711,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -11859,35 +11803,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -11945,28 +11861,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -12061,35 +11956,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -12195,35 +12062,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -12329,42 +12168,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -12422,28 +12226,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -12537,35 +12320,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -12657,35 +12412,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -12796,42 +12523,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -12904,42 +12596,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13033,42 +12690,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13177,42 +12799,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13287,35 +12874,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13425,42 +12984,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13535,35 +13059,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13673,42 +13169,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13784,35 +13245,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13921,35 +13354,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14060,42 +13465,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14189,35 +13559,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14312,42 +13654,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14422,35 +13729,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14560,42 +13839,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14670,35 +13914,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14840,35 +14056,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14964,42 +14152,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15074,42 +14227,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15184,42 +14302,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15294,42 +14377,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15454,35 +14502,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15557,35 +14577,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15643,35 +14635,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15767,35 +14731,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15886,42 +14822,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15996,35 +14897,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,

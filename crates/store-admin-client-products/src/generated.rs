@@ -13795,35 +13795,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13934,42 +13906,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14047,35 +13984,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14189,42 +14098,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14368,35 +14242,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14490,35 +14336,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14678,35 +14496,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14800,35 +14590,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14903,35 +14665,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15040,42 +14774,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15150,35 +14849,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15289,42 +14960,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15401,35 +15037,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15540,42 +15148,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15652,35 +15225,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15794,42 +15339,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15925,35 +15435,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16049,35 +15531,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16171,35 +15625,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16275,35 +15701,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16414,42 +15812,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16524,35 +15887,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16663,42 +15998,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16812,42 +16112,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16922,35 +16187,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17046,35 +16283,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17134,28 +16343,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17343,35 +16531,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17480,42 +16640,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17629,42 +16754,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17739,35 +16829,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17878,42 +16940,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18024,42 +17051,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18134,35 +17126,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18237,35 +17201,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18376,42 +17312,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18486,35 +17387,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18625,35 +17498,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18766,35 +17611,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18886,42 +17703,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19032,42 +17814,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19142,35 +17889,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19297,35 +18016,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19413,42 +18104,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19554,42 +18210,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19663,35 +18284,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19819,35 +18412,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19939,42 +18504,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -20083,42 +18613,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -20193,35 +18688,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -20330,35 +18797,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -20467,35 +18906,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,

@@ -5657,28 +5657,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -5770,35 +5749,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -5892,28 +5843,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -5971,28 +5901,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -6087,35 +5996,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -6206,42 +6087,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -6349,42 +6195,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -6531,35 +6342,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -6683,35 +6466,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -6788,35 +6543,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -6912,35 +6639,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7051,42 +6750,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7161,35 +6825,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7265,35 +6901,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7387,35 +6995,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7465,28 +7045,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => Ok(ResponseValue::stream(response)),
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7580,42 +7139,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7673,28 +7197,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7788,35 +7291,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7891,35 +7366,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8013,35 +7460,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8099,28 +7518,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8231,35 +7629,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8370,35 +7740,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8473,35 +7815,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8559,28 +7873,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8675,35 +7968,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8778,35 +8043,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8883,35 +8120,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9022,42 +8231,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9151,35 +8325,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9253,35 +8399,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9491,35 +8609,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9596,35 +8686,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9736,42 +8798,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9848,35 +8875,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9987,42 +8986,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -10080,28 +9044,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -10197,35 +9140,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -10283,28 +9198,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -10398,28 +9292,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -10494,35 +9367,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -10631,35 +9476,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -10768,35 +9585,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -10890,28 +9679,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -11003,35 +9771,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -11105,35 +9845,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -11239,42 +9951,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -11348,35 +10025,7 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                429u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
-                        ),
-                    )
-                }
-                500u16..=599u16 => {
+                400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
