@@ -13,6 +13,8 @@
 //! - [`mark_deprecated`]: `#[deprecated]` on the methods of deprecated operations.
 //! - [`merge_status_arms`]: one `match` arm per distinct answer of an operation, not one per
 //!   documented status.
+//! - [`one_query`]: the query parameters written into one core `Query`, not one
+//!   `RequestBuilder::query` call each.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -485,6 +487,107 @@ pub fn merge_status_arms(file: &mut syn::File) {
     Merge.visit_file_mut(file);
 }
 
+/// Takes the `.query(param)` calls out of a request builder chain (`client.client().get(url)
+/// .header(..).query(a).query(b).headers(..).build()?`), in order, and returns the name of the
+/// URL variable the chain starts from (`url`; progenitor writes `_url` when an operation has a
+/// parameter called `url`).
+fn strip_queries(expr: &mut syn::Expr, params: &mut Vec<syn::Expr>) -> Option<syn::Ident> {
+    match expr {
+        syn::Expr::Try(t) => strip_queries(&mut t.expr, params),
+        syn::Expr::MethodCall(call) => {
+            // `client.client` (progenitor's field, before `into_area`) or `client.client()`.
+            let from_client = match &*call.receiver {
+                syn::Expr::MethodCall(inner) => inner.method == "client" && inner.args.is_empty(),
+                syn::Expr::Field(field) => {
+                    matches!(&field.member, syn::Member::Named(name) if name == "client")
+                }
+                _ => false,
+            };
+            if from_client {
+                return match call.args.first() {
+                    Some(syn::Expr::Path(p)) => p.path.get_ident().cloned(),
+                    _ => None,
+                };
+            }
+            let url = strip_queries(&mut call.receiver, params);
+            if call.method == "query" && call.args.len() == 1 {
+                params.push(call.args[0].clone());
+                let receiver =
+                    std::mem::replace(&mut *call.receiver, syn::Expr::Verbatim(TokenStream::new()));
+                *expr = receiver;
+            }
+            url
+        }
+        _ => None,
+    }
+}
+
+/// Rewrites every operation's query parameters, which progenitor adds with one
+/// `RequestBuilder::query` call each (each reopening the URL's query), into one `<core>::Query`
+/// appended to the `url` string before the request builder parses it. The bytes sent are the same
+/// (the core crate's `query` module tests it against reqwest); a parameter that cannot be encoded
+/// is an `Error::InvalidRequest`, like a parameter that failed its conversion.
+pub fn one_query(file: &mut syn::File, core: &TokenStream) -> Result<()> {
+    struct OneQuery<'a> {
+        core: &'a TokenStream,
+        error: Option<String>,
+    }
+    impl VisitMut for OneQuery<'_> {
+        fn visit_block_mut(&mut self, block: &mut syn::Block) {
+            syn::visit_mut::visit_block_mut(self, block);
+            let binds = |stmt: &syn::Stmt, name: &str| {
+                matches!(stmt, syn::Stmt::Local(l)
+                    if matches!(&l.pat, syn::Pat::Ident(p) if p.ident == name))
+            };
+            let mut i = 0;
+            while i < block.stmts.len() {
+                let mut params = Vec::new();
+                let mut url = None;
+                if binds(&block.stmts[i], "request")
+                    && let syn::Stmt::Local(local) = &mut block.stmts[i]
+                    && let Some(init) = &mut local.init
+                {
+                    url = strip_queries(&mut init.expr, &mut params);
+                }
+                if !params.is_empty() {
+                    let bound = url
+                        .as_ref()
+                        .filter(|url| block.stmts[..i].iter().any(|s| binds(s, &url.to_string())));
+                    let Some(url) = bound else {
+                        let stmt = block.stmts[i].to_token_stream().to_string();
+                        self.error = Some(format!(
+                            "a request with query parameters whose chain does not start from a \
+                             URL variable bound before it (progenitor's output changed shape): \
+                             {}",
+                            stmt.chars().take(300).collect::<String>()
+                        ));
+                        return;
+                    };
+                    let core = self.core;
+                    block.stmts.insert(
+                        i,
+                        parse_quote! {
+                            let #url = {
+                                let mut query = #core::Query::default();
+                                #( query.push(#params).map_err(Error::InvalidRequest)?; )*
+                                query.finish(#url)
+                            };
+                        },
+                    );
+                    i += 1;
+                }
+                i += 1;
+            }
+        }
+    }
+    let mut rewrite = OneQuery { core, error: None };
+    rewrite.visit_file_mut(file);
+    match rewrite.error {
+        Some(error) => bail!(error),
+        None => Ok(()),
+    }
+}
+
 /// Turns progenitor's output for an area into an area crate's code: the generated `Client` and
 /// its impls go (the core crate's `Client` is used), the `impl Client` of the operations becomes
 /// the trait `trait_name` implemented for the core `Client`, builders name the core `Client` and
@@ -705,6 +808,58 @@ mod tests {
             .expect("covered")
             .map(|a| a.to_string().replace(' ', ""))
             .unwrap_or_else(|| "-".to_owned())
+    }
+
+    #[test]
+    fn query_calls_become_one_query_before_the_request_is_built() {
+        let mut file: syn::File = parse_quote! {
+            async fn send() {
+                let url = format!("{}/products", client.baseurl());
+                let mut request = client
+                    .client()
+                    .get(url)
+                    .header(ACCEPT, json)
+                    .query(&QueryParam::new("page", &page))
+                    .query(&QueryParam::new("tags[]", &tags))
+                    .headers(header_map)
+                    .build()?;
+                let other = x.query(&y);
+            }
+            async fn send_url() {
+                let _url = format!("{}/webhooks", client.baseurl());
+                let mut request = client.client().delete(_url).query(&QueryParam::new("url", &url)).build()?;
+            }
+        };
+        one_query(&mut file, &quote!(core)).expect("rewritten");
+        let text = file.to_token_stream().to_string().replace(' ', "");
+        assert!(
+            text.contains(
+                "leturl={letmutquery=core::Query::default();\
+                 query.push(&QueryParam::new(\"page\",&page)).map_err(Error::InvalidRequest)?;\
+                 query.push(&QueryParam::new(\"tags[]\",&tags)).map_err(Error::InvalidRequest)?;\
+                 query.finish(url)};\
+                 letmutrequest=client.client().get(url).header(ACCEPT,json).headers(header_map).build()?;"
+            ),
+            "{text}"
+        );
+        // Only the request builder's chain is rewritten.
+        assert!(text.contains("letother=x.query(&y);"), "{text}");
+        // progenitor's `_url` when a parameter is called `url`.
+        assert!(
+            text.contains(
+                "let_url={letmutquery=core::Query::default();\
+                 query.push(&QueryParam::new(\"url\",&url)).map_err(Error::InvalidRequest)?;\
+                 query.finish(_url)};letmutrequest=client.client().delete(_url).build()?;"
+            ),
+            "{text}"
+        );
+
+        let mut no_url: syn::File = parse_quote! {
+            async fn send() {
+                let mut request = client.client().get(u).query(&p).build()?;
+            }
+        };
+        assert!(one_query(&mut no_url, &quote!(core)).is_err());
     }
 
     #[test]

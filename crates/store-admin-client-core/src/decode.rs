@@ -129,9 +129,13 @@ pub async fn decode<T: DeserializeOwned, E>(
     response: reqwest::Response,
     info: &OperationInfo,
 ) -> Result<ResponseValue<T>, Error<E>> {
-    let status = response.status();
-    let headers = response.headers().clone();
-    let body = response.bytes().await.map_err(Error::ResponseBodyError)?;
+    // The headers are moved out of the response (`ResponseValue` keeps them), not copied.
+    let (parts, body) = http::Response::<reqwest::Body>::from(response).into_parts();
+    let body = http_body_util::BodyExt::collect(body)
+        .await
+        .map_err(Error::ResponseBodyError)?
+        .to_bytes();
+    let (status, headers) = (parts.status, parts.headers);
     match decode_slice::<T>(info.operation_id, &body) {
         Ok(inner) => Ok(ResponseValue::new(inner, status, headers)),
         Err(error) => Err(Error::InvalidResponsePayload(body, error.into_serde())),

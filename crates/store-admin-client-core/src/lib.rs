@@ -6,7 +6,8 @@
 //! areas or more use and the envelope, error and pagination objects ([`types`], generated), and
 //! the hand-written hand-off from progenitor's hooks to one [`Interceptor`], with the
 //! [`PagedRequest`] trait that every paged list's builder implements, the decoding of response
-//! bodies ([`decode`], whose errors name the operation and the JSON path) and the tolerant
+//! bodies ([`decode`], whose errors name the operation and the JSON path), the query string of a
+//! request written in one buffer ([`Query`]) and the tolerant
 //! adapters every generated field decodes through ([`lenient`]). Each area's crate
 //! (`store-admin-client-orders`, ...) holds its operations' builders, the types only it uses and
 //! the extension trait (`OrdersApi`) that makes its operations methods of this [`Client`].
@@ -28,8 +29,10 @@ pub use generated::*;
 
 mod decode;
 pub mod lenient;
+mod query;
 
 pub use decode::{DecodeError, decode, decode_slice};
+pub use query::Query;
 
 /// A boxed future, as returned by [`Interceptor`] methods.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

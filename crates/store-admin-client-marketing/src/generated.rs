@@ -6880,6 +6880,19 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -6888,9 +6901,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -7079,6 +7089,19 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("coupon_id", &coupon_id))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7087,9 +7110,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("coupon_id", &coupon_id))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -7428,6 +7448,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7436,8 +7466,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -8002,6 +8030,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8010,8 +8048,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -8426,6 +8462,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8434,8 +8480,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -8520,6 +8564,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8528,8 +8582,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {

@@ -11179,6 +11179,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("end", &end))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("start", &start))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -11187,8 +11197,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("end", &end))
-                .query(&progenitor_client::QueryParam::new("start", &start))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -11641,6 +11649,114 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "accounting_services",
+                            &accounting_services,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "assign_employee[]",
+                            &assign_employee,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("branch[]", &branch))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("city", &city))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("country", &country))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("coupon", &coupon))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("created_by", &created_by))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new("customer_id", &customer_id),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("expanded", &expanded))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("from_date", &from_date))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "payment_method[]",
+                            &payment_method,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("product", &product))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "reference_id",
+                            &reference_id,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "selling_channel[]",
+                            &selling_channel,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "shipping_app_id[]",
+                            &shipping_app_id,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("sort_by", &sort_by))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("source[]", &source))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("status[]", &status))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("tags[]", &tags))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("to_date", &to_date))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("unread", &unread))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -11649,57 +11765,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "accounting_services",
-                        &accounting_services,
-                    ),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "assign_employee[]",
-                        &assign_employee,
-                    ),
-                )
-                .query(&progenitor_client::QueryParam::new("branch[]", &branch))
-                .query(&progenitor_client::QueryParam::new("city", &city))
-                .query(&progenitor_client::QueryParam::new("country", &country))
-                .query(&progenitor_client::QueryParam::new("coupon", &coupon))
-                .query(&progenitor_client::QueryParam::new("created_by", &created_by))
-                .query(&progenitor_client::QueryParam::new("customer_id", &customer_id))
-                .query(&progenitor_client::QueryParam::new("expanded", &expanded))
-                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
-                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "payment_method[]",
-                        &payment_method,
-                    ),
-                )
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
-                .query(&progenitor_client::QueryParam::new("product", &product))
-                .query(
-                    &progenitor_client::QueryParam::new("reference_id", &reference_id),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "selling_channel[]",
-                        &selling_channel,
-                    ),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "shipping_app_id[]",
-                        &shipping_app_id,
-                    ),
-                )
-                .query(&progenitor_client::QueryParam::new("sort_by", &sort_by))
-                .query(&progenitor_client::QueryParam::new("source[]", &source))
-                .query(&progenitor_client::QueryParam::new("status[]", &status))
-                .query(&progenitor_client::QueryParam::new("tags[]", &tags))
-                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
-                .query(&progenitor_client::QueryParam::new("unread", &unread))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -12039,6 +12104,21 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("format", &format))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "reference_id",
+                            &reference_id,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12046,10 +12126,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .query(&progenitor_client::QueryParam::new("format", &format))
-                .query(
-                    &progenitor_client::QueryParam::new("reference_id", &reference_id),
                 )
                 .headers(header_map)
                 .build()?;
@@ -12576,6 +12652,13 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("order_id", &order_id))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12584,7 +12667,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("order_id", &order_id))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -13333,6 +13415,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13341,8 +13433,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -13538,6 +13628,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13546,8 +13646,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -14032,6 +14130,25 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("from_date", &from_date))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("order_id", &order_id))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("to_date", &to_date))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14040,11 +14157,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
-                .query(&progenitor_client::QueryParam::new("order_id", &order_id))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
-                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -14479,6 +14591,22 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("offset", &offset))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14487,10 +14615,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
-                .query(&progenitor_client::QueryParam::new("offset", &offset))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {

@@ -13769,6 +13769,33 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("branch", &branch))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("brands[]", &brands))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new("categories[]", &categories),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("tags[]", &tags))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13777,13 +13804,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("branch", &branch))
-                .query(&progenitor_client::QueryParam::new("brands[]", &brands))
-                .query(&progenitor_client::QueryParam::new("categories[]", &categories))
-                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
-                .query(&progenitor_client::QueryParam::new("tags[]", &tags))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -14218,6 +14238,25 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("status", &status))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("with[]", &with))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14226,11 +14265,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
-                .query(&progenitor_client::QueryParam::new("status", &status))
-                .query(&progenitor_client::QueryParam::new("with[]", &with))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -14471,6 +14505,28 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("category", &category))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("format", &format))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("status", &status))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14479,12 +14535,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("category", &category))
-                .query(&progenitor_client::QueryParam::new("format", &format))
-                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
-                .query(&progenitor_client::QueryParam::new("status", &status))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -15604,6 +15654,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -15612,8 +15672,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -15681,6 +15739,13 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("tag_name", &tag_name))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -15689,7 +15754,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("tag_name", &tag_name))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -16505,6 +16569,33 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("branch[]", &branch))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("brands[]", &brands))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new("categories[]", &categories),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("tags[]", &tags))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -16513,13 +16604,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("branch[]", &branch))
-                .query(&progenitor_client::QueryParam::new("brands[]", &brands))
-                .query(&progenitor_client::QueryParam::new("categories[]", &categories))
-                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
-                .query(&progenitor_client::QueryParam::new("tags[]", &tags))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -16619,6 +16703,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -16627,8 +16721,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -17476,6 +17568,19 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("with", &with))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -17484,9 +17589,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
-                .query(&progenitor_client::QueryParam::new("with", &with))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -17590,6 +17692,13 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("with", &with))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -17599,7 +17708,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .query(&progenitor_client::QueryParam::new("with", &with))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -17683,6 +17791,13 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("with", &with))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -17691,7 +17806,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("with", &with))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -17993,6 +18107,22 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("with", &with))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -18001,10 +18131,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
-                .query(&progenitor_client::QueryParam::new("with", &with))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -18084,6 +18210,13 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("with", &with))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -18092,7 +18225,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("with", &with))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -18389,6 +18521,22 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("ids", &ids))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -18397,10 +18545,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("ids", &ids))
-                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -18484,6 +18628,13 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("with[]", &with))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -18492,7 +18643,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("with[]", &with))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -18776,6 +18926,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -18784,8 +18944,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -18885,6 +19043,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -18893,8 +19061,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {

@@ -13280,6 +13280,19 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("name", &name))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13288,9 +13301,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("name", &name))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -13982,6 +13992,106 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("courier_id", &courier_id))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "courier_slug",
+                            &courier_slug,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("from_date", &from_date))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("order_id", &order_id))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "payment_method",
+                            &payment_method,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "ship_from[city_id]",
+                            &ship_from_city_id,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "ship_from[country_code]",
+                            &ship_from_country_code,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "ship_from[country_id]",
+                            &ship_from_country_id,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "ship_to[city_id]",
+                            &ship_to_city_id,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "ship_to[country_code]",
+                            &ship_to_country_code,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "ship_to[country_id]",
+                            &ship_to_country_id,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "shipment_type",
+                            &shipment_type,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("source", &source))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("status", &status))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("to_date", &to_date))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13990,62 +14100,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("courier_id", &courier_id))
-                .query(
-                    &progenitor_client::QueryParam::new("courier_slug", &courier_slug),
-                )
-                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
-                .query(&progenitor_client::QueryParam::new("order_id", &order_id))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "payment_method",
-                        &payment_method,
-                    ),
-                )
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "ship_from[city_id]",
-                        &ship_from_city_id,
-                    ),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "ship_from[country_code]",
-                        &ship_from_country_code,
-                    ),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "ship_from[country_id]",
-                        &ship_from_country_id,
-                    ),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "ship_to[city_id]",
-                        &ship_to_city_id,
-                    ),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "ship_to[country_code]",
-                        &ship_to_country_code,
-                    ),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "ship_to[country_id]",
-                        &ship_to_country_id,
-                    ),
-                )
-                .query(
-                    &progenitor_client::QueryParam::new("shipment_type", &shipment_type),
-                )
-                .query(&progenitor_client::QueryParam::new("source", &source))
-                .query(&progenitor_client::QueryParam::new("status", &status))
-                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -14670,6 +14724,27 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("city_id", &city_id))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("country_id", &country_id))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("geocode", &geocode))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("order_id", &order_id))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new("postal_code", &postal_code),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14678,11 +14753,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("city_id", &city_id))
-                .query(&progenitor_client::QueryParam::new("country_id", &country_id))
-                .query(&progenitor_client::QueryParam::new("geocode", &geocode))
-                .query(&progenitor_client::QueryParam::new("order_id", &order_id))
-                .query(&progenitor_client::QueryParam::new("postal_code", &postal_code))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -14951,6 +15021,19 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("company", &company))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14959,9 +15042,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("company", &company))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -15448,6 +15528,27 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new("branch_code", &branch_code),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("is_default", &is_default))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -15456,11 +15557,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("branch_code", &branch_code))
-                .query(&progenitor_client::QueryParam::new("is_default", &is_default))
-                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -15634,6 +15730,13 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("with", &with))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -15642,7 +15745,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("with", &with))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -15907,6 +16009,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -15915,8 +16027,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -16467,6 +16577,19 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("branch_id", &branch_id))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -16475,9 +16598,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("branch_id", &branch_id))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {

@@ -5822,6 +5822,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -5830,8 +5840,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -6066,6 +6074,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let _url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("id", &id))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("url", &url))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(_url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -6074,8 +6092,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("id", &id))
-                .query(&progenitor_client::QueryParam::new("url", &url))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -6316,6 +6332,32 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "filter_orders",
+                            &filter_orders,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("format", &format))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("from_date", &from_date))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new("template_id", &template_id),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("to_date", &to_date))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -6324,13 +6366,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(
-                    &progenitor_client::QueryParam::new("filter_orders", &filter_orders),
-                )
-                .query(&progenitor_client::QueryParam::new("format", &format))
-                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
-                .query(&progenitor_client::QueryParam::new("template_id", &template_id))
-                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -6443,6 +6478,22 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("employee", &employee))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("event", &event))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("from", &from))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("to", &to))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -6451,10 +6502,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("employee", &employee))
-                .query(&progenitor_client::QueryParam::new("event", &event))
-                .query(&progenitor_client::QueryParam::new("from", &from))
-                .query(&progenitor_client::QueryParam::new("to", &to))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -6523,6 +6570,13 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("entity", &entity))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -6531,7 +6585,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("entity", &entity))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -6881,6 +6934,13 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("entity", &entity))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -6889,7 +6949,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("entity", &entity))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -7439,6 +7498,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7447,8 +7516,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -7607,6 +7674,19 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("status", &status))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7615,9 +7695,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
-                .query(&progenitor_client::QueryParam::new("status", &status))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -7718,6 +7795,19 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("status", &status))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7726,9 +7816,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
-                .query(&progenitor_client::QueryParam::new("status", &status))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -8023,6 +8110,13 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("entity", &entity))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8031,7 +8125,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("entity", &entity))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -8304,6 +8397,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8312,8 +8415,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -8575,6 +8676,44 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("amount", &amount))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "last_4_digit",
+                            &last_4_digit,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("order_id", &order_id))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(
+                        &progenitor_client::QueryParam::new(
+                            "payment_method",
+                            &payment_method,
+                        ),
+                    )
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("status", &status))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8583,21 +8722,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("amount", &amount))
-                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
-                .query(
-                    &progenitor_client::QueryParam::new("last_4_digit", &last_4_digit),
-                )
-                .query(&progenitor_client::QueryParam::new("order_id", &order_id))
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(
-                    &progenitor_client::QueryParam::new(
-                        "payment_method",
-                        &payment_method,
-                    ),
-                )
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
-                .query(&progenitor_client::QueryParam::new("status", &status))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -9271,6 +9395,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -9279,8 +9413,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -9455,6 +9587,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -9463,8 +9605,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -9564,6 +9704,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -9572,8 +9722,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -9658,6 +9806,16 @@ pub mod builder {
                         ::store_admin_client_core::Client::api_version(),
                     ),
                 );
+            let url = {
+                let mut query = ::store_admin_client_core::Query::default();
+                query
+                    .push(&progenitor_client::QueryParam::new("page", &page))
+                    .map_err(Error::InvalidRequest)?;
+                query
+                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
+                    .map_err(Error::InvalidRequest)?;
+                query.finish(url)
+            };
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -9666,8 +9824,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new("page", &page))
-                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {

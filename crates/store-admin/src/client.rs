@@ -27,6 +27,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use reqwest::ResponseBuilderExt;
 use store_admin_client::{BoxFuture, Client, Inner, Interceptor, OperationMeta};
 use tracing::Instrument;
 
@@ -408,14 +409,17 @@ impl Runtime {
     /// One attempt, body read in full. reqwest's per-request timeout (set by the caller) covers
     /// connecting, sending and reading the whole body, so a trickling body times out too.
     async fn attempt(&self, client: &reqwest::Client, request: reqwest::Request) -> Attempt {
+        // The answer keeps the request's URL (`reqwest::Response::url`); the headers are moved,
+        // not copied, out of the response.
+        let url = request.url().clone();
         let work = async {
-            let response = client.execute(request).await?;
-            let mut parts = http::Response::new(());
-            *parts.status_mut() = response.status();
-            *parts.version_mut() = response.version();
-            *parts.headers_mut() = response.headers().clone();
-            let body = response.bytes().await?;
-            Ok::<_, reqwest::Error>((parts.into_parts().0, body))
+            let response: http::Response<reqwest::Body> = client.execute(request).await?.into();
+            let (mut parts, body) = response.into_parts();
+            let body = http_body_util::BodyExt::collect(body).await?.to_bytes();
+            if let Ok(with_url) = http::Response::builder().url(url).body(()) {
+                parts.extensions.extend(with_url.into_parts().0.extensions);
+            }
+            Ok::<_, reqwest::Error>((parts, body))
         };
         match work.await {
             Ok((parts, body)) => Attempt::Response(parts, body),
