@@ -11,7 +11,7 @@
 //! neither copied nor rebuilt as values on the way: that was most of the cost of a list's page.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -22,15 +22,52 @@ use serde_json::{Map, Value};
 use crate::document::{Document, View};
 use crate::generate::Generator;
 
-/// A schema's view, with what shaping asks of it for every value worked out once.
+/// The type a schema declares (or implies), as shaping tells them apart.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Object,
+    Array,
+    String,
+    Integer,
+    Number,
+    Boolean,
+    /// No type, or another one (`null`, `file`): `anyOf` branches or the value as it is.
+    Other,
+}
+
+impl Kind {
+    fn of(view: &View<'_>) -> Self {
+        match view.kind() {
+            Some("object") => Kind::Object,
+            Some("array") => Kind::Array,
+            Some("string") => Kind::String,
+            Some("integer") => Kind::Integer,
+            Some("number") => Kind::Number,
+            Some("boolean") => Kind::Boolean,
+            _ => Kind::Other,
+        }
+    }
+}
+
+/// A schema's view, with what shaping asks of it for every value worked out once (a page of 60
+/// records asks the same of a few dozen schemas thousands of times).
 struct Seen<'a> {
+    schema: &'a Value,
     view: View<'a>,
+    kind: Kind,
+    /// `minItems`, and `maxItems` (unbounded without it).
+    min_items: usize,
+    max_items: usize,
     /// Whether the declared properties are in the order an answer writes its keys (byte order):
     /// then an object is written property by property as it is shaped, and the generator is
     /// called in the same order as when the object is built first (see [`Shaped`]).
     sorted: bool,
     /// Whether a scalar must be checked against value rules (see [`scalar_fits`]).
     checks: bool,
+    /// The views of the declared properties, in the view's order, and of the items: looked up
+    /// once (by [`Views::properties`] and [`Views::items`]), not for every value.
+    properties: OnceCell<Vec<Rc<Seen<'a>>>>,
+    items: OnceCell<Rc<Seen<'a>>>,
 }
 
 /// The views of the schemas one answer is shaped by, each seen once: a page of 60 records asks
@@ -56,15 +93,42 @@ impl<'a> Views<'a> {
             return seen.clone();
         }
         let view = self.doc.view(schema);
-        let sorted = view.properties.windows(2).all(|pair| pair[0].0 < pair[1].0);
-        let checks = SCALAR_RULES.iter().any(|rule| view.keyword(rule).is_some());
+        let count = |keyword: &str| {
+            view.keyword(keyword)
+                .and_then(Value::as_u64)
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+        };
         let seen = Rc::new(Seen {
+            schema,
+            kind: Kind::of(&view),
+            min_items: count("minItems").unwrap_or(0),
+            max_items: count("maxItems").unwrap_or(usize::MAX),
+            sorted: view.properties.windows(2).all(|pair| pair[0].0 < pair[1].0),
+            checks: SCALAR_RULES.iter().any(|rule| view.keyword(rule).is_some()),
+            properties: OnceCell::new(),
+            items: OnceCell::new(),
             view,
-            sorted,
-            checks,
         });
         self.memo.borrow_mut().insert(key, seen.clone());
         seen
+    }
+
+    /// The views of `seen`'s declared properties, in its view's order.
+    fn properties<'s>(&self, seen: &'s Seen<'a>) -> &'s [Rc<Seen<'a>>] {
+        seen.properties.get_or_init(|| {
+            seen.view
+                .properties
+                .iter()
+                .map(|(_, schema)| self.get(schema))
+                .collect()
+        })
+    }
+
+    /// The view of `seen`'s items (any value without `items`).
+    fn items(&self, seen: &Seen<'a>) -> Rc<Seen<'a>> {
+        seen.items
+            .get_or_init(|| self.get(seen.view.items.unwrap_or(&ANY)))
+            .clone()
     }
 }
 
@@ -195,7 +259,7 @@ enum Step<'v, 'a> {
     /// when it is a schema.
     Entries(&'v Map<String, Value>, Option<&'a Value>),
     /// The items of an array (as many as `maxItems` allows), each shaped by the item schema.
-    Items(Items<'v>, &'a Value),
+    Items(Items<'v>),
     /// A scalar, converted to the declared type.
     Scalar(Cow<'v, Value>),
     /// The `anyOf`/`oneOf` branch the value fits as it is.
@@ -204,19 +268,20 @@ enum Step<'v, 'a> {
     Convert,
 }
 
-/// A declared property of an object being shaped.
-enum Field<'v, 'a> {
+/// A declared property of an object being shaped, with the view of its schema.
+enum Field<'v> {
     /// The record has it: shaped by the property's schema.
-    Shape(Input<'v>, &'a Value),
+    Shape(Input<'v>),
     /// A required property the record lacks: generated.
-    Generate(&'a Value),
+    Generate,
 }
 
 /// The declared properties of `object` an answer holds, in the view's order.
 fn fields<'s, 'v: 's, 'a: 's>(
+    views: &Views<'a>,
     seen: &'s Seen<'a>,
     object: Object<'v>,
-) -> impl Iterator<Item = (&'a str, Field<'v, 'a>)> + 's {
+) -> impl Iterator<Item = (&'a str, &'s Rc<Seen<'a>>, Field<'v>)> + 's {
     // With the properties in byte order, the record's entries (a map, in the same order) are
     // walked alongside them instead of being searched for each property.
     let mut entries = match object {
@@ -224,22 +289,26 @@ fn fields<'s, 'v: 's, 'a: 's>(
         _ => None,
     };
     let view = &seen.view;
-    view.properties.iter().filter_map(move |&(name, property)| {
-        let item = match entries.as_mut() {
-            Some(entries) => {
-                while entries.next_if(|(key, _)| key.as_str() < name).is_some() {}
-                entries
-                    .next_if(|(key, _)| key.as_str() == name)
-                    .map(|(_, item)| Input::Value(item))
+    let properties = views.properties(seen);
+    view.properties
+        .iter()
+        .zip(properties)
+        .filter_map(move |(&(name, _), property)| {
+            let item = match entries.as_mut() {
+                Some(entries) => {
+                    while entries.next_if(|(key, _)| key.as_str() < name).is_some() {}
+                    entries
+                        .next_if(|(key, _)| key.as_str() == name)
+                        .map(|(_, item)| Input::Value(item))
+                }
+                None => object.get(name),
+            };
+            match item {
+                Some(item) => Some((name, property, Field::Shape(item))),
+                None if view.required.contains(&name) => Some((name, property, Field::Generate)),
+                None => None,
             }
-            None => object.get(name),
-        };
-        match item {
-            Some(item) => Some((name, Field::Shape(item, property))),
-            None if view.required.contains(&name) => Some((name, Field::Generate(property))),
-            None => None,
-        }
-    })
+        })
 }
 
 fn step<'v, 'a>(
@@ -254,10 +323,8 @@ fn step<'v, 'a>(
     let view = &seen.view;
     let value = match input {
         Input::Value(value) => value,
-        Input::Page(page) if view.kind() == Some("array") => return items(view, Items::Page(page)),
-        Input::Enveloped(map, page)
-            if view.kind() == Some("object") && !view.properties.is_empty() =>
-        {
+        Input::Page(page) if seen.kind == Kind::Array => return items(seen, Items::Page(page)),
+        Input::Enveloped(map, page) if seen.kind == Kind::Object && !view.properties.is_empty() => {
             return Step::Properties(Object::Enveloped(map, page));
         }
         Input::Page(_) | Input::Enveloped(..) => return Step::Copy,
@@ -265,8 +332,8 @@ fn step<'v, 'a>(
     if value.is_null() && view.nullable {
         return Step::Null;
     }
-    match view.kind() {
-        Some("object") => {
+    match seen.kind {
+        Kind::Object => {
             let Value::Object(map) = value else {
                 if let Value::Array(items) = value
                     && items.is_empty()
@@ -285,18 +352,20 @@ fn step<'v, 'a>(
                 _ => Step::Entries(map, None),
             }
         }
-        Some("array") => match value {
-            Value::Array(values) => items(view, Items::Values(values)),
+        Kind::Array => match value {
+            Value::Array(values) => items(seen, Items::Values(values)),
             _ => Step::Generate,
         },
-        Some(kind @ ("string" | "integer" | "number" | "boolean")) => match convert(kind, value) {
-            Some(converted) if !seen.checks || scalar_fits(view, &converted) => {
-                Step::Scalar(converted)
+        kind @ (Kind::String | Kind::Integer | Kind::Number | Kind::Boolean) => {
+            match convert(kind, value) {
+                Some(converted) if !seen.checks || scalar_fits(view, &converted) => {
+                    Step::Scalar(converted)
+                }
+                _ => Step::Generate,
             }
-            _ => Step::Generate,
-        },
-        _ if view.any_of.is_empty() => Step::Visible,
-        _ => match view.any_of.iter().find(|b| fits_kind(views, value, b)) {
+        }
+        Kind::Other if view.any_of.is_empty() => Step::Visible,
+        Kind::Other => match view.any_of.iter().find(|b| fits_kind(views, value, b)) {
             Some(branch) => Step::Branch(branch),
             None => Step::Convert,
         },
@@ -305,25 +374,17 @@ fn step<'v, 'a>(
 
 /// The step of an array: its items within `maxItems`, or a generated array when fewer than
 /// `minItems` are left.
-fn items<'v, 'a>(view: &View<'a>, items: Items<'v>) -> Step<'v, 'a> {
-    let max = view
-        .keyword("maxItems")
-        .and_then(Value::as_u64)
-        .map_or(usize::MAX, |m| m as usize);
-    let min = view
-        .keyword("minItems")
-        .and_then(Value::as_u64)
-        .unwrap_or(0) as usize;
-    let kept = items.first(max);
-    if kept.len() < min {
+fn items<'v, 'a>(seen: &Seen<'a>, items: Items<'v>) -> Step<'v, 'a> {
+    let kept = items.first(seen.max_items);
+    if kept.len() < seen.min_items {
         return Step::Generate;
     }
-    Step::Items(kept, view.items.unwrap_or(&ANY))
+    Step::Items(kept)
 }
 
 /// `value` as a scalar of type `kind`, if it can be read as one (an object gives its `type`,
 /// `slug`, `name`, `value`, `id` or `code`).
-fn convert<'v>(kind: &str, value: &'v Value) -> Option<Cow<'v, Value>> {
+fn convert(kind: Kind, value: &Value) -> Option<Cow<'_, Value>> {
     let scalar = match value {
         Value::Object(map) => ["type", "slug", "name", "value", "id", "code"]
             .iter()
@@ -331,25 +392,29 @@ fn convert<'v>(kind: &str, value: &'v Value) -> Option<Cow<'v, Value>> {
         other => other,
     };
     match (kind, scalar) {
-        ("string", Value::String(_))
-        | ("number", Value::Number(_))
-        | ("boolean", Value::Bool(_)) => Some(Cow::Borrowed(scalar)),
-        ("integer", Value::Number(n)) if n.is_i64() || n.is_u64() => Some(Cow::Borrowed(scalar)),
-        ("string", Value::Number(n)) => Some(Cow::Owned(Value::from(n.to_string()))),
-        ("string", Value::Bool(b)) => Some(Cow::Owned(Value::from(b.to_string()))),
-        ("integer", Value::Number(n)) => n
+        (Kind::String, Value::String(_))
+        | (Kind::Number, Value::Number(_))
+        | (Kind::Boolean, Value::Bool(_)) => Some(Cow::Borrowed(scalar)),
+        (Kind::Integer, Value::Number(n)) if n.is_i64() || n.is_u64() => {
+            Some(Cow::Borrowed(scalar))
+        }
+        (Kind::String, Value::Number(n)) => Some(Cow::Owned(Value::from(n.to_string()))),
+        (Kind::String, Value::Bool(b)) => Some(Cow::Owned(Value::from(b.to_string()))),
+        (Kind::Integer, Value::Number(n)) => n
             .as_f64()
             .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
             .map(|f| Cow::Owned(Value::from(f as i64))),
-        ("integer", Value::String(s)) => s.trim().parse::<i64>().ok().map(|n| Cow::Owned(n.into())),
-        ("number", Value::String(s)) => s
+        (Kind::Integer, Value::String(s)) => {
+            s.trim().parse::<i64>().ok().map(|n| Cow::Owned(n.into()))
+        }
+        (Kind::Number, Value::String(s)) => s
             .trim()
             .parse::<f64>()
             .ok()
             .filter(|f| f.is_finite())
             .and_then(serde_json::Number::from_f64)
             .map(|n| Cow::Owned(Value::Number(n))),
-        ("boolean", Value::Number(n)) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
+        (Kind::Boolean, Value::Number(n)) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
             Some(Cow::Owned(Value::Bool(n.as_i64() == Some(1))))
         }
         _ => None,
@@ -366,14 +431,9 @@ pub(crate) fn shape<'a>(
     generator: &mut Generator<'_>,
     field: &str,
 ) -> Value {
-    shape_at(
-        &Views::new(doc),
-        Input::Value(value),
-        schema,
-        generator,
-        field,
-        0,
-    )
+    let views = Views::new(doc);
+    let seen = views.get(schema);
+    shape_at(&views, Input::Value(value), &seen, generator, field, 0)
 }
 
 /// The JSON text of `input` shaped by `schema`, written as it is shaped: no part of the answer
@@ -393,7 +453,7 @@ pub(crate) fn render<'a>(
     let shaped = Shaped {
         answer: &answer,
         input,
-        schema,
+        seen: answer.views.get(schema),
         field,
         depth: 0,
     };
@@ -414,17 +474,17 @@ struct Answer<'a, 'g> {
 struct Shaped<'x, 'a, 'g> {
     answer: &'x Answer<'a, 'g>,
     input: Input<'x>,
-    schema: &'a Value,
+    seen: Rc<Seen<'a>>,
     field: &'x str,
     depth: usize,
 }
 
 impl<'x, 'a, 'g> Shaped<'x, 'a, 'g> {
-    fn inner(&self, input: Input<'x>, schema: &'a Value, field: &'x str) -> Self {
+    fn inner(&self, input: Input<'x>, seen: Rc<Seen<'a>>, field: &'x str) -> Self {
         Shaped {
             answer: self.answer,
             input,
-            schema,
+            seen,
             field,
             depth: self.depth + 1,
         }
@@ -435,28 +495,29 @@ impl Serialize for Shaped<'_, '_, '_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let views = &self.answer.views;
         let generator = &self.answer.generator;
-        let seen = views.get(self.schema);
-        match step(views, &seen, self.input, self.depth) {
+        let seen = &self.seen;
+        match step(views, seen, self.input, self.depth) {
             Step::AsIs => self.input.to_value().serialize(serializer),
             Step::Null => serializer.serialize_unit(),
             Step::Generate => {
-                let generated = generator.borrow_mut().value(self.schema, self.field);
+                let generated = generator.borrow_mut().value(seen.schema, self.field);
                 generated.serialize(serializer)
             }
             Step::EmptyObject => serializer.serialize_map(Some(0))?.end(),
             Step::Visible => Visible(&self.input.to_value()).serialize(serializer),
             Step::Properties(object) if seen.sorted => {
                 let mut out = serializer.serialize_map(None)?;
-                for (name, field) in fields(&seen, object) {
+                for (name, property, field) in fields(views, seen, object) {
                     match field {
-                        Field::Shape(item, property) => {
-                            out.serialize_entry(name, &self.inner(item, property, name))?;
+                        Field::Shape(item) => {
+                            out.serialize_entry(name, &self.inner(item, property.clone(), name))?;
                         }
-                        Field::Generate(property) => {
-                            let generated =
-                                generator
-                                    .borrow_mut()
-                                    .property(name, property, self.depth + 1);
+                        Field::Generate => {
+                            let generated = generator.borrow_mut().property(
+                                name,
+                                property.schema,
+                                self.depth + 1,
+                            );
                             out.serialize_entry(name, &generated)?;
                         }
                     }
@@ -465,29 +526,34 @@ impl Serialize for Shaped<'_, '_, '_> {
             }
             Step::Entries(map, schema) => {
                 let mut out = serializer.serialize_map(None)?;
+                let seen = schema.map(|schema| views.get(schema));
                 for (key, item) in map.iter().filter(|(k, _)| !is_hidden(k)) {
-                    match schema {
-                        Some(schema) => {
-                            out.serialize_entry(key, &self.inner(Input::Value(item), schema, key))?
-                        }
+                    match &seen {
+                        Some(seen) => out.serialize_entry(
+                            key,
+                            &self.inner(Input::Value(item), seen.clone(), key),
+                        )?,
                         None => out.serialize_entry(key, &Visible(item))?,
                     }
                 }
                 out.end()
             }
-            Step::Items(items, schema) => serializer.collect_seq(
-                items
-                    .iter()
-                    .map(|item| self.inner(item, schema, self.field)),
-            ),
+            Step::Items(items) => {
+                let item_seen = views.items(seen);
+                serializer.collect_seq(
+                    items
+                        .iter()
+                        .map(|item| self.inner(item, item_seen.clone(), self.field)),
+                )
+            }
             Step::Scalar(value) => value.serialize(serializer),
             Step::Branch(branch) => self
-                .inner(self.input, branch, self.field)
+                .inner(self.input, views.get(branch), self.field)
                 .serialize(serializer),
             Step::Properties(_) | Step::Copy | Step::Convert => shape_at(
                 views,
                 self.input,
-                self.schema,
+                seen,
                 &mut generator.borrow_mut(),
                 self.field,
                 self.depth,
@@ -522,75 +588,89 @@ pub(crate) fn strip_hidden(value: &Value) -> Value {
 fn fits_kind<'a>(views: &Views<'a>, value: &Value, schema: &'a Value) -> bool {
     let seen = views.get(schema);
     let view = &seen.view;
-    match (view.kind(), value) {
+    match (seen.kind, value) {
         (_, Value::Null) => view.nullable,
-        (Some("object"), Value::Object(_)) => true,
-        (Some("array"), Value::Array(_)) => true,
-        (Some("string"), Value::String(_)) => true,
-        (Some("integer"), Value::Number(n)) => n.is_i64() || n.is_u64(),
-        (Some("number"), Value::Number(_)) => true,
-        (Some("boolean"), Value::Bool(_)) => true,
-        (None, _) if view.any_of.is_empty() => true,
-        (None, value) => view.any_of.iter().any(|b| fits_kind(views, value, b)),
+        (Kind::Object, Value::Object(_))
+        | (Kind::Array, Value::Array(_))
+        | (Kind::String, Value::String(_))
+        | (Kind::Number, Value::Number(_))
+        | (Kind::Boolean, Value::Bool(_)) => true,
+        (Kind::Integer, Value::Number(n)) => n.is_i64() || n.is_u64(),
+        // Untyped: any value, or one of the branches.
+        (Kind::Other, value) if view.kind().is_none() => {
+            view.any_of.is_empty() || view.any_of.iter().any(|b| fits_kind(views, value, b))
+        }
         _ => false,
     }
 }
 
-/// Shapes `input` by `schema` into a new value.
+/// Shapes `input` by `seen`'s schema into a new value.
 fn shape_at<'a>(
     views: &Views<'a>,
     input: Input<'_>,
-    schema: &'a Value,
+    seen: &Seen<'a>,
     generator: &mut Generator<'_>,
     field: &str,
     depth: usize,
 ) -> Value {
-    let seen = views.get(schema);
-    match step(views, &seen, input, depth) {
+    match step(views, seen, input, depth) {
         Step::AsIs => input.to_value().into_owned(),
         Step::Null => Value::Null,
-        Step::Generate => generator.value(schema, field),
+        Step::Generate => generator.value(seen.schema, field),
         Step::EmptyObject => Value::Object(Map::new()),
         Step::Visible => strip_hidden(&input.to_value()),
         Step::Copy => {
             let copy = input.to_value();
-            shape_at(views, Input::Value(&copy), schema, generator, field, depth)
+            shape_at(views, Input::Value(&copy), seen, generator, field, depth)
         }
         Step::Properties(object) => Value::Object(
-            fields(&seen, object)
-                .map(|(name, field)| {
+            fields(views, seen, object)
+                .map(|(name, property, field)| {
                     let shaped = match field {
-                        Field::Shape(item, property) => {
+                        Field::Shape(item) => {
                             shape_at(views, item, property, generator, name, depth + 1)
                         }
-                        Field::Generate(property) => generator.property(name, property, depth + 1),
+                        Field::Generate => generator.property(name, property.schema, depth + 1),
                     };
                     (name.to_owned(), shaped)
                 })
                 .collect(),
         ),
-        Step::Entries(map, schema) => Value::Object(
-            map.iter()
-                .filter(|(k, _)| !is_hidden(k))
-                .map(|(key, item)| {
-                    let shaped = match schema {
-                        Some(schema) => {
-                            shape_at(views, Input::Value(item), schema, generator, key, depth + 1)
-                        }
-                        None => strip_hidden(item),
-                    };
-                    (key.clone(), shaped)
-                })
-                .collect(),
-        ),
-        Step::Items(items, schema) => Value::Array(
-            items
-                .iter()
-                .map(|item| shape_at(views, item, schema, generator, field, depth + 1))
-                .collect(),
-        ),
+        Step::Entries(map, schema) => {
+            let seen = schema.map(|schema| views.get(schema));
+            Value::Object(
+                map.iter()
+                    .filter(|(k, _)| !is_hidden(k))
+                    .map(|(key, item)| {
+                        let shaped = match &seen {
+                            Some(seen) => {
+                                shape_at(views, Input::Value(item), seen, generator, key, depth + 1)
+                            }
+                            None => strip_hidden(item),
+                        };
+                        (key.clone(), shaped)
+                    })
+                    .collect(),
+            )
+        }
+        Step::Items(items) => {
+            let item_seen = views.items(seen);
+            Value::Array(
+                items
+                    .iter()
+                    .map(|item| shape_at(views, item, &item_seen, generator, field, depth + 1))
+                    .collect(),
+            )
+        }
         Step::Scalar(value) => value.into_owned(),
-        Step::Branch(branch) => shape_at(views, input, branch, generator, field, depth + 1),
+        Step::Branch(branch) => shape_at(
+            views,
+            input,
+            &views.get(branch),
+            generator,
+            field,
+            depth + 1,
+        ),
         Step::Convert => {
             // No branch takes the value as it is: try converting through each in turn.
             let value = input.to_value();
@@ -598,7 +678,7 @@ fn shape_at<'a>(
                 let shaped = shape_at(
                     views,
                     Input::Value(&value),
-                    branch,
+                    &views.get(branch),
                     generator,
                     field,
                     depth + 1,
@@ -607,7 +687,7 @@ fn shape_at<'a>(
                     return shaped;
                 }
             }
-            generator.value(schema, field)
+            generator.value(seen.schema, field)
         }
     }
 }
