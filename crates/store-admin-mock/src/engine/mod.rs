@@ -22,8 +22,8 @@ use crate::document::{Document, Operation};
 use crate::error::{ApiError, FieldErrors};
 use crate::generate::{Generator, stable_hash};
 use crate::paging::{PageRequest, QueryPairs, page_window};
-use crate::respond::{Handled, Reply, envelope, json_response};
-use crate::shape::{shape, strip_hidden};
+use crate::respond::{Handled, Reply, envelope, json_bytes_response};
+use crate::shape::{Input, render};
 use crate::state::Shared;
 pub(crate) use infer::{Action, CollectionInfo, Plan};
 use router::Router;
@@ -624,24 +624,29 @@ impl Engine {
         } else {
             data
         };
-        json_response(status, &self.shape_answer(call, &body))
+        let serial = body
+            .pointer("/data/id")
+            .and_then(crate::store::id_text_value)
+            .map_or(0, |id| stable_hash(&[&id]) % 10_000);
+        self.answer(call, status, Input::Value(&body), serial)
     }
 
-    fn shape_answer(&self, call: &Call<'_>, body: &Value) -> Value {
-        match &call.op.success_schema {
-            Some(schema) => {
-                let serial = body
-                    .pointer("/data/id")
-                    .and_then(crate::store::id_text_value)
-                    .map_or(0, |id| stable_hash(&[&id]) % 10_000);
-                let mut generator = call.generator(serial);
-                shape(&self.doc, body, schema, &mut generator, "data")
-            }
-            None => strip_hidden(body),
-        }
+    /// The answer of `body`, shaped by the operation's schema and written out.
+    fn answer(
+        &self,
+        call: &Call<'_>,
+        status: StatusCode,
+        body: Input<'_>,
+        serial: u64,
+    ) -> Response {
+        // Without a schema, the untyped schema (`null`) answers the body as it is.
+        let schema = call.op.success_schema.as_ref().unwrap_or(&Value::Null);
+        let json = render(&self.doc, body, schema, call.generator(serial), "data");
+        json_bytes_response(status, json)
     }
 
     /// A list answer: `records` (newest first) filtered by the query, sorted, paged and shaped.
+    /// The page's records are shaped where they are (in the store, or a shared view of it).
     pub fn list_response(&self, call: &Call<'_>, records: Vec<&Value>) -> Response {
         let record_schema = call.plan.record_schema.as_ref();
         let has_field = |field: &str| {
@@ -674,23 +679,19 @@ impl Engine {
             call.path
         );
         let (window, pagination) = page_window(selected.len(), request, &url, &call.query);
-        let data: Vec<Value> = selected
-            .get(window)
-            .unwrap_or_default()
-            .iter()
-            .map(|r| (*r).clone())
-            .collect();
-        let mut body = envelope(StatusCode::OK, Value::Array(data));
+        let page = selected.get(window).unwrap_or_default();
+        let mut body = envelope(StatusCode::OK, Value::Null);
         if let (Some(map), Ok(pagination)) =
             (body.as_object_mut(), serde_json::to_value(&pagination))
         {
             map.insert("pagination".into(), pagination);
         }
-        if !call.plan.enveloped {
-            body = body.get("data").cloned().unwrap_or(Value::Null);
-        }
+        let input = match body.as_object() {
+            Some(envelope) if call.plan.enveloped => Input::Enveloped(envelope, page),
+            _ => Input::Page(page),
+        };
         let status = StatusCode::from_u16(call.op.success_status).unwrap_or(StatusCode::OK);
-        json_response(status, &self.shape_answer(call, &body))
+        self.answer(call, status, input, 0)
     }
 }
 
