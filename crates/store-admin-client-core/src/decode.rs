@@ -122,6 +122,16 @@ pub fn decode_slice<T: DeserializeOwned>(
     serde_json::from_slice(body).map_err(|_| DecodeError::locate::<T>(operation, body))
 }
 
+/// The head of `response` and its whole body. The headers are moved out of the response, not
+/// copied (the runtime's attempt and [`decode`] both keep them).
+pub async fn read_whole(
+    response: reqwest::Response,
+) -> reqwest::Result<(http::response::Parts, bytes::Bytes)> {
+    let (parts, body) = http::Response::<reqwest::Body>::from(response).into_parts();
+    let body = http_body_util::BodyExt::collect(body).await?.to_bytes();
+    Ok((parts, body))
+}
+
 /// Reads a response and decodes its body as `T` (what every generated builder's `send` does):
 /// [`Error::ResponseBodyError`] when the body cannot be read, [`Error::InvalidResponsePayload`]
 /// carrying a [`DecodeError`] when it does not decode.
@@ -129,12 +139,9 @@ pub async fn decode<T: DeserializeOwned, E>(
     response: reqwest::Response,
     info: &OperationInfo,
 ) -> Result<ResponseValue<T>, Error<E>> {
-    // The headers are moved out of the response (`ResponseValue` keeps them), not copied.
-    let (parts, body) = http::Response::<reqwest::Body>::from(response).into_parts();
-    let body = http_body_util::BodyExt::collect(body)
+    let (parts, body) = read_whole(response)
         .await
-        .map_err(Error::ResponseBodyError)?
-        .to_bytes();
+        .map_err(Error::ResponseBodyError)?;
     let (status, headers) = (parts.status, parts.headers);
     match decode_slice::<T>(info.operation_id, &body) {
         Ok(inner) => Ok(ResponseValue::new(inner, status, headers)),

@@ -413,9 +413,8 @@ impl Runtime {
         // not copied, out of the response.
         let url = request.url().clone();
         let work = async {
-            let response: http::Response<reqwest::Body> = client.execute(request).await?.into();
-            let (mut parts, body) = response.into_parts();
-            let body = http_body_util::BodyExt::collect(body).await?.to_bytes();
+            let (mut parts, body) =
+                store_admin_client::read_whole(client.execute(request).await?).await?;
             if let Ok(with_url) = http::Response::builder().url(url).body(()) {
                 parts.extensions.extend(with_url.into_parts().0.extensions);
             }
