@@ -362,7 +362,11 @@ async fn a_slow_service_times_out_with_a_clear_error() {
         ),
         "{err:?}"
     );
-    assert!(err.to_string().contains("timed out"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("timed out (no whole response within 100 ms)"),
+        "{err}"
+    );
 }
 
 #[tokio::test]

@@ -4,10 +4,11 @@
 //! `StoreAdmin` dereferences to the generated [`Client`], so every operation of the document is
 //! there with the generated builder interface (`admin.list_orders().per_page(60).send()`); nothing
 //! is written twice. What the generated code sends passes through [`Runtime`], this crate's
-//! implementation of [`store_admin_client::Interceptor`]. Per attempt, it gets an access token
-//! (refreshing it if it expired; a failure ends the call with [`Error::Auth`]) and sets the
-//! `Authorization` header, waits for the client-side rate limiter, sends, reads the whole body
-//! within the attempt timeout, lets the rate limiter read `X-RateLimit-*`, refreshes the token and
+//! implementation of [`store_admin_client::Interceptor`]. Per attempt, it waits for the
+//! client-side rate limiter, gets an access token (refreshing it if it expired; a failure ends the
+//! call with [`Error::Auth`]) and sets the `Authorization` header (built once per token), sends and
+//! reads the whole body within the attempt timeout (a timeout is [`TransportError::TimedOut`]),
+//! lets the rate limiter read `X-RateLimit-*`, refreshes the token and
 //! replays the request once on 401 `The access token is invalid` (a refresh that fails there ends
 //! the call with [`Error::Auth`], unless the token is a static one), and asks the pure
 //! [`retry::decide`](crate::retry::decide) (under the shared [`RetryBudget`]) whether to try again.
@@ -23,16 +24,19 @@
 //! is neither replayed after a token refresh nor retried.
 
 use std::fmt;
+use std::future::Future;
 use std::ops::Deref;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use futures::FutureExt;
+use futures::future::Either;
 use reqwest::ResponseBuilderExt;
 use store_admin_client::{BoxFuture, Client, Inner, Interceptor, OperationMeta};
 use tracing::Instrument;
 
 use crate::credentials::{Authenticator, Credentials, Unauthorized, classify_unauthorized};
-use crate::error::{ApiError, Error};
+use crate::error::{ApiError, Error, TransportError};
 use crate::ratelimit::{RateLimit, RateLimiter};
 use crate::retry::{
     self, Outcome, RetryBudget, RetryDecision, RetryInput, RetryPolicy, TransportFailure,
@@ -335,7 +339,7 @@ impl StoreAdminBuilder {
         let runtime = Arc::new(Runtime {
             base_url: self.base_url.clone(),
             accounts_url,
-            token_origins: vec![base.origin(), accounts.origin()],
+            token_origins: [TokenOrigin::of(&base), TokenOrigin::of(&accounts)],
             auth: Authenticator::new(credentials, http.clone()),
             rate_limit: self.rate_limit,
             retry: self.retry,
@@ -378,7 +382,7 @@ pub struct Runtime {
     base_url: String,
     accounts_url: String,
     /// The origins that may receive the access token: the base URL's and the accounts host's.
-    token_origins: Vec<url::Origin>,
+    token_origins: [TokenOrigin; 2],
     auth: Authenticator,
     rate_limit: Option<Arc<dyn RateLimiter>>,
     retry: RetryPolicy,
@@ -399,47 +403,74 @@ impl fmt::Debug for Runtime {
     }
 }
 
+/// An origin that may receive the access token: scheme, host and port, compared with a request's
+/// URL without building its [`url::Origin`] (which allocates) on every call.
+#[derive(Debug)]
+struct TokenOrigin {
+    scheme: String,
+    host: String,
+    port: Option<u16>,
+}
+
+impl TokenOrigin {
+    /// `url`'s origin (`build` admits only http(s) URLs with a host).
+    fn of(url: &reqwest::Url) -> Self {
+        TokenOrigin {
+            scheme: url.scheme().to_owned(),
+            host: url.host_str().unwrap_or_default().to_owned(),
+            port: url.port_or_known_default(),
+        }
+    }
+
+    /// Whether `url` has this origin: the tuple origin of the URL standard, which `url` parses to
+    /// its canonical form (host lower-cased, IDNA applied, default port elided), as
+    /// [`url::Url::origin`] compares it.
+    fn is_origin_of(&self, url: &reqwest::Url) -> bool {
+        url.scheme() == self.scheme
+            && url.host_str() == Some(self.host.as_str())
+            && url.port_or_known_default() == self.port
+    }
+}
+
 /// One attempt's result, body read in full.
 enum Attempt {
     Response(http::response::Parts, bytes::Bytes),
-    Failed(reqwest::Error, TransportFailure),
+    Failed(TransportError, TransportFailure),
 }
 
 impl Runtime {
-    /// One attempt, body read in full. reqwest's per-request timeout (set by the caller) covers
-    /// connecting, sending and reading the whole body, so a trickling body times out too.
-    async fn attempt(&self, client: &reqwest::Client, request: reqwest::Request) -> Attempt {
-        // The answer keeps the request's URL (`reqwest::Response::url`); the headers are moved,
-        // not copied, out of the response.
-        let url = request.url().clone();
-        let work = async {
-            let (mut parts, body) =
-                store_admin_client::read_whole(client.execute(request).await?).await?;
-            if let Ok(with_url) = http::Response::builder().url(url).body(()) {
-                parts.extensions.extend(with_url.into_parts().0.extensions);
-            }
-            Ok::<_, reqwest::Error>((parts, body))
+    /// Reads the answer to one attempt, `sent` (what `reqwest::Client::execute` returned for it),
+    /// body in full, within `timeout`: connecting, sending and reading the whole body, so that a
+    /// trickling body times out too. One timer per attempt (reqwest's own per-request timeout
+    /// arms two). The request was handed to reqwest before: this future holds no copy of it.
+    async fn attempt(
+        sent: impl Future<Output = reqwest::Result<reqwest::Response>>,
+        timeout: Duration,
+    ) -> Attempt {
+        let read = async { store_admin_client::read_whole(sent.await?).await };
+        let error = match tokio::time::timeout(timeout, read).await {
+            Ok(Ok((parts, body))) => return Attempt::Response(parts, body),
+            Ok(Err(error)) => TransportError::Http(error),
+            Err(_) => TransportError::TimedOut(timeout),
         };
-        match work.await {
-            Ok((parts, body)) => Attempt::Response(parts, body),
-            Err(e) => {
-                let class = TransportFailure::classify(&e);
-                Attempt::Failed(e, class)
-            }
-        }
+        let class = error.failure();
+        Attempt::Failed(error, class)
     }
 
     /// Refuses a URL whose origin may not receive the access token (the message names the origin
     /// only: a path or query may carry data that must not reach logs).
     fn check_origin(&self, url: &reqwest::Url) -> Result<(), String> {
-        let origin = url.origin();
-        if self.token_origins.contains(&origin) {
+        if self
+            .token_origins
+            .iter()
+            .any(|origin| origin.is_origin_of(url))
+        {
             Ok(())
         } else {
             Err(format!(
                 "refusing to send the access token to {}: only the API's origin and the accounts \
                  host's receive it (with_base_url, with_accounts_url)",
-                origin.ascii_serialization()
+                url.origin().ascii_serialization()
             ))
         }
     }
@@ -447,14 +478,20 @@ impl Runtime {
     /// One call, in its `store_admin.call` span: the last response whatever its status, or why
     /// there was none. A request to an origin that may not receive the access token fails with
     /// [`Error::InvalidRequest`] before anything is sent.
-    async fn call(
-        &self,
-        client: &reqwest::Client,
+    ///
+    /// The checks are made before the future is: the future holds the request once, in `run`
+    /// (an `async` block around `run` would hold it twice). A call's future is allocated on
+    /// every call, and past 1 KiB an allocation costs much more (glibc's large bins).
+    fn call<'a>(
+        &'a self,
+        client: &'a reqwest::Client,
         request: reqwest::Request,
         operation_id: &'static str,
-    ) -> Result<(http::response::Parts, bytes::Bytes), Error> {
-        self.check_origin(request.url())
-            .map_err(Error::InvalidRequest)?;
+    ) -> impl Future<Output = Result<(http::response::Parts, bytes::Bytes), Error>> + Send + 'a
+    {
+        if let Err(refused) = self.check_origin(request.url()) {
+            return Either::Left(std::future::ready(Err(Error::InvalidRequest(refused))));
+        }
         let span = tracing::info_span!(
             "store_admin.call",
             operation_id,
@@ -462,9 +499,7 @@ impl Runtime {
             path = OperationMeta::find(operation_id).map(|m| m.path).unwrap_or(""),
             status = tracing::field::Empty,
         );
-        self.run(client, request, operation_id)
-            .instrument(span)
-            .await
+        Either::Right(self.run(client, request, operation_id).instrument(span))
     }
 
     async fn run(
@@ -482,12 +517,15 @@ impl Runtime {
         let mut replayed_after_refresh = false;
         loop {
             attempt += 1;
+            if let Some(limit) = &self.rate_limit {
+                limit.acquire().await;
+            }
             // Authorized once per attempt: a retry after a long wait gets a token still valid.
-            let lease = match refreshed.take() {
-                Some(lease) => lease,
-                None => self.auth.token().await.map_err(Error::Auth)?,
+            let bearer = match refreshed.take() {
+                Some(bearer) => bearer,
+                None => self.auth.bearer().await.map_err(Error::Auth)?,
             };
-            let value = lease.token.bearer_header().map_err(Error::Auth)?;
+            let value = bearer.authorization.clone().map_err(Error::Auth)?;
             request
                 .headers_mut()
                 .insert(reqwest::header::AUTHORIZATION, value);
@@ -497,20 +535,27 @@ impl Runtime {
                 .min(remaining)
                 .max(Duration::from_millis(1));
             // A streaming body cannot be replayed: it is sent once, and neither replayed after a
-            // token refresh nor retried.
-            let (mut to_send, replayable) = match request.try_clone() {
+            // token refresh nor retried. The copy sent is handed to reqwest at once: the call's
+            // future does not hold it across the wait.
+            let (to_send, replayable) = match request.try_clone() {
                 Some(copy) => (copy, true),
                 None => {
                     let spent = reqwest::Request::new(method.clone(), request.url().clone());
                     (std::mem::replace(&mut request, spent), false)
                 }
             };
-            if let Some(limit) = &self.rate_limit {
-                limit.acquire().await;
-            }
-            *to_send.timeout_mut() = Some(timeout);
+            let sent = client.execute(to_send);
             let attempt_started = Instant::now();
-            let outcome = self.attempt(client, to_send).await;
+            // Boxed: awaited in place, the attempt's future would be counted twice in this one.
+            let mut outcome = Box::pin(Self::attempt(sent, timeout)).await;
+            if let Attempt::Response(parts, _) = &mut outcome
+                && let Ok(with_url) = http::Response::builder()
+                    .url(request.url().clone())
+                    .body(())
+            {
+                // The answer keeps the request's URL (`reqwest::Response::url`).
+                parts.extensions.extend(with_url.into_parts().0.extensions);
+            }
             let elapsed_ms = attempt_started.elapsed().as_millis() as u64;
             match &outcome {
                 Attempt::Response(parts, body) => {
@@ -530,7 +575,9 @@ impl Runtime {
                         && is_invalid_token(body)
                     {
                         replayed_after_refresh = true;
-                        match self.auth.rejected(&lease).await {
+                        // Boxed, as every path that waits for more than the service: a call's
+                        // future stays small (it is allocated once per call).
+                        match Box::pin(self.auth.rejected_bearer(&bearer.lease)).await {
                             Ok(fresh) => {
                                 tracing::info!(
                                     "access token rejected; refreshed it, replaying once"
@@ -558,7 +605,11 @@ impl Runtime {
                     tracing::info!(attempt, error = %e, failure = ?class, elapsed_ms, "attempt failed");
                 }
             }
-            let decision = if !replayable {
+            let decision = if let Attempt::Response(parts, _) = &outcome
+                && retry::is_final_status(parts.status)
+            {
+                RetryDecision::Stop(retry::StopReason::Success)
+            } else if !replayable {
                 RetryDecision::Stop(retry::StopReason::NotReplayable)
             } else {
                 let outcome_ref = match &outcome {
@@ -584,10 +635,12 @@ impl Runtime {
             match decision {
                 RetryDecision::RetryAfter(wait) if Instant::now() + wait < deadline => {
                     tracing::info!(attempt, wait_ms = wait.as_millis() as u64, "retrying");
-                    tokio::time::sleep(wait).await;
+                    Box::pin(tokio::time::sleep(wait)).await;
                 }
                 stop => {
-                    if let RetryDecision::Stop(reason) = stop {
+                    if let RetryDecision::Stop(reason) = stop
+                        && reason != retry::StopReason::Success
+                    {
                         tracing::debug!(?reason, attempt, "not retrying");
                     }
                     return match outcome {
@@ -629,27 +682,78 @@ impl Interceptor for Runtime {
         request: reqwest::Request,
         operation: &'a progenitor_client::OperationInfo,
     ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
-        Box::pin(async move {
-            let operation_id = operation.operation_id;
-            let error = match self.call(client, request, operation_id).await {
-                Ok((parts, body))
-                    if parts.status.is_client_error() || parts.status.is_server_error() =>
-                {
-                    Error::Api(Box::new(ApiError::from_response(
-                        parts.status,
-                        &parts.headers,
-                        &body,
-                        Some(operation_id),
-                    )))
-                }
-                Ok((parts, body)) => {
-                    return Ok(reqwest::Response::from(http::Response::from_parts(
-                        parts, body,
-                    )));
-                }
-                Err(error) => error,
-            };
-            Err(error.into_reqwest().await)
-        })
+        let operation_id = operation.operation_id;
+        Box::pin(
+            self.call(client, request, operation_id)
+                .then(move |result| answer(result, operation_id)),
+        )
+    }
+}
+
+/// What the generated code gets back from a call: a success, to decode; or this crate's [`Error`]
+/// (an error answer, a transport failure, no token), carried in the `reqwest::Error` the
+/// generated code passes on.
+async fn answer(
+    result: Result<(http::response::Parts, bytes::Bytes), Error>,
+    operation_id: &'static str,
+) -> reqwest::Result<reqwest::Response> {
+    let error = match result {
+        Ok((parts, body)) if parts.status.is_client_error() || parts.status.is_server_error() => {
+            Error::Api(Box::new(ApiError::from_response(
+                parts.status,
+                &parts.headers,
+                &body,
+                Some(operation_id),
+            )))
+        }
+        Ok((parts, body)) => {
+            return Ok(reqwest::Response::from(http::Response::from_parts(
+                parts, body,
+            )));
+        }
+        Err(error) => error,
+    };
+    Err(Box::pin(error.into_reqwest()).await)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_origin_matches_what_url_origin_compares() {
+        let origins = [
+            "http://127.0.0.1:8080/admin/v2",
+            "https://api.salla.dev/admin/v2",
+            "https://accounts.salla.sa",
+            "http://[::1]:9000/x",
+        ];
+        let requests = [
+            "http://127.0.0.1:8080/admin/v2/orders?page=2",
+            "http://127.0.0.1:8081/admin/v2/orders",
+            "https://127.0.0.1:8080/admin/v2/orders",
+            "http://localhost:8080/admin/v2/orders",
+            "https://API.Salla.dev:443/admin/v2/products",
+            "https://api.salla.dev:8443/admin/v2/products",
+            "http://api.salla.dev/admin/v2/products",
+            "https://api.salla.dev.evil.example/admin/v2",
+            "https://accounts.salla.sa/oauth2/user/info",
+            "https://user@accounts.salla.sa/oauth2/user/info",
+            "http://[0:0:0:0:0:0:0:1]:9000/y",
+            "data:text/plain,hello",
+            "file:///etc/passwd",
+        ];
+        for origin in origins {
+            let origin = reqwest::Url::parse(origin).unwrap();
+            let token_origin = TokenOrigin::of(&origin);
+            for request in requests {
+                let request = reqwest::Url::parse(request).unwrap();
+                assert_eq!(
+                    token_origin.is_origin_of(&request),
+                    origin.origin() == request.origin(),
+                    "{origin} vs {request}"
+                );
+            }
+        }
     }
 }

@@ -42,7 +42,7 @@ pub enum Error {
         kind: TransportKind,
         /// The underlying error.
         #[source]
-        source: reqwest::Error,
+        source: TransportError,
     },
     /// A success response whose body does not match the document.
     #[error(
@@ -80,6 +80,39 @@ pub enum Error {
 
 fn op_name(operation: &Option<&'static str>) -> &'static str {
     operation.unwrap_or("request")
+}
+
+/// Why an attempt got no whole response: reqwest's error, or the attempt's time limit.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// Connecting, sending or reading failed (reqwest's error, classified by
+    /// [`TransportFailure::classify`]).
+    #[error(transparent)]
+    Http(#[from] reqwest::Error),
+    /// No whole response, headers and body, arrived within the attempt's time limit
+    /// ([`StoreAdminBuilder::with_attempt_timeout`](crate::StoreAdminBuilder::with_attempt_timeout),
+    /// or what was left of the operation's).
+    #[error("no whole response within {} ms", .0.as_millis())]
+    TimedOut(Duration),
+}
+
+impl TransportError {
+    /// What failed, for the retry decision and [`Error::Transport`]'s kind.
+    pub fn failure(&self) -> TransportFailure {
+        match self {
+            TransportError::Http(error) => TransportFailure::classify(error),
+            TransportError::TimedOut(_) => TransportFailure::TimedOut,
+        }
+    }
+
+    /// The HTTP status reqwest's error carries, if any.
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            TransportError::Http(error) => error.status(),
+            TransportError::TimedOut(_) => None,
+        }
+    }
 }
 
 /// What failed in a transport error.
@@ -299,11 +332,14 @@ impl Error {
             | P::InvalidUpgrade(source)
             | P::ResponseBodyError(source) => match Carried::take(&source) {
                 Some(error) => error,
-                None => Error::Transport {
-                    operation,
-                    kind: TransportFailure::classify(&source).into(),
-                    source,
-                },
+                None => {
+                    let source = TransportError::Http(source);
+                    Error::Transport {
+                        operation,
+                        kind: source.failure().into(),
+                        source,
+                    }
+                }
             },
             P::ErrorResponse(value) => Error::Api(Box::new(api_error(value, operation))),
             P::InvalidResponsePayload(bytes, serde_error) => {

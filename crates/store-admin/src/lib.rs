@@ -26,7 +26,7 @@ pub use client::{
     LIVE_ACCOUNTS_URL, LIVE_BASE_URL, RawResponse, Runtime, StoreAdmin, StoreAdminBuilder,
 };
 pub use credentials::{AuthError, Credentials};
-pub use error::{ApiError, Error, TransportKind};
+pub use error::{ApiError, Error, TransportError, TransportKind};
 pub use merchants::{Merchants, OAuthApp};
 pub use pagination::{Page, PageOptions, Paginate};
 pub use store_admin_client::{

@@ -247,7 +247,7 @@ pub fn decide(policy: &RetryPolicy, input: &RetryInput<'_>) -> RetryDecision {
     let idempotent = is_idempotent(input.method);
     let hint = match input.outcome {
         Outcome::Response { status, headers } => {
-            if status.is_success() || status.is_redirection() || status.is_informational() {
+            if is_final_status(status) {
                 return RetryDecision::Stop(StopReason::Success);
             }
             if !is_retryable_status(status) {
@@ -277,6 +277,13 @@ pub fn decide(policy: &RetryPolicy, input: &RetryInput<'_>) -> RetryDecision {
         Some(end) if end <= policy.max_elapsed => RetryDecision::RetryAfter(wait),
         _ => RetryDecision::Stop(StopReason::DeadlineExceeded { wait }),
     }
+}
+
+/// A status no policy retries, whatever the method or the attempt: a success, a redirection or an
+/// informational answer ([`StopReason::Success`]). The client checks it first, so that an answer
+/// costs no jitter or clock reading.
+pub fn is_final_status(status: StatusCode) -> bool {
+    status.is_success() || status.is_redirection() || status.is_informational()
 }
 
 /// `cap × jitter`, with the jitter clamped into `[0, 1)`.
@@ -382,6 +389,11 @@ impl RetryBudget {
     pub fn record_success(&self) {
         let refund = self.success_refund;
         let capacity = self.capacity;
+        // A full budget (the usual case) is not written to: the many clients sharing it do not
+        // contend for its cache line on every success.
+        if self.tokens.load(Ordering::Acquire) >= capacity {
+            return;
+        }
         // The closure always returns Some, so this cannot fail.
         let _ = self
             .tokens

@@ -1,8 +1,8 @@
 //! Access tokens for one store, refreshed when they expire or are rejected, never twice at once.
 
 use std::fmt;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
 
 use chrono::{DateTime, Utc};
 
@@ -19,6 +19,42 @@ pub struct TokenLease {
     pub generation: Generation,
     /// The token.
     pub token: AccessToken,
+}
+
+/// The current token ready to send: its lease and its `Authorization` header, built once per
+/// token rather than once per request, and until when it may be sent without refreshing.
+pub(crate) struct Bearer {
+    /// The token and its generation (give it back to [`Authenticator::rejected`] on a 401).
+    pub(crate) lease: TokenLease,
+    /// `Bearer <token>`, marked sensitive; an error when the token holds characters a header
+    /// cannot carry.
+    pub(crate) authorization: Result<http::HeaderValue, AuthError>,
+    /// `expires_at` less the leeway: from then on the token is refreshed before it is sent.
+    /// `None` when that instant cannot be represented (the token is then checked every time).
+    usable_until: Option<SystemTime>,
+}
+
+impl Bearer {
+    fn new(v: &Versioned<TokenSet>, leeway: Duration) -> Self {
+        let usable_until = chrono::Duration::from_std(leeway)
+            .ok()
+            .and_then(|leeway| v.value.expires_at.checked_sub_signed(leeway))
+            .and_then(|until| {
+                let since_epoch = until.signed_duration_since(DateTime::UNIX_EPOCH);
+                SystemTime::UNIX_EPOCH.checked_add(since_epoch.to_std().ok()?)
+            });
+        Bearer {
+            lease: lease(v),
+            authorization: v.value.access.bearer_header(),
+            usable_until,
+        }
+    }
+
+    /// Whether the token may be sent at `now` without refreshing it first (the same rule as
+    /// [`TokenSet::is_expired`] with the authenticator's leeway).
+    fn is_usable_at(&self, now: SystemTime) -> bool {
+        self.usable_until.is_some_and(|until| now < until)
+    }
 }
 
 /// Why no usable access token could be had: the kind of [`Error::Auth`](crate::Error::Auth), to
@@ -125,6 +161,9 @@ pub struct Authenticator {
     refresher: Refresher<TokenSet, AuthError>,
     leeway: Duration,
     token_timeout: Duration,
+    /// The newest token handed out, ready to send: a call takes it without cloning the token set
+    /// or formatting the header.
+    ready: Mutex<Option<Arc<Bearer>>>,
 }
 
 impl fmt::Debug for Authenticator {
@@ -156,6 +195,7 @@ impl Authenticator {
             refresher: Refresher::new(initial),
             leeway: Duration::from_secs(60),
             token_timeout: Duration::from_secs(20),
+            ready: Mutex::new(None),
         }
     }
 
@@ -184,10 +224,28 @@ impl Authenticator {
 
     /// A token to send now: the current one if it is still valid, else a refreshed one.
     pub async fn token(&self) -> Result<TokenLease, AuthError> {
+        Ok(self.bearer().await?.lease.clone())
+    }
+
+    /// [`Self::token`] ready to send. A valid token is taken as it is, without waiting; only a
+    /// refresh (boxed: a call's future does not carry its size) waits.
+    pub(crate) async fn bearer(&self) -> Result<Arc<Bearer>, AuthError> {
+        let ready = self
+            .ready
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        match ready {
+            Some(ready) if ready.is_usable_at(SystemTime::now()) => Ok(ready),
+            _ => Box::pin(self.current_or_renewed()).await,
+        }
+    }
+
+    async fn current_or_renewed(&self) -> Result<Arc<Bearer>, AuthError> {
         let current = self.refresher.current();
         let seen = match &current {
             Some(v) if !v.value.is_expired(Utc::now(), self.leeway) => {
-                return Ok(lease(v));
+                return Ok(self.remember(v));
             }
             Some(v) => v.generation,
             None => Generation::NONE,
@@ -195,10 +253,31 @@ impl Authenticator {
         self.renew(seen).await
     }
 
+    /// `v` ready to send, kept as the token calls take unless a newer generation is kept already.
+    fn remember(&self, v: &Versioned<TokenSet>) -> Arc<Bearer> {
+        let bearer = Arc::new(Bearer::new(v, self.leeway));
+        let mut ready = self.ready.lock().unwrap_or_else(PoisonError::into_inner);
+        if ready
+            .as_ref()
+            .is_none_or(|kept| kept.lease.generation <= v.generation)
+        {
+            *ready = Some(Arc::clone(&bearer));
+        }
+        bearer
+    }
+
     /// Reports that the service refused `lease` with 401 `The access token is invalid`; returns
     /// a newer token (refreshing at most once however many callers report the same lease).
     /// Do not call it for a missing scope (see [`classify_unauthorized`]).
     pub async fn rejected(&self, lease: &TokenLease) -> Result<TokenLease, AuthError> {
+        Ok(self.rejected_bearer(lease).await?.lease.clone())
+    }
+
+    /// [`Self::rejected`], the newer token ready to send.
+    pub(crate) async fn rejected_bearer(
+        &self,
+        lease: &TokenLease,
+    ) -> Result<Arc<Bearer>, AuthError> {
         if matches!(self.credentials, Credentials::Static { .. }) {
             return Err(AuthError::StaticTokenRejected);
         }
@@ -211,10 +290,11 @@ impl Authenticator {
         if let Credentials::OAuth { store, .. } = &self.credentials {
             store.install(&tokens).await?;
         }
-        Ok(lease(&self.refresher.install(tokens).await))
+        let installed = self.refresher.install(tokens).await;
+        Ok(self.remember(&installed).lease.clone())
     }
 
-    async fn renew(&self, seen: Generation) -> Result<TokenLease, AuthError> {
+    async fn renew(&self, seen: Generation) -> Result<Arc<Bearer>, AuthError> {
         let Credentials::OAuth {
             client_id,
             client_secret,
@@ -225,7 +305,7 @@ impl Authenticator {
             return self
                 .refresher
                 .current()
-                .map(|v| lease(&v))
+                .map(|v| self.remember(&v))
                 .ok_or(AuthError::NoTokens);
         };
         let exchange = Exchange {
@@ -248,7 +328,7 @@ impl Authenticator {
                 refresh_under_lock(store, exchange, current, leeway)
             })
             .await?;
-        Ok(lease(&versioned))
+        Ok(self.remember(&versioned))
     }
 }
 
@@ -462,5 +542,50 @@ mod tests {
                 .expose_secret(),
             "from-webhook"
         );
+    }
+    #[tokio::test]
+    async fn the_token_ready_to_send_follows_installs_and_is_not_used_past_its_leeway() {
+        let store = Arc::new(InMemoryTokenStore::with_tokens(tokens(
+            "first",
+            Some("r"),
+            3600,
+        )));
+        // An unroutable token URL: a refresh fails, and says so.
+        let creds = Credentials::oauth("id", SecretString::from("cs"), store)
+            .with_token_url(Url::parse("http://127.0.0.1:9/token").unwrap());
+        let auth = Authenticator::new(creds, reqwest::Client::new());
+        let header = |bearer: &Bearer| {
+            let value = bearer.authorization.clone().expect("a header");
+            assert!(value.is_sensitive());
+            value.to_str().unwrap().to_owned()
+        };
+        let first = auth.bearer().await.unwrap();
+        assert_eq!(header(&first), "Bearer first");
+        assert!(
+            Arc::ptr_eq(&first, &auth.bearer().await.unwrap()),
+            "built once"
+        );
+        auth.install(tokens("second", Some("r"), 3600))
+            .await
+            .unwrap();
+        assert_eq!(header(&auth.bearer().await.unwrap()), "Bearer second");
+        // Valid for 30 s more, but the leeway is 60 s: refreshed first, never sent as it is.
+        auth.install(tokens("third", Some("r"), 30)).await.unwrap();
+        assert!(matches!(
+            auth.bearer().await,
+            Err(AuthError::TokenEndpoint { .. })
+        ));
+    }
+    #[tokio::test]
+    async fn a_token_a_header_cannot_carry_is_refused_when_sent_not_when_handed_out() {
+        let auth = Authenticator::new(Credentials::bearer("bad\ntoken"), reqwest::Client::new());
+        assert_eq!(
+            auth.token().await.unwrap().token.expose_secret(),
+            "bad\ntoken"
+        );
+        assert!(matches!(
+            auth.bearer().await.unwrap().authorization,
+            Err(AuthError::InvalidTokenCharacters)
+        ));
     }
 }
