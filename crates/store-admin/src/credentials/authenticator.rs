@@ -227,8 +227,10 @@ impl Authenticator {
         Ok(self.bearer().await?.lease.clone())
     }
 
-    /// [`Self::token`] ready to send. A valid token is taken as it is, without waiting; only a
-    /// refresh (boxed: a call's future does not carry its size) waits.
+    /// [`Self::token`] ready to send. The newest token, still valid, is taken as it is, without
+    /// waiting; only a refresh (boxed: a call's future does not carry its size) waits. A token
+    /// installed by a refresh whose caller went away (the refresh still ends, in its own task) is
+    /// newer than the one kept: it is taken up here.
     pub(crate) async fn bearer(&self) -> Result<Arc<Bearer>, AuthError> {
         let ready = self
             .ready
@@ -236,7 +238,12 @@ impl Authenticator {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         match ready {
-            Some(ready) if ready.is_usable_at(SystemTime::now()) => Ok(ready),
+            Some(ready)
+                if ready.is_usable_at(SystemTime::now())
+                    && ready.lease.generation == self.refresher.generation() =>
+            {
+                Ok(ready)
+            }
             _ => Box::pin(self.current_or_renewed()).await,
         }
     }
@@ -575,6 +582,32 @@ mod tests {
             auth.bearer().await,
             Err(AuthError::TokenEndpoint { .. })
         ));
+    }
+    #[tokio::test]
+    async fn a_token_installed_by_a_refresh_whose_caller_went_away_is_taken_up() {
+        let store = Arc::new(InMemoryTokenStore::with_tokens(tokens(
+            "first",
+            Some("r"),
+            3600,
+        )));
+        let auth = Authenticator::new(
+            Credentials::oauth("id", SecretString::from("cs"), store),
+            reqwest::Client::new(),
+        );
+        assert_eq!(
+            auth.bearer().await.unwrap().lease.token.expose_secret(),
+            "first"
+        );
+        // What the refresh task installs when every caller was cancelled: nobody kept it ready.
+        auth.refresher
+            .install(tokens("refreshed", Some("r2"), 3600))
+            .await;
+        let bearer = auth.bearer().await.unwrap();
+        assert_eq!(bearer.lease.token.expose_secret(), "refreshed");
+        assert_eq!(
+            bearer.authorization.clone().unwrap().to_str().unwrap(),
+            "Bearer refreshed"
+        );
     }
     #[tokio::test]
     async fn a_token_a_header_cannot_carry_is_refused_when_sent_not_when_handed_out() {

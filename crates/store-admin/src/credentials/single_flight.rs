@@ -121,6 +121,15 @@ where
             .clone()
     }
 
+    /// The generation of the current value ([`Generation::NONE`] before any), without cloning it.
+    pub fn generation(&self) -> Generation {
+        self.latest
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .map_or(Generation::NONE, |v| v.generation)
+    }
+
     /// How many times a refresh function has been started.
     pub fn refresh_count(&self) -> u64 {
         self.attempts.load(Ordering::Acquire)
