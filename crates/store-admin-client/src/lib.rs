@@ -40,9 +40,20 @@ pub struct OperationMeta {
 }
 
 impl OperationMeta {
-    /// Looks an operation up by its `operationId`.
+    /// Looks an operation up by its `operationId`: a binary search of an index sorted once (every
+    /// call's tracing span looks its operation up; a scan of the 236 operations took up to a
+    /// microsecond).
     pub fn find(operation_id: &str) -> Option<&'static OperationMeta> {
-        OPERATIONS.iter().find(|op| op.operation_id == operation_id)
+        static BY_ID: std::sync::LazyLock<Vec<&'static OperationMeta>> =
+            std::sync::LazyLock::new(|| {
+                let mut by_id: Vec<&'static OperationMeta> = OPERATIONS.iter().collect();
+                by_id.sort_unstable_by_key(|op| op.operation_id);
+                by_id
+            });
+        BY_ID
+            .binary_search_by(|op| op.operation_id.cmp(operation_id))
+            .ok()
+            .map(|at| BY_ID[at])
     }
 
     /// Whether repeating the request cannot change the outcome (see [`is_idempotent_method`]).
@@ -126,6 +137,16 @@ mod tests {
         assert!(op.granted_by(["products.read", "orders.read_write"]));
         assert!(!op.granted_by(["products.read_write"]));
         assert!(!op.granted_by([]));
+    }
+
+    #[test]
+    fn every_operation_is_found_by_its_id_and_nothing_else_is() {
+        for op in OPERATIONS {
+            assert_eq!(OperationMeta::find(op.operation_id), Some(op));
+        }
+        for missing in ["", "list_orders ", "List_orders", "zzz", "aaa"] {
+            assert_eq!(OperationMeta::find(missing), None, "{missing:?}");
+        }
     }
 
     #[test]

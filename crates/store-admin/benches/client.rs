@@ -2,7 +2,8 @@
 //!
 //! - overhead: calls per second through `StoreAdmin` (auth, retry bookkeeping, tracing span, body
 //!   buffering) against bare `reqwest` + `serde_json` decoding the same generated type from the
-//!   same loopback mock. Target: at least 0.97.
+//!   same loopback mock. Target: at least 0.97. Also printed: the client thread's CPU time per
+//!   call on each side (Linux), and what `StoreAdmin` adds to it.
 //! - export: every page of about 10,000 product quantities at 60 per page with 25 ms of added
 //!   latency per request, pages fetched 10 at a time against one after the other. Target: at least
 //!   6 times faster. Peak heap memory of each export is measured with `peak_alloc`.
@@ -133,9 +134,9 @@ async fn bare_page(request: reqwest::RequestBuilder) {
 /// that the two sides do not trade places on the same threads (on 2 cores that scheduling noise
 /// moved the ratio by several points between runs). Also a second bare baseline sending byte for
 /// byte the request the generated builder sends (its query order, `accept` and `api-version`),
-/// which tells the mock's side from the client's:
-/// `(bare, bare_same_request, ours, ratio, ratio_same_request)`.
-fn interleaved_overhead_ratio() -> (f64, f64, f64, f64, f64) {
+/// which tells the mock's side from the client's. And the client thread's CPU time per call on
+/// each side (Linux), which the mock's share and the machine's drift in wall time do not blur.
+fn interleaved_overhead_ratio() -> Overhead {
     const CALLS: usize = 200;
     const ROUNDS: usize = 40;
     let mock_runtime = tokio::runtime::Builder::new_multi_thread()
@@ -196,6 +197,7 @@ fn interleaved_overhead_ratio() -> (f64, f64, f64, f64, f64) {
         }
     };
     let mut rates: [Vec<f64>; 3] = Default::default();
+    let mut cpu_seconds = [0.0; 3];
     let mut ratios = Vec::new();
     let mut same_ratios = Vec::new();
     rt.block_on(async {
@@ -203,7 +205,13 @@ fn interleaved_overhead_ratio() -> (f64, f64, f64, f64, f64) {
             let mut rate = [0.0; 3];
             for k in 0..3 {
                 let which = (round + k) % 3;
+                let cpu_before = thread_cpu_seconds();
                 rate[which] = side(which).await;
+                if round > 0
+                    && let (Some(before), Some(after)) = (cpu_before, thread_cpu_seconds())
+                {
+                    cpu_seconds[which] += after - before;
+                }
             }
             if round > 0 {
                 // Round 0 warms every side up.
@@ -220,13 +228,37 @@ fn interleaved_overhead_ratio() -> (f64, f64, f64, f64, f64) {
         v[v.len() / 2]
     };
     let [bare_rates, same_rates, ours_rates] = &mut rates;
-    (
-        median(bare_rates),
-        median(same_rates),
-        median(ours_rates),
-        median(&mut ratios),
-        median(&mut same_ratios),
-    )
+    let calls = (CALLS * ROUNDS) as f64;
+    Overhead {
+        bare: median(bare_rates),
+        same: median(same_rates),
+        ours: median(ours_rates),
+        ratio: median(&mut ratios),
+        same_ratio: median(&mut same_ratios),
+        cpu_micros: thread_cpu_seconds()
+            .is_some()
+            .then(|| cpu_seconds.map(|total| total / calls * 1e6)),
+    }
+}
+
+/// What [`interleaved_overhead_ratio`] measured: medians of calls per second of bare reqwest,
+/// bare reqwest sending the generated request, and `StoreAdmin`; the medians of the per-round
+/// ratios; the client thread's mean CPU microseconds per call on each side, where the system
+/// reports it.
+struct Overhead {
+    bare: f64,
+    same: f64,
+    ours: f64,
+    ratio: f64,
+    same_ratio: f64,
+    cpu_micros: Option<[f64; 3]>,
+}
+
+/// CPU time this thread has run, in seconds (Linux: `/proc/thread-self/schedstat`, nanoseconds).
+fn thread_cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: f64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(nanos / 1e9)
 }
 
 fn export(c: &mut Criterion) {
@@ -305,13 +337,27 @@ fn main() {
         ),
         _ => println!("overhead: criterion estimates not found (run without a filter)"),
     }
-    let (bare, same, ours, ratio, same_ratio) = interleaved_overhead_ratio();
+    let Overhead {
+        bare,
+        same,
+        ours,
+        ratio,
+        same_ratio,
+        cpu_micros,
+    } = interleaved_overhead_ratio();
     println!(
         "overhead (40 interleaved rounds of 200 calls, medians): StoreAdmin {ours:.0} calls/s vs bare reqwest+serde {bare:.0} calls/s: ratio {ratio:.3} (target >= 0.97)"
     );
     println!(
         "overhead, bare sending the generated request byte for byte: {same:.0} calls/s: ratio {same_ratio:.3}"
     );
+    if let Some([bare_cpu, same_cpu, ours_cpu]) = cpu_micros {
+        println!(
+            "overhead, client thread CPU per call (means): StoreAdmin {ours_cpu:.1} us, bare {bare_cpu:.1} us, bare with the generated request {same_cpu:.1} us: ratio {:.3}, StoreAdmin's own {:+.1} us",
+            bare_cpu / ours_cpu,
+            ours_cpu - same_cpu
+        );
+    }
     match (
         mean_seconds("export", "sequential"),
         mean_seconds("export", "concurrent_10"),
