@@ -464,6 +464,19 @@ mod tests {
         }
     }
 
+    /// OAuth credentials whose store holds `access` (valid for an hour, with a refresh token),
+    /// and whose token URL is unroutable: any token request fails.
+    fn offline_oauth(access: &str) -> Authenticator {
+        let store = Arc::new(InMemoryTokenStore::with_tokens(tokens(
+            access,
+            Some("r"),
+            3600,
+        )));
+        let creds = Credentials::oauth("id", SecretString::from("cs"), store)
+            .with_token_url(Url::parse("http://127.0.0.1:9/token").unwrap());
+        Authenticator::new(creds, reqwest::Client::new())
+    }
+
     #[test]
     fn classify_unauthorized_reads_the_service_messages() {
         assert_eq!(
@@ -494,15 +507,8 @@ mod tests {
     }
     #[tokio::test]
     async fn oauth_with_valid_stored_tokens_loads_once_without_a_token_request() {
-        let store = Arc::new(InMemoryTokenStore::with_tokens(tokens(
-            "stored",
-            Some("r"),
-            3600,
-        )));
-        // An unroutable token URL: any token request would fail the test.
-        let creds = Credentials::oauth("id", SecretString::from("cs"), store)
-            .with_token_url(Url::parse("http://127.0.0.1:9/token").unwrap());
-        let auth = Authenticator::new(creds, reqwest::Client::new());
+        // Any token request would fail the test.
+        let auth = offline_oauth("stored");
         for _ in 0..5 {
             assert_eq!(auth.token().await.unwrap().token.expose_secret(), "stored");
         }
@@ -552,15 +558,8 @@ mod tests {
     }
     #[tokio::test]
     async fn the_token_ready_to_send_follows_installs_and_is_not_used_past_its_leeway() {
-        let store = Arc::new(InMemoryTokenStore::with_tokens(tokens(
-            "first",
-            Some("r"),
-            3600,
-        )));
-        // An unroutable token URL: a refresh fails, and says so.
-        let creds = Credentials::oauth("id", SecretString::from("cs"), store)
-            .with_token_url(Url::parse("http://127.0.0.1:9/token").unwrap());
-        let auth = Authenticator::new(creds, reqwest::Client::new());
+        // A refresh fails, and says so.
+        let auth = offline_oauth("first");
         let header = |bearer: &Bearer| {
             let value = bearer.authorization.clone().expect("a header");
             assert!(value.is_sensitive());
@@ -585,15 +584,7 @@ mod tests {
     }
     #[tokio::test]
     async fn a_token_installed_by_a_refresh_whose_caller_went_away_is_taken_up() {
-        let store = Arc::new(InMemoryTokenStore::with_tokens(tokens(
-            "first",
-            Some("r"),
-            3600,
-        )));
-        let auth = Authenticator::new(
-            Credentials::oauth("id", SecretString::from("cs"), store),
-            reqwest::Client::new(),
-        );
+        let auth = offline_oauth("first");
         assert_eq!(
             auth.bearer().await.unwrap().lease.token.expose_secret(),
             "first"
