@@ -565,7 +565,7 @@ async fn each_call_has_a_span_with_operation_method_path_status_and_attempt_but_
     );
     assert!(text.contains("store_admin.call:method=GET"), "{text}");
     assert!(
-        text.contains("store_admin.call:path=\"/shipments/{shipment_id}\""),
+        text.contains("store_admin.call:path=/shipments/{shipment_id}"),
         "{text}"
     );
     assert!(

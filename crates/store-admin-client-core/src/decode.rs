@@ -132,17 +132,34 @@ pub async fn read_whole(
     Ok((parts, body))
 }
 
+/// The whole body of a response an [`Interceptor`](crate::Interceptor) has read already, in the
+/// response's extensions beside the same bytes as its body: [`decode`] takes it from there and
+/// reads no body. (The `store-admin` runtime reads every answer in full, to retry a body cut
+/// short, before the generated code decodes it.)
+#[derive(Clone, Debug)]
+pub struct WholeBody(pub bytes::Bytes);
+
 /// Reads a response and decodes its body as `T` (what every generated builder's `send` does):
 /// [`Error::ResponseBodyError`] when the body cannot be read, [`Error::InvalidResponsePayload`]
-/// carrying a [`DecodeError`] when it does not decode.
+/// carrying a [`DecodeError`] when it does not decode. A response carrying its [`WholeBody`] is
+/// decoded from it.
 pub async fn decode<T: DeserializeOwned, E>(
-    response: reqwest::Response,
+    mut response: reqwest::Response,
     info: &OperationInfo,
 ) -> Result<ResponseValue<T>, Error<E>> {
-    let (parts, body) = read_whole(response)
-        .await
-        .map_err(Error::ResponseBodyError)?;
-    let (status, headers) = (parts.status, parts.headers);
+    let (status, headers, body) = match response.extensions_mut().remove::<WholeBody>() {
+        Some(WholeBody(body)) => (
+            response.status(),
+            std::mem::take(response.headers_mut()),
+            body,
+        ),
+        None => {
+            let (parts, body) = read_whole(response)
+                .await
+                .map_err(Error::ResponseBodyError)?;
+            (parts.status, parts.headers, body)
+        }
+    };
     match decode_slice::<T>(info.operation_id, &body) {
         Ok(inner) => Ok(ResponseValue::new(inner, status, headers)),
         Err(error) => Err(Error::InvalidResponsePayload(body, error.into_serde())),
@@ -183,6 +200,41 @@ mod tests {
         assert_eq!(
             (back.operation(), back.path()),
             ("list_webhooks", "data[0].headers")
+        );
+    }
+
+    /// A response to `decode`: `body` on the wire, and `whole` as the interceptor's [`WholeBody`].
+    fn response(body: &'static str, whole: Option<&'static str>) -> reqwest::Response {
+        let mut response = http::Response::new(body);
+        if let Some(whole) = whole {
+            response
+                .extensions_mut()
+                .insert(WholeBody(bytes::Bytes::from_static(whole.as_bytes())));
+        }
+        reqwest::Response::from(response)
+    }
+
+    fn decoded(response: reqwest::Response) -> Result<Vec<u32>, String> {
+        let info = OperationInfo {
+            operation_id: "list_ids",
+        };
+        futures::executor::block_on(decode::<Vec<u32>, ()>(response, &info))
+            .map(ResponseValue::into_inner)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_whole_body_read_by_the_interceptor_is_decoded_and_the_body_is_not_read_again() {
+        // The body on the wire would not decode: the one in the extensions is what is read.
+        assert_eq!(
+            decoded(response("not JSON", Some("[1, 2]"))),
+            Ok(vec![1, 2])
+        );
+        assert_eq!(decoded(response("[3]", None)), Ok(vec![3]));
+        let error = decoded(response("[1]", Some("[\"x\"]"))).expect_err("bad item");
+        assert!(
+            error.contains("list_ids: the response body does not match the API document at `[0]`"),
+            "{error}"
         );
     }
 

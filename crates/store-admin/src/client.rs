@@ -432,6 +432,16 @@ impl TokenOrigin {
     }
 }
 
+/// The documented path of an operation, for the call's span: looked up only when a subscriber
+/// (or a `log` logger) records it, not on every call.
+struct PathOf(&'static str);
+
+impl fmt::Display for PathOf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(OperationMeta::find(self.0).map_or("", |meta| meta.path))
+    }
+}
+
 /// One attempt's result, body read in full.
 enum Attempt {
     Response(http::response::Parts, bytes::Bytes),
@@ -496,7 +506,7 @@ impl Runtime {
             "store_admin.call",
             operation_id,
             method = %request.method(),
-            path = OperationMeta::find(operation_id).map(|m| m.path).unwrap_or(""),
+            path = %PathOf(operation_id),
             status = tracing::field::Empty,
         );
         Either::Right(self.run(client, request, operation_id).instrument(span))
@@ -683,37 +693,43 @@ impl Interceptor for Runtime {
         operation: &'a progenitor_client::OperationInfo,
     ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
         let operation_id = operation.operation_id;
-        Box::pin(
-            self.call(client, request, operation_id)
-                .then(move |result| answer(result, operation_id)),
-        )
+        // `then`, not an `async` block: a block awaiting the moved-in call would hold it twice.
+        let fut = self
+            .call(client, request, operation_id)
+            .then(move |result| {
+                match answer(result, operation_id) {
+                    Ok(response) => Either::Left(std::future::ready(Ok(response))),
+                    // Boxed: the cold path keeps the call's future small.
+                    Err(error) => Either::Right(Box::pin(error.into_reqwest()).map(Err)),
+                }
+            });
+        Box::pin(fut)
     }
 }
 
-/// What the generated code gets back from a call: a success, to decode; or this crate's [`Error`]
-/// (an error answer, a transport failure, no token), carried in the `reqwest::Error` the
-/// generated code passes on.
-async fn answer(
+/// What the generated code gets back from a call: a success, to decode (its body read already,
+/// as [`WholeBody`](store_admin_client::WholeBody), which the decoder takes); or this crate's
+/// [`Error`] (an error answer, a transport failure, no token), to carry in the `reqwest::Error`
+/// the generated code passes on.
+fn answer(
     result: Result<(http::response::Parts, bytes::Bytes), Error>,
     operation_id: &'static str,
-) -> reqwest::Result<reqwest::Response> {
-    let error = match result {
-        Ok((parts, body)) if parts.status.is_client_error() || parts.status.is_server_error() => {
-            Error::Api(Box::new(ApiError::from_response(
-                parts.status,
-                &parts.headers,
-                &body,
-                Some(operation_id),
-            )))
-        }
-        Ok((parts, body)) => {
-            return Ok(reqwest::Response::from(http::Response::from_parts(
-                parts, body,
-            )));
-        }
-        Err(error) => error,
-    };
-    Err(Box::pin(error.into_reqwest()).await)
+) -> Result<reqwest::Response, Error> {
+    let (mut parts, body) = result?;
+    if parts.status.is_client_error() || parts.status.is_server_error() {
+        return Err(Error::Api(Box::new(ApiError::from_response(
+            parts.status,
+            &parts.headers,
+            &body,
+            Some(operation_id),
+        ))));
+    }
+    parts
+        .extensions
+        .insert(store_admin_client::WholeBody(body.clone()));
+    Ok(reqwest::Response::from(http::Response::from_parts(
+        parts, body,
+    )))
 }
 
 #[cfg(test)]
