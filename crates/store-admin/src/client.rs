@@ -557,15 +557,7 @@ impl Runtime {
             let sent = client.execute(to_send);
             let attempt_started = Instant::now();
             // Boxed: awaited in place, the attempt's future would be counted twice in this one.
-            let mut outcome = Box::pin(Self::attempt(sent, timeout)).await;
-            if let Attempt::Response(parts, _) = &mut outcome
-                && let Ok(with_url) = http::Response::builder()
-                    .url(request.url().clone())
-                    .body(())
-            {
-                // The answer keeps the request's URL (`reqwest::Response::url`).
-                parts.extensions.extend(with_url.into_parts().0.extensions);
-            }
+            let outcome = Box::pin(Self::attempt(sent, timeout)).await;
             let elapsed_ms = attempt_started.elapsed().as_millis() as u64;
             match &outcome {
                 Attempt::Response(parts, body) => {
@@ -654,8 +646,16 @@ impl Runtime {
                         tracing::debug!(?reason, attempt, "not retrying");
                     }
                     return match outcome {
-                        Attempt::Response(parts, body) => {
+                        Attempt::Response(mut parts, body) => {
                             tracing::Span::current().record("status", parts.status.as_u16());
+                            // The answer keeps the request's URL (`reqwest::Response::url`): once
+                            // per call, for the answer that is returned.
+                            if let Ok(with_url) = http::Response::builder()
+                                .url(request.url().clone())
+                                .body(())
+                            {
+                                parts.extensions.extend(with_url.into_parts().0.extensions);
+                            }
                             Ok((parts, body))
                         }
                         Attempt::Failed(source, class) => Err(Error::Transport {
