@@ -7,8 +7,9 @@
 //! it was given. The code is exchanged at the token endpoint (`grant_type=authorization_code`,
 //! with the same `redirect_uri` and, when a PKCE `code_challenge` was sent, its `code_verifier`).
 //!
-//! The token endpoint behaves like the service's (FACTS.md): a form-encoded refresh (`grant_type=refresh_token`,
-//! `refresh_token`, `client_id`, `client_secret`) answers
+//! The token endpoint behaves like the service's (the document's `oauth2` security scheme, and the
+//! mock's README, "OAuth"): a form-encoded refresh (`grant_type=refresh_token`, `refresh_token`,
+//! `client_id`, `client_secret`) answers
 //! `{"token_type":"bearer","access_token":...,"expires":<unix seconds>,"refresh_token":...,"scope":...}`;
 //! refresh tokens are single use, and presenting a spent one answers 400
 //! `{"error":"invalid_grant",...}` (the bare OAuth body, not the envelope) and revokes every token

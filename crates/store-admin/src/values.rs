@@ -24,7 +24,8 @@ pub use crate::generated_values::ShippingCompanyActivationType as ActivationType
 pub use crate::generated_values::*;
 
 impl OrderStatusSlug {
-    /// The slug of the parent status, for the sub-statuses of spec Part 3.1.
+    /// The slug of the parent status, for the sub-statuses of `completed` (`delivering`,
+    /// `delivered`, `shipped`; the document's `OrderStatusSlug` schema).
     pub fn parent(&self) -> Option<OrderStatusSlug> {
         match OrderStatusSlug::from(self.as_str()) {
             OrderStatusSlug::Delivering | OrderStatusSlug::Delivered | OrderStatusSlug::Shipped => {

@@ -16,7 +16,8 @@ use crate::generate::stable_hash;
 use crate::store::{Store, value_as_f64};
 use crate::values::money_string;
 
-/// Slugs of Part 3.1 with (parent slug, built-in Arabic name).
+/// The built-in order status slugs (the document's `OrderStatusSlug`) with (parent slug, built-in
+/// Arabic name).
 pub(crate) const STATUS_SLUGS: &[(&str, Option<&str>, &str)] = &[
     ("payment_pending", None, "بإنتظار الدفع"),
     ("under_review", None, "بإنتظار المراجعة"),
