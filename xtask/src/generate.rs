@@ -1092,6 +1092,10 @@ mod tests {
         // Bodies decode through the core, whose errors name the operation and the JSON path.
         assert!(orders.contains("::store_admin_client_core::decode(response, &info).await"));
         assert!(!orders.contains("from_response"));
+        // A file download streams through the core too, which streams a body the runtime has read.
+        let store = area("store");
+        assert!(store.contains("Ok(::store_admin_client_core::stream(response))"));
+        assert!(!store.contains("ResponseValue::stream"));
         // A schema only orders use is generated there; one two areas use is the core's.
         assert!(orders.contains("pub struct OrderList {"));
         assert!(orders.contains("::store_admin_client_core::types::ErrorResponse"));

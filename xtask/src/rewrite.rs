@@ -342,7 +342,8 @@ pub fn gate_json_schema(file: &mut syn::File) {
 
 /// Replaces `ResponseValue::from_response(response)` (progenitor's decoding of a response body)
 /// by `<core>::decode(response, &info)`, which names the operation and the JSON path of a body
-/// that does not match.
+/// that does not match; and `ResponseValue::stream(response)` by `<core>::stream(response)`, which
+/// streams a body an interceptor has read already from where it keeps it.
 pub fn decode_with_paths(file: &mut syn::File, core: &TokenStream) {
     struct Decode<'a>(&'a TokenStream);
     impl VisitMut for Decode<'_> {
@@ -357,6 +358,18 @@ pub fn decode_with_paths(file: &mut syn::File, core: &TokenStream) {
                 let response = &call.args[0];
                 let core = self.0;
                 *expr = parse_quote!(#core::decode(#response, &info));
+                return;
+            }
+            if let syn::Expr::Call(call) = expr
+                && let syn::Expr::Path(func) = &*call.func
+                && func.path.segments.len() == 2
+                && func.path.segments[0].ident == "ResponseValue"
+                && func.path.segments[1].ident == "stream"
+                && call.args.len() == 1
+            {
+                let response = &call.args[0];
+                let core = self.0;
+                *expr = parse_quote!(#core::stream(#response));
                 return;
             }
             syn::visit_mut::visit_expr_mut(self, expr);

@@ -24,7 +24,7 @@
 use std::fmt;
 use std::io;
 
-use progenitor_client::{Error, OperationInfo, ResponseValue};
+use progenitor_client::{ByteStream, Error, OperationInfo, ResponseValue};
 use serde::de::DeserializeOwned;
 
 /// A response body that does not match the operation's type.
@@ -122,22 +122,68 @@ pub fn decode_slice<T: DeserializeOwned>(
     serde_json::from_slice(body).map_err(|_| DecodeError::locate::<T>(operation, body))
 }
 
-/// The head of `response` and its whole body. The headers are moved out of the response, not
-/// copied (the runtime's attempt and [`decode`] both keep them).
-pub async fn read_whole(
-    response: reqwest::Response,
-) -> reqwest::Result<(http::response::Parts, bytes::Bytes)> {
-    let (parts, body) = http::Response::<reqwest::Body>::from(response).into_parts();
-    let body = http_body_util::BodyExt::collect(body).await?.to_bytes();
-    Ok((parts, body))
+/// Reads the whole body of `response` in place: the response keeps its status, headers, URL and
+/// extensions, and can be handed on (the runtime reads every answer in full, then passes the
+/// same response to [`decode`] with its [`WholeBody`]). A body in one piece is returned as it
+/// came; one in several is joined once.
+pub async fn read_body(response: &mut reqwest::Response) -> reqwest::Result<bytes::Bytes> {
+    let Some(first) = response.chunk().await? else {
+        return Ok(bytes::Bytes::new());
+    };
+    let Some(second) = response.chunk().await? else {
+        return Ok(first);
+    };
+    let mut whole = bytes::BytesMut::with_capacity(
+        response
+            .content_length()
+            .and_then(|length| usize::try_from(length).ok())
+            .unwrap_or(0)
+            .max(first.len() + second.len())
+            // A length announced by the service is a hint, not a promise to allocate.
+            .min(MAX_PREALLOCATION),
+    );
+    whole.extend_from_slice(&first);
+    whole.extend_from_slice(&second);
+    while let Some(chunk) = response.chunk().await? {
+        whole.extend_from_slice(&chunk);
+    }
+    Ok(whole.freeze())
 }
 
-/// The whole body of a response an [`Interceptor`](crate::Interceptor) has read already, in the
-/// response's extensions beside the same bytes as its body: [`decode`] takes it from there and
-/// reads no body. (The `store-admin` runtime reads every answer in full, to retry a body cut
-/// short, before the generated code decodes it.)
+/// The most [`read_body`] reserves up front from a `content-length` (it grows past it if the body
+/// does).
+const MAX_PREALLOCATION: usize = 16 << 20;
+
+/// The whole body of a response an [`Interceptor`](crate::Interceptor) has read already (its body
+/// itself is then spent), in the response's extensions: [`decode`] and [`stream`] take it from
+/// there. The `store-admin` runtime reads every answer in full, to retry a body cut short, and
+/// hands reqwest's response on with its bytes here; a response the generated code passes on as
+/// it is (progenitor's `Error::UnexpectedResponse`, a status the document does not list) carries
+/// its body here too, with the operation it answers, so that the error can name it.
 #[derive(Clone, Debug)]
-pub struct WholeBody(pub bytes::Bytes);
+pub struct WholeBody {
+    /// The body, as it came.
+    pub body: bytes::Bytes,
+    /// The `operationId` of the call it answers.
+    pub operation: &'static str,
+}
+
+/// A response's body as a stream (what a generated builder whose success is a file returns, in
+/// place of progenitor's `ResponseValue::stream`): its [`WholeBody`] when an interceptor has read
+/// it, else the body as it arrives.
+pub fn stream(mut response: reqwest::Response) -> ResponseValue<ByteStream> {
+    match response.extensions_mut().remove::<WholeBody>() {
+        Some(WholeBody { body, .. }) => {
+            let chunks = (!body.is_empty()).then_some(Ok(body));
+            ResponseValue::new(
+                ByteStream::new(Box::pin(futures::stream::iter(chunks))),
+                response.status(),
+                std::mem::take(response.headers_mut()),
+            )
+        }
+        None => ResponseValue::stream(response),
+    }
+}
 
 /// Reads a response and decodes its body as `T` (what every generated builder's `send` does):
 /// [`Error::ResponseBodyError`] when the body cannot be read, [`Error::InvalidResponsePayload`]
@@ -147,21 +193,18 @@ pub async fn decode<T: DeserializeOwned, E>(
     mut response: reqwest::Response,
     info: &OperationInfo,
 ) -> Result<ResponseValue<T>, Error<E>> {
-    let (status, headers, body) = match response.extensions_mut().remove::<WholeBody>() {
-        Some(WholeBody(body)) => (
-            response.status(),
-            std::mem::take(response.headers_mut()),
-            body,
-        ),
-        None => {
-            let (parts, body) = read_whole(response)
-                .await
-                .map_err(Error::ResponseBodyError)?;
-            (parts.status, parts.headers, body)
-        }
+    let body = match response.extensions_mut().remove::<WholeBody>() {
+        Some(WholeBody { body, .. }) => body,
+        None => read_body(&mut response)
+            .await
+            .map_err(Error::ResponseBodyError)?,
     };
     match decode_slice::<T>(info.operation_id, &body) {
-        Ok(inner) => Ok(ResponseValue::new(inner, status, headers)),
+        Ok(inner) => Ok(ResponseValue::new(
+            inner,
+            response.status(),
+            std::mem::take(response.headers_mut()),
+        )),
         Err(error) => Err(Error::InvalidResponsePayload(body, error.into_serde())),
     }
 }
@@ -207,9 +250,10 @@ mod tests {
     fn response(body: &'static str, whole: Option<&'static str>) -> reqwest::Response {
         let mut response = http::Response::new(body);
         if let Some(whole) = whole {
-            response
-                .extensions_mut()
-                .insert(WholeBody(bytes::Bytes::from_static(whole.as_bytes())));
+            response.extensions_mut().insert(WholeBody {
+                body: bytes::Bytes::from_static(whole.as_bytes()),
+                operation: "list_ids",
+            });
         }
         reqwest::Response::from(response)
     }
@@ -236,6 +280,54 @@ mod tests {
             error.contains("list_ids: the response body does not match the API document at `[0]`"),
             "{error}"
         );
+    }
+
+    /// A response whose body arrives in `chunks`.
+    fn chunked(chunks: &[&'static str]) -> reqwest::Response {
+        let frames: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                Ok::<_, std::convert::Infallible>(http_body::Frame::data(
+                    bytes::Bytes::from_static(chunk.as_bytes()),
+                ))
+            })
+            .collect();
+        let body = http_body_util::StreamBody::new(futures::stream::iter(frames));
+        reqwest::Response::from(http::Response::new(reqwest::Body::wrap(body)))
+    }
+
+    #[test]
+    fn a_body_in_pieces_is_joined_and_one_in_one_piece_is_not_copied() {
+        let read = |mut response: reqwest::Response| {
+            let body = futures::executor::block_on(read_body(&mut response)).expect("reads");
+            (response, body)
+        };
+        let (_, body) = read(chunked(&["[1,", " 2", ", 3", "]"]));
+        assert_eq!(&body[..], b"[1, 2, 3]");
+        const ONE: &str = "[4]";
+        let (response, body) = read(chunked(&[ONE]));
+        assert_eq!(
+            body.as_ptr(),
+            ONE.as_ptr(),
+            "one piece is handed on as it came"
+        );
+        assert_eq!(response.status().as_u16(), 200, "the response is kept");
+        let (_, body) = read(chunked(&[]));
+        assert!(body.is_empty());
+    }
+
+    #[test]
+    fn a_read_body_is_streamed_from_where_the_interceptor_keeps_it() {
+        let stream_of = |response| {
+            let chunks: Vec<bytes::Bytes> = futures::executor::block_on(
+                futures::TryStreamExt::try_collect(stream(response).into_inner().into_inner()),
+            )
+            .expect("streams");
+            chunks.concat()
+        };
+        assert_eq!(stream_of(response("", Some("the file"))), b"the file");
+        assert_eq!(stream_of(response("on the wire", None)), b"on the wire");
+        assert!(stream_of(response("", Some(""))).is_empty());
     }
 
     #[test]

@@ -7103,7 +7103,7 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => Ok(ResponseValue::stream(response)),
+                200u16 => Ok(::store_admin_client_core::stream(response)),
                 400u16..=499u16 | 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(

@@ -4,7 +4,7 @@
 
 pub use store_admin_client_core::{
     BoxFuture, ByteStream, Client, ClientInfo, DecodeError, Error, Inner, Interceptor, PageParts,
-    PagedRequest, ResponseValue, WholeBody, decode_slice, lenient, read_whole,
+    PagedRequest, ResponseValue, WholeBody, decode_slice, lenient, read_body,
 };
 
 #[rustfmt::skip]

@@ -31,7 +31,6 @@ use std::time::{Duration, Instant, SystemTime};
 
 use futures::FutureExt;
 use futures::future::Either;
-use reqwest::ResponseBuilderExt;
 use store_admin_client::{BoxFuture, Client, Inner, Interceptor, OperationMeta};
 use tracing::Instrument;
 
@@ -116,11 +115,11 @@ impl StoreAdmin {
         operation: &'static str,
     ) -> Result<RawResponse, Error> {
         let client = progenitor_client::ClientInfo::client(&self.client);
-        let (parts, body) = self.runtime.call(client, request, operation).await?;
+        let Answered { mut response, body } = self.runtime.call(client, request, operation).await?;
         Ok(RawResponse {
             operation,
-            status: parts.status,
-            headers: parts.headers,
+            status: response.status(),
+            headers: std::mem::take(response.headers_mut()),
             body,
         })
     }
@@ -293,6 +292,9 @@ impl StoreAdminBuilder {
         reqwest::Client::builder()
             .user_agent(self.user_agent.as_str())
             .connect_timeout(self.connect_timeout)
+            // The runtime retries. reqwest's own retries (of HTTP/2 and HTTP/3 refusals, which
+            // this client does not speak) would copy every request's headers in case: none.
+            .retry(reqwest::retry::never().max_retries_per_request(0))
             .build()
             .map_err(|e| Error::InvalidRequest(format!("HTTP client: {e}")))
     }
@@ -442,9 +444,16 @@ impl fmt::Display for PathOf {
     }
 }
 
+/// The last answer to a call, whatever its status: reqwest's response (its status, headers, URL
+/// and extensions; its body read) and the whole body.
+struct Answered {
+    response: reqwest::Response,
+    body: bytes::Bytes,
+}
+
 /// One attempt's result, body read in full.
 enum Attempt {
-    Response(http::response::Parts, bytes::Bytes),
+    Response(reqwest::Response, bytes::Bytes),
     Failed(TransportError, TransportFailure),
 }
 
@@ -457,9 +466,13 @@ impl Runtime {
         sent: impl Future<Output = reqwest::Result<reqwest::Response>>,
         timeout: Duration,
     ) -> Attempt {
-        let read = async { store_admin_client::read_whole(sent.await?).await };
+        let read = async {
+            let mut response = sent.await?;
+            let body = store_admin_client::read_body(&mut response).await?;
+            reqwest::Result::Ok((response, body))
+        };
         let error = match tokio::time::timeout(timeout, read).await {
-            Ok(Ok((parts, body))) => return Attempt::Response(parts, body),
+            Ok(Ok((response, body))) => return Attempt::Response(response, body),
             Ok(Err(error)) => TransportError::Http(error),
             Err(_) => TransportError::TimedOut(timeout),
         };
@@ -497,8 +510,7 @@ impl Runtime {
         client: &'a reqwest::Client,
         request: reqwest::Request,
         operation_id: &'static str,
-    ) -> impl Future<Output = Result<(http::response::Parts, bytes::Bytes), Error>> + Send + 'a
-    {
+    ) -> impl Future<Output = Result<Answered, Error>> + Send + 'a {
         if let Err(refused) = self.check_origin(request.url()) {
             return Either::Left(std::future::ready(Err(Error::InvalidRequest(refused))));
         }
@@ -509,7 +521,15 @@ impl Runtime {
             path = %PathOf(operation_id),
             status = tracing::field::Empty,
         );
-        Either::Right(self.run(client, request, operation_id).instrument(span))
+        // A span no subscriber records, and no `log` logger either (through tracing's `log`
+        // feature, which logs a span's entering and leaving at TRACE), is not entered and left
+        // at every poll of the call.
+        if span.is_disabled() && log::max_level() < log::LevelFilter::Trace {
+            return Either::Right(Either::Left(self.run(client, request, operation_id)));
+        }
+        Either::Right(Either::Right(
+            self.run(client, request, operation_id).instrument(span),
+        ))
     }
 
     async fn run(
@@ -517,7 +537,7 @@ impl Runtime {
         client: &reqwest::Client,
         mut request: reqwest::Request,
         operation_id: &'static str,
-    ) -> Result<(http::response::Parts, bytes::Bytes), Error> {
+    ) -> Result<Answered, Error> {
         let started = Instant::now();
         let deadline = started + self.operation_timeout;
         let method = request.method().clone();
@@ -547,7 +567,7 @@ impl Runtime {
             // A streaming body cannot be replayed: it is sent once, and neither replayed after a
             // token refresh nor retried. The copy sent is handed to reqwest at once: the call's
             // future does not hold it across the wait.
-            let (to_send, replayable) = match request.try_clone() {
+            let (to_send, replayable) = match copy_to_send(&request) {
                 Some(copy) => (copy, true),
                 None => {
                     let spent = reqwest::Request::new(method.clone(), request.url().clone());
@@ -560,18 +580,18 @@ impl Runtime {
             let outcome = Box::pin(Self::attempt(sent, timeout)).await;
             let elapsed_ms = attempt_started.elapsed().as_millis() as u64;
             match &outcome {
-                Attempt::Response(parts, body) => {
+                Attempt::Response(response, body) => {
                     // One line per attempt (the span carries the operation, once).
                     tracing::info!(
                         attempt,
-                        status = parts.status.as_u16(),
+                        status = response.status().as_u16(),
                         elapsed_ms,
                         "attempt"
                     );
                     if let Some(limit) = &self.rate_limit {
-                        limit.observe(&parts.headers);
+                        limit.observe(response.headers());
                     }
-                    if parts.status == reqwest::StatusCode::UNAUTHORIZED
+                    if response.status() == reqwest::StatusCode::UNAUTHORIZED
                         && replayable
                         && !replayed_after_refresh
                         && is_invalid_token(body)
@@ -599,7 +619,7 @@ impl Runtime {
                             }
                         }
                     }
-                    if parts.status.is_success() {
+                    if response.status().is_success() {
                         self.budget.record_success();
                     }
                 }
@@ -607,17 +627,17 @@ impl Runtime {
                     tracing::info!(attempt, error = %e, failure = ?class, elapsed_ms, "attempt failed");
                 }
             }
-            let decision = if let Attempt::Response(parts, _) = &outcome
-                && retry::is_final_status(parts.status)
+            let decision = if let Attempt::Response(response, _) = &outcome
+                && retry::is_final_status(response.status())
             {
                 RetryDecision::Stop(retry::StopReason::Success)
             } else if !replayable {
                 RetryDecision::Stop(retry::StopReason::NotReplayable)
             } else {
                 let outcome_ref = match &outcome {
-                    Attempt::Response(parts, _) => Outcome::Response {
-                        status: parts.status,
-                        headers: &parts.headers,
+                    Attempt::Response(response, _) => Outcome::Response {
+                        status: response.status(),
+                        headers: response.headers(),
                     },
                     Attempt::Failed(_, class) => Outcome::Transport(*class),
                 };
@@ -646,17 +666,9 @@ impl Runtime {
                         tracing::debug!(?reason, attempt, "not retrying");
                     }
                     return match outcome {
-                        Attempt::Response(mut parts, body) => {
-                            tracing::Span::current().record("status", parts.status.as_u16());
-                            // The answer keeps the request's URL (`reqwest::Response::url`): once
-                            // per call, for the answer that is returned.
-                            if let Ok(with_url) = http::Response::builder()
-                                .url(request.url().clone())
-                                .body(())
-                            {
-                                parts.extensions.extend(with_url.into_parts().0.extensions);
-                            }
-                            Ok((parts, body))
+                        Attempt::Response(response, body) => {
+                            tracing::Span::current().record("status", response.status().as_u16());
+                            Ok(Answered { response, body })
                         }
                         Attempt::Failed(source, class) => Err(Error::Transport {
                             operation: Some(operation_id),
@@ -668,6 +680,37 @@ impl Runtime {
             }
         }
     }
+}
+
+/// A copy of `request` to send, the original kept for a replay; `None` when its body is a stream
+/// (it cannot be sent twice). What `reqwest::Request::try_clone` makes (method, URL, headers,
+/// version, timeout), with fewer allocations on every attempt: `try_clone` sets the copy's
+/// timeout through its extensions, which allocates them even when the request has none, and
+/// gives the copy's headers no room for those reqwest adds to every request (`User-Agent`), so
+/// that adding them grows the map again. A request with a body (bytes, shared, not copied) goes
+/// through `try_clone`.
+fn copy_to_send(request: &reqwest::Request) -> Option<reqwest::Request> {
+    /// Room for the headers the `reqwest::Client` adds (its default headers).
+    const ADDED_BY_REQWEST: usize = 2;
+    if request.body().is_some() {
+        return request.try_clone();
+    }
+    let mut copy = reqwest::Request::new(request.method().clone(), request.url().clone());
+    let headers = copy.headers_mut();
+    headers.reserve(request.headers().len() + ADDED_BY_REQWEST);
+    // `extend` appends: a header sent several times keeps every value, in order.
+    headers.extend(
+        request
+            .headers()
+            .iter()
+            .map(|(name, value)| (name.clone(), value.clone())),
+    );
+    *copy.version_mut() = request.version();
+    // The one setting reqwest reads from a request's extensions: set only when there is one.
+    if let Some(timeout) = request.timeout() {
+        *copy.timeout_mut() = Some(*timeout);
+    }
+    Some(copy)
 }
 
 /// Whether a 401 body says the token itself is invalid (refreshing may help), not a missing scope.
@@ -711,30 +754,74 @@ impl Interceptor for Runtime {
 /// as [`WholeBody`](store_admin_client::WholeBody), which the decoder takes); or this crate's
 /// [`Error`] (an error answer, a transport failure, no token), to carry in the `reqwest::Error`
 /// the generated code passes on.
+///
+/// The success is reqwest's own response, its body read, with the whole body in its extensions.
 fn answer(
-    result: Result<(http::response::Parts, bytes::Bytes), Error>,
+    result: Result<Answered, Error>,
     operation_id: &'static str,
 ) -> Result<reqwest::Response, Error> {
-    let (mut parts, body) = result?;
-    if parts.status.is_client_error() || parts.status.is_server_error() {
+    let Answered { mut response, body } = result?;
+    let status = response.status();
+    if status.is_client_error() || status.is_server_error() {
         return Err(Error::Api(Box::new(ApiError::from_response(
-            parts.status,
-            &parts.headers,
+            status,
+            response.headers(),
             &body,
             Some(operation_id),
         ))));
     }
-    parts
-        .extensions
-        .insert(store_admin_client::WholeBody(body.clone()));
-    Ok(reqwest::Response::from(http::Response::from_parts(
-        parts, body,
-    )))
+    response
+        .extensions_mut()
+        .insert(store_admin_client::WholeBody {
+            body,
+            operation: operation_id,
+        });
+    Ok(response)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_copy_sent_is_the_request_header_for_header() {
+        let mut request = reqwest::Request::new(
+            reqwest::Method::DELETE,
+            "http://127.0.0.1:8080/admin/v2/orders/1?x=1&x=2"
+                .parse()
+                .unwrap(),
+        );
+        let headers = request.headers_mut();
+        headers.insert(reqwest::header::ACCEPT, "application/json".parse().unwrap());
+        headers.append("x-multi", "one".parse().unwrap());
+        headers.append("x-multi", "two".parse().unwrap());
+        *request.version_mut() = reqwest::Version::HTTP_11;
+        *request.timeout_mut() = Some(Duration::from_secs(7));
+        let copy = copy_to_send(&request).expect("no body: copied");
+        assert_eq!(copy.method(), request.method());
+        assert_eq!(copy.url(), request.url());
+        assert_eq!(copy.version(), reqwest::Version::HTTP_11);
+        assert_eq!(copy.timeout(), Some(&Duration::from_secs(7)));
+        assert_eq!(copy.headers(), request.headers());
+        let multi: Vec<_> = copy.headers().get_all("x-multi").iter().collect();
+        assert_eq!(multi, ["one", "two"], "every value, in order");
+        assert!(
+            copy.headers().capacity() > copy.headers().len(),
+            "room for User-Agent"
+        );
+
+        let mut with_body = reqwest::Request::new(reqwest::Method::POST, request.url().clone());
+        *with_body.body_mut() = Some(reqwest::Body::from("{\"name\":\"x\"}"));
+        let copy = copy_to_send(&with_body).expect("bytes: copied");
+        assert_eq!(
+            copy.body().and_then(reqwest::Body::as_bytes),
+            Some(&b"{\"name\":\"x\"}"[..])
+        );
+
+        let stream = futures::stream::iter([Ok::<_, std::io::Error>(bytes::Bytes::from("x"))]);
+        *with_body.body_mut() = Some(reqwest::Body::wrap_stream(stream));
+        assert!(copy_to_send(&with_body).is_none(), "a stream is sent once");
+    }
 
     #[test]
     fn a_token_origin_matches_what_url_origin_compares() {

@@ -354,16 +354,25 @@ impl Error {
                     Err(serde_error) => decode_error::<T>(&bytes, serde_error, operation),
                 }
             }
-            P::UnexpectedResponse(response) => Error::Api(Box::new(ApiError {
-                operation,
-                status: response.status(),
-                code: None,
-                message: Some("a status the API document does not list for this operation".into()),
-                fields: BTreeMap::new(),
-                raw_body: None,
-                retry_after: RateLimitHeaders::parse(response.headers(), SystemTime::now())
-                    .retry_after,
-            })),
+            P::UnexpectedResponse(response) => {
+                // The runtime has read the body; it rides in the response's extensions with the
+                // operation it answers.
+                let whole = response.extensions().get::<store_admin_client::WholeBody>();
+                Error::Api(Box::new(ApiError {
+                    operation: operation.or(whole.map(|whole| whole.operation)),
+                    status: response.status(),
+                    code: None,
+                    message: Some(
+                        "a status the API document does not list for this operation".into(),
+                    ),
+                    fields: BTreeMap::new(),
+                    raw_body: whole.filter(|whole| !whole.body.is_empty()).map(|whole| {
+                        truncate(&String::from_utf8_lossy(&whole.body), RAW_BODY_LIMIT)
+                    }),
+                    retry_after: RateLimitHeaders::parse(response.headers(), SystemTime::now())
+                        .retry_after,
+                }))
+            }
         }
     }
 

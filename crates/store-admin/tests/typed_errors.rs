@@ -234,3 +234,39 @@ async fn clients_sharing_a_retry_budget_stop_retrying_together() {
     assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
     assert_eq!(server.requests_received("list_order_statuses"), 4);
 }
+
+#[tokio::test]
+async fn a_status_the_document_does_not_list_keeps_its_body() {
+    let base = bare_server(203, "a body in no documented shape").await;
+    let error: Error = admin(&base)
+        .list_webhooks()
+        .send()
+        .await
+        .expect_err("203 is not listed for list_webhooks")
+        .into();
+    let api = error.api().expect("an API error");
+    assert_eq!(api.status.as_u16(), 203);
+    assert_eq!(api.operation, Some("list_webhooks"));
+    assert_eq!(
+        api.raw_body.as_deref(),
+        Some("a body in no documented shape"),
+        "{api:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_file_download_streams_the_body_the_runtime_read() {
+    const WORKBOOK: &str = "PK\u{3}\u{4} the custom URLs workbook";
+    let base = bare_server(200, WORKBOOK).await;
+    let response = admin(&base)
+        .export_custom_urls()
+        .send()
+        .await
+        .expect("the file");
+    assert_eq!(response.status().as_u16(), 200);
+    let chunks: Vec<bytes::Bytes> =
+        futures::TryStreamExt::try_collect(response.into_inner().into_inner())
+            .await
+            .expect("streams");
+    assert_eq!(chunks.concat(), WORKBOOK.as_bytes());
+}
