@@ -352,25 +352,20 @@ pub fn decode_with_paths(file: &mut syn::File, core: &TokenStream) {
                 && let syn::Expr::Path(func) = &*call.func
                 && func.path.segments.len() == 2
                 && func.path.segments[0].ident == "ResponseValue"
-                && func.path.segments[1].ident == "from_response"
                 && call.args.len() == 1
             {
                 let response = &call.args[0];
                 let core = self.0;
-                *expr = parse_quote!(#core::decode(#response, &info));
-                return;
-            }
-            if let syn::Expr::Call(call) = expr
-                && let syn::Expr::Path(func) = &*call.func
-                && func.path.segments.len() == 2
-                && func.path.segments[0].ident == "ResponseValue"
-                && func.path.segments[1].ident == "stream"
-                && call.args.len() == 1
-            {
-                let response = &call.args[0];
-                let core = self.0;
-                *expr = parse_quote!(#core::stream(#response));
-                return;
+                let replaced: Option<syn::Expr> =
+                    match func.path.segments[1].ident.to_string().as_str() {
+                        "from_response" => Some(parse_quote!(#core::decode(#response, &info))),
+                        "stream" => Some(parse_quote!(#core::stream(#response))),
+                        _ => None,
+                    };
+                if let Some(replaced) = replaced {
+                    *expr = replaced;
+                    return;
+                }
             }
             syn::visit_mut::visit_expr_mut(self, expr);
         }
