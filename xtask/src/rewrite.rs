@@ -15,6 +15,8 @@
 //!   documented status.
 //! - [`one_query`]: the query parameters written into one core `Query`, not one
 //!   `RequestBuilder::query` call each.
+//! - [`headers_in_chain`]: the headers every request sends (`api-version`) set on the request
+//!   builder, not through a `HeaderMap` of their own.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -596,6 +598,106 @@ pub fn one_query(file: &mut syn::File, core: &TokenStream) -> Result<()> {
     }
 }
 
+/// Replaces, in a request builder chain, the call `.headers(header_map)` with `.header(name,
+/// value)` calls for `appends`; whether the chain had that call.
+fn headers_into_chain(expr: &mut syn::Expr, appends: &[(syn::Expr, syn::Expr)]) -> bool {
+    match expr {
+        syn::Expr::Try(t) => headers_into_chain(&mut t.expr, appends),
+        syn::Expr::MethodCall(call) => {
+            let takes_map = call.method == "headers"
+                && call.args.len() == 1
+                && matches!(&call.args[0], syn::Expr::Path(p) if p.path.is_ident("header_map"));
+            if !takes_map {
+                return headers_into_chain(&mut call.receiver, appends);
+            }
+            let mut chained =
+                std::mem::replace(&mut *call.receiver, syn::Expr::Verbatim(TokenStream::new()));
+            for (name, value) in appends {
+                chained = parse_quote!(#chained.header(#name, #value));
+            }
+            *expr = chained;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The name and value of `header_map.append(name, value);`, progenitor's statement for a header
+/// every request of an operation sends (`api-version`).
+fn header_map_append(stmt: &syn::Stmt) -> Option<(syn::Expr, syn::Expr)> {
+    let syn::Stmt::Expr(syn::Expr::MethodCall(call), Some(_)) = stmt else {
+        return None;
+    };
+    let on_map = matches!(&*call.receiver, syn::Expr::Path(p) if p.path.is_ident("header_map"));
+    (on_map && call.method == "append" && call.args.len() == 2)
+        .then(|| (call.args[0].clone(), call.args[1].clone()))
+}
+
+/// Rewrites the headers every request of an operation sends (progenitor's `api-version`), which
+/// progenitor appends to a `HeaderMap` of their own that the request builder then merges in,
+/// into `.header(name, value)` calls on the request builder: the same headers, in the same
+/// order, without a map allocated, filled and merged on every call. A map that also takes
+/// other statements (an optional header parameter) is left as progenitor wrote it.
+pub fn headers_in_chain(file: &mut syn::File) -> Result<()> {
+    struct HeadersInChain {
+        error: Option<String>,
+    }
+    impl VisitMut for HeadersInChain {
+        fn visit_block_mut(&mut self, block: &mut syn::Block) {
+            syn::visit_mut::visit_block_mut(self, block);
+            let Some(at) = block.stmts.iter().position(|stmt| {
+                matches!(stmt, syn::Stmt::Local(l)
+                    if matches!(&l.pat, syn::Pat::Ident(p) if p.ident == "header_map"))
+            }) else {
+                return;
+            };
+            let appends: Vec<_> = block.stmts[at + 1..]
+                .iter()
+                .map_while(header_map_append)
+                .collect();
+            let later = &block.stmts[at + 1 + appends.len()..];
+            // Any other mention of the map but the builder's: left as it is.
+            let mentions = later
+                .iter()
+                .filter(|stmt| stmt.to_token_stream().to_string().contains("header_map"))
+                .count();
+            if appends.is_empty() || mentions != 1 {
+                return;
+            }
+            let Some(request) = later.iter().position(|stmt| {
+                matches!(stmt, syn::Stmt::Local(l)
+                    if matches!(&l.pat, syn::Pat::Ident(p) if p.ident == "request"))
+            }) else {
+                return;
+            };
+            let index = at + 1 + appends.len() + request;
+            let rewritten = match &mut block.stmts[index] {
+                syn::Stmt::Local(local) => local
+                    .init
+                    .as_mut()
+                    .is_some_and(|init| headers_into_chain(&mut init.expr, &appends)),
+                _ => false,
+            };
+            if !rewritten {
+                let stmt = block.stmts[index].to_token_stream().to_string();
+                self.error = Some(format!(
+                    "a request whose header map is not passed to its builder with `.headers(..)` \
+                     (progenitor's output changed shape): {}",
+                    stmt.chars().take(300).collect::<String>()
+                ));
+                return;
+            }
+            block.stmts.drain(at..at + 1 + appends.len());
+        }
+    }
+    let mut rewrite = HeadersInChain { error: None };
+    rewrite.visit_file_mut(file);
+    match rewrite.error {
+        Some(error) => bail!(error),
+        None => Ok(()),
+    }
+}
+
 /// Turns progenitor's output for an area into an area crate's code: the generated `Client` and
 /// its impls go (the core crate's `Client` is used), the `impl Client` of the operations becomes
 /// the trait `trait_name` implemented for the core `Client`, builders name the core `Client` and
@@ -868,6 +970,50 @@ mod tests {
             }
         };
         assert!(one_query(&mut no_url, &quote!(core)).is_err());
+    }
+
+    #[test]
+    fn a_header_map_of_constant_headers_becomes_header_calls_in_the_same_order() {
+        let mut file: syn::File = parse_quote! {
+            async fn send() {
+                let url = format!("{}/products", client.baseurl());
+                let mut header_map = HeaderMap::with_capacity(2usize);
+                header_map.append(HeaderName::from_static("api-version"), HeaderValue::from_static(v));
+                header_map.append(HeaderName::from_static("x-b"), HeaderValue::from_static("b"));
+                let mut request = client.client().get(url).header(ACCEPT, json).headers(header_map).build()?;
+            }
+            async fn optional() {
+                let mut header_map = HeaderMap::with_capacity(2usize);
+                header_map.append(HeaderName::from_static("api-version"), HeaderValue::from_static(v));
+                if let Some(v) = x { header_map.append("x-c", v); }
+                let mut request = client.client().get(url).headers(header_map).build()?;
+            }
+        };
+        headers_in_chain(&mut file).expect("rewritten");
+        let text = file.to_token_stream().to_string().replace(' ', "");
+        assert!(
+            text.contains(
+                "asyncfnsend(){leturl=format!(\"{}/products\",client.baseurl());\
+                 letmutrequest=client.client().get(url).header(ACCEPT,json)\
+                 .header(HeaderName::from_static(\"api-version\"),HeaderValue::from_static(v))\
+                 .header(HeaderName::from_static(\"x-b\"),HeaderValue::from_static(\"b\")).build()?;}"
+            ),
+            "{text}"
+        );
+        // A map other statements also fill is left as it is.
+        assert!(
+            text.contains("asyncfnoptional(){letmutheader_map=HeaderMap::with_capacity(2usize);"),
+            "{text}"
+        );
+
+        let mut no_builder: syn::File = parse_quote! {
+            async fn send() {
+                let mut header_map = HeaderMap::with_capacity(1usize);
+                header_map.append(a, b);
+                let mut request = client.client().get(url).build_with(header_map)?;
+            }
+        };
+        assert!(headers_in_chain(&mut no_builder).is_err());
     }
 
     #[test]

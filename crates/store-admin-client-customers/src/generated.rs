@@ -2884,14 +2884,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/customers", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -2922,7 +2914,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_customers",
@@ -2999,14 +2996,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/customers", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -3016,7 +3005,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_customer",
@@ -3091,14 +3085,6 @@ pub mod builder {
                 "{}/customers/{}", client.baseurl(), encode_path(& customer_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -3114,7 +3100,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_customer",
@@ -3206,14 +3197,6 @@ pub mod builder {
                 "{}/customers/{}", client.baseurl(), encode_path(& customer_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -3223,7 +3206,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_customer",
@@ -3282,14 +3270,6 @@ pub mod builder {
                 "{}/customers/{}", client.baseurl(), encode_path(& customer_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -3298,7 +3278,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_customer",
@@ -3388,14 +3373,6 @@ pub mod builder {
                 "{}/customers/blacklist/{}", client.baseurl(), encode_path(& customer_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -3405,7 +3382,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "ban_customer",
@@ -3464,14 +3446,6 @@ pub mod builder {
                 "{}/customers/blacklist/{}", client.baseurl(), encode_path(& customer_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -3480,7 +3454,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "unban_customer",
@@ -3556,14 +3535,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/customers/groups", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -3582,7 +3553,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_customer_groups",
@@ -3661,14 +3637,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/customers/groups", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -3678,7 +3646,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_customer_group",
@@ -3757,14 +3730,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/customers/groups/add_customers", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -3774,7 +3739,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "add_customers_to_group",
@@ -3853,14 +3823,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/customers/groups/default", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -3870,7 +3832,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_default_customer_group",
@@ -3964,14 +3931,6 @@ pub mod builder {
                 "{}/customers/groups/{}", client.baseurl(), encode_path(& group_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -3981,7 +3940,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_customer_group",
@@ -4040,14 +4004,6 @@ pub mod builder {
                 "{}/customers/groups/{}", client.baseurl(), encode_path(& group_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -4056,7 +4012,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_customer_group",
@@ -4135,14 +4096,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/customers/wallets/deposit", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -4152,7 +4105,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "deposit_customer_wallet",
@@ -4231,14 +4189,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/customers/wallets/withdraw", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -4248,7 +4198,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "withdraw_customer_wallet",
@@ -4336,14 +4291,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/customers/loyalty/points", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -4367,7 +4314,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_customer_loyalty_points",
@@ -4446,14 +4398,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/customers/loyalty/points", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -4463,7 +4407,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_customer_loyalty_points",
@@ -4706,14 +4655,6 @@ pub mod builder {
             let start_date = start_date.map_err(Error::InvalidRequest)?;
             let type_ = type_.map_err(Error::InvalidRequest)?;
             let url = format!("{}/reviews", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -4762,7 +4703,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_reviews",
@@ -4820,14 +4766,6 @@ pub mod builder {
             let url = format!(
                 "{}/reviews/{}", client.baseurl(), encode_path(& review_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -4836,7 +4774,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_review",
@@ -4925,14 +4868,6 @@ pub mod builder {
             let url = format!(
                 "{}/reviews/{}", client.baseurl(), encode_path(& review_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -4942,7 +4877,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_review",

@@ -6872,14 +6872,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/coupons", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -6901,7 +6893,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_coupons",
@@ -6976,14 +6973,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/coupons", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -6993,7 +6982,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_coupon",
@@ -7081,14 +7075,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/coupons/codes", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -7110,7 +7096,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_coupon_codes",
@@ -7168,14 +7159,6 @@ pub mod builder {
             let url = format!(
                 "{}/coupons/{}", client.baseurl(), encode_path(& coupon_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7184,7 +7167,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_coupon",
@@ -7273,14 +7261,6 @@ pub mod builder {
             let url = format!(
                 "{}/coupons/{}", client.baseurl(), encode_path(& coupon_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7290,7 +7270,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_coupon",
@@ -7348,14 +7333,6 @@ pub mod builder {
             let url = format!(
                 "{}/coupons/{}", client.baseurl(), encode_path(& coupon_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7364,7 +7341,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_coupon",
@@ -7440,14 +7422,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/specialoffers", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -7466,7 +7440,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_special_offers",
@@ -7545,14 +7524,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/specialoffers", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7562,7 +7533,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_special_offer",
@@ -7623,14 +7599,6 @@ pub mod builder {
                 "{}/specialoffers/{}", client.baseurl(), encode_path(& special_offer_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7639,7 +7607,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_special_offer",
@@ -7737,14 +7710,6 @@ pub mod builder {
                 "{}/specialoffers/{}", client.baseurl(), encode_path(& special_offer_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7754,7 +7719,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_special_offer",
@@ -7815,14 +7785,6 @@ pub mod builder {
                 "{}/specialoffers/{}", client.baseurl(), encode_path(& special_offer_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7831,7 +7793,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_special_offer",
@@ -7929,14 +7896,6 @@ pub mod builder {
                 "{}/specialoffers/{}/status", client.baseurl(), encode_path(&
                 special_offer_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7946,7 +7905,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "change_special_offer_status",
@@ -8022,14 +7986,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/affiliates", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -8048,7 +8004,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_affiliates",
@@ -8106,14 +8067,6 @@ pub mod builder {
             let Self { client, body } = self;
             let body = body.map_err(Error::InvalidRequest)?;
             let url = format!("{}/affiliates", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8123,7 +8076,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_affiliate",
@@ -8182,14 +8140,6 @@ pub mod builder {
                 "{}/affiliates/{}", client.baseurl(), encode_path(& affiliate_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8198,7 +8148,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_affiliate",
@@ -8271,14 +8226,6 @@ pub mod builder {
                 "{}/affiliates/{}", client.baseurl(), encode_path(& affiliate_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8288,7 +8235,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_affiliate",
@@ -8347,14 +8299,6 @@ pub mod builder {
                 "{}/affiliates/{}", client.baseurl(), encode_path(& affiliate_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8363,7 +8307,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_affiliate",
@@ -8454,14 +8403,6 @@ pub mod builder {
                 "{}/affiliates/{}/links", client.baseurl(), encode_path(& affiliate_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -8480,7 +8421,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_affiliate_links",
@@ -8556,14 +8502,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/advertisements", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -8582,7 +8520,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_advertisements",
@@ -8661,14 +8604,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/advertisements", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8678,7 +8613,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_advertisement",
@@ -8739,14 +8679,6 @@ pub mod builder {
                 "{}/advertisements/{}", client.baseurl(), encode_path(& advertisement_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8755,7 +8687,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_advertisement",
@@ -8853,14 +8790,6 @@ pub mod builder {
                 "{}/advertisements/{}", client.baseurl(), encode_path(& advertisement_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8870,7 +8799,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_advertisement",
@@ -8931,14 +8865,6 @@ pub mod builder {
                 "{}/advertisements/{}", client.baseurl(), encode_path(& advertisement_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8947,7 +8873,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_advertisement",

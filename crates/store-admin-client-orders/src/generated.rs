@@ -11171,14 +11171,6 @@ pub mod builder {
             let end = end.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
             let url = format!("{}/reservations", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -11197,7 +11189,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_reservations",
@@ -11641,14 +11638,6 @@ pub mod builder {
             let to_date = to_date.map_err(Error::InvalidRequest)?;
             let unread = unread.map_err(Error::InvalidRequest)?;
             let url = format!("{}/orders", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -11765,7 +11754,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_orders",
@@ -11840,14 +11834,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/orders", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -11857,7 +11843,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order",
@@ -11899,14 +11890,6 @@ pub mod builder {
         > {
             let Self { client } = self;
             let url = format!("{}/orders/statuses", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -11915,7 +11898,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_statuses",
@@ -11993,14 +11981,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/orders/statuses", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12010,7 +11990,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_status",
@@ -12096,14 +12081,6 @@ pub mod builder {
             let url = format!(
                 "{}/orders/{}", client.baseurl(), encode_path(& order_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -12127,7 +12104,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_order",
@@ -12216,14 +12198,6 @@ pub mod builder {
             let url = format!(
                 "{}/orders/{}", client.baseurl(), encode_path(& order_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12233,7 +12207,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order",
@@ -12275,14 +12254,6 @@ pub mod builder {
         > {
             let Self { client } = self;
             let url = format!("{}/orders/draft", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12291,7 +12262,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_draft_order",
@@ -12368,14 +12344,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/orders/duplicate", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12385,7 +12353,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "duplicate_order",
@@ -12460,14 +12433,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/orders/actions", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12477,7 +12442,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "run_order_actions",
@@ -12571,14 +12541,6 @@ pub mod builder {
                 "{}/orders/{}/inventory/relocate", client.baseurl(), encode_path(&
                 order_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12588,7 +12550,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "relocate_order_inventory",
@@ -12644,14 +12611,6 @@ pub mod builder {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let url = format!("{}/orders/items", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -12667,7 +12626,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_items",
@@ -12744,14 +12708,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/orders/items", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12761,7 +12717,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_item",
@@ -12853,14 +12814,6 @@ pub mod builder {
                 "{}/orders/items/{}", client.baseurl(), encode_path(& item_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12870,7 +12823,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_item",
@@ -12929,14 +12887,6 @@ pub mod builder {
                 "{}/orders/items/{}", client.baseurl(), encode_path(& item_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12945,7 +12895,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_order_item",
@@ -13038,14 +12993,6 @@ pub mod builder {
                 "{}/orders/{}/status", client.baseurl(), encode_path(& order_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13055,7 +13002,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "change_order_status",
@@ -13114,14 +13066,6 @@ pub mod builder {
                 "{}/orders/statuses/{}", client.baseurl(), encode_path(& status_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13130,7 +13074,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_order_status",
@@ -13223,14 +13172,6 @@ pub mod builder {
                 "{}/orders/statuses/{}", client.baseurl(), encode_path(& status_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13240,7 +13181,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_status",
@@ -13299,14 +13245,6 @@ pub mod builder {
             let Self { client, body } = self;
             let body = body.map_err(Error::InvalidRequest)?;
             let url = format!("{}/orders/statuses/sort", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13316,7 +13254,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "sort_order_statuses",
@@ -13407,14 +13350,6 @@ pub mod builder {
                 "{}/orders/{}/histories", client.baseurl(), encode_path(& order_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -13433,7 +13368,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_histories",
@@ -13527,14 +13467,6 @@ pub mod builder {
                 "{}/orders/{}/histories", client.baseurl(), encode_path(& order_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13544,7 +13476,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_history",
@@ -13620,14 +13557,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/orders/options", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -13646,7 +13575,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_options",
@@ -13724,14 +13658,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/orders/options", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13741,7 +13667,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_option",
@@ -13800,14 +13731,6 @@ pub mod builder {
                 "{}/orders/options/{}", client.baseurl(), encode_path(& option_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13816,7 +13739,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_order_option",
@@ -13909,14 +13837,6 @@ pub mod builder {
                 "{}/orders/options/{}", client.baseurl(), encode_path(& option_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13926,7 +13846,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_option",
@@ -13985,14 +13910,6 @@ pub mod builder {
                 "{}/orders/options/{}", client.baseurl(), encode_path(& option_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14001,7 +13918,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_order_option",
@@ -14122,14 +14044,6 @@ pub mod builder {
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let to_date = to_date.map_err(Error::InvalidRequest)?;
             let url = format!("{}/orders/invoices", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -14157,7 +14071,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_invoices",
@@ -14236,14 +14155,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/orders/invoices", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14253,7 +14164,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_invoice",
@@ -14312,14 +14228,6 @@ pub mod builder {
                 "{}/orders/invoices/{}", client.baseurl(), encode_path(& invoice_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14328,7 +14236,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_order_invoice",
@@ -14387,14 +14300,6 @@ pub mod builder {
                 "{}/orders/{}/send-invoice", client.baseurl(), encode_path(& order_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14403,7 +14308,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "send_order_invoice",
@@ -14462,14 +14372,6 @@ pub mod builder {
                 "{}/orders/{}/print-invoice", client.baseurl(), encode_path(& order_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14478,7 +14380,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "print_order_invoice",
@@ -14583,14 +14490,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/carts/abandoned", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -14615,7 +14514,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_abandoned_carts",
@@ -14674,14 +14578,6 @@ pub mod builder {
                 "{}/carts/abandoned/{}", client.baseurl(), encode_path(& cart_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14690,7 +14586,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_abandoned_cart",
@@ -14732,14 +14633,6 @@ pub mod builder {
         > {
             let Self { client } = self;
             let url = format!("{}/orders/assignment/rules", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14748,7 +14641,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_assignment_rules",
@@ -14827,14 +14725,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/orders/assignment/rules", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14844,7 +14734,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_assignment_rule",
@@ -14918,14 +14813,6 @@ pub mod builder {
                 "{}/orders/assignment/rules/{}", client.baseurl(), encode_path(& rule_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14935,7 +14822,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_assignment_rule",
@@ -14994,14 +14886,6 @@ pub mod builder {
                 "{}/orders/assignment/{}", client.baseurl(), encode_path(& order_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -15010,7 +14894,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_assigned_employees",

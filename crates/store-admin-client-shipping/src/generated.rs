@@ -12490,14 +12490,6 @@ pub mod builder {
                 "{}/orders/{}/shipments", client.baseurl(), encode_path(& order_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12506,7 +12498,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_shipments",
@@ -12598,14 +12595,6 @@ pub mod builder {
                 "{}/orders/{}/update-shipment", client.baseurl(), encode_path(& order_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12615,7 +12604,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_shipment",
@@ -12674,14 +12668,6 @@ pub mod builder {
                 "{}/orders/{}/cancel-shipment", client.baseurl(), encode_path(& order_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12690,7 +12676,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cancel_order_shipment",
@@ -12732,14 +12723,6 @@ pub mod builder {
         > {
             let Self { client } = self;
             let url = format!("{}/shipping/companies/", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12748,7 +12731,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipping_companies",
@@ -12827,14 +12815,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/shipping/companies/", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12844,7 +12824,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_shipping_company",
@@ -12903,14 +12888,6 @@ pub mod builder {
                 "{}/shipping/companies/{}", client.baseurl(), encode_path(& company_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -12919,7 +12896,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_shipping_company",
@@ -13013,14 +12995,6 @@ pub mod builder {
                 "{}/shipping/companies/{}", client.baseurl(), encode_path(& company_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13030,7 +13004,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_shipping_company",
@@ -13089,14 +13068,6 @@ pub mod builder {
                 "{}/shipping/companies/{}", client.baseurl(), encode_path(& company_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13105,7 +13076,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_shipping_company",
@@ -13164,14 +13140,6 @@ pub mod builder {
                 "{}/shipping/rules/{}", client.baseurl(), encode_path(& rule_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13180,7 +13148,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_shipping_rule",
@@ -13272,14 +13245,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/shipping/routes", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -13301,7 +13266,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipping_routes",
@@ -13380,14 +13350,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/shipping/routes", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13397,7 +13359,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_shipping_route",
@@ -13456,14 +13423,6 @@ pub mod builder {
                 "{}/shipping/routes/{}", client.baseurl(), encode_path(& route_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13472,7 +13431,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_shipping_route",
@@ -13531,14 +13495,6 @@ pub mod builder {
                 "{}/shipping/routes/{}", client.baseurl(), encode_path(& route_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13547,7 +13503,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_shipping_route",
@@ -13641,14 +13602,6 @@ pub mod builder {
                 "{}/shipping/routes/{}", client.baseurl(), encode_path(& route_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -13658,7 +13611,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_shipping_route",
@@ -13984,14 +13942,6 @@ pub mod builder {
             let status = status.map_err(Error::InvalidRequest)?;
             let to_date = to_date.map_err(Error::InvalidRequest)?;
             let url = format!("{}/shipments", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -14100,7 +14050,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipments",
@@ -14177,14 +14132,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/shipments", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14194,7 +14141,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_shipment",
@@ -14253,14 +14205,6 @@ pub mod builder {
                 "{}/shipments/{}", client.baseurl(), encode_path(& shipment_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14269,7 +14213,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_shipment",
@@ -14361,14 +14310,6 @@ pub mod builder {
                 "{}/shipments/{}", client.baseurl(), encode_path(& shipment_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14378,7 +14319,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_shipment",
@@ -14437,14 +14383,6 @@ pub mod builder {
                 "{}/shipments/{}/cancel", client.baseurl(), encode_path(& shipment_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14453,7 +14391,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cancel_shipment",
@@ -14512,14 +14455,6 @@ pub mod builder {
                 "{}/shipments/{}/return", client.baseurl(), encode_path(& shipment_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14528,7 +14463,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "return_shipment",
@@ -14587,14 +14527,6 @@ pub mod builder {
                 "{}/shipments/{}/tracking", client.baseurl(), encode_path(& shipment_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14603,7 +14535,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_shipment_tracking",
@@ -14716,14 +14653,6 @@ pub mod builder {
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let postal_code = postal_code.map_err(Error::InvalidRequest)?;
             let url = format!("{}/shipping/companies/estimate-rate", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -14753,7 +14682,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipping_estimate_rates",
@@ -14812,14 +14746,6 @@ pub mod builder {
                 "{}/shipping/companies/{}/options", client.baseurl(), encode_path(&
                 company_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14828,7 +14754,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipping_company_options",
@@ -14907,14 +14838,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/shipping/routes/default", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -14924,7 +14847,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_default_shipping_route",
@@ -15013,14 +14941,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/shipping/zones", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -15042,7 +14962,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipping_zones",
@@ -15121,14 +15046,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/shipping/zones", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -15138,7 +15055,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_shipping_zone",
@@ -15197,14 +15119,6 @@ pub mod builder {
                 "{}/shipping/zones/{}", client.baseurl(), encode_path(& zone_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -15213,7 +15127,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_shipping_zone",
@@ -15307,14 +15226,6 @@ pub mod builder {
                 "{}/shipping/zones/{}", client.baseurl(), encode_path(& zone_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -15324,7 +15235,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_shipping_zone",
@@ -15383,14 +15299,6 @@ pub mod builder {
                 "{}/shipping/zones/{}", client.baseurl(), encode_path(& zone_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -15399,7 +15307,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_shipping_zone",
@@ -15520,14 +15433,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/branches", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -15557,7 +15462,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_branches",
@@ -15632,14 +15542,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/branches", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -15649,7 +15551,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_branch",
@@ -15722,14 +15629,6 @@ pub mod builder {
             let url = format!(
                 "{}/branches/{}", client.baseurl(), encode_path(& branch_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -15745,7 +15644,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_branch",
@@ -15834,14 +15738,6 @@ pub mod builder {
             let url = format!(
                 "{}/branches/{}", client.baseurl(), encode_path(& branch_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -15851,7 +15747,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_branch",
@@ -15909,14 +15810,6 @@ pub mod builder {
             let url = format!(
                 "{}/branches/{}", client.baseurl(), encode_path(& branch_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -15925,7 +15818,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_branch",
@@ -16001,14 +15899,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/branches/allocation", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -16027,7 +15917,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_branch_allocations",
@@ -16106,14 +16001,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/branches/allocation", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -16123,7 +16010,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_branch_allocation",
@@ -16202,14 +16094,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/branches/allocation/settings", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -16219,7 +16103,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_branch_allocation_settings",
@@ -16278,14 +16167,6 @@ pub mod builder {
                 "{}/branches/allocation/{}", client.baseurl(), encode_path(&
                 allocation_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -16294,7 +16175,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_branch_allocation",
@@ -16388,14 +16274,6 @@ pub mod builder {
                 "{}/branches/allocation/{}", client.baseurl(), encode_path(&
                 allocation_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -16405,7 +16283,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_branch_allocation",
@@ -16464,14 +16347,6 @@ pub mod builder {
                 "{}/branches/allocation/{}", client.baseurl(), encode_path(&
                 allocation_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -16480,7 +16355,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_branch_allocation",
@@ -16569,14 +16449,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/branches/delivery-zones", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -16598,7 +16470,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_branch_delivery_zones",
@@ -16677,14 +16554,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/branches/delivery-zones", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -16694,7 +16563,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_branch_delivery_zone",
@@ -16753,14 +16627,6 @@ pub mod builder {
                 "{}/branches/delivery-zones/{}", client.baseurl(), encode_path(& zone_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -16769,7 +16635,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_branch_delivery_zone",
@@ -16863,14 +16734,6 @@ pub mod builder {
                 "{}/branches/delivery-zones/{}", client.baseurl(), encode_path(& zone_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -16880,7 +16743,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_branch_delivery_zone",
@@ -16939,14 +16807,6 @@ pub mod builder {
                 "{}/branches/delivery-zones/{}", client.baseurl(), encode_path(& zone_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -16955,7 +16815,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_branch_delivery_zone",

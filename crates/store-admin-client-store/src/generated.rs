@@ -5630,14 +5630,6 @@ pub mod builder {
         > {
             let Self { client } = self;
             let url = format!("{}/languages", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -5646,7 +5638,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_languages",
@@ -5721,14 +5718,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/languages", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -5738,7 +5727,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "add_languages",
@@ -5814,14 +5808,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/webhooks", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -5840,7 +5826,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_webhooks",
@@ -5882,14 +5873,6 @@ pub mod builder {
         > {
             let Self { client } = self;
             let url = format!("{}/webhooks/events", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -5898,7 +5881,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_webhook_events",
@@ -5976,14 +5964,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/webhooks/subscribe", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -5993,7 +5973,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "subscribe_webhook",
@@ -6066,14 +6051,6 @@ pub mod builder {
             let id = id.map_err(Error::InvalidRequest)?;
             let url = url.map_err(Error::InvalidRequest)?;
             let _url = format!("{}/webhooks/unsubscribe", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let _url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -6092,7 +6069,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "unsubscribe_webhooks",
@@ -6183,14 +6165,6 @@ pub mod builder {
             let url = format!(
                 "{}/webhooks/{}", client.baseurl(), encode_path(& id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -6200,7 +6174,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_webhook",
@@ -6324,14 +6303,6 @@ pub mod builder {
             let template_id = template_id.map_err(Error::InvalidRequest)?;
             let to_date = to_date.map_err(Error::InvalidRequest)?;
             let url = format!("{}/exports/orders", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -6366,7 +6337,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "export_orders",
@@ -6470,14 +6446,6 @@ pub mod builder {
             let from = from.map_err(Error::InvalidRequest)?;
             let to = to.map_err(Error::InvalidRequest)?;
             let url = format!("{}/exports/logs", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -6502,7 +6470,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_export_logs",
@@ -6562,14 +6535,6 @@ pub mod builder {
             let Self { client, entity } = self;
             let entity = entity.map_err(Error::InvalidRequest)?;
             let url = format!("{}/exports/templates", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -6585,7 +6550,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_export_templates",
@@ -6664,14 +6634,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/exports/templates", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -6681,7 +6643,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_export_template",
@@ -6775,14 +6742,6 @@ pub mod builder {
                 "{}/exports/templates/{}", client.baseurl(), encode_path(& template_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -6792,7 +6751,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_export_template",
@@ -6851,14 +6815,6 @@ pub mod builder {
                 "{}/exports/templates/{}", client.baseurl(), encode_path(& template_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -6867,7 +6823,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_export_template",
@@ -6926,14 +6887,6 @@ pub mod builder {
             let Self { client, entity } = self;
             let entity = entity.map_err(Error::InvalidRequest)?;
             let url = format!("{}/exports/columns", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -6949,7 +6902,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_export_columns",
@@ -7026,14 +6984,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/exports/customers", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7043,7 +6993,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "export_customers",
@@ -7085,16 +7040,17 @@ pub mod builder {
         > {
             let Self { client } = self;
             let url = format!("{}/exports/custom-urls", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
+            #[allow(unused_mut)]
+            let mut request = client
+                .client()
+                .post(url)
+                .header(
                     ::reqwest::header::HeaderName::from_static("api-version"),
                     ::reqwest::header::HeaderValue::from_static(
                         ::store_admin_client_core::Client::api_version(),
                     ),
-                );
-            #[allow(unused_mut)]
-            let mut request = client.client().post(url).headers(header_map).build()?;
+                )
+                .build()?;
             let info = OperationInfo {
                 operation_id: "export_custom_urls",
             };
@@ -7170,14 +7126,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/exports/products", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7187,7 +7135,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "export_products",
@@ -7229,14 +7182,6 @@ pub mod builder {
         > {
             let Self { client } = self;
             let url = format!("{}/dns-records", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7245,7 +7190,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_dns_records",
@@ -7322,14 +7272,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/dns-records", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7339,7 +7281,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_dns_record",
@@ -7398,14 +7345,6 @@ pub mod builder {
                 "{}/dns-records/{}", client.baseurl(), encode_path(& dns_record_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7414,7 +7353,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_dns_record",
@@ -7490,14 +7434,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/users", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -7516,7 +7452,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_employees",
@@ -7558,14 +7499,6 @@ pub mod builder {
         > {
             let Self { client } = self;
             let url = format!("{}/store/info", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7574,7 +7507,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_store_info",
@@ -7666,14 +7604,6 @@ pub mod builder {
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let status = status.map_err(Error::InvalidRequest)?;
             let url = format!("{}/payment/methods", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -7695,7 +7625,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_payment_methods",
@@ -7787,14 +7722,6 @@ pub mod builder {
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let status = status.map_err(Error::InvalidRequest)?;
             let url = format!("{}/payment/banks", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -7816,7 +7743,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_payment_banks",
@@ -7875,14 +7807,6 @@ pub mod builder {
                 "{}/payment/banks/{}", client.baseurl(), encode_path(& bank_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7891,7 +7815,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_payment_bank",
@@ -7933,14 +7862,6 @@ pub mod builder {
         > {
             let Self { client } = self;
             let url = format!("{}/seo", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -7949,7 +7870,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_seo_settings",
@@ -8027,14 +7953,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/seo", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8044,7 +7962,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_seo_settings",
@@ -8102,14 +8025,6 @@ pub mod builder {
             let Self { client, entity } = self;
             let entity = entity.map_err(Error::InvalidRequest)?;
             let url = format!("{}/settings", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -8125,7 +8040,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_settings",
@@ -8186,14 +8106,6 @@ pub mod builder {
                 "{}/settings/fields/{}", client.baseurl(), encode_path(& slug
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8202,7 +8114,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_setting",
@@ -8296,14 +8213,6 @@ pub mod builder {
                 "{}/settings/fields/{}", client.baseurl(), encode_path(& slug
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8313,7 +8222,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_setting",
@@ -8389,14 +8303,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/scopes", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -8415,7 +8321,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_store_scopes",
@@ -8473,14 +8384,6 @@ pub mod builder {
             let url = format!(
                 "{}/scopes/{}", client.baseurl(), encode_path(& scope_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8489,7 +8392,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_store_scope",
@@ -8668,14 +8576,6 @@ pub mod builder {
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let status = status.map_err(Error::InvalidRequest)?;
             let url = format!("{}/transactions", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -8722,7 +8622,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_transactions",
@@ -8783,14 +8688,6 @@ pub mod builder {
                 "{}/transactions/{}", client.baseurl(), encode_path(& transaction_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8799,7 +8696,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_transaction",
@@ -8894,14 +8796,6 @@ pub mod builder {
                 "{}/transactions/{}", client.baseurl(), encode_path(& transaction_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8911,7 +8805,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_transaction",
@@ -8972,14 +8871,6 @@ pub mod builder {
                 "{}/transactions/{}/print", client.baseurl(), encode_path(&
                 transaction_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -8988,7 +8879,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "print_transaction_invoice",
@@ -9082,14 +8978,6 @@ pub mod builder {
             let url = format!(
                 "{}/languages/{}", client.baseurl(), encode_path(& locale.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -9099,7 +8987,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_language",
@@ -9141,14 +9034,6 @@ pub mod builder {
         > {
             let Self { client } = self;
             let url = format!("{}/currencies", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -9157,7 +9042,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_currencies",
@@ -9236,14 +9126,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/currencies", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -9253,7 +9135,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "activate_currencies",
@@ -9295,14 +9182,6 @@ pub mod builder {
         > {
             let Self { client } = self;
             let url = format!("{}/currencies/available", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -9311,7 +9190,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_available_currencies",
@@ -9387,14 +9271,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/countries", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -9413,7 +9289,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_countries",
@@ -9472,14 +9353,6 @@ pub mod builder {
                 "{}/countries/{}", client.baseurl(), encode_path(& country_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -9488,7 +9361,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_country",
@@ -9579,14 +9457,6 @@ pub mod builder {
                 "{}/countries/{}/cities", client.baseurl(), encode_path(& country_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -9605,7 +9475,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_cities",
@@ -9696,14 +9571,6 @@ pub mod builder {
                 "{}/cities/{}/districts", client.baseurl(), encode_path(& city_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -9722,7 +9589,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_districts",
@@ -9798,14 +9670,6 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!("{}/taxes", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             let url = {
                 let mut query = ::store_admin_client_core::Query::default();
                 query
@@ -9824,7 +9688,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_taxes",
@@ -9899,14 +9768,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/taxes", client.baseurl(),);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -9916,7 +9777,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_tax",
@@ -9974,14 +9840,6 @@ pub mod builder {
             let url = format!(
                 "{}/taxes/{}", client.baseurl(), encode_path(& tax_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -9990,7 +9848,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_tax",
@@ -10079,14 +9942,6 @@ pub mod builder {
             let url = format!(
                 "{}/taxes/{}", client.baseurl(), encode_path(& tax_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -10096,7 +9951,12 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_tax",
@@ -10154,14 +10014,6 @@ pub mod builder {
             let url = format!(
                 "{}/taxes/{}", client.baseurl(), encode_path(& tax_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                );
             #[allow(unused_mut)]
             let mut request = client
                 .client()
@@ -10170,7 +10022,12 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
+                .header(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        ::store_admin_client_core::Client::api_version(),
+                    ),
+                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_tax",

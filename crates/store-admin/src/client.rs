@@ -532,150 +532,160 @@ impl Runtime {
         ))
     }
 
-    async fn run(
-        &self,
-        client: &reqwest::Client,
+    /// The call itself. An `async` block, not an `async fn`: an `async fn`'s future keeps its
+    /// arguments twice, as they came and as its locals (rust-lang/rust#62958), and the request
+    /// is most of it.
+    #[expect(
+        clippy::manual_async_fn,
+        reason = "an `async fn` would hold its arguments twice"
+    )]
+    fn run<'a>(
+        &'a self,
+        client: &'a reqwest::Client,
         mut request: reqwest::Request,
         operation_id: &'static str,
-    ) -> Result<Answered, Error> {
-        let started = Instant::now();
-        let deadline = started + self.operation_timeout;
-        let method = request.method().clone();
-        let mut attempt: u32 = 0;
-        // The token for the next attempt when a refresh after a 401 already gave one.
-        let mut refreshed = None;
-        let mut replayed_after_refresh = false;
-        loop {
-            attempt += 1;
-            if let Some(limit) = &self.rate_limit {
-                limit.acquire().await;
-            }
-            // Authorized once per attempt: a retry after a long wait gets a token still valid.
-            let bearer = match refreshed.take() {
-                Some(bearer) => bearer,
-                None => self.auth.bearer().await.map_err(Error::Auth)?,
-            };
-            let value = bearer.authorization.clone().map_err(Error::Auth)?;
-            request
-                .headers_mut()
-                .insert(reqwest::header::AUTHORIZATION, value);
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            let timeout = self
-                .attempt_timeout
-                .min(remaining)
-                .max(Duration::from_millis(1));
-            // A streaming body cannot be replayed: it is sent once, and neither replayed after a
-            // token refresh nor retried. The copy sent is handed to reqwest at once: the call's
-            // future does not hold it across the wait.
-            let (to_send, replayable) = match copy_to_send(&request) {
-                Some(copy) => (copy, true),
-                None => {
-                    let spent = reqwest::Request::new(method.clone(), request.url().clone());
-                    (std::mem::replace(&mut request, spent), false)
+    ) -> impl Future<Output = Result<Answered, Error>> + Send + 'a {
+        async move {
+            let started = Instant::now();
+            let deadline = started + self.operation_timeout;
+            let method = request.method().clone();
+            let mut attempt: u32 = 0;
+            // The token for the next attempt when a refresh after a 401 already gave one.
+            let mut refreshed = None;
+            let mut replayed_after_refresh = false;
+            loop {
+                attempt += 1;
+                if let Some(limit) = &self.rate_limit {
+                    limit.acquire().await;
                 }
-            };
-            let sent = client.execute(to_send);
-            let attempt_started = Instant::now();
-            // Boxed: awaited in place, the attempt's future would be counted twice in this one.
-            let outcome = Box::pin(Self::attempt(sent, timeout)).await;
-            let elapsed_ms = attempt_started.elapsed().as_millis() as u64;
-            match &outcome {
-                Attempt::Response(response, body) => {
-                    // One line per attempt (the span carries the operation, once).
-                    tracing::info!(
-                        attempt,
-                        status = response.status().as_u16(),
-                        elapsed_ms,
-                        "attempt"
-                    );
-                    if let Some(limit) = &self.rate_limit {
-                        limit.observe(response.headers());
-                    }
-                    if response.status() == reqwest::StatusCode::UNAUTHORIZED
-                        && replayable
-                        && !replayed_after_refresh
-                        && is_invalid_token(body)
-                    {
-                        replayed_after_refresh = true;
-                        // Boxed, as every path that waits for more than the service: a call's
-                        // future stays small (it is allocated once per call).
-                        match Box::pin(self.auth.rejected_bearer(&bearer.lease)).await {
-                            Ok(fresh) => {
-                                tracing::info!(
-                                    "access token rejected; refreshed it, replaying once"
-                                );
-                                refreshed = Some(fresh);
-                                // The replay is the same attempt, with the new token.
-                                attempt -= 1;
-                                continue;
-                            }
-                            // A static token cannot be refreshed: the 401 and its hint say more.
-                            Err(crate::credentials::AuthError::StaticTokenRejected) => {}
-                            // Otherwise why no token can be had (the merchant must reinstall,
-                            // the token endpoint failed...) is the answer, not the 401.
-                            Err(e) => {
-                                tracing::warn!(error = %e, "access token rejected and could not be refreshed");
-                                return Err(Error::Auth(e));
-                            }
-                        }
-                    }
-                    if response.status().is_success() {
-                        self.budget.record_success();
-                    }
-                }
-                Attempt::Failed(e, class) => {
-                    tracing::info!(attempt, error = %e, failure = ?class, elapsed_ms, "attempt failed");
-                }
-            }
-            let decision = if let Attempt::Response(response, _) = &outcome
-                && retry::is_final_status(response.status())
-            {
-                RetryDecision::Stop(retry::StopReason::Success)
-            } else if !replayable {
-                RetryDecision::Stop(retry::StopReason::NotReplayable)
-            } else {
-                let outcome_ref = match &outcome {
-                    Attempt::Response(response, _) => Outcome::Response {
-                        status: response.status(),
-                        headers: response.headers(),
-                    },
-                    Attempt::Failed(_, class) => Outcome::Transport(*class),
+                // Authorized once per attempt: a retry after a long wait gets a token still valid.
+                let bearer = match refreshed.take() {
+                    Some(bearer) => bearer,
+                    None => self.auth.bearer().await.map_err(Error::Auth)?,
                 };
-                retry::decide_with_budget(
-                    &self.retry,
-                    &RetryInput {
-                        method: &method,
-                        outcome: outcome_ref,
-                        attempt,
-                        elapsed: started.elapsed(),
-                        jitter: rand::random::<f64>(),
-                        now: SystemTime::now(),
-                    },
-                    &self.budget,
-                )
-            };
-            match decision {
-                RetryDecision::RetryAfter(wait) if Instant::now() + wait < deadline => {
-                    tracing::info!(attempt, wait_ms = wait.as_millis() as u64, "retrying");
-                    Box::pin(tokio::time::sleep(wait)).await;
-                }
-                stop => {
-                    if let RetryDecision::Stop(reason) = stop
-                        && reason != retry::StopReason::Success
-                    {
-                        tracing::debug!(?reason, attempt, "not retrying");
+                let value = bearer.authorization.clone().map_err(Error::Auth)?;
+                request
+                    .headers_mut()
+                    .insert(reqwest::header::AUTHORIZATION, value);
+                let remaining = deadline.saturating_duration_since(Instant::now());
+                let timeout = self
+                    .attempt_timeout
+                    .min(remaining)
+                    .max(Duration::from_millis(1));
+                // A streaming body cannot be replayed: it is sent once, and neither replayed after a
+                // token refresh nor retried. The copy sent is handed to reqwest at once: the call's
+                // future does not hold it across the wait.
+                let (to_send, replayable) = match copy_to_send(&request) {
+                    Some(copy) => (copy, true),
+                    None => {
+                        let spent = reqwest::Request::new(method.clone(), request.url().clone());
+                        (std::mem::replace(&mut request, spent), false)
                     }
-                    return match outcome {
-                        Attempt::Response(response, body) => {
-                            tracing::Span::current().record("status", response.status().as_u16());
-                            Ok(Answered { response, body })
+                };
+                let sent = client.execute(to_send);
+                let attempt_started = Instant::now();
+                // Boxed: awaited in place, the attempt's future would be counted twice in this one.
+                let outcome = Box::pin(Self::attempt(sent, timeout)).await;
+                let elapsed_ms = attempt_started.elapsed().as_millis() as u64;
+                match &outcome {
+                    Attempt::Response(response, body) => {
+                        // One line per attempt (the span carries the operation, once).
+                        tracing::info!(
+                            attempt,
+                            status = response.status().as_u16(),
+                            elapsed_ms,
+                            "attempt"
+                        );
+                        if let Some(limit) = &self.rate_limit {
+                            limit.observe(response.headers());
                         }
-                        Attempt::Failed(source, class) => Err(Error::Transport {
-                            operation: Some(operation_id),
-                            kind: class.into(),
-                            source,
-                        }),
+                        if response.status() == reqwest::StatusCode::UNAUTHORIZED
+                            && replayable
+                            && !replayed_after_refresh
+                            && is_invalid_token(body)
+                        {
+                            replayed_after_refresh = true;
+                            // Boxed, as every path that waits for more than the service: a call's
+                            // future stays small (it is allocated once per call).
+                            match Box::pin(self.auth.rejected_bearer(&bearer.lease)).await {
+                                Ok(fresh) => {
+                                    tracing::info!(
+                                        "access token rejected; refreshed it, replaying once"
+                                    );
+                                    refreshed = Some(fresh);
+                                    // The replay is the same attempt, with the new token.
+                                    attempt -= 1;
+                                    continue;
+                                }
+                                // A static token cannot be refreshed: the 401 and its hint say more.
+                                Err(crate::credentials::AuthError::StaticTokenRejected) => {}
+                                // Otherwise why no token can be had (the merchant must reinstall,
+                                // the token endpoint failed...) is the answer, not the 401.
+                                Err(e) => {
+                                    tracing::warn!(error = %e, "access token rejected and could not be refreshed");
+                                    return Err(Error::Auth(e));
+                                }
+                            }
+                        }
+                        if response.status().is_success() {
+                            self.budget.record_success();
+                        }
+                    }
+                    Attempt::Failed(e, class) => {
+                        tracing::info!(attempt, error = %e, failure = ?class, elapsed_ms, "attempt failed");
+                    }
+                }
+                let decision = if let Attempt::Response(response, _) = &outcome
+                    && retry::is_final_status(response.status())
+                {
+                    RetryDecision::Stop(retry::StopReason::Success)
+                } else if !replayable {
+                    RetryDecision::Stop(retry::StopReason::NotReplayable)
+                } else {
+                    let outcome_ref = match &outcome {
+                        Attempt::Response(response, _) => Outcome::Response {
+                            status: response.status(),
+                            headers: response.headers(),
+                        },
+                        Attempt::Failed(_, class) => Outcome::Transport(*class),
                     };
+                    retry::decide_with_budget(
+                        &self.retry,
+                        &RetryInput {
+                            method: &method,
+                            outcome: outcome_ref,
+                            attempt,
+                            elapsed: started.elapsed(),
+                            jitter: rand::random::<f64>(),
+                            now: SystemTime::now(),
+                        },
+                        &self.budget,
+                    )
+                };
+                match decision {
+                    RetryDecision::RetryAfter(wait) if Instant::now() + wait < deadline => {
+                        tracing::info!(attempt, wait_ms = wait.as_millis() as u64, "retrying");
+                        Box::pin(tokio::time::sleep(wait)).await;
+                    }
+                    stop => {
+                        if let RetryDecision::Stop(reason) = stop
+                            && reason != retry::StopReason::Success
+                        {
+                            tracing::debug!(?reason, attempt, "not retrying");
+                        }
+                        return match outcome {
+                            Attempt::Response(response, body) => {
+                                tracing::Span::current()
+                                    .record("status", response.status().as_u16());
+                                Ok(Answered { response, body })
+                            }
+                            Attempt::Failed(source, class) => Err(Error::Transport {
+                                operation: Some(operation_id),
+                                kind: class.into(),
+                                source,
+                            }),
+                        };
+                    }
                 }
             }
         }
@@ -736,17 +746,11 @@ impl Interceptor for Runtime {
         operation: &'a progenitor_client::OperationInfo,
     ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
         let operation_id = operation.operation_id;
-        // `then`, not an `async` block: a block awaiting the moved-in call would hold it twice.
-        let fut = self
-            .call(client, request, operation_id)
-            .then(move |result| {
-                match answer(result, operation_id) {
-                    Ok(response) => Either::Left(std::future::ready(Ok(response))),
-                    // Boxed: the cold path keeps the call's future small.
-                    Err(error) => Either::Right(Box::pin(error.into_reqwest()).map(Err)),
-                }
-            });
-        Box::pin(fut)
+        // `map`, not an `async` block: a block awaiting the moved-in call would hold it twice.
+        Box::pin(
+            self.call(client, request, operation_id)
+                .map(move |result| answer(result, operation_id).map_err(Error::into_reqwest)),
+        )
     }
 }
 

@@ -13,6 +13,7 @@ use std::sync::{Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime};
 
+use futures::FutureExt;
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde::de::DeserializeOwned;
@@ -379,12 +380,14 @@ impl Error {
     /// This error as a `reqwest::Error`, the only error the generated code passes on from the
     /// interceptor: it rides in the returned error's `source` chain, and
     /// `From<progenitor_client::Error>` takes it back out, as it was.
-    pub(crate) async fn into_reqwest(self) -> reqwest::Error {
+    pub(crate) fn into_reqwest(self) -> reqwest::Error {
         let carrier = FailingBody(Some(Carried(Mutex::new(Some(self)))));
         let response = reqwest::Response::from(http::Response::new(reqwest::Body::wrap(carrier)));
-        match response.bytes().await {
-            Err(error) => error,
-            Ok(_) => unreachable!("a body whose first frame is an error cannot be read"),
+        // Reading it ends at its first poll: the body is ready at once, and its first frame is the
+        // error (`FailingBody` never waits), so the call's future need not wait for it either.
+        match response.bytes().now_or_never() {
+            Some(Err(error)) => error,
+            _ => unreachable!("a body whose first frame is ready and an error cannot be read"),
         }
     }
 }
