@@ -595,6 +595,46 @@ async fn each_call_has_a_span_with_operation_method_path_status_and_attempt_but_
     );
 }
 
+/// A subscriber that records the caller's spans but not this crate's: the call's status goes to
+/// the call's own span (here not recorded at all), never to the caller's span, whatever fields
+/// that has.
+#[tokio::test]
+async fn a_call_whose_span_is_filtered_out_records_nothing_in_the_callers_span() {
+    use tracing::Instrument;
+    use tracing_subscriber::layer::{Layer, SubscriberExt};
+
+    let captured = tracing_capture::Captured::default();
+    let only_the_callers =
+        tracing_subscriber::filter::filter_fn(|meta| !meta.target().starts_with("store_admin"));
+    let subscriber =
+        tracing_subscriber::registry().with(captured.clone().with_filter(only_the_callers));
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let server = MockServer::start(MockConfig::new().token_all_scopes(TOKEN))
+        .await
+        .expect("mock");
+    let admin = admin(&server);
+    let job = tracing::info_span!("job", status = tracing::field::Empty);
+    let answer = async { admin.get_shipment().shipment_id(1_i64).send().await }
+        .instrument(job.clone())
+        .await;
+    assert!(answer.is_err(), "shipment 1 is not seeded: a 404");
+    job.record("status", "done");
+
+    let lines = captured.0.lock().expect("lock").clone();
+    let text = lines.join("\n");
+    assert!(
+        !text.contains("store_admin.call"),
+        "the call's span is filtered out: {text}"
+    );
+    assert_eq!(
+        text.matches("record:status=").collect::<Vec<_>>(),
+        ["record:status="],
+        "only the caller records its own span's status: {text}"
+    );
+    assert!(text.contains("record:status=\"done\""), "{text}");
+}
+
 #[tokio::test]
 async fn a_raw_request_gets_the_same_auth_retries_and_errors() {
     let server = faulty(FaultConfig {

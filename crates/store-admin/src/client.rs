@@ -525,16 +525,23 @@ impl Runtime {
         // feature, which logs a span's entering and leaving at TRACE), is not entered and left
         // at every poll of the call.
         if span.is_disabled() && log::max_level() < log::LevelFilter::Trace {
-            return Either::Right(Either::Left(self.run(client, request, operation_id)));
+            return Either::Right(Either::Left(self.run(
+                client,
+                request,
+                operation_id,
+                tracing::Span::none(),
+            )));
         }
         Either::Right(Either::Right(
-            self.run(client, request, operation_id).instrument(span),
+            self.run(client, request, operation_id, span.clone())
+                .instrument(span),
         ))
     }
 
     /// The call itself. An `async` block, not an `async fn`: an `async fn`'s future keeps its
     /// arguments twice, as they came and as its locals (rust-lang/rust#62958), and the request
-    /// is most of it.
+    /// is most of it. `span` is the call's own, to record its status in: not the current span,
+    /// which is the caller's when the call's own is not entered.
     #[expect(
         clippy::manual_async_fn,
         reason = "an `async fn` would hold its arguments twice"
@@ -544,6 +551,7 @@ impl Runtime {
         client: &'a reqwest::Client,
         mut request: reqwest::Request,
         operation_id: &'static str,
+        span: tracing::Span,
     ) -> impl Future<Output = Result<Answered, Error>> + Send + 'a {
         async move {
             let started = Instant::now();
@@ -675,8 +683,7 @@ impl Runtime {
                         }
                         return match outcome {
                             Attempt::Response(response, body) => {
-                                tracing::Span::current()
-                                    .record("status", response.status().as_u16());
+                                span.record("status", response.status().as_u16());
                                 Ok(Answered { response, body })
                             }
                             Attempt::Failed(source, class) => Err(Error::Transport {
