@@ -497,6 +497,12 @@ pub fn merge_status_arms(file: &mut syn::File) {
     Merge.visit_file_mut(file);
 }
 
+/// Whether `stmt` is `let name = ..` (or `let mut name`).
+fn binds(stmt: &syn::Stmt, name: &str) -> bool {
+    matches!(stmt, syn::Stmt::Local(l)
+        if matches!(&l.pat, syn::Pat::Ident(p) if p.ident == name))
+}
+
 /// Takes the `.query(param)` calls out of a request builder chain (`client.client().get(url)
 /// .header(..).query(a).query(b).headers(..).build()?`), in order, and returns the name of the
 /// URL variable the chain starts from (`url`; progenitor writes `_url` when an operation has a
@@ -545,10 +551,6 @@ pub fn one_query(file: &mut syn::File, core: &TokenStream) -> Result<()> {
     impl VisitMut for OneQuery<'_> {
         fn visit_block_mut(&mut self, block: &mut syn::Block) {
             syn::visit_mut::visit_block_mut(self, block);
-            let binds = |stmt: &syn::Stmt, name: &str| {
-                matches!(stmt, syn::Stmt::Local(l)
-                    if matches!(&l.pat, syn::Pat::Ident(p) if p.ident == name))
-            };
             let mut i = 0;
             while i < block.stmts.len() {
                 let mut params = Vec::new();
@@ -645,10 +647,7 @@ pub fn headers_in_chain(file: &mut syn::File) -> Result<()> {
     impl VisitMut for HeadersInChain {
         fn visit_block_mut(&mut self, block: &mut syn::Block) {
             syn::visit_mut::visit_block_mut(self, block);
-            let Some(at) = block.stmts.iter().position(|stmt| {
-                matches!(stmt, syn::Stmt::Local(l)
-                    if matches!(&l.pat, syn::Pat::Ident(p) if p.ident == "header_map"))
-            }) else {
+            let Some(at) = block.stmts.iter().position(|s| binds(s, "header_map")) else {
                 return;
             };
             let appends: Vec<_> = block.stmts[at + 1..]
@@ -664,10 +663,7 @@ pub fn headers_in_chain(file: &mut syn::File) -> Result<()> {
             if appends.is_empty() || mentions != 1 {
                 return;
             }
-            let Some(request) = later.iter().position(|stmt| {
-                matches!(stmt, syn::Stmt::Local(l)
-                    if matches!(&l.pat, syn::Pat::Ident(p) if p.ident == "request"))
-            }) else {
+            let Some(request) = later.iter().position(|s| binds(s, "request")) else {
                 return;
             };
             let index = at + 1 + appends.len() + request;
