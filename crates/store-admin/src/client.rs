@@ -34,7 +34,7 @@ use futures::future::Either;
 use store_admin_client::{BoxFuture, Client, Inner, Interceptor, OperationMeta};
 use tracing::Instrument;
 
-use crate::credentials::{Authenticator, Credentials, Unauthorized, classify_unauthorized};
+use crate::credentials::{Authenticator, Bearer, Credentials, Unauthorized, classify_unauthorized};
 use crate::error::{ApiError, Error, TransportError};
 use crate::ratelimit::{RateLimit, RateLimiter};
 use crate::retry::{
@@ -462,7 +462,7 @@ impl Runtime {
     /// body in full, within `timeout`: connecting, sending and reading the whole body, so that a
     /// trickling body times out too. One timer per attempt (reqwest's own per-request timeout
     /// arms two). The request was handed to reqwest before: this future holds no copy of it.
-    async fn attempt(
+    async fn send(
         sent: impl Future<Output = reqwest::Result<reqwest::Response>>,
         timeout: Duration,
     ) -> Attempt {
@@ -538,10 +538,11 @@ impl Runtime {
         ))
     }
 
-    /// The call itself. An `async` block, not an `async fn`: an `async fn`'s future keeps its
-    /// arguments twice, as they came and as its locals (rust-lang/rust#62958), and the request
-    /// is most of it. `span` is the call's own, to record its status in: not the current span,
-    /// which is the caller's when the call's own is not entered.
+    /// The call itself: the deadline, the retry loop and its budget over [`Runtime::attempt`]
+    /// and [`Runtime::replay_after_401`]. An `async` block, not an `async fn`: an `async fn`'s
+    /// future keeps its arguments twice, as they came and as its locals (rust-lang/rust#62958),
+    /// and the request is most of it. `span` is the call's own, to record its status in: not the
+    /// current span, which is the caller's when the call's own is not entered.
     #[expect(
         clippy::manual_async_fn,
         reason = "an `async fn` would hold its arguments twice"
@@ -556,145 +557,214 @@ impl Runtime {
         async move {
             let started = Instant::now();
             let deadline = started + self.operation_timeout;
-            let method = request.method().clone();
             let mut attempt: u32 = 0;
             // The token for the next attempt when a refresh after a 401 already gave one.
             let mut refreshed = None;
             let mut replayed_after_refresh = false;
             loop {
                 attempt += 1;
-                if let Some(limit) = &self.rate_limit {
-                    limit.acquire().await;
-                }
-                // Authorized once per attempt: a retry after a long wait gets a token still valid.
-                let bearer = match refreshed.take() {
-                    Some(bearer) => bearer,
-                    None => self.auth.bearer().await.map_err(Error::Auth)?,
-                };
-                let value = bearer.authorization.clone().map_err(Error::Auth)?;
-                request
-                    .headers_mut()
-                    .insert(reqwest::header::AUTHORIZATION, value);
-                let remaining = deadline.saturating_duration_since(Instant::now());
-                let timeout = self
-                    .attempt_timeout
-                    .min(remaining)
-                    .max(Duration::from_millis(1));
-                // A streaming body cannot be replayed: it is sent once, and neither replayed after a
-                // token refresh nor retried. The copy sent is handed to reqwest at once: the call's
-                // future does not hold it across the wait.
-                let (to_send, replayable) = match copy_to_send(&request) {
-                    Some(copy) => (copy, true),
-                    None => {
-                        let spent = reqwest::Request::new(method.clone(), request.url().clone());
-                        (std::mem::replace(&mut request, spent), false)
-                    }
-                };
-                let sent = client.execute(to_send);
-                let attempt_started = Instant::now();
-                // Boxed: awaited in place, the attempt's future would be counted twice in this one.
-                let outcome = Box::pin(Self::attempt(sent, timeout)).await;
-                let elapsed_ms = attempt_started.elapsed().as_millis() as u64;
-                match &outcome {
-                    Attempt::Response(response, body) => {
-                        // One line per attempt (the span carries the operation, once).
-                        tracing::info!(
-                            attempt,
-                            status = response.status().as_u16(),
-                            elapsed_ms,
-                            "attempt"
-                        );
-                        if let Some(limit) = &self.rate_limit {
-                            limit.observe(response.headers());
-                        }
-                        if response.status() == reqwest::StatusCode::UNAUTHORIZED
-                            && replayable
-                            && !replayed_after_refresh
-                            && is_invalid_token(body)
-                        {
-                            replayed_after_refresh = true;
-                            // Boxed, as every path that waits for more than the service: a call's
-                            // future stays small (it is allocated once per call).
-                            match Box::pin(self.auth.rejected_bearer(&bearer.lease)).await {
-                                Ok(fresh) => {
-                                    tracing::info!(
-                                        "access token rejected; refreshed it, replaying once"
-                                    );
-                                    refreshed = Some(fresh);
-                                    // The replay is the same attempt, with the new token.
-                                    attempt -= 1;
-                                    continue;
-                                }
-                                // A static token cannot be refreshed: the 401 and its hint say more.
-                                Err(crate::credentials::AuthError::StaticTokenRejected) => {}
-                                // Otherwise why no token can be had (the merchant must reinstall,
-                                // the token endpoint failed...) is the answer, not the 401.
-                                Err(e) => {
-                                    tracing::warn!(error = %e, "access token rejected and could not be refreshed");
-                                    return Err(Error::Auth(e));
-                                }
-                            }
-                        }
-                        if response.status().is_success() {
-                            self.budget.record_success();
-                        }
-                    }
-                    Attempt::Failed(e, class) => {
-                        tracing::info!(attempt, error = %e, failure = ?class, elapsed_ms, "attempt failed");
+                let tried = self
+                    .attempt(client, &mut request, refreshed.take(), attempt, deadline)
+                    .await?;
+                if !replayed_after_refresh && tried.is_invalid_token() {
+                    replayed_after_refresh = true;
+                    if let Some(fresh) = self.replay_after_401(&tried.bearer).await? {
+                        refreshed = Some(fresh);
+                        // The replay is the same attempt, with the new token.
+                        attempt -= 1;
+                        continue;
                     }
                 }
-                let decision = if let Attempt::Response(response, _) = &outcome
-                    && retry::is_final_status(response.status())
-                {
-                    RetryDecision::Stop(retry::StopReason::Success)
-                } else if !replayable {
-                    RetryDecision::Stop(retry::StopReason::NotReplayable)
-                } else {
-                    let outcome_ref = match &outcome {
-                        Attempt::Response(response, _) => Outcome::Response {
-                            status: response.status(),
-                            headers: response.headers(),
-                        },
-                        Attempt::Failed(_, class) => Outcome::Transport(*class),
-                    };
-                    retry::decide_with_budget(
-                        &self.retry,
-                        &RetryInput {
-                            method: &method,
-                            outcome: outcome_ref,
-                            attempt,
-                            elapsed: started.elapsed(),
-                            jitter: rand::random::<f64>(),
-                            now: SystemTime::now(),
-                        },
-                        &self.budget,
-                    )
-                };
-                match decision {
+                match self.retry_decision(&tried, request.method(), attempt, started) {
                     RetryDecision::RetryAfter(wait) if Instant::now() + wait < deadline => {
                         tracing::info!(attempt, wait_ms = wait.as_millis() as u64, "retrying");
+                        // Boxed, as every path that waits for more than the service: a call's
+                        // future stays small (it is allocated once per call).
                         Box::pin(tokio::time::sleep(wait)).await;
                     }
-                    stop => {
-                        if let RetryDecision::Stop(reason) = stop
-                            && reason != retry::StopReason::Success
-                        {
-                            tracing::debug!(?reason, attempt, "not retrying");
-                        }
-                        return match outcome {
-                            Attempt::Response(response, body) => {
-                                span.record("status", response.status().as_u16());
-                                Ok(Answered { response, body })
-                            }
-                            Attempt::Failed(source, class) => Err(Error::Transport {
-                                operation: Some(operation_id),
-                                kind: class.into(),
-                                source,
-                            }),
-                        };
-                    }
+                    stop => return finish(tried.outcome, stop, attempt, operation_id, &span),
                 }
             }
+        }
+    }
+
+    /// One attempt: waits for the rate limiter, authorises (once per attempt: a retry after a
+    /// long wait gets a token still valid), sends and reads the whole answer within the attempt
+    /// timeout (capped by the call's `deadline`), and lets the tracing, the rate limiter and the
+    /// retry budget observe it. `refreshed` is the token a refresh after a 401 already gave.
+    async fn attempt(
+        &self,
+        client: &reqwest::Client,
+        request: &mut reqwest::Request,
+        refreshed: Option<Arc<Bearer>>,
+        attempt: u32,
+        deadline: Instant,
+    ) -> Result<Tried, Error> {
+        if let Some(limit) = &self.rate_limit {
+            limit.acquire().await;
+        }
+        let bearer = match refreshed {
+            Some(bearer) => bearer,
+            None => self.auth.bearer().await.map_err(Error::Auth)?,
+        };
+        let value = bearer.authorization.clone().map_err(Error::Auth)?;
+        request
+            .headers_mut()
+            .insert(reqwest::header::AUTHORIZATION, value);
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let timeout = self
+            .attempt_timeout
+            .min(remaining)
+            .max(Duration::from_millis(1));
+        let (to_send, replayable) = take_copy(request);
+        let sent = client.execute(to_send);
+        let attempt_started = Instant::now();
+        // Boxed: awaited in place, the attempt's future would be counted twice in this one.
+        let outcome = Box::pin(Self::send(sent, timeout)).await;
+        self.observe(&outcome, attempt, attempt_started.elapsed());
+        Ok(Tried {
+            outcome,
+            bearer,
+            replayable,
+        })
+    }
+
+    /// What every attempt's answer tells: one trace line per attempt (the span carries the
+    /// operation, once), the rate limiter's `X-RateLimit-*`, the retry budget's successes.
+    fn observe(&self, outcome: &Attempt, attempt: u32, elapsed: Duration) {
+        let elapsed_ms = elapsed.as_millis() as u64;
+        match outcome {
+            Attempt::Response(response, _) => {
+                tracing::info!(
+                    attempt,
+                    status = response.status().as_u16(),
+                    elapsed_ms,
+                    "attempt"
+                );
+                if let Some(limit) = &self.rate_limit {
+                    limit.observe(response.headers());
+                }
+                if response.status().is_success() {
+                    self.budget.record_success();
+                }
+            }
+            Attempt::Failed(e, class) => {
+                tracing::info!(attempt, error = %e, failure = ?class, elapsed_ms, "attempt failed");
+            }
+        }
+    }
+
+    /// After a 401 `The access token is invalid`: the refreshed token to replay the request with
+    /// once, or `None` when the token is a static one (the 401 and its hint say more than a
+    /// refresh could). A refresh that fails ends the call with [`Error::Auth`]: why no token can
+    /// be had (the merchant must reinstall, the token endpoint failed...) is the answer, not the
+    /// 401.
+    async fn replay_after_401(&self, rejected: &Bearer) -> Result<Option<Arc<Bearer>>, Error> {
+        // Boxed, as every path that waits for more than the service: a call's future stays small.
+        match Box::pin(self.auth.rejected_bearer(&rejected.lease)).await {
+            Ok(fresh) => {
+                tracing::info!("access token rejected; refreshed it, replaying once");
+                Ok(Some(fresh))
+            }
+            Err(crate::credentials::AuthError::StaticTokenRejected) => Ok(None),
+            Err(e) => {
+                tracing::warn!(error = %e, "access token rejected and could not be refreshed");
+                Err(Error::Auth(e))
+            }
+        }
+    }
+
+    /// Whether to try again after `tried`: never after a final status or with a body that cannot
+    /// be replayed; otherwise the pure [`retry::decide`] under the shared budget.
+    fn retry_decision(
+        &self,
+        tried: &Tried,
+        method: &reqwest::Method,
+        attempt: u32,
+        started: Instant,
+    ) -> RetryDecision {
+        let outcome = match &tried.outcome {
+            Attempt::Response(response, _) if retry::is_final_status(response.status()) => {
+                return RetryDecision::Stop(retry::StopReason::Success);
+            }
+            _ if !tried.replayable => {
+                return RetryDecision::Stop(retry::StopReason::NotReplayable);
+            }
+            Attempt::Response(response, _) => Outcome::Response {
+                status: response.status(),
+                headers: response.headers(),
+            },
+            Attempt::Failed(_, class) => Outcome::Transport(*class),
+        };
+        retry::decide_with_budget(
+            &self.retry,
+            &RetryInput {
+                method,
+                outcome,
+                attempt,
+                elapsed: started.elapsed(),
+                jitter: rand::random::<f64>(),
+                now: SystemTime::now(),
+            },
+            &self.budget,
+        )
+    }
+}
+
+/// One attempt's answer, the token it was sent with, and whether the request can be sent again.
+struct Tried {
+    outcome: Attempt,
+    bearer: Arc<Bearer>,
+    replayable: bool,
+}
+
+impl Tried {
+    /// A 401 that says the token itself is invalid, to a request that can be replayed.
+    fn is_invalid_token(&self) -> bool {
+        matches!(&self.outcome, Attempt::Response(response, body)
+            if response.status() == reqwest::StatusCode::UNAUTHORIZED
+                && self.replayable
+                && is_invalid_token(body))
+    }
+}
+
+/// The call's answer once the loop stops: the last response (its status recorded in the call's
+/// `span`), or the transport failure that ended it.
+fn finish(
+    outcome: Attempt,
+    stop: RetryDecision,
+    attempt: u32,
+    operation_id: &'static str,
+    span: &tracing::Span,
+) -> Result<Answered, Error> {
+    if let RetryDecision::Stop(reason) = stop
+        && reason != retry::StopReason::Success
+    {
+        tracing::debug!(?reason, attempt, "not retrying");
+    }
+    match outcome {
+        Attempt::Response(response, body) => {
+            span.record("status", response.status().as_u16());
+            Ok(Answered { response, body })
+        }
+        Attempt::Failed(source, class) => Err(Error::Transport {
+            operation: Some(operation_id),
+            kind: class.into(),
+            source,
+        }),
+    }
+}
+
+/// The request to hand reqwest for one attempt, and whether `request` is kept to send again. A
+/// streaming body cannot be replayed: it is sent once (`request` is left spent), and neither
+/// replayed after a token refresh nor retried. The copy is handed to reqwest at once: the call's
+/// future does not hold it across the wait.
+fn take_copy(request: &mut reqwest::Request) -> (reqwest::Request, bool) {
+    match copy_to_send(request) {
+        Some(copy) => (copy, true),
+        None => {
+            let spent = reqwest::Request::new(request.method().clone(), request.url().clone());
+            (std::mem::replace(request, spent), false)
         }
     }
 }

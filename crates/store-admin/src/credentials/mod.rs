@@ -34,6 +34,7 @@ use std::sync::Arc;
 use secrecy::SecretString;
 use url::Url;
 
+pub(crate) use authenticator::Bearer;
 pub use authenticator::{
     AuthError, Authenticator, TokenLease, Unauthorized, classify_unauthorized,
 };
