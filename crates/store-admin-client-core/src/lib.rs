@@ -112,8 +112,9 @@ pub struct PageParts<T> {
 /// `pagination`. `cargo xtask generate` implements it for the builder of every such operation of
 /// the document (in its area's crate), so that one pagination stream serves them all.
 pub trait PagedRequest<'a>: Clone + Send + Sized + 'a {
-    /// One item of the list.
-    type Item: Send + 'static;
+    /// One item of the list (decodable on its own: a page whose body does not decode whole is
+    /// read again record by record).
+    type Item: serde::de::DeserializeOwned + Send + 'static;
     /// The response envelope.
     type Response: serde::de::DeserializeOwned + Send + 'static;
     /// The operation's `operationId`.

@@ -1,5 +1,6 @@
 //! Fault injection: latency, a per-token leaky-bucket rate limit, server errors, dropped connections,
-//! truncated bodies and slow bodies, each optionally limited to some operation ids.
+//! truncated bodies, slow bodies, and list answers that lie (undecodable records, a false
+//! `totalPages`), each optionally limited to some operation ids.
 //!
 //! Decisions are drawn from one seeded RNG behind a mutex, in request arrival order, so a run that
 //! sends the same requests in the same order sees the same faults.
@@ -35,7 +36,9 @@ use crate::error::ApiError;
 ///  "errors": {"rate": 0.1, "statuses": [500, 502, 503], "operations": ["listProductQuantities"]},
 ///  "drop_connection": {"rate": 0.05},
 ///  "truncate_body": {"rate": 0.05, "times": 1},
-///  "slow_body": {"chunk_bytes": 64, "delay_millis": 20}}
+///  "slow_body": {"chunk_bytes": 64, "delay_millis": 20},
+///  "corrupt_records": {"every": 100, "operations": ["list_orders"]},
+///  "total_pages": {"claim": 1000000000000000}}
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -58,6 +61,13 @@ pub struct FaultConfig {
     /// A share of responses whose body is sent in small chunks with a pause between them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slow_body: Option<SlowBodyFault>,
+    /// Every `every`-th record of a list answer made undecodable (by its position in the whole
+    /// list, so the same records whatever the order pages are asked in).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corrupt_records: Option<CorruptRecordsFault>,
+    /// List answers whose `pagination.totalPages` claims this many pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_pages: Option<TotalPagesFault>,
 }
 
 /// Added latency.
@@ -162,6 +172,31 @@ fn one() -> f64 {
     1.0
 }
 
+/// Undecodable records in list answers: the record at every `every`-th position of the list
+/// (from 1) gets an `id` that is an object (`{"corrupt": ...}`), which no client reads as an id;
+/// a record without an `id` is replaced by a string.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorruptRecordsFault {
+    /// One record in this many (1: every record).
+    pub every: u64,
+    /// Operation ids this applies to (empty: all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub operations: Vec<String>,
+}
+
+/// A `pagination.totalPages` that lies: every list answer claims `claim` pages, whatever its
+/// records (which end where the collection does, with a short or empty page).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TotalPagesFault {
+    /// The page count every list answer claims.
+    pub claim: u64,
+    /// Operation ids this applies to (empty: all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub operations: Vec<String>,
+}
+
 /// A fault configuration that makes no sense.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("invalid fault configuration: {field}: {message}")]
@@ -215,6 +250,9 @@ impl FaultConfig {
         if let Some(truncate) = &self.truncate_body {
             check_rate("truncate_body.rate", truncate.rate)?;
         }
+        if self.corrupt_records.as_ref().is_some_and(|c| c.every == 0) {
+            return Err(bad("corrupt_records.every", "must be at least 1"));
+        }
         if let Some(slow) = &self.slow_body {
             check_rate("slow_body.rate", slow.rate)?;
             if slow.chunk_bytes == 0 {
@@ -248,6 +286,61 @@ pub(crate) struct Decision {
     pub drop: bool,
     pub truncate: bool,
     pub slow: Option<(usize, Duration)>,
+    /// A list answer's rewrite: undecodable records, a false page count.
+    pub list: ListLie,
+}
+
+/// How a list answer lies ([`CorruptRecordsFault`], [`TotalPagesFault`]).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct ListLie {
+    pub corrupt_every: Option<u64>,
+    pub total_pages: Option<u64>,
+}
+
+impl ListLie {
+    pub fn is_none(&self) -> bool {
+        self.corrupt_every.is_none() && self.total_pages.is_none()
+    }
+
+    /// Rewrites a list answer's JSON body (one that has `data` and `pagination`); any other body
+    /// is returned as it is.
+    pub fn apply(&self, body: Bytes) -> Bytes {
+        let Ok(serde_json::Value::Object(mut answer)) = serde_json::from_slice(&body) else {
+            return body;
+        };
+        let Some(serde_json::Value::Object(pagination)) = answer.get_mut("pagination") else {
+            return body;
+        };
+        let number = |p: &serde_json::Map<String, serde_json::Value>, key: &str| {
+            p.get(key).and_then(serde_json::Value::as_u64).unwrap_or(0)
+        };
+        let first = number(pagination, "currentPage")
+            .saturating_sub(1)
+            .saturating_mul(number(pagination, "perPage"));
+        if let Some(claim) = self.total_pages {
+            pagination.insert("totalPages".into(), claim.into());
+        }
+        if let (Some(every), Some(serde_json::Value::Array(records))) =
+            (self.corrupt_every, answer.get_mut("data"))
+        {
+            for (index, record) in records.iter_mut().enumerate() {
+                let position = first.saturating_add(index as u64 + 1);
+                if position % every.max(1) != 0 {
+                    continue;
+                }
+                let corrupt = serde_json::json!({"corrupt": format!("record {position}")});
+                match record {
+                    serde_json::Value::Object(fields) if fields.contains_key("id") => {
+                        fields.insert("id".into(), corrupt);
+                    }
+                    other => {
+                        *other = serde_json::Value::String(format!("corrupt record {position}"))
+                    }
+                }
+            }
+        }
+        serde_json::to_vec(&answer).map(Bytes::from).unwrap_or(body)
+    }
 }
 
 /// The run-time fault state of one server.
@@ -352,6 +445,16 @@ impl FaultInjector {
             && draw(runtime, "slow", slow.rate, None)
         {
             decision.slow = Some((slow.chunk_bytes, Duration::from_millis(slow.delay_millis)));
+        }
+        if let Some(corrupt) = &config.corrupt_records
+            && applies(&corrupt.operations, operation_id)
+        {
+            decision.list.corrupt_every = Some(corrupt.every);
+        }
+        if let Some(total) = &config.total_pages
+            && applies(&total.operations, operation_id)
+        {
+            decision.list.total_pages = Some(total.claim);
         }
         decision
     }

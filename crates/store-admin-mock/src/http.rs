@@ -246,6 +246,15 @@ async fn operation(
     if let Some(outcome) = &rate {
         outcome.apply(&mut response);
     }
+    if !decision.list.is_none() && response.status() == StatusCode::OK {
+        let (mut parts, body) = response.into_parts();
+        let bytes = axum::body::to_bytes(body, usize::MAX)
+            .await
+            .unwrap_or_default();
+        let bytes = decision.list.apply(bytes);
+        parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+        response = Response::from_parts(parts, Body::from(bytes));
+    }
     if decision.truncate || decision.slow.is_some() {
         let (parts, body) = response.into_parts();
         let bytes = axum::body::to_bytes(body, usize::MAX)

@@ -30,8 +30,8 @@ pub use delivery::{DeliveryAttempt, signature};
 pub use document::{DocumentError, openapi_to_json_schema};
 pub use error::{ApiError, INVALID_TOKEN_MESSAGE, MISSING_SCOPE_PREFIX, NOT_FOUND_MESSAGE};
 pub use faults::{
-    ChanceFault, ErrorFault, FaultConfig, FaultConfigError, LatencyFault, RateLimitFault,
-    SlowBodyFault,
+    ChanceFault, CorruptRecordsFault, ErrorFault, FaultConfig, FaultConfigError, LatencyFault,
+    RateLimitFault, SlowBodyFault, TotalPagesFault,
 };
 pub use oauth::{AUTHORIZE_PATH, TOKEN_PATH};
 pub use paging::{DEFAULT_PER_PAGE, MAX_PER_PAGE};

@@ -8,6 +8,11 @@
 //! - export: every page of about 10,000 product quantities at 60 per page with 25 ms of added
 //!   latency per request, pages fetched 10 at a time against one after the other. Target: at least
 //!   6 times faster. Peak heap memory of each export is measured with `peak_alloc`.
+//! - export with undecodable records: the same 10,000 rows (no added latency, 4 pages at a time)
+//!   with 1 % of the records undecodable (the mock's `corrupt_records`), skipped and reported,
+//!   against the clean export, in interleaved rounds. Both pass through the mock's list rewrite
+//!   (the clean one with no record to corrupt), so the ratio is the client's cost of the bad
+//!   records alone: reading each page that holds one again, record by record.
 
 use std::time::{Duration, Instant};
 
@@ -15,8 +20,8 @@ use criterion::{Criterion, criterion_group};
 use futures::TryStreamExt;
 use peak_alloc::PeakAlloc;
 use store_admin::prelude::*;
-use store_admin::{PageOptions, Paginate, StoreAdmin, types};
-use store_admin_mock::{FaultConfig, LatencyFault, MockConfig, MockServer};
+use store_admin::{PageOptions, Paginate, Skipped, StoreAdmin, types};
+use store_admin_mock::{CorruptRecordsFault, FaultConfig, LatencyFault, MockConfig, MockServer};
 
 const TOKEN: &str = "bench-token";
 
@@ -337,9 +342,80 @@ fn export(c: &mut Criterion) {
     }
 }
 
+/// Exports the 10,000 product quantity rows of `server` once, skipping undecodable records:
+/// the rows written, the records skipped, the time taken.
+async fn lenient_export(admin: &StoreAdmin) -> (usize, usize, Duration) {
+    let skipped = Skipped::new();
+    let started = Instant::now();
+    let rows = admin
+        .list_product_quantities()
+        .items(
+            PageOptions::default()
+                .per_page(60)
+                .concurrency(4)
+                .skip_undecodable(&skipped),
+        )
+        .try_fold(0usize, |n, _| async move { Ok(n + 1) })
+        .await
+        .expect("a lenient export does not fail on a record");
+    (rows, skipped.len(), started.elapsed())
+}
+
+/// The undecodable-records export against the clean one: medians of interleaved rounds.
+fn undecodable_export_ratio() {
+    const ROUNDS: usize = 9;
+    let rt = runtime();
+    let server = rt
+        .block_on(MockServer::start(
+            MockConfig::new().products(4880).token_all_scopes(TOKEN),
+        ))
+        .expect("mock");
+    let admin = admin(&server);
+    let corrupt = |every: u64| FaultConfig {
+        corrupt_records: Some(CorruptRecordsFault {
+            every,
+            operations: vec!["list_product_quantities".into()],
+        }),
+        ..FaultConfig::default()
+    };
+    let (mut clean, mut dirty) = (Vec::new(), Vec::new());
+    let (mut clean_rows, mut dirty_rows, mut skipped) = (0, 0, 0);
+    for round in 0..=ROUNDS {
+        server.set_faults(corrupt(u64::MAX)).expect("faults");
+        let (rows, none, clean_time) = rt.block_on(lenient_export(&admin));
+        assert_eq!(none, 0, "the clean export skips nothing");
+        server.set_faults(corrupt(100)).expect("faults");
+        let (written, bad, dirty_time) = rt.block_on(lenient_export(&admin));
+        assert_eq!(bad, rows / 100, "every 100th record is reported");
+        assert_eq!(written + bad, rows, "every good record is written");
+        (clean_rows, dirty_rows, skipped) = (rows, written, bad);
+        // The first round warms the connections and the mock's caches.
+        if round > 0 {
+            clean.push(clean_time);
+            dirty.push(dirty_time);
+        }
+    }
+    let median = |times: &mut Vec<Duration>| {
+        times.sort();
+        times[times.len() / 2]
+    };
+    let (clean, dirty) = (median(&mut clean), median(&mut dirty));
+    println!(
+        "export with 1% undecodable records ({ROUNDS} interleaved rounds, medians): {dirty_rows} of \
+         {clean_rows} rows written, {skipped} skipped and reported, in {dirty:.2?} vs the clean \
+         export's {clean:.2?}: ratio {:.3}",
+        dirty.as_secs_f64() / clean.as_secs_f64()
+    );
+}
+
 criterion_group!(benches, overhead, export);
 
 fn main() {
+    // `cargo bench -p store-admin --bench client -- undecodable`: that figure alone.
+    if std::env::args().skip(1).any(|arg| arg == "undecodable") {
+        undecodable_export_ratio();
+        return;
+    }
     benches();
     Criterion::default().configure_from_args().final_summary();
     println!("\n== ratios (same run) ==");
@@ -390,4 +466,5 @@ fn main() {
         ),
         _ => println!("export: estimates not found (run without a filter)"),
     }
+    undecodable_export_ratio();
 }

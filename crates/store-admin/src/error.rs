@@ -61,6 +61,11 @@ pub enum Error {
         /// The start of the body.
         snippet: String,
     },
+    /// A record of a list that does not match the document: the operation, the page, the
+    /// record's index and the JSON path (a list fails there unless it skips such records:
+    /// [`PageOptions::skip_undecodable`](crate::PageOptions::skip_undecodable)).
+    #[error(transparent)]
+    Record(Box<crate::pagination::UndecodableRecord>),
     /// An argument was rejected before anything was sent.
     #[error("invalid request: {0}")]
     InvalidRequest(String),
@@ -315,6 +320,7 @@ impl Error {
             Error::Transport { operation, .. }
             | Error::Decode { operation, .. }
             | Error::Pagination { operation, .. } => *operation,
+            Error::Record(record) => Some(record.operation),
             Error::InvalidRequest(_) | Error::Auth(_) => None,
         }
     }

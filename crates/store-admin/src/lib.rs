@@ -28,7 +28,7 @@ pub use client::{
 pub use credentials::{AuthError, Credentials};
 pub use error::{ApiError, Error, TransportError, TransportKind};
 pub use merchants::{Merchants, OAuthApp};
-pub use pagination::{Page, PageOptions, Paginate};
+pub use pagination::{Page, PageOptions, Paginate, Skipped, Undecodable, UndecodableRecord};
 pub use store_admin_client::{
     Client, HAND_WRITTEN, HandWritten, OPERATIONS, OperationMeta, ResponseValue, builder, types,
 };

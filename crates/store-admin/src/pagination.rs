@@ -3,11 +3,22 @@
 //! The service pages by number. [`Paginate::pages`] and [`Paginate::items`] turn any generated list
 //! builder (with its filters already set) into a stream: page 1 first; once `totalPages` is known,
 //! the remaining pages are fetched up to `concurrency` at a time while items are yielded strictly in
-//! order (`futures`' `buffered` keeps at most `concurrency` pages in memory). The stream ends at
-//! `totalPages`, or at the first empty page, and never asks for more than the first page's
-//! `totalPages` (nor more than [`PageOptions::max_pages`]), so a lying pagination object cannot make
-//! it loop forever; a page that reports another page number than the one asked for is an error, not
-//! a silently dropped or repeated page.
+//! order (`futures`' `buffered` keeps at most `concurrency` pages in memory, and as many requests
+//! under way).
+//!
+//! Where a list ends: at `totalPages`, or at the first page that is empty or short (fewer records
+//! than a page holds), whichever comes first, and never past the first page's `totalPages` nor
+//! [`PageOptions::max_pages`]. So a pagination object that lies (a `totalPages` of 10^15) cannot
+//! make it run on: it stops at the page where the records end, having asked for at most
+//! `concurrency - 1` pages past it (those requests are dropped with the stream). A page that
+//! reports another page number than the one asked for is an error, not a silently dropped or
+//! repeated page.
+//!
+//! A record that does not decode fails the list there ([`Error::Record`]: the operation, the page,
+//! the record's index and the JSON path), as it always did, or, with
+//! [`PageOptions::skip_undecodable`], is left out and reported to a [`Skipped`] the caller keeps,
+//! and the list goes on: one odd order does not stop an export of 50,000. A clean page costs what
+//! it always did; only a page that fails is read again record by record ([`undecodable`]).
 
 use std::num::NonZeroU64;
 
@@ -16,8 +27,12 @@ use store_admin_client::{PageParts, PagedRequest, types};
 
 use crate::error::Error;
 
+pub mod undecodable;
+
+pub use undecodable::{Skipped, Undecodable, UndecodableRecord};
+
 /// How a list is paged.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct PageOptions {
     /// Items per page (the service allows 1 to 60). Default 60: the fewest requests.
     pub per_page: NonZeroU64,
@@ -25,6 +40,9 @@ pub struct PageOptions {
     pub concurrency: usize,
     /// Never fetch more pages than this, whatever the pagination object says. Default 100,000.
     pub max_pages: u64,
+    /// What a record that does not decode does to the list: fail it (the default), or be
+    /// skipped and reported ([`PageOptions::skip_undecodable`]).
+    pub undecodable: Undecodable,
 }
 
 impl Default for PageOptions {
@@ -33,6 +51,7 @@ impl Default for PageOptions {
             per_page: NonZeroU64::new(60).expect("60 is not zero"),
             concurrency: 4,
             max_pages: 100_000,
+            undecodable: Undecodable::Fail,
         }
     }
 }
@@ -55,6 +74,32 @@ impl PageOptions {
         self.max_pages = max_pages.max(1);
         self
     }
+
+    /// Records that do not decode are left out of the list and reported to `skipped` (a handle
+    /// the caller keeps: clones share one report), and the list goes on. Without it, the first
+    /// such record fails the list with [`Error::Record`].
+    ///
+    /// ```no_run
+    /// # async fn run(admin: store_admin::StoreAdmin) -> Result<(), store_admin::Error> {
+    /// use futures::TryStreamExt;
+    /// use store_admin::prelude::*;
+    /// use store_admin::{PageOptions, Paginate, Skipped};
+    ///
+    /// let skipped = Skipped::new();
+    /// let orders: Vec<_> = admin
+    ///     .list_orders()
+    ///     .items(PageOptions::default().skip_undecodable(&skipped))
+    ///     .try_collect()
+    ///     .await?;
+    /// for record in skipped.records() {
+    ///     eprintln!("skipped: {record}"); // operation, page, index, JSON path, the record
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn skip_undecodable(mut self, skipped: &Skipped) -> Self {
+        self.undecodable = Undecodable::Skip(skipped.clone());
+        self
+    }
 }
 
 /// One page of a list.
@@ -62,7 +107,7 @@ impl PageOptions {
 pub struct Page<T> {
     /// The page number, from 1.
     pub number: u64,
-    /// The items, in order.
+    /// The items, in order (without the records skipped as undecodable).
     pub items: Vec<T>,
     /// The pagination object of the page.
     pub pagination: Option<types::Pagination>,
@@ -95,17 +140,76 @@ pub trait Paginate<'a>: PagedRequest<'a> {
 
 impl<'a, R: PagedRequest<'a>> Paginate<'a> for R {}
 
-async fn fetch<'a, R: PagedRequest<'a>>(request: R, number: u64) -> Result<Page<R::Item>, Error>
-where
-    R::Response: serde::de::DeserializeOwned,
-{
+/// A page as fetched: the page, and how many records its answer held (decoded or skipped), which
+/// says whether the list ends there.
+struct Fetched<T> {
+    page: Page<T>,
+    records: usize,
+    skipped: Vec<UndecodableRecord>,
+}
+
+impl<T> Fetched<T> {
+    /// Whether the list ends with this page: it is empty, or short, holding fewer records than a
+    /// page of `per_page` (or of the smaller page size the service says it used).
+    fn ends_list(&self, per_page: NonZeroU64) -> bool {
+        let size = match &self.page.pagination {
+            Some(p) if p.per_page > 0 && (p.per_page as u64) < per_page.get() => p.per_page as u64,
+            _ => per_page.get(),
+        };
+        (self.records as u64) < size
+    }
+
+    /// The page, as the stream yields it: its skipped records are reported then, so that the
+    /// report is in the list's order however many pages were fetched at once.
+    fn into_page(self, undecodable: &Undecodable) -> Page<T> {
+        if let Undecodable::Skip(report) = undecodable {
+            self.skipped
+                .into_iter()
+                .for_each(|record| report.push(record));
+        }
+        self.page
+    }
+}
+
+async fn fetch<'a, R: PagedRequest<'a>>(
+    request: R,
+    number: u64,
+    undecodable: &Undecodable,
+) -> Result<Fetched<R::Item>, Error> {
+    use progenitor_client::Error as P;
     let page = NonZeroU64::new(number).ok_or_else(|| Error::InvalidRequest("page 0".into()))?;
-    let response = request
-        .with_page(page)
-        .send_page()
-        .await
-        .map_err(|e| Error::from_progenitor::<R::Response>(e, Some(R::OPERATION_ID)))?;
-    let PageParts { items, pagination } = R::into_parts(response.into_inner());
+    let (items, pagination, records, skipped) = match request.with_page(page).send_page().await {
+        Ok(response) => {
+            let PageParts { items, pagination } = R::into_parts(response.into_inner());
+            let records = items.len();
+            (items, pagination, records, Vec::new())
+        }
+        Err(P::InvalidResponsePayload(body, error)) => {
+            match undecodable::record_by_record::<R::Item>(
+                R::OPERATION_ID,
+                number,
+                &body,
+                undecodable,
+            ) {
+                Some(page) => {
+                    let page = page?;
+                    (page.items, page.pagination, page.records, page.skipped)
+                }
+                None => {
+                    return Err(Error::from_progenitor::<R::Response>(
+                        P::InvalidResponsePayload(body, error),
+                        Some(R::OPERATION_ID),
+                    ));
+                }
+            }
+        }
+        Err(error) => {
+            return Err(Error::from_progenitor::<R::Response>(
+                error,
+                Some(R::OPERATION_ID),
+            ));
+        }
+    };
     if let Some(p) = &pagination {
         // Some documented examples report page 0 for an empty list; any other mismatch means the
         // service answered for another page than asked, which would drop or repeat items.
@@ -119,24 +223,27 @@ where
             });
         }
     }
-    Ok(Page {
-        number,
-        items,
-        pagination,
+    Ok(Fetched {
+        page: Page {
+            number,
+            items,
+            pagination,
+        },
+        records,
+        skipped,
     })
 }
 
 fn paginate<'a, R: PagedRequest<'a>>(
     request: R,
     options: PageOptions,
-) -> BoxStream<'a, Result<Page<R::Item>, Error>>
-where
-    R::Response: serde::de::DeserializeOwned,
-{
-    let request = request.with_per_page(options.per_page);
+) -> BoxStream<'a, Result<Page<R::Item>, Error>> {
+    let per_page = options.per_page;
+    let request = request.with_per_page(per_page);
     let first = {
         let request = request.clone();
-        async move { fetch(request, 1).await }
+        let undecodable = options.undecodable.clone();
+        async move { fetch(request, 1, &undecodable).await }
     };
     stream::once(first)
         .map(
@@ -146,24 +253,49 @@ where
                     Err(e) => return stream::once(async { Err(e) }).boxed(),
                 };
                 let total_pages = first
+                    .page
                     .pagination
                     .as_ref()
                     .map(|p| p.total_pages.max(0) as u64)
                     .unwrap_or(1)
                     .min(options.max_pages);
-                let rest_empty = first.items.is_empty();
-                let head = stream::once(async move { Ok(first) });
-                if rest_empty || total_pages <= 1 {
+                let ends = first.ends_list(per_page);
+                let undecodable = options.undecodable.clone();
+                let head = stream::once(async move { Ok(first.into_page(&undecodable)) });
+                if ends || total_pages <= 1 {
                     return head.boxed();
                 }
                 let request = request.clone();
-                let rest = stream::iter(2..=total_pages)
-                    .map(move |number| fetch(request.clone(), number))
-                    .buffered(options.concurrency.max(1))
-                    // The first empty page ends the list: pages past it would be empty too.
-                    .take_while(|page| {
-                        futures::future::ready(!matches!(page, Ok(p) if p.items.is_empty()))
-                    });
+                let undecodable = options.undecodable.clone();
+                let fetching = {
+                    let undecodable = undecodable.clone();
+                    stream::iter(2..=total_pages)
+                        .map(move |number| {
+                            let request = request.clone();
+                            let undecodable = undecodable.clone();
+                            async move { fetch(request, number, &undecodable).await }
+                        })
+                        .buffered(options.concurrency.max(1))
+                        .boxed()
+                };
+                // The first empty page ends the list unseen, the first short one after it is
+                // yielded: the pages past either would be empty, whatever `totalPages` says. The
+                // list ends without polling the fetches again, so none past those already under
+                // way (at most `concurrency - 1`) is started; they are dropped with the stream.
+                let rest = stream::unfold(Some(fetching), move |fetching| {
+                    let undecodable = undecodable.clone();
+                    async move {
+                        let mut fetching = fetching?;
+                        match fetching.next().await? {
+                            Ok(fetched) if fetched.records == 0 => None,
+                            Ok(fetched) => {
+                                let more = (!fetched.ends_list(per_page)).then_some(fetching);
+                                Some((Ok(fetched.into_page(&undecodable)), more))
+                            }
+                            Err(e) => Some((Err(e), None)),
+                        }
+                    }
+                });
                 head.chain(rest).boxed()
             },
         )
