@@ -85,9 +85,17 @@ async fn an_app_store_install_is_stored_for_the_merchant_the_tokens_belong_to_on
     );
     assert_eq!(again.status(), http::StatusCode::BAD_REQUEST);
     assert_eq!(server.token_rejections(), exchanges);
-    // Another process (another callback) presenting the used code: the service's invalid_grant.
+    // Another process (another callback) presenting a used code: the service's invalid_grant
+    // (which also revokes what the code gave, as the service does: merchant 503 here).
+    let third = server
+        .install_from_app_store(redirect.as_str(), 503)
+        .expect("install");
+    assert!(matches!(
+        callback.handle(&callback_uri(&third)).await,
+        InstallOutcome::Installed { .. }
+    ));
     let other = InstallCallback::new(app(&server), redirect.clone(), stores.clone());
-    let reused = other.handle(&callback_uri(&installed[1])).await;
+    let reused = other.handle(&callback_uri(&third)).await;
     assert!(
         matches!(
             reused,
