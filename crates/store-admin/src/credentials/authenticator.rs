@@ -704,7 +704,7 @@ mod tests {
         );
         // What the refresh task installs when every caller was cancelled: nobody kept it ready.
         auth.refresher
-            .install(tokens("refreshed", Some("r2"), 3600))
+            .install(tokens("refreshed", Some("r2"), 2 * 86_400))
             .await;
         let bearer = auth.bearer().await.unwrap();
         assert_eq!(bearer.lease.token.expose_secret(), "refreshed");
