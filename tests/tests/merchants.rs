@@ -134,7 +134,7 @@ async fn deliveries_install_and_uninstall_each_merchants_tokens() {
     let uninstalled =
         parse_event(&delivery("app.uninstalled", 1305, serde_json::json!({}))).expect("a delivery");
     assert_eq!(
-        merchants.handle_event(&uninstalled).await.expect("removed"),
+        merchants.handle_event(&uninstalled).await.expect("revoked"),
         Installation::Uninstalled
     );
     assert!(
@@ -154,8 +154,36 @@ async fn deliveries_install_and_uninstall_each_merchants_tokens() {
         .expect_err("uninstalled")
         .into();
     assert!(
-        matches!(error, Error::Auth(AuthError::NoTokens)),
+        matches!(error, Error::Auth(AuthError::ReinstallRequired { .. })),
         "{error:?}"
+    );
+    // The uninstalled store is listed as needing the merchant, with why; never a token.
+    let attention = merchants.needing_attention().await.expect("listed");
+    assert_eq!(attention.len(), 1, "{attention:?}");
+    assert_eq!(attention[0].merchant, "1305");
+    assert_eq!(
+        attention[0].state,
+        store_admin::credentials::HealthState::ReinstallNeeded
+    );
+    assert_eq!(
+        attention[0]
+            .health
+            .last_failure
+            .as_ref()
+            .map(|f| f.reason.as_str()),
+        Some("app.uninstalled")
+    );
+    // A new installation brings the store back.
+    merchants
+        .handle_event(&authorize)
+        .await
+        .expect("installed again");
+    assert!(
+        merchants
+            .needing_attention()
+            .await
+            .expect("listed")
+            .is_empty()
     );
 }
 

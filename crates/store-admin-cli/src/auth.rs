@@ -79,8 +79,9 @@ pub enum AuthCommand {
     /// Log in to the store: the OAuth authorization-code flow through a browser, received on a
     /// loopback redirect; the tokens are saved in the token store.
     Login(LoginArgs),
-    /// Which store is logged in, with which scopes, until when (never a token).
-    Status,
+    /// Which store is logged in, with which scopes, until when (never a token); with --all,
+    /// every store of the token store with the health of its tokens.
+    Status(StatusArgs),
     /// Remove the store's tokens from the token store.
     Logout,
     /// Save a refresh token read from standard input (exchanged for a fresh pair when the app's
@@ -109,6 +110,16 @@ pub struct LoginArgs {
     /// The authorize endpoint [default: /oauth2/auth beside the token URL].
     #[arg(long, value_name = "URL", value_parser = parse_oauth_url)]
     pub authorize_url: Option<Url>,
+}
+
+/// `auth status`
+#[derive(Args)]
+pub struct StatusArgs {
+    /// Every store the token store knows (not only --store), each with the health of its tokens:
+    /// state, expiry, last refresh, last failure. Exit 1 when one needs attention (revoked or
+    /// uninstalled: the merchant must reinstall the app; expired; its last refresh failed).
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// `auth import`
@@ -567,7 +578,8 @@ pub async fn shared_rate_limiter(
 pub async fn run(global: &Global, format: Format, args: AuthArgs) -> Result<(), CliError> {
     match args.command {
         AuthCommand::Login(login_args) => login(global, format, login_args).await,
-        AuthCommand::Status => status(global, format).await,
+        AuthCommand::Status(StatusArgs { all: false }) => status(global, format).await,
+        AuthCommand::Status(StatusArgs { all: true }) => status_all(global, format).await,
         AuthCommand::Logout => logout(global).await,
         AuthCommand::Import(import_args) => import(global, format, import_args).await,
     }
@@ -725,6 +737,175 @@ async fn status(global: &Global, format: Format) -> Result<(), CliError> {
         Ok(())
     } else {
         Err(CliError::Quiet(crate::error::exit::FAILURE))
+    }
+}
+
+/// One store of `auth status --all`. Never a token.
+#[derive(Serialize)]
+struct StoreHealthLine {
+    store: String,
+    state: &'static str,
+    needs_attention: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires_at: Option<DateTime<Utc>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    installed_at: Option<DateTime<Utc>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_refresh: Option<DateTime<Utc>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_failure: Option<store_admin::credentials::TokenFailure>,
+}
+
+/// The token stores of every store of `global`'s token store, and where they are.
+async fn all_token_stores(
+    global: &Global,
+    namespace: Namespace<'_>,
+) -> Result<(Arc<dyn store_admin::credentials::TokenStores>, String), CliError> {
+    match global.token_store.clone().unwrap_or(StoreLocation::File) {
+        StoreLocation::File => {
+            let dir = state_dir()
+                .ok_or_else(|| {
+                    CliError::usage(
+                        "no place to keep tokens: set XDG_STATE_HOME or HOME, or give \
+                         --token-store redis://HOST:PORT/DB",
+                    )
+                })?
+                .join("store-admin")
+                .join("tokens")
+                .join(namespace_dir(namespace));
+            let location = dir.display().to_string();
+            Ok((Arc::new(FileTokenStores::new(dir)), location))
+        }
+        StoreLocation::Redis(url) => all_redis_token_stores(&url, namespace).await,
+    }
+}
+
+#[cfg(feature = "redis")]
+async fn all_redis_token_stores(
+    url: &Url,
+    namespace: Namespace<'_>,
+) -> Result<(Arc<dyn store_admin::credentials::TokenStores>, String), CliError> {
+    let shown = StoreLocation::Redis(url.clone()).display();
+    let prefix = match namespace {
+        Namespace::Sandbox => "store-admin-sandbox",
+        Namespace::Service(_) => "store-admin",
+    };
+    let stores = store_admin::credentials::RedisTokenStores::connect(url.as_str())
+        .await
+        .map_err(|e| {
+            CliError::Unavailable(format!(
+                "cannot reach the token store {shown}: {}",
+                chain(&e)
+            ))
+        })?
+        .with_prefix(prefix);
+    Ok((
+        Arc::new(stores),
+        format!("{shown} (keys {prefix}:tokens:*)"),
+    ))
+}
+
+#[cfg(not(feature = "redis"))]
+async fn all_redis_token_stores(
+    _url: &Url,
+    _namespace: Namespace<'_>,
+) -> Result<(Arc<dyn store_admin::credentials::TokenStores>, String), CliError> {
+    Err(CliError::usage(
+        "--token-store redis://...: this store-admin was built without the `redis` feature",
+    ))
+}
+
+/// `auth status --all`: every store of the token store, with its health; never a token.
+async fn status_all(global: &Global, format: Format) -> Result<(), CliError> {
+    use std::io::Write;
+    let token_url = service_token_url(global);
+    let namespace = namespace_of(global, &token_url);
+    let (stores, location) = all_token_stores(global, namespace).await?;
+    let now = Utc::now();
+    let report = store_admin::credentials::health_report(
+        stores.as_ref(),
+        now,
+        store_admin::credentials::DEFAULT_REFRESH_AHEAD,
+    )
+    .await
+    .map_err(|e| CliError::other(format!("{} ({location})", chain(&e))))?;
+    let lines: Vec<StoreHealthLine> = report
+        .iter()
+        .map(|store| StoreHealthLine {
+            store: store.merchant.clone(),
+            state: store.state.as_str(),
+            needs_attention: store.needs_attention(),
+            expires_at: store.expires_at,
+            installed_at: store.health.installed_at,
+            last_refresh: store.health.last_refresh,
+            last_failure: store.health.last_failure.clone(),
+        })
+        .collect();
+    let mut out = std::io::stdout().lock();
+    match format {
+        Format::Json => writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&lines)
+                .map_err(|e| CliError::other(format!("cannot print the status: {e}")))?
+        )?,
+        Format::Ndjson => {
+            for line in &lines {
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string(line)
+                        .map_err(|e| CliError::other(format!("cannot print the status: {e}")))?
+                )?;
+            }
+        }
+        _ => {
+            let at = |t: Option<DateTime<Utc>>| {
+                t.map_or_else(
+                    || "-".to_owned(),
+                    |t| t.format("%Y-%m-%d %H:%M").to_string(),
+                )
+            };
+            writeln!(out, "token store: {location}")?;
+            if lines.is_empty() {
+                writeln!(out, "no store has tokens here")?;
+            }
+            for line in &lines {
+                let expires = match line.expires_at {
+                    Some(t) => format!("{} ({})", at(Some(t)), relative(t, now)),
+                    None => "-".to_owned(),
+                };
+                let failure = line.last_failure.as_ref().map_or_else(
+                    || "-".to_owned(),
+                    |f| {
+                        format!(
+                            "{} {}",
+                            at(Some(f.at)),
+                            crate::output::terminal_safe(&f.reason, false)
+                        )
+                    },
+                );
+                writeln!(
+                    out,
+                    "{}\t{}{}\texpires {}\tlast refresh {}\tlast failure {}",
+                    crate::output::terminal_safe(&line.store, false),
+                    line.state,
+                    if line.needs_attention {
+                        " (needs attention)"
+                    } else {
+                        ""
+                    },
+                    expires,
+                    at(line.last_refresh),
+                    failure
+                )?;
+            }
+        }
+    }
+    if lines.iter().any(|line| line.needs_attention) {
+        Err(CliError::Quiet(crate::error::exit::FAILURE))
+    } else {
+        Ok(())
     }
 }
 

@@ -874,3 +874,71 @@ async fn a_redis_password_is_never_taken_from_the_command_line_and_an_unreachabl
     .await;
     assert!(err.contains("cannot reach the rate-limit store"), "{err}");
 }
+
+/// `auth status --all` lists every store of the token store with its health, never a token: a
+/// store whose refresh token was spent is `reinstall-needed` (with the `invalid_grant`), a
+/// fresh one `healthy`; the command exits 1 while one needs attention.
+#[tokio::test]
+async fn status_all_lists_every_store_with_its_health() {
+    let server = mock().await;
+    let setup = Setup::new(&server);
+    let (out, _) = run(setup.command(&["auth", "status", "--all", "-o", "json"]), 0).await;
+    assert_eq!(json(&out), serde_json::json!([]), "nothing yet");
+    let mut import = setup.command(&["--store", "spent", "auth", "import", "--refresh-token", "-"]);
+    import.write_stdin(REFRESH);
+    run(import, 0).await;
+    let (_, refresh) = stored(&setup.token_file("spent"));
+    // Another program spends the stored refresh token; the next call meets invalid_grant.
+    let spent = reqwest::Client::new()
+        .post(&setup.token_url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(
+            url::form_urlencoded::Serializer::new(String::new())
+                .extend_pairs([
+                    ("grant_type", "refresh_token"),
+                    ("refresh_token", refresh.as_str()),
+                    ("client_id", CLIENT_ID),
+                    ("client_secret", CLIENT_SECRET),
+                ])
+                .finish(),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap();
+    server.expire_access_tokens();
+    run(setup.command(&["--store", "spent", "orders", "list"]), 3).await;
+    // A second store, freshly imported with the pair the other program got.
+    let mut fresh = setup.command(&["--store", "fresh", "auth", "import", "--refresh-token", "-"]);
+    fresh.write_stdin(spent["refresh_token"].as_str().unwrap());
+    run(fresh, 0).await;
+
+    let (out, err) = run(setup.command(&["auth", "status", "--all", "-o", "json"]), 1).await;
+    let report = json(&out);
+    let stores = report.as_array().expect("an array");
+    assert_eq!(stores.len(), 2, "{report}");
+    assert_eq!(stores[0]["store"], "fresh");
+    assert_eq!(stores[0]["state"], "healthy", "{report}");
+    assert_eq!(stores[0]["needs_attention"], false);
+    assert_eq!(stores[1]["store"], "spent");
+    assert_eq!(stores[1]["state"], "reinstall-needed");
+    assert_eq!(stores[1]["needs_attention"], true);
+    let reason = stores[1]["last_failure"]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("invalid_grant"), "{reason}");
+    let (table, _) = run(
+        setup.command(&["auth", "status", "--all", "-o", "table"]),
+        1,
+    )
+    .await;
+    assert!(
+        table.contains("reinstall-needed (needs attention)"),
+        "{table}"
+    );
+    let (fresh_access, fresh_refresh) = stored(&setup.token_file("fresh"));
+    assert_no_secret(
+        &[&out, &err, &table],
+        &[&refresh, &fresh_access, &fresh_refresh, CLIENT_SECRET],
+    );
+}

@@ -125,6 +125,7 @@ pub(crate) fn router(state: Shared) -> Router {
             "/oauth/expire-access-tokens",
             post(post_expire_access_tokens),
         )
+        .route("/oauth/install", post(post_app_store_install))
         .fallback(|| async { ApiError::not_found() })
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -198,8 +199,56 @@ async fn api(State(state): State<Shared>, request: Request) -> Response {
     if let Some(counter) = state.requests.get(index) {
         counter.fetch_add(1, Ordering::Relaxed);
     }
+    let user_info = state.engine.doc.operations[index].id == USER_INFO;
+    let token = user_info.then(|| bearer(request.headers()).map(str::to_owned));
     let response = operation(&state, index, params, request).await;
     state.count_answer(index, response.status());
+    match token {
+        Some(token) if response.status() == StatusCode::OK => {
+            user_info_of(&state, token.as_deref(), response).await
+        }
+        _ => response,
+    }
+}
+
+/// The accounts host's user information.
+const USER_INFO: &str = "get_user_info";
+
+/// The user information answered for `token`, its store being the one the token acts for: the
+/// merchant of its installation (an install from the app store), else the server's merchant (the
+/// `merchant` of its webhook deliveries). Done after the cache, which keys answers by URL alone.
+async fn user_info_of(state: &Shared, token: Option<&str>, response: Response) -> Response {
+    let merchant = token
+        .and_then(|token| state.oauth.merchant_of(token))
+        .unwrap_or_else(|| state.read().merchant_id);
+    let (parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "mock_error",
+            "the mock could not read its own response",
+        )
+        .into_response();
+    };
+    let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) else {
+        return Response::from_parts(parts, Body::from(bytes));
+    };
+    if let Some(data) = value.get_mut("data").and_then(Value::as_object_mut) {
+        match data.get_mut("merchant").and_then(Value::as_object_mut) {
+            Some(store) => {
+                store.insert("id".into(), json!(merchant));
+            }
+            None => {
+                data.insert("merchant".into(), json!({ "id": merchant }));
+            }
+        }
+    }
+    let mut response = json_response(StatusCode::OK, &value);
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_LENGTH {
+            response.headers_mut().insert(name, value.clone());
+        }
+    }
     response
 }
 
@@ -367,6 +416,7 @@ async fn index(State(state): State<Shared>) -> Response {
                 "oauth": "/__admin/oauth",
                 "requests": "/__admin/requests",
                 "expire_access_tokens": "/__admin/oauth/expire-access-tokens",
+                "app_store_install": "/__admin/oauth/install",
                 "token_required": state.admin_token.is_some(),
             },
         }),
@@ -468,6 +518,40 @@ async fn get_oauth(State(state): State<Shared>) -> Response {
 /// `GET /__admin/requests`: per `operationId`, the requests answered and the 429s among them.
 async fn get_requests(State(state): State<Shared>) -> Response {
     json_response(StatusCode::OK, &state.request_counts())
+}
+
+/// The body of `POST /__admin/oauth/install`.
+#[derive(serde::Deserialize)]
+struct AppStoreInstall {
+    redirect_uri: String,
+    #[serde(default)]
+    merchant: Option<i64>,
+}
+
+/// `POST /__admin/oauth/install` `{"redirect_uri": ..., "merchant": ...}`: an installation started
+/// from the app store (see `MockServer::install_from_app_store`); answers the callback URL the
+/// merchant's browser is sent to, as `location`.
+async fn post_app_store_install(State(state): State<Shared>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let body = match read_body(body, &parts.headers, state.limits.body_bytes).await {
+        Ok(body) => body,
+        Err(error) => return error.into_response(),
+    };
+    let install: AppStoreInstall = match serde_json::from_slice(&body) {
+        Ok(install) => install,
+        Err(error) => return ApiError::field("redirect_uri", error.to_string()).into_response(),
+    };
+    let merchant = install.merchant.unwrap_or_else(|| state.read().merchant_id);
+    match state
+        .oauth
+        .install_from_app_store(&install.redirect_uri, merchant)
+    {
+        Ok(location) => json_response(
+            StatusCode::OK,
+            &json!({ "location": location, "merchant": merchant }),
+        ),
+        Err(message) => ApiError::field("redirect_uri", message).into_response(),
+    }
 }
 
 async fn post_expire_access_tokens(State(state): State<Shared>) -> Response {

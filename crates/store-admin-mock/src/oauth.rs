@@ -4,7 +4,7 @@
 //!
 //! The authorize endpoint approves at once, as if the merchant had clicked "install": it answers
 //! 302 to the `redirect_uri` (a loopback URL, RFC 8252) with a single-use `code` and the `state`
-//! it was given. The code is exchanged at the token endpoint (`grant_type=authorization_code`,
+//! it was given, its hyphens stripped as the service strips them. The code is exchanged at the token endpoint (`grant_type=authorization_code`,
 //! with the same `redirect_uri` and, when a PKCE `code_challenge` was sent, its `code_verifier`).
 //!
 //! The token endpoint behaves like the service's (the document's `oauth2` security scheme, and the
@@ -83,9 +83,31 @@ struct Tokens {
     codes: HashMap<String, PendingCode>,
     rng: StdRng,
     families: u64,
+    /// The merchant store of an installation (by family), when it is not the server's own
+    /// (an install from the app store names its merchant).
+    merchants: HashMap<u64, i64>,
 }
 
 impl Tokens {
+    /// Forgets the codes past their lifetime, and the oldest beyond [`PENDING_CODES`], to make
+    /// room for one more. A used code is kept until its lifetime ends, so that presenting it
+    /// again is told apart (`invalid_grant`, "already used", and what it gave is revoked).
+    fn prune_codes(&mut self, now: SystemTime) {
+        self.codes
+            .retain(|_, pending| now < pending.issued_at + CODE_LIFETIME);
+        while self.codes.len() >= PENDING_CODES {
+            let oldest = self
+                .codes
+                .iter()
+                .min_by_key(|(_, pending)| pending.issued_at)
+                .map(|(code, _)| code.clone());
+            match oldest {
+                Some(code) => self.codes.remove(&code),
+                None => break,
+            };
+        }
+    }
+
     /// Revokes every token of the installation `family`.
     fn revoke_family(&mut self, family: u64) {
         for refresh in self.refresh.values_mut() {
@@ -144,6 +166,7 @@ impl OAuth {
             codes: HashMap::new(),
             rng: StdRng::seed_from_u64(seed ^ 0x6f61_7574_6832),
             families: 0,
+            merchants: HashMap::new(),
         };
         let far = SystemTime::now() + config.lifetime;
         for token in &config.refresh_tokens {
@@ -282,7 +305,9 @@ impl OAuth {
                 "The redirect_uri must be an http URL of a loopback address (127.0.0.1, [::1] or localhost).",
             ));
         };
-        let state = params.get("state").cloned();
+        // The service strips `-` from the state it sends back (a state holding one is not
+        // echoed as it was given): so does the mock.
+        let state = params.get("state").map(|state| state.replace('-', ""));
         let refuse = |code: &str, description: &str| {
             let mut location = redirect.clone();
             {
@@ -343,20 +368,7 @@ impl OAuth {
         let mut guard = self.tokens.write().unwrap_or_else(PoisonError::into_inner);
         let tokens = &mut *guard;
         let now = SystemTime::now();
-        tokens
-            .codes
-            .retain(|_, pending| !pending.used && now < pending.issued_at + CODE_LIFETIME);
-        while tokens.codes.len() >= PENDING_CODES {
-            let oldest = tokens
-                .codes
-                .iter()
-                .min_by_key(|(_, pending)| pending.issued_at)
-                .map(|(code, _)| code.clone());
-            match oldest {
-                Some(code) => tokens.codes.remove(&code),
-                None => break,
-            };
-        }
+        tokens.prune_codes(now);
         let (answer, family) = self.issue(tokens, &grant, offline);
         let code = format!("mock-ac-{:032x}", tokens.rng.random::<u128>());
         tokens.codes.insert(
@@ -385,6 +397,68 @@ impl OAuth {
             location: location.to_string(),
             event: answer,
         }
+    }
+
+    /// An installation started from the app store (the merchant clicked "install" there): the
+    /// service redirects the merchant's browser straight to the app's callback `redirect_uri`
+    /// with a single-use `code` and a `state` of its own (the app never ran the authorize
+    /// step), without hyphens. The installation's tokens belong to `merchant` (the user info of
+    /// its access token says so) and grant every scope of the document with `offline_access`,
+    /// as the app's settings would. The code is exchanged as any other (no PKCE), once.
+    /// Returns the callback URL the browser is sent to.
+    pub fn install_from_app_store(
+        &self,
+        redirect_uri: &str,
+        merchant: i64,
+    ) -> Result<String, String> {
+        let Some((client_id, _)) = &self.client else {
+            return Err("no OAuth client is configured (MockConfig::oauth_client)".into());
+        };
+        let Some(mut location) = loopback_redirect(redirect_uri) else {
+            return Err("the redirect_uri must be an http URL of a loopback address".into());
+        };
+        let grant = Grant {
+            scopes: self.document_scopes.clone(),
+            every: false,
+        };
+        let mut guard = self.tokens.write().unwrap_or_else(PoisonError::into_inner);
+        let tokens = &mut *guard;
+        tokens.prune_codes(SystemTime::now());
+        let (answer, family) = self.issue(tokens, &grant, true);
+        tokens.merchants.insert(family, merchant);
+        let code = format!("mock-ac-{:032x}", tokens.rng.random::<u128>());
+        // The platform's state: a UUID, its hyphens stripped as every echoed state's are.
+        let state = format!("{:032x}", tokens.rng.random::<u128>());
+        tokens.codes.insert(
+            code.clone(),
+            PendingCode {
+                client_id: client_id.clone(),
+                redirect_uri: redirect_uri.to_owned(),
+                challenge: None,
+                issued_at: SystemTime::now(),
+                used: false,
+                family,
+                answer,
+            },
+        );
+        drop(guard);
+        self.authorizations.fetch_add(1, Ordering::AcqRel);
+        location
+            .query_pairs_mut()
+            .append_pair("code", &code)
+            .append_pair("state", &state);
+        Ok(location.to_string())
+    }
+
+    /// The merchant store an OAuth access token of this server acts for, when its installation
+    /// named one (an install from the app store); `None` for the server's own store.
+    pub fn merchant_of(&self, access_token: &str) -> Option<i64> {
+        if !self.enabled {
+            return None;
+        }
+        let tokens = self.tokens.read().unwrap_or_else(PoisonError::into_inner);
+        let family = tokens.access.get(access_token)?.family;
+        tokens.merchants.get(&family).copied()
     }
 
     /// `grant_type=authorization_code`: the pair approved with `code`, once.

@@ -176,6 +176,26 @@ impl MockServer {
         self.state.oauth.expire_access_tokens()
     }
 
+    /// Starts an installation from the app store, as a merchant clicking "install" there: the
+    /// service sends the merchant's browser straight to the app's callback `redirect_uri` (a
+    /// loopback URL here) with a single-use `code` and a `state` of the service's own (the app
+    /// never ran the authorize step). Returns that callback URL. The code is exchanged at
+    /// [`MockServer::token_url`] as any other (`grant_type=authorization_code`, the same
+    /// `redirect_uri`, no PKCE), once: presented again it is `invalid_grant`. The tokens grant
+    /// every scope with `offline_access`, and the user information of the access token
+    /// (`GET /oauth2/user/info`) names `merchant` as its store. Fails without an OAuth client
+    /// ([`MockConfig::oauth_client`]) or with a `redirect_uri` that is not a loopback URL. (Also
+    /// `POST /__admin/oauth/install` `{"redirect_uri": ..., "merchant": ...}`.)
+    pub fn install_from_app_store(
+        &self,
+        redirect_uri: &str,
+        merchant: i64,
+    ) -> Result<String, String> {
+        self.state
+            .oauth
+            .install_from_app_store(redirect_uri, merchant)
+    }
+
     /// How many requests reached the operation `operation_id` (its `operationId` in the
     /// document), whatever their outcome: refused ones (401, injected faults) count too. Tests
     /// use it to see how many times a client sent a call. An unknown id has none.

@@ -625,3 +625,116 @@ async fn rejected_counts_every_invalid_grant_of_the_refresh_grant() {
     assert_eq!(report["rejected"], 2);
     assert_eq!(report["refreshes"], 4);
 }
+
+/// The service strips `-` from the `state` it sends back to the app; the mock does the same, on
+/// an approval and on a refusal, so that a client comparing states byte for byte fails here as
+/// it would against the service.
+#[tokio::test]
+async fn the_state_comes_back_without_its_hyphens() {
+    let server = start_with(config()).await;
+    let (status, location) = authorize(
+        &server,
+        &[
+            ("response_type", "code"),
+            ("client_id", CLIENT_ID),
+            ("redirect_uri", REDIRECT),
+            ("state", "a-b-c-123"),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::FOUND);
+    let location = location.expect("a Location");
+    assert_eq!(query(&location, "state").as_deref(), Some("abc123"));
+    assert!(query(&location, "code").is_some());
+    let (_, refused) = authorize(
+        &server,
+        &[
+            ("response_type", "token"),
+            ("client_id", CLIENT_ID),
+            ("redirect_uri", REDIRECT),
+            ("state", "-x-"),
+        ],
+    )
+    .await;
+    assert_eq!(query(&refused.unwrap(), "state").as_deref(), Some("x"));
+}
+
+/// An install started from the app store: the browser arrives at the app's callback with a code
+/// and the service's own state (no hyphens); the code gives the installation's tokens once, and
+/// a used code stays `invalid_grant` ("already used") even after other authorizations; the user
+/// information of the access token names the installing merchant.
+#[tokio::test]
+async fn an_app_store_install_sends_a_single_use_code_to_the_callback() {
+    let server = start_with(config()).await;
+    let root = format!("http://{}", server.addr());
+    let answer: Value = client()
+        .post(format!("{root}/__admin/oauth/install"))
+        .json(&json!({ "redirect_uri": REDIRECT, "merchant": 4242 }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["merchant"], 4242);
+    let location = reqwest::Url::parse(answer["location"].as_str().unwrap()).unwrap();
+    assert_eq!(location.as_str().split('?').next(), Some(REDIRECT));
+    let state = query(&location, "state").expect("the service's own state");
+    assert!(!state.is_empty() && !state.contains('-'), "{state}");
+    let code = query(&location, "code").expect("a code");
+    let (status, body) = exchange(&server, &[("code", &code), ("redirect_uri", REDIRECT)]).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let access = body["access_token"].as_str().unwrap().to_owned();
+    assert!(body["refresh_token"].is_string());
+    let info: Value = client()
+        .get(format!("{root}/oauth2/user/info"))
+        .bearer_auth(&access)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(info["data"]["merchant"]["id"], 4242, "{info}");
+
+    // Another authorization, then the used code again: still told apart, still refused.
+    approved_code(&server, "offline_access").await;
+    let (status, body) = exchange(&server, &[("code", &code), ("redirect_uri", REDIRECT)]).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(body["error"], "invalid_grant");
+    assert!(
+        body["error_description"]
+            .as_str()
+            .unwrap()
+            .contains("already used"),
+        "{body}"
+    );
+    // The server's own store for a token of its own authorize flow.
+    let code = approved_code(&server, "offline_access").await;
+    let (_, body) = exchange(
+        &server,
+        &[
+            ("code", &code),
+            ("redirect_uri", REDIRECT),
+            ("code_verifier", VERIFIER),
+        ],
+    )
+    .await;
+    let own = server.merchant_id();
+    let info: Value = client()
+        .get(format!("{root}/oauth2/user/info"))
+        .bearer_auth(body["access_token"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(info["data"]["merchant"]["id"], own, "{info}");
+    // A redirect URI that is not a loopback URL is refused.
+    assert!(
+        server
+            .install_from_app_store("https://app.example/cb", 1)
+            .is_err()
+    );
+}

@@ -1,7 +1,8 @@
 //! A webhook receiver (axum) that verifies each delivery on its raw body before parsing it,
 //! drops duplicates (the service resends, so receivers must be idempotent) and answers 200. The
 //! deliveries about the app's installations keep the merchants' tokens through [`Merchants`]:
-//! `app.store.authorize` saves the store's new tokens, `app.uninstalled` removes them.
+//! `app.store.authorize` saves the store's new tokens, `app.uninstalled` revokes them (the store
+//! then needs a reinstall).
 //!
 //! `cargo run -p store-admin --example receive_webhook`: against the embedded mock store, it
 //! subscribes itself to `category.created`, `app.store.authorize` and `app.uninstalled`, creates a
@@ -84,7 +85,7 @@ async fn receive(State(rx): State<Arc<Receiver>>, headers: HeaderMap, body: Byte
                     println!("merchant {}: tokens saved", event.merchant);
                 }
                 Ok(Installation::Uninstalled) => {
-                    println!("merchant {}: tokens removed", event.merchant);
+                    println!("merchant {}: tokens revoked", event.merchant);
                 }
                 Ok(_) => {}
                 Err(e) => {
@@ -274,7 +275,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         orders.data.len()
     );
 
-    // The merchant uninstalls the app: its tokens are removed.
+    // The merchant uninstalls the app: its tokens are revoked.
     mock.emit_event("app.uninstalled", serde_json::json!({}));
     next_event(&mut events, "app.uninstalled").await?;
     match merchants
@@ -284,10 +285,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await
         .map_err(Error::from)
     {
-        Err(Error::Auth(AuthError::NoTokens)) => {
-            println!("merchant {merchant}: no tokens any more, as expected");
+        Err(Error::Auth(AuthError::ReinstallRequired { .. })) => {
+            println!("merchant {merchant}: the app must be installed again, as expected");
             Ok(())
         }
-        other => Err(format!("expected no tokens after app.uninstalled, got {other:?}").into()),
+        other => Err(format!("expected a reinstall after app.uninstalled, got {other:?}").into()),
     }
 }

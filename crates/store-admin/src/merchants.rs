@@ -5,7 +5,9 @@
 //! one `reqwest::Client` (one connection pool), one retry budget, one [`TokenStores`] keyed by
 //! merchant and, when given, one [`RateLimiters`] keyed by merchant. The webhook deliveries that
 //! concern the app's installation keep the token stores current ([`Merchants::handle_event`]):
-//! `app.store.authorize` saves the store's new tokens, `app.uninstalled` removes them.
+//! `app.store.authorize` saves the store's new tokens, `app.uninstalled` marks the store
+//! "reinstall needed". [`Merchants::health`] and [`Merchants::needing_attention`] say how each
+//! store's tokens are doing.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -14,7 +16,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use secrecy::SecretString;
 use url::Url;
 
-use crate::credentials::{AuthError, Credentials, TokenSet, TokenStores};
+use crate::credentials::{
+    AuthError, Credentials, DEFAULT_REFRESH_AHEAD, StoreHealth, StoredTokens, TokenSet,
+    TokenStores, health_report,
+};
 use crate::error::Error;
 use crate::ratelimit::RateLimiters;
 use crate::retry::RetryBudget;
@@ -64,7 +69,7 @@ impl fmt::Debug for OAuthApp {
 pub enum Installation {
     /// `app.store.authorize`: the merchant's new tokens were saved.
     Authorized,
-    /// `app.uninstalled`: the merchant's tokens were removed.
+    /// `app.uninstalled`: the merchant's tokens were revoked (the store needs a reinstall).
     Uninstalled,
     /// Any other event: nothing to do here.
     Ignored,
@@ -160,21 +165,51 @@ impl Merchants {
             .map_err(Error::Auth)
     }
 
-    /// Removes the store's tokens (the app was uninstalled) and forgets its client.
+    /// Revokes the store's tokens (the app was uninstalled: they no longer work) and forgets
+    /// its client. The store stays known, marked revoked with the failure `app.uninstalled`, so
+    /// that [`Merchants::needing_attention`] lists it until the merchant installs the app again.
     pub async fn uninstall(&self, merchant: &str) -> Result<(), Error> {
         self.clients
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(merchant);
-        self.tokens
-            .for_merchant(merchant)
-            .remove()
+        let store = self.tokens.for_merchant(merchant);
+        let store_error = |e| Error::Auth(AuthError::Store(e));
+        let health = store
+            .load()
             .await
-            .map_err(|e| Error::Auth(AuthError::Store(e)))
+            .map_err(store_error)?
+            .health
+            .failed(chrono::Utc::now(), "app.uninstalled");
+        store
+            .save_with_health(&StoredTokens::Revoked, &health, None)
+            .await
+            .map(|_| ())
+            .map_err(store_error)
+    }
+
+    /// Every store the token stores know, with the health of its tokens (never a token): the
+    /// expiry, the last refresh and the last failure, and a [`HealthState`](crate::credentials::HealthState).
+    pub async fn health(&self) -> Result<Vec<StoreHealth>, Error> {
+        health_report(
+            self.tokens.as_ref(),
+            chrono::Utc::now(),
+            DEFAULT_REFRESH_AHEAD,
+        )
+        .await
+        .map_err(|e| Error::Auth(AuthError::Store(e)))
+    }
+
+    /// The stores a person must look at: revoked or uninstalled (the merchant must reinstall
+    /// the app), expired, or whose last refresh failed (see [`StoreHealth::needs_attention`]).
+    pub async fn needing_attention(&self) -> Result<Vec<StoreHealth>, Error> {
+        let mut report = self.health().await?;
+        report.retain(StoreHealth::needs_attention);
+        Ok(report)
     }
 
     /// Keeps the token stores current from a verified webhook delivery: `app.store.authorize`
-    /// installs the tokens it carries, `app.uninstalled` removes the store's. Deliveries are
+    /// installs the tokens it carries, `app.uninstalled` revokes the store's. Deliveries are
     /// resent, so both are idempotent.
     pub async fn handle_event(&self, event: &WebhookEvent) -> Result<Installation, Error> {
         let merchant = event.merchant.to_string();

@@ -223,7 +223,8 @@ fn valid_tokens(access: &str) -> TokenSet {
     TokenSet {
         access: AccessToken::new(access),
         refresh: Some(RefreshToken::new("old-refresh")),
-        expires_at: Utc::now() + chrono::Duration::hours(1),
+        // Beyond the day ahead of expiry when a token is refreshed anyway.
+        expires_at: Utc::now() + chrono::Duration::days(2),
         scope: "orders.read".into(),
     }
 }

@@ -1,4 +1,5 @@
-//! Access tokens for one store, refreshed when they expire or are rejected, never twice at once.
+//! Access tokens for one store, refreshed about a day before they expire (and when they are
+//! rejected), never twice at once.
 
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -9,8 +10,17 @@ use chrono::{DateTime, Utc};
 use super::oauth::{describe, refresh_token_set_within};
 use super::{
     AccessToken, Credentials, Generation, OAuthError, RefreshAborted, Refresher, StoredTokens,
-    TokenSet, TokenStore, TokenStoreError, Versioned,
+    TokenHealth, TokenSet, TokenStore, TokenStoreError, Versioned,
 };
+
+/// How long before its expiry a token is refreshed (a day): a refresh that fails then leaves a
+/// day to notice (see [`health_report`](super::health_report)) while the token still works.
+pub const DEFAULT_REFRESH_AHEAD: Duration = Duration::from_secs(24 * 3600);
+
+/// After a refresh ahead of expiry (done or failed), the next one waits this long: a token endpoint
+/// that is down is not asked on every call, and a token issued for less than the refresh-ahead
+/// window is not refreshed on every call.
+const AHEAD_PAUSE: Duration = Duration::from_secs(15 * 60);
 
 /// A token handed out by [`Authenticator`], with the generation it belongs to.
 #[derive(Debug, Clone)]
@@ -32,22 +42,35 @@ pub(crate) struct Bearer {
     /// `expires_at` less the leeway: from then on the token is refreshed before it is sent.
     /// `None` when that instant cannot be represented (the token is then checked every time).
     usable_until: Option<SystemTime>,
+    /// `expires_at` less the refresh-ahead window: from then on a refresh is tried first, and the
+    /// token still used if it fails. `None` when that instant cannot be represented.
+    due_from: Option<SystemTime>,
+}
+
+/// `expires_at` less `before`, as a system time.
+fn before_expiry(expires_at: DateTime<Utc>, before: Duration) -> Option<SystemTime> {
+    chrono::Duration::from_std(before)
+        .ok()
+        .and_then(|before| expires_at.checked_sub_signed(before))
+        .and_then(|until| {
+            let since_epoch = until.signed_duration_since(DateTime::UNIX_EPOCH);
+            SystemTime::UNIX_EPOCH.checked_add(since_epoch.to_std().ok()?)
+        })
 }
 
 impl Bearer {
-    fn new(v: &Versioned<TokenSet>, leeway: Duration) -> Self {
-        let usable_until = chrono::Duration::from_std(leeway)
-            .ok()
-            .and_then(|leeway| v.value.expires_at.checked_sub_signed(leeway))
-            .and_then(|until| {
-                let since_epoch = until.signed_duration_since(DateTime::UNIX_EPOCH);
-                SystemTime::UNIX_EPOCH.checked_add(since_epoch.to_std().ok()?)
-            });
+    fn new(v: &Versioned<TokenSet>, leeway: Duration, ahead: Duration) -> Self {
         Bearer {
             lease: lease(v),
             authorization: v.value.access.bearer_header(),
-            usable_until,
+            usable_until: before_expiry(v.value.expires_at, leeway),
+            due_from: before_expiry(v.value.expires_at, ahead.max(leeway)),
         }
+    }
+
+    /// Whether a refresh ahead of expiry is due at `now`.
+    fn is_due_at(&self, now: SystemTime) -> bool {
+        self.due_from.is_none_or(|from| now >= from)
     }
 
     /// Whether the token may be sent at `now` without refreshing it first (the same rule as
@@ -160,10 +183,13 @@ pub struct Authenticator {
     http: reqwest::Client,
     refresher: Refresher<TokenSet, AuthError>,
     leeway: Duration,
+    ahead: Duration,
     token_timeout: Duration,
     /// The newest token handed out, ready to send: a call takes it without cloning the token set
     /// or formatting the header.
     ready: Mutex<Option<Arc<Bearer>>>,
+    /// No refresh ahead of expiry before this instant (see [`AHEAD_PAUSE`]).
+    ahead_after: Mutex<Option<std::time::Instant>>,
 }
 
 impl fmt::Debug for Authenticator {
@@ -177,8 +203,9 @@ impl fmt::Debug for Authenticator {
 }
 
 impl Authenticator {
-    /// An authenticator using `http` for token requests. Tokens are refreshed 60 s before they
-    /// expire.
+    /// An authenticator using `http` for token requests. Tokens are refreshed
+    /// [`DEFAULT_REFRESH_AHEAD`] (a day) before they expire, the current one still used if
+    /// that fails, and at the latest 60 s before.
     pub fn new(credentials: Credentials, http: reqwest::Client) -> Self {
         let initial = match &credentials {
             Credentials::Static { token } => Some(TokenSet {
@@ -194,9 +221,19 @@ impl Authenticator {
             http,
             refresher: Refresher::new(initial),
             leeway: Duration::from_secs(60),
+            ahead: DEFAULT_REFRESH_AHEAD,
             token_timeout: Duration::from_secs(20),
             ready: Mutex::new(None),
+            ahead_after: Mutex::new(None),
         }
+    }
+
+    /// Try a refresh this long before expiry (default [`DEFAULT_REFRESH_AHEAD`], a day; zero:
+    /// only at the leeway). A failure then is recorded in the token store's health and the
+    /// current token used; the next try waits 15 minutes.
+    pub fn with_refresh_ahead(mut self, ahead: Duration) -> Self {
+        self.ahead = ahead;
+        self
     }
 
     /// How long a token request may take (default 20 s; never more than two fifths of the token
@@ -206,7 +243,8 @@ impl Authenticator {
         self
     }
 
-    /// Refresh this long before expiry (default 60 s).
+    /// Never send a token this close to its expiry: refresh first, and fail if that fails
+    /// (default 60 s).
     pub fn with_leeway(mut self, leeway: Duration) -> Self {
         self.leeway = leeway;
         self
@@ -237,14 +275,51 @@ impl Authenticator {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
-        match ready {
+        let now = SystemTime::now();
+        let ready = match ready {
             Some(ready)
-                if ready.is_usable_at(SystemTime::now())
+                if ready.is_usable_at(now)
                     && ready.lease.generation == self.refresher.generation() =>
             {
+                ready
+            }
+            _ => Box::pin(self.current_or_renewed()).await?,
+        };
+        if ready.is_due_at(now) && ready.is_usable_at(now) && !self.ahead_paused() {
+            return Box::pin(self.refresh_ahead(ready)).await;
+        }
+        Ok(ready)
+    }
+
+    fn ahead_paused(&self) -> bool {
+        self.ahead_after
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some_and(|after| std::time::Instant::now() < after)
+    }
+
+    /// Refreshes `ready` ahead of its expiry. Revoked tokens (`invalid_grant`) are an error; any
+    /// other failure is logged (and recorded in the store's health by the refresh) and `ready`,
+    /// still valid, is used.
+    async fn refresh_ahead(&self, ready: Arc<Bearer>) -> Result<Arc<Bearer>, AuthError> {
+        if matches!(self.credentials, Credentials::Static { .. }) {
+            return Ok(ready);
+        }
+        *self
+            .ahead_after
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) =
+            Some(std::time::Instant::now() + AHEAD_PAUSE);
+        match self.renew(ready.lease.generation).await {
+            Ok(renewed) => Ok(renewed),
+            Err(error @ AuthError::ReinstallRequired { .. }) => Err(error),
+            Err(error) => {
+                tracing::warn!(
+                    %error,
+                    "refreshing the access token ahead of its expiry failed; it is used until it nearly expires"
+                );
                 Ok(ready)
             }
-            _ => Box::pin(self.current_or_renewed()).await,
         }
     }
 
@@ -262,7 +337,7 @@ impl Authenticator {
 
     /// `v` ready to send, kept as the token calls take unless a newer generation is kept already.
     fn remember(&self, v: &Versioned<TokenSet>) -> Arc<Bearer> {
-        let bearer = Arc::new(Bearer::new(v, self.leeway));
+        let bearer = Arc::new(Bearer::new(v, self.leeway, self.ahead));
         let mut ready = self.ready.lock().unwrap_or_else(PoisonError::into_inner);
         if ready
             .as_ref()
@@ -329,10 +404,11 @@ impl Authenticator {
         };
         let store = Arc::clone(store);
         let leeway = self.leeway;
+        let ahead = self.ahead.max(leeway);
         let versioned = self
             .refresher
             .refresh(seen, move |current: Option<TokenSet>| {
-                refresh_under_lock(store, exchange, current, leeway)
+                refresh_under_lock(store, exchange, current, leeway, ahead)
             })
             .await?;
         Ok(self.remember(&versioned))
@@ -343,6 +419,21 @@ impl Authenticator {
 fn is_newer_and_valid(stored: &TokenSet, current: Option<&TokenSet>, leeway: Duration) -> bool {
     let newer = current.is_none_or(|current| !stored.access.ct_eq(&current.access));
     newer && !stored.is_expired(Utc::now(), leeway)
+}
+
+/// Records a failed refresh in the store's health (over the revision read, under the lock). A
+/// failure to record is logged: the refresh's own error is what the caller must see.
+async fn record_failure(
+    store: &dyn TokenStore,
+    value: &StoredTokens,
+    health: &TokenHealth,
+    revision: super::Revision,
+    reason: String,
+) {
+    let health = health.failed(Utc::now(), reason);
+    if let Err(error) = store.save_with_health(value, &health, Some(revision)).await {
+        tracing::error!(%error, "a failed refresh could not be recorded in the token store");
+    }
 }
 
 /// What a refresh needs to call the token endpoint.
@@ -369,22 +460,26 @@ async fn refresh_under_lock(
     exchange: Exchange,
     current: Option<TokenSet>,
     leeway: Duration,
+    ahead: Duration,
 ) -> Result<TokenSet, AuthError> {
-    // Tokens another process saved are taken without the lock when they are usable as they are.
+    // Tokens another process saved are taken without the lock when they are usable as they are
+    // and not due for a refresh themselves.
     if let Some(stored) = store.load().await?.tokens()
-        && is_newer_and_valid(stored, current.as_ref(), leeway)
+        && is_newer_and_valid(stored, current.as_ref(), ahead)
     {
         return Ok(stored.clone());
     }
     let _lock = store.lock().await?;
     let snapshot = store.load().await?;
-    let base = match snapshot.value {
+    let base = match snapshot.value.clone() {
         Some(StoredTokens::Revoked) => {
             return Err(AuthError::ReinstallRequired {
                 description: Some("the saved tokens were revoked earlier".into()),
             });
         }
         Some(StoredTokens::Active(stored)) => {
+            // Another process refreshed it (a newer pair, usable): no refresh here. Taken even
+            // when it is due too: one refresh at a time does not need two.
             if is_newer_and_valid(&stored, current.as_ref(), leeway) {
                 return Ok(stored);
             }
@@ -392,6 +487,7 @@ async fn refresh_under_lock(
         }
         None => current.ok_or(AuthError::NoTokens)?,
     };
+    let stored = snapshot.tokens().is_some();
     let refresh = base.refresh.clone().ok_or(AuthError::NoRefreshToken)?;
     let fresh = refresh_token_set_within(
         &exchange.http,
@@ -405,19 +501,36 @@ async fn refresh_under_lock(
     let fresh = match fresh {
         Ok(fresh) => fresh,
         Err(OAuthError::InvalidGrant { description }) => {
+            let health = snapshot.health.failed(
+                Utc::now(),
+                format!("invalid_grant{}", describe(&description)),
+            );
             if let Err(error) = store
-                .save(&StoredTokens::Revoked, Some(snapshot.revision))
+                .save_with_health(&StoredTokens::Revoked, &health, Some(snapshot.revision))
                 .await
             {
                 tracing::error!(%error, "the revoked tokens could not be marked in the token store");
             }
             return Err(AuthError::ReinstallRequired { description });
         }
-        Err(error) => return Err(error.into()),
+        Err(error) => {
+            if stored {
+                record_failure(
+                    store.as_ref(),
+                    &StoredTokens::Active(base),
+                    &snapshot.health,
+                    snapshot.revision,
+                    format!("refresh failed: {error}"),
+                )
+                .await;
+            }
+            return Err(error.into());
+        }
     };
     match store
-        .save(
+        .save_with_health(
             &StoredTokens::Active(fresh.clone()),
+            &snapshot.health.refreshed(Utc::now()),
             Some(snapshot.revision),
         )
         .await
@@ -470,7 +583,7 @@ mod tests {
         let store = Arc::new(InMemoryTokenStore::with_tokens(tokens(
             access,
             Some("r"),
-            3600,
+            2 * 86_400,
         )));
         let creds = Credentials::oauth("id", SecretString::from("cs"), store)
             .with_token_url(Url::parse("http://127.0.0.1:9/token").unwrap());
@@ -591,7 +704,7 @@ mod tests {
         );
         // What the refresh task installs when every caller was cancelled: nobody kept it ready.
         auth.refresher
-            .install(tokens("refreshed", Some("r2"), 3600))
+            .install(tokens("refreshed", Some("r2"), 2 * 86_400))
             .await;
         let bearer = auth.bearer().await.unwrap();
         assert_eq!(bearer.lease.token.expose_secret(), "refreshed");

@@ -10,7 +10,8 @@ use async_trait::async_trait;
 
 use super::store::Record;
 use super::{
-    Revision, Snapshot, StoredTokens, TokenStore, TokenStoreError, TokenStoreLock, TokenStores,
+    Revision, Snapshot, StoredTokens, TokenHealth, TokenStore, TokenStoreError, TokenStoreLock,
+    TokenStores,
 };
 
 /// A [`TokenStore`] in one JSON file, shared by the processes of one host.
@@ -70,19 +71,27 @@ impl FileTokenStore {
         Ok(())
     }
 
+    /// Saves `value` (`None`: removes the tokens and their health) with `health` (`None`: the
+    /// health recorded is kept).
     fn save_blocking(
         &self,
         value: Option<&StoredTokens>,
+        health: Option<&TokenHealth>,
         expected: Option<Revision>,
     ) -> Result<Option<Revision>, TokenStoreError> {
         let lock = open_lock_file(&self.sibling(".write-lock"))?;
         fs4::FileExt::lock(&lock).map_err(|e| io_error("cannot lock the token file", e))?;
-        let current = Self::read(&self.path)?.revision;
-        if expected.is_some_and(|expected| expected != current) {
+        let current = Self::read(&self.path)?;
+        if expected.is_some_and(|expected| expected != current.revision) {
             return Ok(None);
         }
-        let next = Revision(current.0 + 1);
-        self.write(&Record::new(next, value))?;
+        let next = Revision(current.revision.0 + 1);
+        let health = match (value, health) {
+            (None, _) => TokenHealth::default(),
+            (Some(_), Some(health)) => health.clone(),
+            (Some(_), None) => current.health,
+        };
+        self.write(&Record::new(next, value, &health))?;
         // Dropping `lock` closes it, which releases the lock.
         Ok(Some(next))
     }
@@ -111,12 +120,23 @@ impl TokenStore for FileTokenStore {
         expected: Option<Revision>,
     ) -> Result<Option<Revision>, TokenStoreError> {
         let value = value.clone();
-        self.blocking(move |store| store.save_blocking(Some(&value), expected))
+        self.blocking(move |store| store.save_blocking(Some(&value), None, expected))
+            .await
+    }
+
+    async fn save_with_health(
+        &self,
+        value: &StoredTokens,
+        health: &TokenHealth,
+        expected: Option<Revision>,
+    ) -> Result<Option<Revision>, TokenStoreError> {
+        let (value, health) = (value.clone(), health.clone());
+        self.blocking(move |store| store.save_blocking(Some(&value), Some(&health), expected))
             .await
     }
 
     async fn remove(&self) -> Result<(), TokenStoreError> {
-        self.blocking(|store| store.save_blocking(None, None).map(|_| ()))
+        self.blocking(|store| store.save_blocking(None, None, None).map(|_| ()))
             .await
     }
 
@@ -220,9 +240,63 @@ impl FileTokenStores {
     }
 }
 
+/// The merchant id a file name `name` (without `.json`) stands for: `%XX` escapes decoded;
+/// `None` for a name no merchant id gives.
+fn merchant_of_file_name(name: &str) -> Option<String> {
+    if name == "%" {
+        return Some(String::new());
+    }
+    let bytes = name.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'%' => {
+                let hex = name.get(at + 1..at + 3)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                at += 3;
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' => {
+                out.push(bytes[at]);
+                at += 1;
+            }
+            _ => return None,
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[async_trait]
 impl TokenStores for FileTokenStores {
     fn for_merchant(&self, merchant: &str) -> Arc<dyn TokenStore> {
         Arc::new(self.store(merchant))
+    }
+
+    /// The merchants of the `<merchant>.json` files of the directory (none when it does not
+    /// exist yet).
+    async fn merchants(&self) -> Result<Vec<String>, TokenStoreError> {
+        let dir = self.dir.clone();
+        tokio::task::spawn_blocking(move || {
+            let entries = match fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+                Err(e) => return Err(io_error("cannot list the token directory", e)),
+            };
+            let mut merchants = Vec::new();
+            for entry in entries {
+                let entry = entry.map_err(|e| io_error("cannot list the token directory", e))?;
+                let name = entry.file_name();
+                let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+                    continue;
+                };
+                if let Some(merchant) = merchant_of_file_name(stem) {
+                    merchants.push(merchant);
+                }
+            }
+            Ok(merchants)
+        })
+        .await
+        .map_err(|e| TokenStoreError::with_source("the token directory task failed", e))?
     }
 }
 
@@ -273,6 +347,48 @@ mod tests {
         }
         store.remove().await.unwrap();
         assert!(store.load_tokens().await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn the_merchants_of_a_directory_are_listed_from_their_file_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let stores = FileTokenStores::new(dir.path().join("tokens"));
+        assert!(
+            stores.merchants().await.unwrap().is_empty(),
+            "no directory yet"
+        );
+        for merchant in ["1234", "merchant 1/..", ""] {
+            stores.store(merchant).install(&tokens("a")).await.unwrap();
+        }
+        let mut listed = stores.merchants().await.unwrap();
+        listed.sort();
+        assert_eq!(listed, ["", "1234", "merchant 1/.."]);
+    }
+
+    #[tokio::test]
+    async fn health_is_kept_by_a_plain_save_and_replaced_by_a_save_with_health() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileTokenStore::new(dir.path().join("t.json"));
+        store.install(&tokens("a")).await.unwrap();
+        let installed = store.load().await.unwrap().health;
+        assert!(installed.installed_at.is_some());
+        store
+            .save(&StoredTokens::Active(tokens("b")), Some(Revision(1)))
+            .await
+            .unwrap();
+        assert_eq!(store.load().await.unwrap().health, installed);
+        let failed = installed.failed(Utc::now(), "HTTP 503");
+        store
+            .save_with_health(
+                &StoredTokens::Active(tokens("b")),
+                &failed,
+                Some(Revision(2)),
+            )
+            .await
+            .unwrap();
+        assert_eq!(store.load().await.unwrap().health, failed);
+        store.remove().await.unwrap();
+        assert!(store.load().await.unwrap().health.is_empty());
     }
 
     #[tokio::test]

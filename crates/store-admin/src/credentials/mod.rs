@@ -16,11 +16,14 @@
 //!
 //! One file per idea: the secret token types (`tokens.rs`), where tokens are kept (`store.rs`;
 //! `file.rs` and `redis.rs` for the stores shared between processes),
-//! the OAuth exchange (`oauth.rs`), single-flight refresh (`single_flight.rs`) and the
-//! authenticator that puts them together (`authenticator.rs`).
+//! the OAuth exchange (`oauth.rs`), single-flight refresh (`single_flight.rs`), the
+//! authenticator that puts them together (`authenticator.rs`), the health of each store's token
+//! chain (`health.rs`) and the callback that receives an installation's code (`install.rs`).
 
 mod authenticator;
 mod file;
+mod health;
+mod install;
 mod oauth;
 #[cfg(feature = "redis")]
 mod redis;
@@ -36,12 +39,17 @@ use url::Url;
 
 pub(crate) use authenticator::Bearer;
 pub use authenticator::{
-    AuthError, Authenticator, TokenLease, Unauthorized, classify_unauthorized,
+    AuthError, Authenticator, DEFAULT_REFRESH_AHEAD, TokenLease, Unauthorized,
+    classify_unauthorized,
 };
 pub use file::{FileTokenStore, FileTokenStores};
+pub use health::{HealthState, StoreHealth, TokenFailure, TokenHealth, health_report};
+#[cfg(feature = "axum")]
+pub use install::axum_callback;
+pub use install::{InstallCallback, InstallError, InstallOutcome, merchant_of_user_info};
 pub use oauth::{
     AuthorizationRequest, DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_AUTHORIZE_URL, DEFAULT_TOKEN_URL,
-    OAuthError, RedirectError, refresh_token_set,
+    OAuthError, RedirectError, exchange_authorization_code, refresh_token_set,
 };
 #[cfg(feature = "redis")]
 pub(crate) use redis::connect as connect_redis;

@@ -322,7 +322,7 @@ impl AuthorizationRequest {
                 .set_redirect_uri(RedirectUrl::from_url(redirect_uri.clone()));
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
         let (url, state) = client
-            .authorize_url(CsrfToken::new_random)
+            .authorize_url(random_state)
             .add_scopes(scopes.into_iter().map(|s| Scope::new(s.into())))
             .set_pkce_challenge(challenge)
             .url();
@@ -345,7 +345,8 @@ impl AuthorizationRequest {
     }
 
     /// The code of the redirect whose query string is `query`, once its `state` is checked
-    /// (in constant time) to be this authorization's.
+    /// (in constant time) to be this authorization's. The service strips `-` from `state` when it
+    /// redirects: the comparison ignores hyphens (this authorization's state holds none).
     pub fn code_from_redirect(&self, query: &str) -> Result<String, RedirectError> {
         let mut state = None;
         let mut code = None;
@@ -361,10 +362,7 @@ impl AuthorizationRequest {
             };
             slot.get_or_insert(value.into_owned());
         }
-        let expected = self.state.secret().as_bytes();
-        let matches = state.is_some_and(|state| {
-            bool::from(subtle::ConstantTimeEq::ct_eq(state.as_bytes(), expected))
-        });
+        let matches = state.is_some_and(|state| same_state(&state, self.state.secret()));
         if !matches {
             return Err(RedirectError::StateMismatch);
         }
@@ -386,27 +384,101 @@ impl AuthorizationRequest {
         token_url: &Url,
         code: &str,
     ) -> Result<TokenSet, OAuthError> {
-        let client = token_client(client_id, client_secret, token_url)
-            .set_redirect_uri(RedirectUrl::from_url(self.redirect_uri.clone()));
-        let send = ReqwestAdapter {
-            http: http.clone(),
-            last_status: Arc::new(Mutex::new(None)),
-            timeout: Duration::from_secs(30),
-        };
-        let now = Utc::now();
-        let result = client
-            .exchange_code(AuthorizationCode::new(code.to_owned()))
-            .set_pkce_verifier(self.verifier)
-            .request_async(&send)
-            .await;
-        let status = send
-            .last_status
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .unwrap_or(0);
-        let response = result.map_err(|e| map_oauth_error(e, status))?;
-        Ok(token_set_from_response(&response, now, None))
+        exchange_code(
+            http,
+            client_id,
+            client_secret,
+            token_url,
+            &self.redirect_uri,
+            code,
+            Some(self.verifier),
+        )
+        .await
     }
+}
+
+/// Exchanges an authorization `code` the app did not ask for itself (an install started from the
+/// platform's app store: no PKCE verifier) at `token_url`: a form-encoded POST
+/// (`grant_type=authorization_code`, the code, `redirect_uri` as the app's callback is
+/// registered, and the client's credentials in the body). The expiry is read as
+/// [`refresh_token_set`] reads it. A code is single use: presented again, the service answers
+/// [`OAuthError::InvalidGrant`].
+pub async fn exchange_authorization_code(
+    http: &reqwest::Client,
+    client_id: &str,
+    client_secret: &SecretString,
+    token_url: &Url,
+    redirect_uri: &Url,
+    code: &str,
+) -> Result<TokenSet, OAuthError> {
+    exchange_code(
+        http,
+        client_id,
+        client_secret,
+        token_url,
+        redirect_uri,
+        code,
+        None,
+    )
+    .await
+}
+
+async fn exchange_code(
+    http: &reqwest::Client,
+    client_id: &str,
+    client_secret: &SecretString,
+    token_url: &Url,
+    redirect_uri: &Url,
+    code: &str,
+    verifier: Option<PkceCodeVerifier>,
+) -> Result<TokenSet, OAuthError> {
+    let client = token_client(client_id, client_secret, token_url)
+        .set_redirect_uri(RedirectUrl::from_url(redirect_uri.clone()));
+    let send = ReqwestAdapter {
+        http: http.clone(),
+        last_status: Arc::new(Mutex::new(None)),
+        timeout: Duration::from_secs(30),
+    };
+    let now = Utc::now();
+    let mut request = client.exchange_code(AuthorizationCode::new(code.to_owned()));
+    if let Some(verifier) = verifier {
+        request = request.set_pkce_verifier(verifier);
+    }
+    let result = request.request_async(&send).await;
+    let status = send
+        .last_status
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .unwrap_or(0);
+    let response = result.map_err(|e| map_oauth_error(e, status))?;
+    Ok(token_set_from_response(&response, now, None))
+}
+
+/// How many characters a state has: 32 of `[A-Za-z0-9]`, about 190 random bits.
+const STATE_LENGTH: usize = 32;
+
+/// A random `state` of [`STATE_LENGTH`] characters of `[A-Za-z0-9]` only (from the operating
+/// system's generator, through `rand`'s thread generator). The service strips `-` from the state
+/// it sends back: a base64url state (oauth2's `CsrfToken::new_random`) holds one in about 29 % of
+/// logins, which would then fail.
+fn random_state() -> CsrfToken {
+    use rand::Rng;
+    let state: String = rand::rng()
+        .sample_iter(rand::distr::Alphanumeric)
+        .take(STATE_LENGTH)
+        .map(char::from)
+        .collect();
+    CsrfToken::new(state)
+}
+
+/// Whether the state a redirect carries is `expected`, hyphens removed from both (the service
+/// strips them), compared in constant time (the lengths aside).
+fn same_state(received: &str, expected: &str) -> bool {
+    let strip = |s: &str| s.bytes().filter(|b| *b != b'-').collect::<Vec<u8>>();
+    bool::from(subtle::ConstantTimeEq::ct_eq(
+        strip(received).as_slice(),
+        strip(expected).as_slice(),
+    ))
 }
 
 fn map_oauth_error(
@@ -544,6 +616,11 @@ mod tests {
         assert_eq!(query["code_challenge_method"], "S256");
         assert_eq!(query["code_challenge"].len(), 43, "SHA-256, base64url");
         assert!(query["state"].len() >= 22, "at least 128 random bits");
+        assert!(
+            query["state"].bytes().all(|b| b.is_ascii_alphanumeric()),
+            "no `-` for the service to strip, nor `_`: {}",
+            query["state"]
+        );
         let other = pairs(
             AuthorizationRequest::new(
                 &Url::parse(DEFAULT_AUTHORIZE_URL).unwrap(),
@@ -594,6 +671,29 @@ mod tests {
             request.code_from_redirect(&encoded("&code=")),
             Err(RedirectError::NoCode)
         );
+    }
+
+    #[test]
+    fn states_are_alphanumeric_random_and_long_enough_for_128_bits() {
+        let states: std::collections::HashSet<String> = (0..2_000)
+            .map(|_| random_state().secret().clone())
+            .collect();
+        assert_eq!(states.len(), 2_000, "no state repeats");
+        for state in &states {
+            assert_eq!(state.len(), STATE_LENGTH);
+            assert!(state.bytes().all(|b| b.is_ascii_alphanumeric()), "{state}");
+        }
+        // 62 symbols: log2(62) * 32 > 190 bits.
+        assert!((STATE_LENGTH as f64) * 62f64.log2() >= 128.0);
+    }
+
+    #[test]
+    fn a_state_echoed_with_its_hyphens_stripped_still_matches() {
+        assert!(same_state("abcDEF123", "abc-DEF-123"));
+        assert!(same_state("abc-DEF-123", "abcDEF123"));
+        assert!(!same_state("abcDEF12", "abcDEF123"));
+        assert!(!same_state("", "abc"));
+        assert!(!same_state("abcdef123", "abcDEF123"), "case counts");
     }
 
     #[test]

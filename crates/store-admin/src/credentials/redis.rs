@@ -9,11 +9,13 @@ use redis::aio::ConnectionManager;
 
 use super::store::Record;
 use super::{
-    Revision, Snapshot, StoredTokens, TokenStore, TokenStoreError, TokenStoreLock, TokenStores,
+    Revision, Snapshot, StoredTokens, TokenHealth, TokenStore, TokenStoreError, TokenStoreLock,
+    TokenStores,
 };
 
-/// Saves `ARGV[2]` (empty: removes the tokens) under `KEYS[1]` if its revision is still `ARGV[1]`
-/// (empty: whatever it is); answers the new revision, or -1 when it had moved on.
+/// Saves `ARGV[2]` (empty: removes the tokens and their health) under `KEYS[1]` with the health
+/// `ARGV[3]` (empty: the health saved is kept) if its revision is still `ARGV[1]` (empty:
+/// whatever it is); answers the new revision, or -1 when it had moved on.
 const SAVE_SCRIPT: &str = r"
 local current = tonumber(redis.call('HGET', KEYS[1], 'revision')) or 0
 if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= current then
@@ -22,9 +24,12 @@ end
 local next = current + 1
 if ARGV[2] == '' then
   redis.call('HSET', KEYS[1], 'revision', next)
-  redis.call('HDEL', KEYS[1], 'record')
+  redis.call('HDEL', KEYS[1], 'record', 'health')
 else
   redis.call('HSET', KEYS[1], 'revision', next, 'record', ARGV[2])
+  if ARGV[3] ~= '' then
+    redis.call('HSET', KEYS[1], 'health', ARGV[3])
+  end
 end
 return next
 ";
@@ -117,10 +122,58 @@ impl RedisTokenStores {
     }
 }
 
+#[async_trait]
 impl TokenStores for RedisTokenStores {
     fn for_merchant(&self, merchant: &str) -> Arc<dyn TokenStore> {
         Arc::new(self.store(merchant))
     }
+
+    /// The merchants of the hashes `{prefix}:tokens:*` (`SCAN ... TYPE hash`, which leaves the
+    /// refresh locks, strings, out).
+    async fn merchants(&self) -> Result<Vec<String>, TokenStoreError> {
+        let head = format!("{}:tokens:", self.prefix);
+        let pattern = format!("{}*", redis_glob_escape(&head));
+        let mut conn = self.conn.clone();
+        let mut cursor: u64 = 0;
+        let mut merchants = Vec::new();
+        loop {
+            let (next, keys): (u64, Vec<Vec<u8>>) = redis::cmd("SCAN")
+                .arg(cursor)
+                .arg("MATCH")
+                .arg(&pattern)
+                .arg("COUNT")
+                .arg(500)
+                .arg("TYPE")
+                .arg("hash")
+                .query_async(&mut conn)
+                .await
+                .map_err(|e| redis_error("cannot list the token stores in Redis", e))?;
+            for key in keys {
+                if let Some(merchant) = String::from_utf8(key)
+                    .ok()
+                    .and_then(|key| key.strip_prefix(&head).map(str::to_owned))
+                {
+                    merchants.push(merchant);
+                }
+            }
+            if next == 0 {
+                return Ok(merchants);
+            }
+            cursor = next;
+        }
+    }
+}
+
+/// `text` with the characters special to a Redis glob (`*?[]\`) escaped.
+fn redis_glob_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// One merchant store's tokens in Redis (see [`RedisTokenStores`]).
@@ -154,13 +207,19 @@ impl RedisTokenStore {
     async fn write(
         &self,
         record: Option<String>,
+        health: Option<&TokenHealth>,
         expected: Option<Revision>,
     ) -> Result<Option<Revision>, TokenStoreError> {
         let mut conn = self.conn.clone();
+        // A struct of strings and timestamps always serializes; `{}` (not empty) replaces.
+        let health = health
+            .map(|h| serde_json::to_string(h).unwrap_or_else(|_| "{}".into()))
+            .unwrap_or_default();
         let answer: i64 = redis::Script::new(SAVE_SCRIPT)
             .key(&self.key)
             .arg(expected.map(|r| r.0.to_string()).unwrap_or_default())
             .arg(record.unwrap_or_default())
+            .arg(health)
             .invoke_async(&mut conn)
             .await
             .map_err(|e| redis_error("cannot save the tokens to Redis", e))?;
@@ -172,22 +231,30 @@ impl RedisTokenStore {
 impl TokenStore for RedisTokenStore {
     async fn load(&self) -> Result<Snapshot, TokenStoreError> {
         let mut conn = self.conn.clone();
-        let (revision, record): (Option<u64>, Option<Vec<u8>>) = redis::cmd("HMGET")
-            .arg(&self.key)
-            .arg("revision")
-            .arg("record")
-            .query_async(&mut conn)
-            .await
-            .map_err(|e| redis_error("cannot load the tokens from Redis", e))?;
+        let (revision, record, health): (Option<u64>, Option<Vec<u8>>, Option<Vec<u8>>) =
+            redis::cmd("HMGET")
+                .arg(&self.key)
+                .arg("revision")
+                .arg("record")
+                .arg("health")
+                .query_async(&mut conn)
+                .await
+                .map_err(|e| redis_error("cannot load the tokens from Redis", e))?;
         let revision = Revision(revision.unwrap_or(0));
+        // Unreadable health is no reason to refuse the tokens: it reads as nothing recorded.
+        let health = health
+            .and_then(|text| serde_json::from_slice::<TokenHealth>(&text).ok())
+            .unwrap_or_default();
         match record {
             Some(text) => Ok(Snapshot {
                 revision,
+                health,
                 ..Record::decode(&text)?.snapshot()
             }),
             None => Ok(Snapshot {
                 revision,
                 value: None,
+                health,
             }),
         }
     }
@@ -198,12 +265,23 @@ impl TokenStore for RedisTokenStore {
         expected: Option<Revision>,
     ) -> Result<Option<Revision>, TokenStoreError> {
         // The record's own revision is not read back: the hash's `revision` field is the one.
-        let record = Record::new(Revision(0), Some(value)).encode();
-        self.write(Some(record), expected).await
+        let record = Record::new(Revision(0), Some(value), &TokenHealth::default()).encode();
+        self.write(Some(record), None, expected).await
+    }
+
+    async fn save_with_health(
+        &self,
+        value: &StoredTokens,
+        health: &TokenHealth,
+        expected: Option<Revision>,
+    ) -> Result<Option<Revision>, TokenStoreError> {
+        // The health is a field of its own (a plain save keeps it), not part of the record.
+        let record = Record::new(Revision(0), Some(value), &TokenHealth::default()).encode();
+        self.write(Some(record), Some(health), expected).await
     }
 
     async fn remove(&self) -> Result<(), TokenStoreError> {
-        self.write(None, None).await.map(|_| ())
+        self.write(None, None, None).await.map(|_| ())
     }
 
     async fn lock(&self) -> Result<TokenStoreLock, TokenStoreError> {

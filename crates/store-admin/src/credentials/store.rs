@@ -16,7 +16,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{AccessToken, RefreshToken, TokenSet};
+use super::{AccessToken, RefreshToken, TokenHealth, TokenSet};
 
 /// A failure of a [`TokenStore`]. Its message never holds a token.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -92,6 +92,9 @@ pub struct Snapshot {
     pub revision: Revision,
     /// What was saved; `None` before the first save and after a removal.
     pub value: Option<StoredTokens>,
+    /// The token chain's installation, last refresh and last failure (empty for a store that
+    /// does not keep them).
+    pub health: TokenHealth,
 }
 
 impl Snapshot {
@@ -125,6 +128,18 @@ pub trait TokenStore: Send + Sync {
     /// Forgets the tokens (the app was uninstalled); the revision still goes up.
     async fn remove(&self) -> Result<(), TokenStoreError>;
 
+    /// [`TokenStore::save`], recording `health` with the tokens (a plain `save` keeps the
+    /// health recorded). The default ignores `health`: a store that keeps it overrides this.
+    async fn save_with_health(
+        &self,
+        value: &StoredTokens,
+        health: &TokenHealth,
+        expected: Option<Revision>,
+    ) -> Result<Option<Revision>, TokenStoreError> {
+        let _ = health;
+        self.save(value, expected).await
+    }
+
     /// Excludes other processes from refreshing this store's tokens until the returned guard is
     /// dropped. The default guards nothing, which is right for a store only one process uses;
     /// a store shared between processes must override it.
@@ -143,9 +158,11 @@ pub trait TokenStore: Send + Sync {
         Ok(self.load().await?.tokens().cloned())
     }
 
-    /// Saves tokens received from the service (an installation), over whatever was saved.
+    /// Saves tokens received from the service (an installation), over whatever was saved, with
+    /// a fresh health record.
     async fn install(&self, tokens: &TokenSet) -> Result<Revision, TokenStoreError> {
-        self.save(&StoredTokens::Active(tokens.clone()), None)
+        let health = TokenHealth::installed(Utc::now());
+        self.save_with_health(&StoredTokens::Active(tokens.clone()), &health, None)
             .await?
             .ok_or_else(|| TokenStoreError::new("an unconditional save was refused"))
     }
@@ -153,9 +170,19 @@ pub trait TokenStore: Send + Sync {
 
 /// The token stores of many merchant stores, one [`TokenStore`] each, keyed by the merchant's
 /// id (the `merchant` of webhook deliveries).
+#[async_trait]
 pub trait TokenStores: Send + Sync {
     /// The token store of `merchant`.
     fn for_merchant(&self, merchant: &str) -> Arc<dyn TokenStore>;
+
+    /// Every merchant that has (or had) tokens here, in no particular order: what
+    /// [`health_report`](super::health_report) goes through. The default says the stores
+    /// cannot be listed.
+    async fn merchants(&self) -> Result<Vec<String>, TokenStoreError> {
+        Err(TokenStoreError::new(
+            "these token stores cannot list their merchants",
+        ))
+    }
 }
 
 /// A [`TokenStore`] in memory: tokens live as long as the process.
@@ -176,6 +203,7 @@ impl InMemoryTokenStore {
             saved: Mutex::new(Snapshot {
                 revision: Revision(1),
                 value: Some(StoredTokens::Active(tokens)),
+                health: TokenHealth::default(),
             }),
         }
     }
@@ -209,7 +237,24 @@ impl TokenStore for InMemoryTokenStore {
         let mut saved = self.saved.lock().unwrap_or_else(PoisonError::into_inner);
         saved.revision = Revision(saved.revision.0 + 1);
         saved.value = None;
+        saved.health = TokenHealth::default();
         Ok(())
+    }
+
+    async fn save_with_health(
+        &self,
+        value: &StoredTokens,
+        health: &TokenHealth,
+        expected: Option<Revision>,
+    ) -> Result<Option<Revision>, TokenStoreError> {
+        let mut saved = self.saved.lock().unwrap_or_else(PoisonError::into_inner);
+        if expected.is_some_and(|expected| expected != saved.revision) {
+            return Ok(None);
+        }
+        saved.revision = Revision(saved.revision.0 + 1);
+        saved.value = Some(value.clone());
+        saved.health = health.clone();
+        Ok(Some(saved.revision))
     }
 }
 
@@ -226,10 +271,24 @@ impl InMemoryTokenStores {
     }
 }
 
+#[async_trait]
 impl TokenStores for InMemoryTokenStores {
     fn for_merchant(&self, merchant: &str) -> Arc<dyn TokenStore> {
         let mut stores = self.stores.lock().unwrap_or_else(PoisonError::into_inner);
         stores.entry(merchant.to_owned()).or_default().clone()
+    }
+
+    /// The merchants whose store was ever written (a store only looked up is not listed).
+    async fn merchants(&self) -> Result<Vec<String>, TokenStoreError> {
+        let stores = self.stores.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(stores
+            .iter()
+            .filter(|(_, store)| {
+                let saved = store.saved.lock().unwrap_or_else(PoisonError::into_inner);
+                saved.revision > Revision(0)
+            })
+            .map(|(merchant, _)| merchant.clone())
+            .collect())
     }
 }
 
@@ -242,6 +301,8 @@ pub(crate) struct Record {
     tokens: Option<RecordTokens>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     revoked: bool,
+    #[serde(default, skip_serializing_if = "TokenHealth::is_empty")]
+    pub(crate) health: TokenHealth,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -255,7 +316,11 @@ struct RecordTokens {
 }
 
 impl Record {
-    pub(crate) fn new(revision: Revision, value: Option<&StoredTokens>) -> Record {
+    pub(crate) fn new(
+        revision: Revision,
+        value: Option<&StoredTokens>,
+        health: &TokenHealth,
+    ) -> Record {
         let (tokens, revoked) = match value {
             Some(StoredTokens::Active(tokens)) => (
                 Some(RecordTokens {
@@ -276,6 +341,7 @@ impl Record {
             revision: revision.0,
             tokens,
             revoked,
+            health: health.clone(),
         }
     }
 
@@ -293,6 +359,7 @@ impl Record {
         Snapshot {
             revision: Revision(self.revision),
             value,
+            health: self.health,
         }
     }
 
@@ -360,12 +427,23 @@ mod tests {
 
     #[test]
     fn records_round_trip_and_never_show_their_text_in_errors() {
-        let record = Record::new(Revision(7), Some(&StoredTokens::Active(tokens("secret-a"))));
+        let health = TokenHealth::installed(Utc::now()).failed(Utc::now(), "HTTP 503");
+        let record = Record::new(
+            Revision(7),
+            Some(&StoredTokens::Active(tokens("secret-a"))),
+            &health,
+        );
         let text = record.encode();
         let back = Record::decode(text.as_bytes()).unwrap().snapshot();
         assert_eq!(back.revision, Revision(7));
         assert_eq!(back.tokens().unwrap().access.expose_secret(), "secret-a");
-        let revoked = Record::new(Revision(8), Some(&StoredTokens::Revoked)).encode();
+        assert_eq!(back.health, health);
+        let revoked = Record::new(
+            Revision(8),
+            Some(&StoredTokens::Revoked),
+            &TokenHealth::default(),
+        )
+        .encode();
         assert!(matches!(
             Record::decode(revoked.as_bytes()).unwrap().snapshot().value,
             Some(StoredTokens::Revoked)
