@@ -424,7 +424,7 @@ fn auth_logout_removes_a_corrupt_token_file_and_warns_of_a_readable_one() {
         command.env("XDG_STATE_HOME", state.path());
         command
     };
-    let (out, _) = run(status(&["auth", "status"]), 1);
+    let (out, _) = run(status(&["auth", "status", "-o", "table"]), 1);
     let path = out
         .lines()
         .find_map(|l| l.strip_prefix("token store: "))
