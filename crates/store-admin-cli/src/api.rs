@@ -40,7 +40,7 @@ pub async fn run(admin: &StoreAdmin, printer: &Printer, args: ApiArgs) -> Result
         .header(reqwest::header::ACCEPT, "application/json")
         .header("api-version", <Client as ClientInfo<_>>::api_version());
     if in_query {
-        if args.body.body.is_some() {
+        if args.body.is_some() {
             return Err(CliError::usage(format!(
                 "--body is not sent with {}: use --field for query parameters",
                 args.method
@@ -58,9 +58,9 @@ pub async fn run(admin: &StoreAdmin, printer: &Printer, args: ApiArgs) -> Result
             .collect();
         builder = builder.query(&query);
     } else {
-        let mut object = body::base_object(&args.body)?;
+        let mut object = body::body_object(args.body.as_deref())?;
         object.extend(fields);
-        if !object.is_empty() || args.body.body.is_some() {
+        if !object.is_empty() || args.body.is_some() {
             builder = builder.json(&Value::Object(object));
         }
     }
@@ -76,11 +76,11 @@ pub async fn run(admin: &StoreAdmin, printer: &Printer, args: ApiArgs) -> Result
         .await
         .map_err(CliError::Service)?;
     if args.include {
-        eprintln!("{}", response.status);
+        crate::note!("{}", response.status);
         for (name, value) in &response.headers {
-            eprintln!("{name}: {}", value.to_str().unwrap_or("<binary>"));
+            crate::note!("{name}: {}", value.to_str().unwrap_or("<binary>"));
         }
-        eprintln!();
+        crate::note!();
     }
     let bytes = response.error_for_status().map_err(CliError::Service)?.body;
     if bytes.is_empty() {
@@ -104,41 +104,70 @@ pub async fn run(admin: &StoreAdmin, printer: &Printer, args: ApiArgs) -> Result
     }
 }
 
-/// The full URL of `path` below `base`: a path starting with `/`, or a full URL under the base.
-/// A full URL is compared with the base as URL parts (scheme, host, port, then the path segment by
-/// segment), never as text: `https://store.example.evil.com` is not under `https://store.example`,
-/// and the bearer token is never sent to another origin.
+/// The full URL of `path` below `base`: a path (`/orders`, `orders?page=2`), or a full URL under
+/// the base. Either is parsed as a URL and normalised first (dot segments, their percent-encoded
+/// forms `%2e%2e`, backslashes), then compared with the base as URL parts (scheme, host, port,
+/// then the path segment by segment), never as text: `/../../oauth2/token` and
+/// `https://store.example.evil.com` are not under `https://store.example/admin/v2`, and the
+/// bearer token is never sent outside the base URL.
 fn url_for(base: &str, path: &str) -> Result<String, CliError> {
-    if path.contains("://") {
-        let base_url = url::Url::parse(base)
-            .map_err(|e| CliError::usage(format!("the base URL {base:?} is not a URL ({e})")))?;
-        let full = url::Url::parse(path)
-            .map_err(|e| CliError::usage(format!("{path:?} is not a URL ({e})")))?;
-        let same_origin = full.scheme() == base_url.scheme()
-            && full.host() == base_url.host()
-            && full.port_or_known_default() == base_url.port_or_known_default()
-            && full.username().is_empty()
-            && full.password().is_none();
-        let segments = |u: &url::Url| -> Vec<String> {
-            u.path_segments()
-                .map(|s| s.filter(|s| !s.is_empty()).map(str::to_owned).collect())
-                .unwrap_or_default()
-        };
-        let (prefix, rest) = (segments(&base_url), segments(&full));
-        if same_origin && rest.starts_with(&prefix) {
-            return Ok(full.to_string());
-        }
-        return Err(CliError::usage(format!(
-            "{path:?} is not under the base URL {base}: the token is only sent to that origin and \
-             path; give a path such as /orders"
-        )));
-    }
-    let path = if path.starts_with('/') {
+    let base_url = url::Url::parse(base)
+        .map_err(|e| CliError::usage(format!("the base URL {base:?} is not a URL ({e})")))?;
+    let shown = crate::output::terminal_safe(path, false);
+    let joined = if path.contains("://") {
         path.to_string()
+    } else if path.starts_with('/') {
+        format!("{}{path}", base.trim_end_matches('/'))
     } else {
-        format!("/{path}")
+        format!("{}/{path}", base.trim_end_matches('/'))
     };
-    Ok(format!("{}{path}", base.trim_end_matches('/')))
+    let full = url::Url::parse(&joined)
+        .map_err(|e| CliError::usage(format!("{shown:?} is not a path or URL ({e})")))?;
+    let same_origin = full.scheme() == base_url.scheme()
+        && full.host() == base_url.host()
+        && full.port_or_known_default() == base_url.port_or_known_default()
+        && full.username().is_empty()
+        && full.password().is_none();
+    let segments = |u: &url::Url| -> Vec<String> {
+        u.path_segments()
+            .map(|s| s.filter(|s| !s.is_empty()).map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    let (prefix, rest) = (segments(&base_url), segments(&full));
+    // A segment that still decodes to a dot segment or a slash would be read by the server as one.
+    let hidden = rest.iter().any(|segment| {
+        let decoded = percent_decoded(segment).to_ascii_lowercase();
+        decoded == "." || decoded == ".." || decoded.contains(['/', '\\'])
+    });
+    if same_origin && !hidden && rest.starts_with(&prefix) {
+        return Ok(full.to_string());
+    }
+    Err(CliError::usage(format!(
+        "{shown:?} is not under the base URL {base} (it resolves to {}): the token is only sent \
+         below that URL; give a path such as /orders",
+        crate::output::terminal_safe(full.as_str(), false)
+    )))
+}
+
+/// A path segment with its percent escapes decoded (lossily), to see what a server reads.
+fn percent_decoded(segment: &str) -> String {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && segment.is_char_boundary(i + 3)
+            && let Ok(byte) = u8::from_str_radix(&segment[i + 1..i + 3], 16)
+        {
+            out.push(byte);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The document's operation at `method path` (path templates match any segment), for the scope
@@ -174,6 +203,25 @@ mod tests {
             format!("{base}/x")
         );
         assert!(url_for(base, "https://elsewhere.example/x").is_err());
+    }
+
+    #[test]
+    fn paths_are_normalised_before_they_are_checked_against_the_base() {
+        let base = "http://127.0.0.1:1/admin/v2";
+        assert_eq!(
+            url_for(base, "/orders/./1/../2").unwrap(),
+            format!("{base}/orders/2")
+        );
+        for escape in [
+            "/../../oauth2/token",
+            "../v1/orders",
+            "/%2e%2e/%2E%2E/oauth2/token",
+            "/.%2e/x",
+            "/orders/%2e%2e%2f%2e%2e/oauth2/token",
+            "/..\\..\\oauth2\\token",
+        ] {
+            assert!(url_for(base, escape).is_err(), "{escape} must be refused");
+        }
     }
 
     #[test]

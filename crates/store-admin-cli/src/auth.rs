@@ -301,6 +301,10 @@ pub async fn open_tokens(
                 .join(namespace_dir(namespace));
             let file = FileTokenStores::new(dir).store(&store);
             let location = file.path().display().to_string();
+            if file.path().exists() {
+                // The same warning as a --token-file's: tokens are secrets.
+                crate::config::warn_if_readable_by_others(file.path());
+            }
             Ok(Some(Tokens {
                 store: Arc::new(file),
                 location,
@@ -347,12 +351,16 @@ async fn open_redis_tokens(
     ))
 }
 
-/// An error and its causes, `: `-separated (none holds a secret).
+/// An error and its causes, `: `-separated, each said once (an error whose message already
+/// quotes its cause does not get it twice); none holds a secret.
 fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
-        text.push_str(&format!(": {cause}"));
+        let said = cause.to_string();
+        if !said.is_empty() && !text.contains(&said) {
+            text.push_str(&format!(": {said}"));
+        }
         source = cause.source();
     }
     text
@@ -368,8 +376,14 @@ async fn need_tokens(global: &Global, namespace: Namespace<'_>) -> Result<Tokens
     })
 }
 
+/// A failing token store: a Redis store is unreachable (exit 4), a file store failing is 1.
 fn store_error(tokens: &Tokens, error: impl std::error::Error) -> CliError {
-    CliError::other(format!("{} ({})", chain(&error), tokens.location))
+    let text = format!("{} ({})", chain(&error), tokens.location);
+    if tokens.location.starts_with("redis") {
+        CliError::Unavailable(text)
+    } else {
+        CliError::other(text)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -444,6 +458,14 @@ pub async fn sandbox_client(
     })
     .await?;
     let builder = builder.with_base_url(server.base_url());
+    crate::error::set_token_source(match &stored {
+        Some((tokens, _)) => format!(
+            "the stored OAuth tokens of the sandbox's store {} ({})",
+            store_id(global),
+            tokens.location
+        ),
+        None => "the sandbox's own token".to_string(),
+    });
     let builder = match stored {
         Some((tokens, _)) => builder.with_credentials(Credentials::OAuth {
             client_id: app.client_id,
@@ -499,6 +521,10 @@ pub async fn service_client(
         Some(StoredTokens::Active(set)) => set,
     };
     check_token_origins(&store, &token_url, &global.base_url)?;
+    crate::error::set_token_source(format!(
+        "the stored OAuth tokens of store {store} ({})",
+        tokens.location
+    ));
     match app(global, false)? {
         Some(app) => Ok(builder.with_credentials(Credentials::OAuth {
             client_id: app.client_id,
@@ -913,15 +939,32 @@ async fn logout(global: &Global) -> Result<(), CliError> {
     let token_url = service_token_url(global);
     let tokens = need_tokens(global, namespace_of(global, &token_url)).await?;
     let store = store_id(global);
-    let had = tokens
-        .store
-        .load()
-        .await
-        .map_err(|e| store_error(&tokens, e))?
-        .value
-        .is_some();
+    let had = match tokens.store.load().await {
+        Ok(snapshot) => snapshot.value.is_some(),
+        // Unreadable tokens (a corrupt file): logging out is how to get rid of them. The store
+        // cannot remove what it cannot read, so the file goes as a file.
+        Err(error) if !tokens.location.starts_with("redis") => {
+            crate::note!(
+                "warning: the stored tokens could not be read ({}); removing the file",
+                chain(&error)
+            );
+            std::fs::remove_file(&tokens.location)
+                .map_err(|e| CliError::other(format!("cannot remove {}: {e}", tokens.location)))?;
+            crate::output::write_stdout(
+                format!(
+                    "logged out of store {store}: its unreadable token file {} was removed\n",
+                    tokens.location
+                )
+                .as_bytes(),
+            )?;
+            return Ok(());
+        }
+        Err(error) => return Err(store_error(&tokens, error)),
+    };
     if !had {
-        println!("store {store} was not logged in ({})", tokens.location);
+        crate::output::write_stdout(
+            format!("store {store} was not logged in ({})\n", tokens.location).as_bytes(),
+        )?;
         return Ok(());
     }
     tokens
@@ -929,11 +972,14 @@ async fn logout(global: &Global) -> Result<(), CliError> {
         .remove()
         .await
         .map_err(|e| store_error(&tokens, e))?;
-    println!(
-        "logged out of store {store}: its tokens were removed from {} (the app stays installed \
-         at the service)",
-        tokens.location
-    );
+    crate::output::write_stdout(
+        format!(
+            "logged out of store {store}: its tokens were removed from {} (the app stays \
+             installed at the service)\n",
+            tokens.location
+        )
+        .as_bytes(),
+    )?;
     Ok(())
 }
 
@@ -1035,15 +1081,15 @@ async fn login(global: &Global, format: Format, args: LoginArgs) -> Result<(), C
         scopes,
     ));
     let store = store_id(global);
-    eprintln!(
+    crate::note!(
         "To log in to store {store}{}, open this URL in a browser and approve the app:\n\n  {}\n",
         if sandbox { " (sandbox)" } else { "" },
         request.url()
     );
     if !args.no_browser && desktop() && webbrowser::open(request.url().as_str()).is_ok() {
-        eprintln!("(opened in your browser)");
+        crate::note!("(opened in your browser)");
     }
-    eprintln!(
+    crate::note!(
         "Waiting for the redirect to {redirect} (up to {} s; Ctrl-C gives up)...",
         args.wait
     );
@@ -1066,7 +1112,7 @@ async fn login(global: &Global, format: Format, args: LoginArgs) -> Result<(), C
         )
         .await
         .map_err(|e| exchange_error("authorization code", e))?;
-    eprintln!("Logged in to store {store}.");
+    crate::note!("Logged in to store {store}.");
     save_and_report(global, format, &tokens, &set).await
 }
 
@@ -1174,7 +1220,7 @@ async fn import(global: &Global, format: Format, args: ImportArgs) -> Result<(),
         ));
     }
     if std::io::stdin().is_terminal() {
-        eprintln!("Paste the refresh token and press Enter (or give it with `< FILE`):");
+        crate::note!("Paste the refresh token and press Enter (or give it with `< FILE`):");
     }
     let refresh = read_stdin_secret("--refresh-token - (standard input)")?;
     let sandbox = is_sandbox(global);
@@ -1204,7 +1250,7 @@ async fn import(global: &Global, format: Format, args: ImportArgs) -> Result<(),
             expires_at: DateTime::<Utc>::UNIX_EPOCH,
             scope: String::new(),
         };
-        eprintln!(
+        crate::note!(
             "The refresh token is saved as it is: the first command exchanges it, which needs the \
              app's client id and secret (--client-id and STORE_ADMIN_CLIENT_SECRET)."
         );
@@ -1219,7 +1265,7 @@ async fn import(global: &Global, format: Format, args: ImportArgs) -> Result<(),
     )
     .await
     .map_err(|e| exchange_error("refresh token", e))?;
-    eprintln!(
+    crate::note!(
         "The refresh token was exchanged for a new pair (it is single use: the one read is spent)."
     );
     save_and_report(global, format, &tokens, &set).await
@@ -1227,6 +1273,7 @@ async fn import(global: &Global, format: Format, args: ImportArgs) -> Result<(),
 
 /// The first line of standard input, trimmed, as a secret.
 fn read_stdin_secret(source: &str) -> Result<SecretString, CliError> {
+    crate::body::claim_stdin(source)?;
     let mut line = String::new();
     std::io::stdin()
         .lock()

@@ -11,9 +11,30 @@ use serde_json::{Map, Value};
 use crate::cli::BodyArg;
 use crate::error::CliError;
 
-/// Reads a file, or standard input for `-`.
-pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
+/// Who read standard input first (a flag given `-`): it can be read once.
+static STDIN_TAKEN: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Claims standard input for `flag` (`--body -`, `--token -`, `--logo -`...): a second claim is
+/// a usage error naming both flags, as standard input holds one input only.
+pub fn claim_stdin(flag: &str) -> Result<(), CliError> {
+    let mut taken = STDIN_TAKEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match taken.as_deref() {
+        Some(first) => Err(CliError::usage(format!(
+            "{flag} - and {first} - both read standard input, which holds one input: give one of              them a file"
+        ))),
+        None => {
+            *taken = Some(flag.to_string());
+            Ok(())
+        }
+    }
+}
+
+/// Reads a file, or standard input for `-` (claimed for `flag`, see [`claim_stdin`]).
+pub fn read_input_for(path: &Path, flag: &str) -> Result<Vec<u8>, CliError> {
     if path.as_os_str() == "-" {
+        claim_stdin(flag)?;
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
@@ -27,22 +48,69 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
 
 /// The `--body` JSON object, or an empty one.
 pub fn base_object(arg: &BodyArg) -> Result<Map<String, Value>, CliError> {
-    let Some(path) = &arg.body else {
+    body_object(arg.body.as_deref())
+}
+
+/// The JSON object of a `--body FILE|-`, or an empty one without it. A UTF-8 byte-order mark
+/// (as some editors write) is skipped; an empty input and text that is not JSON are told in a
+/// sentence, with the line and column of the fault.
+pub fn body_object(path: Option<&Path>) -> Result<Map<String, Value>, CliError> {
+    let Some(path) = path else {
         return Ok(Map::new());
     };
-    let bytes = read_input(path)?;
+    let bytes = read_input_for(path, "--body")?;
     let name = if path.as_os_str() == "-" {
         "standard input".to_string()
     } else {
-        path.display().to_string()
+        crate::output::terminal_safe(&path.display().to_string(), false)
     };
-    match serde_json::from_slice::<Value>(&bytes) {
+    json_object(&bytes, &format!("--body {name}"))
+}
+
+/// `bytes` as a JSON object, for `what` (`--body body.json`) in messages.
+pub fn json_object(bytes: &[u8], what: &str) -> Result<Map<String, Value>, CliError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(CliError::usage(format!(
+            "{what} is empty: expected a JSON object such as {{\"name\": \"...\"}}"
+        )));
+    }
+    match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(CliError::usage(format!(
-            "--body {name}: expected a JSON object, got {}",
+            "{what}: expected a JSON object, got {}",
             kind(&other)
         ))),
-        Err(e) => Err(CliError::usage(format!("--body {name} is not JSON: {e}"))),
+        Err(e) => Err(CliError::usage(format!(
+            "{what} is not JSON: {} at line {}, column {}",
+            json_fault(&e),
+            e.line(),
+            e.column()
+        ))),
+    }
+}
+
+/// What is wrong in a JSON text, in words (serde_json's message without its position).
+pub fn json_fault(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let text = match text.rfind(" at line ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    };
+    match error.classify() {
+        serde_json::error::Category::Eof => "it ends before the JSON value does".to_string(),
+        _ if text.starts_with("expected value") => {
+            "a value was expected (a string in quotes, a number, true, false, null, an object or \
+             an array)"
+                .to_string()
+        }
+        _ if text.starts_with("trailing characters") => {
+            "there is more after the JSON value".to_string()
+        }
+        _ if text.starts_with("key must be a string") => {
+            "an object's key must be a string in double quotes".to_string()
+        }
+        _ => text,
     }
 }
 
@@ -77,7 +145,7 @@ pub fn build<T: DeserializeOwned + schemars::JsonSchema>(
     if !known.is_empty() && !unknown.is_empty() {
         if arg.allow_unknown_fields {
             for key in &unknown {
-                eprintln!(
+                crate::note!(
                     "warning: the body field `{key}` is not in the API document; it is dropped \
                      (send arbitrary JSON with `store-admin api`)"
                 );
@@ -86,7 +154,7 @@ pub fn build<T: DeserializeOwned + schemars::JsonSchema>(
             let names: Vec<String> = unknown.iter().map(|k| format!("`{k}`")).collect();
             return Err(CliError::usage(format!(
                 "the body field{} {} {} not in the API document (a typo?); known fields: {}. \
-                 Pass --allow-unknown-fields to go on without {}",
+                 Pass --allow-unknown-fields to go on without {} (or send any JSON with `store-admin api`)",
                 if unknown.len() == 1 { "" } else { "s" },
                 names.join(", "),
                 if unknown.len() == 1 { "is" } else { "are" },

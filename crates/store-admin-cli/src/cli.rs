@@ -142,7 +142,7 @@ pub struct Global {
     pub retries: u32,
 
     /// Client-side rate limit in requests per minute (Plus plan 120, Pro 360, Special 720).
-    #[arg(long, value_name = "PER_MINUTE", global = true)]
+    #[arg(long, value_name = "PER_MINUTE", global = true, value_parser = parse_rate_limit)]
     pub rate_limit: Option<NonZeroU32>,
 
     /// Pages fetched at once by --all.
@@ -380,9 +380,25 @@ fn parse_method(text: &str) -> Result<http::Method, String> {
 }
 
 fn positive_seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
+    match text.trim().parse::<f64>() {
         Ok(s) if s > 0.0 && s.is_finite() && s < 1e9 => Ok(s),
-        _ => Err(format!("{text:?} is not a positive number of seconds")),
+        Ok(s) if s >= 1e9 => Err("too long: give at most 999999999 seconds".to_string()),
+        _ => Err("give a positive number of seconds, such as 30 or 2.5".to_string()),
+    }
+}
+
+/// `--rate-limit`: a whole number of requests a minute, from 1.
+fn parse_rate_limit(text: &str) -> Result<NonZeroU32, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err(
+            "the rate limit is requests a minute, from 1 (leave --rate-limit out for none)"
+                .to_string(),
+        ),
+        Ok(n) => u32::try_from(n)
+            .ok()
+            .and_then(NonZeroU32::new)
+            .ok_or_else(|| format!("at most {} requests a minute", u32::MAX)),
+        Err(_) => Err("give a whole number of requests a minute, such as 120".to_string()),
     }
 }
 
@@ -439,9 +455,9 @@ pub struct BodyArg {
 /// `webhooks verify`
 #[derive(Args)]
 pub struct VerifyArgs {
-    /// The webhook's secret (never echoed).
-    #[arg(long, env = "STORE_ADMIN_WEBHOOK_SECRET", hide_env_values = true)]
-    pub secret: SecretString,
+    /// The webhook's secret: --secret-file PATH or STORE_ADMIN_WEBHOOK_SECRET.
+    #[command(flatten)]
+    pub secret: crate::webhook::SecretArg,
     /// A file of the delivery's headers, one `Name: value` a line (a request line is skipped).
     #[arg(long, value_name = "FILE", conflicts_with = "request")]
     pub headers: Option<PathBuf>,
@@ -470,9 +486,16 @@ pub struct ListenArgs {
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: std::net::IpAddr,
-    /// The webhook's secret (never echoed).
-    #[arg(long, env = "STORE_ADMIN_WEBHOOK_SECRET", hide_env_values = true)]
-    pub secret: SecretString,
+    /// The webhook's secret: --secret-file PATH or STORE_ADMIN_WEBHOOK_SECRET.
+    #[command(flatten)]
+    pub secret: crate::webhook::SecretArg,
+    /// Seconds a connection has to send a whole request head (slower or idle connections are
+    /// closed).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = positive_seconds)]
+    pub header_timeout: f64,
+    /// Seconds a delivery has to send its whole body (a body that trickles is refused with 408).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = positive_seconds)]
+    pub body_timeout: f64,
     /// Stop after this many valid deliveries.
     #[arg(long, value_name = "N")]
     pub max_events: Option<NonZeroU64>,
@@ -500,9 +523,10 @@ pub struct ApiArgs {
     /// A field `key=value` whose value is always text.
     #[arg(long = "raw-field", short = 'F', value_name = "KEY=VALUE")]
     pub raw_fields: Vec<String>,
-    /// The body as a JSON file.
-    #[command(flatten)]
-    pub body: BodyArg,
+    /// The request body as a JSON file (`-` for standard input); --field values override its
+    /// fields. Any JSON object is sent as it is.
+    #[arg(long, value_name = "FILE|-")]
+    pub body: Option<PathBuf>,
     /// Print the response status line and headers on standard error.
     #[arg(long, short = 'i')]
     pub include: bool,

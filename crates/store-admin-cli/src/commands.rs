@@ -53,19 +53,22 @@ where
         && stderr_is_terminal()
         && p.total_pages > 1
     {
-        eprintln!(
+        crate::note!(
             "page {} of {} ({} records in all); --page N for another page, --all for every page",
-            p.current_page, p.total_pages, p.total
+            p.current_page,
+            p.total_pages,
+            p.total
         );
     }
     Ok(())
 }
 
-/// A response body that holds no record type: printed as the JSON it is (secrets redacted).
+/// A response body whose type is not a [`Record`]: its record (or list), the `data` of the
+/// service's envelope, printed in the chosen format like every other command's (secrets redacted).
 pub fn print_document<T: Serialize>(ctx: &Ctx, body: &T) -> Result<(), CliError> {
     let value = serde_json::to_value(body)
         .map_err(|e| CliError::other(format!("cannot print the response: {e}")))?;
-    ctx.printer.document(&value)
+    ctx.printer.data(&value)
 }
 
 /// A response that is a file (an invoice, an export): its bytes on standard output.
@@ -118,10 +121,11 @@ impl FormText for bool {
 }
 
 /// A file flag's value as a form's file part: the file at `path` (`-`: standard input), named
-/// by its file name and typed by its extension. A file that cannot be read is a usage error
-/// naming the path (nothing is sent).
+/// by its file name and typed by its extension. A file that cannot be read, or is empty, is a
+/// usage error naming the path (nothing is sent).
 pub fn form_file(path: &Path) -> Result<FieldValue, CliError> {
     let (bytes, name) = if path == Path::new("-") {
+        crate::body::claim_stdin("a file to upload")?;
         let mut bytes = Vec::new();
         std::io::stdin()
             .lock()
@@ -139,6 +143,16 @@ pub fn form_file(path: &Path) -> Result<FieldValue, CliError> {
             .unwrap_or_else(|| "upload".to_owned());
         (bytes, name)
     };
+    if bytes.is_empty() {
+        let shown = if path == Path::new("-") {
+            "standard input".to_string()
+        } else {
+            crate::output::terminal_safe(&path.display().to_string(), false)
+        };
+        return Err(CliError::usage(format!(
+            "{shown} is empty: there is nothing to upload"
+        )));
+    }
     let mime = mime_guess::from_path(&name).first_or_octet_stream();
     Ok(FieldValue::File(
         Part::bytes(bytes).file_name(name).mime(mime.essence_str()),

@@ -42,15 +42,36 @@ use serde::Deserialize;
 use crate::cli::{Format, Global, StoreLocation};
 use crate::error::CliError;
 
-/// The configuration file.
+/// The configuration file. Each profile is read only when it is used: a mistake in one profile
+/// does not keep the others (or `--sandbox`) from working.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     /// The profile used when `--profile` is not given.
     pub default_profile: Option<String>,
-    /// Named profiles.
+    /// Named profiles, as written (see [`Config::profile`]).
     #[serde(default)]
-    pub profiles: BTreeMap<String, Profile>,
+    pub profiles: BTreeMap<String, toml::Table>,
+}
+
+impl Config {
+    /// The profile `name`: `None` when there is none of that name, an error (naming the profile
+    /// and the key, never quoting a value: it may be a secret) when it is not a valid profile.
+    pub fn profile(&self, name: &str, path: &Path) -> Result<Option<Profile>, CliError> {
+        let Some(table) = self.profiles.get(name) else {
+            return Ok(None);
+        };
+        toml::Value::Table(table.clone())
+            .try_into::<Profile>()
+            .map(Some)
+            .map_err(|e| {
+                CliError::usage(format!(
+                    "profile {name:?} of {} is not valid: {}",
+                    path.display(),
+                    e.message().trim()
+                ))
+            })
+    }
 }
 
 /// Defaults for the global options.
@@ -151,24 +172,49 @@ pub fn profile(global: &Global) -> Result<Option<Profile>, CliError> {
         };
     };
     let config = load(&path)?;
-    let Some(name) = global.profile.clone().or(config.default_profile.clone()) else {
-        return Ok(None);
+    let known = || {
+        let names: Vec<&str> = config.profiles.keys().map(String::as_str).collect();
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
     };
-    match config.profiles.get(&name) {
-        Some(profile) => Ok(Some(profile.clone())),
-        None => {
-            let known: Vec<&str> = config.profiles.keys().map(String::as_str).collect();
-            Err(CliError::usage(format!(
+    if let Some(name) = &global.profile {
+        return match config.profile(name, &path)? {
+            Some(profile) => Ok(Some(profile)),
+            None => Err(CliError::usage(format!(
                 "no profile {name:?} in {} (profiles: {})",
                 path.display(),
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            )))
-        }
+                known()
+            ))),
+        };
     }
+    let Some(name) = config.default_profile.clone() else {
+        return Ok(None);
+    };
+    // The default profile is not asked for: when it is missing or broken, a --sandbox command
+    // goes on without it (with a warning), any other command stops with the reason.
+    let problem = match config.profile(&name, &path) {
+        Ok(Some(profile)) => return Ok(Some(profile)),
+        Ok(None) => CliError::usage(format!(
+            "default_profile {name:?} of {} names no profile (profiles: {}); fix it, or pick one \
+             with --profile NAME",
+            path.display(),
+            known()
+        )),
+        Err(error) => error,
+    };
+    if sandbox_asked(global) {
+        crate::note!("warning: {problem}; going on without a profile");
+        return Ok(None);
+    }
+    Err(problem)
+}
+
+/// Whether the command line asks for the sandbox (which needs no profile).
+fn sandbox_asked(global: &Global) -> bool {
+    global.sandbox || global.sandbox_faults.is_some() || global.sandbox_scopes.is_some()
 }
 
 /// Whether the user set `id` on the command line or through its environment variable.
@@ -203,6 +249,24 @@ pub fn apply(global: &mut Global, matches: &ArgMatches) -> Result<(), CliError> 
                 }
             )));
         }
+    }
+    match matches.value_source("token") {
+        Some(ValueSource::CommandLine)
+            if global
+                .token
+                .as_ref()
+                .is_some_and(|t| t.expose_secret() == "-") =>
+        {
+            crate::error::set_token_source("--token - (standard input)".to_string());
+        }
+        Some(ValueSource::CommandLine) => crate::error::set_token_source("--token".to_string()),
+        Some(ValueSource::EnvVariable) => {
+            crate::error::set_token_source("the variable STORE_ADMIN_TOKEN".to_string());
+        }
+        _ => {}
+    }
+    if let Some(path) = &global.token_file {
+        crate::error::set_token_source(format!("--token-file {}", path.display()));
     }
     let Some(profile) = profile(global)? else {
         return Ok(());
@@ -259,8 +323,10 @@ pub fn apply(global: &mut Global, matches: &ArgMatches) -> Result<(), CliError> 
     }
     if global.token.is_none() && global.token_file.is_none() {
         if let Some(file) = &profile.token_file {
+            crate::error::set_token_source(format!("the profile's token_file {}", file.display()));
             global.token_file = Some(file.clone());
         } else if let Some(name) = &profile.token_env {
+            crate::error::set_token_source(format!("the profile's token_env ${name}"));
             global.token = std::env::var(name)
                 .ok()
                 .filter(|t| !t.trim().is_empty())
@@ -396,6 +462,7 @@ pub fn token(global: &Global) -> Result<Option<SecretString>, CliError> {
         if token.expose_secret() != "-" {
             return Ok(Some(token.clone()));
         }
+        crate::body::claim_stdin("--token")?;
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
@@ -418,21 +485,24 @@ pub(crate) fn first_line(text: &str, source: &str) -> Result<SecretString, CliEr
     }
 }
 
+/// Warns on standard error when the file at `path` (a token or a secret) can be read by other
+/// users.
 #[cfg(unix)]
-fn warn_if_readable_by_others(path: &Path) {
+pub(crate) fn warn_if_readable_by_others(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     if let Ok(meta) = std::fs::metadata(path)
         && meta.permissions().mode() & 0o077 != 0
     {
-        eprintln!(
+        crate::note!(
             "warning: {} can be read by other users (chmod 600 it)",
             crate::output::terminal_safe(&path.display().to_string(), false)
         );
     }
 }
 
+/// See the Unix version.
 #[cfg(not(unix))]
-fn warn_if_readable_by_others(_path: &Path) {}
+pub(crate) fn warn_if_readable_by_others(_path: &Path) {}
 
 #[cfg(test)]
 mod tests {
@@ -446,7 +516,19 @@ mod tests {
         .unwrap();
         assert_eq!(config.default_profile.as_deref(), Some("a"));
         assert_eq!(config.profiles["a"].output, Some(Format::Csv));
-        assert!(toml::from_str::<Config>("[profiles.a]\ntoken = \"secret\"\n").is_err());
+        let bad: Config =
+            toml::from_str("[profiles.a]\ntoken = \"secret\"\n[profiles.b]\n").unwrap();
+        let path = Path::new("config.toml");
+        let error = bad.profile("a", path).unwrap_err().to_string();
+        assert!(
+            error.contains("profile \"a\"") && !error.contains("secret\""),
+            "{error}"
+        );
+        assert!(
+            bad.profile("b", path).unwrap().is_some(),
+            "another profile still works"
+        );
+        assert!(bad.profile("c", path).unwrap().is_none());
     }
 
     #[test]

@@ -159,16 +159,96 @@ pub fn run(args: DecodeArgs) -> Result<(), CliError> {
             _ => decoder.success,
         }
     };
-    let bytes = crate::body::read_input(&args.file)?;
-    match decode(&bytes) {
-        Ok(()) => {
-            println!("ok");
-            Ok(())
-        }
+    let bytes = crate::body::read_input_for(&args.file, "FILE")?;
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let (verdict, mismatch) = match check(decode, bytes, !args.request) {
+        Ok(Shape::AsIs) => ("ok".to_string(), None),
+        Ok(Shape::Bare) => (
+            "ok (the records alone, as store-admin prints them: decoded as the `data` of the \
+             response's envelope)"
+                .to_string(),
+            None,
+        ),
         Err(mismatch) => {
-            println!("{}", crate::output::terminal_safe(&mismatch, true));
-            Err(CliError::Rejected(mismatch))
+            let expected = if args.request {
+                format!("the request body of {}", meta.operation_id)
+            } else {
+                format!(
+                    "the response of {} (its envelope {{\"status\", \"success\", \"data\"}}, or \
+                     the `data` alone as store-admin prints it)",
+                    meta.operation_id
+                )
+            };
+            let text = format!("{mismatch}\nexpected {expected}");
+            (text.clone(), Some(text))
         }
+    };
+    crate::output::write_stdout(
+        format!("{}\n", crate::output::terminal_safe(&verdict, true)).as_bytes(),
+    )?;
+    match mismatch {
+        None => Ok(()),
+        Some(text) => Err(CliError::Rejected(text)),
+    }
+}
+
+/// What decoded: the body as given, or the records alone (wrapped in the envelope).
+#[derive(Debug, PartialEq, Eq)]
+enum Shape {
+    AsIs,
+    Bare,
+}
+
+/// Decodes `bytes`; a response that is not the envelope (a record or a list, as the CLI prints
+/// them, or NDJSON lines) is tried again as the envelope's `data`. The mismatch reported is the
+/// envelope's when the input looks like one, else the record's (its path below `data`).
+fn check(decode: DecodeFn, bytes: &[u8], response: bool) -> Result<Shape, String> {
+    let direct = decode(bytes);
+    if direct.is_ok() || !response {
+        return direct.map(|()| Shape::AsIs);
+    }
+    let data = match serde_json::from_slice::<serde_json::Value>(bytes) {
+        Ok(serde_json::Value::Object(map))
+            if map.contains_key("data")
+                && (map.contains_key("status") || map.contains_key("success")) =>
+        {
+            return direct.map(|()| Shape::AsIs);
+        }
+        Ok(value) => value,
+        Err(_) => {
+            // NDJSON: one record a line.
+            let lines: Result<Vec<serde_json::Value>, _> = bytes
+                .split(|b| *b == b'\n')
+                .filter(|line| !line.trim_ascii().is_empty())
+                .map(serde_json::from_slice)
+                .collect();
+            match lines {
+                Ok(lines) if lines.len() > 1 => serde_json::Value::Array(lines),
+                _ => return direct.map(|()| Shape::AsIs),
+            }
+        }
+    };
+    let wrap = |data: serde_json::Value| {
+        serde_json::json!({"status": 200, "success": true, "data": data}).to_string()
+    };
+    let mut wrapped = decode(wrap(data.clone()).as_bytes());
+    if wrapped.is_err() && !data.is_array() {
+        // A list printed as a single record would not be an array: try it as a list of one.
+        if decode(wrap(serde_json::Value::Array(vec![data.clone()])).as_bytes()).is_ok() {
+            wrapped = Ok(());
+        }
+    }
+    match wrapped {
+        Ok(()) => Ok(Shape::Bare),
+        // The envelope's other fields (a list's `pagination`) are not printed by the CLI.
+        Err(e) if e.starts_with("missing field") => Ok(Shape::Bare),
+        Err(e) => Err(match e.strip_prefix("data.") {
+            Some(rest) => rest.to_string(),
+            None => e
+                .strip_prefix("data")
+                .filter(|rest| rest.starts_with('['))
+                .map_or_else(|| e.clone(), str::to_owned),
+        }),
     }
 }
 
@@ -218,5 +298,30 @@ mod tests {
         );
         assert!(json::<List>(br#"{"data":[]}"#).is_ok());
         assert!(empty(b" \n").is_ok() && empty(b"{}").is_err());
+    }
+
+    #[test]
+    fn the_records_alone_decode_as_the_data_of_the_envelope() {
+        #[derive(serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Item {
+            price: f64,
+        }
+        #[derive(serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Envelope {
+            status: i64,
+            data: Item,
+        }
+        let decode: DecodeFn = json::<Envelope>;
+        assert_eq!(
+            check(decode, br#"{"status":200,"data":{"price":1}}"#, true),
+            Ok(Shape::AsIs)
+        );
+        assert_eq!(check(decode, br#"{"price":1}"#, true), Ok(Shape::Bare));
+        let error = check(decode, br#"{"price":true}"#, true).unwrap_err();
+        assert!(error.starts_with("price: invalid type"), "{error}");
+        let error = check(decode, br#"{"status":200,"data":{"price":true}}"#, true).unwrap_err();
+        assert!(error.starts_with("data.price"), "{error}");
     }
 }

@@ -80,6 +80,26 @@ impl CliError {
     }
 }
 
+impl CliError {
+    /// The message printed on standard error: [`Display`](std::fmt::Display), then each cause of
+    /// a service error that the text does not already say, once (`: cause: its cause`).
+    pub fn message(&self) -> String {
+        let mut text = self.to_string();
+        if let CliError::Service(error) = self {
+            let mut cause = std::error::Error::source(error);
+            while let Some(current) = cause {
+                let said = current.to_string();
+                if !said.is_empty() && !text.contains(&said) {
+                    text.push_str(": ");
+                    text.push_str(&said);
+                }
+                cause = current.source();
+            }
+        }
+        text
+    }
+}
+
 impl From<store_admin::Error> for CliError {
     fn from(error: store_admin::Error) -> Self {
         CliError::Service(error)
@@ -101,8 +121,30 @@ impl From<std::io::Error> for CliError {
     }
 }
 
+/// Where the access token of this run came from (`--token-file PATH`, the variable
+/// `STORE_ADMIN_TOKEN`, a profile's `token_file`, the stored OAuth tokens of a store...), told
+/// with a 401 so that the right token gets fixed. Never the token itself.
+static TOKEN_SOURCE: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Records where the access token came from (the last call wins: the source actually used).
+pub fn set_token_source(source: String) {
+    *TOKEN_SOURCE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(source);
+}
+
+fn token_source() -> Option<String> {
+    TOKEN_SOURCE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
+}
+
 fn service_exit_code(error: &store_admin::Error) -> u8 {
     use store_admin::Error as E;
+    if upload_cut_off(error).is_some() {
+        return exit::REFUSED;
+    }
     match error {
         E::Api(api) if api.status.is_client_error() => exit::REFUSED,
         E::Api(_) | E::Transport { .. } => exit::UNAVAILABLE,
@@ -112,8 +154,9 @@ fn service_exit_code(error: &store_admin::Error) -> u8 {
     }
 }
 
-/// A token that could not be had: the token endpoint unreachable or failing (5xx) is 4, a
-/// failing token store 1, a refusal (revoked tokens, a refused client) 3.
+/// A token that could not be had: the token endpoint or a Redis token store unreachable, or the
+/// endpoint failing (5xx), is 4, another failing token store 1, a refusal (revoked tokens, a
+/// refused client) 3.
 fn auth_exit_code(error: &store_admin::credentials::AuthError) -> u8 {
     use store_admin::credentials::AuthError as A;
     match error {
@@ -122,14 +165,50 @@ fn auth_exit_code(error: &store_admin::credentials::AuthError) -> u8 {
             status: Some(status),
             ..
         } if *status >= 500 => exit::UNAVAILABLE,
+        // A Redis token store that cannot be reached (during a refresh, say) is unreachable.
+        A::Store(store) if store.to_string().contains("Redis") => exit::UNAVAILABLE,
         A::Store(_) | A::Aborted(_) => exit::FAILURE,
         _ => exit::REFUSED,
     }
 }
 
+/// Whether `operation` sends a file (a `multipart/form-data` body).
+fn is_upload(operation: &str) -> bool {
+    store_admin::HAND_WRITTEN
+        .iter()
+        .any(|h| h.operation_id == operation && h.reason.starts_with("multipart"))
+}
+
+/// The upload whose connection the server closed while it was being sent (what a server does
+/// with a body over its limit instead of answering 413): its operation.
+fn upload_cut_off(error: &store_admin::Error) -> Option<&'static str> {
+    use store_admin::error::TransportKind;
+    match error {
+        store_admin::Error::Transport {
+            operation: Some(operation),
+            kind,
+            ..
+        } if is_upload(operation)
+            && !matches!(kind, TransportKind::Connect | TransportKind::Timeout) =>
+        {
+            Some(*operation)
+        }
+        _ => None,
+    }
+}
+
+/// What an oversized upload is told, whether the server answered 413 or cut the connection.
+const TOO_LARGE: &str = "the upload is too large for the service: send a smaller file";
+
 /// The ergonomics crate's message (status, code, message, field errors and its hint), laid out for
 /// a terminal: field errors on their own lines.
 fn describe_service_error(error: &store_admin::Error) -> String {
+    if let Some(operation) = upload_cut_off(error) {
+        return format!(
+            "{operation}: the service closed the connection while the file was being sent: {TOO_LARGE} \
+             ({error})"
+        );
+    }
     let Some(api) = error.api() else {
         use store_admin::credentials::AuthError as A;
         let mut text = error.to_string();
@@ -159,6 +238,14 @@ fn describe_service_error(error: &store_admin::Error) -> String {
     }
     if let Some(hint) = api.hint() {
         text.push_str(&format!("\nhint: {hint}"));
+    }
+    if api.status.as_u16() == 413 {
+        text.push_str(&format!("\n{TOO_LARGE}"));
+    }
+    if api.status.as_u16() == 401
+        && let Some(source) = token_source()
+    {
+        text.push_str(&format!("\nthe token came from {source}"));
     }
     text
 }

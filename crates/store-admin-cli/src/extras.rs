@@ -5,7 +5,7 @@
 
 use chrono::NaiveDate;
 use clap::Args;
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::ExposeSecret;
 use serde_json::{Map, Value, json};
 use store_admin::{builder, types};
 
@@ -113,9 +113,10 @@ pub struct WebhookSecurity {
     #[arg(long, value_name = "STRATEGY",
           value_parser = enum_values::<types::SecurityStrategyInner>())]
     pub security_strategy: Option<String>,
-    /// The secret of the security strategy (never echoed; required with `signature`).
-    #[arg(long, env = "STORE_ADMIN_WEBHOOK_SECRET", hide_env_values = true)]
-    pub secret: Option<SecretString>,
+    /// The secret of the security strategy (required with `signature`): --secret-file PATH or
+    /// STORE_ADMIN_WEBHOOK_SECRET; never on the command line.
+    #[command(flatten)]
+    pub secret: crate::webhook::SecretArg,
     /// A custom header sent with each delivery, `Name: value` (repeatable; replaces `headers` of --body).
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
@@ -127,7 +128,7 @@ impl<R> Extra<R> for WebhookSecurity {
         if let Some(strategy) = self.security_strategy {
             map.insert("security_strategy".into(), Value::String(strategy));
         }
-        if let Some(secret) = &self.secret {
+        if let Some(secret) = &self.secret.secret()? {
             map.insert(
                 "secret".into(),
                 Value::String(secret.expose_secret().to_string()),

@@ -38,25 +38,57 @@ pub const SANDBOX_TOKEN: &str = store_admin_mock::DEFAULT_TOKEN;
 
 /// Parses the command line, runs the command and returns the exit code (see [`error::exit`]).
 pub fn main() -> ExitCode {
-    let root = cli::command();
+    if let Some(stream) = output::closed_standard_stream() {
+        // Nothing can be told (or nothing read back): stop before anything is done.
+        crate::note!("error: {stream} is closed");
+        return ExitCode::from(error::exit::FAILURE);
+    }
+    let code = run_main();
+    if output::stderr_failed() && code == ExitCode::SUCCESS {
+        return ExitCode::from(error::exit::FAILURE);
+    }
+    code
+}
+
+/// Prints a clap error (help and version on standard output, usage errors on standard error)
+/// and returns its exit code: 0 for help and version, 2 for usage errors; a closed pipe is 0,
+/// a failed write (a full disk) 1.
+fn clap_exit(error: &clap::Error, code: u8) -> ExitCode {
+    match error.print() {
+        Ok(()) => ExitCode::from(code),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(code),
+        Err(e) => {
+            if error.use_stderr() {
+                return ExitCode::from(error::exit::FAILURE);
+            }
+            crate::note!("error: writing the output failed: {e}");
+            ExitCode::from(error::exit::FAILURE)
+        }
+    }
+}
+
+fn run_main() -> ExitCode {
+    let mut root = cli::command();
     let args = legacy::rewrite(std::env::args_os().collect(), &root);
-    let matches = match root.try_get_matches_from(args) {
+    let args = tidy_lists(args, &root);
+    let matches = match root.try_get_matches_from_mut(args) {
         Ok(matches) => matches,
         Err(error) => {
             // Help and version go to standard output with 0; usage errors to standard error with 2.
-            let _ = error.print();
-            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(error::exit::USAGE));
+            let code = u8::try_from(error.exit_code()).unwrap_or(error::exit::USAGE);
+            return clap_exit(&error, code);
         }
     };
+    if let Err(error) = one_standard_input(&matches, &root) {
+        crate::note!("error: {error}");
+        return error.exit();
+    }
     let mut cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
-        Err(error) => {
-            let _ = error.print();
-            return ExitCode::from(error::exit::USAGE);
-        }
+        Err(error) => return clap_exit(&error, error::exit::USAGE),
     };
     if let Err(error) = config::apply(&mut cli.global, &matches) {
-        eprintln!("error: {}", output::terminal_safe(&error.to_string(), true));
+        crate::note!("error: {}", output::terminal_safe(&error.to_string(), true));
         return error.exit();
     }
     init_tracing(cli.global.verbose);
@@ -68,7 +100,7 @@ pub fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            crate::note!("error: cannot start the async runtime: {e}");
             return ExitCode::from(error::exit::FAILURE);
         }
     };
@@ -80,11 +112,146 @@ pub fn main() -> ExitCode {
                 CliError::Rejected(_) | CliError::Closed | CliError::Quiet(_)
             ) {
                 // Messages quote the service (and its data): never let them drive the terminal.
-                eprintln!("error: {}", output::terminal_safe(&error.to_string(), true));
+                crate::note!("error: {}", output::terminal_safe(&error.message(), true));
             }
             error.exit()
         }
     }
+}
+
+/// The values of list options (`--status 1,2`) written with spaces after the commas, as people
+/// do, read as they meant: `--status "1, 2"` and `--status 1, 2` (the shell splits it) are
+/// `--status 1,2`. Other arguments are left alone.
+fn tidy_lists(args: Vec<std::ffi::OsString>, root: &clap::Command) -> Vec<std::ffi::OsString> {
+    use std::ffi::OsString;
+    let is_list = |command: &clap::Command, long: &str| {
+        command
+            .get_arguments()
+            .chain(root.get_arguments())
+            .any(|a| a.get_long() == Some(long) && a.get_value_delimiter() == Some(','))
+    };
+    let tidy = |value: &str| -> String {
+        value
+            .split(',')
+            .map(str::trim)
+            .filter(|piece| !piece.is_empty())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let mut out: Vec<OsString> = Vec::with_capacity(args.len());
+    let mut command = root;
+    let mut iter = args.into_iter().peekable();
+    if let Some(program) = iter.next() {
+        out.push(program);
+    }
+    while let Some(arg) = iter.next() {
+        let Some(text) = arg.to_str().map(str::to_owned) else {
+            out.push(arg);
+            continue;
+        };
+        if text == "--" {
+            out.push(arg);
+            out.extend(iter);
+            break;
+        }
+        if let Some(sub) = command.find_subcommand(&text) {
+            command = sub;
+            out.push(arg);
+            continue;
+        }
+        let Some(flag) = text.strip_prefix("--") else {
+            out.push(arg);
+            continue;
+        };
+        let (long, inline) = match flag.split_once('=') {
+            Some((long, value)) => (long.to_string(), Some(value.to_string())),
+            None => (flag.to_string(), None),
+        };
+        if !is_list(command, &long) {
+            out.push(arg);
+            continue;
+        }
+        let mut value = match inline {
+            Some(value) => value,
+            None => match iter.next() {
+                Some(next) => match next.to_str() {
+                    Some(next) => next.to_string(),
+                    None => {
+                        out.push(arg);
+                        out.push(next);
+                        continue;
+                    }
+                },
+                None => {
+                    out.push(arg);
+                    continue;
+                }
+            },
+        };
+        // `--status 1, 2`: the shell made "1," and "2" of it.
+        while value.trim_end().ends_with(',')
+            && let Some(next) = iter.peek().and_then(|n| n.to_str())
+            && !next.starts_with('-')
+        {
+            value.push_str(next);
+            iter.next();
+        }
+        out.push(OsString::from(format!("--{long}={}", tidy(&value))));
+    }
+    out
+}
+
+/// Refuses a command line where two options read standard input (`--logo - --banner -`,
+/// `--body - --token -`): it holds one input. Each is named.
+fn one_standard_input(matches: &clap::ArgMatches, root: &clap::Command) -> Result<(), CliError> {
+    let mut readers = Vec::new();
+    let mut current = (matches, root);
+    loop {
+        let (matches, command) = current;
+        for id in matches.ids() {
+            let id = id.as_str();
+            if matches!(
+                matches.value_source(id),
+                None | Some(clap::parser::ValueSource::DefaultValue)
+            ) {
+                continue;
+            }
+            let Ok(Some(values)) = matches.try_get_raw(id) else {
+                continue;
+            };
+            if values.into_iter().any(|v| v == "-") {
+                let name = command
+                    .get_arguments()
+                    .find(|a| a.get_id() == id)
+                    .map(|a| match a.get_long() {
+                        Some(long) => format!("--{long}"),
+                        None => a
+                            .get_value_names()
+                            .and_then(|n| n.first())
+                            .map_or_else(|| id.to_string(), std::string::ToString::to_string),
+                    })
+                    .unwrap_or_else(|| id.to_string());
+                if !readers.contains(&name) {
+                    readers.push(name);
+                }
+            }
+        }
+        match matches.subcommand() {
+            Some((name, sub)) => match command.find_subcommand(name) {
+                Some(next) => current = (sub, next),
+                None => break,
+            },
+            None => break,
+        }
+    }
+    if readers.len() > 1 {
+        let named: Vec<String> = readers.iter().map(|r| format!("{r} -")).collect();
+        return Err(CliError::usage(format!(
+            "{} all read standard input, which holds one input: give the others a file",
+            named.join(" and ")
+        )));
+    }
+    Ok(())
 }
 
 /// Logs on standard error: `RUST_LOG` when it is set (the usual `EnvFilter` syntax), else `-v`
@@ -120,9 +287,11 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Operations(operations) => operations,
         Command::Decode(args) => return decode::run(args),
         Command::Completions(args) => {
+            // Into memory first: clap_complete panics when its writer fails.
             let mut root = cli::command();
-            clap_complete::generate(args.shell, &mut root, "store-admin", &mut std::io::stdout());
-            return Ok(());
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut root, "store-admin", &mut script);
+            return output::write_stdout(&script);
         }
         Command::Auth(args) => return auth::run(&global, format, args).await,
         Command::Api(args) => {
@@ -148,12 +317,27 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
 /// Builds the client: to the sandbox (started here, kept alive by the returned server), or to
 /// `--base-url` with `--token`, else with the tokens stored for `--store` (see [`auth`]).
 async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), CliError> {
-    let attempt_timeout = Duration::try_from_secs_f64(global.timeout)
-        .map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
-    let operation_timeout = Duration::try_from_secs_f64(global.operation_timeout)
-        .map_err(|e| CliError::usage(format!("--operation-timeout: {e}")))?;
+    let seconds = |flag: &str, value: f64| {
+        Duration::try_from_secs_f64(value).map_err(|_| {
+            CliError::usage(format!(
+                "{flag} {value}: give a positive number of seconds below 1000000000"
+            ))
+        })
+    };
+    let attempt_timeout = seconds("--timeout", global.timeout)?;
+    let operation_timeout = seconds("--operation-timeout", global.operation_timeout)?;
+    let user_agent = concat!("store-admin-cli/", env!("CARGO_PKG_VERSION"));
+    let http = reqwest::Client::builder()
+        .user_agent(user_agent)
+        .connect_timeout(Duration::from_secs(10))
+        .redirect(same_host_redirects())
+        // The runtime retries; reqwest's own retries would only copy every request.
+        .retry(reqwest::retry::never().max_retries_per_request(0))
+        .build()
+        .map_err(|e| CliError::other(format!("cannot make the HTTP client: {e}")))?;
     let builder = StoreAdmin::builder()
-        .with_user_agent(concat!("store-admin-cli/", env!("CARGO_PKG_VERSION")))
+        .with_http_client(http)
+        .with_user_agent(user_agent)
         .with_retry_policy(
             RetryPolicy::default().with_max_attempts(global.retries.saturating_add(1)),
         )
@@ -188,6 +372,31 @@ async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), Cl
     Ok((admin, server))
 }
 
+/// The redirects the CLI follows: to the same scheme, host and port only (at most 5). A redirect
+/// elsewhere is refused, naming where it pointed: the request (and its token) is not sent there.
+fn same_host_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let Some(first) = attempt.previous().first() else {
+            return attempt.follow();
+        };
+        let same = attempt.url().scheme() == first.scheme()
+            && attempt.url().host() == first.host()
+            && attempt.url().port_or_known_default() == first.port_or_known_default();
+        if !same {
+            let target = attempt.url().origin().ascii_serialization();
+            let from = first.origin().ascii_serialization();
+            return attempt.error(format!(
+                "the service at {from} redirected to another host, {target}: refused (the \
+                 request and its token are only sent to the base URL's host)"
+            ));
+        }
+        if attempt.previous().len() > 5 {
+            return attempt.error("more than 5 redirects: refused".to_string());
+        }
+        attempt.follow()
+    })
+}
+
 /// Warns on standard error when the command calls an operation the service replaced.
 fn warn_if_deprecated(matches: &clap::ArgMatches) {
     let mut words = Vec::new();
@@ -205,7 +414,7 @@ fn warn_if_deprecated(matches: &clap::ArgMatches) {
         && let Some(new) = meta.replaced_by
     {
         let instead = cli::command_for(new).unwrap_or(new);
-        eprintln!(
+        crate::note!(
             "warning: {operation} is deprecated: the service replaced it with {new} \
              (`store-admin {instead}`)"
         );

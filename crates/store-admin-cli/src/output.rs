@@ -102,7 +102,7 @@ impl Printer {
             }
             Format::Table => {
                 if values.is_empty() {
-                    eprintln!("(no records)");
+                    crate::note!("(no records)");
                 } else {
                     write!(out, "{}", render_table(T::COLUMNS, values))?;
                 }
@@ -190,18 +190,152 @@ impl Printer {
         bar
     }
 
-    /// Prints a JSON document as it is (after redaction): `api`'s responses.
+    /// Prints a JSON document as it is (after redaction) in JSON and NDJSON (`api`'s responses,
+    /// pretty or on one line); a table or CSV shows its records (see [`Printer::data`]).
     pub fn document(&self, value: &Value) -> Result<(), CliError> {
         let mut value = value.clone();
         redact(&mut value);
-        let mut out = io::stdout().lock();
         match self.format {
-            Format::Ndjson => writeln!(out, "{}", compact(&value))?,
-            _ => writeln!(out, "{}", pretty(&value))?,
+            Format::Json => write_stdout(format!("{}\n", pretty(&value)).as_bytes()),
+            Format::Ndjson => write_stdout(format!("{}\n", compact(&value)).as_bytes()),
+            Format::Table | Format::Csv => self.data(&value),
         }
-        out.flush()?;
-        Ok(())
     }
+
+    /// Prints the records of a response body whose type is not a [`Record`]: the `data` of the
+    /// service's envelope (`{"status", "success", "data"}`) when it has one, else the body; a
+    /// list as a list, an object as one record, in the chosen format. Columns come from the
+    /// records themselves: CSV shows every top-level key (`id` first, then alphabetical; nested
+    /// values as compact JSON), a table `id` and the first scalar keys.
+    pub fn data(&self, body: &Value) -> Result<(), CliError> {
+        let mut value = unwrap_envelope(body).clone();
+        redact(&mut value);
+        let text = match (&value, self.format) {
+            (_, Format::Json) => format!("{}\n", pretty(&value)),
+            (Value::Array(items), Format::Ndjson) => {
+                items.iter().map(|v| format!("{}\n", compact(v))).collect()
+            }
+            (_, Format::Ndjson) => format!("{}\n", compact(&value)),
+            (Value::Array(items), Format::Csv) => dynamic_csv(items)?,
+            (Value::Object(_), Format::Csv) => dynamic_csv(std::slice::from_ref(&value))?,
+            (Value::Array(items), Format::Table) if items.is_empty() => {
+                crate::note!("(no records)");
+                return Ok(());
+            }
+            (Value::Array(items), Format::Table) => {
+                let columns = dynamic_table_columns(items);
+                let columns: Vec<(&str, &str)> = columns
+                    .iter()
+                    .map(|(h, p)| (h.as_str(), p.as_str()))
+                    .collect();
+                render_table(&columns, items)
+            }
+            (Value::Object(_), Format::Table) => render_fields(&value),
+            (Value::Null, Format::Table | Format::Csv) => return Ok(()),
+            (scalar, Format::Table | Format::Csv) => {
+                let text = match scalar {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                if self.format == Format::Csv {
+                    format!("{}\n", csv_text(&text))
+                } else {
+                    format!("{}\n", terminal_safe(&text, true))
+                }
+            }
+        };
+        write_stdout(text.as_bytes())
+    }
+}
+
+/// The `data` of the service's envelope (an object with `data` and at least one of `status`,
+/// `success`, `pagination`), else the value itself.
+pub fn unwrap_envelope(body: &Value) -> &Value {
+    match body {
+        Value::Object(map)
+            if map.contains_key("data")
+                && ["status", "success", "pagination"]
+                    .iter()
+                    .any(|k| map.contains_key(*k)) =>
+        {
+            &map["data"]
+        }
+        other => other,
+    }
+}
+
+/// CSV of records whose type is not known: every top-level key of any record, `id` first then
+/// alphabetical; keys (they come from the service) are escaped like cells.
+fn dynamic_csv(items: &[Value]) -> Result<String, CliError> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut scalars = false;
+    for item in items {
+        match item {
+            Value::Object(map) => {
+                for key in map.keys() {
+                    if !keys.contains(key) {
+                        keys.push(key.clone());
+                    }
+                }
+            }
+            _ => scalars = true,
+        }
+    }
+    keys.sort();
+    if let Some(at) = keys.iter().position(|c| c == "id") {
+        let id = keys.remove(at);
+        keys.insert(0, id);
+    }
+    if scalars && keys.is_empty() {
+        keys.push("value".to_string());
+    }
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer
+        .write_record(keys.iter().map(|k| csv_text(k)))
+        .map_err(csv_error)?;
+    for item in items {
+        let row = keys.iter().map(|key| match item {
+            Value::Object(map) => csv_cell(map.get(key)),
+            scalar => csv_cell(Some(scalar)),
+        });
+        writer.write_record(row).map_err(csv_error)?;
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| CliError::other(format!("writing CSV failed: {e}")))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Table columns of records whose type is not known: `id`, then the keys of the first record
+/// whose values are shown compactly (scalars, money, dates), six at most.
+fn dynamic_table_columns(items: &[Value]) -> Vec<(String, String)> {
+    let Some(Value::Object(first)) = items.iter().find(|v| v.is_object()) else {
+        return vec![("value".to_string(), String::new())];
+    };
+    let pointer = |key: &str| format!("/{}", key.replace('~', "~0").replace('/', "~1"));
+    let mut columns: Vec<(String, String)> = Vec::new();
+    if first.contains_key("id") {
+        columns.push(("id".to_string(), "/id".to_string()));
+    }
+    for (key, value) in first {
+        if columns.len() >= 6 {
+            break;
+        }
+        let compact = match value {
+            Value::Array(_) => false,
+            Value::Object(map) => {
+                map.contains_key("amount") || map.contains_key("date") || map.contains_key("slug")
+            }
+            _ => true,
+        };
+        if key != "id" && compact {
+            columns.push((terminal_safe(key, false), pointer(key)));
+        }
+    }
+    if columns.is_empty() {
+        columns.push(("value".to_string(), String::new()));
+    }
+    columns
 }
 
 /// Whether standard error is a terminal (progress bars are drawn only then).
@@ -216,6 +350,65 @@ pub fn default_format() -> Format {
     } else {
         Format::Json
     }
+}
+
+/// Set when a line could not be written to standard error (a full disk, a closed stream): the
+/// command then exits 1 even if it succeeded otherwise.
+static STDERR_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes one line on standard error, never panicking (unlike `eprintln!`): a failure is
+/// remembered ([`stderr_failed`]) and turns the exit code into 1.
+pub fn stderr_line(args: std::fmt::Arguments<'_>) {
+    let mut err = io::stderr().lock();
+    if writeln!(err, "{args}").and_then(|()| err.flush()).is_err() {
+        STDERR_FAILED.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Whether a line meant for standard error could not be written.
+pub fn stderr_failed() -> bool {
+    STDERR_FAILED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// `eprintln!` that never panics: see [`stderr_line`].
+#[macro_export]
+macro_rules! note {
+    () => {
+        $crate::output::stderr_line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::output::stderr_line(format_args!($($arg)*))
+    };
+}
+
+/// The standard stream (`"standard output"`, `"standard error"`) that is closed when the process
+/// starts (`>&-`), if any. Rust's standard library drops writes to a closed stream silently, and a
+/// file the command opens could take its descriptor: such a command stops before it does anything.
+#[cfg(unix)]
+pub fn closed_standard_stream() -> Option<&'static str> {
+    use std::os::fd::AsFd;
+    if io::stdout().as_fd().try_clone_to_owned().is_err() {
+        return Some("standard output");
+    }
+    if io::stderr().as_fd().try_clone_to_owned().is_err() {
+        return Some("standard error");
+    }
+    None
+}
+
+/// See the Unix version: elsewhere nothing is checked.
+#[cfg(not(unix))]
+pub fn closed_standard_stream() -> Option<&'static str> {
+    None
+}
+
+/// Writes `bytes` on standard output and flushes: a closed pipe is [`CliError::Closed`] (exit 0),
+/// any other failure (a full disk) an error (exit 1).
+pub fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)?;
+    out.flush()?;
+    Ok(())
 }
 
 /// A record as redacted JSON.
@@ -294,13 +487,17 @@ pub fn terminal_safe(text: &str, keep_newlines: bool) -> String {
 /// The first characters that make a spreadsheet read a cell as a formula (OWASP's list).
 const FORMULA_TRIGGERS: &[char] = &['=', '+', '-', '@', '\t', '\r'];
 
-/// A CSV text cell that a spreadsheet shows as text: a cell beginning with `=`, `+`, `-`, `@`, a
-/// tab or a carriage return is prefixed with `'` (OWASP's advice against CSV injection).
-fn csv_text(text: &str) -> String {
+/// A CSV text cell that a spreadsheet shows as text and a terminal shows as it is: a cell
+/// beginning with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'` (OWASP's
+/// advice against CSV injection), and every control character but the newline (ESC, BEL, the
+/// other C0 and C1 controls, DEL) and every bidirectional override is written as a visible escape
+/// (`\u{1b}`), as in tables: `cat export.csv` cannot drive the terminal.
+pub(crate) fn csv_text(text: &str) -> String {
+    let safe = terminal_safe(text, true);
     if text.starts_with(FORMULA_TRIGGERS) {
-        format!("'{text}")
+        format!("'{safe}")
     } else {
-        text.to_string()
+        safe
     }
 }
 

@@ -16,10 +16,69 @@ use serde_json::{Value, json};
 use store_admin::webhooks::{self, WebhookError, WebhookEvent};
 use tokio::sync::Notify;
 
-use crate::body::{header_line, read_input};
+use crate::body::{header_line, read_input_for};
 use crate::cli::{Format, ListenArgs, VerifyArgs};
 use crate::error::CliError;
-use crate::output::redact;
+use crate::output::{csv_text, redact, terminal_safe};
+
+/// The environment variable holding a webhook's secret.
+pub const SECRET_ENV: &str = "STORE_ADMIN_WEBHOOK_SECRET";
+
+/// Where a webhook's secret comes from: `--secret-file PATH` (its first line) or the variable
+/// `STORE_ADMIN_WEBHOOK_SECRET`. `--secret VALUE` is refused (exit 2) like every other secret on a
+/// command line, where `ps` shows it to every user; its value is never repeated.
+#[derive(clap::Args, Clone, Debug)]
+pub struct SecretArg {
+    /// A file whose first line is the webhook's secret. Or set STORE_ADMIN_WEBHOOK_SECRET: the
+    /// secret itself is never given on the command line.
+    #[arg(long, value_name = "PATH")]
+    pub secret_file: Option<std::path::PathBuf>,
+    /// Refused: give --secret-file or STORE_ADMIN_WEBHOOK_SECRET.
+    #[arg(long = "secret", hide = true, value_name = "SECRET", value_parser = secret_on_command_line)]
+    pub refused: Option<SecretOnCommandLine>,
+}
+
+/// A `--secret VALUE` was given (the value itself is dropped at once).
+#[derive(Clone, Copy, Debug)]
+pub struct SecretOnCommandLine;
+
+fn secret_on_command_line(_: &str) -> Result<SecretOnCommandLine, String> {
+    Ok(SecretOnCommandLine)
+}
+
+impl SecretArg {
+    /// The secret, if one is given; `--secret VALUE` is a usage error.
+    pub fn secret(&self) -> Result<Option<SecretString>, CliError> {
+        if self.refused.is_some() {
+            return Err(CliError::usage(format!(
+                "--secret: a secret on the command line is visible to other users (ps); give it \
+                 with --secret-file PATH or in {SECRET_ENV}"
+            )));
+        }
+        if let Some(path) = &self.secret_file {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| CliError::usage(format!("--secret-file {}: {e}", path.display())))?;
+            crate::config::warn_if_readable_by_others(path);
+            return crate::config::first_line(&text, &format!("--secret-file {}", path.display()))
+                .map(Some);
+        }
+        match std::env::var(SECRET_ENV) {
+            Ok(secret) if !secret.trim().is_empty() => {
+                Ok(Some(SecretString::from(secret.trim().to_string())))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The secret, which the command cannot go without.
+    pub fn required(&self) -> Result<SecretString, CliError> {
+        self.secret()?.ok_or_else(|| {
+            CliError::usage(format!(
+                "the webhook's secret is needed: give --secret-file PATH or set {SECRET_ENV}"
+            ))
+        })
+    }
+}
 
 /// Runs `webhooks verify`: prints the verdict; a delivery that is not authentic is an error
 /// ([`CliError::Rejected`], exit code 1).
@@ -42,12 +101,13 @@ pub async fn run(format: Format, command: ReceiverCommand) -> Result<(), CliErro
 
 /// `webhooks verify`: exit 0 for an authentic delivery, 1 (with the reason) otherwise.
 pub fn verify(format: Format, args: VerifyArgs) -> Result<(), CliError> {
+    let secret = args.secret.required()?;
     let (headers, body) = match &args.request {
-        Some(path) => split_request(&read_input(path)?)?,
+        Some(path) => split_request(&read_input_for(path, "--request")?)?,
         None => {
             let mut lines = Vec::new();
             if let Some(path) = &args.headers {
-                let text = String::from_utf8(read_input(path)?).map_err(|_| {
+                let text = String::from_utf8(read_input_for(path, "--headers")?).map_err(|_| {
                     CliError::usage(format!("{} is not UTF-8 text", path.display()))
                 })?;
                 lines.extend(text.lines().map(str::to_owned));
@@ -55,15 +115,15 @@ pub fn verify(format: Format, args: VerifyArgs) -> Result<(), CliError> {
             lines.extend(args.header.iter().cloned());
             let headers = header_map(&lines)?;
             let body = match &args.body {
-                Some(path) => read_input(path)?,
+                Some(path) => read_input_for(path, "--body")?,
                 None => return Err(CliError::usage("give the raw body with --body FILE|-")),
             };
             (headers, body)
         }
     };
-    let verdict = match webhooks::verify(&headers, &body, &args.secret) {
+    let verdict = match webhooks::verify(&headers, &body, &secret) {
         Ok(strategy) => Ok((strategy, webhooks::parse_event(&body))),
-        Err(error) => Err(explain(&error, &headers, &body, &args.secret)),
+        Err(error) => Err(explain(&error, &headers, &body, &secret)),
     };
     let mut out = std::io::stdout().lock();
     match verdict {
@@ -83,17 +143,19 @@ pub fn verify(format: Format, args: VerifyArgs) -> Result<(), CliError> {
                     writeln!(out, "{text}")?;
                 }
                 Format::Table | Format::Csv => {
-                    write!(out, "valid: the {strategy} strategy checks out")?;
-                    match &event {
-                        Ok(event) => writeln!(
-                            out,
-                            "; event {} from merchant {} at {}",
+                    // The event's text is the sender's data: escaped like every table's.
+                    let line = match &event {
+                        Ok(event) => format!(
+                            "valid: the {strategy} strategy checks out; event {} from merchant {} \
+                             at {}",
                             event.event, event.merchant, event.created_at
-                        )?,
-                        Err(e) => {
-                            writeln!(out, "; but the body is not a webhook event envelope: {e}")?
-                        }
-                    }
+                        ),
+                        Err(e) => format!(
+                            "valid: the {strategy} strategy checks out; but the body is not a \
+                             webhook event envelope: {e}"
+                        ),
+                    };
+                    writeln!(out, "{}", terminal_safe(&line, false))?;
                 }
             }
             out.flush()?;
@@ -105,7 +167,9 @@ pub fn verify(format: Format, args: VerifyArgs) -> Result<(), CliError> {
                     let report = json!({"valid": false, "reason": reason});
                     writeln!(out, "{report}")?;
                 }
-                Format::Table | Format::Csv => writeln!(out, "invalid: {reason}")?,
+                Format::Table | Format::Csv => {
+                    writeln!(out, "invalid: {}", terminal_safe(&reason, false))?;
+                }
             }
             out.flush()?;
             Err(CliError::Rejected(reason))
@@ -189,6 +253,7 @@ fn event_json(event: &WebhookEvent) -> Value {
 
 struct Receiver {
     secret: SecretString,
+    body_timeout: std::time::Duration,
     format: Format,
     received: AtomicU64,
     max_events: Option<u64>,
@@ -200,6 +265,7 @@ struct Receiver {
 /// Runs `webhooks listen` until Ctrl-C or `--max-events`.
 /// `webhooks listen`: a receiver that verifies each delivery and prints its event.
 pub async fn listen(format: Format, args: ListenArgs) -> Result<(), CliError> {
+    let secret = args.secret.required()?;
     let address = SocketAddr::new(args.bind, args.port);
     let listener = tokio::net::TcpListener::bind(address)
         .await
@@ -208,7 +274,9 @@ pub async fn listen(format: Format, args: ListenArgs) -> Result<(), CliError> {
         .local_addr()
         .map_err(|e| CliError::other(format!("cannot read the listening address: {e}")))?;
     let receiver = Arc::new(Receiver {
-        secret: args.secret,
+        secret,
+        body_timeout: std::time::Duration::try_from_secs_f64(args.body_timeout)
+            .map_err(|_| CliError::usage("--body-timeout: give a positive number of seconds"))?,
         format,
         received: AtomicU64::new(0),
         max_events: args.max_events.map(|n| n.get()),
@@ -216,7 +284,7 @@ pub async fn listen(format: Format, args: ListenArgs) -> Result<(), CliError> {
         done: Notify::new(),
         out: std::sync::Mutex::new(()),
     });
-    eprintln!(
+    crate::note!(
         "listening on http://{local}/ (any path); each delivery is verified with the webhook \
          secret; Ctrl-C stops"
     );
@@ -232,11 +300,109 @@ pub async fn listen(format: Format, args: ListenArgs) -> Result<(), CliError> {
             }
         }
     };
-    axum::serve(listener, app)
-        .with_graceful_shutdown(stop)
-        .await
-        .map_err(|e| CliError::other(format!("the receiver failed: {e}")))?;
+    let header_timeout = std::time::Duration::try_from_secs_f64(args.header_timeout)
+        .map_err(|_| CliError::usage("--header-timeout: give a positive number of seconds"))?;
+    serve(listener, app, stop, header_timeout).await;
     Ok(())
+}
+
+/// Serves `app` until `stop`. A connection must send the first byte of a request within
+/// `header_timeout` of opening and its whole request head within `header_timeout` (hyper's header
+/// read timeout), or it is closed: half-open or idle connections cannot pile up. Connections
+/// still open when `stop` comes get 5 seconds to finish.
+async fn serve(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    stop: impl std::future::Future<Output = ()>,
+    header_timeout: std::time::Duration,
+) {
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    use hyper_util::server::conn::auto;
+    use hyper_util::server::graceful::GracefulShutdown;
+    use hyper_util::service::TowerToHyperService;
+
+    let graceful = GracefulShutdown::new();
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout);
+    let mut stop = std::pin::pin!(stop);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut stop => break,
+        };
+        let Ok((stream, _peer)) = accepted else {
+            // Out of file descriptors and the like: wait a little rather than spin.
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            continue;
+        };
+        let service = TowerToHyperService::new(app.clone());
+        let builder = builder.clone();
+        let watcher = graceful.watcher();
+        tokio::spawn(async move {
+            // The first byte must come in time: hyper's own timeout starts once it reads.
+            let mut first = [0u8; 1];
+            match tokio::time::timeout(header_timeout, stream.peek(&mut first)).await {
+                Ok(Ok(n)) if n > 0 => {}
+                _ => return,
+            }
+            let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+            let _ = watcher.watch(connection.into_owned()).await;
+        });
+    }
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(std::time::Duration::from_secs(5)) => {}
+    }
+}
+
+/// The largest delivery `webhooks listen` reads.
+const DELIVERY_LIMIT: usize = 2 * 1024 * 1024;
+
+/// Reads a delivery's body within `deadline` and [`DELIVERY_LIMIT`]: a body that trickles is
+/// answered 408, a larger one 413, and the connection is not held.
+async fn read_delivery(
+    body: axum::body::Body,
+    deadline: std::time::Duration,
+) -> Result<Bytes, Response> {
+    use http_body_util::BodyExt;
+    let limited = http_body_util::Limited::new(body, DELIVERY_LIMIT);
+    match tokio::time::timeout(deadline, limited.collect()).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(error))
+            if error
+                .downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some() =>
+        {
+            Err((
+                StatusCode::PAYLOAD_TOO_LARGE,
+                axum::Json(
+                    json!({"error": format!("a delivery is at most {DELIVERY_LIMIT} bytes")}),
+                ),
+            )
+                .into_response())
+        }
+        Ok(Err(_)) => Err((
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({"error": "the body could not be read"})),
+        )
+            .into_response()),
+        Err(_) => {
+            let mut response = (
+                StatusCode::REQUEST_TIMEOUT,
+                axum::Json(json!({"error": "the body did not arrive in time"})),
+            )
+                .into_response();
+            response.headers_mut().insert(
+                axum::http::header::CONNECTION,
+                HeaderValue::from_static("close"),
+            );
+            Err(response)
+        }
+    }
 }
 
 async fn receive(
@@ -244,7 +410,7 @@ async fn receive(
     method: Method,
     uri: Uri,
     headers: HeaderMap,
-    body: Bytes,
+    body: axum::body::Body,
 ) -> Response {
     if method != Method::POST {
         return (
@@ -253,6 +419,10 @@ async fn receive(
         )
             .into_response();
     }
+    let body = match read_delivery(body, receiver.body_timeout).await {
+        Ok(body) => body,
+        Err(response) => return response,
+    };
     let event = match webhooks::verify_and_parse(&headers, &body, &receiver.secret) {
         Ok(event) => event,
         Err(error) => {
@@ -260,12 +430,16 @@ async fn receive(
                 WebhookError::Decode { .. } => StatusCode::BAD_REQUEST,
                 _ => StatusCode::UNAUTHORIZED,
             };
-            eprintln!("rejected a delivery to {}: {error}", uri.path());
+            crate::note!(
+                "rejected a delivery to {}: {}",
+                terminal_safe(uri.path(), false),
+                terminal_safe(&error.to_string(), false)
+            );
             return (status, axum::Json(json!({"error": error.to_string()}))).into_response();
         }
     };
     if let Err(e) = print_event(&receiver, &event) {
-        eprintln!("cannot print the event: {e}");
+        crate::note!("cannot print the event: {e}");
     }
     let count = receiver.received.fetch_add(1, Ordering::SeqCst) + 1;
     if receiver.max_events.is_some_and(|max| count >= max) {
@@ -295,11 +469,11 @@ fn print_event(receiver: &Receiver, event: &WebhookEvent) -> std::io::Result<()>
             } else {
                 data
             };
-            writeln!(
-                out,
+            let line = format!(
                 "{}  {}  merchant {}  {data}",
                 event.created_at, event.event, event.merchant
-            )?
+            );
+            writeln!(out, "{}", terminal_safe(&line, false))?;
         }
         Format::Csv => {
             let mut writer = csv::WriterBuilder::new().from_writer(Vec::new());
@@ -308,10 +482,10 @@ fn print_event(receiver: &Receiver, event: &WebhookEvent) -> std::io::Result<()>
             }
             let data = value.get("data").map(Value::to_string).unwrap_or_default();
             let _ = writer.write_record([
-                event.event.to_string(),
-                event.merchant.to_string(),
-                event.created_at.clone(),
-                data,
+                csv_text(&event.event.to_string()),
+                csv_text(&event.merchant.to_string()),
+                csv_text(&event.created_at),
+                csv_text(&data),
             ]);
             out.write_all(&writer.into_inner().unwrap_or_default())?;
         }

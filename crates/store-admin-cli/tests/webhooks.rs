@@ -38,7 +38,8 @@ fn delivery(body: &[u8], signature: &str) -> (tempfile::TempDir, String, String)
 
 fn verify(args: &[&str], code: i32) -> (String, String) {
     let mut cmd = store_admin();
-    cmd.args(["webhooks", "verify", "--secret", SECRET])
+    cmd.env("STORE_ADMIN_WEBHOOK_SECRET", SECRET)
+        .args(["webhooks", "verify"])
         .args(args);
     run(cmd, code)
 }
@@ -80,17 +81,9 @@ fn verify_reads_a_whole_request_from_standard_input() {
         signature(BODY.as_bytes())
     );
     let mut cmd = store_admin();
-    cmd.args([
-        "webhooks",
-        "verify",
-        "--secret",
-        SECRET,
-        "--request",
-        "-",
-        "-o",
-        "ndjson",
-    ])
-    .write_stdin(raw);
+    cmd.env("STORE_ADMIN_WEBHOOK_SECRET", SECRET)
+        .args(["webhooks", "verify", "--request", "-", "-o", "ndjson"])
+        .write_stdin(raw);
     let (out, _) = run(cmd, 0);
     assert_eq!(json(&out)["valid"], true);
 }
@@ -193,4 +186,18 @@ async fn listen_prints_verified_events_and_rejects_forged_ones() {
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
     assert!(rest.contains("rejected a delivery to /webhooks"), "{rest}");
     assert!(!stdout.contains(SECRET) && !rest.contains(SECRET));
+}
+
+#[test]
+fn verify_escapes_the_events_text_in_tables_and_csv() {
+    let hostile = r#"{"event":"order.created\u001b]0;pwned\u0007","merchant":1,"created_at":"2022\u001b[2J","data":{}}"#;
+    let (_dir, headers, body) = delivery(hostile.as_bytes(), &signature(hostile.as_bytes()));
+    for format in ["table", "csv"] {
+        let (out, _) = verify(&["--headers", &headers, "--body", &body, "-o", format], 0);
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\u{7}'),
+            "{format}: {out:?}"
+        );
+        assert!(out.contains("\\u{1b}"), "{format}: {out}");
+    }
 }

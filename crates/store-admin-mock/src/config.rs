@@ -57,6 +57,9 @@ pub struct Limits {
     /// Time a connection has to send its request headers before it is closed (also how long an
     /// idle keep-alive connection stays open, as hyper counts it from the end of the last answer).
     pub header_read_timeout: Duration,
+    /// Time a request has to send its whole body once its head is in: a body that trickles is
+    /// answered 408 and its connection closed, so that slow clients cannot hold connections.
+    pub body_read_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -67,6 +70,7 @@ impl Default for Limits {
             record_bytes: 64 * 1024,
             collection_records: 10_000,
             header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
         }
     }
 }

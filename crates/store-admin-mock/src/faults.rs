@@ -223,6 +223,38 @@ fn check_rate(field: &str, rate: f64) -> Result<(), FaultConfigError> {
 }
 
 impl FaultConfig {
+    /// A configuration from its JSON (the body of `PUT /__admin/faults`, `--faults`), checked
+    /// ([`FaultConfig::validate`]). An unknown key or a wrong value is named by its path
+    /// (`errors.rat`), with the keys that are known.
+    pub fn from_json(bytes: &[u8]) -> Result<Self, FaultConfigError> {
+        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+        let config: FaultConfig =
+            serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+                let path = error.path().to_string();
+                let text = error.into_inner().to_string();
+                let message = match text.rfind(" at line ") {
+                    Some(at) => text[..at].to_owned(),
+                    None => text,
+                };
+                let unknown = message
+                    .strip_prefix("unknown field `")
+                    .and_then(|rest| rest.split('`').next())
+                    .map(str::to_owned);
+                let field = match (unknown, path.as_str()) {
+                    (Some(key), "." | "") => key,
+                    (Some(key), path) if !path.ends_with(key.as_str()) => format!("{path}.{key}"),
+                    (_, "." | "") => "faults".to_owned(),
+                    (_, path) => path.to_owned(),
+                };
+                FaultConfigError { field, message }
+            })?;
+        deserializer
+            .end()
+            .map_err(|e| bad("faults", &format!("more after the JSON object: {e}")))?;
+        config.validate()?;
+        Ok(config)
+    }
+
     /// No faults at all.
     pub fn none() -> Self {
         Self::default()

@@ -28,8 +28,49 @@ use crate::state::{API_PREFIX, Shared};
 #[derive(Clone)]
 pub(crate) struct ConnectionKill(pub Arc<tokio::sync::Notify>);
 
-/// Reads a whole request body, refusing one over `limit` bytes with 413 in the envelope.
+/// Reads a whole request body within `limits.body_read_timeout`, refusing one over
+/// `limits.body_bytes` with 413 in the envelope, and one that trickles with 408 (the handler
+/// adds `Connection: close`, see [`body_error`]).
 pub(crate) async fn read_body(
+    body: Body,
+    headers: &HeaderMap,
+    limits: &crate::config::Limits,
+) -> Result<Bytes, ApiError> {
+    match tokio::time::timeout(
+        limits.body_read_timeout,
+        read_body_within(body, headers, limits.body_bytes),
+    )
+    .await
+    {
+        Ok(result) => result,
+        Err(_) => Err(ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            format!(
+                "The request body did not arrive within {} seconds.",
+                limits.body_read_timeout.as_secs_f64()
+            ),
+        )),
+    }
+}
+
+/// A body that could not be read, as a response: a 408 or 413 closes the connection (the rest of
+/// the body is not read, so the connection cannot carry another request).
+fn body_error(error: ApiError) -> Response {
+    let mut response = error.into_response();
+    if matches!(
+        response.status(),
+        StatusCode::REQUEST_TIMEOUT | StatusCode::PAYLOAD_TOO_LARGE
+    ) {
+        response.headers_mut().insert(
+            header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+    }
+    response
+}
+
+async fn read_body_within(
     body: Body,
     headers: &HeaderMap,
     limit: usize,
@@ -120,7 +161,7 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/deliveries", get(get_deliveries))
         .route("/events/{event}", post(post_event))
         .route("/oauth", get(get_oauth))
-        .route("/requests", get(get_requests))
+        .route("/requests", get(get_requests).delete(delete_requests))
         .route(
             "/oauth/expire-access-tokens",
             post(post_expire_access_tokens),
@@ -344,9 +385,9 @@ async fn authorized(
     if is_get && let Some(body) = state.cached(&cache_key) {
         return json_bytes_response(StatusCode::OK, body);
     }
-    let bytes = match read_body(body, &parts.headers, state.limits.body_bytes).await {
+    let bytes = match read_body(body, &parts.headers, &state.limits).await {
         Ok(bytes) => bytes,
-        Err(error) => return error.into_response(),
+        Err(error) => return body_error(error),
     };
     let form = match op.body.as_ref() {
         Some(body) if body.multipart && !bytes.iter().all(u8::is_ascii_whitespace) => {
@@ -429,13 +470,14 @@ async fn get_faults(State(state): State<Shared>) -> Response {
 
 async fn put_faults(State(state): State<Shared>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let body = match read_body(body, &parts.headers, state.limits.body_bytes).await {
+    let body = match read_body(body, &parts.headers, &state.limits).await {
         Ok(body) => body,
-        Err(error) => return error.into_response(),
+        Err(error) => return body_error(error),
     };
-    let config: FaultConfig = match serde_json::from_slice(&body) {
+    // A wrong key or value changes nothing: the faults stay as they were, and the 422 names it.
+    let config = match FaultConfig::from_json(&body) {
         Ok(config) => config,
-        Err(error) => return ApiError::field("faults", error.to_string()).into_response(),
+        Err(error) => return ApiError::field(&error.field, error.message).into_response(),
     };
     match state.faults.set(config) {
         Ok(()) => json_response(StatusCode::OK, &state.faults.config()),
@@ -449,8 +491,49 @@ async fn delete_faults(State(state): State<Shared>) -> Response {
     json_response(StatusCode::OK, &state.faults.config())
 }
 
-async fn get_deliveries(State(state): State<Shared>) -> Response {
-    json_response(StatusCode::OK, &state.dispatcher.attempts())
+/// `GET /__admin/deliveries`: the delivery attempts. The tokens an `app.store.authorize` body
+/// carries (`access_token`, `refresh_token`) are redacted unless `?reveal=tokens`: a log that is
+/// printed or shared must not hand out an installation's tokens.
+async fn get_deliveries(State(state): State<Shared>, request: Request) -> Response {
+    let reveal = request.uri().query().is_some_and(|q| {
+        form_urlencoded::parse(q.as_bytes()).any(|(k, v)| k == "reveal" && v == "tokens")
+    });
+    let mut attempts = state.dispatcher.attempts();
+    if !reveal {
+        for attempt in &mut attempts {
+            if attempt.event == "app.store.authorize" {
+                attempt.body = redact_tokens(&attempt.body);
+            }
+        }
+    }
+    json_response(StatusCode::OK, &attempts)
+}
+
+/// What an `app.store.authorize` delivery is shown as: its tokens `[redacted]`.
+fn redact_tokens(body: &str) -> String {
+    fn walk(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                for (key, inner) in map.iter_mut() {
+                    if matches!(key.as_str(), "access_token" | "refresh_token") && inner.is_string()
+                    {
+                        *inner = Value::String("[redacted]".into());
+                    } else {
+                        walk(inner);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    match serde_json::from_str::<Value>(body) {
+        Ok(mut value) => {
+            walk(&mut value);
+            value.to_string()
+        }
+        Err(_) => "[redacted: not JSON]".to_string(),
+    }
 }
 
 async fn post_event(
@@ -459,9 +542,9 @@ async fn post_event(
     request: Request,
 ) -> Response {
     let (parts, body) = request.into_parts();
-    let body = match read_body(body, &parts.headers, state.limits.body_bytes).await {
+    let body = match read_body(body, &parts.headers, &state.limits).await {
         Ok(body) => body,
-        Err(error) => return error.into_response(),
+        Err(error) => return body_error(error),
     };
     let data = if body.iter().all(u8::is_ascii_whitespace) {
         json!({})
@@ -474,6 +557,17 @@ async fn post_event(
             }
         }
     };
+    let known = crate::seed::event_names(&state.engine);
+    if event != "app.store.authorize" && !known.iter().any(|name| *name == event) {
+        return ApiError::field(
+            "event",
+            format!(
+                "{event:?} is not an event of the document (the webhooks' events: {})",
+                known.join(", ")
+            ),
+        )
+        .into_response();
+    }
     state.emit(&event, &data);
     json_response(
         StatusCode::ACCEPTED,
@@ -483,9 +577,9 @@ async fn post_event(
 
 async fn token_endpoint(State(state): State<Shared>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    match read_body(body, &parts.headers, state.limits.body_bytes).await {
+    match read_body(body, &parts.headers, &state.limits).await {
         Ok(body) => state.oauth.token_request(&parts.headers, &body),
-        Err(error) => error.into_response(),
+        Err(error) => body_error(error),
     }
 }
 
@@ -552,6 +646,16 @@ async fn post_app_store_install(State(state): State<Shared>, request: Request) -
         ),
         Err(message) => ApiError::field("redirect_uri", message).into_response(),
     }
+}
+
+/// `DELETE /__admin/requests`: every count back to zero (between the phases of a test run).
+async fn delete_requests(State(state): State<Shared>) -> Response {
+    for counters in [&state.requests, &state.answered, &state.throttled] {
+        for counter in counters.iter() {
+            counter.store(0, Ordering::Relaxed);
+        }
+    }
+    json_response(StatusCode::OK, &state.request_counts())
 }
 
 async fn post_expire_access_tokens(State(state): State<Shared>) -> Response {

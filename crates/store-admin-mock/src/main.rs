@@ -11,6 +11,8 @@
 
 #![forbid(unsafe_code)]
 
+use std::process::ExitCode;
+
 use anyhow::{Context, Result, bail};
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
 use secrecy::ExposeSecret;
@@ -30,14 +32,19 @@ use store_admin_mock::{
         (the installation's tokens) to webhooks subscribed to it\n  \
         POST /oauth2/token   the authorization_code and refresh_token grants (single-use tokens)\n\n\
         Admin routes (they need Authorization: Bearer T with --admin-token T):\n  \
-        GET/PUT/DELETE /__admin/faults          the faults in force (JSON)\n  \
-        GET  /__admin/deliveries                webhook delivery attempts\n  \
-        POST /__admin/events/{event}            emit an event to the subscribed webhooks\n  \
+        GET/PUT/DELETE /__admin/faults          the faults in force (JSON: the keys of the fault\n                                          \
+        flags, e.g. {\"errors\":{\"rate\":0.1}} is --errors-rate 0.1);\n                                          \
+        a wrong key or value changes nothing (422 naming it)\n  \
+        GET  /__admin/deliveries                webhook delivery attempts (the tokens of\n                                          \
+        app.store.authorize bodies redacted; ?reveal=tokens shows them)\n  \
+        POST /__admin/events/{event}            emit a known event to the subscribed webhooks\n  \
         GET  /__admin/oauth                     {\"refreshes\", \"rejected\" (invalid_grant answers),\n                                          \
         \"authorizations\", \"code_exchanges\"}\n  \
         POST /__admin/oauth/expire-access-tokens  expire every access token issued so far\n  \
         GET  /__admin/requests                  per operationId, the requests answered and the\n                                          \
-        429s among them: {\"list_orders\": {\"total\": 12, \"429\": 0}, ...}"
+        429s among them: {\"list_orders\": {\"total\": 12, \"429\": 0}, ...}\n  \
+        DELETE /__admin/requests                set those counts back to zero\n\n\
+        Exit codes: 0 stopped with Ctrl-C, 1 the server could not start (a port in use), 2 usage."
 )]
 struct Cli {
     /// Port to listen on, on 127.0.0.1 (0 picks a free one).
@@ -55,29 +62,59 @@ struct Cli {
     /// Comma-separated scopes of the --token just before it.
     #[arg(long = "scopes", value_name = "S,...")]
     scopes: Vec<String>,
-    /// Added latency on every request, in milliseconds.
-    #[arg(long, value_name = "MS")]
+    /// Added latency on every request, in milliseconds (faults JSON: latency.millis).
+    #[arg(long = "latency-millis", alias = "latency-ms", value_name = "MS")]
     latency_ms: Option<u64>,
-    /// Enable the per-token rate limit with this many requests per minute (the service's Plus plan: 120).
-    #[arg(long, value_name = "PER_MINUTE")]
+    /// Enable the per-token rate limit with this many requests per minute (the service's Plus plan:
+    /// 120; faults JSON: rate_limit.per_minute).
+    #[arg(
+        long = "rate-limit-per-minute",
+        alias = "rate-limit",
+        value_name = "PER_MINUTE"
+    )]
     rate_limit: Option<u32>,
-    /// Share of requests answered with a 500, 502 or 503 (0.0 to 1.0).
-    #[arg(long, value_name = "RATE")]
+    /// Share of requests answered with a 500, 502 or 503, 0.0 to 1.0 (faults JSON: errors.rate).
+    #[arg(long = "errors-rate", alias = "error-rate", value_name = "RATE")]
     error_rate: Option<f64>,
-    /// Share of requests whose connection is dropped without an answer.
-    #[arg(long, value_name = "RATE")]
+    /// Share of requests whose connection is dropped without an answer (faults JSON:
+    /// drop_connection.rate).
+    #[arg(
+        long = "drop-connection-rate",
+        alias = "drop-rate",
+        value_name = "RATE"
+    )]
     drop_rate: Option<f64>,
-    /// Share of responses whose body is cut halfway.
-    #[arg(long, value_name = "RATE")]
+    /// Share of responses whose body is cut halfway (faults JSON: truncate_body.rate).
+    #[arg(
+        long = "truncate-body-rate",
+        alias = "truncate-rate",
+        value_name = "RATE"
+    )]
     truncate_rate: Option<f64>,
-    /// Send bodies in chunks of this many bytes, with --slow-body-delay-ms between them.
-    #[arg(long, value_name = "BYTES")]
+    /// Send bodies in chunks of this many bytes, with --slow-body-delay-millis between them
+    /// (faults JSON: slow_body.chunk_bytes).
+    #[arg(
+        long = "slow-body-chunk-bytes",
+        alias = "slow-body-chunk",
+        value_name = "BYTES"
+    )]
     slow_body_chunk: Option<usize>,
-    /// Pause between slow body chunks.
-    #[arg(long, value_name = "MS", default_value_t = 50)]
+    /// Pause between slow body chunks (faults JSON: slow_body.delay_millis).
+    #[arg(
+        long = "slow-body-delay-millis",
+        alias = "slow-body-delay-ms",
+        value_name = "MS",
+        default_value_t = 50
+    )]
     slow_body_delay_ms: u64,
-    /// Limit the faults above to these operation ids (comma-separated).
-    #[arg(long, value_name = "OP,...", value_delimiter = ',')]
+    /// Limit the faults above to these operation ids, comma-separated (faults JSON: each
+    /// fault's operations).
+    #[arg(
+        long = "operations",
+        alias = "fault-operations",
+        value_name = "OP,...",
+        value_delimiter = ','
+    )]
     fault_operations: Vec<String>,
     /// A whole fault configuration as JSON (the body of PUT /__admin/faults); overrides the flags.
     #[arg(long, value_name = "JSON")]
@@ -106,6 +143,10 @@ struct Cli {
     /// Seconds a connection has to send its request headers.
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     header_timeout: u64,
+    /// Seconds a request has to send its whole body (one that trickles is answered 408 and its
+    /// connection closed).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    body_timeout: u64,
     /// Refuse (422) a JSON body field the operation's schema does not declare; by default it is
     /// ignored, as the service ignores it.
     #[arg(long)]
@@ -144,7 +185,9 @@ fn tokens(matches: &ArgMatches, cli: &Cli) -> Result<Vec<(String, Option<Vec<Str
 
 fn faults(cli: &Cli) -> Result<FaultConfig> {
     if let Some(json) = &cli.faults {
-        return serde_json::from_str(json).context("--faults is not a valid fault configuration");
+        let faults = store_admin_mock::FaultConfig::from_json(json.as_bytes())
+            .map_err(|e| anyhow::anyhow!("--faults: {e}"))?;
+        return Ok(faults);
     }
     let operations = cli.fault_operations.clone();
     Ok(FaultConfig {
@@ -181,28 +224,89 @@ fn faults(cli: &Cli) -> Result<FaultConfig> {
     })
 }
 
-#[tokio::main]
-async fn main() -> Result<()> {
+fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
         )
         .with_writer(std::io::stderr)
         .init();
-    let matches = Cli::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches)?;
+    let matches = match Cli::command().try_get_matches() {
+        Ok(matches) => matches,
+        Err(error) if !error.use_stderr() => {
+            // --help and --version.
+            return match error.print() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            };
+        }
+        Err(error) => return usage(&first_line(&error.render().to_string())),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => return usage(&first_line(&error.render().to_string())),
+    };
+    let (config, refresh_tokens) = match configure(&matches, &cli) {
+        Ok(configured) => configured,
+        Err(error) => return usage(&format!("{error:#}")),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => return failure(&format!("cannot start the async runtime: {error}")),
+    };
+    match runtime.block_on(run(config, &cli, refresh_tokens)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => failure(&format!("{error:#}")),
+    }
+}
+
+/// The first line of a clap error, without its `error: ` prefix.
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    line.strip_prefix("error: ").unwrap_or(line).to_string()
+}
+
+/// A usage error: one line on standard error, exit 2.
+fn usage(message: &str) -> ExitCode {
+    eprint_line(&format!(
+        "store-admin-mock: error: {message} (see store-admin-mock --help)"
+    ));
+    ExitCode::from(2)
+}
+
+/// A failure to run: one line on standard error, exit 1.
+fn failure(message: &str) -> ExitCode {
+    eprint_line(&format!("store-admin-mock: error: {message}"));
+    ExitCode::FAILURE
+}
+
+fn eprint_line(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// The server's configuration from the command line (usage errors are told as such).
+fn configure(matches: &ArgMatches, cli: &Cli) -> Result<(MockConfig, usize)> {
     let mut config = MockConfig::new()
         .limits(Limits {
             body_bytes: cli.body_limit,
             collection_records: cli.collection_limit,
             header_read_timeout: std::time::Duration::from_secs(cli.header_timeout.max(1)),
+            body_read_timeout: std::time::Duration::from_secs(cli.body_timeout.max(1)),
             ..Limits::default()
         })
         .seed(cli.seed)
         .products(cli.products)
-        .port(cli.port)
-        .faults(faults(&cli)?);
-    for (token, scopes) in tokens(&matches, &cli)? {
+        .port(cli.port);
+    let faults = faults(cli)?;
+    faults
+        .validate()
+        .map_err(|e| anyhow::anyhow!("the faults: {e}"))?;
+    config = config.faults(faults);
+    for (token, scopes) in tokens(matches, cli)? {
         config = match scopes {
             Some(scopes) => config.token(token, scopes),
             None => config.token_all_scopes(token),
@@ -221,6 +325,10 @@ async fn main() -> Result<()> {
     for refresh in &cli.oauth_refresh_tokens {
         config = config.oauth_refresh_token_all_scopes(refresh);
     }
+    Ok((config, cli.oauth_refresh_tokens.len()))
+}
+
+async fn run(config: MockConfig, cli: &Cli, refresh_tokens: usize) -> Result<()> {
     let server = MockServer::start(config)
         .await
         .context("starting the mock store")?;
@@ -238,10 +346,10 @@ async fn main() -> Result<()> {
     }
     if let Some(id) = &cli.oauth_client_id {
         println!(
-            "  oauth: authorize endpoint {}, token endpoint {} for client {id}, {} refresh token(s)",
+            "  oauth: authorize endpoint {}, token endpoint {} for client {id}, {refresh_tokens} \
+             refresh token(s)",
             server.authorize_url(),
             server.token_url(),
-            cli.oauth_refresh_tokens.len()
         );
     }
     println!(
