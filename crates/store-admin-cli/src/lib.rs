@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod cli;
 pub mod commands;
+pub mod completions;
 pub mod config;
 pub mod decode;
 pub mod error;
@@ -38,11 +39,15 @@ pub const SANDBOX_TOKEN: &str = store_admin_mock::DEFAULT_TOKEN;
 
 /// Parses the command line, runs the command and returns the exit code (see [`error::exit`]).
 pub fn main() -> ExitCode {
+    // `COMPLETE=bash store-admin -- store-admin orders l`: a shell asking for completions (the
+    // script `store-admin completions SHELL` prints); answered and exited here.
+    clap_complete::CompleteEnv::with_factory(cli::command).complete();
     let root = cli::command();
     let args = legacy::rewrite(std::env::args_os().collect(), &root);
-    let matches = match root.try_get_matches_from(args) {
+    let matches = match root.clone().try_get_matches_from(args) {
         Ok(matches) => matches,
         Err(error) => {
+            let error = commands::relevant_suggestion(error, &root);
             // Help and version go to standard output with 0; usage errors to standard error with 2.
             let _ = error.print();
             return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(error::exit::USAGE));
@@ -119,11 +124,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     let operations = match command {
         Command::Operations(operations) => operations,
         Command::Decode(args) => return decode::run(args),
-        Command::Completions(args) => {
-            let mut root = cli::command();
-            clap_complete::generate(args.shell, &mut root, "store-admin", &mut std::io::stdout());
-            return Ok(());
-        }
+        Command::Completions(args) => return completions::print(args.shell),
         Command::Auth(args) => return auth::run(&global, format, args).await,
         Command::Api(args) => {
             let (admin, _sandbox) = connect(&global).await?;
