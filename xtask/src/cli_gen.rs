@@ -6,15 +6,23 @@
 //! `send()` returns. Both are read here, so that the command line follows the document without a
 //! hand-written line. Naming rules (also in the CLI's README):
 //!
-//! - group: the tag in kebab case (`Customer Groups` -> `customer-groups`);
-//! - command: the operationId without the group's noun right after its first word (singular and
-//!   plural alike): `list_brands` in `Brands` -> `list`, `get_shipment_tracking` in `Shipments` ->
-//!   `get-tracking`, `cancel_shipment` -> `cancel`, `list_reservations` in `Order Reservations` ->
-//!   `list` (a trailing part of the tag counts too). Two operations of one group that would get one
-//!   name keep their whole kebab-cased operationId;
-//! - path parameters are positional; query parameters and scalar body fields are flags with the
-//!   document's description as help; `--body FILE|-` takes the whole body; a paged list takes
-//!   `--page`, `--per-page` and `--all`;
+//! - group ([`group_name`]): the tag in kebab case, the words before the last singular as English
+//!   compounds are (`Customer Groups` -> `customer-groups`, `Digitals Product` ->
+//!   `digital-products`);
+//! - command ([`command_name`]): the operationId without the group's words, wherever they are
+//!   (singular and plural alike), nor a preposition they leave dangling at the end: `list_brands`
+//!   in `Brands` -> `list`, `export_orders` in `Exports` -> `orders`, `add_customers_to_group` in
+//!   `Customer Groups` -> `add`. Two operations of one group that would get one name keep their
+//!   whole kebab-cased operationId. The names of earlier versions ([`earlier_command_name`], the
+//!   tag's words for a group) stay as hidden aliases;
+//! - path parameters are positional; query parameters are flags; every body field is a flag
+//!   ([`FieldKind`]): a scalar or a number-or-string union takes one value, an array of scalars
+//!   is a repeated flag, anything else (an object, an array of objects) is `--FIELD-json JSON`
+//!   with an example of its shape in the help and in errors. Required body fields are marked in
+//!   the help and all named by one error when missing. Help is the document's description for
+//!   users ([`user_text`]: notes about the document left out), with the known values of an open
+//!   set (`x-known-values`) and "[required]"; numbers take `-5` without `=`. `--body FILE|-`
+//!   takes the whole body; a paged list takes `--page`, `--per-page` and `--all`;
 //! - table columns of a record type ([`columns`]): `id`, the first of `name`, `title`, `label`,
 //!   `event`, `slug`, `iso_code`, `code` that is a scalar, then `status`, a scalar `type`, then the
 //!   other properties in document order that a table cell shows compactly (scalars, money
@@ -348,9 +356,27 @@ struct BodyField {
     wire: String,
     id: String,
     field: syn::Ident,
-    kind: ScalarKind,
+    kind: FieldKind,
+    required: bool,
     help: String,
     values: Values,
+}
+
+/// How a body field is given on the command line.
+#[derive(Debug, Clone)]
+enum FieldKind {
+    /// One scalar: `--price 10`.
+    One(ScalarKind),
+    /// An array of scalars: the flag repeated (`--tags a --tags b`; numbers also `--ids 1,2`).
+    Many(ScalarKind),
+    /// Anything else (an object, an array of objects, a value of no documented type): JSON text
+    /// of the shown shape, `--packages-json '[...]'`.
+    Json {
+        /// What the JSON must be: `object`, `array` or `any`.
+        expect: &'static str,
+        /// An example of the expected shape, built from the schema.
+        shape: String,
+    },
 }
 
 /// A field of a `multipart/form-data` upload: a file (`kind` `None`, a path on the command line)
@@ -366,12 +392,16 @@ struct FormField {
     values: Values,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ScalarKind {
     Integer,
     Number,
     Boolean,
     String,
+    /// A union of a number (or integer) and a string (`NumberOrString`, `IntegerOrString`): sent
+    /// as a JSON number when the text is one as written (`10`, `12.5`), else as the string
+    /// (`"007"`, `"10.50"`).
+    NumberOrString,
 }
 
 #[derive(Debug)]
@@ -415,10 +445,16 @@ struct Op {
     form: Option<Vec<FormField>>,
     /// The success body's type of a hand-written operation (its response schema's name).
     hand_written_success: Option<syn::Type>,
+    /// Required body fields whose flags are hand-written ([`EXTRAS`]).
+    owned_required: Vec<String>,
+    /// The name of this command in earlier versions, when it differs (a hidden alias).
+    old_name: Option<String>,
 }
 
 struct Group {
     name: String,
+    /// The group's name in versions before 0.3, when it differs (a hidden alias).
+    old_name: Option<String>,
     variant: syn::Ident,
     enum_name: syn::Ident,
     about: String,
@@ -513,7 +549,162 @@ impl<'a> Raw<'a> {
         }
         Values::Any
     }
+
+    /// The members of a union (`anyOf`, `oneOf`), resolved.
+    fn union_members(&self, schema: &'a Value) -> Option<Vec<&'a Value>> {
+        let schema = self.resolve(schema);
+        let members = schema
+            .get("anyOf")
+            .or_else(|| schema.get("oneOf"))
+            .and_then(Value::as_array)?;
+        Some(members.iter().map(|m| self.resolve(m)).collect())
+    }
+
+    /// The scalar a flag takes for `schema`: a scalar type, or a union with scalar members (a
+    /// number and a string: [`ScalarKind::NumberOrString`]; members that are objects are given
+    /// through `--body`).
+    fn flag_scalar(&self, schema: &'a Value) -> Option<ScalarKind> {
+        if let Some(kind) = self.scalar_kind(schema) {
+            return Some(kind);
+        }
+        let kinds: Vec<ScalarKind> = self
+            .union_members(schema)?
+            .into_iter()
+            .filter_map(|m| self.scalar_kind(m))
+            .collect();
+        let numeric = kinds
+            .iter()
+            .any(|k| matches!(k, ScalarKind::Integer | ScalarKind::Number));
+        let text = kinds.contains(&ScalarKind::String);
+        match kinds.first() {
+            None => None,
+            Some(_) if numeric && text => Some(ScalarKind::NumberOrString),
+            Some(first) if kinds.iter().all(|k| k == first) => Some(*first),
+            Some(_) if numeric => Some(ScalarKind::Number),
+            Some(_) => Some(ScalarKind::String),
+        }
+    }
+
+    /// How a body field is given as a flag (see [`FieldKind`]).
+    fn field_kind(&self, schema: &'a Value) -> FieldKind {
+        if let Some(kind) = self.flag_scalar(schema) {
+            return FieldKind::One(kind);
+        }
+        let resolved = self.resolve(schema);
+        let is_array = resolved.get("type").and_then(Value::as_str) == Some("array");
+        if is_array
+            && let Some(items) = resolved.get("items")
+            && let Some(kind) = self.flag_scalar(items)
+        {
+            return FieldKind::Many(kind);
+        }
+        let expect = match resolved.get("type").and_then(Value::as_str) {
+            Some("array") => "array",
+            Some("object") => "object",
+            _ if resolved.get("properties").is_some() => "object",
+            _ => "any",
+        };
+        FieldKind::Json {
+            expect,
+            shape: self.shape(schema, 0),
+        }
+    }
+
+    /// An example of the JSON a schema takes, for help and errors: `[{"id": 1, "name": "text"}]`.
+    /// Objects show their required properties first, at most [`SHAPE_PROPERTIES`] of them, two
+    /// levels deep.
+    fn shape(&self, schema: &'a Value, depth: usize) -> String {
+        let schema = self.resolve(schema);
+        let first_value = |values: &Values| match values {
+            Values::Closed(v) | Values::Known(v) => v.first().cloned(),
+            Values::Any => None,
+        };
+        if let Some(kind) = self.scalar_kind(schema) {
+            return match kind {
+                ScalarKind::Integer => "1".to_owned(),
+                ScalarKind::Number => "1.5".to_owned(),
+                ScalarKind::Boolean => "true".to_owned(),
+                ScalarKind::NumberOrString => "\"10.00\"".to_owned(),
+                ScalarKind::String => {
+                    let example = first_value(&self.values(schema))
+                        .or_else(|| match schema.get("format").and_then(Value::as_str) {
+                            Some("date") => Some("2024-01-31".to_owned()),
+                            Some("date-time") => Some("2024-01-31T12:00:00Z".to_owned()),
+                            Some("uri" | "url") => Some("https://...".to_owned()),
+                            Some("email") => Some("name@example.com".to_owned()),
+                            _ => None,
+                        })
+                        .unwrap_or_else(|| "text".to_owned());
+                    format!("{example:?}")
+                }
+            };
+        }
+        if let Some(kind) = self.flag_scalar(schema) {
+            return match kind {
+                ScalarKind::Integer => "1",
+                ScalarKind::Number => "1.5",
+                ScalarKind::Boolean => "true",
+                ScalarKind::String => "\"text\"",
+                ScalarKind::NumberOrString => "\"10.00\"",
+            }
+            .to_owned();
+        }
+        match schema.get("type").and_then(Value::as_str) {
+            Some("array") => {
+                let items = schema.get("items").unwrap_or(&NULL);
+                if depth >= 2 {
+                    "[...]".to_owned()
+                } else {
+                    format!("[{}]", self.shape(items, depth + 1))
+                }
+            }
+            _ => {
+                let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+                    return match self.union_members(schema) {
+                        Some(members) if !members.is_empty() => self.shape(members[0], depth),
+                        _ if schema.get("additionalProperties").is_some() => {
+                            "{\"key\": \"value\"}".to_owned()
+                        }
+                        _ => "...".to_owned(),
+                    };
+                };
+                if depth >= 2 {
+                    return "{...}".to_owned();
+                }
+                let required: Vec<&str> = schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                let mut names: Vec<&String> = properties
+                    .keys()
+                    .filter(|k| required.contains(&k.as_str()))
+                    .collect();
+                names.extend(
+                    properties
+                        .keys()
+                        .filter(|k| !required.contains(&k.as_str())),
+                );
+                let mut parts: Vec<String> = names
+                    .iter()
+                    .take(SHAPE_PROPERTIES)
+                    .map(|name| format!("{name:?}: {}", self.shape(&properties[*name], depth + 1)))
+                    .collect();
+                if names.len() > SHAPE_PROPERTIES {
+                    parts.push("...".to_owned());
+                }
+                format!("{{{}}}", parts.join(", "))
+            }
+        }
+    }
 }
+
+static NULL: Value = Value::Null;
+
+/// Most properties of an object a shape example shows.
+const SHAPE_PROPERTIES: usize = 6;
 
 impl Model {
     fn build(doc: &Document, builders: &BTreeMap<String, Builder>) -> Result<Self> {
@@ -573,6 +764,7 @@ impl Model {
                         .map(|d| first_sentence(d))
                         .unwrap_or_else(|| format!("{tag}."));
                     groups.push(Group {
+                        old_name: None,
                         name: op.group.clone(),
                         variant: format_ident!("{}", pascal(&op.group)),
                         enum_name: format_ident!("{}Command", pascal(&op.group)),
@@ -582,15 +774,41 @@ impl Model {
                 }
             }
         }
-        for group in &groups {
+        for group in &mut groups {
+            // Two operations of one group that get one name keep their whole operationId.
             let mut seen: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            let mut earlier: BTreeMap<String, Vec<usize>> = BTreeMap::new();
             for &i in &group.ops {
                 seen.entry(ops[i].name.clone()).or_default().push(i);
+                let tag = op_tag(doc, &ops[i].id);
+                earlier
+                    .entry(earlier_command_name(&ops[i].id, &tag))
+                    .or_default()
+                    .push(i);
             }
             for (_, clashing) in seen.into_iter().filter(|(_, v)| v.len() > 1) {
                 for i in clashing {
                     ops[i].name = ops[i].id.replace('_', "-");
                 }
+            }
+            // The earlier name stays as a hidden alias, unless another command now has it.
+            let names: BTreeSet<String> = group.ops.iter().map(|&i| ops[i].name.clone()).collect();
+            for (name, users) in earlier {
+                for &i in &users {
+                    let old = if users.len() > 1 {
+                        ops[i].id.replace('_', "-")
+                    } else {
+                        name.clone()
+                    };
+                    if old != ops[i].name && !names.contains(&old) {
+                        ops[i].old_name = Some(old);
+                    }
+                }
+            }
+            let tag = op_tag(doc, &ops[group.ops[0]].id);
+            let old_group = earlier_group_name(&tag);
+            if old_group != group.name {
+                group.old_name = Some(old_group);
             }
         }
         for op in &mut ops {
@@ -676,12 +894,19 @@ fn op_tag(doc: &Document, id: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The first whole sentence of a description (its first paragraph joined into one line), for a
+/// group's one-line help.
 fn first_sentence(text: &str) -> String {
-    let line = text.trim().lines().next().unwrap_or_default().trim();
-    match line.find(". ") {
-        Some(at) => line[..=at].to_owned(),
-        None if line.ends_with('.') => line.to_owned(),
-        None => format!("{line}."),
+    let text = user_text(text);
+    let first = sentences(&text)
+        .first()
+        .copied()
+        .unwrap_or_default()
+        .to_owned();
+    if first.ends_with(['.', '?', '!']) {
+        first
+    } else {
+        format!("{first}.")
     }
 }
 
@@ -700,7 +925,7 @@ fn build_op(
     let builder = builders.get(&pascal(id));
     let extra = EXTRAS.iter().find(|(op_id, _, _)| *op_id == id);
     let owned: &[&str] = extra.map(|(_, _, owned)| *owned).unwrap_or(&[]);
-    let group = kebab_words(&words(tag));
+    let group = group_name(tag);
     let name = command_name(id, tag);
     let mut path_params = Vec::new();
     let mut query_params = Vec::new();
@@ -777,6 +1002,7 @@ fn build_op(
     }
     // The body.
     let mut body = None;
+    let mut owned_required: Vec<String> = Vec::new();
     let body_schema = op.pointer("/requestBody/content/application~1json/schema");
     if let Some(schema) = body_schema {
         let ty = match builder {
@@ -793,25 +1019,40 @@ fn build_op(
         let order = Raw::ref_name(schema)
             .map(|name| property_order(doc, &name))
             .unwrap_or_default();
+        let required: BTreeSet<&str> = resolved
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
         for wire in properties.map(|p| ordered(p, &order)).unwrap_or_default() {
             let property = &properties.expect("listed from it")[wire];
             if owned.contains(&wire.as_str()) {
                 continue;
             }
-            let Some(kind) = raw.scalar_kind(property) else {
-                continue;
+            let kind = raw.field_kind(property);
+            let id_name = match kind {
+                FieldKind::Json { .. } => unique_id(&format!("{wire}_json"), "body", &mut taken),
+                _ => unique_id(wire, "body", &mut taken),
             };
-            let id_name = unique_id(wire, "body", &mut taken);
             let help = property_help(raw, property, &format!("The body field `{wire}`."));
             fields.push(BodyField {
                 field: field_ident(&id_name),
                 id: id_name,
                 wire: wire.clone(),
                 kind,
+                required: required.contains(wire.as_str()),
                 help,
                 values: raw.values(property),
             });
         }
+        // Required fields that hand-written flags own are still named by a missing-field error.
+        owned_required = owned
+            .iter()
+            .filter(|name| required.contains(**name))
+            .map(|name| (*name).to_owned())
+            .collect();
         body = Some((ty, fields));
     }
     let form = match op.pointer("/requestBody/content/multipart~1form-data/schema") {
@@ -852,6 +1093,8 @@ fn build_op(
         hand_written: builder.is_none() || method.is_empty(),
         form,
         hand_written_success,
+        owned_required,
+        old_name: None,
     })
 }
 
@@ -888,7 +1131,7 @@ fn form_fields(
             if is_file {
                 None
             } else {
-                Some(raw.scalar_kind(property).ok_or_else(|| {
+                Some(raw.flag_scalar(property).ok_or_else(|| {
                     anyhow!("the form field `{wire}` is neither a file nor a scalar")
                 })?)
             };
@@ -1080,8 +1323,38 @@ fn singular(word: &str) -> String {
     }
 }
 
-/// The command name of an operation in its group (see the module documentation).
+/// Words a command name does not end with once the group's words are gone (`add-to` of
+/// `add_customers_to_group` in `Customer Groups` is `add`).
+const DANGLING: &[&str] = &["to", "from", "of", "for", "in", "on", "by", "with", "and"];
+
+/// The command name of an operation in its group: the operationId's words without the group's
+/// words (singular and plural alike, anywhere), nor a preposition they leave dangling at the
+/// end; the first word alone when nothing else is left. `list_brands` in `Brands` -> `list`,
+/// `export_orders` in `Exports` -> `orders`, `change_bulk_order_statuses` in `Order Status` ->
+/// `change-bulk`, `get_shipment_tracking` in `Shipments` -> `get-tracking`.
 pub fn command_name(operation_id: &str, tag: &str) -> String {
+    let op: Vec<String> = words(operation_id);
+    let group: Vec<String> = words(tag).iter().map(|w| singular(w)).collect();
+    let Some(first) = op.first() else {
+        return operation_id.to_owned();
+    };
+    let mut name: Vec<String> = op
+        .iter()
+        .filter(|w| !group.contains(&singular(w)))
+        .cloned()
+        .collect();
+    while name.len() > 1 && name.last().is_some_and(|w| DANGLING.contains(&w.as_str())) {
+        name.pop();
+    }
+    if name.is_empty() || (name.len() == 1 && DANGLING.contains(&name[0].as_str())) {
+        name = vec![first.clone()];
+    }
+    kebab_words(&name)
+}
+
+/// The command name of an operation in versions before 0.3 (kept as a hidden alias): the
+/// operationId without the group's noun right after its first word.
+pub fn earlier_command_name(operation_id: &str, tag: &str) -> String {
     let op: Vec<String> = words(operation_id);
     let tag: Vec<String> = words(tag).iter().map(|w| singular(w)).collect();
     let Some((first, rest)) = op.split_first() else {
@@ -1104,6 +1377,57 @@ pub fn command_name(operation_id: &str, tag: &str) -> String {
     let mut name = vec![first.clone()];
     name.extend(rest[drop..].iter().cloned());
     kebab_words(&name)
+}
+
+/// The group of a tag: its words in kebab case, the words before the last singular as English
+/// compounds are (`Digitals Product` -> `digital-products`, `Branches Allocations` ->
+/// `branch-allocations`), the last one plural when a word before it was; an acronym (`DNS`)
+/// stays as it is.
+pub fn group_name(tag: &str) -> String {
+    let original: Vec<&str> = tag
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let Some((last, modifiers)) = original.split_last() else {
+        return tag.to_owned();
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut plural_modifier = false;
+    for word in modifiers {
+        let lower = word.to_ascii_lowercase();
+        let acronym = word.chars().all(|c| !c.is_ascii_lowercase());
+        let one = if acronym {
+            lower.clone()
+        } else {
+            singular(&lower)
+        };
+        plural_modifier |= one != lower;
+        out.push(one);
+    }
+    let last = last.to_ascii_lowercase();
+    out.push(if plural_modifier && singular(&last) == last {
+        plural(&last)
+    } else {
+        last
+    });
+    kebab_words(&out)
+}
+
+/// The group of a tag in versions before 0.3: its words in kebab case.
+fn earlier_group_name(tag: &str) -> String {
+    kebab_words(&words(tag))
+}
+
+fn plural(word: &str) -> String {
+    if let Some(stem) = word.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'o', 'u'])
+    {
+        return format!("{stem}ies");
+    }
+    if ["s", "x", "ch", "sh"].iter().any(|end| word.ends_with(end)) {
+        return format!("{word}es");
+    }
+    format!("{word}s")
 }
 
 /// `list_order_statuses` / `order-statuses` -> `ListOrderStatuses`.
@@ -1166,17 +1490,39 @@ fn doc_text(text: &str) -> String {
     paragraph.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn values_parser(values: &Values, element: &syn::Type, kind_is_string: bool) -> TokenStream {
+fn values_parser(values: &Values, element: &syn::Type) -> TokenStream {
     match values {
         Values::Any => quote!(),
-        Values::Closed(v) if kind_is_string => {
-            quote!(, value_parser = crate::commands::choice::<#element>(&[#(#v),*]))
-        }
         Values::Closed(v) => {
             quote!(, value_parser = crate::commands::choice::<#element>(&[#(#v),*]))
         }
-        Values::Known(v) => quote!(, value_parser = crate::commands::known::<#element>(&[#(#v),*])),
+        // The help says "known values: ... (others accepted)"; clap's "possible values" would
+        // say the set is closed. Shells still complete them.
+        Values::Known(v) => quote! {
+            , value_parser = crate::commands::known::<#element>(&[#(#v),*]), hide_possible_values = true
+        },
     }
+}
+
+/// The value parser of a scalar flag of `kind` (Rust type `ty`), and `allow_negative_numbers`
+/// for numbers (`--sort-order -5` without `=`).
+fn scalar_parser(kind: ScalarKind, values: &Values, ty: &TokenStream) -> TokenStream {
+    let negative = is_numeric(kind).then(|| quote!(, allow_negative_numbers = true));
+    let parser = match kind {
+        ScalarKind::NumberOrString => quote!(, value_parser = crate::commands::number_or_string),
+        _ => {
+            let element: syn::Type = syn::parse2(ty.clone()).expect("a type");
+            values_parser(values, &element)
+        }
+    };
+    quote!(#parser #negative)
+}
+
+fn is_numeric(kind: ScalarKind) -> bool {
+    matches!(
+        kind,
+        ScalarKind::Integer | ScalarKind::Number | ScalarKind::NumberOrString
+    )
 }
 
 /// The Rust type of a scalar flag and its `value_name` argument.
@@ -1186,7 +1532,118 @@ fn scalar_tokens(kind: ScalarKind) -> (TokenStream, TokenStream) {
         ScalarKind::Number => (quote!(f64), quote!(, value_name = "NUMBER")),
         ScalarKind::Boolean => (quote!(bool), quote!(, value_name = "BOOL")),
         ScalarKind::String => (quote!(::std::string::String), quote!()),
+        ScalarKind::NumberOrString => {
+            (quote!(::serde_json::Value), quote!(, value_name = "NUMBER"))
+        }
     }
+}
+
+/// A flag's help: the description for users ([`user_text`]), what the command line adds
+/// (`more`), the known values of an open set, and whether the body needs it.
+fn flag_help(text: &str, values: &Values, required: bool, more: &str) -> String {
+    let mut help = user_text(text);
+    if !help.is_empty() && !help.ends_with(['.', '?', '!', ')']) {
+        help.push('.');
+    }
+    help.push_str(more);
+    if let Values::Known(known) = values
+        && !known.is_empty()
+    {
+        help.push_str(&format!(
+            " [known values: {} (others accepted)]",
+            known.join(", ")
+        ));
+    }
+    if required {
+        help.push_str(" [required]");
+    }
+    help.trim().to_owned()
+}
+
+/// Words that mark a note about the API document or its sources, not about the value: help for
+/// users leaves out the sentences and parentheses that hold one.
+const DOCUMENT_NOTES: &[&str] = &[
+    "documentation",
+    "documented",
+    "the document",
+    "this document",
+    "document's",
+    "taken here",
+    "mock store",
+    "progenitor",
+    "typify",
+    "generated code",
+];
+
+/// The first paragraph of a description as help for a user: one line, without the notes about
+/// the document ([`DOCUMENT_NOTES`]): a parenthesis that holds one is dropped, then a sentence.
+fn user_text(text: &str) -> String {
+    let paragraph = doc_text(text);
+    let is_note = |t: &str| {
+        let lower = t.to_ascii_lowercase();
+        DOCUMENT_NOTES.iter().any(|n| lower.contains(n))
+    };
+    // Parentheses (nested ones included) that hold a note.
+    let mut out = String::new();
+    let mut stack: Vec<String> = Vec::new();
+    for c in paragraph.chars() {
+        match c {
+            '(' => stack.push(String::from("(")),
+            ')' if !stack.is_empty() => {
+                let mut inner = stack.pop().expect("not empty");
+                inner.push(')');
+                let keep = !is_note(&inner);
+                let target = stack.last_mut().unwrap_or(&mut out);
+                if keep {
+                    target.push_str(&inner);
+                } else {
+                    while target.ends_with(' ') {
+                        target.pop();
+                    }
+                }
+            }
+            _ => stack.last_mut().unwrap_or(&mut out).push(c),
+        }
+    }
+    for rest in stack {
+        out.push_str(&rest);
+    }
+    let sentences: Vec<&str> = sentences(&out);
+    let kept: Vec<&str> = sentences.iter().copied().filter(|s| !is_note(s)).collect();
+    let text = if kept.is_empty() {
+        sentences.first().copied().unwrap_or_default().to_owned()
+    } else {
+        kept.join(" ")
+    };
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The sentences of a one-line text: each ends at `. `, `? ` or `! ` followed by a capital
+/// letter, a digit or a backtick (so `e.g. a` and `2.5` do not end one).
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for i in 0..bytes.len() {
+        if matches!(bytes[i], b'.' | b'?' | b'!')
+            && bytes.get(i + 1) == Some(&b' ')
+            && bytes
+                .get(i + 2)
+                .is_some_and(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'`')
+        {
+            out.push(text[start..=i].trim());
+            start = i + 2;
+        }
+    }
+    if start < text.len() && !text[start..].trim().is_empty() {
+        out.push(text[start..].trim());
+    }
+    out
+}
+
+/// Whether a parameter's Rust type is a signed number (its flag takes `-5` without `=`).
+fn numeric_type(ty: &syn::Type) -> bool {
+    ["i64", "i32", "f64", "f32"].iter().any(|n| is_type(ty, n))
 }
 
 fn is_type(ty: &syn::Type, name: &str) -> bool {
@@ -1229,9 +1686,10 @@ impl Model {
             let name = &g.name;
             let variant = &g.variant;
             let enum_name = &g.enum_name;
+            let alias = g.old_name.as_ref().map(|old| quote!(, alias = #old));
             quote! {
                 #[doc = #about]
-                #[command(subcommand, name = #name)]
+                #[command(subcommand, name = #name #alias)]
                 #variant(#enum_name)
             }
         });
@@ -1244,9 +1702,10 @@ impl Model {
                 let args = &op.args;
                 let name = &op.name;
                 let about = doc_text(&op.summary);
+                let alias = op.old_name.as_ref().map(|old| quote!(, alias = #old));
                 quote! {
                     #[doc = #about]
-                    #[command(name = #name)]
+                    #[command(name = #name #alias)]
                     #variant(Box<#args>)
                 }
             });
@@ -1392,18 +1851,19 @@ impl Model {
         let args = &op.args;
         let mut details = format!(" `{} {}`", op.group, op.name);
         if !op.description.trim().is_empty() && doc_text(&op.description) != doc_text(&op.summary) {
-            details = format!(" {}", doc_text(&op.description));
+            details = format!(" {}", user_text(&op.description));
         }
         let path_fields = op.path_params.iter().map(|p| {
             let field = &p.field;
             let ty = &p.ty;
             let id = &p.id;
-            let help = doc_text(&p.help);
+            let help = flag_help(&p.help, &p.values, false, "");
             let value_name = p.id.to_uppercase();
-            let parser = values_parser(&p.values, ty, true);
+            let parser = values_parser(&p.values, ty);
+            let negative = numeric_type(ty).then(|| quote!(, allow_negative_numbers = true));
             quote! {
                 #[doc = #help]
-                #[arg(id = #id, value_name = #value_name #parser)]
+                #[arg(id = #id, value_name = #value_name #parser #negative)]
                 pub #field: #ty
             }
         });
@@ -1411,10 +1871,13 @@ impl Model {
             let field = &p.field;
             let id = &p.id;
             let long = flag(&p.id);
-            let help = doc_text(&p.help);
+            let help = flag_help(&p.help, &p.values, false, "");
             let vec_inner = generic_args(&p.ty, "Vec").and_then(|a| a.into_iter().next());
             let element = vec_inner.clone().unwrap_or_else(|| p.ty.clone());
-            let mut parser = values_parser(&p.values, &element, true);
+            let mut parser = values_parser(&p.values, &element);
+            if numeric_type(&element) {
+                parser = quote!(#parser, allow_negative_numbers = true);
+            }
             if matches!(p.values, Values::Any) && is_type(&element, "NonZeroU64") {
                 parser = quote!(, value_parser = crate::commands::positive);
             }
@@ -1455,18 +1918,52 @@ impl Model {
                     let id = &f.id;
                     let long = flag(&f.id);
                     let wire = &f.wire;
-                    let help = doc_text(&f.help);
-                    let (ty, value_name) = scalar_tokens(f.kind);
-                    let element: syn::Type = syn::parse2(ty.clone()).expect("a type");
-                    let parser = values_parser(&f.values, &element, true);
-                    quote! {
-                        #[doc = #help]
-                        #[arg(id = #id, long = #long #value_name #parser)]
-                        #[serde(rename = #wire, skip_serializing_if = "Option::is_none")]
-                        pub #field: Option<#ty>
+                    let serde =
+                        quote!(#[serde(rename = #wire, skip_serializing_if = "Option::is_none")]);
+                    match &f.kind {
+                        FieldKind::One(kind) => {
+                            let help = flag_help(&f.help, &f.values, f.required, "");
+                            let (ty, value_name) = scalar_tokens(*kind);
+                            let parser = scalar_parser(*kind, &f.values, &ty);
+                            quote! {
+                                #[doc = #help]
+                                #[arg(id = #id, long = #long #value_name #parser)]
+                                #serde
+                                pub #field: Option<#ty>
+                            }
+                        }
+                        FieldKind::Many(kind) => {
+                            let numeric = is_numeric(*kind);
+                            let more = if numeric {
+                                " Repeat the flag, or separate the values with commas."
+                            } else {
+                                " Repeat the flag for each value."
+                            };
+                            let help = flag_help(&f.help, &f.values, f.required, more);
+                            let (ty, value_name) = scalar_tokens(*kind);
+                            let parser = scalar_parser(*kind, &f.values, &ty);
+                            let delimiter = numeric.then(|| quote!(, value_delimiter = ','));
+                            quote! {
+                                #[doc = #help]
+                                #[arg(id = #id, long = #long #value_name #delimiter #parser)]
+                                #serde
+                                pub #field: Option<Vec<#ty>>
+                            }
+                        }
+                        FieldKind::Json { expect, shape } => {
+                            let more = format!(" As JSON (or @FILE), e.g. {shape}");
+                            let help = flag_help(&f.help, &f.values, f.required, &more);
+                            quote! {
+                                #[doc = #help]
+                                #[arg(id = #id, long = #long, value_name = "JSON",
+                                      value_parser = crate::commands::json_flag(#expect, #shape))]
+                                #serde
+                                pub #field: Option<::serde_json::Value>
+                            }
+                        }
                     }
                 });
-                let doc = format!(" Scalar body fields of `{}`.", op.id);
+                let doc = format!(" Body fields of `{}` as flags.", op.id);
                 (
                     Some(quote! {
                         /// Body fields as flags.
@@ -1500,10 +1997,11 @@ impl Model {
             let field = &f.field;
             let id = &f.id;
             let long = flag(&f.id);
-            let help = match f.kind {
-                None => format!("{} A path, or `-` for standard input.", doc_text(&f.help)),
-                Some(_) => doc_text(&f.help),
+            let more = match f.kind {
+                None => " A path, or `-` for standard input.",
+                Some(_) => "",
             };
+            let help = flag_help(&f.help, &f.values, false, more);
             let (ty, value_name, parser) = match f.kind {
                 None => (
                     quote!(::std::path::PathBuf),
@@ -1512,8 +2010,7 @@ impl Model {
                 ),
                 Some(kind) => {
                     let (ty, value_name) = scalar_tokens(kind);
-                    let element: syn::Type = syn::parse2(ty.clone()).expect("a type");
-                    let parser = values_parser(&f.values, &element, true);
+                    let parser = scalar_parser(kind, &f.values, &ty);
                     (ty, value_name, parser)
                 }
             };
@@ -1583,9 +2080,29 @@ impl Model {
             (None, Some(_)) => quote!(let extra = ::serde_json::Map::new();),
             (None, None) => quote!(),
         };
-        let body = op.body.as_ref().map(|(ty, _)| {
+        let body = op.body.as_ref().map(|(ty, fields)| {
+            let required = fields
+                .iter()
+                .filter(|f| f.required)
+                .map(|f| {
+                    let wire = &f.wire;
+                    let flag = format!("--{}", flag(&f.id));
+                    quote!((#wire, #flag))
+                })
+                .chain(op.owned_required.iter().map(|wire| quote!((#wire, ""))));
+            let shapes = fields.iter().filter_map(|f| match &f.kind {
+                FieldKind::Json { shape, .. } => {
+                    let wire = &f.wire;
+                    Some(quote!((#wire, #shape)))
+                }
+                _ => None,
+            });
             quote! {
-                let body: #ty = crate::body::build(&a.body, &a.fields, extra)?;
+                const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+                    required: &[#(#required),*],
+                    shapes: &[#(#shapes),*],
+                };
+                let body: #ty = crate::body::build(&a.body, &a.fields, extra, &SPEC)?;
                 request = request.body(body);
             }
         });
@@ -1725,6 +2242,9 @@ impl Model {
         let mut out = String::new();
         for op in &self.ops {
             let mut parts = vec![format!("{} {}", op.group, op.name), op.id.clone()];
+            if let Some(old) = &op.old_name {
+                parts.push(format!("(was {old})"));
+            }
             for p in &op.path_params {
                 parts.push(format!("<{}>", p.id));
             }
@@ -1736,7 +2256,8 @@ impl Model {
                 parts.push("[--page --per-page --all]".to_owned());
             }
             for f in op.body.iter().flat_map(|(_, fields)| fields) {
-                parts.push(format!("--{}", flag(&f.id)));
+                let required = if f.required { "!" } else { "" };
+                parts.push(format!("--{}{required}", flag(&f.id)));
             }
             if op.body.is_some() {
                 parts.push("[--body]".to_owned());
@@ -1791,7 +2312,7 @@ mod tests {
     }
 
     #[test]
-    fn command_names_drop_the_group_noun_after_the_verb() {
+    fn command_names_drop_the_group_s_words() {
         let cases = [
             ("list_brands", "Brands", "list"),
             ("get_brand", "Brands", "get"),
@@ -1799,14 +2320,23 @@ mod tests {
             ("list_product_quantities", "Product Quantity", "list"),
             ("get_shipment_tracking", "Shipments", "get-tracking"),
             ("cancel_shipment", "Shipments", "cancel"),
-            ("list_order_shipments", "Shipments", "list-order-shipments"),
+            ("list_order_shipments", "Shipments", "list-order"),
             ("list_reservations", "Order Reservations", "list"),
             ("list_reservations", "Orders", "list-reservations"),
             ("list_customer_groups", "Customer Groups", "list"),
             ("list_order_statuses", "Order Status", "list"),
+            ("change_bulk_order_statuses", "Order Status", "change-bulk"),
+            ("export_orders", "Exports", "orders"),
+            ("add_customers_to_group", "Customer Groups", "add"),
+            (
+                "list_customer_loyalty_points",
+                "Loyalty Points",
+                "list-customer",
+            ),
+            ("create_digital_codes", "Digitals Product", "create-codes"),
             ("list_categories", "Categories", "list"),
             ("list_shipping_companies", "Shipping Companies", "list"),
-            ("get_shipping_rule", "Shipping Routes", "get-shipping-rule"),
+            ("get_shipping_rule", "Shipping Routes", "get-rule"),
             ("unsubscribe_webhooks", "Webhooks", "unsubscribe"),
             ("list_webhook_events", "Webhooks", "list-events"),
             ("add_languages", "Languages", "add"),
@@ -1817,10 +2347,60 @@ mod tests {
             ),
             ("list_branch_allocations", "Branches Allocations", "list"),
             ("list_addresses", "Addresses", "list"),
+            ("export", "Exports", "export"),
         ];
         for (id, tag, expected) in cases {
             assert_eq!(command_name(id, tag), expected, "{id} in {tag}");
         }
+        // The names of earlier versions, kept as hidden aliases.
+        assert_eq!(
+            earlier_command_name("add_customers_to_group", "Customer Groups"),
+            "add-customers-to-group"
+        );
+        assert_eq!(
+            earlier_command_name("export_orders", "Exports"),
+            "export-orders"
+        );
+    }
+
+    #[test]
+    fn group_names_are_english_compounds() {
+        assert_eq!(group_name("Digitals Product"), "digital-products");
+        assert_eq!(group_name("Branches Allocations"), "branch-allocations");
+        assert_eq!(group_name("Customer Groups"), "customer-groups");
+        assert_eq!(group_name("Order Status"), "order-status");
+        assert_eq!(group_name("DNS Records"), "dns-records");
+        assert_eq!(group_name("Custom URLs"), "custom-urls");
+        assert_eq!(group_name("Shipping Companies"), "shipping-companies");
+        assert_eq!(
+            group_name("Product Option Templates"),
+            "product-option-templates"
+        );
+    }
+
+    #[test]
+    fn help_for_users_leaves_out_notes_about_the_document() {
+        assert_eq!(
+            user_text(
+                "Free text search. It matches the name or a tag (the service's documentation \
+                 lists these fields; they are taken here as the fields searched, not as values)."
+            ),
+            "Free text search. It matches the name or a tag."
+        );
+        assert_eq!(
+            user_text("How many items. The documentation's example sends it as a string."),
+            "How many items."
+        );
+        assert_eq!(
+            first_sentence(
+                "The store's orders: creating an order (also as a\ndraft), and more. Second one."
+            ),
+            "The store's orders: creating an order (also as a draft), and more."
+        );
+    }
+
+    #[test]
+    fn identifiers() {
         assert_eq!(pascal("customer-groups"), "CustomerGroups");
         assert_eq!(snake("categories[]"), "categories");
         assert_eq!(snake("sortBy"), "sort_by");

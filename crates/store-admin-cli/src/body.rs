@@ -125,14 +125,36 @@ fn kind(value: &Value) -> &'static str {
     }
 }
 
-/// Builds the typed body of an operation: `--body`, then the scalar `fields` (a struct of
+/// What a generated command knows of its body beside the type: the required fields with the
+/// flag that gives each (empty when only `--body` or a hand-written flag does), and the JSON
+/// shape of each field given as JSON (`--packages-json`).
+#[derive(Debug, Clone, Copy)]
+pub struct BodySpec {
+    /// `(field, flag)` of each required field, in the document's order.
+    pub required: &'static [(&'static str, &'static str)],
+    /// `(field, example)` of each field given as JSON.
+    pub shapes: &'static [(&'static str, &'static str)],
+}
+
+impl BodySpec {
+    /// A spec that knows nothing (no required field, no shape).
+    #[cfg(test)]
+    pub const NONE: BodySpec = BodySpec {
+        required: &[],
+        shapes: &[],
+    };
+}
+
+/// Builds the typed body of an operation: `--body`, then the `fields` flags (a struct of
 /// `Option`s serialized with the document's names), then `extra` fields, each overriding the
-/// previous. Properties the document does not know are reported on standard error; a body the
-/// document's type rejects is a usage error naming the field and its flag.
+/// previous. Properties the document does not know are reported on standard error; missing
+/// required fields are all named at once, with their flags; a body the document's type rejects
+/// is a usage error naming the field, its flag and, for a JSON field, the shape it takes.
 pub fn build<T: DeserializeOwned + schemars::JsonSchema>(
     arg: &BodyArg,
     fields: &impl Serialize,
     extra: Map<String, Value>,
+    spec: &BodySpec,
 ) -> Result<T, CliError> {
     let mut body = base_object(arg)?;
     match serde_json::to_value(fields) {
@@ -163,22 +185,58 @@ pub fn build<T: DeserializeOwned + schemars::JsonSchema>(
             )));
         }
     }
+    let missing: Vec<String> = spec
+        .required
+        .iter()
+        .filter(|(field, _)| body.get(*field).is_none_or(Value::is_null))
+        .map(|(field, flag)| {
+            let shape = shape_of(spec, field)
+                .map(|s| format!(", e.g. {s}"))
+                .unwrap_or_default();
+            if flag.is_empty() {
+                format!("`{field}` (in --body{shape})")
+            } else {
+                format!("`{field}` ({flag}{shape})")
+            }
+        })
+        .collect();
+    if !missing.is_empty() {
+        return Err(CliError::usage(format!(
+            "the request body lacks {} required field{}: {}; pass {} as flags or in --body",
+            missing.len(),
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", "),
+            if missing.len() == 1 { "it" } else { "them" },
+        )));
+    }
     let value = Value::Object(body);
     serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
         let path = e.path().to_string();
         let message = e.inner().to_string();
-        let flag_hint = missing_field(&message)
-            .map(|field| {
-                format!(
-                    " (pass --{} or put `{field}` in --body)",
-                    field.replace('_', "-")
-                )
-            })
-            .unwrap_or_default();
+        let top = path
+            .split(['.', '['])
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let hint = match (missing_field(&message), shape_of(spec, &top)) {
+            (_, Some(shape)) => format!(" (`{top}` takes JSON like {shape})"),
+            (Some(field), None) if path == "." || path.is_empty() => format!(
+                " (pass --{} or put `{field}` in --body)",
+                field.replace('_', "-")
+            ),
+            _ => String::new(),
+        };
         CliError::usage(format!(
-            "the request body is not valid at `{path}`: {message}{flag_hint}"
+            "the request body is not valid at `{path}`: {message}{hint}"
         ))
     })
+}
+
+fn shape_of(spec: &BodySpec, field: &str) -> Option<&'static str> {
+    spec.shapes
+        .iter()
+        .find(|(name, _)| *name == field)
+        .map(|(_, shape)| *shape)
 }
 
 fn missing_field(message: &str) -> Option<&str> {
@@ -245,7 +303,8 @@ mod tests {
             shipment_number: None,
             status: Some("delivered".into()),
         };
-        let body: types::UpdateShipmentRequest = build(&arg, &flags, Map::new()).unwrap();
+        let body: types::UpdateShipmentRequest =
+            build(&arg, &flags, Map::new(), &BodySpec::NONE).unwrap();
         assert_eq!(body.shipment_number.as_str(), "A1");
         assert_eq!(body.status.to_string(), "delivered");
     }
@@ -260,11 +319,46 @@ mod tests {
             shipment_number: None,
             status: Some("delivered".into()),
         };
-        let error = build::<types::UpdateShipmentRequest>(&arg, &flags, Map::new()).unwrap_err();
+        let error =
+            build::<types::UpdateShipmentRequest>(&arg, &flags, Map::new(), &BodySpec::NONE)
+                .unwrap_err();
         assert_eq!(error.exit_code(), crate::error::exit::USAGE);
         let text = error.to_string();
         assert!(text.contains("missing field `shipment_number`"), "{text}");
         assert!(text.contains("--shipment-number"), "{text}");
+    }
+
+    #[test]
+    fn every_missing_required_field_is_named_in_one_error() {
+        let arg = BodyArg {
+            body: None,
+            allow_unknown_fields: false,
+        };
+        let flags = Flags {
+            shipment_number: None,
+            status: None,
+        };
+        let spec = BodySpec {
+            required: &[
+                ("shipment_number", "--shipment-number"),
+                ("status", "--status"),
+                ("packages", "--packages-json"),
+            ],
+            shapes: &[("packages", r#"[{"weight": 1.5}]"#)],
+        };
+        let error =
+            build::<types::UpdateShipmentRequest>(&arg, &flags, Map::new(), &spec).unwrap_err();
+        assert_eq!(error.exit_code(), crate::error::exit::USAGE);
+        let text = error.to_string();
+        assert!(text.contains("lacks 3 required fields"), "{text}");
+        for name in [
+            "--shipment-number",
+            "--status",
+            "--packages-json",
+            r#"[{"weight": 1.5}]"#,
+        ] {
+            assert!(text.contains(name), "{name} in {text}");
+        }
     }
 
     #[test]

@@ -28,6 +28,10 @@ pub fn command_for(operation_id: &str) -> Option<&'static str> {
 }
 
 /// The clap command of the whole tree, each operation command decorated from the document.
+///
+/// The global options are listed once, by `store-admin --help`: every other command's help
+/// leaves them out (they are still accepted and completed there) and ends with a line saying
+/// where they are.
 pub fn command() -> clap::Command {
     let mut root = Cli::command();
     for (path, operation_id) in OPERATION_COMMANDS {
@@ -37,7 +41,55 @@ pub fn command() -> clap::Command {
         let words: Vec<&str> = path.split(' ').collect();
         root = decorate(root, &words, meta);
     }
+    // Each command gets its own copy of the global options, hidden from its help (clap then
+    // copies none of its own: a command that has an option keeps it).
+    let globals: Vec<clap::Arg> = root
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .map(|a| a.clone().hide_short_help(true).hide_long_help(true))
+        .collect();
+    let names: Vec<String> = root
+        .get_arguments()
+        .filter(|a| a.is_global_set() && !a.is_hide_set())
+        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+        .take(6)
+        .collect();
+    let pointer = format!(
+        "Global options ({}, ...): see `store-admin --help`.",
+        names.join(", ")
+    );
+    let subcommands: Vec<String> = root
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in subcommands {
+        root = root.mut_subcommand(name, |sub| without_globals(sub, &globals, &pointer));
+    }
     root
+}
+
+/// `cmd` and the commands below it with the global options left out of their help, and a
+/// pointer to them at the end.
+fn without_globals(cmd: clap::Command, globals: &[clap::Arg], pointer: &str) -> clap::Command {
+    let mut cmd = cmd;
+    for arg in globals {
+        if !cmd.get_arguments().any(|a| a.get_id() == arg.get_id()) {
+            cmd = cmd.arg(arg.clone());
+        }
+    }
+    let after = match cmd.get_after_help() {
+        Some(text) => format!("{text}\n\n{pointer}"),
+        None => pointer.to_string(),
+    };
+    cmd = cmd.after_help(after);
+    let subcommands: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in subcommands {
+        cmd = cmd.mut_subcommand(name, |sub| without_globals(sub, globals, pointer));
+    }
+    cmd
 }
 
 fn decorate(cmd: clap::Command, words: &[&str], meta: &'static OperationMeta) -> clap::Command {
@@ -60,7 +112,10 @@ fn decorate(cmd: clap::Command, words: &[&str], meta: &'static OperationMeta) ->
                     "\nDeprecated: the service replaced it with {new}; use `store-admin {instead}`."
                 ));
             }
-            cmd.about(about).after_help(details)
+            // What it does, then its operation and scopes, then its own flags.
+            cmd.about(about)
+                .before_help(details)
+                .help_template(OPERATION_HELP)
         }
         [first, rest @ ..] => {
             let first = first.to_string();
@@ -68,6 +123,11 @@ fn decorate(cmd: clap::Command, words: &[&str], meta: &'static OperationMeta) ->
         }
     }
 }
+
+/// The help of an operation command: what it does, its operation and scopes (`before_help`),
+/// usage, its own arguments, then `after_help`.
+const OPERATION_HELP: &str =
+    "{about-with-newline}\n{before-help}{usage-heading} {usage}\n\n{all-args}{after-help}";
 
 /// `store-admin`: the store administration API from the command line.
 #[derive(Parser)]

@@ -221,3 +221,111 @@ pub fn positive(text: &str) -> Result<NonZeroU64, String> {
         Err(_) => Err(format!("{text:?} is not a positive whole number")),
     }
 }
+
+/// A number-or-string flag (`NumberOrString`, `IntegerOrString` of the document): a JSON number
+/// when the text is one exactly as written (`10`, `-5`, `12.5`), else the text as a string
+/// (`10.50`, `007`, `SKU-1`), so that nothing typed is rewritten.
+pub fn number_or_string(text: &str) -> Result<serde_json::Value, String> {
+    if text.is_empty() {
+        return Err("a value is required".to_string());
+    }
+    if let Ok(number) = text.parse::<serde_json::Number>()
+        && number.to_string() == text
+    {
+        return Ok(serde_json::Value::Number(number));
+    }
+    Ok(serde_json::Value::String(text.to_string()))
+}
+
+/// A `--FIELD-json` flag: JSON text (or `@FILE`, the file's JSON) that must be `expect`
+/// (`object`, `array` or `any`); an error shows `shape`, an example of what the field takes.
+pub fn json_flag(
+    expect: &'static str,
+    shape: &'static str,
+) -> impl Fn(&str) -> Result<serde_json::Value, String> + Clone + Send + Sync + 'static {
+    move |text: &str| {
+        let owned;
+        let json = match text.strip_prefix('@') {
+            Some(path) => {
+                owned = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read {path}: {e}"))?;
+                owned.as_str()
+            }
+            None => text,
+        };
+        let value: serde_json::Value = serde_json::from_str(json)
+            .map_err(|e| format!("not JSON ({e}); expected e.g. {shape}"))?;
+        let fits = match expect {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            _ => true,
+        };
+        if fits {
+            Ok(value)
+        } else {
+            Err(format!("expected a JSON {expect}, e.g. {shape}"))
+        }
+    }
+}
+
+impl FormText for serde_json::Value {
+    fn form_text(self) -> String {
+        match self {
+            serde_json::Value::String(text) => text,
+            other => other.to_string(),
+        }
+    }
+}
+
+/// Levenshtein distance of two short texts (flag names), for [`relevant_suggestion`].
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            current.push(
+                (previous[j] + cost)
+                    .min(previous[j + 1] + 1)
+                    .min(current[j] + 1),
+            );
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+/// clap's "a similar argument exists" for an unknown flag, kept only when it can be what was
+/// meant: a flag of the command itself, or a global flag that the unknown one misspells (two
+/// edits at most). `coupons create --amount` is not a misspelled `--timeout`.
+pub fn relevant_suggestion(error: clap::Error, root: &clap::Command) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if error.kind() != ErrorKind::UnknownArgument {
+        return error;
+    }
+    let given = match error.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(text)) => text.split('=').next().unwrap_or(text).to_string(),
+        _ => return error,
+    };
+    let suggested = match error.get(ContextKind::SuggestedArg) {
+        Some(ContextValue::String(text)) => text.clone(),
+        _ => return error,
+    };
+    let is_global = root.get_arguments().any(|arg| {
+        arg.is_global_set()
+            && arg
+                .get_long()
+                .is_some_and(|long| suggested == format!("--{long}"))
+    });
+    if !is_global || distance(&given, &suggested) <= 2 {
+        return error;
+    }
+    let mut plain = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(root);
+    for (kind, value) in error.context() {
+        if !matches!(kind, ContextKind::SuggestedArg | ContextKind::Suggested) {
+            plain.insert(kind, value.clone());
+        }
+    }
+    plain
+}

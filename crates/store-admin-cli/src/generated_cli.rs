@@ -19,9 +19,9 @@ pub const OPERATION_COMMANDS: &[(&str, &str)] = &[
     ("orders create", "create_order"),
     ("order-status list", "list_order_statuses"),
     ("order-status create", "create_order_status"),
-    ("shipments list-order-shipments", "list_order_shipments"),
-    ("shipments update-order-shipment", "update_order_shipment"),
-    ("shipments cancel-order-shipment", "cancel_order_shipment"),
+    ("shipments list-order", "list_order_shipments"),
+    ("shipments update-order", "update_order_shipment"),
+    ("shipments cancel-order", "cancel_order_shipment"),
     ("product-options create", "create_product_option"),
     ("product-variants get", "get_product_variant"),
     ("product-variants update", "update_product_variant"),
@@ -30,7 +30,7 @@ pub const OPERATION_COMMANDS: &[(&str, &str)] = &[
     ("shipping-companies get", "get_shipping_company"),
     ("shipping-companies update", "update_shipping_company"),
     ("shipping-companies delete", "delete_shipping_company"),
-    ("shipping-routes get-shipping-rule", "get_shipping_rule"),
+    ("shipping-routes get-rule", "get_shipping_rule"),
     ("shipping-routes list", "list_shipping_routes"),
     ("shipping-routes create", "create_shipping_route"),
     ("shipping-routes get", "get_shipping_route"),
@@ -52,16 +52,16 @@ pub const OPERATION_COMMANDS: &[(&str, &str)] = &[
     ("shipments cancel", "cancel_shipment"),
     ("shipments return", "return_shipment"),
     ("shipments get-tracking", "get_shipment_tracking"),
-    ("exports export-orders", "export_orders"),
+    ("exports orders", "export_orders"),
     ("exports list-logs", "list_export_logs"),
     ("exports list-templates", "list_export_templates"),
     ("exports create-template", "create_export_template"),
     ("exports update-template", "update_export_template"),
     ("exports delete-template", "delete_export_template"),
     ("exports list-columns", "list_export_columns"),
-    ("exports export-customers", "export_customers"),
-    ("exports export-custom-urls", "export_custom_urls"),
-    ("exports export-products", "export_products"),
+    ("exports customers", "export_customers"),
+    ("exports custom-urls", "export_custom_urls"),
+    ("exports products", "export_products"),
     ("dns-records list", "list_dns_records"),
     ("dns-records create", "create_dns_record"),
     ("dns-records delete", "delete_dns_record"),
@@ -92,14 +92,14 @@ pub const OPERATION_COMMANDS: &[(&str, &str)] = &[
     ("customers import", "import_customers"),
     ("customer-groups list", "list_customer_groups"),
     ("customer-groups create", "create_customer_group"),
-    ("customer-groups add-customers-to-group", "add_customers_to_group"),
-    ("customer-groups update-default-customer-group", "update_default_customer_group"),
+    ("customer-groups add", "add_customers_to_group"),
+    ("customer-groups update-default", "update_default_customer_group"),
     ("customer-groups update", "update_customer_group"),
     ("customer-groups delete", "delete_customer_group"),
     ("customer-wallet deposit", "deposit_customer_wallet"),
     ("customer-wallet withdraw", "withdraw_customer_wallet"),
-    ("loyalty-points list-customer-loyalty-points", "list_customer_loyalty_points"),
-    ("loyalty-points update-customer-loyalty-points", "update_customer_loyalty_points"),
+    ("loyalty-points list-customer", "list_customer_loyalty_points"),
+    ("loyalty-points update-customer", "update_customer_loyalty_points"),
     ("coupons list", "list_coupons"),
     ("coupons create", "create_coupon"),
     ("coupons list-codes", "list_coupon_codes"),
@@ -138,16 +138,16 @@ pub const OPERATION_COMMANDS: &[(&str, &str)] = &[
     ("products update-price-by-sku", "update_product_price_by_sku"),
     ("products update-prices", "update_product_prices"),
     ("products import", "import_products"),
-    ("products run-bulk-product-actions", "run_bulk_product_actions"),
+    ("products run-bulk-actions", "run_bulk_product_actions"),
     ("product-tags list", "list_product_tags"),
     ("product-tags create", "create_product_tag"),
-    ("digitals-product create-digital-codes", "create_product_digital_codes"),
-    ("digitals-product create-digital-file", "create_product_digital_file"),
-    ("digitals-product delete-digital-file", "delete_product_digital_file"),
+    ("digital-products create-codes", "create_product_digital_codes"),
+    ("digital-products create-file", "create_product_digital_file"),
+    ("digital-products delete-file", "delete_product_digital_file"),
     ("product-images create", "create_product_image"),
-    ("product-images create-product-video", "create_product_video"),
+    ("product-images create-video", "create_product_video"),
     ("product-images create-by-sku", "create_product_image_by_sku"),
-    ("product-images create-product-video-by-sku", "create_product_video_by_sku"),
+    ("product-images create-video-by-sku", "create_product_video_by_sku"),
     ("product-images update", "update_product_image"),
     ("product-images delete", "delete_product_image"),
     ("product-quantity update", "update_product_quantities"),
@@ -181,7 +181,7 @@ pub const OPERATION_COMMANDS: &[(&str, &str)] = &[
     ("languages update", "update_language"),
     ("currencies list", "list_currencies"),
     ("currencies activate", "activate_currencies"),
-    ("currencies list-available-currencies", "list_available_currencies"),
+    ("currencies list-available", "list_available_currencies"),
     ("countries list", "list_countries"),
     ("countries get", "get_country"),
     ("cities list", "list_cities"),
@@ -192,9 +192,9 @@ pub const OPERATION_COMMANDS: &[(&str, &str)] = &[
     ("taxes update", "update_tax"),
     ("taxes delete", "delete_tax"),
     ("custom-urls import", "import_custom_urls"),
-    ("shipping-companies list-shipping-estimate-rates", "list_shipping_estimate_rates"),
+    ("shipping-companies list-estimate-rates", "list_shipping_estimate_rates"),
     ("shipping-companies list-options", "list_shipping_company_options"),
-    ("shipping-routes update-default-shipping-route", "update_default_shipping_route"),
+    ("shipping-routes update-default", "update_default_shipping_route"),
     ("shipping-zones list", "list_shipping_zones"),
     ("shipping-zones create", "create_shipping_zone"),
     ("shipping-zones get", "get_shipping_zone"),
@@ -205,12 +205,12 @@ pub const OPERATION_COMMANDS: &[(&str, &str)] = &[
     ("branches get", "get_branch"),
     ("branches update", "update_branch"),
     ("branches delete", "delete_branch"),
-    ("branches-allocations list", "list_branch_allocations"),
-    ("branches-allocations create", "create_branch_allocation"),
-    ("branches-allocations update-settings", "update_branch_allocation_settings"),
-    ("branches-allocations get", "get_branch_allocation"),
-    ("branches-allocations update", "update_branch_allocation"),
-    ("branches-allocations delete", "delete_branch_allocation"),
+    ("branch-allocations list", "list_branch_allocations"),
+    ("branch-allocations create", "create_branch_allocation"),
+    ("branch-allocations update-settings", "update_branch_allocation_settings"),
+    ("branch-allocations get", "get_branch_allocation"),
+    ("branch-allocations update", "update_branch_allocation"),
+    ("branch-allocations delete", "delete_branch_allocation"),
     ("branch-delivery-zones list", "list_branch_delivery_zones"),
     ("branch-delivery-zones create", "create_branch_delivery_zone"),
     ("branch-delivery-zones get", "get_branch_delivery_zone"),
@@ -218,7 +218,7 @@ pub const OPERATION_COMMANDS: &[(&str, &str)] = &[
     ("branch-delivery-zones delete", "delete_branch_delivery_zone"),
     ("orders get", "get_order"),
     ("orders update", "update_order"),
-    ("orders create-draft-order", "create_draft_order"),
+    ("orders create-draft", "create_draft_order"),
     ("orders duplicate", "duplicate_order"),
     ("orders run-actions", "run_order_actions"),
     ("orders relocate-inventory", "relocate_order_inventory"),
@@ -229,7 +229,7 @@ pub const OPERATION_COMMANDS: &[(&str, &str)] = &[
     ("order-status change", "change_order_status"),
     ("order-status get", "get_order_status"),
     ("order-status update", "update_order_status"),
-    ("order-status change-bulk-order-statuses", "change_bulk_order_statuses"),
+    ("order-status change-bulk", "change_bulk_order_statuses"),
     ("order-status sort", "sort_order_statuses"),
     ("order-histories list", "list_order_histories"),
     ("order-histories create", "create_order_history"),
@@ -248,7 +248,7 @@ pub const OPERATION_COMMANDS: &[(&str, &str)] = &[
     ("order-assignment list-rules", "list_order_assignment_rules"),
     ("order-assignment create-rule", "create_order_assignment_rule"),
     ("order-assignment update-rule", "update_order_assignment_rule"),
-    ("order-assignment list-order-assigned-employees", "list_order_assigned_employees"),
+    ("order-assignment list-assigned-employees", "list_order_assigned_employees"),
 ];
 /// The paged list operations (their commands take `--page`, `--per-page` and `--all`).
 pub const PAGED_OPERATIONS: &[&str] = &[
@@ -298,31 +298,31 @@ pub const PAGED_OPERATIONS: &[&str] = &[
 /// One group of commands per tag of the document.
 #[derive(clap::Subcommand)]
 pub enum Operations {
-    ///Stock quantities of products and variants, bulk quantity updates, the reasons of a quantity.
+    ///Stock quantities of products and variants, bulk quantity updates, the reasons of a quantity change and the audit log of changes.
     #[command(subcommand, name = "product-quantity")]
     ProductQuantity(ProductQuantityCommand),
     ///Reservations (bookings of days or time slots) made through orders.
     #[command(subcommand, name = "order-reservations")]
     OrderReservations(OrderReservationsCommand),
-    ///The store's orders: the paged list, the details of one order, creating an order (also as a.
+    ///The store's orders: the paged list, the details of one order, creating an order (also as a draft or as a copy of another), updating it, bulk actions on many orders and moving an order's stock between branches.
     #[command(subcommand, name = "orders")]
     Orders(OrdersCommand),
-    ///The order statuses of the store (built-in and customized, with sub-statuses), changing the.
+    ///The order statuses of the store (built-in and customized, with sub-statuses), changing the status of an order, and creating, updating and sorting custom statuses.
     #[command(subcommand, name = "order-status")]
     OrderStatus(OrderStatusCommand),
     ///Shipments created for orders, their tracking, cancellation and return.
     #[command(subcommand, name = "shipments")]
     Shipments(ShipmentsCommand),
-    ///Options of a product (such as a size or a colour); creating one generates the product's.
+    ///Options of a product (such as a size or a colour); creating one generates the product's variants.
     #[command(subcommand, name = "product-options")]
     ProductOptions(ProductOptionsCommand),
-    ///Variants (SKUs) of a product, one per combination of option values, with their own prices.
+    ///Variants (SKUs) of a product, one per combination of option values, with their own prices and stock.
     #[command(subcommand, name = "product-variants")]
     ProductVariants(ProductVariantsCommand),
-    ///The shipping companies of the store (linked through the platform or the merchant's own), the.
+    ///The shipping companies of the store (linked through the platform or the merchant's own), the options a company asks for when a shipment is created, and estimated rates.
     #[command(subcommand, name = "shipping-companies")]
     ShippingCompanies(ShippingCompaniesCommand),
-    ///Routes that choose which shipping companies serve an order, by conditions and a strategy, and the.
+    ///Routes that choose which shipping companies serve an order, by conditions and a strategy, and the store's default route.
     #[command(subcommand, name = "shipping-routes")]
     ShippingRoutes(ShippingRoutesCommand),
     ///The languages of the store.
@@ -334,7 +334,7 @@ pub enum Operations {
     ///Subscriptions that notify an external URL when an event happens in the store.
     #[command(subcommand, name = "webhooks")]
     Webhooks(WebhooksCommand),
-    ///Export jobs (orders, customers, products, custom URLs), the export log, and the export templates.
+    ///Export jobs (orders, customers, products, custom URLs), the export log, and the export templates and columns that shape the exported files.
     #[command(subcommand, name = "exports")]
     Exports(ExportsCommand),
     ///The DNS records of the store's own domain.
@@ -355,16 +355,16 @@ pub enum Operations {
     ///Store settings, listed by entity and read or changed one by one by their slug.
     #[command(subcommand, name = "settings")]
     Settings(SettingsCommand),
-    ///Store scopes: the markets of one store, each with its countries, currency, languages, branches and.
+    ///Store scopes: the markets of one store, each with its countries, currency, languages, branches and domain.
     #[command(subcommand, name = "store-scopes")]
     StoreScopes(StoreScopesCommand),
     ///The payment transactions of the store, their invoices, refunds and voids.
     #[command(subcommand, name = "transactions")]
     Transactions(TransactionsCommand),
-    ///The store's customers: create, list, read, update and delete them, ban and un-ban them, and import.
+    ///The store's customers: create, list, read, update and delete them, ban and un-ban them, and import them from a spreadsheet.
     #[command(subcommand, name = "customers")]
     Customers(CustomersCommand),
-    ///Groups of customers, filled by hand or automatically by conditions (total sales, number of orders),.
+    ///Groups of customers, filled by hand or automatically by conditions (total sales, number of orders), whose members get their own payment and shipping methods.
     #[command(subcommand, name = "customer-groups")]
     CustomerGroups(CustomerGroupsCommand),
     ///Deposits to and withdrawals from a customer's store wallet.
@@ -376,7 +376,7 @@ pub enum Operations {
     ///Discount codes (single or generated in groups), with optional marketing (influencer) details.
     #[command(subcommand, name = "coupons")]
     Coupons(CouponsCommand),
-    ///Automatic promotions: buy X get Y, percentage or fixed amount discounts and quantity discount tables.
+    ///Automatic promotions: buy X get Y, percentage or fixed amount discounts and quantity discount tables on an order, products or categories.
     #[command(subcommand, name = "special-offers")]
     SpecialOffers(SpecialOffersCommand),
     ///Affiliate (marketer) campaigns, their commissions and their tracking links.
@@ -388,22 +388,22 @@ pub enum Operations {
     ///Customer reviews, questions and testimonials, and their publication.
     #[command(subcommand, name = "reviews")]
     Reviews(ReviewsCommand),
-    ///Products of the store: create, list, read, update and delete them (by id or by SKU), change.
+    ///Products of the store: create, list, read, update and delete them (by id or by SKU), change their status and prices, import them from a file and run bulk actions on them.
     #[command(subcommand, name = "products")]
     Products(ProductsCommand),
     ///Tags that label products.
     #[command(subcommand, name = "product-tags")]
     ProductTags(ProductTagsCommand),
     ///The content of digital products: codes (for example gift card codes) and downloadable files.
-    #[command(subcommand, name = "digitals-product")]
-    DigitalsProduct(DigitalsProductCommand),
-    ///Images and videos of a product: upload or link them (by product id or SKU), update and.
+    #[command(subcommand, name = "digital-products", alias = "digitals-product")]
+    DigitalProducts(DigitalProductsCommand),
+    ///Images and videos of a product: upload or link them (by product id or SKU), update and delete them.
     #[command(subcommand, name = "product-images")]
     ProductImages(ProductImagesCommand),
     ///The values of a product option (for example `XL` of the option `size`).
     #[command(subcommand, name = "product-option-values")]
     ProductOptionValues(ProductOptionValuesCommand),
-    ///Reusable option templates (for example a size chart of values) that can be applied to.
+    ///Reusable option templates (for example a size chart of values) that can be applied to products.
     #[command(subcommand, name = "product-option-templates")]
     ProductOptionTemplates(ProductOptionTemplatesCommand),
     ///The product brands of the store, with their logos, banners and search engine metadata.
@@ -433,9 +433,9 @@ pub enum Operations {
     ///The store's branches and warehouses with their address, contacts and working hours.
     #[command(subcommand, name = "branches")]
     Branches(BranchesCommand),
-    ///Rules that choose which branch fulfils an order (by destination, items, tags...), and the store's.
-    #[command(subcommand, name = "branches-allocations")]
-    BranchesAllocations(BranchesAllocationsCommand),
+    ///Rules that choose which branch fulfils an order (by destination, items, tags...), and the store's default allocation strategy.
+    #[command(subcommand, name = "branch-allocations", alias = "branches-allocations")]
+    BranchAllocations(BranchAllocationsCommand),
     ///The area a branch delivers to (a radius or a polygon) and the hours it delivers.
     #[command(subcommand, name = "branch-delivery-zones")]
     BranchDeliveryZones(BranchDeliveryZonesCommand),
@@ -445,7 +445,7 @@ pub enum Operations {
     ///The history of an order (status changes and activity) and notes added to it.
     #[command(subcommand, name = "order-histories")]
     OrderHistories(OrderHistoriesCommand),
-    ///Order options: extra fields the customer fills in at checkout (text, number, checkbox, date,.
+    ///Order options: extra fields the customer fills in at checkout (text, number, checkbox, date, bookings).
     #[command(subcommand, name = "order-options")]
     OrderOptions(OrderOptionsCommand),
     ///Invoices and credit notes of orders; sending and printing an order's invoice.
@@ -497,8 +497,8 @@ pub enum OrdersCommand {
     #[command(name = "update")]
     Update(Box<UpdateOrderArgs>),
     ///Create a draft order
-    #[command(name = "create-draft-order")]
-    CreateDraftOrder(Box<CreateDraftOrderArgs>),
+    #[command(name = "create-draft", alias = "create-draft-order")]
+    CreateDraft(Box<CreateDraftOrderArgs>),
     ///Duplicate an order
     #[command(name = "duplicate")]
     Duplicate(Box<DuplicateOrderArgs>),
@@ -528,8 +528,8 @@ pub enum OrderStatusCommand {
     #[command(name = "update")]
     Update(Box<UpdateOrderStatusArgs>),
     ///Change the status of many orders from a file
-    #[command(name = "change-bulk-order-statuses")]
-    ChangeBulkOrderStatuses(Box<ChangeBulkOrderStatusesArgs>),
+    #[command(name = "change-bulk", alias = "change-bulk-order-statuses")]
+    ChangeBulk(Box<ChangeBulkOrderStatusesArgs>),
     ///Sort order statuses
     #[command(name = "sort")]
     Sort(Box<SortOrderStatusesArgs>),
@@ -538,14 +538,14 @@ pub enum OrderStatusCommand {
 #[derive(clap::Subcommand)]
 pub enum ShipmentsCommand {
     ///List the shipments of an order (replaced)
-    #[command(name = "list-order-shipments")]
-    ListOrderShipments(Box<ListOrderShipmentsArgs>),
+    #[command(name = "list-order", alias = "list-order-shipments")]
+    ListOrder(Box<ListOrderShipmentsArgs>),
     ///Update the shipment of an order (replaced)
-    #[command(name = "update-order-shipment")]
-    UpdateOrderShipment(Box<UpdateOrderShipmentArgs>),
+    #[command(name = "update-order", alias = "update-order-shipment")]
+    UpdateOrder(Box<UpdateOrderShipmentArgs>),
     ///Cancel the shipment of an order (replaced)
-    #[command(name = "cancel-order-shipment")]
-    CancelOrderShipment(Box<CancelOrderShipmentArgs>),
+    #[command(name = "cancel-order", alias = "cancel-order-shipment")]
+    CancelOrder(Box<CancelOrderShipmentArgs>),
     ///List shipments
     #[command(name = "list")]
     List(Box<ListShipmentsArgs>),
@@ -619,8 +619,8 @@ pub enum ShippingCompaniesCommand {
     #[command(name = "delete")]
     Delete(Box<DeleteShippingCompanyArgs>),
     ///List estimated shipping rates
-    #[command(name = "list-shipping-estimate-rates")]
-    ListShippingEstimateRates(Box<ListShippingEstimateRatesArgs>),
+    #[command(name = "list-estimate-rates", alias = "list-shipping-estimate-rates")]
+    ListEstimateRates(Box<ListShippingEstimateRatesArgs>),
     ///List a shipping company's options
     #[command(name = "list-options")]
     ListOptions(Box<ListShippingCompanyOptionsArgs>),
@@ -629,8 +629,8 @@ pub enum ShippingCompaniesCommand {
 #[derive(clap::Subcommand)]
 pub enum ShippingRoutesCommand {
     ///Get shipping rule details
-    #[command(name = "get-shipping-rule")]
-    GetShippingRule(Box<GetShippingRuleArgs>),
+    #[command(name = "get-rule", alias = "get-shipping-rule")]
+    GetRule(Box<GetShippingRuleArgs>),
     ///List shipping routes
     #[command(name = "list")]
     List(Box<ListShippingRoutesArgs>),
@@ -647,8 +647,8 @@ pub enum ShippingRoutesCommand {
     #[command(name = "update")]
     Update(Box<UpdateShippingRouteArgs>),
     ///Update the default shipping route
-    #[command(name = "update-default-shipping-route")]
-    UpdateDefaultShippingRoute(Box<UpdateDefaultShippingRouteArgs>),
+    #[command(name = "update-default", alias = "update-default-shipping-route")]
+    UpdateDefault(Box<UpdateDefaultShippingRouteArgs>),
 }
 /// `languages ...`
 #[derive(clap::Subcommand)]
@@ -716,8 +716,8 @@ pub enum WebhooksCommand {
 #[derive(clap::Subcommand)]
 pub enum ExportsCommand {
     ///Export orders
-    #[command(name = "export-orders")]
-    ExportOrders(Box<ExportOrdersArgs>),
+    #[command(name = "orders", alias = "export-orders")]
+    Orders(Box<ExportOrdersArgs>),
     ///List export logs
     #[command(name = "list-logs")]
     ListLogs(Box<ListExportLogsArgs>),
@@ -737,14 +737,14 @@ pub enum ExportsCommand {
     #[command(name = "list-columns")]
     ListColumns(Box<ListExportColumnsArgs>),
     ///Export customers
-    #[command(name = "export-customers")]
-    ExportCustomers(Box<ExportCustomersArgs>),
+    #[command(name = "customers", alias = "export-customers")]
+    Customers(Box<ExportCustomersArgs>),
     ///Export custom URLs
-    #[command(name = "export-custom-urls")]
-    ExportCustomUrls(Box<ExportCustomUrlsArgs>),
+    #[command(name = "custom-urls", alias = "export-custom-urls")]
+    CustomUrls(Box<ExportCustomUrlsArgs>),
     ///Export products
-    #[command(name = "export-products")]
-    ExportProducts(Box<ExportProductsArgs>),
+    #[command(name = "products", alias = "export-products")]
+    Products(Box<ExportProductsArgs>),
 }
 /// `dns-records ...`
 #[derive(clap::Subcommand)]
@@ -876,11 +876,11 @@ pub enum CustomerGroupsCommand {
     #[command(name = "create")]
     Create(Box<CreateCustomerGroupArgs>),
     ///Add customers to a customer group
-    #[command(name = "add-customers-to-group")]
-    AddCustomersToGroup(Box<AddCustomersToGroupArgs>),
+    #[command(name = "add", alias = "add-customers-to-group")]
+    Add(Box<AddCustomersToGroupArgs>),
     ///Update the default customer group
-    #[command(name = "update-default-customer-group")]
-    UpdateDefaultCustomerGroup(Box<UpdateDefaultCustomerGroupArgs>),
+    #[command(name = "update-default", alias = "update-default-customer-group")]
+    UpdateDefault(Box<UpdateDefaultCustomerGroupArgs>),
     ///Update a customer group
     #[command(name = "update")]
     Update(Box<UpdateCustomerGroupArgs>),
@@ -902,11 +902,11 @@ pub enum CustomerWalletCommand {
 #[derive(clap::Subcommand)]
 pub enum LoyaltyPointsCommand {
     ///List a customer's loyalty points
-    #[command(name = "list-customer-loyalty-points")]
-    ListCustomerLoyaltyPoints(Box<ListCustomerLoyaltyPointsArgs>),
+    #[command(name = "list-customer", alias = "list-customer-loyalty-points")]
+    ListCustomer(Box<ListCustomerLoyaltyPointsArgs>),
     ///Add or remove customers' loyalty points
-    #[command(name = "update-customer-loyalty-points")]
-    UpdateCustomerLoyaltyPoints(Box<UpdateCustomerLoyaltyPointsArgs>),
+    #[command(name = "update-customer", alias = "update-customer-loyalty-points")]
+    UpdateCustomer(Box<UpdateCustomerLoyaltyPointsArgs>),
 }
 /// `coupons ...`
 #[derive(clap::Subcommand)]
@@ -1046,8 +1046,8 @@ pub enum ProductsCommand {
     #[command(name = "import")]
     Import(Box<ImportProductsArgs>),
     ///Run bulk product actions
-    #[command(name = "run-bulk-product-actions")]
-    RunBulkProductActions(Box<RunBulkProductActionsArgs>),
+    #[command(name = "run-bulk-actions", alias = "run-bulk-product-actions")]
+    RunBulkActions(Box<RunBulkProductActionsArgs>),
 }
 /// `product-tags ...`
 #[derive(clap::Subcommand)]
@@ -1059,18 +1059,18 @@ pub enum ProductTagsCommand {
     #[command(name = "create")]
     Create(Box<CreateProductTagArgs>),
 }
-/// `digitals-product ...`
+/// `digital-products ...`
 #[derive(clap::Subcommand)]
-pub enum DigitalsProductCommand {
+pub enum DigitalProductsCommand {
     ///Attach digital codes to a product
-    #[command(name = "create-digital-codes")]
-    CreateDigitalCodes(Box<CreateProductDigitalCodesArgs>),
+    #[command(name = "create-codes", alias = "create-digital-codes")]
+    CreateCodes(Box<CreateProductDigitalCodesArgs>),
     ///Attach a digital file to a product
-    #[command(name = "create-digital-file")]
-    CreateDigitalFile(Box<CreateProductDigitalFileArgs>),
+    #[command(name = "create-file", alias = "create-digital-file")]
+    CreateFile(Box<CreateProductDigitalFileArgs>),
     ///Delete a digital file
-    #[command(name = "delete-digital-file")]
-    DeleteDigitalFile(Box<DeleteProductDigitalFileArgs>),
+    #[command(name = "delete-file", alias = "delete-digital-file")]
+    DeleteFile(Box<DeleteProductDigitalFileArgs>),
 }
 /// `product-images ...`
 #[derive(clap::Subcommand)]
@@ -1079,14 +1079,14 @@ pub enum ProductImagesCommand {
     #[command(name = "create")]
     Create(Box<CreateProductImageArgs>),
     ///Attach a YouTube video to a product
-    #[command(name = "create-product-video")]
-    CreateProductVideo(Box<CreateProductVideoArgs>),
+    #[command(name = "create-video", alias = "create-product-video")]
+    CreateVideo(Box<CreateProductVideoArgs>),
     ///Attach an image to a product by SKU
     #[command(name = "create-by-sku")]
     CreateBySku(Box<CreateProductImageBySkuArgs>),
     ///Attach a video to a product by SKU
-    #[command(name = "create-product-video-by-sku")]
-    CreateProductVideoBySku(Box<CreateProductVideoBySkuArgs>),
+    #[command(name = "create-video-by-sku", alias = "create-product-video-by-sku")]
+    CreateVideoBySku(Box<CreateProductVideoBySkuArgs>),
     ///Update a product image
     #[command(name = "update")]
     Update(Box<UpdateProductImageArgs>),
@@ -1158,8 +1158,8 @@ pub enum CurrenciesCommand {
     #[command(name = "activate")]
     Activate(Box<ActivateCurrenciesArgs>),
     ///List available currencies
-    #[command(name = "list-available-currencies")]
-    ListAvailableCurrencies(Box<ListAvailableCurrenciesArgs>),
+    #[command(name = "list-available", alias = "list-available-currencies")]
+    ListAvailable(Box<ListAvailableCurrenciesArgs>),
 }
 /// `countries ...`
 #[derive(clap::Subcommand)]
@@ -1249,9 +1249,9 @@ pub enum BranchesCommand {
     #[command(name = "delete")]
     Delete(Box<DeleteBranchArgs>),
 }
-/// `branches-allocations ...`
+/// `branch-allocations ...`
 #[derive(clap::Subcommand)]
-pub enum BranchesAllocationsCommand {
+pub enum BranchAllocationsCommand {
     ///List branch allocations
     #[command(name = "list")]
     List(Box<ListBranchAllocationsArgs>),
@@ -1377,8 +1377,8 @@ pub enum OrderAssignmentCommand {
     #[command(name = "update-rule")]
     UpdateRule(Box<UpdateOrderAssignmentRuleArgs>),
     ///List the employees assigned to an order
-    #[command(name = "list-order-assigned-employees")]
-    ListOrderAssignedEmployees(Box<ListOrderAssignedEmployeesArgs>),
+    #[command(name = "list-assigned-employees", alias = "list-order-assigned-employees")]
+    ListAssignedEmployees(Box<ListOrderAssignedEmployeesArgs>),
 }
 /// Lists the stock quantity of every product, in pages (`page`, `per_page`): one row per product, or one row per variant for products with variants (the product `id` then repeats for each variant row).
 #[derive(clap::Args)]
@@ -1396,7 +1396,12 @@ pub struct ListProductQuantitiesArgs {
     #[arg(id = "tags", long = "tags", value_delimiter = ',')]
     pub tags: Option<Vec<::std::string::String>>,
     ///Restricts quantities to the stock of one branch (branch id).
-    #[arg(id = "branch", long = "branch", value_name = "N")]
+    #[arg(
+        id = "branch",
+        long = "branch",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub branch: Option<i64>,
     /// Page selection.
     #[command(flatten)]
@@ -1412,10 +1417,10 @@ pub struct ListReservationsArgs {
 /// Lists the store's orders, one page at a time (`page`, `per_page`), newest first unless `sort_by` says otherwise. Every filter is optional and filters combine with AND. Each order is a summary (`Order`): its total, status, payment state and item names; `get_order` returns the details.
 #[derive(clap::Args)]
 pub struct ListOrdersArgs {
-    ///Free text search. It matches the customer's mobile number or name, a shipping number, the order's reference number or a tag name (the service's documentation lists these five fields, `customer.mobile`, `customer.name`, `shipping_number`, `reference_id` and `tag_name`, as the parameter's enumeration; they are taken here as the fields searched, not as values to send).
+    ///Free text search. It matches the customer's mobile number or name, a shipping number, the order's reference number or a tag name.
     #[arg(id = "keyword", long = "keyword")]
     pub keyword: Option<::std::string::String>,
-    ///Only orders paid with one of these payment methods (see `OrderPaymentMethod`).
+    ///Only orders paid with one of these payment methods (see `OrderPaymentMethod`). [known values: mada, credit_card, apple_pay, google_pay, stc_pay, bank, cod, paypal, knet, spotii_pay, tabby_installment, tamara_installment, free, waiting (others accepted)]
     #[arg(
         id = "payment_method",
         long = "payment-method",
@@ -1435,11 +1440,18 @@ pub struct ListOrdersArgs {
             "tamara_installment",
             "free",
             "waiting"]
-        )
+        ),
+        hide_possible_values = true
     )]
     pub payment_method: Option<Vec<types::OrderPaymentMethod>>,
     ///Only orders whose status id is one of these (ids from `list_order_statuses`).
-    #[arg(id = "status", long = "status", value_name = "N", value_delimiter = ',')]
+    #[arg(
+        id = "status",
+        long = "status",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
     pub status: Option<Vec<i64>>,
     ///Only orders created on or after this day, `YYYY-MM-DD`.
     #[arg(id = "from_date", long = "from-date", value_name = "YYYY-MM-DD")]
@@ -1448,7 +1460,12 @@ pub struct ListOrdersArgs {
     #[arg(id = "to_date", long = "to-date", value_name = "YYYY-MM-DD")]
     pub to_date: Option<::chrono::naive::NaiveDate>,
     ///Only orders shipped to this country (country id).
-    #[arg(id = "country", long = "country", value_name = "N")]
+    #[arg(
+        id = "country",
+        long = "country",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub country: Option<i64>,
     ///Only orders shipped to this city (for example `jeddah`).
     #[arg(id = "city", long = "city")]
@@ -1457,29 +1474,52 @@ pub struct ListOrdersArgs {
     #[arg(id = "product", long = "product")]
     pub product: Option<::std::string::String>,
     ///Only orders of these branches (branch ids).
-    #[arg(id = "branch", long = "branch", value_name = "N", value_delimiter = ',')]
+    #[arg(
+        id = "branch",
+        long = "branch",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
     pub branch: Option<Vec<i64>>,
     ///Only orders carrying one of these tags (tag ids).
-    #[arg(id = "tags", long = "tags", value_name = "N", value_delimiter = ',')]
+    #[arg(
+        id = "tags",
+        long = "tags",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
     pub tags: Option<Vec<i64>>,
     ///Only the order with this reference number (the number shown to the store owner).
-    #[arg(id = "reference_id", long = "reference-id", value_name = "N")]
+    #[arg(
+        id = "reference_id",
+        long = "reference-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub reference_id: Option<i64>,
     ///Only orders that used this discount code.
     #[arg(id = "coupon", long = "coupon")]
     pub coupon: Option<::std::string::String>,
     ///Only orders of this customer.
-    #[arg(id = "customer_id", long = "customer-id", value_name = "N")]
+    #[arg(
+        id = "customer_id",
+        long = "customer-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub customer_id: Option<i64>,
     ///Only orders shipped through one of these shipping applications (application ids).
     #[arg(
         id = "shipping_app_id",
         long = "shipping-app-id",
         value_name = "N",
-        value_delimiter = ','
+        value_delimiter = ',',
+        allow_negative_numbers = true
     )]
     pub shipping_app_id: Option<Vec<i64>>,
-    ///Only orders from one of these sources (see `OrderSource`).
+    ///Only orders from one of these sources (see `OrderSource`). [known values: store, landing, forgotten_basket, abandoned-cart, campaign, dashboard, buy_as_gift, mahly-app, buy_now, one-click, complete_order (others accepted)]
     #[arg(
         id = "source",
         long = "source",
@@ -1496,7 +1536,8 @@ pub struct ListOrdersArgs {
             "buy_now",
             "one-click",
             "complete_order"]
-        )
+        ),
+        hide_possible_values = true
     )]
     pub source: Option<Vec<types::OrderSource>>,
     ///Sort order: one attribute and a direction joined by a dash, `<attribute>-asc` or `<attribute>-desc`. Attributes: `id`, `total`, `updated_at`, `created_at`; for example `id-desc`.
@@ -1521,7 +1562,8 @@ pub struct ListOrdersArgs {
         id = "assign_employee",
         long = "assign-employee",
         value_name = "N",
-        value_delimiter = ','
+        value_delimiter = ',',
+        allow_negative_numbers = true
     )]
     pub assign_employee: Option<Vec<i64>>,
     ///Only orders sold through one of these channels: `mobile`, `mobile-app`, `desktop`, `affiliate`, `mahly-app`.
@@ -1539,7 +1581,12 @@ pub struct ListOrdersArgs {
     )]
     pub selling_channel: Option<Vec<types::ListOrdersSellingChannelItem>>,
     ///Only orders created by this employee (employee id).
-    #[arg(id = "created_by", long = "created-by", value_name = "N")]
+    #[arg(
+        id = "created_by",
+        long = "created-by",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub created_by: Option<i64>,
     ///When true, each order is returned with its full details, in the deprecated full shape of the order details (see the operation's description). Deprecated: applications created after 15 August 2024 cannot use it.
     #[arg(id = "expanded", long = "expanded", value_name = "BOOL")]
@@ -1548,7 +1595,7 @@ pub struct ListOrdersArgs {
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Creates an order for a customer (an existing one by `customer.id`, or a new one by name, mobile and email) with products identified by id or SKU, a delivery method and a payment. Answers the created order with its details. The documentation shows the body only by examples: which fields are required is not documented, so none is marked required here.
+/// Creates an order for a customer (an existing one by `customer.id`, or a new one by name, mobile and email) with products identified by id or SKU, a delivery method and a payment. Answers the created order with its details.
 #[derive(clap::Args)]
 pub struct CreateOrderArgs {
     /// Body fields as flags.
@@ -1558,21 +1605,91 @@ pub struct CreateOrderArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_order`.
+/// Body fields of `create_order` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateOrderFields {
+    ///The customer of a new or changed order; an existing one by `id`, or a new one. As JSON (or @FILE), e.g. {"email": "name@example.com", "id": 1, "mobile": "text", "name": "text"}
+    #[arg(
+        id = "customer_json",
+        long = "customer-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"email\": \"name@example.com\", \"id\": 1, \"mobile\": \"text\", \"name\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "customer", skip_serializing_if = "Option::is_none")]
+    pub customer_json: Option<::serde_json::Value>,
+    ///The person who receives the order, when not the customer. As JSON (or @FILE), e.g. {"country_code": "text", "email": "name@example.com", "name": "text", "notify": true, "phone": "text"}
+    #[arg(
+        id = "receiver_json",
+        long = "receiver-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"country_code\": \"text\", \"email\": \"name@example.com\", \"name\": \"text\", \"notify\": true, \"phone\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "receiver", skip_serializing_if = "Option::is_none")]
+    pub receiver_json: Option<::serde_json::Value>,
     ///How the order is delivered (for example `shipping` or `pickup`).
     #[arg(id = "delivery_method", long = "delivery-method")]
     #[serde(rename = "delivery_method", skip_serializing_if = "Option::is_none")]
     pub delivery_method: Option<::std::string::String>,
     ///The branch the order ships from (or is picked up at).
-    #[arg(id = "branch_id", long = "branch-id", value_name = "N")]
+    #[arg(
+        id = "branch_id",
+        long = "branch-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "branch_id", skip_serializing_if = "Option::is_none")]
     pub branch_id: Option<i64>,
     ///The shipping company.
-    #[arg(id = "courier_id", long = "courier-id", value_name = "N")]
+    #[arg(
+        id = "courier_id",
+        long = "courier-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "courier_id", skip_serializing_if = "Option::is_none")]
     pub courier_id: Option<i64>,
+    ///The delivery address of an order, with the fields of the Saudi national address (`short_address`, `building_number`, `additional_number`), which are mandatory from 5 January 2026. The required fields are those the update page states; the creation page shows the same object by example only. As JSON (or @FILE), e.g. {"additional_number": "text", "address_line": "text", "block": "text", "building_number": "text", "city": 1, "country": 1, ...}
+    #[arg(
+        id = "ship_to_json",
+        long = "ship-to-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"additional_number\": \"text\", \"address_line\": \"text\", \"block\": \"text\", \"building_number\": \"text\", \"city\": 1, \"country\": 1, ...}"
+        )
+    )]
+    #[serde(rename = "ship_to", skip_serializing_if = "Option::is_none")]
+    pub ship_to_json: Option<::serde_json::Value>,
+    ///The payment of a new or changed order. As JSON (or @FILE), e.g. {"accepted_methods": ["mada"], "cash_on_delivery": {"amount": "10.00", "currency": "text"}, "method": "mada", "receipt_image_path": "text", "status": "text", "store_bank_id": 1}
+    #[arg(
+        id = "payment_json",
+        long = "payment-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"accepted_methods\": [\"mada\"], \"cash_on_delivery\": {\"amount\": \"10.00\", \"currency\": \"text\"}, \"method\": \"mada\", \"receipt_image_path\": \"text\", \"status\": \"text\", \"store_bank_id\": 1}"
+        )
+    )]
+    #[serde(rename = "payment", skip_serializing_if = "Option::is_none")]
+    pub payment_json: Option<::serde_json::Value>,
+    ///The products ordered. As JSON (or @FILE), e.g. [{"identifier": "10.00", "identifier_type": "id", "options": [...], "quantity": 1, "recurring": {...}}]
+    #[arg(
+        id = "products_json",
+        long = "products-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"identifier\": \"10.00\", \"identifier_type\": \"id\", \"options\": [...], \"quantity\": 1, \"recurring\": {...}}]"
+        )
+    )]
+    #[serde(rename = "products", skip_serializing_if = "Option::is_none")]
+    pub products_json: Option<::serde_json::Value>,
 }
 /// Lists every order status of the store, built-in (`type: original`) and customized (`type: custom`), with sub-statuses (a sub-status names its `parent`). Not paged.
 #[derive(clap::Args)]
@@ -1587,18 +1704,23 @@ pub struct CreateOrderStatusArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_order_status`.
+/// Body fields of `create_order_status` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateOrderStatusFields {
-    ///The status the new one is a sub-status of.
-    #[arg(id = "parent_id", long = "parent-id", value_name = "N")]
+    ///The status the new one is a sub-status of. [required]
+    #[arg(
+        id = "parent_id",
+        long = "parent-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "parent_id", skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<i64>,
-    ///The status name.
+    ///The status name. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
-    ///Template of the customer notification; may contain `{store.name}`, `{order.id}` and `{status}`.
+    ///Template of the customer notification; may contain `{store.name}`, `{order.id}` and `{status}`. [required]
     #[arg(id = "message", long = "message")]
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
     pub message: Option<::std::string::String>,
@@ -1607,7 +1729,7 @@ pub struct CreateOrderStatusFields {
     #[serde(rename = "icon", skip_serializing_if = "Option::is_none")]
     pub icon: Option<::std::string::String>,
     ///Position in the list.
-    #[arg(id = "sort", long = "sort", value_name = "N")]
+    #[arg(id = "sort", long = "sort", value_name = "N", allow_negative_numbers = true)]
     #[serde(rename = "sort", skip_serializing_if = "Option::is_none")]
     pub sort: Option<i64>,
     ///Whether the status can be used.
@@ -1619,14 +1741,14 @@ pub struct CreateOrderStatusFields {
 #[derive(clap::Args)]
 pub struct ListOrderShipmentsArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID")]
+    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
     pub order_id: i64,
 }
 /// Replaced by `update_shipment` (`PUT /shipments/{shipment_id}`); migrate to it. The body and response are assumed to be those of `update_shipment`.
 #[derive(clap::Args)]
 pub struct UpdateOrderShipmentArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID")]
+    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
     pub order_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -1635,14 +1757,14 @@ pub struct UpdateOrderShipmentArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_order_shipment`.
+/// Body fields of `update_order_shipment` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateOrderShipmentFields {
-    ///The shipping company's number for the shipment.
+    ///The shipping company's number for the shipment. [required]
     #[arg(id = "shipment_number", long = "shipment-number")]
     #[serde(rename = "shipment_number", skip_serializing_if = "Option::is_none")]
     pub shipment_number: Option<::std::string::String>,
-    ///The new status.
+    ///The new status. [required]
     #[arg(
         id = "status",
         long = "status",
@@ -1668,7 +1790,12 @@ pub struct UpdateOrderShipmentFields {
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<::std::string::String>,
     ///The order shipped.
-    #[arg(id = "body_order_id", long = "body-order-id", value_name = "N")]
+    #[arg(
+        id = "body_order_id",
+        long = "body-order-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
     pub body_order_id: Option<i64>,
     ///The tracking number.
@@ -1687,23 +1814,42 @@ pub struct UpdateOrderShipmentFields {
     #[arg(id = "pdf_label", long = "pdf-label")]
     #[serde(rename = "pdf_label", skip_serializing_if = "Option::is_none")]
     pub pdf_label: Option<::std::string::String>,
+    ///What the shipment costs the merchant (an integer in the service's schema).
+    #[arg(
+        id = "cost",
+        long = "cost",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "cost", skip_serializing_if = "Option::is_none")]
+    pub cost: Option<::serde_json::Value>,
     ///Name of the carrier actually delivering.
     #[arg(id = "external_company_name", long = "external-company-name")]
     #[serde(rename = "external_company_name", skip_serializing_if = "Option::is_none")]
     pub external_company_name: Option<::std::string::String>,
+    ///Options of the shipping policy, for example `{"boxes": 3}`. As JSON (or @FILE), e.g. {"key": "value"}
+    #[arg(
+        id = "policy_options_json",
+        long = "policy-options-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("object", "{\"key\": \"value\"}")
+    )]
+    #[serde(rename = "policy_options", skip_serializing_if = "Option::is_none")]
+    pub policy_options_json: Option<::serde_json::Value>,
 }
 /// Replaced by `cancel_shipment` (`POST /shipments/{shipment_id}/cancel`); migrate to it. The response is assumed to be that of `cancel_shipment`.
 #[derive(clap::Args)]
 pub struct CancelOrderShipmentArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID")]
+    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
     pub order_id: i64,
 }
 /// Adds an option (such as a size or a colour) with its values to a product. When the product's type is `product`, creating an option also generates the variants (SKUs) for the new values; they are returned in `skus`.
 #[derive(clap::Args)]
 pub struct CreateProductOptionArgs {
     ///The product id.
-    #[arg(id = "product", value_name = "PRODUCT")]
+    #[arg(id = "product", value_name = "PRODUCT", allow_negative_numbers = true)]
     pub product: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -1715,14 +1861,14 @@ pub struct CreateProductOptionArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_product_option`.
+/// Body fields of `create_product_option` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateProductOptionFields {
-    ///The option's name, for example `size`.
+    ///The option's name, for example `size`. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
-    ///The option's input type. Required by the documentation's schema, absent from its request example: assumed optional.
+    ///The option's input type.
     #[arg(
         id = "type",
         long = "type",
@@ -1743,7 +1889,7 @@ pub struct CreateProductOptionFields {
     )]
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
-    ///Whether the customer must choose a value (in the documented example, not in the schema).
+    ///Whether the customer must choose a value.
     #[arg(id = "required", long = "required", value_name = "BOOL")]
     #[serde(rename = "required", skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
@@ -1770,7 +1916,7 @@ pub struct CreateProductOptionFields {
     )]
     #[serde(rename = "visibility", skip_serializing_if = "Option::is_none")]
     pub visibility: Option<::std::string::String>,
-    ///Comparison operator of the visibility condition: `=`, `!=`, `>` or `<`. (An open string: the operators cannot be enum variant names.)
+    ///Comparison operator of the visibility condition: `=`, `!=`, `>` or `<`. (An open string: the operators cannot be enum variant names.) [known values: =, !=, >, < (others accepted)]
     #[arg(
         id = "visibility_condition_type",
         long = "visibility-condition-type",
@@ -1779,7 +1925,8 @@ pub struct CreateProductOptionFields {
             "!=",
             ">",
             "<"]
-        )
+        ),
+        hide_possible_values = true
     )]
     #[serde(
         rename = "visibility_condition_type",
@@ -1790,7 +1937,8 @@ pub struct CreateProductOptionFields {
     #[arg(
         id = "visibility_condition_option",
         long = "visibility-condition-option",
-        value_name = "N"
+        value_name = "N",
+        allow_negative_numbers = true
     )]
     #[serde(
         rename = "visibility_condition_option",
@@ -1801,7 +1949,8 @@ pub struct CreateProductOptionFields {
     #[arg(
         id = "visibility_condition_value",
         long = "visibility-condition-value",
-        value_name = "N"
+        value_name = "N",
+        allow_negative_numbers = true
     )]
     #[serde(
         rename = "visibility_condition_value",
@@ -1809,10 +1958,10 @@ pub struct CreateProductOptionFields {
     )]
     pub visibility_condition_value: Option<i64>,
     ///Position among the product's options.
-    #[arg(id = "sort", long = "sort", value_name = "N")]
+    #[arg(id = "sort", long = "sort", value_name = "N", allow_negative_numbers = true)]
     #[serde(rename = "sort", skip_serializing_if = "Option::is_none")]
     pub sort: Option<i64>,
-    ///The option's advanced setting, as the dashboard sets it (not further documented).
+    ///The option's advanced setting, as the dashboard sets it.
     #[arg(id = "advance", long = "advance")]
     #[serde(rename = "advance", skip_serializing_if = "Option::is_none")]
     pub advance: Option<::std::string::String>,
@@ -1835,14 +1984,14 @@ pub struct CreateProductOptionFields {
 /// Returns one variant (SKU) of a product with its prices, stock, barcode and weight.
 #[derive(clap::Args)]
 pub struct GetProductVariantArgs {
-    ///The variant (SKU) id. Documented as a string; variant ids are digits.
+    ///The variant (SKU) id.
     #[arg(id = "variant", value_name = "VARIANT")]
     pub variant: ::std::string::String,
 }
-/// Sets the SKU, barcode, prices, stock, weight and product codes of a variant, optionally the stock per branch (`quantities`), and returns the variant. The documentation marks every field but `notify_low` and `quantities` required.
+/// Sets the SKU, barcode, prices, stock, weight and product codes of a variant, optionally the stock per branch (`quantities`), and returns the variant.
 #[derive(clap::Args)]
 pub struct UpdateProductVariantArgs {
-    ///The variant (SKU) id. Documented as a string; variant ids are digits.
+    ///The variant (SKU) id.
     #[arg(id = "variant", value_name = "VARIANT")]
     pub variant: ::std::string::String,
     /// Body fields as flags.
@@ -1852,39 +2001,96 @@ pub struct UpdateProductVariantArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_product_variant`.
+/// Body fields of `update_product_variant` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateProductVariantFields {
-    ///The variant's stock keeping unit code.
+    ///The variant's stock keeping unit code. [required]
     #[arg(id = "sku", long = "sku")]
     #[serde(rename = "sku", skip_serializing_if = "Option::is_none")]
     pub sku: Option<::std::string::String>,
-    ///The variant's barcode.
+    ///The variant's barcode. [required]
     #[arg(id = "barcode", long = "barcode")]
     #[serde(rename = "barcode", skip_serializing_if = "Option::is_none")]
     pub barcode: Option<::std::string::String>,
-    ///Units in stock.
-    #[arg(id = "stock_quantity", long = "stock-quantity", value_name = "N")]
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money. [required]
+    #[arg(
+        id = "price",
+        long = "price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
+    pub price: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money. [required]
+    #[arg(
+        id = "sale_price",
+        long = "sale-price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "sale_price", skip_serializing_if = "Option::is_none")]
+    pub sale_price: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money. [required]
+    #[arg(
+        id = "cost_price",
+        long = "cost-price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "cost_price", skip_serializing_if = "Option::is_none")]
+    pub cost_price: Option<::serde_json::Value>,
+    ///Units in stock. [required]
+    #[arg(
+        id = "stock_quantity",
+        long = "stock-quantity",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "stock_quantity", skip_serializing_if = "Option::is_none")]
     pub stock_quantity: Option<i64>,
-    ///The variant's weight (documented as an integer).
-    #[arg(id = "weight", long = "weight", value_name = "NUMBER")]
+    ///The variant's weight. [required]
+    #[arg(
+        id = "weight",
+        long = "weight",
+        value_name = "NUMBER",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "weight", skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,
-    ///Manufacturer part number (documented as an integer; see the schema's description).
+    ///Manufacturer part number. [required]
     #[arg(id = "mpn", long = "mpn")]
     #[serde(rename = "mpn", skip_serializing_if = "Option::is_none")]
     pub mpn: Option<::std::string::String>,
-    ///Global trade item number (documented as an integer; see the schema's description).
+    ///Global trade item number. [required]
     #[arg(id = "gtin", long = "gtin")]
     #[serde(rename = "gtin", skip_serializing_if = "Option::is_none")]
     pub gtin: Option<::std::string::String>,
     ///Stock level at which the merchant is notified.
-    #[arg(id = "notify_low", long = "notify-low", value_name = "N")]
+    #[arg(
+        id = "notify_low",
+        long = "notify-low",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "notify_low", skip_serializing_if = "Option::is_none")]
     pub notify_low: Option<i64>,
+    ///The stock per branch. As JSON (or @FILE), e.g. [{"branch": 1, "quantity": 1, "reason_id": 1}]
+    #[arg(
+        id = "quantities_json",
+        long = "quantities-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"branch\": 1, \"quantity\": 1, \"reason_id\": 1}]"
+        )
+    )]
+    #[serde(rename = "quantities", skip_serializing_if = "Option::is_none")]
+    pub quantities_json: Option<::serde_json::Value>,
 }
-/// Lists every active shipping company of the store. No paging parameter is documented; the service's schema declares an optional `pagination` object, which the documented example lacks.
+/// Lists every active shipping company of the store.
 #[derive(clap::Args)]
 pub struct ListShippingCompaniesArgs {}
 /// Creates a shipping company of the merchant's own (`activation_type: manual`), given its name.
@@ -1897,10 +2103,10 @@ pub struct CreateShippingCompanyArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_shipping_company`.
+/// Body fields of `create_shipping_company` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateShippingCompanyFields {
-    ///The company name.
+    ///The company name. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
@@ -1909,14 +2115,14 @@ pub struct CreateShippingCompanyFields {
 #[derive(clap::Args)]
 pub struct GetShippingCompanyArgs {
     ///The shipping company id.
-    #[arg(id = "company_id", value_name = "COMPANY_ID")]
+    #[arg(id = "company_id", value_name = "COMPANY_ID", allow_negative_numbers = true)]
     pub company_id: i64,
 }
 /// Renames one of the merchant's own shipping companies.
 #[derive(clap::Args)]
 pub struct UpdateShippingCompanyArgs {
     ///The shipping company id.
-    #[arg(id = "company_id", value_name = "COMPANY_ID")]
+    #[arg(id = "company_id", value_name = "COMPANY_ID", allow_negative_numbers = true)]
     pub company_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -1925,10 +2131,10 @@ pub struct UpdateShippingCompanyArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_shipping_company`.
+/// Body fields of `update_shipping_company` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateShippingCompanyFields {
-    ///The new company name.
+    ///The new company name. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
@@ -1937,17 +2143,17 @@ pub struct UpdateShippingCompanyFields {
 #[derive(clap::Args)]
 pub struct DeleteShippingCompanyArgs {
     ///The shipping company id.
-    #[arg(id = "company_id", value_name = "COMPANY_ID")]
+    #[arg(id = "company_id", value_name = "COMPANY_ID", allow_negative_numbers = true)]
     pub company_id: i64,
 }
-/// Returns one shipping rule: which shipping companies it offers and under which restrictions (cart price, category, customer group). Shipping rules are the service's older mechanism; its documentation now describes shipping routes instead, which choose companies by conditions.
+/// Returns one shipping rule: which shipping companies it offers and under which restrictions (cart price, category, customer group).
 #[derive(clap::Args)]
 pub struct GetShippingRuleArgs {
     ///The shipping rule id.
-    #[arg(id = "rule_id", value_name = "RULE_ID")]
+    #[arg(id = "rule_id", value_name = "RULE_ID", allow_negative_numbers = true)]
     pub rule_id: i64,
 }
-/// Lists the shipping routes of the store (rules that choose which shipping companies serve an order), in priority order, optionally only those whose name matches `name`. Paged by `page` and `per_page` (the documentation shows the `pagination` object but names no paging parameter).
+/// Lists the shipping routes of the store (rules that choose which shipping companies serve an order), in priority order, optionally only those whose name matches `name`. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
 pub struct ListShippingRoutesArgs {
     ///Only the routes whose name matches this text.
@@ -1967,14 +2173,14 @@ pub struct CreateShippingRouteArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_shipping_route`.
+/// Body fields of `create_shipping_route` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateShippingRouteFields {
-    ///The route name.
+    ///The route name. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
-    ///The route kind; a `branded` route also needs `branded`.
+    ///The route kind; a `branded` route also needs `branded`. [required]
     #[arg(
         id = "type",
         long = "type",
@@ -1986,14 +2192,48 @@ pub struct CreateShippingRouteFields {
     )]
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
-    ///`1` to enable the route, `0` to disable it (the documentation types the field as an integer and returns it as a boolean; the two values are assumed).
-    #[arg(id = "status", long = "status", value_name = "N")]
+    ///`1` to enable the route, `0` to disable it. [required]
+    #[arg(
+        id = "status",
+        long = "status",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<i64>,
-    ///Order in which routes are tried, from 1.
-    #[arg(id = "priority", long = "priority", value_name = "N")]
+    ///Order in which routes are tried, from 1. [required]
+    #[arg(
+        id = "priority",
+        long = "priority",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "priority", skip_serializing_if = "Option::is_none")]
     pub priority: Option<i64>,
+    ///How the route is shown and priced; for a `branded` route. As JSON (or @FILE), e.g. {"description": "text", "logo_url": "https://...", "name": "text", "combinable": true, "pricing": {"cost": "10.00", "type": "rate", "amount_per_unit": "10.00", "per_unit": "10.00", "up_to_weight": "10.00"}}
+    #[arg(
+        id = "branded_json",
+        long = "branded-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"description\": \"text\", \"logo_url\": \"https://...\", \"name\": \"text\", \"combinable\": true, \"pricing\": {\"cost\": \"10.00\", \"type\": \"rate\", \"amount_per_unit\": \"10.00\", \"per_unit\": \"10.00\", \"up_to_weight\": \"10.00\"}}"
+        )
+    )]
+    #[serde(rename = "branded", skip_serializing_if = "Option::is_none")]
+    pub branded_json: Option<::serde_json::Value>,
+    ///The companies of the route. As JSON (or @FILE), e.g. [{"id": 1, "capacity": 1, "priority": 1}] [required]
+    #[arg(
+        id = "companies_json",
+        long = "companies-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"id\": 1, \"capacity\": 1, \"priority\": 1}]"
+        )
+    )]
+    #[serde(rename = "companies", skip_serializing_if = "Option::is_none")]
+    pub companies_json: Option<::serde_json::Value>,
     ///`all` when every condition must hold, `any` when one suffices.
     #[arg(
         id = "condition_match",
@@ -2002,26 +2242,50 @@ pub struct CreateShippingRouteFields {
     )]
     #[serde(rename = "condition_match", skip_serializing_if = "Option::is_none")]
     pub condition_match: Option<::std::string::String>,
+    ///When the route applies. As JSON (or @FILE), e.g. [{"operator": "==", "type": "cart_total", "value": ...}]
+    #[arg(
+        id = "conditions_json",
+        long = "conditions-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"operator\": \"==\", \"type\": \"cart_total\", \"value\": ...}]"
+        )
+    )]
+    #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
+    pub conditions_json: Option<::serde_json::Value>,
+    ///How the route chooses among its companies. As JSON (or @FILE), e.g. {"type": "default", "alternative_companies": ["text"], "capacity_level": "text"} [required]
+    #[arg(
+        id = "strategy_json",
+        long = "strategy-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"type\": \"default\", \"alternative_companies\": [\"text\"], \"capacity_level\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "strategy", skip_serializing_if = "Option::is_none")]
+    pub strategy_json: Option<::serde_json::Value>,
 }
 /// Returns one shipping route with its companies, conditions and strategy.
 #[derive(clap::Args)]
 pub struct GetShippingRouteArgs {
     ///The shipping route id.
-    #[arg(id = "route_id", value_name = "ROUTE_ID")]
+    #[arg(id = "route_id", value_name = "ROUTE_ID", allow_negative_numbers = true)]
     pub route_id: i64,
 }
 /// Deletes a shipping route; answers a confirmation message.
 #[derive(clap::Args)]
 pub struct DeleteShippingRouteArgs {
     ///The shipping route id.
-    #[arg(id = "route_id", value_name = "ROUTE_ID")]
+    #[arg(id = "route_id", value_name = "ROUTE_ID", allow_negative_numbers = true)]
     pub route_id: i64,
 }
 /// Changes a shipping route. Every field is optional; what is sent replaces the current value (a `companies` or `conditions` list replaces the whole list).
 #[derive(clap::Args)]
 pub struct UpdateShippingRouteArgs {
     ///The shipping route id.
-    #[arg(id = "route_id", value_name = "ROUTE_ID")]
+    #[arg(id = "route_id", value_name = "ROUTE_ID", allow_negative_numbers = true)]
     pub route_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -2030,7 +2294,7 @@ pub struct UpdateShippingRouteArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_shipping_route`.
+/// Body fields of `update_shipping_route` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateShippingRouteFields {
     ///The route name.
@@ -2050,13 +2314,47 @@ pub struct UpdateShippingRouteFields {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
     ///`1` to enable the route, `0` to disable it (assumed, as for creation).
-    #[arg(id = "status", long = "status", value_name = "N")]
+    #[arg(
+        id = "status",
+        long = "status",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<i64>,
     ///Order in which routes are tried, from 1.
-    #[arg(id = "priority", long = "priority", value_name = "N")]
+    #[arg(
+        id = "priority",
+        long = "priority",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "priority", skip_serializing_if = "Option::is_none")]
     pub priority: Option<i64>,
+    ///How the route is shown and priced. As JSON (or @FILE), e.g. {"combinable": true, "description": "text", "logo_url": "https://...", "name": "text", "pricing": {"amount_per_unit": "10.00", "cost": "10.00", "per_unit": "10.00", "type": "rate", "up_to_weight": "10.00"}}
+    #[arg(
+        id = "branded_json",
+        long = "branded-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"combinable\": true, \"description\": \"text\", \"logo_url\": \"https://...\", \"name\": \"text\", \"pricing\": {\"amount_per_unit\": \"10.00\", \"cost\": \"10.00\", \"per_unit\": \"10.00\", \"type\": \"rate\", \"up_to_weight\": \"10.00\"}}"
+        )
+    )]
+    #[serde(rename = "branded", skip_serializing_if = "Option::is_none")]
+    pub branded_json: Option<::serde_json::Value>,
+    ///The companies of the route (replaces the list). As JSON (or @FILE), e.g. [{"id": 1, "capacity": 1, "priority": 1}]
+    #[arg(
+        id = "companies_json",
+        long = "companies-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"id\": 1, \"capacity\": 1, \"priority\": 1}]"
+        )
+    )]
+    #[serde(rename = "companies", skip_serializing_if = "Option::is_none")]
+    pub companies_json: Option<::serde_json::Value>,
     ///`all` when every condition must hold, `any` when one suffices.
     #[arg(
         id = "condition_match",
@@ -2065,11 +2363,35 @@ pub struct UpdateShippingRouteFields {
     )]
     #[serde(rename = "condition_match", skip_serializing_if = "Option::is_none")]
     pub condition_match: Option<::std::string::String>,
+    ///When the route applies (replaces the list). As JSON (or @FILE), e.g. [{"operator": "==", "type": "cart_total", "value": ...}]
+    #[arg(
+        id = "conditions_json",
+        long = "conditions-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"operator\": \"==\", \"type\": \"cart_total\", \"value\": ...}]"
+        )
+    )]
+    #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
+    pub conditions_json: Option<::serde_json::Value>,
+    ///How the route chooses among its companies. As JSON (or @FILE), e.g. {"type": "default", "alternative_companies": ["text"], "capacity_level": "text"}
+    #[arg(
+        id = "strategy_json",
+        long = "strategy-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"type\": \"default\", \"alternative_companies\": [\"text\"], \"capacity_level\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "strategy", skip_serializing_if = "Option::is_none")]
+    pub strategy_json: Option<::serde_json::Value>,
 }
 /// Lists the languages of the store, enabled or not. Not paged.
 #[derive(clap::Args)]
 pub struct ListLanguagesArgs {}
-/// Adds one or more languages to the store and returns the added languages. `locales` needs at least one entry and each entry an `iso_code` (the documentation's schema leaves both optional, but its validation example answers `locales.0.iso_code` required). The code must be one of the languages the service offers; an unknown code, or a language the store already has, is a validation error (422) on `locales.<n>.iso_code`.
+/// Adds one or more languages to the store and returns the added languages. `locales` needs at least one entry and each entry an `iso_code`. The code must be one of the languages the service offers; an unknown code, or a language the store already has, is a validation error (422) on `locales.<n>.iso_code`.
 #[derive(clap::Args)]
 pub struct AddLanguagesArgs {
     /// Body fields as flags.
@@ -2082,7 +2404,7 @@ pub struct AddLanguagesArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `add_languages`.
+/// Body fields of `add_languages` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct AddLanguagesFields {}
 /// Lists the categories of the store as a tree: each top-level category carries its sub-categories in `items`, recursively. Filter by `keyword` (in the name) and `status`. Paged by `page` and `per_page`.
@@ -2091,7 +2413,7 @@ pub struct ListCategoriesArgs {
     ///Returns only the categories whose name contains this text.
     #[arg(id = "keyword", long = "keyword")]
     pub keyword: Option<::std::string::String>,
-    ///Returns only the categories in this state, `active` or `hidden`. The documentation types the filter as a string without listing its values; the set of the category `status` field is assumed.
+    ///Returns only the categories in this state, `active` or `hidden`.
     #[arg(
         id = "status",
         long = "status",
@@ -2101,7 +2423,7 @@ pub struct ListCategoriesArgs {
         )
     )]
     pub status: Option<types::ListCategoriesStatus>,
-    ///Related data to include in each category. The documentation types it as an array of strings without listing the values; `translations` is assumed to add the translated texts, as on brands.
+    ///Related data to include in each category.
     #[arg(id = "with", long = "with", value_delimiter = ',')]
     pub with: Option<Vec<::std::string::String>>,
     /// Page selection.
@@ -2121,10 +2443,10 @@ pub struct CreateCategoryArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_category`.
+/// Body fields of `create_category` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateCategoryFields {
-    ///The category name; must not be blank.
+    ///The category name; must not be blank. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
@@ -2140,11 +2462,21 @@ pub struct CreateCategoryFields {
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<::std::string::String>,
     ///The id of an existing parent category, for a sub-category; 0 or absent for a top-level one.
-    #[arg(id = "parent_id", long = "parent-id", value_name = "N")]
+    #[arg(
+        id = "parent_id",
+        long = "parent-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "parent_id", skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<i64>,
     ///The display position.
-    #[arg(id = "sort_order", long = "sort-order", value_name = "N")]
+    #[arg(
+        id = "sort_order",
+        long = "sort-order",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "sort_order", skip_serializing_if = "Option::is_none")]
     pub sort_order: Option<i64>,
     ///Address of the category image.
@@ -2163,8 +2495,35 @@ pub struct CreateCategoryFields {
     #[arg(id = "metadata_url", long = "metadata-url")]
     #[serde(rename = "metadata_url", skip_serializing_if = "Option::is_none")]
     pub metadata_url: Option<::std::string::String>,
+    ///Where the category is shown, sent as `show_in` or `shows_in` (its schema, which types `app` as a string and requires it). A boolean is assumed to be accepted under both names. As JSON (or @FILE), e.g. {"app": true}
+    #[arg(
+        id = "shows_in_json",
+        long = "shows-in-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("object", "{\"app\": true}")
+    )]
+    #[serde(rename = "shows_in", skip_serializing_if = "Option::is_none")]
+    pub shows_in_json: Option<::serde_json::Value>,
+    ///The display order of products in the category. As JSON (or @FILE), e.g. [{"id": 1, "sort": 1}]
+    #[arg(
+        id = "products_json",
+        long = "products-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("array", "[{\"id\": 1, \"sort\": 1}]")
+    )]
+    #[serde(rename = "products", skip_serializing_if = "Option::is_none")]
+    pub products_json: Option<::serde_json::Value>,
+    ///Translations by language code (`en`). As JSON (or @FILE), e.g. {"key": "value"}
+    #[arg(
+        id = "translations_json",
+        long = "translations-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("object", "{\"key\": \"value\"}")
+    )]
+    #[serde(rename = "translations", skip_serializing_if = "Option::is_none")]
+    pub translations_json: Option<::serde_json::Value>,
 }
-/// Lists the active webhooks (subscriptions) of the application on this store. The documentation names no paging parameter but answers a `pagination` object; `page` and `per_page` are accepted as on the other lists.
+/// Lists the active webhooks (subscriptions) of the application on this store.
 #[derive(clap::Args)]
 pub struct ListWebhooksArgs {
     /// Page selection.
@@ -2187,14 +2546,14 @@ pub struct SubscribeWebhookArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `subscribe_webhook`.
+/// Body fields of `subscribe_webhook` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct SubscribeWebhookFields {
-    ///A name for people; must not be blank.
+    ///A name for people; must not be blank. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
-    ///The name of a webhook event (`order.created`). The set is open: the service adds events over time, so clients must accept names they do not know; `list_webhook_events` lists the events a store can subscribe to. Known names: the test event `test`; the app events `app.store.authorize`, `app.installed`, `app.updated`, `app.uninstalled`, `app.trial.started`, `app.trial.expired`, `app.trial.canceled`, `app.subscription.started`, `app.subscription.expired`, `app.subscription.canceled`, `app.subscription.renewed`, `app.feedback.created`, `app.settings.updated` (sent to the app's own webhook without a subscription); the order events `order.created`, `order.updated`, `order.status.updated`, `order.cancelled`, `order.refunded`, `order.deleted`; the earlier shipment names `order.shipment.creating`, `order.shipment.return.creating`, `order.shipment.cancelled`, `order.shipment.return.cancelled`; the product events `product.created`, `product.updated`, `product.deleted`, `product.quantity.low`, `product.price.updated`; the shipment events `shipment.creating`, `shipment.created`, `shipment.cancelled`, `shipment.updated`; the customer events `customer.created`, `customer.updated`, `customer.login`, `customer.otp.request`; `category.created`, `category.updated`, `brand.created`, `specialoffer.created` and `store.branch.created`. Note the spellings: app events say `canceled`, the others `cancelled`.
+    ///The name of a webhook event (`order.created`). The set is open: the service adds events over time, so clients must accept names they do not know; `list_webhook_events` lists the events a store can subscribe to. Known names: the test event `test`; the app events `app.store.authorize`, `app.installed`, `app.updated`, `app.uninstalled`, `app.trial.started`, `app.trial.expired`, `app.trial.canceled`, `app.subscription.started`, `app.subscription.expired`, `app.subscription.canceled`, `app.subscription.renewed`, `app.feedback.created`, `app.settings.updated` (sent to the app's own webhook without a subscription); the order events `order.created`, `order.updated`, `order.status.updated`, `order.cancelled`, `order.refunded`, `order.deleted`; the earlier shipment names `order.shipment.creating`, `order.shipment.return.creating`, `order.shipment.cancelled`, `order.shipment.return.cancelled`; the product events `product.created`, `product.updated`, `product.deleted`, `product.quantity.low`, `product.price.updated`; the shipment events `shipment.creating`, `shipment.created`, `shipment.cancelled`, `shipment.updated`; the customer events `customer.created`, `customer.updated`, `customer.login`, `customer.otp.request`; `category.created`, `category.updated`, `brand.created`, `specialoffer.created` and `store.branch.created`. Note the spellings: app events say `canceled`, the others `cancelled`. [known values: test, app.store.authorize, app.installed, app.updated, app.uninstalled, app.trial.started, app.trial.expired, app.trial.canceled, app.subscription.started, app.subscription.expired, app.subscription.canceled, app.subscription.renewed, app.feedback.created, app.settings.updated, order.created, order.updated, order.status.updated, order.cancelled, order.refunded, order.deleted, order.shipment.creating, order.shipment.return.creating, order.shipment.cancelled, order.shipment.return.cancelled, product.created, product.updated, product.deleted, product.quantity.low, product.price.updated, shipment.creating, shipment.created, shipment.cancelled, shipment.updated, customer.created, customer.updated, customer.login, customer.otp.request, category.created, category.updated, brand.created, specialoffer.created, store.branch.created (others accepted)] [required]
     #[arg(
         id = "event",
         long = "event",
@@ -2241,16 +2600,22 @@ pub struct SubscribeWebhookFields {
             "brand.created",
             "specialoffer.created",
             "store.branch.created"]
-        )
+        ),
+        hide_possible_values = true
     )]
     #[serde(rename = "event", skip_serializing_if = "Option::is_none")]
     pub event: Option<::std::string::String>,
-    ///Where to send the event: an absolute `http` or `https` URL, reachable, without `localhost` or `test.`.
+    ///Where to send the event: an absolute `http` or `https` URL, reachable, without `localhost` or `test.`. [required]
     #[arg(id = "url", long = "url")]
     #[serde(rename = "url", skip_serializing_if = "Option::is_none")]
     pub url: Option<::std::string::String>,
     ///The webhook version, 2 (the default) or 1.
-    #[arg(id = "version", long = "version", value_name = "N")]
+    #[arg(
+        id = "version",
+        long = "version",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "version", skip_serializing_if = "Option::is_none")]
     pub version: Option<i64>,
     ///A condition on the event data (version 2 only); see `Webhook.rule`.
@@ -2269,7 +2634,7 @@ pub struct UnsubscribeWebhooksArgs {
 #[derive(clap::Args)]
 pub struct UpdateWebhookArgs {
     ///The webhook id.
-    #[arg(id = "id", value_name = "ID")]
+    #[arg(id = "id", value_name = "ID", allow_negative_numbers = true)]
     pub id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -2281,7 +2646,7 @@ pub struct UpdateWebhookArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_webhook`.
+/// Body fields of `update_webhook` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateWebhookFields {
     ///A name for people.
@@ -2292,7 +2657,7 @@ pub struct UpdateWebhookFields {
     #[arg(id = "url", long = "url")]
     #[serde(rename = "url", skip_serializing_if = "Option::is_none")]
     pub url: Option<::std::string::String>,
-    ///The name of a webhook event (`order.created`). The set is open: the service adds events over time, so clients must accept names they do not know; `list_webhook_events` lists the events a store can subscribe to. Known names: the test event `test`; the app events `app.store.authorize`, `app.installed`, `app.updated`, `app.uninstalled`, `app.trial.started`, `app.trial.expired`, `app.trial.canceled`, `app.subscription.started`, `app.subscription.expired`, `app.subscription.canceled`, `app.subscription.renewed`, `app.feedback.created`, `app.settings.updated` (sent to the app's own webhook without a subscription); the order events `order.created`, `order.updated`, `order.status.updated`, `order.cancelled`, `order.refunded`, `order.deleted`; the earlier shipment names `order.shipment.creating`, `order.shipment.return.creating`, `order.shipment.cancelled`, `order.shipment.return.cancelled`; the product events `product.created`, `product.updated`, `product.deleted`, `product.quantity.low`, `product.price.updated`; the shipment events `shipment.creating`, `shipment.created`, `shipment.cancelled`, `shipment.updated`; the customer events `customer.created`, `customer.updated`, `customer.login`, `customer.otp.request`; `category.created`, `category.updated`, `brand.created`, `specialoffer.created` and `store.branch.created`. Note the spellings: app events say `canceled`, the others `cancelled`.
+    ///The name of a webhook event (`order.created`). The set is open: the service adds events over time, so clients must accept names they do not know; `list_webhook_events` lists the events a store can subscribe to. Known names: the test event `test`; the app events `app.store.authorize`, `app.installed`, `app.updated`, `app.uninstalled`, `app.trial.started`, `app.trial.expired`, `app.trial.canceled`, `app.subscription.started`, `app.subscription.expired`, `app.subscription.canceled`, `app.subscription.renewed`, `app.feedback.created`, `app.settings.updated` (sent to the app's own webhook without a subscription); the order events `order.created`, `order.updated`, `order.status.updated`, `order.cancelled`, `order.refunded`, `order.deleted`; the earlier shipment names `order.shipment.creating`, `order.shipment.return.creating`, `order.shipment.cancelled`, `order.shipment.return.cancelled`; the product events `product.created`, `product.updated`, `product.deleted`, `product.quantity.low`, `product.price.updated`; the shipment events `shipment.creating`, `shipment.created`, `shipment.cancelled`, `shipment.updated`; the customer events `customer.created`, `customer.updated`, `customer.login`, `customer.otp.request`; `category.created`, `category.updated`, `brand.created`, `specialoffer.created` and `store.branch.created`. Note the spellings: app events say `canceled`, the others `cancelled`. [known values: test, app.store.authorize, app.installed, app.updated, app.uninstalled, app.trial.started, app.trial.expired, app.trial.canceled, app.subscription.started, app.subscription.expired, app.subscription.canceled, app.subscription.renewed, app.feedback.created, app.settings.updated, order.created, order.updated, order.status.updated, order.cancelled, order.refunded, order.deleted, order.shipment.creating, order.shipment.return.creating, order.shipment.cancelled, order.shipment.return.cancelled, product.created, product.updated, product.deleted, product.quantity.low, product.price.updated, shipment.creating, shipment.created, shipment.cancelled, shipment.updated, customer.created, customer.updated, customer.login, customer.otp.request, category.created, category.updated, brand.created, specialoffer.created, store.branch.created (others accepted)]
     #[arg(
         id = "event",
         long = "event",
@@ -2339,12 +2704,18 @@ pub struct UpdateWebhookFields {
             "brand.created",
             "specialoffer.created",
             "store.branch.created"]
-        )
+        ),
+        hide_possible_values = true
     )]
     #[serde(rename = "event", skip_serializing_if = "Option::is_none")]
     pub event: Option<::std::string::String>,
     ///The webhook version, 2 or 1.
-    #[arg(id = "version", long = "version", value_name = "N")]
+    #[arg(
+        id = "version",
+        long = "version",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "version", skip_serializing_if = "Option::is_none")]
     pub version: Option<i64>,
     ///A condition on the event data (version 2 only); see `Webhook.rule`.
@@ -2356,10 +2727,20 @@ pub struct UpdateWebhookFields {
 #[derive(clap::Args)]
 pub struct ListShipmentsArgs {
     ///Only the shipments of this order.
-    #[arg(id = "order_id", long = "order-id", value_name = "N")]
+    #[arg(
+        id = "order_id",
+        long = "order-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub order_id: Option<i64>,
     ///Only the shipments of the shipping company with this id.
-    #[arg(id = "courier_id", long = "courier-id", value_name = "N")]
+    #[arg(
+        id = "courier_id",
+        long = "courier-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub courier_id: Option<i64>,
     ///Only the shipments of the shipping company with this slug (for example `dhl-express`).
     #[arg(id = "courier_slug", long = "courier-slug")]
@@ -2416,22 +2797,42 @@ pub struct ListShipmentsArgs {
     #[arg(id = "to_date", long = "to-date", value_name = "YYYY-MM-DD")]
     pub to_date: Option<::chrono::naive::NaiveDate>,
     ///Only shipments delivered to the country with this id.
-    #[arg(id = "ship_to_country_id", long = "ship-to-country-id", value_name = "N")]
+    #[arg(
+        id = "ship_to_country_id",
+        long = "ship-to-country-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub ship_to_country_id: Option<i64>,
     ///Only shipments delivered to the country with this ISO 3166 code (for example `SA`).
     #[arg(id = "ship_to_country_code", long = "ship-to-country-code")]
     pub ship_to_country_code: Option<::std::string::String>,
     ///Only shipments delivered to the city with this id.
-    #[arg(id = "ship_to_city_id", long = "ship-to-city-id", value_name = "N")]
+    #[arg(
+        id = "ship_to_city_id",
+        long = "ship-to-city-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub ship_to_city_id: Option<i64>,
     ///Only shipments sent from the country with this id.
-    #[arg(id = "ship_from_country_id", long = "ship-from-country-id", value_name = "N")]
+    #[arg(
+        id = "ship_from_country_id",
+        long = "ship-from-country-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub ship_from_country_id: Option<i64>,
     ///Only shipments sent from the country with this ISO 3166 code.
     #[arg(id = "ship_from_country_code", long = "ship-from-country-code")]
     pub ship_from_country_code: Option<::std::string::String>,
     ///Only shipments sent from the city with this id.
-    #[arg(id = "ship_from_city_id", long = "ship-from-city-id", value_name = "N")]
+    #[arg(
+        id = "ship_from_city_id",
+        long = "ship-from-city-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub ship_from_city_id: Option<i64>,
     ///Only shipments created through the API (`api`), the dashboard or the storefront (`store`).
     #[arg(
@@ -2461,22 +2862,37 @@ pub struct CreateShipmentArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_shipment`.
+/// Body fields of `create_shipment` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateShipmentFields {
-    ///The shipping company id (from `list_shipping_companies`).
-    #[arg(id = "courier_id", long = "courier-id", value_name = "N")]
+    ///The shipping company id (from `list_shipping_companies`). [required]
+    #[arg(
+        id = "courier_id",
+        long = "courier-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "courier_id", skip_serializing_if = "Option::is_none")]
     pub courier_id: Option<i64>,
     ///The order to ship.
-    #[arg(id = "order_id", long = "order-id", value_name = "N")]
+    #[arg(
+        id = "order_id",
+        long = "order-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
     pub order_id: Option<i64>,
-    ///An existing shipment this one relates to (for a `return`, the shipment returned). The documentation lists the field without explaining it; this reading is assumed.
-    #[arg(id = "shipment_id", long = "shipment-id", value_name = "N")]
+    ///An existing shipment this one relates to (for a `return`, the shipment returned).
+    #[arg(
+        id = "shipment_id",
+        long = "shipment-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "shipment_id", skip_serializing_if = "Option::is_none")]
     pub shipment_id: Option<i64>,
-    ///`shipment` to send to the customer, `return` to bring items back.
+    ///`shipment` to send to the customer, `return` to bring items back. [required]
     #[arg(
         id = "shipment_type",
         long = "shipment-type",
@@ -2487,7 +2903,7 @@ pub struct CreateShipmentFields {
     )]
     #[serde(rename = "shipment_type", skip_serializing_if = "Option::is_none")]
     pub shipment_type: Option<::std::string::String>,
-    ///`cod` (cash on delivery) or `pre_paid`.
+    ///`cod` (cash on delivery) or `pre_paid`. [required]
     #[arg(
         id = "payment_method",
         long = "payment-method",
@@ -2509,6 +2925,18 @@ pub struct CreateShipmentFields {
         skip_serializing_if = "Option::is_none"
     )]
     pub overwrite_exists_pending: Option<bool>,
+    ///The amount the courier collects from the customer (for `cod`). As JSON (or @FILE), e.g. {"amount": "10.00", "currency": "text"}
+    #[arg(
+        id = "cash_on_delivery_json",
+        long = "cash-on-delivery-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"amount\": \"10.00\", \"currency\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "cash_on_delivery", skip_serializing_if = "Option::is_none")]
+    pub cash_on_delivery_json: Option<::serde_json::Value>,
     ///What the shipment contains.
     #[arg(id = "description", long = "description")]
     #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
@@ -2529,19 +2957,64 @@ pub struct CreateShipmentFields {
     #[arg(id = "external_company_name", long = "external-company-name")]
     #[serde(rename = "external_company_name", skip_serializing_if = "Option::is_none")]
     pub external_company_name: Option<::std::string::String>,
+    ///Options of the shipping policy (see `list_shipping_company_options`). As JSON (or @FILE), e.g. {"key": "value"}
+    #[arg(
+        id = "policy_options_json",
+        long = "policy-options-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("object", "{\"key\": \"value\"}")
+    )]
+    #[serde(rename = "policy_options", skip_serializing_if = "Option::is_none")]
+    pub policy_options_json: Option<::serde_json::Value>,
+    ///Where to deliver. As JSON (or @FILE), e.g. {"address_line": "text", "block": "text", "city": "10.00", "country": "10.00", "email": "text", "name": "text", ...}
+    #[arg(
+        id = "ship_to_json",
+        long = "ship-to-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"address_line\": \"text\", \"block\": \"text\", \"city\": \"10.00\", \"country\": \"10.00\", \"email\": \"text\", \"name\": \"text\", ...}"
+        )
+    )]
+    #[serde(rename = "ship_to", skip_serializing_if = "Option::is_none")]
+    pub ship_to_json: Option<::serde_json::Value>,
+    ///Where to pick up. As JSON (or @FILE), e.g. {"type": "address", "additional_number": "text", "address_line": "text", "block": "text", "branch_id": 1, "building_number": "text", ...}
+    #[arg(
+        id = "ship_from_json",
+        long = "ship-from-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"type\": \"address\", \"additional_number\": \"text\", \"address_line\": \"text\", \"block\": \"text\", \"branch_id\": 1, \"building_number\": \"text\", ...}"
+        )
+    )]
+    #[serde(rename = "ship_from", skip_serializing_if = "Option::is_none")]
+    pub ship_from_json: Option<::serde_json::Value>,
+    ///The packages to ship. As JSON (or @FILE), e.g. [{"external_id": "text", "name": "text", "price": {...}, "quantity": 1, "sku": "text", "weight": {...}}] [required]
+    #[arg(
+        id = "packages_json",
+        long = "packages-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"external_id\": \"text\", \"name\": \"text\", \"price\": {...}, \"quantity\": 1, \"sku\": \"text\", \"weight\": {...}}]"
+        )
+    )]
+    #[serde(rename = "packages", skip_serializing_if = "Option::is_none")]
+    pub packages_json: Option<::serde_json::Value>,
 }
 /// Returns one shipment with its addresses, packages, amounts and status.
 #[derive(clap::Args)]
 pub struct GetShipmentArgs {
     ///The shipment id.
-    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID")]
+    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID", allow_negative_numbers = true)]
     pub shipment_id: i64,
 }
 /// Updates a shipment's shipping number, tracking, status, label and cost; typically called by the shipping application as the shipment moves. Requires `shipment_number` and `status`. Emits `shipment.updated`.
 #[derive(clap::Args)]
 pub struct UpdateShipmentArgs {
     ///The shipment id.
-    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID")]
+    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID", allow_negative_numbers = true)]
     pub shipment_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -2550,14 +3023,14 @@ pub struct UpdateShipmentArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_shipment`.
+/// Body fields of `update_shipment` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateShipmentFields {
-    ///The shipping company's number for the shipment.
+    ///The shipping company's number for the shipment. [required]
     #[arg(id = "shipment_number", long = "shipment-number")]
     #[serde(rename = "shipment_number", skip_serializing_if = "Option::is_none")]
     pub shipment_number: Option<::std::string::String>,
-    ///The new status.
+    ///The new status. [required]
     #[arg(
         id = "status",
         long = "status",
@@ -2583,7 +3056,12 @@ pub struct UpdateShipmentFields {
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<::std::string::String>,
     ///The order shipped.
-    #[arg(id = "order_id", long = "order-id", value_name = "N")]
+    #[arg(
+        id = "order_id",
+        long = "order-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
     pub order_id: Option<i64>,
     ///The tracking number.
@@ -2602,30 +3080,49 @@ pub struct UpdateShipmentFields {
     #[arg(id = "pdf_label", long = "pdf-label")]
     #[serde(rename = "pdf_label", skip_serializing_if = "Option::is_none")]
     pub pdf_label: Option<::std::string::String>,
+    ///What the shipment costs the merchant (an integer in the service's schema).
+    #[arg(
+        id = "cost",
+        long = "cost",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "cost", skip_serializing_if = "Option::is_none")]
+    pub cost: Option<::serde_json::Value>,
     ///Name of the carrier actually delivering.
     #[arg(id = "external_company_name", long = "external-company-name")]
     #[serde(rename = "external_company_name", skip_serializing_if = "Option::is_none")]
     pub external_company_name: Option<::std::string::String>,
+    ///Options of the shipping policy, for example `{"boxes": 3}`. As JSON (or @FILE), e.g. {"key": "value"}
+    #[arg(
+        id = "policy_options_json",
+        long = "policy-options-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("object", "{\"key\": \"value\"}")
+    )]
+    #[serde(rename = "policy_options", skip_serializing_if = "Option::is_none")]
+    pub policy_options_json: Option<::serde_json::Value>,
 }
 /// Cancels any existing shipment; the shipment is returned with status `cancelled`. An unknown shipment id gives 404. Emits `shipment.cancelled`. No request body.
 #[derive(clap::Args)]
 pub struct CancelShipmentArgs {
     ///The shipment id.
-    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID")]
+    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID", allow_negative_numbers = true)]
     pub shipment_id: i64,
 }
 /// Creates the return of a delivered shipment and returns the return shipment (`type: return`). A shipment that is not delivered yet gives 422. No request body.
 #[derive(clap::Args)]
 pub struct ReturnShipmentArgs {
     ///The shipment id.
-    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID")]
+    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID", allow_negative_numbers = true)]
     pub shipment_id: i64,
 }
 /// Returns a shipment's tracking details and its status history, newest first.
 #[derive(clap::Args)]
 pub struct GetShipmentTrackingArgs {
     ///The shipment id.
-    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID")]
+    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID", allow_negative_numbers = true)]
     pub shipment_id: i64,
 }
 /// Starts an export of the store's orders of a period (today, this week, this month, or between two dates) as an `xlsx` or `csv` file shaped by an export template. The file is prepared in the background; the answer only confirms the job (`data.message`). When the period has no orders, the service still answers 200 with `success: true` and adds an `error` object (code 404) saying so. Not paged.
@@ -2644,8 +3141,14 @@ pub struct ExportOrdersArgs {
         )
     )]
     pub filter_orders: types::ExportOrdersFilterOrders,
-    ///The export template that chooses the columns (ids from `list_export_templates`). The documented default is `-1`, assumed to mean no template (the service's default columns).
-    #[arg(id = "template_id", long = "template-id", value_name = "N", required = true)]
+    ///The export template that chooses the columns (ids from `list_export_templates`).
+    #[arg(
+        id = "template_id",
+        long = "template-id",
+        value_name = "N",
+        required = true,
+        allow_negative_numbers = true
+    )]
     pub template_id: i64,
     ///The file format, `xlsx` or `csv`.
     #[arg(
@@ -2658,14 +3161,14 @@ pub struct ExportOrdersArgs {
         )
     )]
     pub format: types::ExportOrdersFormat,
-    ///First day of the period; needed when `filter_orders` is `dates`, and not after `to_date`. The documentation declares a date-time without showing its form; `YYYY-MM-DD` is assumed.
+    ///First day of the period; needed when `filter_orders` is `dates`, and not after `to_date`.
     #[arg(id = "from_date", long = "from-date")]
     pub from_date: Option<::std::string::String>,
     ///Last day of the period; needed when `filter_orders` is `dates`. Same form as `from_date`.
     #[arg(id = "to_date", long = "to-date")]
     pub to_date: Option<::std::string::String>,
 }
-/// Lists the exports made in the store (who exported what, when, and where to download the file), optionally filtered by event, period and employee. The documentation shows no paging.
+/// Lists the exports made in the store (who exported what, when, and where to download the file), optionally filtered by event, period and employee.
 #[derive(clap::Args)]
 pub struct ListExportLogsArgs {
     ///Only exports of this event.
@@ -2688,14 +3191,19 @@ pub struct ListExportLogsArgs {
         )
     )]
     pub event: Option<types::ListExportLogsEvent>,
-    ///Only exports made on or after this day. The form is not documented; `YYYY-MM-DD` is assumed.
+    ///Only exports made on or after this day.
     #[arg(id = "from", long = "from")]
     pub from: Option<::std::string::String>,
     ///Only exports made on or before this day, in the form of `from`.
     #[arg(id = "to", long = "to")]
     pub to: Option<::std::string::String>,
     ///Only exports made by this employee (ids from `list_employees`).
-    #[arg(id = "employee", long = "employee", value_name = "N")]
+    #[arg(
+        id = "employee",
+        long = "employee",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub employee: Option<i64>,
 }
 /// Lists the export templates of the store (named sets of columns for order or product exports), optionally of one entity. Not paged.
@@ -2722,14 +3230,14 @@ pub struct CreateExportTemplateArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_export_template`.
+/// Body fields of `create_export_template` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateExportTemplateFields {
-    ///The template's name.
+    ///The template's name. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
-    ///What the template exports, `orders` or `products`.
+    ///What the template exports, `orders` or `products`. [required]
     #[arg(
         id = "entity",
         long = "entity",
@@ -2740,12 +3248,16 @@ pub struct CreateExportTemplateFields {
     )]
     #[serde(rename = "entity", skip_serializing_if = "Option::is_none")]
     pub entity: Option<::std::string::String>,
+    ///The column keys to export, in order (`name`s from `list_export_columns`). Repeat the flag for each value. [required]
+    #[arg(id = "columns", long = "columns")]
+    #[serde(rename = "columns", skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<::std::string::String>>,
 }
-/// Renames an export template and replaces its columns. The answer is a confirmation message only. (The documentation names this path parameter `id`; it is the same template id as in `delete_export_template`.)
+/// Renames an export template and replaces its columns. The answer is a confirmation message only.
 #[derive(clap::Args)]
 pub struct UpdateExportTemplateArgs {
     ///The export template id (from `list_export_templates`).
-    #[arg(id = "template_id", value_name = "TEMPLATE_ID")]
+    #[arg(id = "template_id", value_name = "TEMPLATE_ID", allow_negative_numbers = true)]
     pub template_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -2754,19 +3266,23 @@ pub struct UpdateExportTemplateArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_export_template`.
+/// Body fields of `update_export_template` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateExportTemplateFields {
-    ///The template's name.
+    ///The template's name. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
+    ///The column keys to export, in order; replaces the template's columns. Repeat the flag for each value. [required]
+    #[arg(id = "columns", long = "columns")]
+    #[serde(rename = "columns", skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<::std::string::String>>,
 }
 /// Deletes an export template. The answer is a confirmation message (status 200).
 #[derive(clap::Args)]
 pub struct DeleteExportTemplateArgs {
     ///The export template id (from `list_export_templates`).
-    #[arg(id = "template_id", value_name = "TEMPLATE_ID")]
+    #[arg(id = "template_id", value_name = "TEMPLATE_ID", allow_negative_numbers = true)]
     pub template_id: i64,
 }
 /// Lists the columns an export of one entity can have, grouped by section; their `name`s are what export templates list. Not paged.
@@ -2794,10 +3310,10 @@ pub struct ExportCustomersArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `export_customers`.
+/// Body fields of `export_customers` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct ExportCustomersFields {
-    ///`customers`: the store's customers; `customers-sample`: an empty sample file for an import.
+    ///`customers`: the store's customers; `customers-sample`: an empty sample file for an import. [required]
     #[arg(
         id = "type",
         long = "type",
@@ -2809,10 +3325,10 @@ pub struct ExportCustomersFields {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
 }
-/// Exports the store's custom URLs as a spreadsheet. Unlike the other exports, the answer is the file itself (an `.xlsx` workbook), not a JSON envelope; the documentation gives its content type only as `*/*`. Generated clients return the raw bytes.
+/// Exports the store's custom URLs as a spreadsheet. Generated clients return the raw bytes.
 #[derive(clap::Args)]
 pub struct ExportCustomUrlsArgs {}
-/// Starts an export of product data (`products`, `quantities`, `prices`, `seo`, `hs-codes`, `brand`, `category`) or of an empty sample file for an import (`product-sample`, `category-sample`, `brand-sample`), as `xlsx` or `csv`. The file is prepared in the background; the answer only confirms the job. Needs the products scope, not the exports one. The documented 404 example carries its message under `data` (with `success: false`) rather than `error`.
+/// Starts an export of product data (`products`, `quantities`, `prices`, `seo`, `hs-codes`, `brand`, `category`) or of an empty sample file for an import (`product-sample`, `category-sample`, `brand-sample`), as `xlsx` or `csv`. The file is prepared in the background; the answer only confirms the job. Needs the products scope, not the exports one.
 #[derive(clap::Args)]
 pub struct ExportProductsArgs {
     /// Body fields as flags.
@@ -2822,10 +3338,10 @@ pub struct ExportProductsArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `export_products`.
+/// Body fields of `export_products` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct ExportProductsFields {
-    ///The data to export (`products`, `quantities`, `prices`, `seo`, `hs-codes`, `brand`, `category`) or a sample file for an import (`product-sample`, `category-sample`, `brand-sample`).
+    ///The data to export (`products`, `quantities`, `prices`, `seo`, `hs-codes`, `brand`, `category`) or a sample file for an import (`product-sample`, `category-sample`, `brand-sample`). [required]
     #[arg(
         id = "type",
         long = "type",
@@ -2844,7 +3360,7 @@ pub struct ExportProductsFields {
     )]
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
-    ///The file format, `xlsx` or `csv`.
+    ///The file format, `xlsx` or `csv`. [required]
     #[arg(
         id = "format",
         long = "format",
@@ -2866,10 +3382,10 @@ pub struct CreateDnsRecordArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_dns_record`.
+/// Body fields of `create_dns_record` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateDnsRecordFields {
-    ///The record type.
+    ///The record type. [required]
     #[arg(
         id = "type",
         long = "type",
@@ -2884,37 +3400,46 @@ pub struct CreateDnsRecordFields {
     )]
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
-    ///The host name the record is for.
+    ///The host name the record is for. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
-    ///The record's data (returned as `content`).
+    ///The record's data (returned as `content`). [required]
     #[arg(id = "value", long = "value")]
     #[serde(rename = "value", skip_serializing_if = "Option::is_none")]
     pub value: Option<::std::string::String>,
     ///The record's priority (MX records).
-    #[arg(id = "priority", long = "priority", value_name = "N")]
+    #[arg(
+        id = "priority",
+        long = "priority",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "priority", skip_serializing_if = "Option::is_none")]
     pub priority: Option<i64>,
 }
 /// Deletes a DNS record of the store's domain. The answer is a confirmation message (status 200).
 #[derive(clap::Args)]
 pub struct DeleteDnsRecordArgs {
-    ///The DNS record id (`dns_id` in the service's documentation).
-    #[arg(id = "dns_record_id", value_name = "DNS_RECORD_ID")]
+    ///The DNS record id.
+    #[arg(
+        id = "dns_record_id",
+        value_name = "DNS_RECORD_ID",
+        allow_negative_numbers = true
+    )]
     pub dns_record_id: i64,
 }
-/// Lists the store's employees (dashboard users) with their role and status, page by page. The documentation names no scope for this operation; it is assumed that any valid access token of the store may call it (no particular scope).
+/// Lists the store's employees (dashboard users) with their role and status, page by page.
 #[derive(clap::Args)]
 pub struct ListEmployeesArgs {
     /// Page selection.
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Returns the user who authorized the access token and the merchant store it acts for. This path is served by the accounts host, `https://accounts.salla.sa/oauth2/user/info`, NOT by the API's base URL: the path item has its own `servers` entry, and clients that ignore path-level servers (the generated Rust client among them) must call that URL themselves. The documentation names no scope; it is assumed that any valid access token may call it. An older documented example carries the store under `store` instead of `merchant`.
+/// Returns the user who authorized the access token and the merchant store it acts for. This path is served by the accounts host, `https://accounts.salla.sa/oauth2/user/info`, NOT by the API's base URL: the path item has its own `servers` entry, and clients that ignore path-level servers (the generated Rust client among them) must call that URL themselves.
 #[derive(clap::Args)]
 pub struct GetUserInfoArgs {}
-/// Returns the store's information: name, legal entity, plan, status, currency, domain, licenses and social links. The documentation names no scope; it is assumed that any valid access token of the store may call it (no particular scope).
+/// Returns the store's information: name, legal entity, plan, status, currency, domain, licenses and social links.
 #[derive(clap::Args)]
 pub struct GetStoreInfoArgs {}
 /// Lists the payment methods available to the store (for example `mada`, `credit_card`, `bank`), page by page; `status=enabled` keeps only the methods the store has enabled.
@@ -2947,7 +3472,7 @@ pub struct ListPaymentBanksArgs {
 #[derive(clap::Args)]
 pub struct GetPaymentBankArgs {
     ///The bank account id (from `list_payment_banks`).
-    #[arg(id = "bank_id", value_name = "BANK_ID")]
+    #[arg(id = "bank_id", value_name = "BANK_ID", allow_negative_numbers = true)]
     pub bank_id: i64,
 }
 /// Returns the store's search engine settings.
@@ -2963,7 +3488,7 @@ pub struct UpdateSeoSettingsArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_seo_settings`.
+/// Body fields of `update_seo_settings` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateSeoSettingsFields {
     ///The store's title in search results.
@@ -3037,9 +3562,19 @@ pub struct UpdateSettingArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_setting`.
+/// Body fields of `update_setting` as flags.
 #[derive(clap::Args, serde::Serialize)]
-pub struct UpdateSettingFields {}
+pub struct UpdateSettingFields {
+    ///The new value; its JSON type must suit the setting's `type`: a boolean, a string, or an array of strings. As JSON (or @FILE), e.g. ...
+    #[arg(
+        id = "value_json",
+        long = "value-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("any", "...")
+    )]
+    #[serde(rename = "value", skip_serializing_if = "Option::is_none")]
+    pub value_json: Option<::serde_json::Value>,
+}
 /// Lists the store's scopes (markets), each with its countries, primary currency, languages, branches and domain, page by page. Needs the products scope.
 #[derive(clap::Args)]
 pub struct ListStoreScopesArgs {
@@ -3050,8 +3585,8 @@ pub struct ListStoreScopesArgs {
 /// Returns one store scope with everything the list shows plus its cities, supported currencies, stock and shipment settings, contacts, design and tax profile. Needs the products scope.
 #[derive(clap::Args)]
 pub struct GetStoreScopeArgs {
-    ///The store scope id (`scope` in the service's documentation).
-    #[arg(id = "scope_id", value_name = "SCOPE_ID")]
+    ///The store scope id.
+    #[arg(id = "scope_id", value_name = "SCOPE_ID", allow_negative_numbers = true)]
     pub scope_id: i64,
 }
 /// Lists the store's payment transactions, page by page, filtered by keyword, card digits, payment method, status, amount or order. Filters combine with AND.
@@ -3060,7 +3595,7 @@ pub struct ListTransactionsArgs {
     ///Free text search over the transactions.
     #[arg(id = "keyword", long = "keyword")]
     pub keyword: Option<::std::string::String>,
-    ///Only transactions paid with a card ending in these four digits. Documented as an integer; sent as a string of four digits here so that leading zeros survive.
+    ///Only transactions paid with a card ending in these four digits.
     #[arg(id = "last_4_digit", long = "last-4-digit")]
     pub last_4_digit: Option<types::ListTransactionsLast4Digit>,
     ///Only transactions paid with this payment method.
@@ -3098,7 +3633,12 @@ pub struct ListTransactionsArgs {
     #[arg(id = "amount", long = "amount")]
     pub amount: Option<::std::string::String>,
     ///Only the transactions of this order (order id).
-    #[arg(id = "order_id", long = "order-id", value_name = "N")]
+    #[arg(
+        id = "order_id",
+        long = "order-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub order_id: Option<i64>,
     /// Page selection.
     #[command(flatten)]
@@ -3108,14 +3648,22 @@ pub struct ListTransactionsArgs {
 #[derive(clap::Args)]
 pub struct GetTransactionArgs {
     ///The transaction id.
-    #[arg(id = "transaction_id", value_name = "TRANSACTION_ID")]
+    #[arg(
+        id = "transaction_id",
+        value_name = "TRANSACTION_ID",
+        allow_negative_numbers = true
+    )]
     pub transaction_id: i64,
 }
 /// Acts on a transaction: `refund` (with `amount` in `currency`), `void` or `reverse`. The actions a transaction allows are in its `available_actions`. Answers 201 with a confirmation message.
 #[derive(clap::Args)]
 pub struct UpdateTransactionArgs {
     ///The transaction id.
-    #[arg(id = "transaction_id", value_name = "TRANSACTION_ID")]
+    #[arg(
+        id = "transaction_id",
+        value_name = "TRANSACTION_ID",
+        allow_negative_numbers = true
+    )]
     pub transaction_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -3124,7 +3672,7 @@ pub struct UpdateTransactionArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_transaction`.
+/// Body fields of `update_transaction` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateTransactionFields {
     ///What to do with the transaction.
@@ -3139,6 +3687,16 @@ pub struct UpdateTransactionFields {
     )]
     #[serde(rename = "action", skip_serializing_if = "Option::is_none")]
     pub action: Option<::std::string::String>,
+    ///The amount of the action (a decimal), in `currency`.
+    #[arg(
+        id = "amount",
+        long = "amount",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "amount", skip_serializing_if = "Option::is_none")]
+    pub amount: Option<::serde_json::Value>,
     ///The ISO 4217 currency code of `amount` (`SAR`).
     #[arg(id = "currency", long = "currency")]
     #[serde(rename = "currency", skip_serializing_if = "Option::is_none")]
@@ -3148,7 +3706,11 @@ pub struct UpdateTransactionFields {
 #[derive(clap::Args)]
 pub struct PrintTransactionInvoiceArgs {
     ///The transaction id.
-    #[arg(id = "transaction_id", value_name = "TRANSACTION_ID")]
+    #[arg(
+        id = "transaction_id",
+        value_name = "TRANSACTION_ID",
+        allow_negative_numbers = true
+    )]
     pub transaction_id: i64,
 }
 /// Lists the store's customers, one page at a time. `keyword` matches the mobile number, email or name; `date_from`/`date_to` limit the list to customers created in that period. `fields[]` asks for extra fields in each record (see `Customer`). The customers endpoints have their own rate limit of 500 requests per 10 minutes.
@@ -3157,10 +3719,10 @@ pub struct ListCustomersArgs {
     ///Free text matched against the customers' mobile numbers, emails and names.
     #[arg(id = "keyword", long = "keyword")]
     pub keyword: Option<::std::string::String>,
-    ///Only customers created on or after this day, `YYYY-MM-DD`. The format is not documented (assumed).
+    ///Only customers created on or after this day, `YYYY-MM-DD`.
     #[arg(id = "date_from", long = "date-from")]
     pub date_from: Option<::std::string::String>,
-    ///Only customers created on or before this day, `YYYY-MM-DD`. The format is not documented (assumed).
+    ///Only customers created on or before this day, `YYYY-MM-DD`.
     #[arg(id = "date_to", long = "date-to")]
     pub date_to: Option<::std::string::String>,
     ///Extra fields to include in each customer record.
@@ -3186,7 +3748,7 @@ pub struct ListCustomersArgs {
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Creates a customer of the store and returns it. No field is marked required by the documentation; a customer is identified by mobile number (with its country code) or email. `groups` puts the customer into customer groups at once.
+/// Creates a customer of the store and returns it. `groups` puts the customer into customer groups at once.
 #[derive(clap::Args)]
 pub struct CreateCustomerArgs {
     /// Body fields as flags.
@@ -3196,7 +3758,7 @@ pub struct CreateCustomerArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_customer`.
+/// Body fields of `create_customer` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateCustomerFields {
     ///The first name.
@@ -3230,18 +3792,28 @@ pub struct CreateCustomerFields {
     )]
     #[serde(rename = "gender", skip_serializing_if = "Option::is_none")]
     pub gender: Option<::std::string::String>,
-    ///The date of birth, `YYYY-MM-DD` (the format is not documented; assumed).
+    ///The date of birth, `YYYY-MM-DD`.
     #[arg(id = "birthday", long = "birthday")]
     #[serde(rename = "birthday", skip_serializing_if = "Option::is_none")]
     pub birthday: Option<::std::string::String>,
+    ///Ids of customer groups to put the customer in. Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "groups",
+        long = "groups",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "groups", skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<i64>>,
 }
 /// Returns one customer. `fields[]` asks for extra fields, such as the customer's order statistics (see `Customer`). The customers endpoints have their own rate limit of 500 requests per 10 minutes.
 #[derive(clap::Args)]
 pub struct GetCustomerArgs {
     ///The customer id.
-    #[arg(id = "customer_id", value_name = "CUSTOMER_ID")]
+    #[arg(id = "customer_id", value_name = "CUSTOMER_ID", allow_negative_numbers = true)]
     pub customer_id: i64,
-    ///Extra fields to include in the record. Known values: `is_blocked`, `is_whitelisted`, `block_reason`, `is_inactive`, `orders_count`, `orders_amount`, `orders_average`, `orders_complete_ratio`, `orders_cancel_ratio`, `orders_cancel`, `latest_purchase`, `abandoned_carts_items`; the documentation's list is longer than these, so any name is accepted here.
+    ///Extra fields to include in the record.
     #[arg(id = "fields", long = "fields", value_delimiter = ',')]
     pub fields: Option<Vec<::std::string::String>>,
 }
@@ -3249,7 +3821,7 @@ pub struct GetCustomerArgs {
 #[derive(clap::Args)]
 pub struct UpdateCustomerArgs {
     ///The customer id.
-    #[arg(id = "customer_id", value_name = "CUSTOMER_ID")]
+    #[arg(id = "customer_id", value_name = "CUSTOMER_ID", allow_negative_numbers = true)]
     pub customer_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -3258,7 +3830,7 @@ pub struct UpdateCustomerArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_customer`.
+/// Body fields of `update_customer` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateCustomerFields {
     ///The first name.
@@ -3292,23 +3864,33 @@ pub struct UpdateCustomerFields {
     )]
     #[serde(rename = "gender", skip_serializing_if = "Option::is_none")]
     pub gender: Option<::std::string::String>,
-    ///The date of birth, `YYYY-MM-DD` (the format is not documented; assumed).
+    ///The date of birth, `YYYY-MM-DD`.
     #[arg(id = "birthday", long = "birthday")]
     #[serde(rename = "birthday", skip_serializing_if = "Option::is_none")]
     pub birthday: Option<::std::string::String>,
+    ///Ids of the customer groups the customer belongs to. Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "groups",
+        long = "groups",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "groups", skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<i64>>,
 }
-/// Removes a customer from the store's customer list. The documentation answers 200 with `data` as an array of strings (usually empty); any `data` is accepted.
+/// Removes a customer from the store's customer list.
 #[derive(clap::Args)]
 pub struct DeleteCustomerArgs {
     ///The customer id.
-    #[arg(id = "customer_id", value_name = "CUSTOMER_ID")]
+    #[arg(id = "customer_id", value_name = "CUSTOMER_ID", allow_negative_numbers = true)]
     pub customer_id: i64,
 }
 /// Adds a customer to the store's blacklist, with a reason. A banned customer can still log in to the store but cannot place new orders.
 #[derive(clap::Args)]
 pub struct BanCustomerArgs {
     ///The customer id.
-    #[arg(id = "customer_id", value_name = "CUSTOMER_ID")]
+    #[arg(id = "customer_id", value_name = "CUSTOMER_ID", allow_negative_numbers = true)]
     pub customer_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -3317,10 +3899,10 @@ pub struct BanCustomerArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `ban_customer`.
+/// Body fields of `ban_customer` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct BanCustomerFields {
-    ///The reason for the ban.
+    ///The reason for the ban. [required]
     #[arg(id = "reason", long = "reason")]
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
     pub reason: Option<::std::string::String>,
@@ -3329,7 +3911,7 @@ pub struct BanCustomerFields {
 #[derive(clap::Args)]
 pub struct UnbanCustomerArgs {
     ///The customer id.
-    #[arg(id = "customer_id", value_name = "CUSTOMER_ID")]
+    #[arg(id = "customer_id", value_name = "CUSTOMER_ID", allow_negative_numbers = true)]
     pub customer_id: i64,
 }
 /// Imports customers from a spreadsheet (Excel) file, sent as `multipart/form-data` in the field `file`. The service answers with a confirmation message.
@@ -3356,15 +3938,39 @@ pub struct CreateCustomerGroupArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_customer_group`.
+/// Body fields of `create_customer_group` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateCustomerGroupFields {
     ///The group name.
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
+    ///Conditions that add customers to the group automatically. As JSON (or @FILE), e.g. [{"max_value": "10.00", "min_value": "10.00", "symbol": "text", "type": "total_sales", "value": "10.00"}]
+    #[arg(
+        id = "conditions_json",
+        long = "conditions-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"max_value\": \"10.00\", \"min_value\": \"10.00\", \"symbol\": \"text\", \"type\": \"total_sales\", \"value\": \"10.00\"}]"
+        )
+    )]
+    #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
+    pub conditions_json: Option<::serde_json::Value>,
+    ///The payment and shipping methods offered to a group's members. As JSON (or @FILE), e.g. {"payment_method": ["text"], "shipping": ["text"]}
+    #[arg(
+        id = "features_json",
+        long = "features-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"payment_method\": [\"text\"], \"shipping\": [\"text\"]}"
+        )
+    )]
+    #[serde(rename = "features", skip_serializing_if = "Option::is_none")]
+    pub features_json: Option<::serde_json::Value>,
 }
-/// Adds existing customers (by id) to a customer group. The documentation answers 200 with `data` as an array of strings (usually empty); any `data` is accepted.
+/// Adds existing customers (by id) to a customer group.
 #[derive(clap::Args)]
 pub struct AddCustomersToGroupArgs {
     /// Body fields as flags.
@@ -3374,13 +3980,28 @@ pub struct AddCustomersToGroupArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `add_customers_to_group`.
+/// Body fields of `add_customers_to_group` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct AddCustomersToGroupFields {
     ///The customer group id.
-    #[arg(id = "group_id", long = "group-id", value_name = "N")]
+    #[arg(
+        id = "group_id",
+        long = "group-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "group_id", skip_serializing_if = "Option::is_none")]
     pub group_id: Option<i64>,
+    ///The ids of the customers to add. Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "customers",
+        long = "customers",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "customers", skip_serializing_if = "Option::is_none")]
+    pub customers: Option<Vec<i64>>,
 }
 /// Sets the payment and shipping methods offered to customers who are in no other group (the default group). The service answers 201 with a confirmation message.
 #[derive(clap::Args)]
@@ -3392,14 +4013,27 @@ pub struct UpdateDefaultCustomerGroupArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_default_customer_group`.
+/// Body fields of `update_default_customer_group` as flags.
 #[derive(clap::Args, serde::Serialize)]
-pub struct UpdateDefaultCustomerGroupFields {}
+pub struct UpdateDefaultCustomerGroupFields {
+    ///The payment and shipping methods offered to a group's members. As JSON (or @FILE), e.g. {"payment_method": ["text"], "shipping": ["text"]}
+    #[arg(
+        id = "features_json",
+        long = "features-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"payment_method\": [\"text\"], \"shipping\": [\"text\"]}"
+        )
+    )]
+    #[serde(rename = "features", skip_serializing_if = "Option::is_none")]
+    pub features_json: Option<::serde_json::Value>,
+}
 /// Changes a customer group's name, conditions or features and returns the group.
 #[derive(clap::Args)]
 pub struct UpdateCustomerGroupArgs {
     ///The customer group id.
-    #[arg(id = "group_id", value_name = "GROUP_ID")]
+    #[arg(id = "group_id", value_name = "GROUP_ID", allow_negative_numbers = true)]
     pub group_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -3408,22 +4042,46 @@ pub struct UpdateCustomerGroupArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_customer_group`.
+/// Body fields of `update_customer_group` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateCustomerGroupFields {
     ///The group name.
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
+    ///Conditions that add customers to the group automatically. As JSON (or @FILE), e.g. [{"max_value": "10.00", "min_value": "10.00", "symbol": "text", "type": "total_sales", "value": "10.00"}]
+    #[arg(
+        id = "conditions_json",
+        long = "conditions-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"max_value\": \"10.00\", \"min_value\": \"10.00\", \"symbol\": \"text\", \"type\": \"total_sales\", \"value\": \"10.00\"}]"
+        )
+    )]
+    #[serde(rename = "conditions", skip_serializing_if = "Option::is_none")]
+    pub conditions_json: Option<::serde_json::Value>,
+    ///The payment and shipping methods offered to a group's members. As JSON (or @FILE), e.g. {"payment_method": ["text"], "shipping": ["text"]}
+    #[arg(
+        id = "features_json",
+        long = "features-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"payment_method\": [\"text\"], \"shipping\": [\"text\"]}"
+        )
+    )]
+    #[serde(rename = "features", skip_serializing_if = "Option::is_none")]
+    pub features_json: Option<::serde_json::Value>,
 }
 /// Deletes a customer group.
 #[derive(clap::Args)]
 pub struct DeleteCustomerGroupArgs {
     ///The customer group id.
-    #[arg(id = "group_id", value_name = "GROUP_ID")]
+    #[arg(id = "group_id", value_name = "GROUP_ID", allow_negative_numbers = true)]
     pub group_id: i64,
 }
-/// Adds an amount to a customer's wallet and returns the transaction with the wallet's new balance. The documentation also lists 403 (refused), answered as a `4XX` error.
+/// Adds an amount to a customer's wallet and returns the transaction with the wallet's new balance.
 #[derive(clap::Args)]
 pub struct DepositCustomerWalletArgs {
     /// Body fields as flags.
@@ -3433,15 +4091,30 @@ pub struct DepositCustomerWalletArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `deposit_customer_wallet`.
+/// Body fields of `deposit_customer_wallet` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct DepositCustomerWalletFields {
     ///The customer whose wallet receives the amount.
-    #[arg(id = "customer_id", long = "customer-id", value_name = "N")]
+    #[arg(
+        id = "customer_id",
+        long = "customer-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "customer_id", skip_serializing_if = "Option::is_none")]
     pub customer_id: Option<i64>,
+    ///The amount to deposit.
+    #[arg(
+        id = "amount",
+        long = "amount",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "amount", skip_serializing_if = "Option::is_none")]
+    pub amount: Option<::serde_json::Value>,
 }
-/// Takes an amount out of a customer's wallet and returns the transaction with the wallet's new balance. The documentation also lists 403 (refused), answered as a `4XX` error.
+/// Takes an amount out of a customer's wallet and returns the transaction with the wallet's new balance.
 #[derive(clap::Args)]
 pub struct WithdrawCustomerWalletArgs {
     /// Body fields as flags.
@@ -3451,25 +4124,46 @@ pub struct WithdrawCustomerWalletArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `withdraw_customer_wallet`.
+/// Body fields of `withdraw_customer_wallet` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct WithdrawCustomerWalletFields {
     ///The customer whose wallet pays the amount.
-    #[arg(id = "customer_id", long = "customer-id", value_name = "N")]
+    #[arg(
+        id = "customer_id",
+        long = "customer-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "customer_id", skip_serializing_if = "Option::is_none")]
     pub customer_id: Option<i64>,
+    ///The amount to withdraw.
+    #[arg(
+        id = "amount",
+        long = "amount",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "amount", skip_serializing_if = "Option::is_none")]
+    pub amount: Option<::serde_json::Value>,
 }
 /// Lists the loyalty point entries of one customer (points earned or given, how many are used, when they expire), one page at a time.
 #[derive(clap::Args)]
 pub struct ListCustomerLoyaltyPointsArgs {
     ///The customer whose points to list.
-    #[arg(id = "customer_id", long = "customer-id", value_name = "N", required = true)]
+    #[arg(
+        id = "customer_id",
+        long = "customer-id",
+        value_name = "N",
+        required = true,
+        allow_negative_numbers = true
+    )]
     pub customer_id: i64,
     /// Page selection.
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Adds (`type: plus`) or removes (`type: minus`) loyalty points for the listed customers (or all customers with `select_all`), with a reason, and notifies them through the chosen channels. `reset_points` resets the points (its exact effect is not documented). The service answers 201 with a message; the documentation also lists 400.
+/// Adds (`type: plus`) or removes (`type: minus`) loyalty points for the listed customers (or all customers with `select_all`), with a reason, and notifies them through the chosen channels. `reset_points` resets the points.
 #[derive(clap::Args)]
 pub struct UpdateCustomerLoyaltyPointsArgs {
     /// Body fields as flags.
@@ -3479,18 +4173,23 @@ pub struct UpdateCustomerLoyaltyPointsArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_customer_loyalty_points`.
+/// Body fields of `update_customer_loyalty_points` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateCustomerLoyaltyPointsFields {
-    ///The number of points.
-    #[arg(id = "points", long = "points", value_name = "N")]
+    ///The number of points. [required]
+    #[arg(
+        id = "points",
+        long = "points",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "points", skip_serializing_if = "Option::is_none")]
     pub points: Option<i64>,
-    ///Reset the customers' points (the exact effect is not documented).
+    ///Reset the customers' points.
     #[arg(id = "reset_points", long = "reset-points", value_name = "BOOL")]
     #[serde(rename = "reset_points", skip_serializing_if = "Option::is_none")]
     pub reset_points: Option<bool>,
-    ///`plus` adds the points, `minus` removes them.
+    ///`plus` adds the points, `minus` removes them. [required]
     #[arg(
         id = "type",
         long = "type",
@@ -3501,10 +4200,32 @@ pub struct UpdateCustomerLoyaltyPointsFields {
     )]
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
-    ///Why the points change.
+    ///Why the points change. [required]
     #[arg(id = "reason", long = "reason")]
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
     pub reason: Option<::std::string::String>,
+    ///How to notify the customers. Repeat the flag for each value. [required]
+    #[arg(
+        id = "channel_send",
+        long = "channel-send",
+        value_parser = crate::commands::choice::<::std::string::String>(
+            &["email",
+            "sms",
+            "mobile"]
+        )
+    )]
+    #[serde(rename = "channel_send", skip_serializing_if = "Option::is_none")]
+    pub channel_send: Option<Vec<::std::string::String>>,
+    ///The ids of the customers whose points change. Repeat the flag, or separate the values with commas. [required]
+    #[arg(
+        id = "customers",
+        long = "customers",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "customers", skip_serializing_if = "Option::is_none")]
+    pub customers: Option<Vec<i64>>,
     ///Apply to every customer of the store instead of the `customers` listed.
     #[arg(id = "select_all", long = "select-all", value_name = "BOOL")]
     #[serde(rename = "select_all", skip_serializing_if = "Option::is_none")]
@@ -3530,26 +4251,36 @@ pub struct CreateCouponArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_coupon`.
+/// Body fields of `create_coupon` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateCouponFields {
     ///The code customers enter; required for a single coupon.
     #[arg(id = "code", long = "code")]
     #[serde(rename = "code", skip_serializing_if = "Option::is_none")]
     pub code: Option<::std::string::String>,
-    ///How `amount` is applied: `percentage` or `fixed` (the service also accepts `Percentage`, `Fixed`, `P`, `p`, `F`, `f`). An open string because those spellings collide in generated code.
+    ///How `amount` is applied: `percentage` or `fixed` (the service also accepts `Percentage`, `Fixed`, `P`, `p`, `F`, `f`). [required]
     #[arg(id = "type", long = "type")]
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
-    ///Whether the coupon also makes shipping free.
+    ///The discount, a percentage or an amount depending on `type`. [required]
+    #[arg(
+        id = "amount",
+        long = "amount",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "amount", skip_serializing_if = "Option::is_none")]
+    pub amount: Option<::serde_json::Value>,
+    ///Whether the coupon also makes shipping free. [required]
     #[arg(id = "free_shipping", long = "free-shipping", value_name = "BOOL")]
     #[serde(rename = "free_shipping", skip_serializing_if = "Option::is_none")]
     pub free_shipping: Option<bool>,
-    ///The last day the coupon works, `YYYY-MM-DD`.
+    ///The last day the coupon works, `YYYY-MM-DD`. [required]
     #[arg(id = "expiry_date", long = "expiry-date")]
     #[serde(rename = "expiry_date", skip_serializing_if = "Option::is_none")]
     pub expiry_date: Option<::std::string::String>,
-    ///Whether products on sale are excluded.
+    ///Whether products on sale are excluded. [required]
     #[arg(
         id = "exclude_sale_products",
         long = "exclude-sale-products",
@@ -3562,7 +4293,12 @@ pub struct CreateCouponFields {
     #[serde(rename = "is_group", skip_serializing_if = "Option::is_none")]
     pub is_group: Option<bool>,
     ///How many codes to generate (group coupon).
-    #[arg(id = "group_coupons_count", long = "group-coupons-count", value_name = "N")]
+    #[arg(
+        id = "group_coupons_count",
+        long = "group-coupons-count",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "group_coupons_count", skip_serializing_if = "Option::is_none")]
     pub group_coupons_count: Option<i64>,
     ///The suffix of the generated codes (group coupon).
@@ -3585,6 +4321,26 @@ pub struct CreateCouponFields {
     #[arg(id = "marketing_type", long = "marketing-type")]
     #[serde(rename = "marketing_type", skip_serializing_if = "Option::is_none")]
     pub marketing_type: Option<::std::string::String>,
+    ///The marketer's commission (marketing coupon).
+    #[arg(
+        id = "marketing_amount",
+        long = "marketing-amount",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "marketing_amount", skip_serializing_if = "Option::is_none")]
+    pub marketing_amount: Option<::serde_json::Value>,
+    ///The largest discount a percentage coupon gives.
+    #[arg(
+        id = "maximum_amount",
+        long = "maximum-amount",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "maximum_amount", skip_serializing_if = "Option::is_none")]
+    pub maximum_amount: Option<::serde_json::Value>,
     ///The first day the coupon works, `YYYY-MM-DD`.
     #[arg(id = "start_date", long = "start-date")]
     #[serde(rename = "start_date", skip_serializing_if = "Option::is_none")]
@@ -3598,7 +4354,13 @@ pub struct CreateCouponFields {
 #[derive(clap::Args)]
 pub struct ListCouponCodesArgs {
     ///The group coupon whose codes to list.
-    #[arg(id = "coupon_id", long = "coupon-id", value_name = "N", required = true)]
+    #[arg(
+        id = "coupon_id",
+        long = "coupon-id",
+        value_name = "N",
+        required = true,
+        allow_negative_numbers = true
+    )]
     pub coupon_id: i64,
     /// Page selection.
     #[command(flatten)]
@@ -3608,14 +4370,14 @@ pub struct ListCouponCodesArgs {
 #[derive(clap::Args)]
 pub struct GetCouponArgs {
     ///The coupon id.
-    #[arg(id = "coupon_id", value_name = "COUPON_ID")]
+    #[arg(id = "coupon_id", value_name = "COUPON_ID", allow_negative_numbers = true)]
     pub coupon_id: i64,
 }
 /// Changes a coupon and returns it. Every field is optional. The include/exclude lists restrict the coupon to (or exclude it from) products, categories, brands, customer groups and shipping companies; `payment_methods` limits the payment methods it works with.
 #[derive(clap::Args)]
 pub struct UpdateCouponArgs {
     ///The coupon id.
-    #[arg(id = "coupon_id", value_name = "COUPON_ID")]
+    #[arg(id = "coupon_id", value_name = "COUPON_ID", allow_negative_numbers = true)]
     pub coupon_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -3624,18 +4386,28 @@ pub struct UpdateCouponArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_coupon`.
+/// Body fields of `update_coupon` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateCouponFields {
     ///The code customers enter.
     #[arg(id = "code", long = "code")]
     #[serde(rename = "code", skip_serializing_if = "Option::is_none")]
     pub code: Option<::std::string::String>,
-    ///How `amount` is applied: `percentage` or `fixed` (the service also accepts `Percentage`, `Fixed`, `P`, `p`, `F`, `f`). An open string because those spellings collide in generated code.
+    ///How `amount` is applied: `percentage` or `fixed` (the service also accepts `Percentage`, `Fixed`, `P`, `p`, `F`, `f`).
     #[arg(id = "type", long = "type")]
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
-    ///The coupon's state. The documentation gives no value set; `active` and `inactive` (the states a coupon can be put in) are assumed.
+    ///The discount, a percentage or an amount depending on `type`.
+    #[arg(
+        id = "amount",
+        long = "amount",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "amount", skip_serializing_if = "Option::is_none")]
+    pub amount: Option<::serde_json::Value>,
+    ///The coupon's state.
     #[arg(
         id = "status",
         long = "status",
@@ -3667,13 +4439,43 @@ pub struct UpdateCouponFields {
     #[serde(rename = "applied_in", skip_serializing_if = "Option::is_none")]
     pub applied_in: Option<::std::string::String>,
     ///How many times the coupon can be used in all.
-    #[arg(id = "usage_limit", long = "usage-limit", value_name = "N")]
+    #[arg(
+        id = "usage_limit",
+        long = "usage-limit",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "usage_limit", skip_serializing_if = "Option::is_none")]
     pub usage_limit: Option<i64>,
     ///How many times one customer can use the coupon.
-    #[arg(id = "usage_limit_per_user", long = "usage-limit-per-user", value_name = "N")]
+    #[arg(
+        id = "usage_limit_per_user",
+        long = "usage-limit-per-user",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "usage_limit_per_user", skip_serializing_if = "Option::is_none")]
     pub usage_limit_per_user: Option<i64>,
+    ///The cart total needed to use the coupon.
+    #[arg(
+        id = "minimum_amount",
+        long = "minimum-amount",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "minimum_amount", skip_serializing_if = "Option::is_none")]
+    pub minimum_amount: Option<::serde_json::Value>,
+    ///The largest discount a percentage coupon gives.
+    #[arg(
+        id = "maximum_amount",
+        long = "maximum-amount",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "maximum_amount", skip_serializing_if = "Option::is_none")]
+    pub maximum_amount: Option<::serde_json::Value>,
     ///Whether the coupon also makes shipping free.
     #[arg(id = "free_shipping", long = "free-shipping", value_name = "BOOL")]
     #[serde(rename = "free_shipping", skip_serializing_if = "Option::is_none")]
@@ -3713,6 +4515,16 @@ pub struct UpdateCouponFields {
     #[arg(id = "marketing_type", long = "marketing-type")]
     #[serde(rename = "marketing_type", skip_serializing_if = "Option::is_none")]
     pub marketing_type: Option<::std::string::String>,
+    ///The marketer's commission.
+    #[arg(
+        id = "marketing_amount",
+        long = "marketing-amount",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "marketing_amount", skip_serializing_if = "Option::is_none")]
+    pub marketing_amount: Option<::serde_json::Value>,
     ///Whether the total sales are hidden from the marketer.
     #[arg(
         id = "marketing_hide_total_sales",
@@ -3724,20 +4536,134 @@ pub struct UpdateCouponFields {
         skip_serializing_if = "Option::is_none"
     )]
     pub marketing_hide_total_sales: Option<bool>,
+    ///The largest commission the marketer gets.
+    #[arg(
+        id = "marketing_maximum_amount",
+        long = "marketing-maximum-amount",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(
+        rename = "marketing_maximum_amount",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub marketing_maximum_amount: Option<::serde_json::Value>,
     ///Notes about the marketer.
     #[arg(id = "marketing_info", long = "marketing-info")]
     #[serde(rename = "marketing_info", skip_serializing_if = "Option::is_none")]
     pub marketing_info: Option<::std::string::String>,
-    ///The coupon's beneficiary domain (not documented beyond the name).
+    ///The coupon's beneficiary domain.
     #[arg(id = "beneficiary_domain", long = "beneficiary-domain")]
     #[serde(rename = "beneficiary_domain", skip_serializing_if = "Option::is_none")]
     pub beneficiary_domain: Option<::std::string::String>,
+    ///The coupon works only on these products (ids). Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "products_include",
+        long = "products-include",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "products_include", skip_serializing_if = "Option::is_none")]
+    pub products_include: Option<Vec<i64>>,
+    ///The coupon does not work on these products (ids). Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "products_exclude",
+        long = "products-exclude",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "products_exclude", skip_serializing_if = "Option::is_none")]
+    pub products_exclude: Option<Vec<i64>>,
+    ///The coupon works only on products of these categories (ids). Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "list_include_categories",
+        long = "list-include-categories",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "list_include_categories", skip_serializing_if = "Option::is_none")]
+    pub list_include_categories: Option<Vec<i64>>,
+    ///The coupon does not work on products of these categories (ids). Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "list_exclude_categories",
+        long = "list-exclude-categories",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "list_exclude_categories", skip_serializing_if = "Option::is_none")]
+    pub list_exclude_categories: Option<Vec<i64>>,
+    ///The coupon does not work on products of these brands (ids). Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "list_exclude_brands",
+        long = "list-exclude-brands",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "list_exclude_brands", skip_serializing_if = "Option::is_none")]
+    pub list_exclude_brands: Option<Vec<i64>>,
+    ///Only customers of these customer groups can use the coupon (ids). Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "list_include_groups",
+        long = "list-include-groups",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "list_include_groups", skip_serializing_if = "Option::is_none")]
+    pub list_include_groups: Option<Vec<i64>>,
+    ///Customers of these customer groups cannot use the coupon (ids). Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "list_exclude_groups",
+        long = "list-exclude-groups",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "list_exclude_groups", skip_serializing_if = "Option::is_none")]
+    pub list_exclude_groups: Option<Vec<i64>>,
+    ///The coupon does not work with these shipping companies (ids). Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "list_exclude_shipping",
+        long = "list-exclude-shipping",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "list_exclude_shipping", skip_serializing_if = "Option::is_none")]
+    pub list_exclude_shipping: Option<Vec<i64>>,
+    ///The payment methods the coupon works with. Repeat the flag for each value.
+    #[arg(
+        id = "payment_methods",
+        long = "payment-methods",
+        value_parser = crate::commands::choice::<::std::string::String>(
+            &["all",
+            "apple_pay",
+            "bank",
+            "cod",
+            "credit_card",
+            "knet",
+            "mada",
+            "paypal",
+            "spotii_pay",
+            "stc_pay",
+            "tabby_installment",
+            "tamara_installment"]
+        )
+    )]
+    #[serde(rename = "payment_methods", skip_serializing_if = "Option::is_none")]
+    pub payment_methods: Option<Vec<::std::string::String>>,
 }
 /// Deletes a coupon.
 #[derive(clap::Args)]
 pub struct DeleteCouponArgs {
     ///The coupon id.
-    #[arg(id = "coupon_id", value_name = "COUPON_ID")]
+    #[arg(id = "coupon_id", value_name = "COUPON_ID", allow_negative_numbers = true)]
     pub coupon_id: i64,
 }
 /// Lists the store's special offers, one page at a time.
@@ -3747,7 +4673,7 @@ pub struct ListSpecialOffersArgs {
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Creates a special offer and returns it (the documentation's examples return a new offer as `inactive`; `change_special_offer_status` activates it). `buy` says what the customer must buy (products or categories, a quantity or an amount), `get` what they receive (a percentage discount or free products); `discounts_table` gives the quantity tiers of a `discounts_table` offer.
+/// Creates a special offer and returns it. `buy` says what the customer must buy (products or categories, a quantity or an amount), `get` what they receive (a percentage discount or free products); `discounts_table` gives the quantity tiers of a `discounts_table` offer.
 #[derive(clap::Args)]
 pub struct CreateSpecialOfferArgs {
     /// Body fields as flags.
@@ -3757,10 +4683,10 @@ pub struct CreateSpecialOfferArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_special_offer`.
+/// Body fields of `create_special_offer` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateSpecialOfferFields {
-    ///The offer's name.
+    ///The offer's name. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
@@ -3768,7 +4694,7 @@ pub struct CreateSpecialOfferFields {
     #[arg(id = "message", long = "message")]
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
     pub message: Option<::std::string::String>,
-    ///Where the offer works, the web store only or the web store and the app.
+    ///Where the offer works, the web store only or the web store and the app. [required]
     #[arg(
         id = "applied_channel",
         long = "applied-channel",
@@ -3779,7 +4705,7 @@ pub struct CreateSpecialOfferFields {
     )]
     #[serde(rename = "applied_channel", skip_serializing_if = "Option::is_none")]
     pub applied_channel: Option<::std::string::String>,
-    ///The kind of offer.
+    ///The kind of offer. [required]
     #[arg(
         id = "offer_type",
         long = "offer-type",
@@ -3792,7 +4718,7 @@ pub struct CreateSpecialOfferFields {
     )]
     #[serde(rename = "offer_type", skip_serializing_if = "Option::is_none")]
     pub offer_type: Option<::std::string::String>,
-    ///What the offer applies to.
+    ///What the offer applies to. [required]
     #[arg(
         id = "applied_to",
         long = "applied-to",
@@ -3809,18 +4735,62 @@ pub struct CreateSpecialOfferFields {
     #[arg(id = "start_date", long = "start-date")]
     #[serde(rename = "start_date", skip_serializing_if = "Option::is_none")]
     pub start_date: Option<::std::string::String>,
-    ///When the offer ends, `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`.
+    ///When the offer ends, `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`. [required]
     #[arg(id = "expiry_date", long = "expiry-date")]
     #[serde(rename = "expiry_date", skip_serializing_if = "Option::is_none")]
     pub expiry_date: Option<::std::string::String>,
+    ///The cart total needed for the offer to apply.
+    #[arg(
+        id = "min_purchase_amount",
+        long = "min-purchase-amount",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "min_purchase_amount", skip_serializing_if = "Option::is_none")]
+    pub min_purchase_amount: Option<::serde_json::Value>,
     ///The number of items needed for the offer to apply.
-    #[arg(id = "min_items_count", long = "min-items-count", value_name = "N")]
+    #[arg(
+        id = "min_items_count",
+        long = "min-items-count",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "min_items_count", skip_serializing_if = "Option::is_none")]
     pub min_items_count: Option<i64>,
-    ///Minimum items (sent as 0 in the documentation's examples; meaning not documented).
-    #[arg(id = "min_items", long = "min-items", value_name = "N")]
+    ///Minimum items.
+    #[arg(
+        id = "min_items",
+        long = "min-items",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "min_items", skip_serializing_if = "Option::is_none")]
     pub min_items: Option<i64>,
+    ///What the customer must buy, by ids. As JSON (or @FILE), e.g. {"categories": [1], "min_amount": "10.00", "products": [1], "quantity": 1, "type": "text"}
+    #[arg(
+        id = "buy_json",
+        long = "buy-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"categories\": [1], \"min_amount\": \"10.00\", \"products\": [1], \"quantity\": 1, \"type\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "buy", skip_serializing_if = "Option::is_none")]
+    pub buy_json: Option<::serde_json::Value>,
+    ///What the customer gets, by ids. As JSON (or @FILE), e.g. {"categories": [1], "discount_amount": "10.00", "discount_type": "percentage", "products": [1], "quantity": 1, "type": "text"}
+    #[arg(
+        id = "get_json",
+        long = "get-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"categories\": [1], \"discount_amount\": \"10.00\", \"discount_type\": \"percentage\", \"products\": [1], \"quantity\": 1, \"type\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "get", skip_serializing_if = "Option::is_none")]
+    pub get_json: Option<::serde_json::Value>,
     ///The offer's state.
     #[arg(
         id = "status",
@@ -3836,19 +4806,39 @@ pub struct CreateSpecialOfferFields {
     #[arg(id = "applied_with_coupon", long = "applied-with-coupon", value_name = "BOOL")]
     #[serde(rename = "applied_with_coupon", skip_serializing_if = "Option::is_none")]
     pub applied_with_coupon: Option<bool>,
+    ///The quantity tiers of a `discounts_table` offer. As JSON (or @FILE), e.g. [{"discount": "10.00", "quantity": "10.00"}]
+    #[arg(
+        id = "discounts_table_json",
+        long = "discounts-table-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"discount\": \"10.00\", \"quantity\": \"10.00\"}]"
+        )
+    )]
+    #[serde(rename = "discounts_table", skip_serializing_if = "Option::is_none")]
+    pub discounts_table_json: Option<::serde_json::Value>,
 }
 /// Returns one special offer with the products and categories it applies to.
 #[derive(clap::Args)]
 pub struct GetSpecialOfferArgs {
     ///The special offer id.
-    #[arg(id = "special_offer_id", value_name = "SPECIAL_OFFER_ID")]
+    #[arg(
+        id = "special_offer_id",
+        value_name = "SPECIAL_OFFER_ID",
+        allow_negative_numbers = true
+    )]
     pub special_offer_id: i64,
 }
 /// Replaces a special offer's settings and returns the offer. The body is the same as for `create_special_offer`, with the same required fields.
 #[derive(clap::Args)]
 pub struct UpdateSpecialOfferArgs {
     ///The special offer id.
-    #[arg(id = "special_offer_id", value_name = "SPECIAL_OFFER_ID")]
+    #[arg(
+        id = "special_offer_id",
+        value_name = "SPECIAL_OFFER_ID",
+        allow_negative_numbers = true
+    )]
     pub special_offer_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -3857,10 +4847,10 @@ pub struct UpdateSpecialOfferArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_special_offer`.
+/// Body fields of `update_special_offer` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateSpecialOfferFields {
-    ///The offer's name.
+    ///The offer's name. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
@@ -3868,7 +4858,7 @@ pub struct UpdateSpecialOfferFields {
     #[arg(id = "message", long = "message")]
     #[serde(rename = "message", skip_serializing_if = "Option::is_none")]
     pub message: Option<::std::string::String>,
-    ///Where the offer works, the web store only or the web store and the app.
+    ///Where the offer works, the web store only or the web store and the app. [required]
     #[arg(
         id = "applied_channel",
         long = "applied-channel",
@@ -3879,7 +4869,7 @@ pub struct UpdateSpecialOfferFields {
     )]
     #[serde(rename = "applied_channel", skip_serializing_if = "Option::is_none")]
     pub applied_channel: Option<::std::string::String>,
-    ///The kind of offer.
+    ///The kind of offer. [required]
     #[arg(
         id = "offer_type",
         long = "offer-type",
@@ -3892,7 +4882,7 @@ pub struct UpdateSpecialOfferFields {
     )]
     #[serde(rename = "offer_type", skip_serializing_if = "Option::is_none")]
     pub offer_type: Option<::std::string::String>,
-    ///What the offer applies to.
+    ///What the offer applies to. [required]
     #[arg(
         id = "applied_to",
         long = "applied-to",
@@ -3909,18 +4899,62 @@ pub struct UpdateSpecialOfferFields {
     #[arg(id = "start_date", long = "start-date")]
     #[serde(rename = "start_date", skip_serializing_if = "Option::is_none")]
     pub start_date: Option<::std::string::String>,
-    ///When the offer ends, `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`.
+    ///When the offer ends, `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`. [required]
     #[arg(id = "expiry_date", long = "expiry-date")]
     #[serde(rename = "expiry_date", skip_serializing_if = "Option::is_none")]
     pub expiry_date: Option<::std::string::String>,
+    ///The cart total needed for the offer to apply.
+    #[arg(
+        id = "min_purchase_amount",
+        long = "min-purchase-amount",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "min_purchase_amount", skip_serializing_if = "Option::is_none")]
+    pub min_purchase_amount: Option<::serde_json::Value>,
     ///The number of items needed for the offer to apply.
-    #[arg(id = "min_items_count", long = "min-items-count", value_name = "N")]
+    #[arg(
+        id = "min_items_count",
+        long = "min-items-count",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "min_items_count", skip_serializing_if = "Option::is_none")]
     pub min_items_count: Option<i64>,
-    ///Minimum items (sent as 0 in the documentation's examples; meaning not documented).
-    #[arg(id = "min_items", long = "min-items", value_name = "N")]
+    ///Minimum items.
+    #[arg(
+        id = "min_items",
+        long = "min-items",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "min_items", skip_serializing_if = "Option::is_none")]
     pub min_items: Option<i64>,
+    ///What the customer must buy, by ids. As JSON (or @FILE), e.g. {"categories": [1], "min_amount": "10.00", "products": [1], "quantity": 1, "type": "text"}
+    #[arg(
+        id = "buy_json",
+        long = "buy-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"categories\": [1], \"min_amount\": \"10.00\", \"products\": [1], \"quantity\": 1, \"type\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "buy", skip_serializing_if = "Option::is_none")]
+    pub buy_json: Option<::serde_json::Value>,
+    ///What the customer gets, by ids. As JSON (or @FILE), e.g. {"categories": [1], "discount_amount": "10.00", "discount_type": "percentage", "products": [1], "quantity": 1, "type": "text"}
+    #[arg(
+        id = "get_json",
+        long = "get-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"categories\": [1], \"discount_amount\": \"10.00\", \"discount_type\": \"percentage\", \"products\": [1], \"quantity\": 1, \"type\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "get", skip_serializing_if = "Option::is_none")]
+    pub get_json: Option<::serde_json::Value>,
     ///The offer's state.
     #[arg(
         id = "status",
@@ -3936,19 +4970,39 @@ pub struct UpdateSpecialOfferFields {
     #[arg(id = "applied_with_coupon", long = "applied-with-coupon", value_name = "BOOL")]
     #[serde(rename = "applied_with_coupon", skip_serializing_if = "Option::is_none")]
     pub applied_with_coupon: Option<bool>,
+    ///The quantity tiers of a `discounts_table` offer. As JSON (or @FILE), e.g. [{"discount": "10.00", "quantity": "10.00"}]
+    #[arg(
+        id = "discounts_table_json",
+        long = "discounts-table-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"discount\": \"10.00\", \"quantity\": \"10.00\"}]"
+        )
+    )]
+    #[serde(rename = "discounts_table", skip_serializing_if = "Option::is_none")]
+    pub discounts_table_json: Option<::serde_json::Value>,
 }
 /// Deletes a special offer.
 #[derive(clap::Args)]
 pub struct DeleteSpecialOfferArgs {
     ///The special offer id.
-    #[arg(id = "special_offer_id", value_name = "SPECIAL_OFFER_ID")]
+    #[arg(
+        id = "special_offer_id",
+        value_name = "SPECIAL_OFFER_ID",
+        allow_negative_numbers = true
+    )]
     pub special_offer_id: i64,
 }
 /// Activates or deactivates a special offer.
 #[derive(clap::Args)]
 pub struct ChangeSpecialOfferStatusArgs {
     ///The special offer id.
-    #[arg(id = "special_offer_id", value_name = "SPECIAL_OFFER_ID")]
+    #[arg(
+        id = "special_offer_id",
+        value_name = "SPECIAL_OFFER_ID",
+        allow_negative_numbers = true
+    )]
     pub special_offer_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -3957,10 +5011,10 @@ pub struct ChangeSpecialOfferStatusArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `change_special_offer_status`.
+/// Body fields of `change_special_offer_status` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct ChangeSpecialOfferStatusFields {
-    ///The new state. The documentation types it as a plain string; `active` and `inactive` are the states offers show (assumed to be the accepted set).
+    ///The new state. [required]
     #[arg(
         id = "status",
         long = "status",
@@ -3979,7 +5033,7 @@ pub struct ListAffiliatesArgs {
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Creates an affiliate campaign and returns it. The body is one of two shapes: the current one (`AffiliateCampaignInput`: title, type, commission, customer discount and scopes) or the older marketer form (`AffiliateMarketerInput`: marketer name and city, commission type and amount), which the documentation also lists.
+/// Creates an affiliate campaign and returns it.
 #[derive(clap::Args)]
 pub struct CreateAffiliateArgs {
     /// Body fields as flags.
@@ -3989,21 +5043,29 @@ pub struct CreateAffiliateArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_affiliate`.
+/// Body fields of `create_affiliate` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateAffiliateFields {}
 /// Returns one affiliate campaign with its statistics (sales, visits, profit, orders).
 #[derive(clap::Args)]
 pub struct GetAffiliateArgs {
     ///The affiliate id.
-    #[arg(id = "affiliate_id", value_name = "AFFILIATE_ID")]
+    #[arg(
+        id = "affiliate_id",
+        value_name = "AFFILIATE_ID",
+        allow_negative_numbers = true
+    )]
     pub affiliate_id: i64,
 }
 /// Changes an affiliate campaign and returns it. The body takes the same two shapes as `create_affiliate`, with the same required fields.
 #[derive(clap::Args)]
 pub struct UpdateAffiliateArgs {
     ///The affiliate id.
-    #[arg(id = "affiliate_id", value_name = "AFFILIATE_ID")]
+    #[arg(
+        id = "affiliate_id",
+        value_name = "AFFILIATE_ID",
+        allow_negative_numbers = true
+    )]
     pub affiliate_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -4012,21 +5074,29 @@ pub struct UpdateAffiliateArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_affiliate`.
+/// Body fields of `update_affiliate` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateAffiliateFields {}
 /// Deletes an affiliate campaign.
 #[derive(clap::Args)]
 pub struct DeleteAffiliateArgs {
     ///The affiliate id.
-    #[arg(id = "affiliate_id", value_name = "AFFILIATE_ID")]
+    #[arg(
+        id = "affiliate_id",
+        value_name = "AFFILIATE_ID",
+        allow_negative_numbers = true
+    )]
     pub affiliate_id: i64,
 }
 /// Lists the tracking links of an affiliate campaign, each with its marketer and statistics, one page at a time.
 #[derive(clap::Args)]
 pub struct ListAffiliateLinksArgs {
     ///The affiliate id.
-    #[arg(id = "affiliate_id", value_name = "AFFILIATE_ID")]
+    #[arg(
+        id = "affiliate_id",
+        value_name = "AFFILIATE_ID",
+        allow_negative_numbers = true
+    )]
     pub affiliate_id: i64,
     /// Page selection.
     #[command(flatten)]
@@ -4049,34 +5119,69 @@ pub struct CreateAdvertisementArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_advertisement`.
+/// Body fields of `create_advertisement` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateAdvertisementFields {
-    ///The title.
+    ///The title. [required]
     #[arg(id = "title", long = "title")]
     #[serde(rename = "title", skip_serializing_if = "Option::is_none")]
     pub title: Option<::std::string::String>,
-    ///The text.
+    ///The text. [required]
     #[arg(id = "description", long = "description")]
     #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
     pub description: Option<::std::string::String>,
-    ///When the advertisement stops being shown, `YYYY-MM-DD`.
+    ///What a new or changed advertisement links to. As JSON (or @FILE), e.g. {"id": 1, "link": "https://...", "name": "category"} [required]
+    #[arg(
+        id = "type_json",
+        long = "type-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"id\": 1, \"link\": \"https://...\", \"name\": \"category\"}"
+        )
+    )]
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_json: Option<::serde_json::Value>,
+    ///When the advertisement stops being shown, `YYYY-MM-DD`. [required]
     #[arg(id = "expire_date", long = "expire-date")]
     #[serde(rename = "expire_date", skip_serializing_if = "Option::is_none")]
     pub expire_date: Option<::std::string::String>,
+    ///The storefront pages showing the advertisement. Repeat the flag for each value. [required]
+    #[arg(
+        id = "pages",
+        long = "pages",
+        value_parser = crate::commands::choice::<::std::string::String>(
+            &["all",
+            "cart",
+            "product",
+            "payment",
+            "category",
+            "home"]
+        )
+    )]
+    #[serde(rename = "pages", skip_serializing_if = "Option::is_none")]
+    pub pages: Option<Vec<::std::string::String>>,
 }
 /// Returns one advertisement.
 #[derive(clap::Args)]
 pub struct GetAdvertisementArgs {
     ///The advertisement id.
-    #[arg(id = "advertisement_id", value_name = "ADVERTISEMENT_ID")]
+    #[arg(
+        id = "advertisement_id",
+        value_name = "ADVERTISEMENT_ID",
+        allow_negative_numbers = true
+    )]
     pub advertisement_id: i64,
 }
 /// Replaces an advertisement's settings and returns it. The body is the same as for `create_advertisement`, with the same required fields.
 #[derive(clap::Args)]
 pub struct UpdateAdvertisementArgs {
     ///The advertisement id.
-    #[arg(id = "advertisement_id", value_name = "ADVERTISEMENT_ID")]
+    #[arg(
+        id = "advertisement_id",
+        value_name = "ADVERTISEMENT_ID",
+        allow_negative_numbers = true
+    )]
     pub advertisement_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -4085,27 +5190,58 @@ pub struct UpdateAdvertisementArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_advertisement`.
+/// Body fields of `update_advertisement` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateAdvertisementFields {
-    ///The title.
+    ///The title. [required]
     #[arg(id = "title", long = "title")]
     #[serde(rename = "title", skip_serializing_if = "Option::is_none")]
     pub title: Option<::std::string::String>,
-    ///The text.
+    ///The text. [required]
     #[arg(id = "description", long = "description")]
     #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
     pub description: Option<::std::string::String>,
-    ///When the advertisement stops being shown, `YYYY-MM-DD`.
+    ///What a new or changed advertisement links to. As JSON (or @FILE), e.g. {"id": 1, "link": "https://...", "name": "category"} [required]
+    #[arg(
+        id = "type_json",
+        long = "type-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"id\": 1, \"link\": \"https://...\", \"name\": \"category\"}"
+        )
+    )]
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_json: Option<::serde_json::Value>,
+    ///When the advertisement stops being shown, `YYYY-MM-DD`. [required]
     #[arg(id = "expire_date", long = "expire-date")]
     #[serde(rename = "expire_date", skip_serializing_if = "Option::is_none")]
     pub expire_date: Option<::std::string::String>,
+    ///The storefront pages showing the advertisement. Repeat the flag for each value. [required]
+    #[arg(
+        id = "pages",
+        long = "pages",
+        value_parser = crate::commands::choice::<::std::string::String>(
+            &["all",
+            "cart",
+            "product",
+            "payment",
+            "category",
+            "home"]
+        )
+    )]
+    #[serde(rename = "pages", skip_serializing_if = "Option::is_none")]
+    pub pages: Option<Vec<::std::string::String>>,
 }
 /// Deletes an advertisement; the service answers 202 Accepted.
 #[derive(clap::Args)]
 pub struct DeleteAdvertisementArgs {
     ///The advertisement id.
-    #[arg(id = "advertisement_id", value_name = "ADVERTISEMENT_ID")]
+    #[arg(
+        id = "advertisement_id",
+        value_name = "ADVERTISEMENT_ID",
+        allow_negative_numbers = true
+    )]
     pub advertisement_id: i64,
 }
 /// Lists the store's reviews (product ratings, questions, shipping ratings and testimonials), one page at a time. Every filter is optional; the array filters match any of their values.
@@ -4126,26 +5262,50 @@ pub struct ListReviewsArgs {
         )
     )]
     pub type_: Option<types::ListReviewsType>,
-    ///Only reviews written on or after this day, `YYYY-MM-DD`. The format is not documented (assumed).
+    ///Only reviews written on or after this day, `YYYY-MM-DD`.
     #[arg(id = "start_date", long = "start-date")]
     pub start_date: Option<::std::string::String>,
-    ///Only reviews written on or before this day, `YYYY-MM-DD`. The format is not documented (assumed).
+    ///Only reviews written on or before this day, `YYYY-MM-DD`.
     #[arg(id = "end_date", long = "end-date")]
     pub end_date: Option<::std::string::String>,
     ///Only reviews of these products (product ids).
-    #[arg(id = "products", long = "products", value_name = "N", value_delimiter = ',')]
+    #[arg(
+        id = "products",
+        long = "products",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
     pub products: Option<Vec<i64>>,
     ///Only reviews of these blog articles (article ids).
-    #[arg(id = "blogs", long = "blogs", value_name = "N", value_delimiter = ',')]
+    #[arg(
+        id = "blogs",
+        long = "blogs",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
     pub blogs: Option<Vec<i64>>,
     ///Only reviews by these customers (customer ids).
-    #[arg(id = "customers", long = "customers", value_name = "N", value_delimiter = ',')]
+    #[arg(
+        id = "customers",
+        long = "customers",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
     pub customers: Option<Vec<i64>>,
-    ///Only reviews that have (true) or have not (false) been replied to. The meaning is not documented beyond the name (assumed).
+    ///Only reviews that have (true) or have not (false) been replied to.
     #[arg(id = "reply", long = "reply", value_name = "BOOL")]
     pub reply: Option<bool>,
     ///Only reviews with one of these star ratings.
-    #[arg(id = "stars", long = "stars", value_name = "N", value_delimiter = ',')]
+    #[arg(
+        id = "stars",
+        long = "stars",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
     pub stars: Option<Vec<i64>>,
     ///Only published (true) or unpublished (false) reviews.
     #[arg(id = "publish", long = "publish", value_name = "BOOL")]
@@ -4158,14 +5318,14 @@ pub struct ListReviewsArgs {
 #[derive(clap::Args)]
 pub struct GetReviewArgs {
     ///The review id.
-    #[arg(id = "review_id", value_name = "REVIEW_ID")]
+    #[arg(id = "review_id", value_name = "REVIEW_ID", allow_negative_numbers = true)]
     pub review_id: i64,
 }
 /// Publishes or unpublishes a review and returns it.
 #[derive(clap::Args)]
 pub struct UpdateReviewArgs {
     ///The review id.
-    #[arg(id = "review_id", value_name = "REVIEW_ID")]
+    #[arg(id = "review_id", value_name = "REVIEW_ID", allow_negative_numbers = true)]
     pub review_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -4174,7 +5334,7 @@ pub struct UpdateReviewArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_review`.
+/// Body fields of `update_review` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateReviewFields {
     ///Show (true) or hide (false) the review in the storefront.
@@ -4223,13 +5383,23 @@ pub struct CreateProductArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_product`.
+/// Body fields of `create_product` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateProductFields {
-    ///The product name.
+    ///The product name. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "price",
+        long = "price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
+    pub price: Option<::serde_json::Value>,
     ///The initial status; `sale` (on sale), `out` (out of stock) or `hidden`.
     #[arg(
         id = "status",
@@ -4261,13 +5431,80 @@ pub struct CreateProductFields {
     #[serde(rename = "product_type", skip_serializing_if = "Option::is_none")]
     pub product_type: Option<::std::string::String>,
     ///Units in stock.
-    #[arg(id = "quantity", long = "quantity", value_name = "N")]
+    #[arg(
+        id = "quantity",
+        long = "quantity",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
     pub quantity: Option<i64>,
+    ///How a `booking` product is booked: where, how long a session lasts, and when it is available. As JSON (or @FILE), e.g. {"availabilities": [{...}], "location": "text", "overrides": [{...}], "session_duration": 1, "session_gap": 1, "sessions_count": 1, ...}
+    #[arg(
+        id = "booking_details_json",
+        long = "booking-details-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"availabilities\": [{...}], \"location\": \"text\", \"overrides\": [{...}], \"session_duration\": 1, \"session_gap\": 1, \"sessions_count\": 1, ...}"
+        )
+    )]
+    #[serde(rename = "booking_details", skip_serializing_if = "Option::is_none")]
+    pub booking_details_json: Option<::serde_json::Value>,
     ///The product description (HTML allowed).
     #[arg(id = "description", long = "description")]
     #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
     pub description: Option<::std::string::String>,
+    ///Ids of the categories the product is in. Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "categories",
+        long = "categories",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
+    pub categories: Option<Vec<i64>>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "min_amount_donating",
+        long = "min-amount-donating",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "min_amount_donating", skip_serializing_if = "Option::is_none")]
+    pub min_amount_donating: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "max_amount_donating",
+        long = "max-amount-donating",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "max_amount_donating", skip_serializing_if = "Option::is_none")]
+    pub max_amount_donating: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "sale_price",
+        long = "sale-price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "sale_price", skip_serializing_if = "Option::is_none")]
+    pub sale_price: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "cost_price",
+        long = "cost-price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "cost_price", skip_serializing_if = "Option::is_none")]
+    pub cost_price: Option<::serde_json::Value>,
     ///When the sale price ends, `YYYY-MM-DD`.
     #[arg(id = "sale_end", long = "sale-end")]
     #[serde(rename = "sale_end", skip_serializing_if = "Option::is_none")]
@@ -4280,7 +5517,8 @@ pub struct CreateProductFields {
     #[arg(
         id = "maximum_quantity_per_order",
         long = "maximum-quantity-per-order",
-        value_name = "N"
+        value_name = "N",
+        allow_negative_numbers = true
     )]
     #[serde(
         rename = "maximum_quantity_per_order",
@@ -4288,7 +5526,12 @@ pub struct CreateProductFields {
     )]
     pub maximum_quantity_per_order: Option<i64>,
     ///The product's weight, in `weight_type` units.
-    #[arg(id = "weight", long = "weight", value_name = "NUMBER")]
+    #[arg(
+        id = "weight",
+        long = "weight",
+        value_name = "NUMBER",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "weight", skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,
     ///The weight unit, for example `kg`.
@@ -4343,23 +5586,74 @@ pub struct CreateProductFields {
     #[arg(id = "metadata_description", long = "metadata-description")]
     #[serde(rename = "metadata_description", skip_serializing_if = "Option::is_none")]
     pub metadata_description: Option<::std::string::String>,
+    ///Prices in other store scopes (markets). As JSON (or @FILE), e.g. [{"scope_id": 1, "cost_price": "10.00", "price": "10.00", "sale_end": "text", "sale_price": "10.00", "sale_start": "text"}]
+    #[arg(
+        id = "scoped_prices_json",
+        long = "scoped-prices-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"scope_id\": 1, \"cost_price\": \"10.00\", \"price\": \"10.00\", \"sale_end\": \"text\", \"sale_price\": \"10.00\", \"sale_start\": \"text\"}]"
+        )
+    )]
+    #[serde(rename = "scoped_prices", skip_serializing_if = "Option::is_none")]
+    pub scoped_prices_json: Option<::serde_json::Value>,
     ///The product's brand id.
-    #[arg(id = "brand_id", long = "brand-id", value_name = "N")]
+    #[arg(
+        id = "brand_id",
+        long = "brand-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "brand_id", skip_serializing_if = "Option::is_none")]
     pub brand_id: Option<i64>,
+    ///Ids of the product's tags. Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "tags",
+        long = "tags",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "tags", skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<i64>>,
+    ///Images to attach, by address. As JSON (or @FILE), e.g. [{"alt": "text", "default": true, "original": "https://...", "sort": 1, "thumbnail": "https://..."}]
+    #[arg(
+        id = "images_json",
+        long = "images-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"alt\": \"text\", \"default\": true, \"original\": \"https://...\", \"sort\": 1, \"thumbnail\": \"https://...\"}]"
+        )
+    )]
+    #[serde(rename = "images", skip_serializing_if = "Option::is_none")]
+    pub images_json: Option<::serde_json::Value>,
+    ///Options to create with the product; they generate its variants. As JSON (or @FILE), e.g. [{"name": "text", "display_type": "text", "values": [...]}]
+    #[arg(
+        id = "options_json",
+        long = "options-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"name\": \"text\", \"display_type\": \"text\", \"values\": [...]}]"
+        )
+    )]
+    #[serde(rename = "options", skip_serializing_if = "Option::is_none")]
+    pub options_json: Option<::serde_json::Value>,
 }
 /// Returns one product with its prices, stock, images, options, variants (`skus`), categories and tags.
 #[derive(clap::Args)]
 pub struct GetProductArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID")]
+    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
     pub product_id: i64,
 }
-/// Changes the fields of a product given in the body (the others are kept) and returns its details. Which body fields are required is not documented; none is assumed required.
+/// Changes the fields of a product given in the body (the others are kept) and returns its details.
 #[derive(clap::Args)]
 pub struct UpdateProductArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID")]
+    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
     pub product_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -4368,21 +5662,86 @@ pub struct UpdateProductArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_product`.
+/// Body fields of `update_product` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateProductFields {
     ///The product name.
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "price",
+        long = "price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
+    pub price: Option<::serde_json::Value>,
     ///Units in stock.
-    #[arg(id = "quantity", long = "quantity", value_name = "N")]
+    #[arg(
+        id = "quantity",
+        long = "quantity",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
     pub quantity: Option<i64>,
     ///The product description (HTML allowed).
     #[arg(id = "description", long = "description")]
     #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
     pub description: Option<::std::string::String>,
+    ///Ids of the categories the product is in (replaces the current ones). Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "categories",
+        long = "categories",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
+    pub categories: Option<Vec<i64>>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "min_amount_donating",
+        long = "min-amount-donating",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "min_amount_donating", skip_serializing_if = "Option::is_none")]
+    pub min_amount_donating: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "max_amount_donating",
+        long = "max-amount-donating",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "max_amount_donating", skip_serializing_if = "Option::is_none")]
+    pub max_amount_donating: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "sale_price",
+        long = "sale-price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "sale_price", skip_serializing_if = "Option::is_none")]
+    pub sale_price: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "cost_price",
+        long = "cost-price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "cost_price", skip_serializing_if = "Option::is_none")]
+    pub cost_price: Option<::serde_json::Value>,
     ///When the sale price ends, `YYYY-MM-DD`.
     #[arg(id = "sale_end", long = "sale-end")]
     #[serde(rename = "sale_end", skip_serializing_if = "Option::is_none")]
@@ -4395,7 +5754,8 @@ pub struct UpdateProductFields {
     #[arg(
         id = "maximum_quantity_per_order",
         long = "maximum-quantity-per-order",
-        value_name = "N"
+        value_name = "N",
+        allow_negative_numbers = true
     )]
     #[serde(
         rename = "maximum_quantity_per_order",
@@ -4403,7 +5763,12 @@ pub struct UpdateProductFields {
     )]
     pub maximum_quantity_per_order: Option<i64>,
     ///The product's weight, in `weight_type` units.
-    #[arg(id = "weight", long = "weight", value_name = "NUMBER")]
+    #[arg(
+        id = "weight",
+        long = "weight",
+        value_name = "NUMBER",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "weight", skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,
     ///The weight unit, for example `kg`.
@@ -4430,6 +5795,14 @@ pub struct UpdateProductFields {
     #[arg(id = "hide_quantity", long = "hide-quantity", value_name = "BOOL")]
     #[serde(rename = "hide_quantity", skip_serializing_if = "Option::is_none")]
     pub hide_quantity: Option<bool>,
+    ///The sale channels that show the product. Repeat the flag for each value.
+    #[arg(
+        id = "channels",
+        long = "channels",
+        value_parser = crate::commands::choice::<::std::string::String>(&["app", "web"])
+    )]
+    #[serde(rename = "channels", skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<::std::string::String>>,
     ///Whether customers may upload an image when ordering.
     #[arg(id = "enable_upload_image", long = "enable-upload-image", value_name = "BOOL")]
     #[serde(rename = "enable_upload_image", skip_serializing_if = "Option::is_none")]
@@ -4454,6 +5827,18 @@ pub struct UpdateProductFields {
     #[arg(id = "promotion_title", long = "promotion-title")]
     #[serde(rename = "promotion_title", skip_serializing_if = "Option::is_none")]
     pub promotion_title: Option<::std::string::String>,
+    ///How a `booking` product is booked: where, how long a session lasts, and when it is available. As JSON (or @FILE), e.g. {"availabilities": [{...}], "location": "text", "overrides": [{...}], "session_duration": 1, "session_gap": 1, "sessions_count": 1, ...}
+    #[arg(
+        id = "booking_details_json",
+        long = "booking-details-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"availabilities\": [{...}], \"location\": \"text\", \"overrides\": [{...}], \"session_duration\": 1, \"session_gap\": 1, \"sessions_count\": 1, ...}"
+        )
+    )]
+    #[serde(rename = "booking_details", skip_serializing_if = "Option::is_none")]
+    pub booking_details_json: Option<::serde_json::Value>,
     ///The search engine page title.
     #[arg(id = "metadata_title", long = "metadata-title")]
     #[serde(rename = "metadata_title", skip_serializing_if = "Option::is_none")]
@@ -4463,22 +5848,37 @@ pub struct UpdateProductFields {
     #[serde(rename = "metadata_description", skip_serializing_if = "Option::is_none")]
     pub metadata_description: Option<::std::string::String>,
     ///The product's brand id.
-    #[arg(id = "brand_id", long = "brand-id", value_name = "N")]
+    #[arg(
+        id = "brand_id",
+        long = "brand-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "brand_id", skip_serializing_if = "Option::is_none")]
     pub brand_id: Option<i64>,
+    ///Ids of the product's tags (replaces the current ones). Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "tags",
+        long = "tags",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "tags", skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<i64>>,
 }
 /// Deletes a product. Answers 202 with a confirmation message.
 #[derive(clap::Args)]
 pub struct DeleteProductArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID")]
+    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
     pub product_id: i64,
 }
 /// Sets the status of a product: `sale` (on sale), `out` (out of stock) or `hidden` (not shown in the storefront). Answers with a confirmation message, not the product.
 #[derive(clap::Args)]
 pub struct ChangeProductStatusArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID")]
+    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
     pub product_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -4487,10 +5887,10 @@ pub struct ChangeProductStatusArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `change_product_status`.
+/// Body fields of `change_product_status` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct ChangeProductStatusFields {
-    ///`sale` (on sale), `out` (out of stock) or `hidden` (not shown in the storefront).
+    ///`sale` (on sale), `out` (out of stock) or `hidden` (not shown in the storefront). [required]
     #[arg(
         id = "status",
         long = "status",
@@ -4523,21 +5923,86 @@ pub struct UpdateProductBySkuArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_product_by_sku`.
+/// Body fields of `update_product_by_sku` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateProductBySkuFields {
     ///The product name.
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "price",
+        long = "price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
+    pub price: Option<::serde_json::Value>,
     ///Units in stock.
-    #[arg(id = "quantity", long = "quantity", value_name = "N")]
+    #[arg(
+        id = "quantity",
+        long = "quantity",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
     pub quantity: Option<i64>,
     ///The product description (HTML allowed).
     #[arg(id = "description", long = "description")]
     #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
     pub description: Option<::std::string::String>,
+    ///Ids of the categories the product is in (replaces the current ones). Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "categories",
+        long = "categories",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
+    pub categories: Option<Vec<i64>>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "min_amount_donating",
+        long = "min-amount-donating",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "min_amount_donating", skip_serializing_if = "Option::is_none")]
+    pub min_amount_donating: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "max_amount_donating",
+        long = "max-amount-donating",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "max_amount_donating", skip_serializing_if = "Option::is_none")]
+    pub max_amount_donating: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "sale_price",
+        long = "sale-price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "sale_price", skip_serializing_if = "Option::is_none")]
+    pub sale_price: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "cost_price",
+        long = "cost-price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "cost_price", skip_serializing_if = "Option::is_none")]
+    pub cost_price: Option<::serde_json::Value>,
     ///When the sale price ends, `YYYY-MM-DD`.
     #[arg(id = "sale_end", long = "sale-end")]
     #[serde(rename = "sale_end", skip_serializing_if = "Option::is_none")]
@@ -4550,7 +6015,8 @@ pub struct UpdateProductBySkuFields {
     #[arg(
         id = "maximum_quantity_per_order",
         long = "maximum-quantity-per-order",
-        value_name = "N"
+        value_name = "N",
+        allow_negative_numbers = true
     )]
     #[serde(
         rename = "maximum_quantity_per_order",
@@ -4558,7 +6024,12 @@ pub struct UpdateProductBySkuFields {
     )]
     pub maximum_quantity_per_order: Option<i64>,
     ///The product's weight, in `weight_type` units.
-    #[arg(id = "weight", long = "weight", value_name = "NUMBER")]
+    #[arg(
+        id = "weight",
+        long = "weight",
+        value_name = "NUMBER",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "weight", skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,
     ///The weight unit, for example `kg`.
@@ -4585,6 +6056,14 @@ pub struct UpdateProductBySkuFields {
     #[arg(id = "hide_quantity", long = "hide-quantity", value_name = "BOOL")]
     #[serde(rename = "hide_quantity", skip_serializing_if = "Option::is_none")]
     pub hide_quantity: Option<bool>,
+    ///The sale channels that show the product. Repeat the flag for each value.
+    #[arg(
+        id = "channels",
+        long = "channels",
+        value_parser = crate::commands::choice::<::std::string::String>(&["app", "web"])
+    )]
+    #[serde(rename = "channels", skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<::std::string::String>>,
     ///Whether customers may upload an image when ordering.
     #[arg(id = "enable_upload_image", long = "enable-upload-image", value_name = "BOOL")]
     #[serde(rename = "enable_upload_image", skip_serializing_if = "Option::is_none")]
@@ -4609,6 +6088,18 @@ pub struct UpdateProductBySkuFields {
     #[arg(id = "promotion_title", long = "promotion-title")]
     #[serde(rename = "promotion_title", skip_serializing_if = "Option::is_none")]
     pub promotion_title: Option<::std::string::String>,
+    ///How a `booking` product is booked: where, how long a session lasts, and when it is available. As JSON (or @FILE), e.g. {"availabilities": [{...}], "location": "text", "overrides": [{...}], "session_duration": 1, "session_gap": 1, "sessions_count": 1, ...}
+    #[arg(
+        id = "booking_details_json",
+        long = "booking-details-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"availabilities\": [{...}], \"location\": \"text\", \"overrides\": [{...}], \"session_duration\": 1, \"session_gap\": 1, \"sessions_count\": 1, ...}"
+        )
+    )]
+    #[serde(rename = "booking_details", skip_serializing_if = "Option::is_none")]
+    pub booking_details_json: Option<::serde_json::Value>,
     ///The search engine page title.
     #[arg(id = "metadata_title", long = "metadata-title")]
     #[serde(rename = "metadata_title", skip_serializing_if = "Option::is_none")]
@@ -4618,9 +6109,24 @@ pub struct UpdateProductBySkuFields {
     #[serde(rename = "metadata_description", skip_serializing_if = "Option::is_none")]
     pub metadata_description: Option<::std::string::String>,
     ///The product's brand id.
-    #[arg(id = "brand_id", long = "brand-id", value_name = "N")]
+    #[arg(
+        id = "brand_id",
+        long = "brand-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "brand_id", skip_serializing_if = "Option::is_none")]
     pub brand_id: Option<i64>,
+    ///Ids of the product's tags (replaces the current ones). Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "tags",
+        long = "tags",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "tags", skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<i64>>,
 }
 /// Deletes the product whose SKU is `sku`. Answers 202 with a confirmation message.
 #[derive(clap::Args)]
@@ -4642,9 +6148,20 @@ pub struct UpdateProductPriceBySkuArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_product_price_by_sku`.
+/// Body fields of `update_product_price_by_sku` as flags.
 #[derive(clap::Args, serde::Serialize)]
-pub struct UpdateProductPriceBySkuFields {}
+pub struct UpdateProductPriceBySkuFields {
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money. [required]
+    #[arg(
+        id = "price",
+        long = "price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
+    pub price: Option<::serde_json::Value>,
+}
 /// Sets the price (and optionally the cost price, sale price and sale end) of one or more products in one request. Answers with a confirmation message.
 #[derive(clap::Args)]
 pub struct UpdateProductPricesArgs {
@@ -4655,9 +6172,22 @@ pub struct UpdateProductPricesArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_product_prices`.
+/// Body fields of `update_product_prices` as flags.
 #[derive(clap::Args, serde::Serialize)]
-pub struct UpdateProductPricesFields {}
+pub struct UpdateProductPricesFields {
+    ///One entry per product. As JSON (or @FILE), e.g. [{"id": 1, "price": "10.00", "cost_price": "10.00", "sale_end": "text", "sale_price": "10.00"}] [required]
+    #[arg(
+        id = "products_json",
+        long = "products-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"id\": 1, \"price\": \"10.00\", \"cost_price\": \"10.00\", \"sale_end\": \"text\", \"sale_price\": \"10.00\"}]"
+        )
+    )]
+    #[serde(rename = "products", skip_serializing_if = "Option::is_none")]
+    pub products_json: Option<::serde_json::Value>,
+}
 /// Uploads a spreadsheet (`file`) that creates or updates products, or only their quantities, SEO data, prices, HS codes, brands or categories, as `type` says. The answer is a confirmation message.
 #[derive(clap::Args)]
 pub struct ImportProductsArgs {
@@ -4692,9 +6222,34 @@ pub struct RunBulkProductActionsArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `run_bulk_product_actions`.
+/// Body fields of `run_bulk_product_actions` as flags.
 #[derive(clap::Args, serde::Serialize)]
-pub struct RunBulkProductActionsFields {}
+pub struct RunBulkProductActionsFields {
+    ///The actions to run. As JSON (or @FILE), e.g. [{"action_name": "duplicate", "value": {...}}] [required]
+    #[arg(
+        id = "operations_json",
+        long = "operations-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"action_name\": \"duplicate\", \"value\": {...}}]"
+        )
+    )]
+    #[serde(rename = "operations", skip_serializing_if = "Option::is_none")]
+    pub operations_json: Option<::serde_json::Value>,
+    ///Which products a bulk action applies to: the products of `ids`, or with `select_all` every product but those of `unselected_ids`, narrowed by the other filters. As JSON (or @FILE), e.g. {"brands": ["text"], "categories": ["text"], "ids": [1], "mahly": "linked", "select_all": true, "status": ["hidden"], ...} [required]
+    #[arg(
+        id = "filters_json",
+        long = "filters-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"brands\": [\"text\"], \"categories\": [\"text\"], \"ids\": [1], \"mahly\": \"linked\", \"select_all\": true, \"status\": [\"hidden\"], ...}"
+        )
+    )]
+    #[serde(rename = "filters", skip_serializing_if = "Option::is_none")]
+    pub filters_json: Option<::serde_json::Value>,
+}
 /// Lists the store's product tags, in pages (`page`, `per_page`).
 #[derive(clap::Args)]
 pub struct ListProductTagsArgs {
@@ -4713,7 +6268,7 @@ pub struct CreateProductTagArgs {
 #[derive(clap::Args)]
 pub struct CreateProductDigitalCodesArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID")]
+    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
     pub product_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -4722,14 +6277,19 @@ pub struct CreateProductDigitalCodesArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_product_digital_codes`.
+/// Body fields of `create_product_digital_codes` as flags.
 #[derive(clap::Args, serde::Serialize)]
-pub struct CreateProductDigitalCodesFields {}
+pub struct CreateProductDigitalCodesFields {
+    ///The codes, one per unit sold. Repeat the flag for each value. [required]
+    #[arg(id = "codes", long = "codes")]
+    #[serde(rename = "codes", skip_serializing_if = "Option::is_none")]
+    pub codes: Option<Vec<::std::string::String>>,
+}
 /// Uploads a file that buyers of a digital product download, and returns its name, address and size.
 #[derive(clap::Args)]
 pub struct CreateProductDigitalFileArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID")]
+    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
     pub product_id: i64,
     ///The file. A path, or `-` for standard input.
     #[arg(id = "file", long = "file", value_name = "FILE")]
@@ -4742,14 +6302,14 @@ pub struct CreateProductDigitalFileArgs {
 #[derive(clap::Args)]
 pub struct DeleteProductDigitalFileArgs {
     ///The digital file id.
-    #[arg(id = "file_id", value_name = "FILE_ID")]
+    #[arg(id = "file_id", value_name = "FILE_ID", allow_negative_numbers = true)]
     pub file_id: i64,
 }
 /// Uploads an image (`photo`) to a product, or attaches one by address (`original`), and returns it with its resized versions. `default` makes it the product's main image; `sort` places it among the product's images.
 #[derive(clap::Args)]
 pub struct CreateProductImageArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID")]
+    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
     pub product_id: i64,
     ///The image file. A path, or `-` for standard input.
     #[arg(id = "photo", long = "photo", value_name = "FILE")]
@@ -4761,10 +6321,15 @@ pub struct CreateProductImageArgs {
     #[arg(id = "main", long = "main", value_name = "BOOL")]
     pub main: Option<bool>,
     ///1 to make this the product's default image, else 0.
-    #[arg(id = "default", long = "default", value_name = "N")]
+    #[arg(
+        id = "default",
+        long = "default",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub default: Option<i64>,
     ///Position among the product's images.
-    #[arg(id = "sort", long = "sort", value_name = "N")]
+    #[arg(id = "sort", long = "sort", value_name = "N", allow_negative_numbers = true)]
     pub sort: Option<i64>,
     ///Alternative text of the image.
     #[arg(id = "alt", long = "alt")]
@@ -4774,7 +6339,7 @@ pub struct CreateProductImageArgs {
 #[derive(clap::Args)]
 pub struct CreateProductVideoArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID")]
+    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
     pub product_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -4783,10 +6348,10 @@ pub struct CreateProductVideoArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_product_video`.
+/// Body fields of `create_product_video` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateProductVideoFields {
-    ///Address of the YouTube video.
+    ///Address of the YouTube video. [required]
     #[arg(id = "video_url", long = "video-url")]
     #[serde(rename = "video_url", skip_serializing_if = "Option::is_none")]
     pub video_url: Option<::std::string::String>,
@@ -4822,7 +6387,7 @@ pub struct CreateProductVideoBySkuArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_product_video_by_sku`.
+/// Body fields of `create_product_video_by_sku` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateProductVideoBySkuFields {
     ///Address of the video.
@@ -4834,16 +6399,21 @@ pub struct CreateProductVideoBySkuFields {
 #[derive(clap::Args)]
 pub struct UpdateProductImageArgs {
     ///The image id. The update page declares it a string and the delete page an integer; image ids are integers.
-    #[arg(id = "image_id", value_name = "IMAGE_ID")]
+    #[arg(id = "image_id", value_name = "IMAGE_ID", allow_negative_numbers = true)]
     pub image_id: i64,
     ///The new image file. A path, or `-` for standard input.
     #[arg(id = "photo", long = "photo", required = true, value_name = "FILE")]
     pub photo: ::std::path::PathBuf,
     ///1 to make this the product's default image, else 0.
-    #[arg(id = "default", long = "default", value_name = "N")]
+    #[arg(
+        id = "default",
+        long = "default",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub default: Option<i64>,
     ///Position among the product's images.
-    #[arg(id = "sort", long = "sort", value_name = "N")]
+    #[arg(id = "sort", long = "sort", value_name = "N", allow_negative_numbers = true)]
     pub sort: Option<i64>,
     ///Alternative text of the image.
     #[arg(id = "alt", long = "alt")]
@@ -4853,7 +6423,7 @@ pub struct UpdateProductImageArgs {
 #[derive(clap::Args)]
 pub struct DeleteProductImageArgs {
     ///The image id. The update page declares it a string and the delete page an integer; image ids are integers.
-    #[arg(id = "image_id", value_name = "IMAGE_ID")]
+    #[arg(id = "image_id", value_name = "IMAGE_ID", allow_negative_numbers = true)]
     pub image_id: i64,
 }
 /// Sets, increases or decreases (`mode`) the stock of many products or variants in one request, each identified by product id, variant id or SKU (`identifer_type`; the field names are spelled `identifer` by the service). Answers with a confirmation message.
@@ -4866,9 +6436,22 @@ pub struct UpdateProductQuantitiesArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_product_quantities`.
+/// Body fields of `update_product_quantities` as flags.
 #[derive(clap::Args, serde::Serialize)]
-pub struct UpdateProductQuantitiesFields {}
+pub struct UpdateProductQuantitiesFields {
+    ///One entry per product or variant. As JSON (or @FILE), e.g. [{"identifer": "text", "identifer_type": "id", "branch": 1, "mode": "overwrite", "quantity": 1, "reason_id": 1, ...}] [required]
+    #[arg(
+        id = "products_json",
+        long = "products-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"identifer\": \"text\", \"identifer_type\": \"id\", \"branch\": 1, \"mode\": \"overwrite\", \"quantity\": 1, \"reason_id\": 1, ...}]"
+        )
+    )]
+    #[serde(rename = "products", skip_serializing_if = "Option::is_none")]
+    pub products_json: Option<::serde_json::Value>,
+}
 /// Lists the reasons a stock change can be recorded with (`reason_id` of quantity updates). Not paged.
 #[derive(clap::Args)]
 pub struct ListProductQuantityChangeReasonsArgs {}
@@ -4898,7 +6481,7 @@ pub struct ListProductQuantityAuditArgs {
 #[derive(clap::Args)]
 pub struct ListProductVariantsArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID")]
+    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
     pub product_id: i64,
     /// Page selection.
     #[command(flatten)]
@@ -4907,7 +6490,7 @@ pub struct ListProductVariantsArgs {
 /// Sets the stock quantity of one variant and returns the variant.
 #[derive(clap::Args)]
 pub struct UpdateProductVariantQuantityArgs {
-    ///The variant (SKU) id. Documented as a string; variant ids are digits.
+    ///The variant (SKU) id.
     #[arg(id = "variant_id", value_name = "VARIANT_ID")]
     pub variant_id: ::std::string::String,
     /// Body fields as flags.
@@ -4917,11 +6500,16 @@ pub struct UpdateProductVariantQuantityArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_product_variant_quantity`.
+/// Body fields of `update_product_variant_quantity` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateProductVariantQuantityFields {
-    ///Units in stock.
-    #[arg(id = "quantity", long = "quantity", value_name = "N")]
+    ///Units in stock. [required]
+    #[arg(
+        id = "quantity",
+        long = "quantity",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
     pub quantity: Option<i64>,
 }
@@ -4929,14 +6517,14 @@ pub struct UpdateProductVariantQuantityFields {
 #[derive(clap::Args)]
 pub struct GetProductOptionArgs {
     ///The product option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID")]
+    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
     pub option_id: i64,
 }
 /// Changes the fields of a product option given in the body (its name, whether it is required, its display and visibility, its values) and returns the option.
 #[derive(clap::Args)]
 pub struct UpdateProductOptionArgs {
     ///The product option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID")]
+    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
     pub option_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -4945,7 +6533,7 @@ pub struct UpdateProductOptionArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_product_option`.
+/// Body fields of `update_product_option` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateProductOptionFields {
     ///The option's name.
@@ -4967,7 +6555,7 @@ pub struct UpdateProductOptionFields {
     )]
     #[serde(rename = "visibility", skip_serializing_if = "Option::is_none")]
     pub visibility: Option<::std::string::String>,
-    ///Comparison operator of the visibility condition: `=`, `!=`, `>` or `<`. (An open string: the operators cannot be enum variant names.)
+    ///Comparison operator of the visibility condition: `=`, `!=`, `>` or `<`. (An open string: the operators cannot be enum variant names.) [known values: =, !=, >, < (others accepted)]
     #[arg(
         id = "visibility_condition_type",
         long = "visibility-condition-type",
@@ -4976,29 +6564,32 @@ pub struct UpdateProductOptionFields {
             "!=",
             ">",
             "<"]
-        )
+        ),
+        hide_possible_values = true
     )]
     #[serde(
         rename = "visibility_condition_type",
         skip_serializing_if = "Option::is_none"
     )]
     pub visibility_condition_type: Option<::std::string::String>,
-    ///Id of the other option the visibility condition looks at (declared a string by the documentation).
+    ///Id of the other option the visibility condition looks at.
     #[arg(
         id = "visibility_condition_option",
         long = "visibility-condition-option",
-        value_name = "N"
+        value_name = "N",
+        allow_negative_numbers = true
     )]
     #[serde(
         rename = "visibility_condition_option",
         skip_serializing_if = "Option::is_none"
     )]
     pub visibility_condition_option: Option<i64>,
-    ///Id of the option value the visibility condition compares with (declared a string by the documentation).
+    ///Id of the option value the visibility condition compares with.
     #[arg(
         id = "visibility_condition_value",
         long = "visibility-condition-value",
-        value_name = "N"
+        value_name = "N",
+        allow_negative_numbers = true
     )]
     #[serde(
         rename = "visibility_condition_value",
@@ -5017,12 +6608,24 @@ pub struct UpdateProductOptionFields {
     )]
     #[serde(rename = "display_type", skip_serializing_if = "Option::is_none")]
     pub display_type: Option<::std::string::String>,
+    ///The option's values. As JSON (or @FILE), e.g. [{"name": "text", "display_value": "text", "is_default": true, "price": "10.00", "quantity": 1}]
+    #[arg(
+        id = "values_json",
+        long = "values-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"name\": \"text\", \"display_value\": \"text\", \"is_default\": true, \"price\": \"10.00\", \"quantity\": 1}]"
+        )
+    )]
+    #[serde(rename = "values", skip_serializing_if = "Option::is_none")]
+    pub values_json: Option<::serde_json::Value>,
 }
 /// Adds a value to a product option and returns the whole option (with the new value and the product's variants).
 #[derive(clap::Args)]
 pub struct CreateProductOptionValueArgs {
     ///The product option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID")]
+    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
     pub option_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -5031,15 +6634,30 @@ pub struct CreateProductOptionValueArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_product_option_value`.
+/// Body fields of `create_product_option_value` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateProductOptionValueFields {
-    ///The value's label, for example `XL`.
+    ///The value's label, for example `XL`. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "price",
+        long = "price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
+    pub price: Option<::serde_json::Value>,
     ///Units in stock of the value.
-    #[arg(id = "quantity", long = "quantity", value_name = "N")]
+    #[arg(
+        id = "quantity",
+        long = "quantity",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
     pub quantity: Option<i64>,
     ///What is displayed for the value (text, colour code or image address).
@@ -5055,21 +6673,21 @@ pub struct CreateProductOptionValueFields {
 #[derive(clap::Args)]
 pub struct DeleteProductOptionArgs {
     ///The product option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID")]
+    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
     pub option_id: i64,
 }
 /// Returns one value of a product option.
 #[derive(clap::Args)]
 pub struct GetProductOptionValueArgs {
     ///The product option value id.
-    #[arg(id = "value_id", value_name = "VALUE_ID")]
+    #[arg(id = "value_id", value_name = "VALUE_ID", allow_negative_numbers = true)]
     pub value_id: i64,
 }
 /// Changes a value of a product option (its name is required) and returns the value.
 #[derive(clap::Args)]
 pub struct UpdateProductOptionValueArgs {
     ///The product option value id.
-    #[arg(id = "value_id", value_name = "VALUE_ID")]
+    #[arg(id = "value_id", value_name = "VALUE_ID", allow_negative_numbers = true)]
     pub value_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -5078,15 +6696,30 @@ pub struct UpdateProductOptionValueArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_product_option_value`.
+/// Body fields of `update_product_option_value` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateProductOptionValueFields {
-    ///The value's label.
+    ///The value's label. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "price",
+        long = "price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
+    pub price: Option<::serde_json::Value>,
     ///Units in stock of the value.
-    #[arg(id = "quantity", long = "quantity", value_name = "N")]
+    #[arg(
+        id = "quantity",
+        long = "quantity",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
     pub quantity: Option<i64>,
     ///What is displayed for the value (text, colour code or image address).
@@ -5102,7 +6735,7 @@ pub struct UpdateProductOptionValueFields {
 #[derive(clap::Args)]
 pub struct DeleteProductOptionValueArgs {
     ///The product option value id.
-    #[arg(id = "value_id", value_name = "VALUE_ID")]
+    #[arg(id = "value_id", value_name = "VALUE_ID", allow_negative_numbers = true)]
     pub value_id: i64,
 }
 /// Lists the store's option templates, in pages (`page`, `per_page`); `with=details` adds each template's values.
@@ -5140,7 +6773,7 @@ pub struct CreateProductOptionTemplateArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_product_option_template`.
+/// Body fields of `create_product_option_template` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateProductOptionTemplateFields {
     ///The template's name.
@@ -5170,12 +6803,33 @@ pub struct CreateProductOptionTemplateFields {
     )]
     #[serde(rename = "display_type", skip_serializing_if = "Option::is_none")]
     pub display_type: Option<::std::string::String>,
+    ///The template's name by language code (`en`, `fr`, ...). As JSON (or @FILE), e.g. {"key": "value"}
+    #[arg(
+        id = "translations_json",
+        long = "translations-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("object", "{\"key\": \"value\"}")
+    )]
+    #[serde(rename = "translations", skip_serializing_if = "Option::is_none")]
+    pub translations_json: Option<::serde_json::Value>,
+    ///A value of an option template, as the documentation declares it (one object). As JSON (or @FILE), e.g. {"display_value": "text", "id": 1, "is_default": true, "name": "text", "translation": {"ar": {...}, "en": {...}, "fr": {...}}} [required]
+    #[arg(
+        id = "details_json",
+        long = "details-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"display_value\": \"text\", \"id\": 1, \"is_default\": true, \"name\": \"text\", \"translation\": {\"ar\": {...}, \"en\": {...}, \"fr\": {...}}}"
+        )
+    )]
+    #[serde(rename = "details", skip_serializing_if = "Option::is_none")]
+    pub details_json: Option<::serde_json::Value>,
 }
 /// Returns one option template; `with=details` adds its values.
 #[derive(clap::Args)]
 pub struct GetProductOptionTemplateArgs {
     ///The option template id.
-    #[arg(id = "template_id", value_name = "TEMPLATE_ID")]
+    #[arg(id = "template_id", value_name = "TEMPLATE_ID", allow_negative_numbers = true)]
     pub template_id: i64,
     ///`details` also returns the values (details) of each template.
     #[arg(
@@ -5191,7 +6845,7 @@ pub struct GetProductOptionTemplateArgs {
 #[derive(clap::Args)]
 pub struct UpdateProductOptionTemplateArgs {
     ///The option template id.
-    #[arg(id = "template_id", value_name = "TEMPLATE_ID")]
+    #[arg(id = "template_id", value_name = "TEMPLATE_ID", allow_negative_numbers = true)]
     pub template_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -5200,7 +6854,7 @@ pub struct UpdateProductOptionTemplateArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_product_option_template`.
+/// Body fields of `update_product_option_template` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateProductOptionTemplateFields {
     ///The template's name.
@@ -5219,12 +6873,33 @@ pub struct UpdateProductOptionTemplateFields {
     )]
     #[serde(rename = "display_type", skip_serializing_if = "Option::is_none")]
     pub display_type: Option<::std::string::String>,
+    ///The template's name by language code (`en`, `fr`, ...). As JSON (or @FILE), e.g. {"key": "value"}
+    #[arg(
+        id = "translations_json",
+        long = "translations-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("object", "{\"key\": \"value\"}")
+    )]
+    #[serde(rename = "translations", skip_serializing_if = "Option::is_none")]
+    pub translations_json: Option<::serde_json::Value>,
+    ///A value of an option template, as the documentation declares it (one object). As JSON (or @FILE), e.g. {"display_value": "text", "id": 1, "is_default": true, "name": "text", "translation": {"ar": {...}, "en": {...}, "fr": {...}}} [required]
+    #[arg(
+        id = "details_json",
+        long = "details-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"display_value\": \"text\", \"id\": 1, \"is_default\": true, \"name\": \"text\", \"translation\": {\"ar\": {...}, \"en\": {...}, \"fr\": {...}}}"
+        )
+    )]
+    #[serde(rename = "details", skip_serializing_if = "Option::is_none")]
+    pub details_json: Option<::serde_json::Value>,
 }
 /// Deletes an option template. Answers 202 with a confirmation message.
 #[derive(clap::Args)]
 pub struct DeleteProductOptionTemplateArgs {
     ///The option template id.
-    #[arg(id = "template_id", value_name = "TEMPLATE_ID")]
+    #[arg(id = "template_id", value_name = "TEMPLATE_ID", allow_negative_numbers = true)]
     pub template_id: i64,
 }
 /// Lists the brands of the store, optionally filtered by a keyword in their names. Paged by `page` and `per_page`. With `with=translations` each brand also carries its translated texts.
@@ -5293,7 +6968,7 @@ pub struct CreateBrandArgs {
 #[derive(clap::Args)]
 pub struct GetBrandArgs {
     ///The brand id.
-    #[arg(id = "brand_id", value_name = "BRAND_ID")]
+    #[arg(id = "brand_id", value_name = "BRAND_ID", allow_negative_numbers = true)]
     pub brand_id: i64,
     ///`translations` adds each brand's translated texts (`translations`) to the response.
     #[arg(
@@ -5303,11 +6978,11 @@ pub struct GetBrandArgs {
     )]
     pub with: Option<types::GetBrandWith>,
 }
-/// Replaces a brand's texts, images and search engine metadata with a JSON body and returns the updated brand (status 201). The documentation marks every field of the body required, including the English translation, so send the whole brand. `logo` and `banner` are strings here (the addresses of images already uploaded): this JSON call does not upload files.
+/// Replaces a brand's texts, images and search engine metadata with a JSON body and returns the updated brand (status 201). `logo` and `banner` are strings here (the addresses of images already uploaded): this JSON call does not upload files.
 #[derive(clap::Args)]
 pub struct UpdateBrandArgs {
     ///The brand id.
-    #[arg(id = "brand_id", value_name = "BRAND_ID")]
+    #[arg(id = "brand_id", value_name = "BRAND_ID", allow_negative_numbers = true)]
     pub brand_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -5316,43 +6991,55 @@ pub struct UpdateBrandArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_brand`.
+/// Body fields of `update_brand` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateBrandFields {
-    ///The brand name.
+    ///The brand name. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
-    ///The logo: the address of an image (this JSON call cannot upload a file; the documentation types it as a plain string).
+    ///The logo: the address of an image. [required]
     #[arg(id = "logo", long = "logo")]
     #[serde(rename = "logo", skip_serializing_if = "Option::is_none")]
     pub logo: Option<::std::string::String>,
-    ///The banner: the address of an image (assumed, as for `logo`).
+    ///The banner: the address of an image (assumed, as for `logo`). [required]
     #[arg(id = "banner", long = "banner")]
     #[serde(rename = "banner", skip_serializing_if = "Option::is_none")]
     pub banner: Option<::std::string::String>,
-    ///A description of the brand.
+    ///A description of the brand. [required]
     #[arg(id = "description", long = "description")]
     #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
     pub description: Option<::std::string::String>,
-    ///The page title for search engines.
+    ///The page title for search engines. [required]
     #[arg(id = "metadata_title", long = "metadata-title")]
     #[serde(rename = "metadata_title", skip_serializing_if = "Option::is_none")]
     pub metadata_title: Option<::std::string::String>,
-    ///The page description for search engines.
+    ///The page description for search engines. [required]
     #[arg(id = "metadata_description", long = "metadata-description")]
     #[serde(rename = "metadata_description", skip_serializing_if = "Option::is_none")]
     pub metadata_description: Option<::std::string::String>,
-    ///The page's address slug.
+    ///The page's address slug. [required]
     #[arg(id = "metadata_url", long = "metadata-url")]
     #[serde(rename = "metadata_url", skip_serializing_if = "Option::is_none")]
     pub metadata_url: Option<::std::string::String>,
+    ///The brand's translated texts, by language. As JSON (or @FILE), e.g. {"en": {"description": "text", "metadata_description": "text", "metadata_title": "text", "metadata_url": "text", "name": "text"}} [required]
+    #[arg(
+        id = "translations_json",
+        long = "translations-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"en\": {\"description\": \"text\", \"metadata_description\": \"text\", \"metadata_title\": \"text\", \"metadata_url\": \"text\", \"name\": \"text\"}}"
+        )
+    )]
+    #[serde(rename = "translations", skip_serializing_if = "Option::is_none")]
+    pub translations_json: Option<::serde_json::Value>,
 }
 /// Deletes a brand of the store and answers a confirmation message (202 Accepted).
 #[derive(clap::Args)]
 pub struct DeleteBrandArgs {
     ///The brand id.
-    #[arg(id = "brand_id", value_name = "BRAND_ID")]
+    #[arg(id = "brand_id", value_name = "BRAND_ID", allow_negative_numbers = true)]
     pub brand_id: i64,
 }
 /// Finds categories by a keyword in their names or by their ids, with their sub-categories in `items`. Paged by `page` and `per_page`.
@@ -5361,7 +7048,7 @@ pub struct SearchCategoriesArgs {
     ///Returns only the categories whose name contains this text.
     #[arg(id = "keyword", long = "keyword")]
     pub keyword: Option<::std::string::String>,
-    ///Returns only these categories: their ids in one string. The documentation types it as a string without saying the separator; a comma separated list (`12,34`) is assumed.
+    ///Returns only these categories: their ids in one string.
     #[arg(id = "ids", long = "ids")]
     pub ids: Option<::std::string::String>,
     /// Page selection.
@@ -5372,9 +7059,9 @@ pub struct SearchCategoriesArgs {
 #[derive(clap::Args)]
 pub struct GetCategoryArgs {
     ///The category id.
-    #[arg(id = "category_id", value_name = "CATEGORY_ID")]
+    #[arg(id = "category_id", value_name = "CATEGORY_ID", allow_negative_numbers = true)]
     pub category_id: i64,
-    ///Related data to include in each category. The documentation types it as an array of strings without listing the values; `translations` is assumed to add the translated texts, as on brands.
+    ///Related data to include in each category.
     #[arg(id = "with", long = "with", value_delimiter = ',')]
     pub with: Option<Vec<::std::string::String>>,
 }
@@ -5382,7 +7069,7 @@ pub struct GetCategoryArgs {
 #[derive(clap::Args)]
 pub struct UpdateCategoryArgs {
     ///The category id.
-    #[arg(id = "category_id", value_name = "CATEGORY_ID")]
+    #[arg(id = "category_id", value_name = "CATEGORY_ID", allow_negative_numbers = true)]
     pub category_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -5391,10 +7078,10 @@ pub struct UpdateCategoryArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_category`.
+/// Body fields of `update_category` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateCategoryFields {
-    ///The category name; must not be blank.
+    ///The category name; must not be blank. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
@@ -5410,11 +7097,21 @@ pub struct UpdateCategoryFields {
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<::std::string::String>,
     ///The id of an existing parent category; 0 to make it a top-level category.
-    #[arg(id = "parent_id", long = "parent-id", value_name = "N")]
+    #[arg(
+        id = "parent_id",
+        long = "parent-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "parent_id", skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<i64>,
     ///The display position.
-    #[arg(id = "sort_order", long = "sort-order", value_name = "N")]
+    #[arg(
+        id = "sort_order",
+        long = "sort-order",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "sort_order", skip_serializing_if = "Option::is_none")]
     pub sort_order: Option<i64>,
     ///Address of the category image.
@@ -5433,29 +7130,65 @@ pub struct UpdateCategoryFields {
     #[arg(id = "metadata_url", long = "metadata-url")]
     #[serde(rename = "metadata_url", skip_serializing_if = "Option::is_none")]
     pub metadata_url: Option<::std::string::String>,
+    ///Where the category is shown, sent as `show_in` or `shows_in` (its schema, which types `app` as a string and requires it). A boolean is assumed to be accepted under both names. As JSON (or @FILE), e.g. {"app": true}
+    #[arg(
+        id = "show_in_json",
+        long = "show-in-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("object", "{\"app\": true}")
+    )]
+    #[serde(rename = "show_in", skip_serializing_if = "Option::is_none")]
+    pub show_in_json: Option<::serde_json::Value>,
+    ///Where the category is shown, sent as `show_in` or `shows_in` (its schema, which types `app` as a string and requires it). A boolean is assumed to be accepted under both names. As JSON (or @FILE), e.g. {"app": true}
+    #[arg(
+        id = "shows_in_json",
+        long = "shows-in-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("object", "{\"app\": true}")
+    )]
+    #[serde(rename = "shows_in", skip_serializing_if = "Option::is_none")]
+    pub shows_in_json: Option<::serde_json::Value>,
+    ///The display order of products in the category. As JSON (or @FILE), e.g. [{"id": 1, "sort": 1}]
+    #[arg(
+        id = "products_json",
+        long = "products-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("array", "[{\"id\": 1, \"sort\": 1}]")
+    )]
+    #[serde(rename = "products", skip_serializing_if = "Option::is_none")]
+    pub products_json: Option<::serde_json::Value>,
+    ///Translations by language code (`en`). As JSON (or @FILE), e.g. {"key": "value"}
+    #[arg(
+        id = "translations_json",
+        long = "translations-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("object", "{\"key\": \"value\"}")
+    )]
+    #[serde(rename = "translations", skip_serializing_if = "Option::is_none")]
+    pub translations_json: Option<::serde_json::Value>,
 }
 /// Deletes a category and answers a confirmation message (status 200).
 #[derive(clap::Args)]
 pub struct DeleteCategoryArgs {
     ///The category id.
-    #[arg(id = "category_id", value_name = "CATEGORY_ID")]
+    #[arg(id = "category_id", value_name = "CATEGORY_ID", allow_negative_numbers = true)]
     pub category_id: i64,
 }
 /// Lists the direct sub-categories of a category, in a lighter shape than the category details. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
 pub struct ListCategoryChildrenArgs {
     ///The category id.
-    #[arg(id = "category_id", value_name = "CATEGORY_ID")]
+    #[arg(id = "category_id", value_name = "CATEGORY_ID", allow_negative_numbers = true)]
     pub category_id: i64,
     /// Page selection.
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Lists the products placed in a category with their display order (`sort`). The response is paged (`pagination`); the documentation names no paging parameter, so the document's usual `page` and `per_page` are assumed.
+/// Lists the products placed in a category with their display order (`sort`).
 #[derive(clap::Args)]
 pub struct ListCategoryProductsArgs {
     ///The category id.
-    #[arg(id = "category_id", value_name = "CATEGORY_ID")]
+    #[arg(id = "category_id", value_name = "CATEGORY_ID", allow_negative_numbers = true)]
     pub category_id: i64,
     /// Page selection.
     #[command(flatten)]
@@ -5474,7 +7207,7 @@ pub struct UpdateLanguageArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_language`.
+/// Body fields of `update_language` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateLanguageFields {
     ///True enables the language, false disables it.
@@ -5482,14 +7215,19 @@ pub struct UpdateLanguageFields {
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<bool>,
     ///The display position.
-    #[arg(id = "sort_order", long = "sort-order", value_name = "N")]
+    #[arg(
+        id = "sort_order",
+        long = "sort-order",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "sort_order", skip_serializing_if = "Option::is_none")]
     pub sort_order: Option<i64>,
 }
 /// Lists the currencies of the store with their state. Not paged.
 #[derive(clap::Args)]
 pub struct ListCurrenciesArgs {}
-/// Enables or disables currencies of the store (`status: true` enables) and returns the store's currencies. The documentation names the scope `metadata.read` for this call although it changes the store; a `metadata.read_write` token is accepted as well.
+/// Enables or disables currencies of the store (`status: true` enables) and returns the store's currencies.
 #[derive(clap::Args)]
 pub struct ActivateCurrenciesArgs {
     /// Body fields as flags.
@@ -5499,9 +7237,22 @@ pub struct ActivateCurrenciesArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `activate_currencies`.
+/// Body fields of `activate_currencies` as flags.
 #[derive(clap::Args, serde::Serialize)]
-pub struct ActivateCurrenciesFields {}
+pub struct ActivateCurrenciesFields {
+    ///One entry per currency to change. As JSON (or @FILE), e.g. [{"code": "text", "status": true}]
+    #[arg(
+        id = "currencies_json",
+        long = "currencies-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"code\": \"text\", \"status\": true}]"
+        )
+    )]
+    #[serde(rename = "currencies", skip_serializing_if = "Option::is_none")]
+    pub currencies_json: Option<::serde_json::Value>,
+}
 /// Lists every currency the store can activate, one entry per country with its currency code and names in English and Arabic. Not paged.
 #[derive(clap::Args)]
 pub struct ListAvailableCurrenciesArgs {}
@@ -5516,14 +7267,14 @@ pub struct ListCountriesArgs {
 #[derive(clap::Args)]
 pub struct GetCountryArgs {
     ///The country id.
-    #[arg(id = "country_id", value_name = "COUNTRY_ID")]
+    #[arg(id = "country_id", value_name = "COUNTRY_ID", allow_negative_numbers = true)]
     pub country_id: i64,
 }
 /// Lists the cities of one country. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
 pub struct ListCitiesArgs {
     ///The country id.
-    #[arg(id = "country_id", value_name = "COUNTRY_ID")]
+    #[arg(id = "country_id", value_name = "COUNTRY_ID", allow_negative_numbers = true)]
     pub country_id: i64,
     /// Page selection.
     #[command(flatten)]
@@ -5533,7 +7284,7 @@ pub struct ListCitiesArgs {
 #[derive(clap::Args)]
 pub struct ListDistrictsArgs {
     ///The city id (from `list_cities`).
-    #[arg(id = "city_id", value_name = "CITY_ID")]
+    #[arg(id = "city_id", value_name = "CITY_ID", allow_negative_numbers = true)]
     pub city_id: i64,
     /// Page selection.
     #[command(flatten)]
@@ -5556,15 +7307,20 @@ pub struct CreateTaxArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_tax`.
+/// Body fields of `create_tax` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateTaxFields {
-    ///The rate in percent, as a decimal string (`"15"`).
+    ///The rate in percent, as a decimal string (`"15"`). [required]
     #[arg(id = "tax", long = "tax")]
     #[serde(rename = "tax", skip_serializing_if = "Option::is_none")]
     pub tax: Option<::std::string::String>,
     ///The country the rate applies to (from `list_countries`).
-    #[arg(id = "country_id", long = "country-id", value_name = "N")]
+    #[arg(
+        id = "country_id",
+        long = "country-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "country_id", skip_serializing_if = "Option::is_none")]
     pub country_id: Option<i64>,
 }
@@ -5572,14 +7328,14 @@ pub struct CreateTaxFields {
 #[derive(clap::Args)]
 pub struct GetTaxArgs {
     ///The tax id.
-    #[arg(id = "tax_id", value_name = "TAX_ID")]
+    #[arg(id = "tax_id", value_name = "TAX_ID", allow_negative_numbers = true)]
     pub tax_id: i64,
 }
 /// Changes a tax rate (and its country) and returns the updated tax.
 #[derive(clap::Args)]
 pub struct UpdateTaxArgs {
     ///The tax id.
-    #[arg(id = "tax_id", value_name = "TAX_ID")]
+    #[arg(id = "tax_id", value_name = "TAX_ID", allow_negative_numbers = true)]
     pub tax_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -5588,15 +7344,20 @@ pub struct UpdateTaxArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_tax`.
+/// Body fields of `update_tax` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateTaxFields {
-    ///The rate in percent, as a decimal string (`"15"`).
+    ///The rate in percent, as a decimal string (`"15"`). [required]
     #[arg(id = "tax", long = "tax")]
     #[serde(rename = "tax", skip_serializing_if = "Option::is_none")]
     pub tax: Option<::std::string::String>,
     ///The country the rate applies to (from `list_countries`).
-    #[arg(id = "country_id", long = "country-id", value_name = "N")]
+    #[arg(
+        id = "country_id",
+        long = "country-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "country_id", skip_serializing_if = "Option::is_none")]
     pub country_id: Option<i64>,
 }
@@ -5604,27 +7365,44 @@ pub struct UpdateTaxFields {
 #[derive(clap::Args)]
 pub struct DeleteTaxArgs {
     ///The tax id.
-    #[arg(id = "tax_id", value_name = "TAX_ID")]
+    #[arg(id = "tax_id", value_name = "TAX_ID", allow_negative_numbers = true)]
     pub tax_id: i64,
 }
-/// Imports the store's custom URLs from an uploaded file (`multipart/form-data`, field `file`) and answers a confirmation message (status 201). The documentation does not describe the file's format.
+/// Imports the store's custom URLs from an uploaded file (`multipart/form-data`, field `file`) and answers a confirmation message (status 201).
 #[derive(clap::Args)]
 pub struct ImportCustomUrlsArgs {
-    ///The file to import (its format is not documented). A path, or `-` for standard input.
+    ///The file to import. A path, or `-` for standard input.
     #[arg(id = "file", long = "file", required = true, value_name = "FILE")]
     pub file: ::std::path::PathBuf,
 }
-/// Estimates what each shipping company would charge to deliver to a city (`country_id` and `city_id` are required), optionally for an existing order and a precise destination (`geocode`, `postal_code`). Not paged. The documentation names no scope for this operation; `shipping.read` is assumed.
+/// Estimates what each shipping company would charge to deliver to a city (`country_id` and `city_id` are required), optionally for an existing order and a precise destination (`geocode`, `postal_code`). Not paged.
 #[derive(clap::Args)]
 pub struct ListShippingEstimateRatesArgs {
     ///The destination country id.
-    #[arg(id = "country_id", long = "country-id", value_name = "N", required = true)]
+    #[arg(
+        id = "country_id",
+        long = "country-id",
+        value_name = "N",
+        required = true,
+        allow_negative_numbers = true
+    )]
     pub country_id: i64,
     ///The destination city id.
-    #[arg(id = "city_id", long = "city-id", value_name = "N", required = true)]
+    #[arg(
+        id = "city_id",
+        long = "city-id",
+        value_name = "N",
+        required = true,
+        allow_negative_numbers = true
+    )]
     pub city_id: i64,
     ///Estimate for this order's items (its weight and value).
-    #[arg(id = "order_id", long = "order-id", value_name = "N")]
+    #[arg(
+        id = "order_id",
+        long = "order-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub order_id: Option<i64>,
     ///The destination position; the documentation does not give its format.
     #[arg(id = "geocode", long = "geocode")]
@@ -5633,11 +7411,11 @@ pub struct ListShippingEstimateRatesArgs {
     #[arg(id = "postal_code", long = "postal-code")]
     pub postal_code: Option<::std::string::String>,
 }
-/// Lists the fields a shipping company asks for when a shipment is created with it (for example the number of boxes or the content type), each with its input kind, whether it is required and its choices. Their values go into a shipment's `policy_options`. Not paged. The documentation names no scope for this operation; `shipping.read` is assumed.
+/// Lists the fields a shipping company asks for when a shipment is created with it (for example the number of boxes or the content type), each with its input kind, whether it is required and its choices. Their values go into a shipment's `policy_options`. Not paged.
 #[derive(clap::Args)]
 pub struct ListShippingCompanyOptionsArgs {
     ///The shipping company id.
-    #[arg(id = "company_id", value_name = "COMPANY_ID")]
+    #[arg(id = "company_id", value_name = "COMPANY_ID", allow_negative_numbers = true)]
     pub company_id: i64,
 }
 /// Changes the store's default route, the one used when no other route applies: whether it is enabled, its companies and its strategy. Every field is optional; what is sent replaces the current value.
@@ -5650,19 +7428,48 @@ pub struct UpdateDefaultShippingRouteArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_default_shipping_route`.
+/// Body fields of `update_default_shipping_route` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateDefaultShippingRouteFields {
     ///Whether the default route is enabled.
     #[arg(id = "status", long = "status", value_name = "BOOL")]
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<bool>,
+    ///The companies of the default route (replaces the list). As JSON (or @FILE), e.g. [{"id": 1, "capacity": 1, "priority": 1}]
+    #[arg(
+        id = "companies_json",
+        long = "companies-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"id\": 1, \"capacity\": 1, \"priority\": 1}]"
+        )
+    )]
+    #[serde(rename = "companies", skip_serializing_if = "Option::is_none")]
+    pub companies_json: Option<::serde_json::Value>,
+    ///How the default route chooses among its companies. As JSON (or @FILE), e.g. {"type": "default", "alternative_companies": ["text"], "capacity_level": "text"}
+    #[arg(
+        id = "strategy_json",
+        long = "strategy-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"type\": \"default\", \"alternative_companies\": [\"text\"], \"capacity_level\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "strategy", skip_serializing_if = "Option::is_none")]
+    pub strategy_json: Option<::serde_json::Value>,
 }
-/// Lists the shipping zones of the store (one country and city of a shipping company each, with its fees and delivery time), optionally of one company only. Paged by `page` and `per_page` (the documentation shows a `pagination` object but names no paging parameter).
+/// Lists the shipping zones of the store (one country and city of a shipping company each, with its fees and delivery time), optionally of one company only. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
 pub struct ListShippingZonesArgs {
     ///Only the zones of the shipping company with this id.
-    #[arg(id = "company", long = "company", value_name = "N")]
+    #[arg(
+        id = "company",
+        long = "company",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub company: Option<i64>,
     /// Page selection.
     #[command(flatten)]
@@ -5678,26 +7485,43 @@ pub struct CreateShippingZoneArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_shipping_zone`.
+/// Body fields of `create_shipping_zone` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateShippingZoneFields {
-    ///The shipping company id.
-    #[arg(id = "company", long = "company", value_name = "N")]
+    ///The shipping company id. [required]
+    #[arg(
+        id = "company",
+        long = "company",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "company", skip_serializing_if = "Option::is_none")]
     pub company: Option<i64>,
+    ///Where the zone delivers, at which fees and how fast. As JSON (or @FILE), e.g. {"city": 1, "country": 1, "duration": "text", "fees": {"amount": "10.00", "amount_per_unit": "10.00", "per_unit": "10.00", "type": "rate", "up_to_weight": "10.00"}, "cash_on_delivery": {"fees": "10.00", "status": true}, "cities_excluded": [1]}
+    #[arg(
+        id = "shipping_json",
+        long = "shipping-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"city\": 1, \"country\": 1, \"duration\": \"text\", \"fees\": {\"amount\": \"10.00\", \"amount_per_unit\": \"10.00\", \"per_unit\": \"10.00\", \"type\": \"rate\", \"up_to_weight\": \"10.00\"}, \"cash_on_delivery\": {\"fees\": \"10.00\", \"status\": true}, \"cities_excluded\": [1]}"
+        )
+    )]
+    #[serde(rename = "shipping", skip_serializing_if = "Option::is_none")]
+    pub shipping_json: Option<::serde_json::Value>,
 }
 /// Returns one shipping zone with its company, country, cities, fees and delivery time.
 #[derive(clap::Args)]
 pub struct GetShippingZoneArgs {
     ///The shipping zone id.
-    #[arg(id = "zone_id", value_name = "ZONE_ID")]
+    #[arg(id = "zone_id", value_name = "ZONE_ID", allow_negative_numbers = true)]
     pub zone_id: i64,
 }
 /// Replaces a shipping zone's settings; the body is the same as for creating one (`company` is required). A malformed request gives 400 or 422.
 #[derive(clap::Args)]
 pub struct UpdateShippingZoneArgs {
     ///The shipping zone id.
-    #[arg(id = "zone_id", value_name = "ZONE_ID")]
+    #[arg(id = "zone_id", value_name = "ZONE_ID", allow_negative_numbers = true)]
     pub zone_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -5706,19 +7530,36 @@ pub struct UpdateShippingZoneArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_shipping_zone`.
+/// Body fields of `update_shipping_zone` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateShippingZoneFields {
-    ///The shipping company id.
-    #[arg(id = "company", long = "company", value_name = "N")]
+    ///The shipping company id. [required]
+    #[arg(
+        id = "company",
+        long = "company",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "company", skip_serializing_if = "Option::is_none")]
     pub company: Option<i64>,
+    ///Where the zone delivers, at which fees and how fast. As JSON (or @FILE), e.g. {"city": 1, "country": 1, "duration": "text", "fees": {"amount": "10.00", "amount_per_unit": "10.00", "per_unit": "10.00", "type": "rate", "up_to_weight": "10.00"}, "cash_on_delivery": {"fees": "10.00", "status": true}, "cities_excluded": [1]}
+    #[arg(
+        id = "shipping_json",
+        long = "shipping-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"city\": 1, \"country\": 1, \"duration\": \"text\", \"fees\": {\"amount\": \"10.00\", \"amount_per_unit\": \"10.00\", \"per_unit\": \"10.00\", \"type\": \"rate\", \"up_to_weight\": \"10.00\"}, \"cash_on_delivery\": {\"fees\": \"10.00\", \"status\": true}, \"cities_excluded\": [1]}"
+        )
+    )]
+    #[serde(rename = "shipping", skip_serializing_if = "Option::is_none")]
+    pub shipping_json: Option<::serde_json::Value>,
 }
-/// Deletes a shipping zone. The documented answer is the envelope with `data` an object or null; a confirmation message `{message, code}` is assumed when it is an object.
+/// Deletes a shipping zone.
 #[derive(clap::Args)]
 pub struct DeleteShippingZoneArgs {
     ///The shipping zone id.
-    #[arg(id = "zone_id", value_name = "ZONE_ID")]
+    #[arg(id = "zone_id", value_name = "ZONE_ID", allow_negative_numbers = true)]
     pub zone_id: i64,
 }
 /// Lists the store's branches and warehouses, paged by `page` and `per_page`; optionally only the default branch, those matching a keyword, or the one with a branch code.
@@ -5747,14 +7588,14 @@ pub struct CreateBranchArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_branch`.
+/// Body fields of `create_branch` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateBranchFields {
-    ///The branch name.
+    ///The branch name. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
-    ///`branch` or `warehouse`.
+    ///`branch` or `warehouse`. [required]
     #[arg(
         id = "type",
         long = "type",
@@ -5765,27 +7606,37 @@ pub struct CreateBranchFields {
     )]
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
-    ///The country id.
-    #[arg(id = "country_id", long = "country-id", value_name = "N")]
+    ///The country id. [required]
+    #[arg(
+        id = "country_id",
+        long = "country-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "country_id", skip_serializing_if = "Option::is_none")]
     pub country_id: Option<i64>,
-    ///The city id.
-    #[arg(id = "city_id", long = "city-id", value_name = "N")]
+    ///The city id. [required]
+    #[arg(
+        id = "city_id",
+        long = "city-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "city_id", skip_serializing_if = "Option::is_none")]
     pub city_id: Option<i64>,
-    ///The branch's position. The documentation types it as a string without a format; `"<latitude>,<longitude>"` is assumed (responses return `{lat, lng}`).
+    ///The branch's position. [required]
     #[arg(id = "location", long = "location")]
     #[serde(rename = "location", skip_serializing_if = "Option::is_none")]
     pub location: Option<::std::string::String>,
-    ///The street.
+    ///The street. [required]
     #[arg(id = "street", long = "street")]
     #[serde(rename = "street", skip_serializing_if = "Option::is_none")]
     pub street: Option<::std::string::String>,
-    ///The district.
+    ///The district. [required]
     #[arg(id = "local", long = "local")]
     #[serde(rename = "local", skip_serializing_if = "Option::is_none")]
     pub local: Option<::std::string::String>,
-    ///The address in words.
+    ///The address in words. [required]
     #[arg(id = "address_description", long = "address-description")]
     #[serde(rename = "address_description", skip_serializing_if = "Option::is_none")]
     pub address_description: Option<::std::string::String>,
@@ -5797,10 +7648,32 @@ pub struct CreateBranchFields {
     #[arg(id = "building_number", long = "building-number")]
     #[serde(rename = "building_number", skip_serializing_if = "Option::is_none")]
     pub building_number: Option<::std::string::String>,
-    ///Postal code.
+    ///Postal code. [required]
     #[arg(id = "postal_code", long = "postal-code")]
     #[serde(rename = "postal_code", skip_serializing_if = "Option::is_none")]
     pub postal_code: Option<::std::string::String>,
+    ///The phone numbers of the branch. As JSON (or @FILE), e.g. {"phone": "text", "telephone": "text", "whatsapp": "text"} [required]
+    #[arg(
+        id = "contacts_json",
+        long = "contacts-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"phone\": \"text\", \"telephone\": \"text\", \"whatsapp\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "contacts", skip_serializing_if = "Option::is_none")]
+    pub contacts_json: Option<::serde_json::Value>,
+    ///The extra fee for cash on delivery from this branch.
+    #[arg(
+        id = "cod_cost",
+        long = "cod-cost",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "cod_cost", skip_serializing_if = "Option::is_none")]
+    pub cod_cost: Option<::serde_json::Value>,
     ///Whether cash on delivery is offered from this branch.
     #[arg(id = "is_cod_available", long = "is-cod-available", value_name = "BOOL")]
     #[serde(rename = "is_cod_available", skip_serializing_if = "Option::is_none")]
@@ -5813,12 +7686,21 @@ pub struct CreateBranchFields {
     #[arg(id = "preparation_time", long = "preparation-time")]
     #[serde(rename = "preparation_time", skip_serializing_if = "Option::is_none")]
     pub preparation_time: Option<::std::string::String>,
+    ///The opening hours by day. As JSON (or @FILE), e.g. {"key": "value"}
+    #[arg(
+        id = "working_hours_json",
+        long = "working-hours-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("object", "{\"key\": \"value\"}")
+    )]
+    #[serde(rename = "working_hours", skip_serializing_if = "Option::is_none")]
+    pub working_hours_json: Option<::serde_json::Value>,
 }
-/// Returns one branch. With `with=translations` the service adds the branch's translations; their shape is not documented and they are not described here.
+/// Returns one branch.
 #[derive(clap::Args)]
 pub struct GetBranchArgs {
     ///The branch id.
-    #[arg(id = "branch_id", value_name = "BRANCH_ID")]
+    #[arg(id = "branch_id", value_name = "BRANCH_ID", allow_negative_numbers = true)]
     pub branch_id: i64,
     ///`translations` to include the branch's translations.
     #[arg(
@@ -5832,7 +7714,7 @@ pub struct GetBranchArgs {
 #[derive(clap::Args)]
 pub struct UpdateBranchArgs {
     ///The branch id.
-    #[arg(id = "branch_id", value_name = "BRANCH_ID")]
+    #[arg(id = "branch_id", value_name = "BRANCH_ID", allow_negative_numbers = true)]
     pub branch_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -5841,7 +7723,7 @@ pub struct UpdateBranchArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_branch`.
+/// Body fields of `update_branch` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateBranchFields {
     ///The branch name.
@@ -5871,11 +7753,21 @@ pub struct UpdateBranchFields {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
     ///The country id.
-    #[arg(id = "country_id", long = "country-id", value_name = "N")]
+    #[arg(
+        id = "country_id",
+        long = "country-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "country_id", skip_serializing_if = "Option::is_none")]
     pub country_id: Option<i64>,
     ///The city id.
-    #[arg(id = "city_id", long = "city-id", value_name = "N")]
+    #[arg(
+        id = "city_id",
+        long = "city-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "city_id", skip_serializing_if = "Option::is_none")]
     pub city_id: Option<i64>,
     ///The branch's position, as for creation (`"<latitude>,<longitude>"`, assumed).
@@ -5906,6 +7798,28 @@ pub struct UpdateBranchFields {
     #[arg(id = "postal_code", long = "postal-code")]
     #[serde(rename = "postal_code", skip_serializing_if = "Option::is_none")]
     pub postal_code: Option<::std::string::String>,
+    ///The phone numbers of the branch. As JSON (or @FILE), e.g. {"phone": "text", "telephone": "text", "whatsapp": "text"}
+    #[arg(
+        id = "contacts_json",
+        long = "contacts-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"phone\": \"text\", \"telephone\": \"text\", \"whatsapp\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "contacts", skip_serializing_if = "Option::is_none")]
+    pub contacts_json: Option<::serde_json::Value>,
+    ///The extra fee for cash on delivery from this branch.
+    #[arg(
+        id = "cod_cost",
+        long = "cod-cost",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "cod_cost", skip_serializing_if = "Option::is_none")]
+    pub cod_cost: Option<::serde_json::Value>,
     ///Whether cash on delivery is offered from this branch.
     #[arg(id = "is_cod_available", long = "is-cod-available", value_name = "BOOL")]
     #[serde(rename = "is_cod_available", skip_serializing_if = "Option::is_none")]
@@ -5918,12 +7832,21 @@ pub struct UpdateBranchFields {
     #[arg(id = "preparation_time", long = "preparation-time")]
     #[serde(rename = "preparation_time", skip_serializing_if = "Option::is_none")]
     pub preparation_time: Option<::std::string::String>,
+    ///The opening hours by day. As JSON (or @FILE), e.g. {"key": "value"}
+    #[arg(
+        id = "working_hours_json",
+        long = "working-hours-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag("object", "{\"key\": \"value\"}")
+    )]
+    #[serde(rename = "working_hours", skip_serializing_if = "Option::is_none")]
+    pub working_hours_json: Option<::serde_json::Value>,
 }
 /// Deletes a branch; answers a confirmation message.
 #[derive(clap::Args)]
 pub struct DeleteBranchArgs {
     ///The branch id.
-    #[arg(id = "branch_id", value_name = "BRANCH_ID")]
+    #[arg(id = "branch_id", value_name = "BRANCH_ID", allow_negative_numbers = true)]
     pub branch_id: i64,
 }
 /// Lists the allocation rules that choose which branch fulfils an order, paged by `page` and `per_page`.
@@ -5943,7 +7866,7 @@ pub struct CreateBranchAllocationArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_branch_allocation`.
+/// Body fields of `create_branch_allocation` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateBranchAllocationFields {
     ///The rule's name.
@@ -5951,13 +7874,47 @@ pub struct CreateBranchAllocationFields {
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///Limit the rule to the shipments of this shipping company.
-    #[arg(id = "company_id", long = "company-id", value_name = "N")]
+    #[arg(
+        id = "company_id",
+        long = "company-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "company_id", skip_serializing_if = "Option::is_none")]
     pub company_id: Option<i64>,
-    ///Order in which allocation rules are tried.
-    #[arg(id = "priority", long = "priority", value_name = "N")]
+    ///Order in which allocation rules are tried. [required]
+    #[arg(
+        id = "priority",
+        long = "priority",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "priority", skip_serializing_if = "Option::is_none")]
     pub priority: Option<i64>,
+    ///The conditions, all of which must hold. As JSON (or @FILE), e.g. [{"operator": ">", "type": "destination_country", "value": [...]}] [required]
+    #[arg(
+        id = "rules_json",
+        long = "rules-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"operator\": \">\", \"type\": \"destination_country\", \"value\": [...]}]"
+        )
+    )]
+    #[serde(rename = "rules", skip_serializing_if = "Option::is_none")]
+    pub rules_json: Option<::serde_json::Value>,
+    ///Which branch the rule chooses. As JSON (or @FILE), e.g. {"branch_ids": [1], "single_branch_only": true, "strategy": "closest_to_customer", "type": "branch"} [required]
+    #[arg(
+        id = "action_json",
+        long = "action-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"branch_ids\": [1], \"single_branch_only\": true, \"strategy\": \"closest_to_customer\", \"type\": \"branch\"}"
+        )
+    )]
+    #[serde(rename = "action", skip_serializing_if = "Option::is_none")]
+    pub action_json: Option<::serde_json::Value>,
 }
 /// Sets the store's default allocation strategy (closest branch to the customer, branch with the most stock, or by branch priority), for the whole store or one scope (`scope_id`), and the branch priorities the `priority` strategy uses.
 #[derive(clap::Args)]
@@ -5969,14 +7926,19 @@ pub struct UpdateBranchAllocationSettingsArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_branch_allocation_settings`.
+/// Body fields of `update_branch_allocation_settings` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateBranchAllocationSettingsFields {
-    ///The scope (store scope) the settings apply to; null for the whole store.
-    #[arg(id = "scope_id", long = "scope-id", value_name = "N")]
+    ///The scope (store scope) the settings apply to; null for the whole store. [required]
+    #[arg(
+        id = "scope_id",
+        long = "scope-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "scope_id", skip_serializing_if = "Option::is_none")]
     pub scope_id: Option<i64>,
-    ///How a branch is chosen by default.
+    ///How a branch is chosen by default. [required]
     #[arg(
         id = "strategy",
         long = "strategy",
@@ -5988,19 +7950,39 @@ pub struct UpdateBranchAllocationSettingsFields {
     )]
     #[serde(rename = "strategy", skip_serializing_if = "Option::is_none")]
     pub strategy: Option<::std::string::String>,
+    ///The branch priorities, for the `priority` strategy; null otherwise. As JSON (or @FILE), e.g. [{"branch_id": 1, "priority": 1}] [required]
+    #[arg(
+        id = "priorities_json",
+        long = "priorities-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"branch_id\": 1, \"priority\": 1}]"
+        )
+    )]
+    #[serde(rename = "priorities", skip_serializing_if = "Option::is_none")]
+    pub priorities_json: Option<::serde_json::Value>,
 }
 /// Returns one allocation rule with its rules and action.
 #[derive(clap::Args)]
 pub struct GetBranchAllocationArgs {
     ///The branch allocation rule id.
-    #[arg(id = "allocation_id", value_name = "ALLOCATION_ID")]
+    #[arg(
+        id = "allocation_id",
+        value_name = "ALLOCATION_ID",
+        allow_negative_numbers = true
+    )]
     pub allocation_id: i64,
 }
 /// Changes an allocation rule; every field is optional and what is sent replaces the current value (a `rules` list replaces the whole list).
 #[derive(clap::Args)]
 pub struct UpdateBranchAllocationArgs {
     ///The branch allocation rule id.
-    #[arg(id = "allocation_id", value_name = "ALLOCATION_ID")]
+    #[arg(
+        id = "allocation_id",
+        value_name = "ALLOCATION_ID",
+        allow_negative_numbers = true
+    )]
     pub allocation_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6009,7 +7991,7 @@ pub struct UpdateBranchAllocationArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_branch_allocation`.
+/// Body fields of `update_branch_allocation` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateBranchAllocationFields {
     ///The rule's name.
@@ -6017,26 +7999,69 @@ pub struct UpdateBranchAllocationFields {
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///Limit the rule to the shipments of this shipping company; null for any company.
-    #[arg(id = "company_id", long = "company-id", value_name = "N")]
+    #[arg(
+        id = "company_id",
+        long = "company-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "company_id", skip_serializing_if = "Option::is_none")]
     pub company_id: Option<i64>,
     ///Order in which allocation rules are tried.
-    #[arg(id = "priority", long = "priority", value_name = "N")]
+    #[arg(
+        id = "priority",
+        long = "priority",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "priority", skip_serializing_if = "Option::is_none")]
     pub priority: Option<i64>,
+    ///The conditions (replaces the list). As JSON (or @FILE), e.g. [{"operator": ">", "type": "destination_country", "value": [...]}]
+    #[arg(
+        id = "rules_json",
+        long = "rules-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"operator\": \">\", \"type\": \"destination_country\", \"value\": [...]}]"
+        )
+    )]
+    #[serde(rename = "rules", skip_serializing_if = "Option::is_none")]
+    pub rules_json: Option<::serde_json::Value>,
+    ///Which branch the rule chooses. As JSON (or @FILE), e.g. {"branch_ids": [1], "single_branch_only": true, "strategy": "closest_to_customer", "type": "branch"}
+    #[arg(
+        id = "action_json",
+        long = "action-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"branch_ids\": [1], \"single_branch_only\": true, \"strategy\": \"closest_to_customer\", \"type\": \"branch\"}"
+        )
+    )]
+    #[serde(rename = "action", skip_serializing_if = "Option::is_none")]
+    pub action_json: Option<::serde_json::Value>,
 }
 /// Deletes an allocation rule; answers a confirmation message.
 #[derive(clap::Args)]
 pub struct DeleteBranchAllocationArgs {
     ///The branch allocation rule id.
-    #[arg(id = "allocation_id", value_name = "ALLOCATION_ID")]
+    #[arg(
+        id = "allocation_id",
+        value_name = "ALLOCATION_ID",
+        allow_negative_numbers = true
+    )]
     pub allocation_id: i64,
 }
 /// Lists the delivery zones of the store's branches, optionally of one branch only, paged by `page` and `per_page`.
 #[derive(clap::Args)]
 pub struct ListBranchDeliveryZonesArgs {
     ///Only the delivery zones of this branch.
-    #[arg(id = "branch_id", long = "branch-id", value_name = "N")]
+    #[arg(
+        id = "branch_id",
+        long = "branch-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub branch_id: Option<i64>,
     /// Page selection.
     #[command(flatten)]
@@ -6052,30 +8077,52 @@ pub struct CreateBranchDeliveryZoneArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_branch_delivery_zone`.
+/// Body fields of `create_branch_delivery_zone` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateBranchDeliveryZoneFields {
-    ///`1` for an active zone, `0` for an inactive one (the documentation types the field as an integer and returns it as a boolean; the two values are assumed).
-    #[arg(id = "status", long = "status", value_name = "N")]
+    ///`1` for an active zone, `0` for an inactive one. [required]
+    #[arg(
+        id = "status",
+        long = "status",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<i64>,
-    ///The branch id.
-    #[arg(id = "branch_id", long = "branch-id", value_name = "N")]
+    ///The branch id. [required]
+    #[arg(
+        id = "branch_id",
+        long = "branch-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "branch_id", skip_serializing_if = "Option::is_none")]
     pub branch_id: Option<i64>,
+    ///The zone's coverage and delivery hours. As JSON (or @FILE), e.g. {"coverage": {"coordinates": [...], "enabled": true, "method": "text", "radius_meters": 1}, "working_hours": {"key": "value"}} [required]
+    #[arg(
+        id = "rules_json",
+        long = "rules-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"coverage\": {\"coordinates\": [...], \"enabled\": true, \"method\": \"text\", \"radius_meters\": 1}, \"working_hours\": {\"key\": \"value\"}}"
+        )
+    )]
+    #[serde(rename = "rules", skip_serializing_if = "Option::is_none")]
+    pub rules_json: Option<::serde_json::Value>,
 }
 /// Returns one delivery zone of a branch with its coverage and delivery hours.
 #[derive(clap::Args)]
 pub struct GetBranchDeliveryZoneArgs {
     ///The branch delivery zone id.
-    #[arg(id = "zone_id", value_name = "ZONE_ID")]
+    #[arg(id = "zone_id", value_name = "ZONE_ID", allow_negative_numbers = true)]
     pub zone_id: i64,
 }
 /// Changes a delivery zone; every field is optional and what is sent replaces the current value.
 #[derive(clap::Args)]
 pub struct UpdateBranchDeliveryZoneArgs {
     ///The branch delivery zone id.
-    #[arg(id = "zone_id", value_name = "ZONE_ID")]
+    #[arg(id = "zone_id", value_name = "ZONE_ID", allow_negative_numbers = true)]
     pub zone_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6084,47 +8131,74 @@ pub struct UpdateBranchDeliveryZoneArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_branch_delivery_zone`.
+/// Body fields of `update_branch_delivery_zone` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateBranchDeliveryZoneFields {
     ///`1` for an active zone, `0` for an inactive one (assumed, as for creation).
-    #[arg(id = "status", long = "status", value_name = "N")]
+    #[arg(
+        id = "status",
+        long = "status",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
     pub status: Option<i64>,
     ///The branch id.
-    #[arg(id = "branch_id", long = "branch-id", value_name = "N")]
+    #[arg(
+        id = "branch_id",
+        long = "branch-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "branch_id", skip_serializing_if = "Option::is_none")]
     pub branch_id: Option<i64>,
+    ///The new coverage and delivery hours. As JSON (or @FILE), e.g. {"coverage": {"coordinates": [...], "enabled": true, "method": "text", "radius_meters": 1}, "working_hours": {"key": "value"}}
+    #[arg(
+        id = "rules_json",
+        long = "rules-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"coverage\": {\"coordinates\": [...], \"enabled\": true, \"method\": \"text\", \"radius_meters\": 1}, \"working_hours\": {\"key\": \"value\"}}"
+        )
+    )]
+    #[serde(rename = "rules", skip_serializing_if = "Option::is_none")]
+    pub rules_json: Option<::serde_json::Value>,
 }
-/// Deletes a delivery zone. The documentation shows the confirmation `{message, code}` at the top level, without the usual envelope; the envelope form is accepted too (assumed).
+/// Deletes a delivery zone.
 #[derive(clap::Args)]
 pub struct DeleteBranchDeliveryZoneArgs {
     ///The branch delivery zone id.
-    #[arg(id = "zone_id", value_name = "ZONE_ID")]
+    #[arg(id = "zone_id", value_name = "ZONE_ID", allow_negative_numbers = true)]
     pub zone_id: i64,
 }
 /// Returns one order with its details (`OrderDetails`): amounts (`amounts.total` is the order total; there is no top-level `total`), customer, receiver, payment method, status, URLs, features and the actions allowed on it.
 #[derive(clap::Args)]
 pub struct GetOrderArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID")]
+    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
     pub order_id: i64,
-    ///`light`: the current answer, without items, shipments, pickup branch and customer groups. The service's documentation declares the parameter required; it is optional here because older applications receive the deprecated full answer without it.
+    ///`light`: the current answer, without items, shipments, pickup branch and customer groups.
     #[arg(
         id = "format",
         long = "format",
         value_parser = crate::commands::choice::<types::GetOrderFormat>(&["light"])
     )]
     pub format: Option<types::GetOrderFormat>,
-    ///The order's reference number (the number shown to the store owner), which the documentation says may identify the order instead of its id. Not declared among the documentation's parameters.
-    #[arg(id = "reference_id", long = "reference-id", value_name = "N")]
+    ///The order's reference number (the number shown to the store owner), which the documentation says may identify the order instead of its id.
+    #[arg(
+        id = "reference_id",
+        long = "reference-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub reference_id: Option<i64>,
 }
-/// Changes an order: its customer, receiver, delivery method, branch, shipping company, address (`ship_to`), payment, coupon and assigned employees. Only the fields sent change. The fields of the national address in `ship_to` are mandatory from 5 January 2026. Answers the updated order. The documentation does not show the response status; 200 is assumed, as for `create_order`.
+/// Changes an order: its customer, receiver, delivery method, branch, shipping company, address (`ship_to`), payment, coupon and assigned employees. Only the fields sent change. The fields of the national address in `ship_to` are mandatory from 5 January 2026. Answers the updated order.
 #[derive(clap::Args)]
 pub struct UpdateOrderArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID")]
+    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
     pub order_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6133,25 +8207,93 @@ pub struct UpdateOrderArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_order`.
+/// Body fields of `update_order` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateOrderFields {
+    ///The customer of a new or changed order; an existing one by `id`, or a new one. As JSON (or @FILE), e.g. {"email": "name@example.com", "id": 1, "mobile": "text", "name": "text"}
+    #[arg(
+        id = "customer_json",
+        long = "customer-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"email\": \"name@example.com\", \"id\": 1, \"mobile\": \"text\", \"name\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "customer", skip_serializing_if = "Option::is_none")]
+    pub customer_json: Option<::serde_json::Value>,
+    ///The person who receives the order, when not the customer. As JSON (or @FILE), e.g. {"country_code": "text", "email": "name@example.com", "name": "text", "notify": true, "phone": "text"}
+    #[arg(
+        id = "receiver_json",
+        long = "receiver-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"country_code\": \"text\", \"email\": \"name@example.com\", \"name\": \"text\", \"notify\": true, \"phone\": \"text\"}"
+        )
+    )]
+    #[serde(rename = "receiver", skip_serializing_if = "Option::is_none")]
+    pub receiver_json: Option<::serde_json::Value>,
     ///How the order is delivered (for example `shipping` or `pickup`).
     #[arg(id = "delivery_method", long = "delivery-method")]
     #[serde(rename = "delivery_method", skip_serializing_if = "Option::is_none")]
     pub delivery_method: Option<::std::string::String>,
     ///The branch the order ships from (or is picked up at).
-    #[arg(id = "branch_id", long = "branch-id", value_name = "N")]
+    #[arg(
+        id = "branch_id",
+        long = "branch-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "branch_id", skip_serializing_if = "Option::is_none")]
     pub branch_id: Option<i64>,
     ///The shipping company.
-    #[arg(id = "courier_id", long = "courier-id", value_name = "N")]
+    #[arg(
+        id = "courier_id",
+        long = "courier-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "courier_id", skip_serializing_if = "Option::is_none")]
     pub courier_id: Option<i64>,
+    ///The delivery address of an order, with the fields of the Saudi national address (`short_address`, `building_number`, `additional_number`), which are mandatory from 5 January 2026. The required fields are those the update page states; the creation page shows the same object by example only. As JSON (or @FILE), e.g. {"additional_number": "text", "address_line": "text", "block": "text", "building_number": "text", "city": 1, "country": 1, ...}
+    #[arg(
+        id = "ship_to_json",
+        long = "ship-to-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"additional_number\": \"text\", \"address_line\": \"text\", \"block\": \"text\", \"building_number\": \"text\", \"city\": 1, \"country\": 1, ...}"
+        )
+    )]
+    #[serde(rename = "ship_to", skip_serializing_if = "Option::is_none")]
+    pub ship_to_json: Option<::serde_json::Value>,
+    ///The payment of a new or changed order. As JSON (or @FILE), e.g. {"accepted_methods": ["mada"], "cash_on_delivery": {"amount": "10.00", "currency": "text"}, "method": "mada", "receipt_image_path": "text", "status": "text", "store_bank_id": 1}
+    #[arg(
+        id = "payment_json",
+        long = "payment-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"accepted_methods\": [\"mada\"], \"cash_on_delivery\": {\"amount\": \"10.00\", \"currency\": \"text\"}, \"method\": \"mada\", \"receipt_image_path\": \"text\", \"status\": \"text\", \"store_bank_id\": 1}"
+        )
+    )]
+    #[serde(rename = "payment", skip_serializing_if = "Option::is_none")]
+    pub payment_json: Option<::serde_json::Value>,
     ///A discount code to apply.
     #[arg(id = "coupon_code", long = "coupon-code")]
     #[serde(rename = "coupon_code", skip_serializing_if = "Option::is_none")]
     pub coupon_code: Option<::std::string::String>,
+    ///Ids of the employees to assign the order to. Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "employees",
+        long = "employees",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "employees", skip_serializing_if = "Option::is_none")]
+    pub employees: Option<Vec<i64>>,
 }
 /// Creates an empty draft order (no body) and answers its id and reference number; fill it with `create_order_item` and `update_order`.
 #[derive(clap::Args)]
@@ -6166,11 +8308,16 @@ pub struct DuplicateOrderArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `duplicate_order`.
+/// Body fields of `duplicate_order` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct DuplicateOrderFields {
-    ///The id of the order to duplicate.
-    #[arg(id = "order_id", long = "order-id", value_name = "N")]
+    ///The id of the order to duplicate. [required]
+    #[arg(
+        id = "order_id",
+        long = "order-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
     pub order_id: Option<i64>,
 }
@@ -6184,14 +8331,39 @@ pub struct RunOrderActionsArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `run_order_actions`.
+/// Body fields of `run_order_actions` as flags.
 #[derive(clap::Args, serde::Serialize)]
-pub struct RunOrderActionsFields {}
+pub struct RunOrderActionsFields {
+    ///The actions. As JSON (or @FILE), e.g. [{"action_name": "create_shipping_policy", "value": ...}] [required]
+    #[arg(
+        id = "operations_json",
+        long = "operations-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"action_name\": \"create_shipping_policy\", \"value\": ...}]"
+        )
+    )]
+    #[serde(rename = "operations", skip_serializing_if = "Option::is_none")]
+    pub operations_json: Option<::serde_json::Value>,
+    ///Which orders the actions apply to. As JSON (or @FILE), e.g. {"order_ids": [1], "order_status": [1]} [required]
+    #[arg(
+        id = "filters_json",
+        long = "filters-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"order_ids\": [1], \"order_status\": [1]}"
+        )
+    )]
+    #[serde(rename = "filters", skip_serializing_if = "Option::is_none")]
+    pub filters_json: Option<::serde_json::Value>,
+}
 /// Moves the stock reserved for an order (all items, or the listed items and quantities) from one branch to another. Needs the multiple shipments feature; without it the service answers 403.
 #[derive(clap::Args)]
 pub struct RelocateOrderInventoryArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID")]
+    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
     pub order_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6200,23 +8372,51 @@ pub struct RelocateOrderInventoryArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `relocate_order_inventory`.
+/// Body fields of `relocate_order_inventory` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct RelocateOrderInventoryFields {
-    ///The branch the stock is taken from.
-    #[arg(id = "source", long = "source", value_name = "N")]
+    ///The branch the stock is taken from. [required]
+    #[arg(
+        id = "source",
+        long = "source",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "source", skip_serializing_if = "Option::is_none")]
     pub source: Option<i64>,
-    ///The branch the stock moves to.
-    #[arg(id = "destination", long = "destination", value_name = "N")]
+    ///The branch the stock moves to. [required]
+    #[arg(
+        id = "destination",
+        long = "destination",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "destination", skip_serializing_if = "Option::is_none")]
     pub destination: Option<i64>,
+    ///The items and quantities to move; all of the order's items when absent. As JSON (or @FILE), e.g. [{"id": 1, "quantity": 1}]
+    #[arg(
+        id = "items_json",
+        long = "items-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"id\": 1, \"quantity\": 1}]"
+        )
+    )]
+    #[serde(rename = "items", skip_serializing_if = "Option::is_none")]
+    pub items_json: Option<::serde_json::Value>,
 }
 /// Lists the lines of one order (`order_id`): product, quantity, amounts, chosen options, images and, for digital products, codes and files (deprecated; use the order's `urls.digital_content`). Not paged.
 #[derive(clap::Args)]
 pub struct ListOrderItemsArgs {
     ///The order whose items to list.
-    #[arg(id = "order_id", long = "order-id", value_name = "N", required = true)]
+    #[arg(
+        id = "order_id",
+        long = "order-id",
+        value_name = "N",
+        required = true,
+        allow_negative_numbers = true
+    )]
     pub order_id: i64,
 }
 /// Adds a product to an order, by product id or SKU (`identifier_type`, `identifier`), with a quantity, options and the branch to take it from; or a custom line by `name`, `price`, `cost_price` and `weight`. Answers the order's items.
@@ -6229,11 +8429,16 @@ pub struct CreateOrderItemArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_order_item`.
+/// Body fields of `create_order_item` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateOrderItemFields {
-    ///The order to add the line to.
-    #[arg(id = "order_id", long = "order-id", value_name = "N")]
+    ///The order to add the line to. [required]
+    #[arg(
+        id = "order_id",
+        long = "order-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
     pub order_id: Option<i64>,
     ///Whether `identifier` is the product id or its SKU.
@@ -6244,18 +8449,80 @@ pub struct CreateOrderItemFields {
     )]
     #[serde(rename = "identifier_type", skip_serializing_if = "Option::is_none")]
     pub identifier_type: Option<::std::string::String>,
+    ///An identifier or number that the service sends either as a JSON integer or as a string (for example `shipping_number`, `tracking_number`).
+    #[arg(
+        id = "identifier",
+        long = "identifier",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "identifier", skip_serializing_if = "Option::is_none")]
+    pub identifier: Option<::serde_json::Value>,
     ///Units to add.
-    #[arg(id = "quantity", long = "quantity", value_name = "N")]
+    #[arg(
+        id = "quantity",
+        long = "quantity",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
     pub quantity: Option<i64>,
     ///The branch to take the stock from.
-    #[arg(id = "branch_id", long = "branch-id", value_name = "N")]
+    #[arg(
+        id = "branch_id",
+        long = "branch-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "branch_id", skip_serializing_if = "Option::is_none")]
     pub branch_id: Option<i64>,
+    ///The product options chosen. As JSON (or @FILE), e.g. [{"id": 1, "value": [...]}]
+    #[arg(
+        id = "options_json",
+        long = "options-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"id\": 1, \"value\": [...]}]"
+        )
+    )]
+    #[serde(rename = "options", skip_serializing_if = "Option::is_none")]
+    pub options_json: Option<::serde_json::Value>,
     ///The name of a custom line.
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "price",
+        long = "price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
+    pub price: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "cost_price",
+        long = "cost-price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "cost_price", skip_serializing_if = "Option::is_none")]
+    pub cost_price: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "weight",
+        long = "weight",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "weight", skip_serializing_if = "Option::is_none")]
+    pub weight: Option<::serde_json::Value>,
     ///The unit of `weight` (for example `kg`).
     #[arg(id = "weight_type", long = "weight-type")]
     #[serde(rename = "weight_type", skip_serializing_if = "Option::is_none")]
@@ -6265,7 +8532,7 @@ pub struct CreateOrderItemFields {
 #[derive(clap::Args)]
 pub struct UpdateOrderItemArgs {
     ///The order item id.
-    #[arg(id = "item_id", value_name = "ITEM_ID")]
+    #[arg(id = "item_id", value_name = "ITEM_ID", allow_negative_numbers = true)]
     pub item_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6274,34 +8541,76 @@ pub struct UpdateOrderItemArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_order_item`.
+/// Body fields of `update_order_item` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateOrderItemFields {
     ///Units ordered.
-    #[arg(id = "quantity", long = "quantity", value_name = "N")]
+    #[arg(
+        id = "quantity",
+        long = "quantity",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
     pub quantity: Option<i64>,
     ///The branch to take the stock from.
-    #[arg(id = "branch_id", long = "branch-id", value_name = "N")]
+    #[arg(
+        id = "branch_id",
+        long = "branch-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "branch_id", skip_serializing_if = "Option::is_none")]
     pub branch_id: Option<i64>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "price",
+        long = "price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
+    pub price: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "weight",
+        long = "weight",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "weight", skip_serializing_if = "Option::is_none")]
+    pub weight: Option<::serde_json::Value>,
     ///The unit of `weight` (for example `kg`).
     #[arg(id = "weight_type", long = "weight-type")]
     #[serde(rename = "weight_type", skip_serializing_if = "Option::is_none")]
     pub weight_type: Option<::std::string::String>,
+    ///The product options chosen. As JSON (or @FILE), e.g. [{"id": 1, "value": [...]}]
+    #[arg(
+        id = "options_json",
+        long = "options-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"id\": 1, \"value\": [...]}]"
+        )
+    )]
+    #[serde(rename = "options", skip_serializing_if = "Option::is_none")]
+    pub options_json: Option<::serde_json::Value>,
 }
 /// Removes a line from its order.
 #[derive(clap::Args)]
 pub struct DeleteOrderItemArgs {
     ///The order item id.
-    #[arg(id = "item_id", value_name = "ITEM_ID")]
+    #[arg(id = "item_id", value_name = "ITEM_ID", allow_negative_numbers = true)]
     pub item_id: i64,
 }
 /// Moves an order to another status, given by `status_id` (a status of `list_order_statuses`, custom ones included) or by `slug`; send one of the two. A `note` is recorded in the order's history; `restore_items` puts the items back in stock (for a cancellation or a return).
 #[derive(clap::Args)]
 pub struct ChangeOrderStatusArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID")]
+    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
     pub order_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6310,14 +8619,19 @@ pub struct ChangeOrderStatusArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `change_order_status`.
+/// Body fields of `change_order_status` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct ChangeOrderStatusFields {
     ///The id of the new status (custom statuses included).
-    #[arg(id = "status_id", long = "status-id", value_name = "N")]
+    #[arg(
+        id = "status_id",
+        long = "status-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "status_id", skip_serializing_if = "Option::is_none")]
     pub status_id: Option<i64>,
-    ///The built-in status an order status is or customizes (merchants customize names, not slugs). Known values: `payment_pending`, `under_review`, `in_progress`, `completed`, `delivering`, `delivered`, `shipped` (the last three are sub-statuses of `completed`), `canceled` (one `l`), `restored`, `restoring`, and, listed by the documentation, `waiting_for_payment_confirmation`, `payment_failed` and `waiting to receive it`. The set may grow.
+    ///The built-in status an order status is or customizes (merchants customize names, not slugs). The set may grow. [known values: payment_pending, under_review, in_progress, completed, delivering, delivered, shipped, canceled, restored, restoring, waiting_for_payment_confirmation, payment_failed, waiting to receive it (others accepted)]
     #[arg(
         id = "slug",
         long = "slug",
@@ -6335,7 +8649,8 @@ pub struct ChangeOrderStatusFields {
             "waiting_for_payment_confirmation",
             "payment_failed",
             "waiting to receive it"]
-        )
+        ),
+        hide_possible_values = true
     )]
     #[serde(rename = "slug", skip_serializing_if = "Option::is_none")]
     pub slug: Option<::std::string::String>,
@@ -6352,14 +8667,14 @@ pub struct ChangeOrderStatusFields {
 #[derive(clap::Args)]
 pub struct GetOrderStatusArgs {
     ///The order status id.
-    #[arg(id = "status_id", value_name = "STATUS_ID")]
+    #[arg(id = "status_id", value_name = "STATUS_ID", allow_negative_numbers = true)]
     pub status_id: i64,
 }
 /// Changes a status: its name, message template, icon, position or whether it is active. Only the fields sent change.
 #[derive(clap::Args)]
 pub struct UpdateOrderStatusArgs {
     ///The order status id.
-    #[arg(id = "status_id", value_name = "STATUS_ID")]
+    #[arg(id = "status_id", value_name = "STATUS_ID", allow_negative_numbers = true)]
     pub status_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6368,7 +8683,7 @@ pub struct UpdateOrderStatusArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_order_status`.
+/// Body fields of `update_order_status` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateOrderStatusFields {
     ///The status name.
@@ -6384,7 +8699,7 @@ pub struct UpdateOrderStatusFields {
     #[serde(rename = "icon", skip_serializing_if = "Option::is_none")]
     pub icon: Option<::std::string::String>,
     ///Position in the list.
-    #[arg(id = "sort", long = "sort", value_name = "N")]
+    #[arg(id = "sort", long = "sort", value_name = "N", allow_negative_numbers = true)]
     #[serde(rename = "sort", skip_serializing_if = "Option::is_none")]
     pub sort: Option<i64>,
     ///Whether the status can be used.
@@ -6409,14 +8724,14 @@ pub struct SortOrderStatusesArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `sort_order_statuses`.
+/// Body fields of `sort_order_statuses` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct SortOrderStatusesFields {}
-/// Lists the history of one order, one page at a time: status changes and other activity (`type: activity`) and notes (`type: comment`), each with its author and time. The documentation names no scope; `orders.read` is assumed, like the other order reads.
+/// Lists the history of one order, one page at a time: status changes and other activity (`type: activity`) and notes (`type: comment`), each with its author and time.
 #[derive(clap::Args)]
 pub struct ListOrderHistoriesArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID")]
+    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
     pub order_id: i64,
     /// Page selection.
     #[command(flatten)]
@@ -6426,7 +8741,7 @@ pub struct ListOrderHistoriesArgs {
 #[derive(clap::Args)]
 pub struct CreateOrderHistoryArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID")]
+    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
     pub order_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6435,10 +8750,10 @@ pub struct CreateOrderHistoryArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_order_history`.
+/// Body fields of `create_order_history` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateOrderHistoryFields {
-    ///The note.
+    ///The note. [required]
     #[arg(id = "note", long = "note")]
     #[serde(rename = "note", skip_serializing_if = "Option::is_none")]
     pub note: Option<::std::string::String>,
@@ -6460,10 +8775,10 @@ pub struct CreateOrderOptionArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_order_option`.
+/// Body fields of `create_order_option` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateOrderOptionFields {
-    ///The option name.
+    ///The option name. [required]
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
@@ -6475,7 +8790,7 @@ pub struct CreateOrderOptionFields {
     #[arg(id = "is_required", long = "is-required")]
     #[serde(rename = "is_required", skip_serializing_if = "Option::is_none")]
     pub is_required: Option<::std::string::String>,
-    ///The kind of field.
+    ///The kind of field. [required]
     #[arg(
         id = "type",
         long = "type",
@@ -6489,7 +8804,12 @@ pub struct CreateOrderOptionFields {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
     ///Maximum length of the answer (text).
-    #[arg(id = "length", long = "length", value_name = "N")]
+    #[arg(
+        id = "length",
+        long = "length",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "length", skip_serializing_if = "Option::is_none")]
     pub length: Option<i64>,
     ///Whether several values may be chosen.
@@ -6500,19 +8820,63 @@ pub struct CreateOrderOptionFields {
     #[arg(id = "selected_products", long = "selected-products", value_name = "BOOL")]
     #[serde(rename = "selected_products", skip_serializing_if = "Option::is_none")]
     pub selected_products: Option<bool>,
+    ///Ids of the categories the option applies to. Repeat the flag, or separate the values with commas.
+    #[arg(
+        id = "categories",
+        long = "categories",
+        value_name = "N",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
+    pub categories: Option<Vec<i64>>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "price",
+        long = "price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
+    pub price: Option<::serde_json::Value>,
+    ///A value of a new order option. As JSON (or @FILE), e.g. {"name": "text", "cost": "10.00", "is_default": true, "price": "10.00", "weight": "10.00"}
+    #[arg(
+        id = "options_json",
+        long = "options-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"name\": \"text\", \"cost\": \"10.00\", \"is_default\": true, \"price\": \"10.00\", \"weight\": \"10.00\"}"
+        )
+    )]
+    #[serde(rename = "options", skip_serializing_if = "Option::is_none")]
+    pub options_json: Option<::serde_json::Value>,
+    ///How a new booking option is booked. As JSON (or @FILE), e.g. {"availabilities": [{...}], "sessions_count": 1, "time_strict": 1, "time_strict_type": "text", "type": "date", "location": "text", ...}
+    #[arg(
+        id = "booking_details_json",
+        long = "booking-details-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"availabilities\": [{...}], \"sessions_count\": 1, \"time_strict\": 1, \"time_strict_type\": \"text\", \"type\": \"date\", \"location\": \"text\", ...}"
+        )
+    )]
+    #[serde(rename = "booking_details", skip_serializing_if = "Option::is_none")]
+    pub booking_details_json: Option<::serde_json::Value>,
 }
 /// Returns one order option with its values, categories and booking details.
 #[derive(clap::Args)]
 pub struct GetOrderOptionArgs {
     ///The order option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID")]
+    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
     pub option_id: i64,
 }
 /// Changes an order option. Only the fields sent change.
 #[derive(clap::Args)]
 pub struct UpdateOrderOptionArgs {
     ///The order option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID")]
+    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
     pub option_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6521,7 +8885,7 @@ pub struct UpdateOrderOptionArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_order_option`.
+/// Body fields of `update_order_option` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateOrderOptionFields {
     ///The option name.
@@ -6529,7 +8893,12 @@ pub struct UpdateOrderOptionFields {
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///The option's reference number.
-    #[arg(id = "reference_id", long = "reference-id", value_name = "N")]
+    #[arg(
+        id = "reference_id",
+        long = "reference-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "reference_id", skip_serializing_if = "Option::is_none")]
     pub reference_id: Option<i64>,
     ///Help text shown with the field.
@@ -6558,6 +8927,16 @@ pub struct UpdateOrderOptionFields {
     )]
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
+    ///An identifier or number that the service sends either as a JSON integer or as a string (for example `shipping_number`, `tracking_number`).
+    #[arg(
+        id = "length",
+        long = "length",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "length", skip_serializing_if = "Option::is_none")]
+    pub length: Option<::serde_json::Value>,
     ///Whether several values may be chosen.
     #[arg(id = "is_multi_choice", long = "is-multi-choice", value_name = "BOOL")]
     #[serde(rename = "is_multi_choice", skip_serializing_if = "Option::is_none")]
@@ -6566,16 +8945,72 @@ pub struct UpdateOrderOptionFields {
     #[arg(id = "selected_products", long = "selected-products", value_name = "BOOL")]
     #[serde(rename = "selected_products", skip_serializing_if = "Option::is_none")]
     pub selected_products: Option<bool>,
+    ///The categories the option applies to. As JSON (or @FILE), e.g. [{"id": 1, "name": "text"}]
+    #[arg(
+        id = "categories_json",
+        long = "categories-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"id\": 1, \"name\": \"text\"}]"
+        )
+    )]
+    #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
+    pub categories_json: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "price",
+        long = "price",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
+    pub price: Option<::serde_json::Value>,
     ///The currency of `price`.
     #[arg(id = "currency", long = "currency")]
     #[serde(rename = "currency", skip_serializing_if = "Option::is_none")]
     pub currency: Option<::std::string::String>,
+    ///The option's values. As JSON (or @FILE), e.g. [{"cost": "10.00", "id": 1, "is_default": true, "name": "text", "price": "10.00", "weight": "10.00"}]
+    #[arg(
+        id = "options_json",
+        long = "options-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"cost\": \"10.00\", \"id\": 1, \"is_default\": true, \"name\": \"text\", \"price\": \"10.00\", \"weight\": \"10.00\"}]"
+        )
+    )]
+    #[serde(rename = "options", skip_serializing_if = "Option::is_none")]
+    pub options_json: Option<::serde_json::Value>,
+    ///Changes to how a booking option is booked. As JSON (or @FILE), e.g. {"availabilities": [{...}], "id": 1, "location": "text", "maximum_quantity_per_order": 1, "overrides": [{...}], "sessions_count": 1, ...}
+    #[arg(
+        id = "booking_details_json",
+        long = "booking-details-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "object",
+            "{\"availabilities\": [{...}], \"id\": 1, \"location\": \"text\", \"maximum_quantity_per_order\": 1, \"overrides\": [{...}], \"sessions_count\": 1, ...}"
+        )
+    )]
+    #[serde(rename = "booking_details", skip_serializing_if = "Option::is_none")]
+    pub booking_details_json: Option<::serde_json::Value>,
     ///Length of a booked session, in minutes.
-    #[arg(id = "session_duration", long = "session-duration", value_name = "N")]
+    #[arg(
+        id = "session_duration",
+        long = "session-duration",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "session_duration", skip_serializing_if = "Option::is_none")]
     pub session_duration: Option<i64>,
     ///Gap between two sessions, in minutes.
-    #[arg(id = "session_gap", long = "session-gap", value_name = "N")]
+    #[arg(
+        id = "session_gap",
+        long = "session-gap",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "session_gap", skip_serializing_if = "Option::is_none")]
     pub session_gap: Option<i64>,
 }
@@ -6583,20 +9018,25 @@ pub struct UpdateOrderOptionFields {
 #[derive(clap::Args)]
 pub struct DeleteOrderOptionArgs {
     ///The order option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID")]
+    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
     pub option_id: i64,
 }
 /// Lists the store's invoices and credit notes, one page at a time, optionally of one order or issued between two days.
 #[derive(clap::Args)]
 pub struct ListOrderInvoicesArgs {
-    ///Only invoices issued on or after this day. The documentation types it as a string without a format; `YYYY-MM-DD`, as for the order list's date filters, is assumed.
+    ///Only invoices issued on or after this day.
     #[arg(id = "from_date", long = "from-date")]
     pub from_date: Option<::std::string::String>,
-    ///Only invoices issued on or before this day. The documentation types it as a string without a format; `YYYY-MM-DD`, as for the order list's date filters, is assumed.
+    ///Only invoices issued on or before this day.
     #[arg(id = "to_date", long = "to-date")]
     pub to_date: Option<::std::string::String>,
     ///Only the invoices of this order.
-    #[arg(id = "order_id", long = "order-id", value_name = "N")]
+    #[arg(
+        id = "order_id",
+        long = "order-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub order_id: Option<i64>,
     /// Page selection.
     #[command(flatten)]
@@ -6612,14 +9052,19 @@ pub struct CreateOrderInvoiceArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_order_invoice`.
+/// Body fields of `create_order_invoice` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateOrderInvoiceFields {
-    ///The order to invoice.
-    #[arg(id = "order_id", long = "order-id", value_name = "N")]
+    ///The order to invoice. [required]
+    #[arg(
+        id = "order_id",
+        long = "order-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
     pub order_id: Option<i64>,
-    ///An invoice or a credit note.
+    ///An invoice or a credit note. [required]
     #[arg(
         id = "type",
         long = "type",
@@ -6630,7 +9075,7 @@ pub struct CreateOrderInvoiceFields {
     )]
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
-    ///Where the invoice's content comes from.
+    ///Where the invoice's content comes from. [required]
     #[arg(
         id = "data_type",
         long = "data-type",
@@ -6651,26 +9096,86 @@ pub struct CreateOrderInvoiceFields {
     #[arg(id = "invoice_number", long = "invoice-number")]
     #[serde(rename = "invoice_number", skip_serializing_if = "Option::is_none")]
     pub invoice_number: Option<::std::string::String>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "sub_total",
+        long = "sub-total",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "sub_total", skip_serializing_if = "Option::is_none")]
+    pub sub_total: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "total",
+        long = "total",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "total", skip_serializing_if = "Option::is_none")]
+    pub total: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "shipping_cost",
+        long = "shipping-cost",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "shipping_cost", skip_serializing_if = "Option::is_none")]
+    pub shipping_cost: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "cash_on_delivery_cost",
+        long = "cash-on-delivery-cost",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "cash_on_delivery_cost", skip_serializing_if = "Option::is_none")]
+    pub cash_on_delivery_cost: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "tax",
+        long = "tax",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "tax", skip_serializing_if = "Option::is_none")]
+    pub tax: Option<::serde_json::Value>,
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
+    #[arg(
+        id = "tax_value",
+        long = "tax-value",
+        value_name = "NUMBER",
+        value_parser = crate::commands::number_or_string,
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "tax_value", skip_serializing_if = "Option::is_none")]
+    pub tax_value: Option<::serde_json::Value>,
 }
 /// Returns one invoice or credit note with its amounts and items.
 #[derive(clap::Args)]
 pub struct GetOrderInvoiceArgs {
     ///The invoice id.
-    #[arg(id = "invoice_id", value_name = "INVOICE_ID")]
+    #[arg(id = "invoice_id", value_name = "INVOICE_ID", allow_negative_numbers = true)]
     pub invoice_id: i64,
 }
 /// Sends the invoice of an order to its customer. No body.
 #[derive(clap::Args)]
 pub struct SendOrderInvoiceArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID")]
+    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
     pub order_id: i64,
 }
 /// Renders the invoice of an order as a document and answers its address. No body.
 #[derive(clap::Args)]
 pub struct PrintOrderInvoiceArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID")]
+    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
     pub order_id: i64,
 }
 /// Lists the carts that customers filled but did not check out, one page at a time, with their totals, customer, coupon and items. `keyword` searches them.
@@ -6680,17 +9185,22 @@ pub struct ListAbandonedCartsArgs {
     #[arg(id = "keyword", long = "keyword")]
     pub keyword: Option<::std::string::String>,
     ///Records to skip before the first one returned.
-    #[arg(id = "offset", long = "offset", value_name = "N")]
+    #[arg(
+        id = "offset",
+        long = "offset",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub offset: Option<i64>,
     /// Page selection.
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Returns one abandoned cart with its status (`active` or `purchased`), totals, customer, coupon and items. The documentation names the path parameter `cart-id` and types it as a string; cart ids are numbers (`data.id`), so it is an integer here.
+/// Returns one abandoned cart with its status (`active` or `purchased`), totals, customer, coupon and items.
 #[derive(clap::Args)]
 pub struct GetAbandonedCartArgs {
     ///The abandoned cart id.
-    #[arg(id = "cart_id", value_name = "CART_ID")]
+    #[arg(id = "cart_id", value_name = "CART_ID", allow_negative_numbers = true)]
     pub cart_id: i64,
 }
 /// Lists the rules that assign new orders to employees: each names an employee (`user_id`) and the conditions (`entity`, `value`) an order must meet. Not paged.
@@ -6706,19 +9216,36 @@ pub struct CreateOrderAssignmentRuleArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `create_order_assignment_rule`.
+/// Body fields of `create_order_assignment_rule` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateOrderAssignmentRuleFields {
     ///The employee to assign the orders to.
-    #[arg(id = "user_id", long = "user-id", value_name = "N")]
+    #[arg(
+        id = "user_id",
+        long = "user-id",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "user_id", skip_serializing_if = "Option::is_none")]
     pub user_id: Option<i64>,
+    ///The conditions. As JSON (or @FILE), e.g. [{"entity": "text", "value": "text"}]
+    #[arg(
+        id = "rules_json",
+        long = "rules-json",
+        value_name = "JSON",
+        value_parser = crate::commands::json_flag(
+            "array",
+            "[{\"entity\": \"text\", \"value\": \"text\"}]"
+        )
+    )]
+    #[serde(rename = "rules", skip_serializing_if = "Option::is_none")]
+    pub rules_json: Option<::serde_json::Value>,
 }
 /// Replaces the conditions of a rule; the body is the array of conditions.
 #[derive(clap::Args)]
 pub struct UpdateOrderAssignmentRuleArgs {
     ///The assignment rule id.
-    #[arg(id = "rule_id", value_name = "RULE_ID")]
+    #[arg(id = "rule_id", value_name = "RULE_ID", allow_negative_numbers = true)]
     pub rule_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6727,14 +9254,14 @@ pub struct UpdateOrderAssignmentRuleArgs {
     #[command(flatten)]
     pub body: BodyArg,
 }
-/// Scalar body fields of `update_order_assignment_rule`.
+/// Body fields of `update_order_assignment_rule` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateOrderAssignmentRuleFields {}
-/// Lists the employees an order is assigned to. The documentation names no scope; `orders.read` is assumed, like the other order reads.
+/// Lists the employees an order is assigned to.
 #[derive(clap::Args)]
 pub struct ListOrderAssignedEmployeesArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID")]
+    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
     pub order_id: i64,
 }
 /// Runs an operation command.
@@ -6765,7 +9292,7 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
                 OrdersCommand::Create(a) => create_order(ctx, *a).await,
                 OrdersCommand::Get(a) => get_order(ctx, *a).await,
                 OrdersCommand::Update(a) => update_order(ctx, *a).await,
-                OrdersCommand::CreateDraftOrder(a) => create_draft_order(ctx, *a).await,
+                OrdersCommand::CreateDraft(a) => create_draft_order(ctx, *a).await,
                 OrdersCommand::Duplicate(a) => duplicate_order(ctx, *a).await,
                 OrdersCommand::RunActions(a) => run_order_actions(ctx, *a).await,
                 OrdersCommand::RelocateInventory(a) => {
@@ -6780,7 +9307,7 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
                 OrderStatusCommand::Change(a) => change_order_status(ctx, *a).await,
                 OrderStatusCommand::Get(a) => get_order_status(ctx, *a).await,
                 OrderStatusCommand::Update(a) => update_order_status(ctx, *a).await,
-                OrderStatusCommand::ChangeBulkOrderStatuses(a) => {
+                OrderStatusCommand::ChangeBulk(a) => {
                     change_bulk_order_statuses(ctx, *a).await
                 }
                 OrderStatusCommand::Sort(a) => sort_order_statuses(ctx, *a).await,
@@ -6788,15 +9315,9 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
         }
         Operations::Shipments(command) => {
             match command {
-                ShipmentsCommand::ListOrderShipments(a) => {
-                    list_order_shipments(ctx, *a).await
-                }
-                ShipmentsCommand::UpdateOrderShipment(a) => {
-                    update_order_shipment(ctx, *a).await
-                }
-                ShipmentsCommand::CancelOrderShipment(a) => {
-                    cancel_order_shipment(ctx, *a).await
-                }
+                ShipmentsCommand::ListOrder(a) => list_order_shipments(ctx, *a).await,
+                ShipmentsCommand::UpdateOrder(a) => update_order_shipment(ctx, *a).await,
+                ShipmentsCommand::CancelOrder(a) => cancel_order_shipment(ctx, *a).await,
                 ShipmentsCommand::List(a) => list_shipments(ctx, *a).await,
                 ShipmentsCommand::Create(a) => create_shipment(ctx, *a).await,
                 ShipmentsCommand::Get(a) => get_shipment(ctx, *a).await,
@@ -6841,7 +9362,7 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
                 ShippingCompaniesCommand::Delete(a) => {
                     delete_shipping_company(ctx, *a).await
                 }
-                ShippingCompaniesCommand::ListShippingEstimateRates(a) => {
+                ShippingCompaniesCommand::ListEstimateRates(a) => {
                     list_shipping_estimate_rates(ctx, *a).await
                 }
                 ShippingCompaniesCommand::ListOptions(a) => {
@@ -6851,15 +9372,13 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
         }
         Operations::ShippingRoutes(command) => {
             match command {
-                ShippingRoutesCommand::GetShippingRule(a) => {
-                    get_shipping_rule(ctx, *a).await
-                }
+                ShippingRoutesCommand::GetRule(a) => get_shipping_rule(ctx, *a).await,
                 ShippingRoutesCommand::List(a) => list_shipping_routes(ctx, *a).await,
                 ShippingRoutesCommand::Create(a) => create_shipping_route(ctx, *a).await,
                 ShippingRoutesCommand::Get(a) => get_shipping_route(ctx, *a).await,
                 ShippingRoutesCommand::Delete(a) => delete_shipping_route(ctx, *a).await,
                 ShippingRoutesCommand::Update(a) => update_shipping_route(ctx, *a).await,
-                ShippingRoutesCommand::UpdateDefaultShippingRoute(a) => {
+                ShippingRoutesCommand::UpdateDefault(a) => {
                     update_default_shipping_route(ctx, *a).await
                 }
             }
@@ -6901,7 +9420,7 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
         }
         Operations::Exports(command) => {
             match command {
-                ExportsCommand::ExportOrders(a) => export_orders(ctx, *a).await,
+                ExportsCommand::Orders(a) => export_orders(ctx, *a).await,
                 ExportsCommand::ListLogs(a) => list_export_logs(ctx, *a).await,
                 ExportsCommand::ListTemplates(a) => list_export_templates(ctx, *a).await,
                 ExportsCommand::CreateTemplate(a) => {
@@ -6914,9 +9433,9 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
                     delete_export_template(ctx, *a).await
                 }
                 ExportsCommand::ListColumns(a) => list_export_columns(ctx, *a).await,
-                ExportsCommand::ExportCustomers(a) => export_customers(ctx, *a).await,
-                ExportsCommand::ExportCustomUrls(a) => export_custom_urls(ctx, *a).await,
-                ExportsCommand::ExportProducts(a) => export_products(ctx, *a).await,
+                ExportsCommand::Customers(a) => export_customers(ctx, *a).await,
+                ExportsCommand::CustomUrls(a) => export_custom_urls(ctx, *a).await,
+                ExportsCommand::Products(a) => export_products(ctx, *a).await,
             }
         }
         Operations::DnsRecords(command) => {
@@ -6989,10 +9508,8 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
             match command {
                 CustomerGroupsCommand::List(a) => list_customer_groups(ctx, *a).await,
                 CustomerGroupsCommand::Create(a) => create_customer_group(ctx, *a).await,
-                CustomerGroupsCommand::AddCustomersToGroup(a) => {
-                    add_customers_to_group(ctx, *a).await
-                }
-                CustomerGroupsCommand::UpdateDefaultCustomerGroup(a) => {
+                CustomerGroupsCommand::Add(a) => add_customers_to_group(ctx, *a).await,
+                CustomerGroupsCommand::UpdateDefault(a) => {
                     update_default_customer_group(ctx, *a).await
                 }
                 CustomerGroupsCommand::Update(a) => update_customer_group(ctx, *a).await,
@@ -7011,10 +9528,10 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
         }
         Operations::LoyaltyPoints(command) => {
             match command {
-                LoyaltyPointsCommand::ListCustomerLoyaltyPoints(a) => {
+                LoyaltyPointsCommand::ListCustomer(a) => {
                     list_customer_loyalty_points(ctx, *a).await
                 }
-                LoyaltyPointsCommand::UpdateCustomerLoyaltyPoints(a) => {
+                LoyaltyPointsCommand::UpdateCustomer(a) => {
                     update_customer_loyalty_points(ctx, *a).await
                 }
             }
@@ -7083,7 +9600,7 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
                 }
                 ProductsCommand::UpdatePrices(a) => update_product_prices(ctx, *a).await,
                 ProductsCommand::Import(a) => import_products(ctx, *a).await,
-                ProductsCommand::RunBulkProductActions(a) => {
+                ProductsCommand::RunBulkActions(a) => {
                     run_bulk_product_actions(ctx, *a).await
                 }
             }
@@ -7094,15 +9611,15 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
                 ProductTagsCommand::Create(a) => create_product_tag(ctx, *a).await,
             }
         }
-        Operations::DigitalsProduct(command) => {
+        Operations::DigitalProducts(command) => {
             match command {
-                DigitalsProductCommand::CreateDigitalCodes(a) => {
+                DigitalProductsCommand::CreateCodes(a) => {
                     create_product_digital_codes(ctx, *a).await
                 }
-                DigitalsProductCommand::CreateDigitalFile(a) => {
+                DigitalProductsCommand::CreateFile(a) => {
                     create_product_digital_file(ctx, *a).await
                 }
-                DigitalsProductCommand::DeleteDigitalFile(a) => {
+                DigitalProductsCommand::DeleteFile(a) => {
                     delete_product_digital_file(ctx, *a).await
                 }
             }
@@ -7110,13 +9627,13 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
         Operations::ProductImages(command) => {
             match command {
                 ProductImagesCommand::Create(a) => create_product_image(ctx, *a).await,
-                ProductImagesCommand::CreateProductVideo(a) => {
+                ProductImagesCommand::CreateVideo(a) => {
                     create_product_video(ctx, *a).await
                 }
                 ProductImagesCommand::CreateBySku(a) => {
                     create_product_image_by_sku(ctx, *a).await
                 }
-                ProductImagesCommand::CreateProductVideoBySku(a) => {
+                ProductImagesCommand::CreateVideoBySku(a) => {
                     create_product_video_by_sku(ctx, *a).await
                 }
                 ProductImagesCommand::Update(a) => update_product_image(ctx, *a).await,
@@ -7171,7 +9688,7 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
             match command {
                 CurrenciesCommand::List(a) => list_currencies(ctx, *a).await,
                 CurrenciesCommand::Activate(a) => activate_currencies(ctx, *a).await,
-                CurrenciesCommand::ListAvailableCurrencies(a) => {
+                CurrenciesCommand::ListAvailable(a) => {
                     list_available_currencies(ctx, *a).await
                 }
             }
@@ -7224,24 +9741,22 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
                 BranchesCommand::Delete(a) => delete_branch(ctx, *a).await,
             }
         }
-        Operations::BranchesAllocations(command) => {
+        Operations::BranchAllocations(command) => {
             match command {
-                BranchesAllocationsCommand::List(a) => {
+                BranchAllocationsCommand::List(a) => {
                     list_branch_allocations(ctx, *a).await
                 }
-                BranchesAllocationsCommand::Create(a) => {
+                BranchAllocationsCommand::Create(a) => {
                     create_branch_allocation(ctx, *a).await
                 }
-                BranchesAllocationsCommand::UpdateSettings(a) => {
+                BranchAllocationsCommand::UpdateSettings(a) => {
                     update_branch_allocation_settings(ctx, *a).await
                 }
-                BranchesAllocationsCommand::Get(a) => {
-                    get_branch_allocation(ctx, *a).await
-                }
-                BranchesAllocationsCommand::Update(a) => {
+                BranchAllocationsCommand::Get(a) => get_branch_allocation(ctx, *a).await,
+                BranchAllocationsCommand::Update(a) => {
                     update_branch_allocation(ctx, *a).await
                 }
-                BranchesAllocationsCommand::Delete(a) => {
+                BranchAllocationsCommand::Delete(a) => {
                     delete_branch_allocation(ctx, *a).await
                 }
             }
@@ -7314,7 +9829,7 @@ pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
                 OrderAssignmentCommand::UpdateRule(a) => {
                     update_order_assignment_rule(ctx, *a).await
                 }
-                OrderAssignmentCommand::ListOrderAssignedEmployees(a) => {
+                OrderAssignmentCommand::ListAssignedEmployees(a) => {
                     list_order_assigned_employees(ctx, *a).await
                 }
             }
@@ -7431,7 +9946,37 @@ async fn list_orders(ctx: &Ctx, a: ListOrdersArgs) -> Result<(), CliError> {
 async fn create_order(ctx: &Ctx, a: CreateOrderArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_order();
     let extra = ::serde_json::Map::new();
-    let body: types::CreateOrderRequest = crate::body::build(&a.body, &a.fields, extra)?;
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            (
+                "customer",
+                "{\"email\": \"name@example.com\", \"id\": 1, \"mobile\": \"text\", \"name\": \"text\"}",
+            ),
+            (
+                "receiver",
+                "{\"country_code\": \"text\", \"email\": \"name@example.com\", \"name\": \"text\", \"notify\": true, \"phone\": \"text\"}",
+            ),
+            (
+                "ship_to",
+                "{\"additional_number\": \"text\", \"address_line\": \"text\", \"block\": \"text\", \"building_number\": \"text\", \"city\": 1, \"country\": 1, ...}",
+            ),
+            (
+                "payment",
+                "{\"accepted_methods\": [\"mada\"], \"cash_on_delivery\": {\"amount\": \"10.00\", \"currency\": \"text\"}, \"method\": \"mada\", \"receipt_image_path\": \"text\", \"status\": \"text\", \"store_bank_id\": 1}",
+            ),
+            (
+                "products",
+                "[{\"identifier\": \"10.00\", \"identifier_type\": \"id\", \"options\": [...], \"quantity\": 1, \"recurring\": {...}}]",
+            ),
+        ],
+    };
+    let body: types::CreateOrderRequest = crate::body::build(
+        &a.body,
+        &a.fields,
+        extra,
+        &SPEC,
+    )?;
     request = request.body(body);
     let response = request.send().await?;
     ctx.printer.one(&response.into_inner().data)
@@ -7450,10 +9995,19 @@ async fn create_order_status(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.create_order_status();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("parent_id", "--parent-id"),
+            ("name", "--name"),
+            ("message", "--message"),
+        ],
+        shapes: &[],
+    };
     let body: types::CreateOrderStatusRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7477,10 +10031,15 @@ async fn update_order_shipment(
     let mut request = ctx.admin.update_order_shipment();
     request = request.order_id(a.order_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("shipment_number", "--shipment-number"), ("status", "--status")],
+        shapes: &[("policy_options", "{\"key\": \"value\"}")],
+    };
     let body: types::UpdateShipmentRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7503,10 +10062,15 @@ async fn create_product_option(
     let mut request = ctx.admin.create_product_option();
     request = request.product(a.product);
     let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("name", "--name")],
+        shapes: &[],
+    };
     let body: types::CreateProductOptionRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7528,10 +10092,25 @@ async fn update_product_variant(
     let mut request = ctx.admin.update_product_variant();
     request = request.variant(a.variant);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("sku", "--sku"),
+            ("barcode", "--barcode"),
+            ("price", "--price"),
+            ("sale_price", "--sale-price"),
+            ("cost_price", "--cost-price"),
+            ("stock_quantity", "--stock-quantity"),
+            ("weight", "--weight"),
+            ("mpn", "--mpn"),
+            ("gtin", "--gtin"),
+        ],
+        shapes: &[("quantities", "[{\"branch\": 1, \"quantity\": 1, \"reason_id\": 1}]")],
+    };
     let body: types::UpdateProductVariantRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7551,10 +10130,15 @@ async fn create_shipping_company(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.create_shipping_company();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("name", "--name")],
+        shapes: &[],
+    };
     let body: types::CreateShippingCompanyRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7576,10 +10160,15 @@ async fn update_shipping_company(
     let mut request = ctx.admin.update_shipping_company();
     request = request.company_id(a.company_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("name", "--name")],
+        shapes: &[],
+    };
     let body: types::UpdateShippingCompanyRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7616,10 +10205,36 @@ async fn create_shipping_route(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.create_shipping_route();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("name", "--name"),
+            ("type", "--type"),
+            ("status", "--status"),
+            ("priority", "--priority"),
+            ("companies", "--companies-json"),
+            ("strategy", "--strategy-json"),
+        ],
+        shapes: &[
+            (
+                "branded",
+                "{\"description\": \"text\", \"logo_url\": \"https://...\", \"name\": \"text\", \"combinable\": true, \"pricing\": {\"cost\": \"10.00\", \"type\": \"rate\", \"amount_per_unit\": \"10.00\", \"per_unit\": \"10.00\", \"up_to_weight\": \"10.00\"}}",
+            ),
+            ("companies", "[{\"id\": 1, \"capacity\": 1, \"priority\": 1}]"),
+            (
+                "conditions",
+                "[{\"operator\": \"==\", \"type\": \"cart_total\", \"value\": ...}]",
+            ),
+            (
+                "strategy",
+                "{\"type\": \"default\", \"alternative_companies\": [\"text\"], \"capacity_level\": \"text\"}",
+            ),
+        ],
+    };
     let body: types::CreateShippingRouteRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7647,10 +10262,29 @@ async fn update_shipping_route(
     let mut request = ctx.admin.update_shipping_route();
     request = request.route_id(a.route_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            (
+                "branded",
+                "{\"combinable\": true, \"description\": \"text\", \"logo_url\": \"https://...\", \"name\": \"text\", \"pricing\": {\"amount_per_unit\": \"10.00\", \"cost\": \"10.00\", \"per_unit\": \"10.00\", \"type\": \"rate\", \"up_to_weight\": \"10.00\"}}",
+            ),
+            ("companies", "[{\"id\": 1, \"capacity\": 1, \"priority\": 1}]"),
+            (
+                "conditions",
+                "[{\"operator\": \"==\", \"type\": \"cart_total\", \"value\": ...}]",
+            ),
+            (
+                "strategy",
+                "{\"type\": \"default\", \"alternative_companies\": [\"text\"], \"capacity_level\": \"text\"}",
+            ),
+        ],
+    };
     let body: types::UpdateShippingRouteRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7664,10 +10298,15 @@ async fn list_languages(ctx: &Ctx, a: ListLanguagesArgs) -> Result<(), CliError>
 async fn add_languages(ctx: &Ctx, a: AddLanguagesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.add_languages();
     let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("locales", "")],
+        shapes: &[],
+    };
     let body: types::AddLanguagesRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7689,10 +10328,19 @@ async fn list_categories(ctx: &Ctx, a: ListCategoriesArgs) -> Result<(), CliErro
 async fn create_category(ctx: &Ctx, a: CreateCategoryArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_category();
     let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("name", "--name")],
+        shapes: &[
+            ("shows_in", "{\"app\": true}"),
+            ("products", "[{\"id\": 1, \"sort\": 1}]"),
+            ("translations", "{\"key\": \"value\"}"),
+        ],
+    };
     let body: types::CreateCategoryRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7713,10 +10361,15 @@ async fn list_webhook_events(
 async fn subscribe_webhook(ctx: &Ctx, a: SubscribeWebhookArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.subscribe_webhook();
     let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("name", "--name"), ("event", "--event"), ("url", "--url")],
+        shapes: &[],
+    };
     let body: types::SubscribeWebhookRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7735,10 +10388,15 @@ async fn update_webhook(ctx: &Ctx, a: UpdateWebhookArgs) -> Result<(), CliError>
     let mut request = ctx.admin.update_webhook();
     request = request.id(a.id);
     let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::UpdateWebhookRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7796,10 +10454,35 @@ async fn list_shipments(ctx: &Ctx, a: ListShipmentsArgs) -> Result<(), CliError>
 async fn create_shipment(ctx: &Ctx, a: CreateShipmentArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_shipment();
     let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("courier_id", "--courier-id"),
+            ("shipment_type", "--shipment-type"),
+            ("payment_method", "--payment-method"),
+            ("packages", "--packages-json"),
+        ],
+        shapes: &[
+            ("cash_on_delivery", "{\"amount\": \"10.00\", \"currency\": \"text\"}"),
+            ("policy_options", "{\"key\": \"value\"}"),
+            (
+                "ship_to",
+                "{\"address_line\": \"text\", \"block\": \"text\", \"city\": \"10.00\", \"country\": \"10.00\", \"email\": \"text\", \"name\": \"text\", ...}",
+            ),
+            (
+                "ship_from",
+                "{\"type\": \"address\", \"additional_number\": \"text\", \"address_line\": \"text\", \"block\": \"text\", \"branch_id\": 1, \"building_number\": \"text\", ...}",
+            ),
+            (
+                "packages",
+                "[{\"external_id\": \"text\", \"name\": \"text\", \"price\": {...}, \"quantity\": 1, \"sku\": \"text\", \"weight\": {...}}]",
+            ),
+        ],
+    };
     let body: types::CreateShipmentRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7815,10 +10498,15 @@ async fn update_shipment(ctx: &Ctx, a: UpdateShipmentArgs) -> Result<(), CliErro
     let mut request = ctx.admin.update_shipment();
     request = request.shipment_id(a.shipment_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("shipment_number", "--shipment-number"), ("status", "--status")],
+        shapes: &[("policy_options", "{\"key\": \"value\"}")],
+    };
     let body: types::UpdateShipmentRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7893,10 +10581,19 @@ async fn create_export_template(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.create_export_template();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("name", "--name"),
+            ("entity", "--entity"),
+            ("columns", "--columns"),
+        ],
+        shapes: &[],
+    };
     let body: types::CreateExportTemplateRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7909,10 +10606,15 @@ async fn update_export_template(
     let mut request = ctx.admin.update_export_template();
     request = request.template_id(a.template_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("name", "--name"), ("columns", "--columns")],
+        shapes: &[],
+    };
     let body: types::UpdateExportTemplateRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7939,10 +10641,15 @@ async fn list_export_columns(
 async fn export_customers(ctx: &Ctx, a: ExportCustomersArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.export_customers();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("type", "--type")],
+        shapes: &[],
+    };
     let body: types::ExportCustomersRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7956,10 +10663,15 @@ async fn export_custom_urls(ctx: &Ctx, a: ExportCustomUrlsArgs) -> Result<(), Cl
 async fn export_products(ctx: &Ctx, a: ExportProductsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.export_products();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("type", "--type"), ("format", "--format")],
+        shapes: &[],
+    };
     let body: types::ExportProductsRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -7973,10 +10685,15 @@ async fn list_dns_records(ctx: &Ctx, a: ListDnsRecordsArgs) -> Result<(), CliErr
 async fn create_dns_record(ctx: &Ctx, a: CreateDnsRecordArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_dns_record();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("type", "--type"), ("name", "--name"), ("value", "--value")],
+        shapes: &[],
+    };
     let body: types::CreateDnsRecordRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8036,10 +10753,15 @@ async fn update_seo_settings(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.update_seo_settings();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::UpdateSeoSettingsRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8061,10 +10783,15 @@ async fn update_setting(ctx: &Ctx, a: UpdateSettingArgs) -> Result<(), CliError>
     let mut request = ctx.admin.update_setting();
     request = request.slug(a.slug);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[("value", "...")],
+    };
     let body: types::UpdateSettingRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8115,10 +10842,15 @@ async fn update_transaction(
     let mut request = ctx.admin.update_transaction();
     request = request.transaction_id(a.transaction_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::UpdateTransactionRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8152,10 +10884,15 @@ async fn list_customers(ctx: &Ctx, a: ListCustomersArgs) -> Result<(), CliError>
 async fn create_customer(ctx: &Ctx, a: CreateCustomerArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_customer();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::CreateCustomerRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8174,10 +10911,15 @@ async fn update_customer(ctx: &Ctx, a: UpdateCustomerArgs) -> Result<(), CliErro
     let mut request = ctx.admin.update_customer();
     request = request.customer_id(a.customer_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::UpdateCustomerRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8193,7 +10935,16 @@ async fn ban_customer(ctx: &Ctx, a: BanCustomerArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.ban_customer();
     request = request.customer_id(a.customer_id);
     let extra = ::serde_json::Map::new();
-    let body: types::BanCustomerRequest = crate::body::build(&a.body, &a.fields, extra)?;
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("reason", "--reason")],
+        shapes: &[],
+    };
+    let body: types::BanCustomerRequest = crate::body::build(
+        &a.body,
+        &a.fields,
+        extra,
+        &SPEC,
+    )?;
     request = request.body(body);
     let response = request.send().await?;
     ctx.printer.one(&response.into_inner().data)
@@ -8224,10 +10975,21 @@ async fn create_customer_group(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.create_customer_group();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            (
+                "conditions",
+                "[{\"max_value\": \"10.00\", \"min_value\": \"10.00\", \"symbol\": \"text\", \"type\": \"total_sales\", \"value\": \"10.00\"}]",
+            ),
+            ("features", "{\"payment_method\": [\"text\"], \"shipping\": [\"text\"]}"),
+        ],
+    };
     let body: types::CreateCustomerGroupRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8239,10 +11001,15 @@ async fn add_customers_to_group(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.add_customers_to_group();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::AddCustomersToGroupRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8254,10 +11021,17 @@ async fn update_default_customer_group(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.update_default_customer_group();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            ("features", "{\"payment_method\": [\"text\"], \"shipping\": [\"text\"]}"),
+        ],
+    };
     let body: types::UpdateDefaultCustomerGroupRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8270,10 +11044,21 @@ async fn update_customer_group(
     let mut request = ctx.admin.update_customer_group();
     request = request.group_id(a.group_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            (
+                "conditions",
+                "[{\"max_value\": \"10.00\", \"min_value\": \"10.00\", \"symbol\": \"text\", \"type\": \"total_sales\", \"value\": \"10.00\"}]",
+            ),
+            ("features", "{\"payment_method\": [\"text\"], \"shipping\": [\"text\"]}"),
+        ],
+    };
     let body: types::UpdateCustomerGroupRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8294,10 +11079,15 @@ async fn deposit_customer_wallet(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.deposit_customer_wallet();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::DepositCustomerWalletRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8309,10 +11099,15 @@ async fn withdraw_customer_wallet(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.withdraw_customer_wallet();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::WithdrawCustomerWalletRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8332,10 +11127,21 @@ async fn update_customer_loyalty_points(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.update_customer_loyalty_points();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("points", "--points"),
+            ("type", "--type"),
+            ("reason", "--reason"),
+            ("channel_send", "--channel-send"),
+            ("customers", "--customers"),
+        ],
+        shapes: &[],
+    };
     let body: types::UpdateCustomerLoyaltyPointsRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8351,10 +11157,21 @@ async fn list_coupons(ctx: &Ctx, a: ListCouponsArgs) -> Result<(), CliError> {
 async fn create_coupon(ctx: &Ctx, a: CreateCouponArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_coupon();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("type", "--type"),
+            ("amount", "--amount"),
+            ("free_shipping", "--free-shipping"),
+            ("expiry_date", "--expiry-date"),
+            ("exclude_sale_products", "--exclude-sale-products"),
+        ],
+        shapes: &[],
+    };
     let body: types::CreateCouponRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8375,10 +11192,15 @@ async fn update_coupon(ctx: &Ctx, a: UpdateCouponArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_coupon();
     request = request.coupon_id(a.coupon_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::UpdateCouponRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8403,10 +11225,31 @@ async fn create_special_offer(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.create_special_offer();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("name", "--name"),
+            ("applied_channel", "--applied-channel"),
+            ("offer_type", "--offer-type"),
+            ("applied_to", "--applied-to"),
+            ("expiry_date", "--expiry-date"),
+        ],
+        shapes: &[
+            (
+                "buy",
+                "{\"categories\": [1], \"min_amount\": \"10.00\", \"products\": [1], \"quantity\": 1, \"type\": \"text\"}",
+            ),
+            (
+                "get",
+                "{\"categories\": [1], \"discount_amount\": \"10.00\", \"discount_type\": \"percentage\", \"products\": [1], \"quantity\": 1, \"type\": \"text\"}",
+            ),
+            ("discounts_table", "[{\"discount\": \"10.00\", \"quantity\": \"10.00\"}]"),
+        ],
+    };
     let body: types::CreateSpecialOfferRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8425,10 +11268,31 @@ async fn update_special_offer(
     let mut request = ctx.admin.update_special_offer();
     request = request.special_offer_id(a.special_offer_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("name", "--name"),
+            ("applied_channel", "--applied-channel"),
+            ("offer_type", "--offer-type"),
+            ("applied_to", "--applied-to"),
+            ("expiry_date", "--expiry-date"),
+        ],
+        shapes: &[
+            (
+                "buy",
+                "{\"categories\": [1], \"min_amount\": \"10.00\", \"products\": [1], \"quantity\": 1, \"type\": \"text\"}",
+            ),
+            (
+                "get",
+                "{\"categories\": [1], \"discount_amount\": \"10.00\", \"discount_type\": \"percentage\", \"products\": [1], \"quantity\": 1, \"type\": \"text\"}",
+            ),
+            ("discounts_table", "[{\"discount\": \"10.00\", \"quantity\": \"10.00\"}]"),
+        ],
+    };
     let body: types::UpdateSpecialOfferRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8450,10 +11314,15 @@ async fn change_special_offer_status(
     let mut request = ctx.admin.change_special_offer_status();
     request = request.special_offer_id(a.special_offer_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("status", "--status")],
+        shapes: &[],
+    };
     let body: types::ChangeSpecialOfferStatusRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8466,10 +11335,15 @@ async fn list_affiliates(ctx: &Ctx, a: ListAffiliatesArgs) -> Result<(), CliErro
 async fn create_affiliate(ctx: &Ctx, a: CreateAffiliateArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_affiliate();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::CreateAffiliateRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8485,10 +11359,15 @@ async fn update_affiliate(ctx: &Ctx, a: UpdateAffiliateArgs) -> Result<(), CliEr
     let mut request = ctx.admin.update_affiliate();
     request = request.affiliate_id(a.affiliate_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::UpdateAffiliateRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8521,10 +11400,23 @@ async fn create_advertisement(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.create_advertisement();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("title", "--title"),
+            ("description", "--description"),
+            ("type", "--type-json"),
+            ("expire_date", "--expire-date"),
+            ("pages", "--pages"),
+        ],
+        shapes: &[
+            ("type", "{\"id\": 1, \"link\": \"https://...\", \"name\": \"category\"}"),
+        ],
+    };
     let body: types::CreateAdvertisementRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8543,10 +11435,23 @@ async fn update_advertisement(
     let mut request = ctx.admin.update_advertisement();
     request = request.advertisement_id(a.advertisement_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("title", "--title"),
+            ("description", "--description"),
+            ("type", "--type-json"),
+            ("expire_date", "--expire-date"),
+            ("pages", "--pages"),
+        ],
+        shapes: &[
+            ("type", "{\"id\": 1, \"link\": \"https://...\", \"name\": \"category\"}"),
+        ],
+    };
     let body: types::UpdateAdvertisementRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8605,10 +11510,15 @@ async fn update_review(ctx: &Ctx, a: UpdateReviewArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_review();
     request = request.review_id(a.review_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::UpdateReviewRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8633,10 +11543,32 @@ async fn list_products(ctx: &Ctx, a: ListProductsArgs) -> Result<(), CliError> {
 async fn create_product(ctx: &Ctx, a: CreateProductArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_product();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("name", "--name")],
+        shapes: &[
+            (
+                "booking_details",
+                "{\"availabilities\": [{...}], \"location\": \"text\", \"overrides\": [{...}], \"session_duration\": 1, \"session_gap\": 1, \"sessions_count\": 1, ...}",
+            ),
+            (
+                "scoped_prices",
+                "[{\"scope_id\": 1, \"cost_price\": \"10.00\", \"price\": \"10.00\", \"sale_end\": \"text\", \"sale_price\": \"10.00\", \"sale_start\": \"text\"}]",
+            ),
+            (
+                "images",
+                "[{\"alt\": \"text\", \"default\": true, \"original\": \"https://...\", \"sort\": 1, \"thumbnail\": \"https://...\"}]",
+            ),
+            (
+                "options",
+                "[{\"name\": \"text\", \"display_type\": \"text\", \"values\": [...]}]",
+            ),
+        ],
+    };
     let body: types::CreateProductRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8652,10 +11584,20 @@ async fn update_product(ctx: &Ctx, a: UpdateProductArgs) -> Result<(), CliError>
     let mut request = ctx.admin.update_product();
     request = request.product_id(a.product_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            (
+                "booking_details",
+                "{\"availabilities\": [{...}], \"location\": \"text\", \"overrides\": [{...}], \"session_duration\": 1, \"session_gap\": 1, \"sessions_count\": 1, ...}",
+            ),
+        ],
+    };
     let body: types::UpdateProductRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8674,10 +11616,15 @@ async fn change_product_status(
     let mut request = ctx.admin.change_product_status();
     request = request.product_id(a.product_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("status", "--status")],
+        shapes: &[],
+    };
     let body: types::ChangeProductStatusRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8696,10 +11643,20 @@ async fn update_product_by_sku(
     let mut request = ctx.admin.update_product_by_sku();
     request = request.sku(a.sku);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            (
+                "booking_details",
+                "{\"availabilities\": [{...}], \"location\": \"text\", \"overrides\": [{...}], \"session_duration\": 1, \"session_gap\": 1, \"sessions_count\": 1, ...}",
+            ),
+        ],
+    };
     let body: types::UpdateProductRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8721,10 +11678,15 @@ async fn update_product_price_by_sku(
     let mut request = ctx.admin.update_product_price_by_sku();
     request = request.sku(a.sku);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("price", "--price")],
+        shapes: &[],
+    };
     let body: types::UpdateProductPriceRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8736,10 +11698,20 @@ async fn update_product_prices(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.update_product_prices();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("products", "--products-json")],
+        shapes: &[
+            (
+                "products",
+                "[{\"id\": 1, \"price\": \"10.00\", \"cost_price\": \"10.00\", \"sale_end\": \"text\", \"sale_price\": \"10.00\"}]",
+            ),
+        ],
+    };
     let body: types::UpdateProductPricesRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8760,10 +11732,21 @@ async fn run_bulk_product_actions(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.run_bulk_product_actions();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("operations", "--operations-json"), ("filters", "--filters-json")],
+        shapes: &[
+            ("operations", "[{\"action_name\": \"duplicate\", \"value\": {...}}]"),
+            (
+                "filters",
+                "{\"brands\": [\"text\"], \"categories\": [\"text\"], \"ids\": [1], \"mahly\": \"linked\", \"select_all\": true, \"status\": [\"hidden\"], ...}",
+            ),
+        ],
+    };
     let body: types::RunBulkProductActionsRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8786,10 +11769,15 @@ async fn create_product_digital_codes(
     let mut request = ctx.admin.create_product_digital_codes();
     request = request.product_id(a.product_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("codes", "--codes")],
+        shapes: &[],
+    };
     let body: types::CreateProductDigitalCodesRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8853,10 +11841,15 @@ async fn create_product_video(
     let mut request = ctx.admin.create_product_video();
     request = request.product_id(a.product_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("video_url", "--video-url")],
+        shapes: &[],
+    };
     let body: types::CreateProductVideoRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8881,10 +11874,15 @@ async fn create_product_video_by_sku(
     let mut request = ctx.admin.create_product_video_by_sku();
     request = request.sku(a.sku);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::CreateProductVideoBySkuRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8925,10 +11923,20 @@ async fn update_product_quantities(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.update_product_quantities();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("products", "--products-json")],
+        shapes: &[
+            (
+                "products",
+                "[{\"identifer\": \"text\", \"identifer_type\": \"id\", \"branch\": 1, \"mode\": \"overwrite\", \"quantity\": 1, \"reason_id\": 1, ...}]",
+            ),
+        ],
+    };
     let body: types::UpdateProductQuantitiesRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -8979,10 +11987,15 @@ async fn update_product_variant_quantity(
     let mut request = ctx.admin.update_product_variant_quantity();
     request = request.variant_id(a.variant_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("quantity", "--quantity")],
+        shapes: &[],
+    };
     let body: types::UpdateProductVariantQuantityRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9001,10 +12014,20 @@ async fn update_product_option(
     let mut request = ctx.admin.update_product_option();
     request = request.option_id(a.option_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            (
+                "values",
+                "[{\"name\": \"text\", \"display_value\": \"text\", \"is_default\": true, \"price\": \"10.00\", \"quantity\": 1}]",
+            ),
+        ],
+    };
     let body: types::UpdateProductOptionRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9017,10 +12040,15 @@ async fn create_product_option_value(
     let mut request = ctx.admin.create_product_option_value();
     request = request.option_id(a.option_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("name", "--name")],
+        shapes: &[],
+    };
     let body: types::CreateProductOptionValueRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9051,10 +12079,15 @@ async fn update_product_option_value(
     let mut request = ctx.admin.update_product_option_value();
     request = request.value_id(a.value_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("name", "--name")],
+        shapes: &[],
+    };
     let body: types::UpdateProductOptionValueRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9088,10 +12121,21 @@ async fn create_product_option_template(
         request = request.with(value);
     }
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("details", "--details-json")],
+        shapes: &[
+            ("translations", "{\"key\": \"value\"}"),
+            (
+                "details",
+                "{\"display_value\": \"text\", \"id\": 1, \"is_default\": true, \"name\": \"text\", \"translation\": {\"ar\": {...}, \"en\": {...}, \"fr\": {...}}}",
+            ),
+        ],
+    };
     let body: types::CreateProductOptionTemplateRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9116,10 +12160,21 @@ async fn update_product_option_template(
     let mut request = ctx.admin.update_product_option_template();
     request = request.template_id(a.template_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("details", "--details-json")],
+        shapes: &[
+            ("translations", "{\"key\": \"value\"}"),
+            (
+                "details",
+                "{\"display_value\": \"text\", \"id\": 1, \"is_default\": true, \"name\": \"text\", \"translation\": {\"ar\": {...}, \"en\": {...}, \"fr\": {...}}}",
+            ),
+        ],
+    };
     let body: types::UpdateProductOptionTemplateRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9204,7 +12259,30 @@ async fn update_brand(ctx: &Ctx, a: UpdateBrandArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_brand();
     request = request.brand_id(a.brand_id);
     let extra = ::serde_json::Map::new();
-    let body: types::UpdateBrandRequest = crate::body::build(&a.body, &a.fields, extra)?;
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("name", "--name"),
+            ("logo", "--logo"),
+            ("banner", "--banner"),
+            ("description", "--description"),
+            ("metadata_title", "--metadata-title"),
+            ("metadata_description", "--metadata-description"),
+            ("metadata_url", "--metadata-url"),
+            ("translations", "--translations-json"),
+        ],
+        shapes: &[
+            (
+                "translations",
+                "{\"en\": {\"description\": \"text\", \"metadata_description\": \"text\", \"metadata_title\": \"text\", \"metadata_url\": \"text\", \"name\": \"text\"}}",
+            ),
+        ],
+    };
+    let body: types::UpdateBrandRequest = crate::body::build(
+        &a.body,
+        &a.fields,
+        extra,
+        &SPEC,
+    )?;
     request = request.body(body);
     let response = request.send().await?;
     ctx.printer.one(&response.into_inner().data)
@@ -9238,10 +12316,20 @@ async fn update_category(ctx: &Ctx, a: UpdateCategoryArgs) -> Result<(), CliErro
     let mut request = ctx.admin.update_category();
     request = request.category_id(a.category_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("name", "--name")],
+        shapes: &[
+            ("show_in", "{\"app\": true}"),
+            ("shows_in", "{\"app\": true}"),
+            ("products", "[{\"id\": 1, \"sort\": 1}]"),
+            ("translations", "{\"key\": \"value\"}"),
+        ],
+    };
     let body: types::UpdateCategoryRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9273,10 +12361,15 @@ async fn update_language(ctx: &Ctx, a: UpdateLanguageArgs) -> Result<(), CliErro
     let mut request = ctx.admin.update_language();
     request = request.locale(a.locale);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::UpdateLanguageRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9293,10 +12386,15 @@ async fn activate_currencies(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.activate_currencies();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[("currencies", "[{\"code\": \"text\", \"status\": true}]")],
+    };
     let body: types::ActivateCurrenciesRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9337,7 +12435,16 @@ async fn list_taxes(ctx: &Ctx, a: ListTaxesArgs) -> Result<(), CliError> {
 async fn create_tax(ctx: &Ctx, a: CreateTaxArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_tax();
     let extra = ::serde_json::Map::new();
-    let body: types::CreateTaxRequest = crate::body::build(&a.body, &a.fields, extra)?;
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("tax", "--tax")],
+        shapes: &[],
+    };
+    let body: types::CreateTaxRequest = crate::body::build(
+        &a.body,
+        &a.fields,
+        extra,
+        &SPEC,
+    )?;
     request = request.body(body);
     let response = request.send().await?;
     ctx.printer.one(&response.into_inner().data)
@@ -9352,7 +12459,16 @@ async fn update_tax(ctx: &Ctx, a: UpdateTaxArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_tax();
     request = request.tax_id(a.tax_id);
     let extra = ::serde_json::Map::new();
-    let body: types::UpdateTaxRequest = crate::body::build(&a.body, &a.fields, extra)?;
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("tax", "--tax")],
+        shapes: &[],
+    };
+    let body: types::UpdateTaxRequest = crate::body::build(
+        &a.body,
+        &a.fields,
+        extra,
+        &SPEC,
+    )?;
     request = request.body(body);
     let response = request.send().await?;
     ctx.printer.one(&response.into_inner().data)
@@ -9404,10 +12520,21 @@ async fn update_default_shipping_route(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.update_default_shipping_route();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            ("companies", "[{\"id\": 1, \"capacity\": 1, \"priority\": 1}]"),
+            (
+                "strategy",
+                "{\"type\": \"default\", \"alternative_companies\": [\"text\"], \"capacity_level\": \"text\"}",
+            ),
+        ],
+    };
     let body: types::UpdateDefaultShippingRouteRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9429,10 +12556,20 @@ async fn create_shipping_zone(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.create_shipping_zone();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("company", "--company")],
+        shapes: &[
+            (
+                "shipping",
+                "{\"city\": 1, \"country\": 1, \"duration\": \"text\", \"fees\": {\"amount\": \"10.00\", \"amount_per_unit\": \"10.00\", \"per_unit\": \"10.00\", \"type\": \"rate\", \"up_to_weight\": \"10.00\"}, \"cash_on_delivery\": {\"fees\": \"10.00\", \"status\": true}, \"cities_excluded\": [1]}",
+            ),
+        ],
+    };
     let body: types::CreateShippingZoneRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9451,10 +12588,20 @@ async fn update_shipping_zone(
     let mut request = ctx.admin.update_shipping_zone();
     request = request.zone_id(a.zone_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("company", "--company")],
+        shapes: &[
+            (
+                "shipping",
+                "{\"city\": 1, \"country\": 1, \"duration\": \"text\", \"fees\": {\"amount\": \"10.00\", \"amount_per_unit\": \"10.00\", \"per_unit\": \"10.00\", \"type\": \"rate\", \"up_to_weight\": \"10.00\"}, \"cash_on_delivery\": {\"fees\": \"10.00\", \"status\": true}, \"cities_excluded\": [1]}",
+            ),
+        ],
+    };
     let body: types::UpdateShippingZoneRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9488,10 +12635,32 @@ async fn list_branches(ctx: &Ctx, a: ListBranchesArgs) -> Result<(), CliError> {
 async fn create_branch(ctx: &Ctx, a: CreateBranchArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_branch();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("name", "--name"),
+            ("type", "--type"),
+            ("country_id", "--country-id"),
+            ("city_id", "--city-id"),
+            ("location", "--location"),
+            ("street", "--street"),
+            ("local", "--local"),
+            ("address_description", "--address-description"),
+            ("postal_code", "--postal-code"),
+            ("contacts", "--contacts-json"),
+        ],
+        shapes: &[
+            (
+                "contacts",
+                "{\"phone\": \"text\", \"telephone\": \"text\", \"whatsapp\": \"text\"}",
+            ),
+            ("working_hours", "{\"key\": \"value\"}"),
+        ],
+    };
     let body: types::CreateBranchRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9510,10 +12679,21 @@ async fn update_branch(ctx: &Ctx, a: UpdateBranchArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_branch();
     request = request.branch_id(a.branch_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            (
+                "contacts",
+                "{\"phone\": \"text\", \"telephone\": \"text\", \"whatsapp\": \"text\"}",
+            ),
+            ("working_hours", "{\"key\": \"value\"}"),
+        ],
+    };
     let body: types::UpdateBranchRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9538,10 +12718,28 @@ async fn create_branch_allocation(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.create_branch_allocation();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("priority", "--priority"),
+            ("rules", "--rules-json"),
+            ("action", "--action-json"),
+        ],
+        shapes: &[
+            (
+                "rules",
+                "[{\"operator\": \">\", \"type\": \"destination_country\", \"value\": [...]}]",
+            ),
+            (
+                "action",
+                "{\"branch_ids\": [1], \"single_branch_only\": true, \"strategy\": \"closest_to_customer\", \"type\": \"branch\"}",
+            ),
+        ],
+    };
     let body: types::CreateBranchAllocationRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9553,10 +12751,19 @@ async fn update_branch_allocation_settings(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.update_branch_allocation_settings();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("scope_id", "--scope-id"),
+            ("strategy", "--strategy"),
+            ("priorities", "--priorities-json"),
+        ],
+        shapes: &[("priorities", "[{\"branch_id\": 1, \"priority\": 1}]")],
+    };
     let body: types::UpdateBranchAllocationSettingsRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9578,10 +12785,24 @@ async fn update_branch_allocation(
     let mut request = ctx.admin.update_branch_allocation();
     request = request.allocation_id(a.allocation_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            (
+                "rules",
+                "[{\"operator\": \">\", \"type\": \"destination_country\", \"value\": [...]}]",
+            ),
+            (
+                "action",
+                "{\"branch_ids\": [1], \"single_branch_only\": true, \"strategy\": \"closest_to_customer\", \"type\": \"branch\"}",
+            ),
+        ],
+    };
     let body: types::UpdateBranchAllocationRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9612,10 +12833,24 @@ async fn create_branch_delivery_zone(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.create_branch_delivery_zone();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("status", "--status"),
+            ("branch_id", "--branch-id"),
+            ("rules", "--rules-json"),
+        ],
+        shapes: &[
+            (
+                "rules",
+                "{\"coverage\": {\"coordinates\": [...], \"enabled\": true, \"method\": \"text\", \"radius_meters\": 1}, \"working_hours\": {\"key\": \"value\"}}",
+            ),
+        ],
+    };
     let body: types::CreateBranchDeliveryZoneRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9637,10 +12872,20 @@ async fn update_branch_delivery_zone(
     let mut request = ctx.admin.update_branch_delivery_zone();
     request = request.zone_id(a.zone_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            (
+                "rules",
+                "{\"coverage\": {\"coordinates\": [...], \"enabled\": true, \"method\": \"text\", \"radius_meters\": 1}, \"working_hours\": {\"key\": \"value\"}}",
+            ),
+        ],
+    };
     let body: types::UpdateBranchDeliveryZoneRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9674,7 +12919,33 @@ async fn update_order(ctx: &Ctx, a: UpdateOrderArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_order();
     request = request.order_id(a.order_id);
     let extra = ::serde_json::Map::new();
-    let body: types::UpdateOrderRequest = crate::body::build(&a.body, &a.fields, extra)?;
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            (
+                "customer",
+                "{\"email\": \"name@example.com\", \"id\": 1, \"mobile\": \"text\", \"name\": \"text\"}",
+            ),
+            (
+                "receiver",
+                "{\"country_code\": \"text\", \"email\": \"name@example.com\", \"name\": \"text\", \"notify\": true, \"phone\": \"text\"}",
+            ),
+            (
+                "ship_to",
+                "{\"additional_number\": \"text\", \"address_line\": \"text\", \"block\": \"text\", \"building_number\": \"text\", \"city\": 1, \"country\": 1, ...}",
+            ),
+            (
+                "payment",
+                "{\"accepted_methods\": [\"mada\"], \"cash_on_delivery\": {\"amount\": \"10.00\", \"currency\": \"text\"}, \"method\": \"mada\", \"receipt_image_path\": \"text\", \"status\": \"text\", \"store_bank_id\": 1}",
+            ),
+        ],
+    };
+    let body: types::UpdateOrderRequest = crate::body::build(
+        &a.body,
+        &a.fields,
+        extra,
+        &SPEC,
+    )?;
     request = request.body(body);
     let response = request.send().await?;
     ctx.printer.one(&response.into_inner().data)
@@ -9687,10 +12958,15 @@ async fn create_draft_order(ctx: &Ctx, a: CreateDraftOrderArgs) -> Result<(), Cl
 async fn duplicate_order(ctx: &Ctx, a: DuplicateOrderArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.duplicate_order();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("order_id", "--order-id")],
+        shapes: &[],
+    };
     let body: types::DuplicateOrderRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9699,10 +12975,21 @@ async fn duplicate_order(ctx: &Ctx, a: DuplicateOrderArgs) -> Result<(), CliErro
 async fn run_order_actions(ctx: &Ctx, a: RunOrderActionsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.run_order_actions();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("operations", "--operations-json"), ("filters", "--filters-json")],
+        shapes: &[
+            (
+                "operations",
+                "[{\"action_name\": \"create_shipping_policy\", \"value\": ...}]",
+            ),
+            ("filters", "{\"order_ids\": [1], \"order_status\": [1]}"),
+        ],
+    };
     let body: types::OrderActionsRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9715,10 +13002,15 @@ async fn relocate_order_inventory(
     let mut request = ctx.admin.relocate_order_inventory();
     request = request.order_id(a.order_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("source", "--source"), ("destination", "--destination")],
+        shapes: &[("items", "[{\"id\": 1, \"quantity\": 1}]")],
+    };
     let body: types::RelocateOrderInventoryRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9733,10 +13025,15 @@ async fn list_order_items(ctx: &Ctx, a: ListOrderItemsArgs) -> Result<(), CliErr
 async fn create_order_item(ctx: &Ctx, a: CreateOrderItemArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_order_item();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("order_id", "--order-id")],
+        shapes: &[("options", "[{\"id\": 1, \"value\": [...]}]")],
+    };
     let body: types::CreateOrderItemRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9746,10 +13043,15 @@ async fn update_order_item(ctx: &Ctx, a: UpdateOrderItemArgs) -> Result<(), CliE
     let mut request = ctx.admin.update_order_item();
     request = request.item_id(a.item_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[("options", "[{\"id\": 1, \"value\": [...]}]")],
+    };
     let body: types::UpdateOrderItemRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9768,10 +13070,15 @@ async fn change_order_status(
     let mut request = ctx.admin.change_order_status();
     request = request.order_id(a.order_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::ChangeOrderStatusRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9790,10 +13097,15 @@ async fn update_order_status(
     let mut request = ctx.admin.update_order_status();
     request = request.status_id(a.status_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::UpdateOrderStatusRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9815,10 +13127,15 @@ async fn sort_order_statuses(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.sort_order_statuses();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::SortOrderStatusesRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9839,10 +13156,15 @@ async fn create_order_history(
     let mut request = ctx.admin.create_order_history();
     request = request.order_id(a.order_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("note", "--note")],
+        shapes: &[],
+    };
     let body: types::CreateOrderHistoryRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9858,10 +13180,24 @@ async fn create_order_option(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.create_order_option();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[("name", "--name"), ("type", "--type")],
+        shapes: &[
+            (
+                "options",
+                "{\"name\": \"text\", \"cost\": \"10.00\", \"is_default\": true, \"price\": \"10.00\", \"weight\": \"10.00\"}",
+            ),
+            (
+                "booking_details",
+                "{\"availabilities\": [{...}], \"sessions_count\": 1, \"time_strict\": 1, \"time_strict_type\": \"text\", \"type\": \"date\", \"location\": \"text\", ...}",
+            ),
+        ],
+    };
     let body: types::CreateOrderOptionRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9880,10 +13216,25 @@ async fn update_order_option(
     let mut request = ctx.admin.update_order_option();
     request = request.option_id(a.option_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[
+            ("categories", "[{\"id\": 1, \"name\": \"text\"}]"),
+            (
+                "options",
+                "[{\"cost\": \"10.00\", \"id\": 1, \"is_default\": true, \"name\": \"text\", \"price\": \"10.00\", \"weight\": \"10.00\"}]",
+            ),
+            (
+                "booking_details",
+                "{\"availabilities\": [{...}], \"id\": 1, \"location\": \"text\", \"maximum_quantity_per_order\": 1, \"overrides\": [{...}], \"sessions_count\": 1, ...}",
+            ),
+        ],
+    };
     let body: types::UpdateOrderOptionRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9920,10 +13271,19 @@ async fn create_order_invoice(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.create_order_invoice();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[
+            ("order_id", "--order-id"),
+            ("type", "--type"),
+            ("data_type", "--data-type"),
+        ],
+        shapes: &[],
+    };
     let body: types::CreateOrderInvoiceRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9983,10 +13343,15 @@ async fn create_order_assignment_rule(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.create_order_assignment_rule();
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[("rules", "[{\"entity\": \"text\", \"value\": \"text\"}]")],
+    };
     let body: types::CreateOrderAssignmentRuleRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;
@@ -9999,10 +13364,15 @@ async fn update_order_assignment_rule(
     let mut request = ctx.admin.update_order_assignment_rule();
     request = request.rule_id(a.rule_id);
     let extra = ::serde_json::Map::new();
+    const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        required: &[],
+        shapes: &[],
+    };
     let body: types::UpdateOrderAssignmentRuleRequest = crate::body::build(
         &a.body,
         &a.fields,
         extra,
+        &SPEC,
     )?;
     request = request.body(body);
     let response = request.send().await?;

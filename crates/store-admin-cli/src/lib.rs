@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod cli;
 pub mod commands;
+pub mod completions;
 pub mod config;
 pub mod decode;
 pub mod error;
@@ -68,12 +69,16 @@ fn clap_exit(error: &clap::Error, code: u8) -> ExitCode {
 }
 
 fn run_main() -> ExitCode {
+    // `COMPLETE=bash store-admin -- store-admin orders l`: a shell asking for completions (the
+    // script `store-admin completions SHELL` prints); answered and exited here.
+    clap_complete::CompleteEnv::with_factory(cli::command).complete();
     let mut root = cli::command();
     let args = legacy::rewrite(std::env::args_os().collect(), &root);
     let args = tidy_lists(args, &root);
     let matches = match root.try_get_matches_from_mut(args) {
         Ok(matches) => matches,
         Err(error) => {
+            let error = commands::relevant_suggestion(error, &root);
             // Help and version go to standard output with 0; usage errors to standard error with 2.
             let code = u8::try_from(error.exit_code()).unwrap_or(error::exit::USAGE);
             return clap_exit(&error, code);
@@ -286,13 +291,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     let operations = match command {
         Command::Operations(operations) => operations,
         Command::Decode(args) => return decode::run(args),
-        Command::Completions(args) => {
-            // Into memory first: clap_complete panics when its writer fails.
-            let mut root = cli::command();
-            let mut script = Vec::new();
-            clap_complete::generate(args.shell, &mut root, "store-admin", &mut script);
-            return output::write_stdout(&script);
-        }
+        Command::Completions(args) => return completions::print(args.shell),
         Command::Auth(args) => return auth::run(&global, format, args).await,
         Command::Api(args) => {
             let (admin, _sandbox) = connect(&global).await?;

@@ -155,10 +155,8 @@ fn completions_for_each_shell() {
         cmd.args(["completions", shell]);
         let (out, _) = run(cmd, 0);
         assert!(out.contains("store-admin"), "{shell}");
-        assert!(
-            out.contains("list-events") || out.contains("list\\-events"),
-            "{shell}"
-        );
+        // A registration of the binary as the completer (tests/completion.rs drives it).
+        assert!(out.len() < 4096, "{shell}: {} bytes", out.len());
     }
 }
 

@@ -1,5 +1,6 @@
 //! The command tree against the document: every operation has a command, every parameter and
-//! scalar body field a flag; and snapshots of the help text.
+//! body field a flag, the names of earlier versions still resolve; and snapshots of the help
+//! text.
 
 mod common;
 
@@ -109,13 +110,14 @@ fn operation_commands_take_their_summary_and_scopes_from_the_document() {
         let cmd = find(path);
         let about = cmd.get_about().map(|a| a.to_string()).unwrap_or_default();
         assert!(about.starts_with(meta.summary), "`{path}`: {about:?}");
-        let after = cmd
-            .get_after_help()
+        // Shown right after what the command does, before its flags.
+        let details = cmd
+            .get_before_help()
             .map(|a| a.to_string())
             .unwrap_or_default();
-        assert!(after.contains(operation_id), "`{path}`: {after:?}");
+        assert!(details.contains(operation_id), "`{path}`: {details:?}");
         for scope in meta.scopes {
-            assert!(after.contains(scope), "`{path}` does not name {scope}");
+            assert!(details.contains(scope), "`{path}` does not name {scope}");
         }
     }
 }
@@ -258,7 +260,7 @@ const STRUCTURED_FLAGS: &[(&str, &str, &str)] = &[
 ];
 
 #[test]
-fn every_parameter_and_scalar_body_field_of_the_document_has_a_flag() {
+fn every_parameter_and_body_field_of_the_document_has_a_flag() {
     let document = Document::load();
     let operations = document.operations();
     assert_eq!(
@@ -295,15 +297,24 @@ fn every_parameter_and_scalar_body_field_of_the_document_has_a_flag() {
             assert!(ids.contains("body"), "`{path}` takes no --body");
         }
         for field in &others {
-            if let Some((_, _, flag)) = STRUCTURED_FLAGS
+            // An array of scalars is a repeated flag of its name; an object or an array of
+            // objects a `--FIELD-json` flag; a few have a hand-written flag.
+            let flag = flag_id(field);
+            let hand_written = STRUCTURED_FLAGS
                 .iter()
                 .find(|(op, name, _)| *op == id && name == field)
-            {
-                assert!(
-                    ids.contains(*flag),
-                    "`{path}` has no --{flag} for `{field}`"
-                );
-            }
+                .map(|(_, _, flag)| flag.to_string());
+            let candidates = [
+                Some(flag.clone()),
+                Some(format!("body_{flag}")),
+                Some(format!("{flag}_json")),
+                Some(format!("body_{flag}_json")),
+                hand_written,
+            ];
+            assert!(
+                candidates.iter().flatten().any(|c| ids.contains(c)),
+                "`{path}` has no flag for the body field `{field}` of {id}"
+            );
         }
     }
 }
@@ -324,7 +335,7 @@ fn help_of_the_root_command() {
 #[test]
 fn help_of_each_command_group() {
     // Groups are the document's tags; `cargo xtask`'s `cli_summary` snapshot pins every command.
-    for group in ["orders", "shipments", "webhooks"] {
+    for group in ["orders", "shipments", "webhooks", "customer-groups"] {
         let mut cmd = store_admin();
         cmd.args([group, "-h"]);
         let (stdout, _) = run(cmd, 0);
@@ -337,6 +348,7 @@ fn help_of_commands_with_many_flags() {
     // Operation commands by operationId (their path follows the document's tags), then the
     // hand-written ones by path; each snapshot is named after what it shows.
     let operations = [
+        ("coupons_create", "create_coupon"),
         ("orders_list", "list_orders"),
         ("products_quantities", "list_product_quantities"),
         ("shipments_create", "create_shipment"),
@@ -367,14 +379,16 @@ fn help_of_commands_with_many_flags() {
 
 #[test]
 fn help_never_shows_the_token_from_the_environment() {
-    let mut cmd = store_admin();
-    cmd.env("STORE_ADMIN_TOKEN", "tok-from-env-123")
-        .env("STORE_ADMIN_WEBHOOK_SECRET", "whsec-from-env-456")
-        .args(["webhooks", "verify", "--help"]);
-    let (stdout, _) = run(cmd, 0);
-    assert!(stdout.contains("STORE_ADMIN_TOKEN"));
-    assert!(!stdout.contains("tok-from-env-123"));
-    assert!(!stdout.contains("whsec-from-env-456"));
+    for args in [&["--help"][..], &["webhooks", "verify", "--help"]] {
+        let mut cmd = store_admin();
+        cmd.env("STORE_ADMIN_TOKEN", "tok-from-env-123")
+            .env("STORE_ADMIN_WEBHOOK_SECRET", "whsec-from-env-456")
+            .args(args);
+        let (stdout, _) = run(cmd, 0);
+        assert!(stdout.contains("STORE_ADMIN_"), "{stdout}");
+        assert!(!stdout.contains("tok-from-env-123"));
+        assert!(!stdout.contains("whsec-from-env-456"));
+    }
 }
 
 #[test]
@@ -389,7 +403,7 @@ fn help_never_shows_the_client_secret_or_a_redis_password_from_the_environment()
             "STORE_ADMIN_RATE_LIMIT_STORE",
             "redis://:limit-password-from-env@127.0.0.1:6379/0",
         )
-        .args(["auth", "login", "--help"]);
+        .args(["--help"]);
     let (stdout, _) = run(cmd, 0);
     assert!(stdout.contains("STORE_ADMIN_TOKEN_STORE"));
     assert!(stdout.contains("STORE_ADMIN_CLIENT_SECRET"));
@@ -399,5 +413,128 @@ fn help_never_shows_the_client_secret_or_a_redis_password_from_the_environment()
         "limit-password-from-env",
     ] {
         assert!(!stdout.contains(secret), "{secret} in\n{stdout}");
+    }
+}
+
+#[test]
+fn the_command_names_of_earlier_versions_still_resolve() {
+    // Every command path of version 0.2 (the file lists them with their operation), now a hidden
+    // alias where the name changed.
+    let list = include_str!("fixtures/command_paths_v1.tsv");
+    let mut renamed = 0;
+    for line in list.lines().filter(|l| !l.trim().is_empty()) {
+        let (old, operation_id) = line.split_once('\t').expect("PATH<TAB>OPERATION");
+        let mut args = vec!["store-admin"];
+        args.extend(old.split(' '));
+        args.push("--help");
+        let error = command()
+            .try_get_matches_from(&args)
+            .err()
+            .unwrap_or_else(|| panic!("`{old} --help` parsed as a call"));
+        assert_eq!(
+            error.kind(),
+            clap::error::ErrorKind::DisplayHelp,
+            "`{old}`: {error}"
+        );
+        assert!(
+            error.to_string().contains(operation_id),
+            "`{old}` does not reach {operation_id}"
+        );
+        if store_admin_cli::cli::command_for(operation_id) != Some(old) {
+            renamed += 1;
+        }
+    }
+    assert!(
+        renamed > 0,
+        "no command was renamed: the test checks nothing"
+    );
+}
+
+#[test]
+fn verb_names_do_not_repeat_their_group() {
+    for (path, _) in OPERATION_COMMANDS {
+        let (group, verb) = path.split_once(' ').expect("group verb");
+        let group_words: Vec<&str> = group.split('-').collect();
+        for word in verb.split('-') {
+            let one = word.trim_end_matches('s');
+            assert!(
+                !group_words
+                    .iter()
+                    .any(|g| g.trim_end_matches('s') == one && verb != word),
+                "`{path}` repeats `{word}` of its group"
+            );
+        }
+    }
+    // The hidden aliases are not listed.
+    let help = find("customer-groups").render_help().to_string();
+    assert!(!help.contains("add-customers-to-group"), "{help}");
+}
+
+#[test]
+fn group_descriptions_are_whole_sentences() {
+    for group in command().get_subcommands() {
+        let about = group.get_about().map(|a| a.to_string()).unwrap_or_default();
+        assert!(about.ends_with('.'), "`{}`: {about:?}", group.get_name());
+        assert_eq!(
+            about.matches('(').count(),
+            about.matches(')').count(),
+            "`{}` is cut: {about:?}",
+            group.get_name()
+        );
+    }
+}
+
+#[test]
+fn a_verb_s_help_leads_with_what_it_does_and_lists_the_global_options_once() {
+    let path = store_admin_cli::cli::command_for("create_coupon").expect("a command");
+    let mut args: Vec<&str> = path.split(' ').collect();
+    args.push("--help");
+    let stdout = help(&args[..args.len() - 1]);
+    let operation = stdout
+        .find("Operation: create_coupon")
+        .expect("the operation");
+    let scopes = stdout.find("Scopes").expect("the scopes");
+    let usage = stdout.find("Usage:").expect("usage");
+    let own = stdout.find("--amount").expect("its own flag");
+    assert!(
+        operation < usage && scopes < usage && usage < own,
+        "{stdout}"
+    );
+    // No global option in a verb's help, but where to find them.
+    for global in [
+        "--base-url",
+        "--token-file",
+        "--sandbox-faults",
+        "--rate-limit-store",
+    ] {
+        assert!(!stdout.contains(global), "{global} in\n{stdout}");
+    }
+    assert!(stdout.contains("see `store-admin --help`"), "{stdout}");
+    // The root's help lists them.
+    let root = help(&[]);
+    for global in [
+        "--base-url",
+        "--token-file",
+        "--sandbox-faults",
+        "--rate-limit-store",
+    ] {
+        assert!(root.contains(global), "{global} not in the root help");
+    }
+}
+
+#[test]
+fn flag_help_says_nothing_about_the_api_document() {
+    for (path, _) in OPERATION_COMMANDS {
+        let cmd = find(path);
+        for arg in cmd.get_arguments() {
+            let text = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            for note in ["documentation", "taken here", "this document"] {
+                assert!(
+                    !text.to_lowercase().contains(note),
+                    "`{path} --{}`: {text}",
+                    arg.get_id()
+                );
+            }
+        }
     }
 }

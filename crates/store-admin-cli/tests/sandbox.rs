@@ -476,10 +476,7 @@ fn categories_create() {
 #[test]
 fn categories_create_without_a_name_names_the_flag() {
     let (_, err) = run(sandbox(&["categories", "create", "--status", "active"]), 2);
-    assert!(
-        err.contains("missing field `name`") && err.contains("--name"),
-        "{err}"
-    );
+    assert!(err.contains("required field: `name` (--name)"), "{err}");
 }
 
 // ---------------------------------------------------------------------------------------------
