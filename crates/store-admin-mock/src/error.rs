@@ -230,6 +230,11 @@ impl FieldErrors {
         }
     }
 
+    /// The messages recorded, by field.
+    pub fn into_map(self) -> BTreeMap<String, Vec<String>> {
+        self.0
+    }
+
     /// `Err(422)` if anything was recorded.
     pub fn finish(self) -> Result<(), ApiError> {
         if self.0.is_empty() {

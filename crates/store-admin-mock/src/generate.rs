@@ -63,6 +63,11 @@ pub(crate) fn stable_hash(parts: &[&str]) -> u64 {
     hash
 }
 
+/// Whether a field holds a date of birth (`birthday`, `birth_date`, `date_of_birth`).
+fn f_is_birth(field: &str) -> bool {
+    field.to_ascii_lowercase().contains("birth")
+}
+
 fn pick<'a>(rng: &mut StdRng, items: &[&'a str]) -> &'a str {
     items[rng.random_range(0..items.len())]
 }
@@ -277,6 +282,8 @@ impl<'d> Generator<'d> {
         let f = field.to_ascii_lowercase();
         let (low, high) = if f == "id" || f.ends_with("_id") || f.ends_with("id") {
             (100_000_000, 2_147_483_647)
+        } else if f.contains("rating") || f.contains("stars") {
+            (1, 5)
         } else if f.contains("year") {
             (2015, 2025)
         } else if f.contains("percent") || f.contains("rate") {
@@ -321,7 +328,9 @@ impl<'d> Generator<'d> {
     fn number(&mut self, schema: &Value, field: &str) -> Value {
         let view = self.doc.view(schema);
         let f = field.to_ascii_lowercase();
-        let (mut low, mut high): (f64, f64) = if f.contains("lat") {
+        let (mut low, mut high): (f64, f64) = if f.contains("rating") || f.contains("stars") {
+            (1.0, 5.0)
+        } else if f.contains("lat") {
             (16.0, 32.0)
         } else if f.contains("lng") || f.contains("lon") {
             (36.0, 55.0)
@@ -360,6 +369,21 @@ impl<'d> Generator<'d> {
             && let Some(text) = crate::pattern::sample(pattern, &mut self.rng)
         {
             return Value::from(text);
+        }
+        if f_is_birth(field) || self.path.iter().any(|p| f_is_birth(p)) {
+            // A date of birth is in the past: an adult's.
+            let date = format!(
+                "{}-{:02}-{:02}",
+                self.rng.random_range(1960..=2005),
+                self.rng.random_range(1..=12),
+                self.rng.random_range(1..=28)
+            );
+            let text = match view.keyword("format").and_then(Value::as_str) {
+                Some("date-time") => format!("{date}T00:00:00Z"),
+                Some("date") | None if field == "date" => format!("{date} 00:00:00.000000"),
+                _ => date,
+            };
+            return Value::from(self.fit_length(&view, text));
         }
         let text = match view.keyword("format").and_then(Value::as_str) {
             Some("date") => self.date(),

@@ -220,6 +220,19 @@ impl MockServer {
             .sample_body(&store, index, self.state.seed)
     }
 
+    /// What the mock's check of the JSON body of operation `operation_id` finds wrong with `body`,
+    /// by field (empty when the body is valid): the check a request gets, read as the service
+    /// reads it (numeric strings, `0`/`1` booleans), without looking up the records it names.
+    /// `None` for an unknown operation.
+    pub fn body_errors(
+        &self,
+        operation_id: &str,
+        body: &Value,
+    ) -> Option<std::collections::BTreeMap<String, Vec<String>>> {
+        let index = self.state.engine.index_of(operation_id)?;
+        self.state.engine.body_errors(&self.state, index, body)
+    }
+
     /// The tokens it accepts, with their scopes.
     pub fn tokens(&self) -> &[MockToken] {
         &self.state.tokens

@@ -266,7 +266,15 @@ enum Step<'v, 'a> {
     Branch(&'a Value),
     /// No branch fits the value as it is: each is tried in turn.
     Convert,
+    /// A scalar where an object is declared: the object holding it in its property of that name
+    /// (an amount `10` where `Money` is declared is `{"amount": 10, ...}`, a date where a
+    /// timestamp object is declared its `date`), the object's other required properties
+    /// generated.
+    Wrap(&'a str),
 }
+
+/// The properties that hold a scalar given where an object is declared, in order of preference.
+const HOLDERS: [&str; 6] = ["amount", "value", "date", "name", "code", "id"];
 
 /// A declared property of an object being shaped, with the view of its schema.
 enum Field<'v> {
@@ -341,6 +349,11 @@ fn step<'v, 'a>(
                 {
                     return Step::EmptyObject;
                 }
+                if matches!(value, Value::String(_) | Value::Number(_) | Value::Bool(_))
+                    && let Some(holder) = holder(views, seen, value)
+                {
+                    return Step::Wrap(holder);
+                }
                 return Step::Generate;
             };
             if !view.properties.is_empty() {
@@ -372,6 +385,34 @@ fn step<'v, 'a>(
     }
 }
 
+/// The property of an object schema that holds `scalar` (see [`Step::Wrap`]).
+fn holder<'a>(views: &Views<'a>, seen: &Seen<'a>, scalar: &Value) -> Option<&'a str> {
+    HOLDERS.iter().find_map(|name| {
+        let (declared, schema) = seen.view.properties.iter().find(|(n, _)| n == name)?;
+        let property = views.get(schema);
+        let takes = match property.kind {
+            // A `Money` inside the object holds it in turn (a tax's `amount`).
+            Kind::Object => holder(views, &property, scalar).is_some(),
+            Kind::Array => false,
+            Kind::Other => {
+                property.view.any_of.is_empty()
+                    || fits_kind(views, scalar, schema)
+                    || property.view.any_of.iter().any(|b| {
+                        let kind = views.get(b).kind;
+                        matches!(
+                            kind,
+                            Kind::String | Kind::Integer | Kind::Number | Kind::Boolean
+                        ) && convert(kind, scalar).is_some()
+                    })
+            }
+            kind => convert(kind, scalar).is_some_and(|converted| {
+                !property.checks || scalar_fits(&property.view, &converted)
+            }),
+        };
+        takes.then_some(*declared)
+    })
+}
+
 /// The step of an array: its items within `maxItems`, or a generated array when fewer than
 /// `minItems` are left.
 fn items<'v, 'a>(seen: &Seen<'a>, items: Items<'v>) -> Step<'v, 'a> {
@@ -386,9 +427,11 @@ fn items<'v, 'a>(seen: &Seen<'a>, items: Items<'v>) -> Step<'v, 'a> {
 /// `slug`, `name`, `value`, `id` or `code`).
 fn convert(kind: Kind, value: &Value) -> Option<Cow<'_, Value>> {
     let scalar = match value {
-        Value::Object(map) => ["type", "slug", "name", "value", "id", "code"]
-            .iter()
-            .find_map(|key| map.get(*key).filter(|v| !v.is_object() && !v.is_null()))?,
+        Value::Object(map) => [
+            "type", "slug", "name", "value", "amount", "date", "id", "code",
+        ]
+        .iter()
+        .find_map(|key| map.get(*key).filter(|v| !v.is_object() && !v.is_null()))?,
         other => other,
     };
     match (kind, scalar) {
@@ -414,16 +457,16 @@ fn convert(kind: Kind, value: &Value) -> Option<Cow<'_, Value>> {
             .filter(|f| f.is_finite())
             .and_then(serde_json::Number::from_f64)
             .map(|n| Cow::Owned(Value::Number(n))),
-        (Kind::Boolean, Value::Number(n)) if n.as_i64() == Some(0) || n.as_i64() == Some(1) => {
-            Some(Cow::Owned(Value::Bool(n.as_i64() == Some(1))))
+        (Kind::Boolean, Value::Number(_) | Value::String(_)) => {
+            crate::engine::validate::laravel_bool(scalar).map(|b| Cow::Owned(Value::Bool(b)))
         }
         _ => None,
     }
 }
 
 /// Shapes `value` by `schema` into a new value (see the module documentation); `field` names
-/// the value for realistic generated parts. An answer is written by [`render`] instead.
-#[cfg(test)]
+/// the value for realistic generated parts. An answer is written by [`render`] instead; a record
+/// is completed by it when it is stored ([`crate::engine::complete`]).
 pub(crate) fn shape<'a>(
     doc: &'a Document,
     value: &Value,
@@ -550,7 +593,7 @@ impl Serialize for Shaped<'_, '_, '_> {
             Step::Branch(branch) => self
                 .inner(self.input, views.get(branch), self.field)
                 .serialize(serializer),
-            Step::Properties(_) | Step::Copy | Step::Convert => shape_at(
+            Step::Properties(_) | Step::Copy | Step::Convert | Step::Wrap(_) => shape_at(
                 views,
                 self.input,
                 seen,
@@ -688,6 +731,28 @@ fn shape_at<'a>(
                 }
             }
             generator.value(seen.schema, field)
+        }
+        Step::Wrap(holder) => {
+            let value = input.to_value();
+            let properties = views.properties(seen);
+            let mut object = Map::new();
+            for ((name, _), property) in seen.view.properties.iter().zip(properties) {
+                if *name == holder {
+                    let shaped = shape_at(
+                        views,
+                        Input::Value(&value),
+                        property,
+                        generator,
+                        name,
+                        depth + 1,
+                    );
+                    object.insert((*name).to_owned(), shaped);
+                } else if seen.view.required.contains(name) {
+                    let generated = generator.property(name, property.schema, depth + 1);
+                    object.insert((*name).to_owned(), generated);
+                }
+            }
+            Value::Object(object)
         }
     }
 }

@@ -80,6 +80,12 @@ impl Records {
         }
     }
 
+    /// Adds `record` as the oldest record (last in a list, newest first).
+    pub fn insert_oldest(&mut self, record: Value) {
+        self.items.insert(0, record);
+        self.reindex();
+    }
+
     /// Removes the record whose `id` is `id`.
     pub fn remove(&mut self, id: &str) -> Option<Value> {
         let at = self.index.remove(id.trim())?;

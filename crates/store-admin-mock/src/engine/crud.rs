@@ -29,6 +29,16 @@ use crate::store::{Store, id_text, now_local, object_mut};
 
 /// Serves `call` by its plan.
 pub(crate) fn generic(call: &Call<'_>) -> Handled {
+    if let Some(embedded) = call
+        .plan
+        .collection
+        .as_deref()
+        .and_then(|key| call.engine.collections.get(key))
+        .and_then(|info| info.embedded.as_ref())
+        && !matches!(call.plan.action, Action::Create | Action::Command(_))
+    {
+        return super::embedded::handle(call, embedded);
+    }
     match &call.plan.action {
         Action::List => list(call),
         Action::Create => create(call, call.plan.collection.as_deref()),
@@ -161,19 +171,47 @@ fn record_schemas<'a>(call: &'a Call<'_>, key: &str) -> Vec<&'a Value> {
 /// The body's fields as the record holds them: declared fields as they are, `a_b` into `a.b` when
 /// the record has an object `a` with a `b`, undeclared fields dropped (all kept when the record
 /// has no declared schema).
-fn record_fields(call: &Call<'_>, key: &str) -> Map<String, Value> {
+pub(super) fn record_fields(call: &Call<'_>, key: &str) -> Map<String, Value> {
     let doc = &call.engine.doc;
     let schemas = record_schemas(call, key);
-    let body = call.body_object();
+    let mut body = call.body_object();
+    // What a write sends in its query (`POST /products/tags?tag_name=X`) is sent too.
+    for param in call
+        .op
+        .params
+        .iter()
+        .filter(|p| p.location == crate::document::Location::Query)
+    {
+        if let Some(value) = call.query.one(&param.name)
+            && !body.contains_key(&param.name)
+        {
+            body.insert(param.name.clone(), Value::from(value));
+        }
+    }
     if schemas.is_empty() {
         return body;
     }
+    let declares = |name: &str| schemas.iter().any(|s| doc.view(s).property(name).is_some());
+    // A field named after the record's thing (`product_type` of a product, `tag_name` of a tag)
+    // is the record's field without it (`type`, `name`), unless the record declares it as it is.
+    let thing = call
+        .engine
+        .collections
+        .get(key)
+        .map(|c| format!("{}_", singular(&c.name)))
+        .unwrap_or_default();
     let mut out = Map::new();
     for (name, value) in body {
-        let declared = schemas
-            .iter()
-            .any(|s| doc.view(s).property(&name).is_some());
-        if declared {
+        let name = match name.strip_prefix(thing.as_str()) {
+            Some(rest) if !thing.is_empty() && !declares(&name) && declares(rest) => {
+                rest.to_owned()
+            }
+            _ => name,
+        };
+        let declared = declares(&name);
+        // A link to another record (`order_id` of an order's line) is kept even where the
+        // record's answers do not show it: the lists filter by it.
+        if declared || name.ends_with("_id") {
             out.insert(name, value);
             continue;
         }
@@ -255,18 +293,7 @@ fn create(call: &Call<'_>, key: Option<&str>) -> Handled {
     } else {
         Value::from(id)
     };
-    let mut record = match record_schemas(call, key).first() {
-        Some(schema) => {
-            let mut generator = call.generator(stable_hash(&[&real, &id.to_string()]));
-            generator.serial = id as u64 % 10_000;
-            // Every declared field, but no invented links to other records.
-            let mut record = generator.object(schema, 0);
-            object_mut(&mut record)
-                .retain(|name, _| !(name.ends_with("_id") || name.starts_with("parent")));
-            record
-        }
-        None => Value::Object(Map::new()),
-    };
+    let mut record = Value::Object(Map::new());
     let map = object_mut(&mut record);
     for (name, value) in record_fields(call, key) {
         map.insert(name, value);
@@ -278,6 +305,9 @@ fn create(call: &Call<'_>, key: Option<&str>) -> Handled {
             .map_or_else(|_| Value::from(parent_id.clone()), Value::from);
         map.insert(field, value);
     }
+    // What was not sent and a view of the record needs: filled once, now (not per read).
+    complete_record(call, key, &mut record);
+    let map = object_mut(&mut record);
     for stamp in ["created_at", "updated_at"] {
         if map.get(stamp).is_some_and(Value::is_string) {
             map.insert(stamp.into(), Value::from(now_local()));
@@ -287,6 +317,17 @@ fn create(call: &Call<'_>, key: Option<&str>) -> Handled {
     drop(store);
     emit(call, &real, "created", &record);
     Ok(Reply::Data(record))
+}
+
+/// Completes `record` against every record schema of collection `key` (see
+/// [`super::complete`]), seeded by the record's id.
+fn complete_record(call: &Call<'_>, key: &str, record: &mut Value) {
+    let schemas: Vec<Value> = record_schemas(call, key).into_iter().cloned().collect();
+    let id = id_text(record).unwrap_or_default();
+    let real = call.engine.real_key(key);
+    let seed = stable_hash(&[&call.state.seed.to_string(), real, &id]);
+    let serial = id.parse::<u64>().map_or(1, |n| n % 10_000);
+    super::complete::complete(&call.engine.doc, &schemas, record, seed, serial);
 }
 
 fn emit(call: &Call<'_>, real: &str, what: &str, record: &Value) {
@@ -325,6 +366,7 @@ fn update(call: &Call<'_>) -> Handled {
     check_related(call, &store, key)?;
     let record = store.get_mut(real, &id).ok_or_else(ApiError::not_found)?;
     merge(record, fields);
+    complete_record(call, key, record);
     let record = record.clone();
     drop(store);
     emit(call, real, "updated", &record);

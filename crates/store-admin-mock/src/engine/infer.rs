@@ -69,6 +69,22 @@ pub(crate) struct CollectionInfo {
     pub singleton: bool,
     pub has_list: bool,
     pub has_create: bool,
+    /// Records held inside the records of another collection: a product's variants are the
+    /// `skus` of the product (`/products/{}/variants` lists them, `/products/variants/{}` finds one
+    /// in any product), an option's values the `values` of its product's `options`.
+    pub embedded: Option<Embedded>,
+}
+
+/// Where a collection's records are held inside another collection's records.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Embedded {
+    /// The collection whose records hold them.
+    pub owner: String,
+    /// The array fields from an owner's record down to the records (`["options", "values"]`).
+    pub path: Vec<String>,
+    /// Whether the collection is below one record of the owner (`/products/{}/variants`), rather
+    /// than the records of every owner's record (`/products/variants/{}`).
+    pub per_parent: bool,
 }
 
 /// The key of a path's segments: parameters blanked (`/orders/{}/histories`).
@@ -273,6 +289,7 @@ pub(crate) fn plan(doc: &Document) -> (Vec<Plan>, HashMap<String, CollectionInfo
             info.alias_of = Some(owner);
         }
     }
+    embed(doc, &mut collections, &owners);
     // Commands that answer a record of a collection's component create it there; a POST that
     // answers a record no collection owns creates it in a collection of its own path.
     for (plan, op) in plans.iter_mut().zip(ops) {
@@ -315,6 +332,129 @@ pub(crate) fn plan(doc: &Document) -> (Vec<Plan>, HashMap<String, CollectionInfo
     (plans, collections)
 }
 
+/// The array fields leading from a record of `schema` to records of component `wanted`, at most
+/// two arrays deep (an option's `values`), the shallowest first.
+fn array_path(doc: &Document, schema: &Value, wanted: &str, depth: usize) -> Option<Vec<String>> {
+    if depth > 1 {
+        return None;
+    }
+    let view = doc.view(schema);
+    let arrays: Vec<(&str, &Value)> = view
+        .properties
+        .iter()
+        .filter_map(|(name, property)| Some((*name, doc.view(property).items?)))
+        .collect();
+    if let Some((name, _)) = arrays
+        .iter()
+        .find(|(_, items)| Document::ref_name(items) == Some(wanted))
+    {
+        return Some(vec![(*name).to_owned()]);
+    }
+    arrays.iter().find_map(|(name, items)| {
+        let mut path = array_path(doc, items, wanted, depth + 1)?;
+        path.insert(0, (*name).to_owned());
+        Some(path)
+    })
+}
+
+/// Finds the collections whose records are held inside another collection's records (see
+/// [`Embedded`]): a sub-collection of records its parent's records hold in an array of their
+/// component, and a collection of item paths only (no list, no create) whose component a listed
+/// collection's records hold. An item path with no such component, named by a field the records
+/// of a listed collection above it declare (`/settings/fields/{slug}` below `/settings`, whose
+/// settings have a `slug`), is that collection.
+fn embed(
+    doc: &Document,
+    collections: &mut HashMap<String, CollectionInfo>,
+    owners: &HashMap<String, String>,
+) {
+    let keys: Vec<String> = collections.keys().cloned().collect();
+    for key in &keys {
+        let info = &collections[key];
+        if info.alias_of.is_some() || info.singleton {
+            continue;
+        }
+        let parent = info.parent.as_ref().map(|(p, _)| p.clone());
+        let item_only = parent.is_none() && !info.has_list && !info.has_create;
+        if parent.is_none() && !item_only {
+            continue;
+        }
+        let candidates: Vec<String> = match &parent {
+            Some(parent) => vec![parent.clone()],
+            None => {
+                let mut owners: Vec<String> = owners.values().cloned().collect();
+                owners.sort();
+                owners.dedup();
+                owners
+            }
+        };
+        let mut found: Option<Embedded> = None;
+        'types: for wanted in &info.record_types {
+            // Records are objects with fields: an untyped component (`AnyValue`) is no record.
+            let component = serde_json::json!({ "$ref": format!("#/components/schemas/{wanted}") });
+            if doc.view(&component).properties.is_empty() {
+                continue;
+            }
+            for owner in &candidates {
+                let Some(owner_info) = collections.get(owner) else {
+                    continue;
+                };
+                for schema in &owner_info.record_schemas {
+                    if let Some(path) = array_path(doc, schema, wanted, 0) {
+                        let shorter = found.as_ref().is_none_or(|f| path.len() < f.path.len());
+                        if shorter {
+                            found = Some(Embedded {
+                                owner: owner.clone(),
+                                path,
+                                per_parent: parent.is_some(),
+                            });
+                        }
+                        if found.as_ref().is_some_and(|f| f.path.len() == 1) {
+                            break 'types;
+                        }
+                    }
+                }
+            }
+        }
+        if found.is_none() && item_only {
+            // Named by a field of the records of a listed collection above it.
+            let param = doc
+                .operations
+                .iter()
+                .filter(|op| key_of(&op.segments[..op.segments.len().saturating_sub(1)]) == *key)
+                .find_map(|op| match op.segments.last() {
+                    Some(Segment::Param(name)) => Some(name.clone()),
+                    _ => None,
+                });
+            let above = keys
+                .iter()
+                .filter(|k| key.starts_with(&format!("{k}/")))
+                .filter(|k| {
+                    collections.get(*k).is_some_and(|c| {
+                        c.has_list && c.parent.is_none() && c.alias_of.is_none() && !c.singleton
+                    })
+                })
+                .max_by_key(|k| k.len())
+                .cloned();
+            if let (Some(param), Some(above)) = (param, above)
+                && param != "id"
+                && collections[&above]
+                    .record_schemas
+                    .iter()
+                    .any(|s| doc.view(s).property(&param).is_some())
+                && let Some(info) = collections.get_mut(key)
+            {
+                info.alias_of = Some(above);
+            }
+        }
+        if let Some(found) = found
+            && let Some(info) = collections.get_mut(key)
+        {
+            info.embedded = Some(found);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,6 +487,22 @@ mod tests {
         assert_eq!(
             of("subscribe_webhook").action,
             Action::Command(Some("/webhooks".into()))
+        );
+        let variants = collections["/products/variants"].embedded.as_ref();
+        assert_eq!(
+            variants.map(|e| (e.owner.as_str(), e.path.clone(), e.per_parent)),
+            Some(("/products", vec!["skus".to_owned()], false))
+        );
+        let listed = collections["/products/{}/variants"].embedded.as_ref();
+        assert!(listed.is_some_and(|e| e.per_parent && e.path == ["skus"]));
+        let values = collections["/products/options/values"].embedded.as_ref();
+        assert_eq!(
+            values.map(|e| e.path.clone()),
+            Some(vec!["options".to_owned(), "values".to_owned()])
+        );
+        assert_eq!(
+            collections["/settings/fields"].alias_of.as_deref(),
+            Some("/settings")
         );
     }
 }

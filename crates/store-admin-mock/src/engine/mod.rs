@@ -4,7 +4,9 @@
 //! (shipment transitions, webhooks, product options, ...) has an override registered by its
 //! `operationId` in [`crate::overrides`], which still goes through the same checks and shaping.
 
+pub(crate) mod complete;
 pub(crate) mod crud;
+pub(crate) mod embedded;
 pub(crate) mod infer;
 pub(crate) mod query;
 pub(crate) mod router;
@@ -272,6 +274,26 @@ impl Engine {
         Some(generator.value(schema, "body"))
     }
 
+    /// What the body check of operation `index` finds wrong with the JSON body `body` (nothing
+    /// for a valid one), as a request would be checked before its record is looked up.
+    pub fn body_errors(
+        &self,
+        state: &Shared,
+        index: usize,
+        body: &Value,
+    ) -> Option<std::collections::BTreeMap<String, Vec<String>>> {
+        let op = self.doc.operations.get(index)?;
+        let plan = self.plans.get(index)?;
+        let raw = Bytes::from(serde_json::to_vec(body).ok()?);
+        Some(match self.read_body(state, index, op, plan, &raw, None) {
+            Ok((_, errors)) => errors.into_map(),
+            Err(error) => std::collections::BTreeMap::from([(
+                "body".to_owned(),
+                vec![format!("{}", error.status)],
+            )]),
+        })
+    }
+
     /// The index of operation `id`.
     pub fn index_of(&self, id: &str) -> Option<usize> {
         self.by_id.get(id).copied()
@@ -433,6 +455,19 @@ impl Engine {
         store.records(real).len() == 0 || crud::find_id(&store, real, param, value).is_some()
     }
 
+    /// Whether property `name` of `schema` is a file (`format: binary`, or an array of them).
+    fn is_file_field(&self, schema: &Value, name: &str) -> bool {
+        let Some(property) = self.doc.view(schema).property(name.trim_end_matches("[]")) else {
+            return false;
+        };
+        let view = self.doc.view(property);
+        let view = match view.items {
+            Some(items) if view.kind() == Some("array") => self.doc.view(items),
+            _ => view,
+        };
+        view.keyword("format").and_then(Value::as_str) == Some("binary")
+    }
+
     /// The fields of a form as the JSON object the body's schema describes: a file is a string,
     /// a text field is read as the property's type (an integer, a number, a boolean; left a
     /// string when it is not one, so that the check names it), repeated names (and `name[]`)
@@ -459,6 +494,8 @@ impl Engine {
             };
             let value = match (&field.text, field.file) {
                 (_, true) | (None, _) => Value::String(String::from("(file)")),
+                // A text where a file is declared is no file: the field is missing.
+                (Some(_), false) if self.is_file_field(schema, &name) => continue,
                 (Some(text), false) => form_text(text, kind),
             };
             if is_array {
@@ -541,7 +578,37 @@ impl Engine {
                 }
                 Some(Ok(Some(_))) => {}
                 _ => {
-                    if let Ok(value @ Value::Object(_)) = serde_json::from_slice::<Value>(raw) {
+                    // Not a form (JSON, URL-encoded fields, or nothing): read as the service
+                    // reads such a body, and checked by the same schema, where a file cannot
+                    // come (a text for a file field is no file).
+                    let value = match serde_json::from_slice::<Value>(raw) {
+                        Ok(value @ Value::Object(_)) => value,
+                        _ if !empty && !raw.starts_with(b"{") && !raw.starts_with(b"[") => {
+                            Value::Object(
+                                form_urlencoded::parse(raw)
+                                    .map(|(k, v)| (k.into_owned(), Value::String(v.into_owned())))
+                                    .collect(),
+                            )
+                        }
+                        _ => Value::Object(Map::new()),
+                    };
+                    if let (true, Some(schema)) = (declared.multipart, declared.schema.as_ref()) {
+                        let mut value = value;
+                        if let Value::Object(map) = &mut value {
+                            map.retain(|name, _| !self.is_file_field(schema, name));
+                        }
+                        let read = validate::laravel(&self.doc, schema, &value);
+                        let validator = self.bodies.get(index).and_then(|cell| {
+                            cell.get_or_init(|| self.doc.validator(schema)).as_ref()
+                        });
+                        if let Some(validator) = validator {
+                            errors.extend(validate::check(validator, &read));
+                        }
+                        drop(read);
+                        body = value;
+                    } else if let Ok(value @ Value::Object(_)) =
+                        serde_json::from_slice::<Value>(raw)
+                    {
                         body = value;
                     }
                 }
@@ -577,11 +644,17 @@ impl Engine {
             })
             .as_ref()
         });
+        let schema = op.body.as_ref().and_then(|b| b.schema.as_ref());
+        // Checked as the service's validation reads it (numeric strings, `0`/`1` booleans).
+        let read = match schema {
+            Some(schema) => validate::laravel(&self.doc, schema, &value),
+            None => std::borrow::Cow::Borrowed(&value),
+        };
         if let Some(validator) = validator {
-            errors.extend(validate::check(validator, &validate::widened(&value)));
+            errors.extend(validate::check(validator, &validate::widened(&read)));
         }
-        if let Some(schema) = op.body.as_ref().and_then(|b| b.schema.as_ref()) {
-            validate::out_of_range_integers(&self.doc, schema, &value, "", &mut errors, 0);
+        if let Some(schema) = schema {
+            validate::out_of_range_integers(&self.doc, schema, &read, "", &mut errors, 0);
             if state.strict_fields {
                 validate::unknown_fields(&self.doc, schema, &value, "", &mut errors, 0);
             }
@@ -719,13 +792,9 @@ fn form_text(text: &str, kind: Option<&str>) -> Value {
             .ok()
             .filter(|n| n.is_finite())
             .map(Value::from),
-        // As the service's form validation reads a boolean: `true`/`false` or `1`/`0` (the
-        // client sends `1`/`0`).
-        Some("boolean") => match trimmed {
-            "true" | "1" => Some(Value::Bool(true)),
-            "false" | "0" => Some(Value::Bool(false)),
-            _ => None,
-        },
+        // As the service's form validation reads a boolean: `true`/`false`, `1`/`0`, `on`/`off`,
+        // `yes`/`no` (the client sends `1`/`0`).
+        Some("boolean") => validate::laravel_bool(&Value::from(trimmed)).map(Value::Bool),
         _ => None,
     };
     parsed.unwrap_or_else(|| Value::String(text.to_owned()))

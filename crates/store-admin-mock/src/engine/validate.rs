@@ -266,3 +266,130 @@ mod widened_tests {
         ));
     }
 }
+
+/// A boolean as Laravel's `boolean` rule (and a form's checkbox) accepts one: `true`/`false`,
+/// `1`/`0`, and their strings, `"on"`/`"off"` and `"yes"`/`"no"`.
+pub(crate) fn laravel_bool(value: &Value) -> Option<bool> {
+    match value {
+        Value::Bool(b) => Some(*b),
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if x == 1.0 => Some(true),
+            Some(x) if x == 0.0 => Some(false),
+            _ => None,
+        },
+        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "on" | "yes" => Some(true),
+            "0" | "false" | "off" | "no" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A number as Laravel's `integer`/`numeric` rules read one: a JSON number, or a string holding
+/// one (`"123"`, `" 10.50 "`); `integer` takes whole numbers only.
+fn laravel_number(value: &Value, integer: bool) -> Option<Value> {
+    let text = match value {
+        Value::Number(_) => return Some(value.clone()),
+        Value::String(s) => s.trim(),
+        _ => return None,
+    };
+    if text.is_empty() {
+        return None;
+    }
+    if integer {
+        if let Ok(n) = text.parse::<i64>() {
+            return Some(Value::from(n));
+        }
+        return text.parse::<u64>().ok().map(Value::from);
+    }
+    if let Ok(n) = text.parse::<i64>() {
+        return Some(Value::from(n));
+    }
+    text.parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite())
+        .and_then(serde_json::Number::from_f64)
+        .map(Value::Number)
+}
+
+/// `body` as the service's validation reads it against `schema`: a string of digits where an
+/// integer or a number is declared is that number, `0`/`1`/`"0"`/`"1"`/`"on"`/`"true"`... where
+/// a boolean is declared is that boolean (Laravel's `integer`, `numeric` and `boolean` rules),
+/// at any depth. Only the check reads this copy: the record keeps what was sent.
+pub(crate) fn laravel<'v>(
+    doc: &crate::document::Document,
+    schema: &Value,
+    body: &'v Value,
+) -> std::borrow::Cow<'v, Value> {
+    fn walk(
+        doc: &crate::document::Document,
+        schema: &Value,
+        value: &Value,
+        depth: usize,
+    ) -> Option<Value> {
+        if depth > 16 {
+            return None;
+        }
+        let view = doc.view(schema);
+        match (view.kind(), value) {
+            (Some("integer"), Value::String(_)) => laravel_number(value, true),
+            (Some("number"), Value::String(_)) => laravel_number(value, false),
+            (Some("boolean"), Value::Number(_) | Value::String(_)) => {
+                laravel_bool(value).map(Value::Bool)
+            }
+            (_, Value::Object(map)) if !view.properties.is_empty() || view.additional.is_some() => {
+                let mut changed: Option<serde_json::Map<String, Value>> = None;
+                for (name, item) in map {
+                    let property = view
+                        .property(name)
+                        .or_else(|| view.additional.filter(|a| a.is_object()));
+                    if let Some(property) = property
+                        && let Some(read) = walk(doc, property, item, depth + 1)
+                    {
+                        changed
+                            .get_or_insert_with(|| map.clone())
+                            .insert(name.clone(), read);
+                    }
+                }
+                changed.map(Value::Object)
+            }
+            (_, Value::Array(items)) if view.items.is_some() => {
+                let item_schema = view.items?;
+                let mut changed: Option<Vec<Value>> = None;
+                for (i, item) in items.iter().enumerate() {
+                    if let Some(read) = walk(doc, item_schema, item, depth + 1) {
+                        changed.get_or_insert_with(|| items.clone())[i] = read;
+                    }
+                }
+                changed.map(Value::Array)
+            }
+            (None, _) if !view.any_of.is_empty() => {
+                // A value no branch takes as it is, read by the first branch that reads it.
+                let fits = |branch: &Value| {
+                    let kind = doc.view(branch).kind();
+                    matches!(
+                        (kind, value),
+                        (None, _)
+                            | (Some("string"), Value::String(_))
+                            | (Some("integer" | "number"), Value::Number(_))
+                            | (Some("boolean"), Value::Bool(_))
+                            | (Some("object"), Value::Object(_))
+                            | (Some("array"), Value::Array(_))
+                    )
+                };
+                if let Some(branch) = view.any_of.iter().find(|b| fits(b)) {
+                    return walk(doc, branch, value, depth + 1);
+                }
+                view.any_of
+                    .iter()
+                    .find_map(|branch| walk(doc, branch, value, depth + 1))
+            }
+            _ => None,
+        }
+    }
+    match walk(doc, schema, body, 0) {
+        Some(read) => std::borrow::Cow::Owned(read),
+        None => std::borrow::Cow::Borrowed(body),
+    }
+}

@@ -5,6 +5,7 @@
 //! records that exist. Webhook event names are the document's known values.
 
 pub(crate) mod model;
+pub(crate) mod reference;
 pub(crate) mod tables;
 
 use std::collections::BTreeMap;
@@ -35,7 +36,9 @@ pub(crate) fn store(
 ) -> Store {
     let mut store = tables::Tables::seeded(seed, products, merchant_id).into_store();
     seed_events(engine, &mut store, seed);
+    reference::seed(engine, &mut store);
     seed_generated(engine, &mut store, seed);
+    reference::documented_records(engine, &mut store, seed);
     store
 }
 
@@ -105,6 +108,7 @@ fn seed_generated(engine: &Engine, store: &mut Store, seed: u64) {
         .iter()
         .filter(|(key, info)| {
             info.alias_of.is_none()
+                && info.embedded.is_none()
                 && !info.record_schemas.is_empty()
                 && store.records(key).len() == 0
         })
@@ -113,7 +117,7 @@ fn seed_generated(engine: &Engine, store: &mut Store, seed: u64) {
     // Parents before their children.
     keys.sort_by_key(|k| (k.matches("{}").count(), (*k).clone()));
     // First every id, so that records can name records of collections filled after them.
-    let mut ids: BTreeMap<String, Vec<(Value, Option<Value>)>> = BTreeMap::new();
+    let mut ids: BTreeMap<String, Vec<(Value, Option<(String, Value)>)>> = BTreeMap::new();
     for key in &keys {
         let info = &engine.collections[*key];
         let mut rng: StdRng =
@@ -125,7 +129,15 @@ fn seed_generated(engine: &Engine, store: &mut Store, seed: u64) {
                 .property("id")
                 .is_some_and(|id| engine.doc.view(id).kind() == Some("string"))
         });
-        let parents: Vec<Option<Value>> = match &info.parent {
+        let partition = partition(engine, key, store, &ids);
+        let parents: Vec<Option<(String, Value)>> = match &info.parent {
+            None if partition.is_some() => {
+                let (field, values) = partition.unwrap_or_default();
+                values
+                    .into_iter()
+                    .flat_map(|v| std::iter::repeat_n(Some((field.clone(), v)), RECORDS_PER_PARENT))
+                    .collect()
+            }
             None => vec![
                 None;
                 if info.singleton {
@@ -149,9 +161,14 @@ fn seed_generated(engine: &Engine, store: &mut Store, seed: u64) {
                     )
                     .take(PARENTS)
                     .collect();
+                let param = info
+                    .parent
+                    .as_ref()
+                    .map(|(_, p)| p.clone())
+                    .unwrap_or_default();
                 parent_ids
                     .into_iter()
-                    .flat_map(|p| std::iter::repeat_n(Some(p), RECORDS_PER_PARENT))
+                    .flat_map(|p| std::iter::repeat_n(Some((param.clone(), p)), RECORDS_PER_PARENT))
                     .collect()
             }
         };
@@ -214,9 +231,19 @@ fn seed_generated(engine: &Engine, store: &mut Store, seed: u64) {
             }
             let map = object_mut(&mut record);
             map.insert("id".into(), id.clone());
-            if let (Some(parent), Some((_, param))) = (parent, &info.parent) {
-                map.insert(param.clone(), parent.clone());
+            if let Some((field, parent)) = parent {
+                map.insert(field.clone(), parent.clone());
             }
+            // One value per field for every view of the collection (a field two schemas
+            // declare differently is made to fit both), so that reads generate nothing.
+            crate::engine::complete::complete(
+                &engine.doc,
+                &info.record_schemas,
+                &mut record,
+                record_seed,
+                serial as u64 + 1,
+            );
+            let map = object_mut(&mut record);
             if info.singleton {
                 map.remove("id");
                 map.insert("__singleton".into(), Value::Bool(true));
@@ -225,6 +252,64 @@ fn seed_generated(engine: &Engine, store: &mut Store, seed: u64) {
         }
     }
     link_tables(engine, store, seed);
+}
+
+/// The field a top-level collection's records are partitioned by, and its values: a list that
+/// filters by a `<thing>_id` query parameter naming another collection (`GET /orders/items?order_id=`)
+/// holds records of some of those things (the lines of a few orders), and a list whose query
+/// must name one of an `enum` (`GET /settings?entity=products`) holds records of each value.
+fn partition(
+    engine: &Engine,
+    key: &str,
+    store: &Store,
+    ids: &BTreeMap<String, Vec<(Value, Option<(String, Value)>)>>,
+) -> Option<(String, Vec<Value>)> {
+    let list = engine
+        .doc
+        .operations
+        .iter()
+        .zip(&engine.plans)
+        .find(|(_, plan)| {
+            plan.action == crate::engine::Action::List && plan.collection.as_deref() == Some(key)
+        })
+        .map(|(op, _)| op)?;
+    for param in list
+        .params
+        .iter()
+        .filter(|p| p.location == crate::document::Location::Query)
+    {
+        let name = param.name.as_str();
+        if name.ends_with("_id")
+            && let Some(target) = engine.collection_for_field(name)
+            && target.key != key
+        {
+            let real = engine.real_key(&target.key);
+            let values: Vec<Value> = store
+                .records(real)
+                .iter()
+                .rev()
+                .filter_map(|r| r.get("id").cloned())
+                .chain(
+                    ids.get(real)
+                        .into_iter()
+                        .flatten()
+                        .map(|(id, _)| id.clone()),
+                )
+                .take(PARENTS)
+                .collect();
+            if !values.is_empty() {
+                return Some((name.to_owned(), values));
+            }
+        }
+        let view = engine.doc.view(&param.schema);
+        if param.required
+            && let Some(values) = view.keyword("enum").and_then(Value::as_array)
+            && !values.is_empty()
+        {
+            return Some((name.to_owned(), values.clone()));
+        }
+    }
+    None
 }
 
 /// Makes `<thing>_id` fields of the table records name records that exist, where the document
