@@ -5,10 +5,13 @@
 //! there with the generated builder interface (`admin.list_orders().per_page(60).send()`); nothing
 //! is written twice. What the generated code sends passes through [`Runtime`], this crate's
 //! implementation of [`store_admin_client::Interceptor`]. Per attempt, it waits for the
-//! client-side rate limiter, gets an access token (refreshing it if it expired; a failure ends the
+//! client-side rate limiter (every client has one: by default [`RateLimit::learning`] at the Plus
+//! plan's 120 a minute, which learns the store's own rate from its answers), gets an access token (refreshing it if it expired; a failure ends the
 //! call with [`Error::Auth`]) and sets the `Authorization` header (built once per token), sends and
 //! reads the whole body within the attempt timeout (a timeout is [`TransportError::TimedOut`]),
-//! lets the rate limiter read `X-RateLimit-*`, refreshes the token and
+//! lets the rate limiter read `X-RateLimit-*`, waits out a 429 that says how long to wait
+//! (`Retry-After`) without counting an attempt while the operation's deadline allows (a rate
+//! limit is never fatal: see [`retry`](crate::retry)), refreshes the token and
 //! replays the request once on 401 `The access token is invalid` (a refresh that fails there ends
 //! the call with [`Error::Auth`], unless the token is a static one), and asks the pure
 //! [`retry::decide`](crate::retry::decide) (under the shared [`RetryBudget`]) whether to try again.
@@ -36,7 +39,7 @@ use tracing::Instrument;
 
 use crate::credentials::{Authenticator, Bearer, Credentials, Unauthorized, classify_unauthorized};
 use crate::error::{ApiError, Error, TransportError};
-use crate::ratelimit::{RateLimit, RateLimiter};
+use crate::ratelimit::{Plan, RateLimit, RateLimiter};
 use crate::retry::{
     self, Outcome, RetryBudget, RetryDecision, RetryInput, RetryPolicy, TransportFailure,
 };
@@ -167,6 +170,7 @@ pub struct StoreAdminBuilder {
     retry: RetryPolicy,
     retry_budget: Option<Arc<RetryBudget>>,
     rate_limit: Option<Arc<dyn RateLimiter>>,
+    without_rate_limit: bool,
     http: Option<reqwest::Client>,
 }
 
@@ -183,6 +187,7 @@ impl Default for StoreAdminBuilder {
             retry: RetryPolicy::default(),
             retry_budget: None,
             rate_limit: None,
+            without_rate_limit: false,
             http: None,
         }
     }
@@ -270,7 +275,9 @@ impl StoreAdminBuilder {
         self
     }
 
-    /// A client-side rate limit sized to the store's plan, so bulk jobs never meet a 429.
+    /// The client-side rate limit, so bulk jobs never meet a 429. Default: one of the client's
+    /// own, [`RateLimit::learning`] from the Plus plan's 120 a minute (it follows the rate the
+    /// store announces); [`RateLimit::per_minute`] or [`RateLimit::plan`] set a ceiling.
     pub fn with_rate_limit(self, rate_limit: RateLimit) -> Self {
         self.with_rate_limiter(Arc::new(rate_limit))
     }
@@ -279,6 +286,14 @@ impl StoreAdminBuilder {
     /// process, or a `RedisRateLimiter` (feature `redis`) shared by every process.
     pub fn with_rate_limiter(mut self, limiter: Arc<dyn RateLimiter>) -> Self {
         self.rate_limit = Some(limiter);
+        self.without_rate_limit = false;
+        self
+    }
+
+    /// No client-side rate limit at all (a 429 with `Retry-After` is still waited out).
+    pub fn without_rate_limit(mut self) -> Self {
+        self.rate_limit = None;
+        self.without_rate_limit = true;
         self
     }
 
@@ -343,7 +358,11 @@ impl StoreAdminBuilder {
             accounts_url,
             token_origins: [TokenOrigin::of(&base), TokenOrigin::of(&accounts)],
             auth: Authenticator::new(credentials, http.clone()),
-            rate_limit: self.rate_limit,
+            rate_limit: match (self.rate_limit, self.without_rate_limit) {
+                (_, true) => None,
+                (Some(limiter), false) => Some(limiter),
+                (None, false) => Some(Arc::new(RateLimit::learning(Plan::Plus))),
+            },
             retry: self.retry,
             budget: self.retry_budget.unwrap_or_default(),
             attempt_timeout: self.attempt_timeout,
@@ -575,6 +594,12 @@ impl Runtime {
                         continue;
                     }
                 }
+                if let Some(wait) = rate_limited(&tried, deadline) {
+                    // Not an attempt: the same one again once the store has room.
+                    attempt -= 1;
+                    self.wait_out_429(wait, &tried).await;
+                    continue;
+                }
                 match self.retry_decision(&tried, request.method(), attempt, started) {
                     RetryDecision::RetryAfter(wait) if Instant::now() + wait < deadline => {
                         tracing::info!(attempt, wait_ms = wait.as_millis() as u64, "retrying");
@@ -642,7 +667,8 @@ impl Runtime {
                     "attempt"
                 );
                 if let Some(limit) = &self.rate_limit {
-                    limit.observe(response.headers());
+                    let own_bucket = has_own_bucket(response.url());
+                    limit.observe_answer(response.status(), response.headers(), own_bucket);
                 }
                 if response.status().is_success() {
                     self.budget.record_success();
@@ -652,6 +678,28 @@ impl Runtime {
                 tracing::info!(attempt, error = %e, failure = ?class, elapsed_ms, "attempt failed");
             }
         }
+    }
+
+    /// Waits out a 429's `Retry-After`. The store's rate limiter was told (in
+    /// [`Runtime::observe`]): its next `acquire` waits, and lets concurrent requests go one
+    /// interval apart, not together. Without one, or for an endpoint with a bucket of its own
+    /// (which the limiter does not follow), this waits itself, and up to half as long again (at
+    /// least a second) at random, so that concurrent requests spread over the wait.
+    async fn wait_out_429(&self, wait: Duration, tried: &Tried) {
+        tracing::info!(
+            wait_ms = wait.as_millis() as u64,
+            "rate limited: waiting, not counted as an attempt"
+        );
+        let own_bucket = matches!(&tried.outcome, Attempt::Response(response, _)
+            if has_own_bucket(response.url()));
+        if self.rate_limit.is_some() && !own_bucket {
+            return;
+        }
+        let spread = wait
+            .max(Duration::from_secs(1))
+            .mul_f64(rand::random::<f64>() * 0.5);
+        // Boxed, as every path that waits for more than the service.
+        Box::pin(tokio::time::sleep(wait + spread)).await;
     }
 
     /// After a 401 `The access token is invalid`: the refreshed token to replay the request with
@@ -726,6 +774,26 @@ impl Tried {
                 && self.replayable
                 && is_invalid_token(body))
     }
+}
+
+/// The wait a 429 of `tried` asks for ([`retry::rate_limit_wait`]), if the request can be sent
+/// again and the wait ends before the call's `deadline`.
+fn rate_limited(tried: &Tried, deadline: Instant) -> Option<Duration> {
+    let Attempt::Response(response, _) = &tried.outcome else {
+        return None;
+    };
+    if !tried.replayable {
+        return None;
+    }
+    let wait = retry::rate_limit_wait(response.status(), response.headers(), SystemTime::now())?;
+    (Instant::now() + wait < deadline).then_some(wait)
+}
+
+/// Whether `url` is one of the customers endpoints, which have a rate limit of their own (500
+/// requests per 10 minutes) besides the store's: their `X-RateLimit-*` describe that bucket.
+fn has_own_bucket(url: &reqwest::Url) -> bool {
+    url.path_segments()
+        .is_some_and(|mut segments| segments.any(|segment| segment == "customers"))
 }
 
 /// The call's answer once the loop stops: the last response (its status recorded in the call's

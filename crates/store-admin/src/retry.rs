@@ -31,6 +31,14 @@
 //! describes the rate-limit window and is ignored). A server hint is not capped by `max_delay`,
 //! since retrying earlier than told only earns another 429; instead, if the wait would end past
 //! the total budget (`max_elapsed` since the first attempt), the decision is to stop.
+//!
+//! # A rate limit is never fatal
+//!
+//! A 429 that says how long to wait (`Retry-After`) is not a failure but a schedule:
+//! [`rate_limit_wait`] gives the wait, and the client waits it out (its rate limiter spreading
+//! concurrent requests over the wait) without counting an attempt or drawing on the budget, for
+//! as long as the operation's deadline allows. Only past the deadline, or for a 429 without
+//! `Retry-After`, does [`decide`] apply as above.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, SystemTime};
@@ -279,6 +287,20 @@ pub fn decide(policy: &RetryPolicy, input: &RetryInput<'_>) -> RetryDecision {
     }
 }
 
+/// The wait a 429 asks for when it says (`Retry-After`, seconds or an HTTP date): the client
+/// waits it out without counting an attempt (see the module documentation). `None` for any other
+/// answer, a 429 without `Retry-After` included.
+pub fn rate_limit_wait(
+    status: StatusCode,
+    headers: &HeaderMap,
+    now: SystemTime,
+) -> Option<Duration> {
+    if status != StatusCode::TOO_MANY_REQUESTS {
+        return None;
+    }
+    RateLimitHeaders::parse(headers, now).retry_after
+}
+
 /// A status no policy retries, whatever the method or the attempt: a success, a redirection or an
 /// informational answer ([`StopReason::Success`]). The client checks it first, so that an answer
 /// costs no jitter or clock reading.
@@ -519,6 +541,58 @@ mod tests {
 
     use RetryDecision::{RetryAfter, Stop};
     use TransportFailure::*;
+
+    #[test]
+    fn rate_limit_wait_table() {
+        let in_7s = httpdate::fmt_http_date(now() + S(7));
+        let rows: Vec<(&str, u16, Vec<(&'static str, &str)>, Option<Duration>)> = vec![
+            (
+                "429 Retry-After seconds",
+                429,
+                vec![("retry-after", "3")],
+                Some(S(3)),
+            ),
+            (
+                "429 Retry-After date",
+                429,
+                vec![("retry-after", &in_7s)],
+                Some(S(7)),
+            ),
+            (
+                "429 Retry-After 0",
+                429,
+                vec![("retry-after", "0")],
+                Some(S(0)),
+            ),
+            (
+                "429 with the reset alone: retried, counted",
+                429,
+                vec![("x-ratelimit-reset", "1700000010")],
+                None,
+            ),
+            (
+                "429 unreadable Retry-After",
+                429,
+                vec![("retry-after", "soon")],
+                None,
+            ),
+            (
+                "503 Retry-After: not a rate limit",
+                503,
+                vec![("retry-after", "3")],
+                None,
+            ),
+            ("200", 200, vec![("retry-after", "3")], None),
+        ];
+        for (name, status, pairs, want) in rows {
+            let got = rate_limit_wait(
+                StatusCode::from_u16(status).unwrap(),
+                &headers(&pairs),
+                now(),
+            );
+            assert_eq!(got, want, "{name}");
+        }
+    }
 
     #[test]
     fn decision_table() {

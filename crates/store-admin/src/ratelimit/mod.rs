@@ -28,19 +28,18 @@ use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 
-use governor::Quota;
 use governor::clock::{Clock, Reference};
-use governor::middleware::NoOpMiddleware;
 use governor::nanos::Nanos;
-use governor::state::{InMemoryState, NotKeyed};
-use http::HeaderMap;
+use http::{HeaderMap, StatusCode};
 use tokio::time::Instant;
 
 mod headers;
+pub mod learn;
 #[cfg(feature = "redis")]
 mod redis;
 
 pub use headers::RateLimitHeaders;
+use learn::{Answer, Bounds, Known, Rate};
 #[cfg(feature = "redis")]
 pub use redis::{RedisRateLimiter, RedisRateLimiters};
 
@@ -53,6 +52,17 @@ pub trait RateLimiter: Send + Sync + std::fmt::Debug {
 
     /// Reads a response's `X-RateLimit-*` and `Retry-After` to stay in step with the server.
     fn observe(&self, headers: &HeaderMap);
+
+    /// Reads one answer: its status (a 429 teaches more than a success), its headers, and
+    /// whether its endpoint has a bucket of its own (`own_bucket`: the customers endpoints, whose
+    /// headers describe that bucket, not the store's). The client calls this one; by default,
+    /// [`RateLimiter::observe`] of an answer of the store's bucket.
+    fn observe_answer(&self, status: StatusCode, headers: &HeaderMap, own_bucket: bool) {
+        let _ = status;
+        if !own_bucket {
+            self.observe(headers);
+        }
+    }
 }
 
 #[async_trait]
@@ -63,6 +73,17 @@ impl RateLimiter for RateLimit {
 
     fn observe(&self, headers: &HeaderMap) {
         RateLimit::observe(self, headers);
+    }
+
+    fn observe_answer(&self, status: StatusCode, headers: &HeaderMap, own_bucket: bool) {
+        if own_bucket {
+            return;
+        }
+        self.observe_answer_parsed(&Answer {
+            too_many: status == StatusCode::TOO_MANY_REQUESTS,
+            own_bucket,
+            headers: RateLimitHeaders::parse(headers, SystemTime::now()),
+        });
     }
 }
 
@@ -173,11 +194,8 @@ impl Clock for TokioClock {
     }
 }
 
-type Limiter =
-    governor::RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<TokioInstant>>;
-
-/// What the server last said about its bucket.
-#[derive(Debug, Default)]
+/// What the server last said about its bucket, and the limiter's own bucket.
+#[derive(Debug)]
 struct ServerState {
     /// Requests the server still allows before `window_end`.
     remaining: Option<u32>,
@@ -189,11 +207,43 @@ struct ServerState {
     paused_until: Option<Instant>,
     /// How often the server's bucket frees a slot (60 s / `X-RateLimit-Limit`).
     leak_interval: Option<Duration>,
+    /// The rate kept to: the starting one, or what the store taught ([`learn::learn`]).
+    known: Known,
+    /// The limiter's own leaky bucket (GCRA): the instant it would be empty, `None` when it is.
+    tat: Option<Instant>,
+}
+
+impl ServerState {
+    /// The store's rate is now `known`: the bucket keeps its level (in requests) at the new rate.
+    fn relearn(&mut self, known: Known, now: Instant) {
+        if let (Some(old), Some(new), Some(tat)) = (self.known.rate(), known.rate(), self.tat)
+            && old != new
+        {
+            let level = tat.saturating_duration_since(now).as_secs_f64()
+                / old.interval.as_secs_f64().max(f64::MIN_POSITIVE);
+            self.tat = Some(now + new.interval.mul_f64(level.min(f64::from(new.burst.get()))));
+        }
+        self.known = known;
+    }
+
+    /// When the next request may go by the limiter's own bucket (`Err`), or `Ok` with the
+    /// bucket's new empty instant once it is counted.
+    fn gcra(&self, now: Instant) -> Result<Option<Instant>, Instant> {
+        let Some(rate) = self.known.rate() else {
+            return Ok(None);
+        };
+        let tat = self.tat.map_or(now, |tat| tat.max(now));
+        let room = rate.interval * (rate.burst.get() - 1);
+        match tat.checked_sub(room) {
+            Some(allow_at) if allow_at > now => Err(allow_at),
+            _ => Ok(Some(tat + rate.interval)),
+        }
+    }
 }
 
 /// A per-store request rate limiter. See the module documentation.
 pub struct RateLimit {
-    limiter: Limiter,
+    bounds: Bounds,
     per_period: NonZeroU32,
     period: Duration,
     max_pause: Duration,
@@ -205,6 +255,7 @@ impl std::fmt::Debug for RateLimit {
         f.debug_struct("RateLimit")
             .field("per_period", &self.per_period)
             .field("period", &self.period)
+            .field("ceiling", &self.bounds.ceiling.is_some())
             .field("max_pause", &self.max_pause)
             .field(
                 "server",
@@ -215,36 +266,52 @@ impl std::fmt::Debug for RateLimit {
 }
 
 impl RateLimit {
-    /// The limit of a plan.
+    /// The limit of a plan, as a ceiling (see [`RateLimit::per_minute`]).
     pub fn plan(plan: Plan) -> Self {
         RateLimit::per_minute(plan.per_minute())
     }
 
     /// `n` requests a minute, the whole minute's worth usable at once (as the server's bucket).
+    /// A configured rate is a ceiling: the store's headers can lower it, never raise it.
     pub fn per_minute(n: NonZeroU32) -> Self {
-        RateLimit::build(n, Duration::from_secs(60))
+        RateLimit::build(n, Duration::from_secs(60), true)
     }
 
-    /// `n` requests per `period` (the customers endpoints: 500 per 10 minutes).
+    /// `n` requests per `period` (the customers endpoints: 500 per 10 minutes), as a ceiling.
     pub fn per_period(n: u32, period: Duration) -> Result<Self, RateLimitError> {
         let n = NonZeroU32::new(n).ok_or(RateLimitError::ZeroRate)?;
         if period.is_zero() {
             return Err(RateLimitError::ZeroPeriod);
         }
-        Ok(RateLimit::build(n, period))
+        Ok(RateLimit::build(n, period, true))
     }
 
-    fn build(n: NonZeroU32, period: Duration) -> Self {
-        let interval = (period / n.get()).max(Duration::from_nanos(1));
-        let quota = Quota::with_period(interval)
-            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
-            .allow_burst(n);
+    /// What every client gets unless told otherwise: `plan`'s rate until the store announces its
+    /// own (`X-RateLimit-Limit`), which is then kept to, up or down; not limited while the store
+    /// sends no rate-limit header at all (see [`learn`]).
+    pub fn learning(plan: Plan) -> Self {
+        RateLimit::build(plan.per_minute(), Duration::from_secs(60), false)
+    }
+
+    fn build(n: NonZeroU32, period: Duration, ceiling: bool) -> Self {
+        let start = Rate::per_period(n, period);
         RateLimit {
-            limiter: governor::RateLimiter::new(quota, InMemoryState::default(), TokioClock),
+            bounds: Bounds {
+                start,
+                ceiling: ceiling.then_some(start),
+            },
             per_period: n,
             period,
             max_pause: Duration::from_secs(60),
-            server: Mutex::new(ServerState::default()),
+            server: Mutex::new(ServerState {
+                remaining: None,
+                window_end: None,
+                window_id: None,
+                paused_until: None,
+                leak_interval: None,
+                known: Known::Assumed(start),
+                tat: None,
+            }),
         }
     }
 
@@ -255,31 +322,41 @@ impl RateLimit {
         self
     }
 
-    /// Requests allowed per period.
+    /// Requests allowed per period, as configured (or the plan a learning limiter starts at).
     pub fn capacity(&self) -> NonZeroU32 {
         self.per_period
     }
 
+    /// What the limiter knows of the store's rate now.
+    pub fn known(&self) -> Known {
+        self.server
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .known
+    }
+
     /// Waits until one more request may be sent, and counts it.
     pub async fn acquire(&self) {
-        loop {
-            if let Some(until) = self.server_wait() {
-                tokio::time::sleep_until(until).await;
-                continue;
-            }
-            match self.limiter.check() {
-                Ok(()) => {
-                    if self.take_server_slot() {
-                        return;
-                    }
-                    // The server's window is spent; loop to wait for its reset.
-                }
-                Err(not_until) => {
-                    let wait = not_until.wait_time_from(TokioClock.now());
-                    tokio::time::sleep(wait).await;
-                }
-            }
+        while let Err(until) = self.try_acquire(Instant::now()) {
+            tokio::time::sleep_until(until).await;
         }
+    }
+
+    /// Counts one request now if the server's state and the limiter's bucket allow it, else says
+    /// until when to wait. One lock: this is on every call's path.
+    fn try_acquire(&self, now: Instant) -> Result<(), Instant> {
+        let mut state = self.server.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(until) = self.server_wait(&mut state, now) {
+            return Err(until);
+        }
+        let tat = state.gcra(now)?;
+        if !self.take_server_slot(&mut state, now) {
+            return Err(state.paused_until.unwrap_or(now));
+        }
+        if tat.is_some() {
+            state.tat = tat;
+        }
+        Ok(())
     }
 
     /// Sends nothing before this instant, if the server asked for a pause.
@@ -289,9 +366,7 @@ impl RateLimit {
     }
 
     /// When the next request must wait for the server (paused, or its window spent).
-    fn server_wait(&self) -> Option<Instant> {
-        let now = Instant::now();
-        let mut state = self.server.lock().unwrap_or_else(PoisonError::into_inner);
+    fn server_wait(&self, state: &mut ServerState, now: Instant) -> Option<Instant> {
         if let Some(until) = state.paused_until {
             if until > now {
                 return Some(until);
@@ -311,13 +386,11 @@ impl RateLimit {
 
     /// Counts a request against the server's reported remainder; `false` (and a pause until the
     /// reset) when it is spent.
-    fn take_server_slot(&self) -> bool {
-        let mut state = self.server.lock().unwrap_or_else(PoisonError::into_inner);
+    fn take_server_slot(&self, state: &mut ServerState, now: Instant) -> bool {
         match state.remaining {
             Some(0) => {
                 // A leaky bucket frees one slot per leak interval: wait for that, not for the
                 // whole window, then ask again (the next response says what is left).
-                let now = Instant::now();
                 let leak = now
                     + state
                         .leak_interval
@@ -349,6 +422,21 @@ impl RateLimit {
 
     /// [`RateLimit::observe`] with the headers already read.
     pub fn observe_parsed(&self, read: &RateLimitHeaders) {
+        self.observe_answer_parsed(&Answer {
+            headers: *read,
+            ..Answer::default()
+        });
+    }
+
+    /// Reads one answer: learns the store's rate from it ([`learn::learn`]), keeps the bucket at
+    /// least as full as the store's ([`learn::backlog`]), and follows `X-RateLimit-Remaining`,
+    /// `X-RateLimit-Reset` and `Retry-After`. An answer of an endpoint with a bucket of its own
+    /// changes nothing.
+    pub fn observe_answer_parsed(&self, answer: &Answer) {
+        if answer.own_bucket {
+            return;
+        }
+        let read = &answer.headers;
         let instant_now = Instant::now();
         let in_window = |d: Duration| instant_now + d.min(self.max_pause);
         let remaining = read.remaining;
@@ -357,6 +445,15 @@ impl RateLimit {
         let retry = read.retry_after.map(in_window);
 
         let mut state = self.server.lock().unwrap_or_else(PoisonError::into_inner);
+        let known = learn::learn(state.known, &self.bounds, answer);
+        state.relearn(known, instant_now);
+        if let Some(rate) = known.rate()
+            && let Some(backlog) = learn::backlog(rate, answer)
+        {
+            // Never more than a full bucket: a longer wait is a pause, below.
+            let floor = instant_now + backlog.min(rate.interval * rate.burst.get());
+            state.tat = Some(state.tat.map_or(floor, |tat| tat.max(floor)));
+        }
         if let Some(remaining) = remaining {
             let same_window = window_id.is_none() || window_id == state.window_id;
             state.remaining = Some(match state.remaining {
