@@ -627,7 +627,7 @@ struct AppStoreInstall {
 /// merchant's browser is sent to, as `location`.
 async fn post_app_store_install(State(state): State<Shared>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let body = match read_body(body, &parts.headers, state.limits.body_bytes).await {
+    let body = match read_body(body, &parts.headers, &state.limits).await {
         Ok(body) => body,
         Err(error) => return error.into_response(),
     };
