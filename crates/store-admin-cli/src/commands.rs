@@ -9,11 +9,11 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use futures::StreamExt;
 use serde::Serialize;
 use store_admin::multipart::{FieldValue, Part};
-use store_admin::{PageOptions, Paginate, StoreAdmin};
+use store_admin::{PageOptions, Paginate, Skipped, StoreAdmin};
 
 use crate::cli::PageArgs;
 use crate::error::CliError;
-use crate::output::{Printer, Record, stderr_is_terminal};
+use crate::output::{Printer, Record, stderr_is_terminal, terminal_safe};
 
 /// What every command needs: the client, the printer and the paging settings.
 pub struct Ctx {
@@ -33,11 +33,13 @@ where
     R::Item: Record,
 {
     if pages.all {
+        let skipped = Skipped::new();
         let options = PageOptions::default()
             .per_page(pages.per_page.unwrap_or(60))
-            .concurrency(ctx.concurrency);
-        ctx.printer.stream(request.pages(options)).await?;
-        return Ok(());
+            .concurrency(ctx.concurrency)
+            .skip_undecodable(&skipped);
+        let written = ctx.printer.stream(request.pages(options)).await?;
+        return report_skipped(&skipped, written);
     }
     let mut request = request;
     if let Some(page) = pages.page {
@@ -61,6 +63,32 @@ where
         );
     }
     Ok(())
+}
+
+/// After `--all`: the records it skipped as undecodable, on standard error, and exit
+/// [`exit::INCOMPLETE`](crate::error::exit::INCOMPLETE) when there were any.
+fn report_skipped(skipped: &Skipped, written: u64) -> Result<(), CliError> {
+    if skipped.is_empty() {
+        return Ok(());
+    }
+    let records = skipped.records();
+    let mut text = format!(
+        "skipped {} record(s) that do not match the API document ({written} written):",
+        skipped.len()
+    );
+    for record in &records {
+        // The runtime has escaped and shortened the record; escaped again all the same.
+        text.push_str("\n  ");
+        text.push_str(&terminal_safe(&record.to_string(), false));
+    }
+    if skipped.len() > records.len() {
+        text.push_str(&format!(
+            "\n  ... and {} more",
+            skipped.len() - records.len()
+        ));
+    }
+    crate::note!("{text}");
+    Err(CliError::Quiet(crate::error::exit::INCOMPLETE))
 }
 
 /// A response body whose type is not a [`Record`]: its record (or list), the `data` of the

@@ -15,6 +15,9 @@ pub mod exit {
     pub const REFUSED: u8 = 3;
     /// The service was unreachable, timed out or failed (5xx), after retries.
     pub const UNAVAILABLE: u8 = 4;
+    /// `--all` skipped records that do not match the document: every other record was written,
+    /// the skipped ones are listed on standard error.
+    pub const INCOMPLETE: u8 = 5;
 }
 
 /// A failed command. `Display` is the message printed on standard error; no variant carries a

@@ -212,3 +212,84 @@ fn every_paged_list_prints_exactly_its_total_with_all() {
         "most paged lists need no argument: covered {covered:?}, skipped {skipped:?}"
     );
 }
+
+#[test]
+fn all_writes_every_good_record_lists_the_skipped_ones_on_stderr_and_exits_5() {
+    let total = quantities_total();
+    let faults = r#"{"corrupt_records":{"every":10,"operations":["list_product_quantities"]}}"#;
+    let bad = total / 10;
+    let (out, err) = run(
+        sandbox(&[
+            "--sandbox-faults",
+            faults,
+            "products",
+            "quantities",
+            "--all",
+            "--output",
+            "ndjson",
+        ]),
+        5,
+    );
+    let rows: Vec<types::ProductQuantity> = out
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    assert_eq!(rows.len(), total - bad, "every good record is written");
+    assert!(
+        err.starts_with(&format!(
+            "skipped {bad} record(s) that do not match the API document ({} written):\n",
+            total - bad
+        )),
+        "{err}"
+    );
+    assert_eq!(
+        err.lines().count(),
+        1 + bad,
+        "one line per skipped record: {err}"
+    );
+    assert!(
+        err.contains(
+            "\n  list_product_quantities: record 9 of page 1 does not match the API document at `data[9].id`: "
+        ),
+        "{err}"
+    );
+    assert!(err.contains(r#"(record: {"#), "{err}");
+    assert!(!err.chars().any(|c| c.is_control() && c != '\n'), "{err:?}");
+
+    // JSON is written whole at the end: every good record too.
+    let (out, _) = run(
+        sandbox(&[
+            "--sandbox-faults",
+            faults,
+            "products",
+            "quantities",
+            "--all",
+            "--output",
+            "json",
+        ]),
+        5,
+    );
+    assert_eq!(json(&out).as_array().map(Vec::len), Some(total - bad));
+}
+
+#[test]
+fn all_stops_at_the_short_page_whatever_total_pages_claims() {
+    let total = quantities_total();
+    let (out, _) = run(
+        sandbox(&[
+            "--sandbox-faults",
+            r#"{"total_pages":{"claim":1000000000000000}}"#,
+            "products",
+            "quantities",
+            "--all",
+            "--output",
+            "ndjson",
+        ]),
+        0,
+    );
+    assert_eq!(
+        out.lines().count(),
+        total,
+        "every record once, then the end"
+    );
+}
