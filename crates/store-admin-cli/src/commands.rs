@@ -351,7 +351,11 @@ pub fn relevant_suggestion(error: clap::Error, root: &clap::Command) -> clap::Er
     }
     let mut plain = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(root);
     for (kind, value) in error.context() {
-        if !matches!(kind, ContextKind::SuggestedArg | ContextKind::Suggested) {
+        // The usage line clap drew with the suggested flag goes too.
+        if !matches!(
+            kind,
+            ContextKind::SuggestedArg | ContextKind::Suggested | ContextKind::Usage
+        ) {
             plain.insert(kind, value.clone());
         }
     }
