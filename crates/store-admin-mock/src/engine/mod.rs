@@ -578,37 +578,7 @@ impl Engine {
                 }
                 Some(Ok(Some(_))) => {}
                 _ => {
-                    // Not a form (JSON, URL-encoded fields, or nothing): read as the service
-                    // reads such a body, and checked by the same schema, where a file cannot
-                    // come (a text for a file field is no file).
-                    let value = match serde_json::from_slice::<Value>(raw) {
-                        Ok(value @ Value::Object(_)) => value,
-                        _ if !empty && !raw.starts_with(b"{") && !raw.starts_with(b"[") => {
-                            Value::Object(
-                                form_urlencoded::parse(raw)
-                                    .map(|(k, v)| (k.into_owned(), Value::String(v.into_owned())))
-                                    .collect(),
-                            )
-                        }
-                        _ => Value::Object(Map::new()),
-                    };
-                    if let (true, Some(schema)) = (declared.multipart, declared.schema.as_ref()) {
-                        let mut value = value;
-                        if let Value::Object(map) = &mut value {
-                            map.retain(|name, _| !self.is_file_field(schema, name));
-                        }
-                        let read = validate::laravel(&self.doc, schema, &value);
-                        let validator = self.bodies.get(index).and_then(|cell| {
-                            cell.get_or_init(|| self.doc.validator(schema)).as_ref()
-                        });
-                        if let Some(validator) = validator {
-                            errors.extend(validate::check(validator, &read));
-                        }
-                        drop(read);
-                        body = value;
-                    } else if let Ok(value @ Value::Object(_)) =
-                        serde_json::from_slice::<Value>(raw)
-                    {
+                    if let Ok(value @ Value::Object(_)) = serde_json::from_slice::<Value>(raw) {
                         body = value;
                     }
                 }

@@ -35,10 +35,16 @@ pub(crate) fn store(
     merchant_id: Option<i64>,
 ) -> Store {
     let mut store = tables::Tables::seeded(seed, products, merchant_id).into_store();
+    let tabled: std::collections::HashSet<String> = engine
+        .collections
+        .keys()
+        .map(|k| engine.real_key(k).to_owned())
+        .filter(|k| store.records(k).len() > 0)
+        .collect();
     seed_events(engine, &mut store, seed);
     reference::seed(engine, &mut store);
     seed_generated(engine, &mut store, seed);
-    reference::documented_records(engine, &mut store, seed);
+    reference::documented_records(engine, &mut store, seed, &tabled);
     store
 }
 
