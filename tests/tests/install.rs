@@ -132,7 +132,7 @@ async fn an_app_store_install_is_stored_for_the_merchant_the_tokens_belong_to_on
     }
     let mut known = stores.merchants().await.unwrap();
     known.sort();
-    assert_eq!(known, ["501", "502"]);
+    assert_eq!(known, ["501", "502", "503"]);
     let health = fleet.health().await.unwrap();
     assert!(
         health.iter().all(|s| s.state == HealthState::Healthy),
