@@ -73,7 +73,7 @@ fn api_follows_o_too_json_is_the_response_table_and_csv_its_records() {
     assert!(lines[0].starts_with("id,"), "{out}");
     let out = ok(&["api", "GET", "/orders", "-f", "per_page=2", "-o", "table"]);
     assert_eq!(out.lines().count(), 3, "{out}");
-    assert!(out.starts_with("id"), "{out}");
+    assert!(out.trim_start().starts_with("id"), "{out}");
     let out = ok(&["api", "GET", "/orders", "-f", "per_page=2", "-o", "ndjson"]);
     assert_eq!(out.lines().count(), 1, "the response on one line: {out}");
     assert!(json(&out)["pagination"].is_object());
@@ -128,19 +128,6 @@ fn a_full_disk_on_standard_error_is_exit_1_and_no_panic() {
             .expect("runs");
         assert_eq!(output.status.code(), Some(1), "{args:?}");
     }
-}
-
-#[test]
-fn a_closed_standard_output_is_exit_1_with_a_reason() {
-    let output = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("exec \"$0\" completions bash >&-")
-        .arg(env!("CARGO_BIN_EXE_store-admin"))
-        .output()
-        .expect("sh runs");
-    let err = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{err}");
-    assert!(err.contains("standard output is closed"), "{err}");
 }
 
 #[test]
