@@ -221,6 +221,8 @@ fn faults(cli: &Cli) -> Result<FaultConfig> {
             rate: 1.0,
             operations: operations.clone(),
         }),
+        // The list answers that lie are set through --faults (JSON) only.
+        ..FaultConfig::default()
     })
 }
 
