@@ -443,6 +443,9 @@ struct Op {
     hand_written: bool,
     /// The fields of a `multipart/form-data` upload (sent through `StoreAdmin::multipart`).
     form: Option<Vec<FormField>>,
+    /// The type of an upload's form schema: `decode --request` reads the form's fields as JSON
+    /// (a file as its name), as the documentation shows them.
+    form_type: Option<syn::Type>,
     /// The success body's type of a hand-written operation (its response schema's name).
     hand_written_success: Option<syn::Type>,
     /// Required body fields whose flags are hand-written ([`EXTRAS`]).
@@ -1055,10 +1058,16 @@ fn build_op(
             .collect();
         body = Some((ty, fields));
     }
-    let form = match op.pointer("/requestBody/content/multipart~1form-data/schema") {
+    let form_schema = op.pointer("/requestBody/content/multipart~1form-data/schema");
+    let form = match form_schema {
         Some(schema) => Some(form_fields(doc, raw, schema, &taken)?),
         None => None,
     };
+    let form_type = form_schema
+        .and_then(Raw::ref_name)
+        .map(|name| syn::parse_str::<syn::Type>(&format!("types::{name}")))
+        .transpose()
+        .context("a form's type")?;
     let hand_written_success = if builder.is_none() {
         success_schema_name(raw, op)
             .map(|name| syn::parse_str::<syn::Type>(&format!("types::{name}")))
@@ -1092,6 +1101,7 @@ fn build_op(
             .context("an EXTRAS type")?,
         hand_written: builder.is_none() || method.is_empty(),
         form,
+        form_type,
         hand_written_success,
         owned_required,
         old_name: None,
@@ -1794,9 +1804,9 @@ impl Model {
                 }
                 _ => quote!(crate::decode::json::<types::ErrorResponse>),
             };
-            let request = match &op.body {
-                Some((ty, _)) => quote!(Some(crate::decode::json::<#ty>)),
-                None => quote!(None),
+            let request = match (&op.body, &op.form_type) {
+                (Some((ty, _)), _) | (None, Some(ty)) => quote!(Some(crate::decode::json::<#ty>)),
+                (None, None) => quote!(None),
             };
             quote! {
                 Decoder { operation_id: #id, success: #success, error: #error, request: #request }

@@ -386,8 +386,8 @@ struct Shared<'a> {
     /// The core's types, by name, with the traits each implements.
     core_types: &'a BTreeSet<String>,
     core_impls: &'a std::collections::BTreeMap<String, Vec<progenitor::TypeImpl>>,
-    /// The core's records (structs with named fields).
-    core_objects: &'a BTreeSet<String>,
+    /// The core's records and text types (what the lenient pass reads).
+    core_shapes: &'a rewrite::Shapes,
 }
 
 /// The client split by area: the core's and each area's `generated.rs`, and the facade's
@@ -406,10 +406,10 @@ pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Outp
         .with_context(|| format!("generating the core of {}", doc.rel_path))?;
     let mut core_file: syn::File =
         syn::parse2(core_tokens).context("progenitor's output for the core does not parse")?;
-    let (core_objects, core_impls) = rewrite::type_facts(&core_file);
+    let (core_shapes, core_impls) = rewrite::type_facts(&core_file);
     let core_types: BTreeSet<String> = split.core.iter().map(|s| type_name(s)).collect();
     rewrite::prune_struct_builders(&mut core_file, &keep_builders);
-    rewrite::lenient_fields(&mut core_file, &core_objects, &quote!(crate::lenient))
+    rewrite::lenient_fields(&mut core_file, &core_shapes, &quote!(crate::lenient))
         .context("the core's types")?;
     rewrite::gate_json_schema(&mut core_file);
     core_file.items.retain(|item| match item {
@@ -435,7 +435,7 @@ pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Outp
         keep_builders: &keep_builders,
         core_types: &core_types,
         core_impls: &core_impls,
-        core_objects: &core_objects,
+        core_shapes: &core_shapes,
     };
     let areas: Vec<Result<Output>> = std::thread::scope(|scope| {
         let handles: Vec<_> = split
@@ -490,24 +490,23 @@ fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
         .with_context(|| format!("generating the `{}` area of {}", part.name, doc.rel_path))?;
     let mut file: syn::File = syn::parse2(tokens)
         .with_context(|| format!("progenitor's output for `{}` does not parse", part.name))?;
-    let (area_objects, _) = rewrite::type_facts(&file);
-    if let Some(twice) = area_objects.iter().find(|t| shared.core_types.contains(*t)) {
+    let (area_shapes, _) = rewrite::type_facts(&file);
+    if let Some(twice) = area_shapes
+        .records
+        .keys()
+        .find(|t| shared.core_types.contains(*t))
+    {
         bail!(
             "the `{}` area generated `{twice}`, a type of the core (type replacement missed it)",
             part.name
         );
     }
     // An area's types reach the core's and its own, never another area's.
-    let objects: BTreeSet<String> = shared
-        .core_objects
-        .iter()
-        .chain(&area_objects)
-        .cloned()
-        .collect();
+    let shapes = shared.core_shapes.union(&area_shapes);
     rewrite::prune_struct_builders(&mut file, shared.keep_builders);
     rewrite::lenient_fields(
         &mut file,
-        &objects,
+        &shapes,
         &quote!(::store_admin_client_core::lenient),
     )
     .with_context(|| format!("the types of the `{}` area", part.name))?;

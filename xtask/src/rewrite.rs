@@ -59,17 +59,113 @@ fn derives(attrs: &[Attribute], name: &str) -> bool {
     })
 }
 
-/// The types of the `types` module that typify generates as structs with named fields (the
-/// objects of the document), and the traits each type implements (for progenitor's type
-/// replacement in the areas that use them).
-pub fn type_facts(file: &syn::File) -> (BTreeSet<String>, BTreeMap<String, Vec<TypeImpl>>) {
-    let mut objects = BTreeSet::new();
+/// What the lenient pass needs to know of the types a generated file reaches: which are records
+/// (structs with named fields, with their primary field if any) and which are text (string
+/// newtypes and string enums). An area's shapes are the core's and its own.
+#[derive(Clone, Debug, Default)]
+pub struct Shapes {
+    /// Each record, with the wire name of its primary field: the field a single value stands for
+    /// (`lenient::Primary`).
+    pub records: BTreeMap<String, Option<String>>,
+    /// The string newtypes and string enums.
+    pub strings: BTreeSet<String>,
+}
+
+impl Shapes {
+    /// The shapes of both.
+    pub fn union(&self, other: &Shapes) -> Shapes {
+        let mut out = self.clone();
+        out.records
+            .extend(other.records.iter().map(|(k, v)| (k.clone(), v.clone())));
+        out.strings.extend(other.strings.iter().cloned());
+        out
+    }
+}
+
+/// A field's name on the wire (its `#[serde(rename)]`, else its identifier).
+fn wire_name(field: &syn::Field) -> Option<String> {
+    for attr in &field.attrs {
+        for meta in serde_items(attr).into_iter().flatten() {
+            if let Meta::NameValue(nv) = &meta
+                && nv.path.is_ident("rename")
+                && let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) = &nv.value
+            {
+                return Some(s.value());
+            }
+        }
+    }
+    field
+        .ident
+        .as_ref()
+        .map(|i| i.to_string().trim_start_matches("r#").to_owned())
+}
+
+/// Whether typify made a field required: not an `Option` (or a nullable one, decoded with
+/// `Option::deserialize`), and without `#[serde(default)]`.
+fn is_required(field: &syn::Field) -> bool {
+    let mut default = false;
+    let mut nullable = false;
+    for attr in &field.attrs {
+        for meta in serde_items(attr).into_iter().flatten() {
+            match &meta {
+                Meta::Path(p) if p.is_ident("default") => default = true,
+                Meta::NameValue(nv) if nv.path.is_ident("default") => default = true,
+                Meta::NameValue(nv) if nv.path.is_ident("deserialize_with") => nullable = true,
+                _ => {}
+            }
+        }
+    }
+    !default && (nullable || last_ident(&field.ty).as_deref() != Some("Option"))
+}
+
+/// The primary field of a record, the one a single value stands for: `id` when every other
+/// field is optional, else the record's one required field; a list or a map is no primary
+/// field.
+fn primary_field(fields: &syn::FieldsNamed) -> Option<String> {
+    let scalar = |f: &syn::Field| {
+        let mut ty = &f.ty;
+        // `Option<T>`: look at `T`.
+        if let Type::Path(p) = ty
+            && let Some(last) = p.path.segments.last()
+            && last.ident == "Option"
+            && let syn::PathArguments::AngleBracketed(args) = &last.arguments
+            && let Some(syn::GenericArgument::Type(inner)) = args.args.first()
+        {
+            ty = inner;
+        }
+        !matches!(
+            last_ident(ty).as_deref(),
+            Some("Vec" | "BTreeMap" | "Map" | "HashMap" | "Value")
+        )
+    };
+    let required: Vec<&syn::Field> = fields.named.iter().filter(|f| is_required(f)).collect();
+    let id = fields
+        .named
+        .iter()
+        .find(|f| wire_name(f).as_deref() == Some("id"));
+    let primary = match (id, required.as_slice()) {
+        (Some(id), []) => id,
+        (Some(id), [only]) if wire_name(only).as_deref() == Some("id") => id,
+        (_, [only]) => only,
+        _ => return None,
+    };
+    scalar(primary).then(|| wire_name(primary)).flatten()
+}
+
+/// The shapes of the `types` module (what the lenient pass reads), and the traits each type
+/// implements (for progenitor's type replacement in the areas that use them). Run it on
+/// typify's output, before [`lenient_fields`].
+pub fn type_facts(file: &syn::File) -> (Shapes, BTreeMap<String, Vec<TypeImpl>>) {
+    let mut shapes = Shapes::default();
     let mut impls: BTreeMap<String, Vec<TypeImpl>> = BTreeMap::new();
     let Some(items) = file.items.iter().find_map(|item| match item {
         Item::Mod(m) if m.ident == "types" => m.content.as_ref().map(|(_, items)| items),
         _ => None,
     }) else {
-        return (objects, impls);
+        return (shapes, impls);
     };
     for item in items {
         match item {
@@ -80,8 +176,8 @@ pub fn type_facts(file: &syn::File) -> (BTreeSet<String>, BTreeMap<String, Vec<T
                     entry.push(TypeImpl::Default);
                 }
                 match &s.fields {
-                    Fields::Named(_) => {
-                        objects.insert(name);
+                    Fields::Named(fields) => {
+                        shapes.records.insert(name, primary_field(fields));
                     }
                     Fields::Unnamed(fields) => {
                         let is_string = fields.unnamed.len() == 1
@@ -93,6 +189,7 @@ pub fn type_facts(file: &syn::File) -> (BTreeSet<String>, BTreeMap<String, Vec<T
                                 == Some("String");
                         if is_string {
                             entry.push(TypeImpl::FromStringIrrefutable);
+                            shapes.strings.insert(name);
                         }
                     }
                     Fields::Unit => {}
@@ -102,6 +199,11 @@ pub fn type_facts(file: &syn::File) -> (BTreeSet<String>, BTreeMap<String, Vec<T
                 let entry = impls.entry(e.ident.to_string()).or_default();
                 if derives(&e.attrs, "Default") {
                     entry.push(TypeImpl::Default);
+                }
+                if !e.variants.is_empty()
+                    && e.variants.iter().all(|v| matches!(v.fields, Fields::Unit))
+                {
+                    shapes.strings.insert(e.ident.to_string());
                 }
             }
             Item::Impl(i) => {
@@ -123,7 +225,7 @@ pub fn type_facts(file: &syn::File) -> (BTreeSet<String>, BTreeMap<String, Vec<T
         list.sort_by_key(|i| format!("{i:?}"));
         list.dedup();
     }
-    (objects, impls)
+    (shapes, impls)
 }
 
 /// Removes typify's struct builders (`types::builder::X`, `X::builder()` and the conversions) of
@@ -160,7 +262,7 @@ pub fn prune_struct_builders(file: &mut syn::File, keep: &BTreeSet<String>) {
 
 /// The adapter of the core crate's `lenient` module that decodes a field of type `ty`, or `None`
 /// when plain serde does (strings, booleans, enums, JSON values...).
-pub fn adapter(ty: &Type, objects: &BTreeSet<String>) -> Result<Option<TokenStream>> {
+pub fn adapter(ty: &Type, shapes: &Shapes) -> Result<Option<TokenStream>> {
     let Type::Path(path) = ty else {
         return Ok(None);
     };
@@ -181,7 +283,7 @@ pub fn adapter(ty: &Type, objects: &BTreeSet<String>) -> Result<Option<TokenStre
     let name = last.ident.to_string();
     let inner = |i: usize| -> Result<Option<TokenStream>> {
         match args.get(i) {
-            Some(t) => adapter(t, objects),
+            Some(t) => adapter(t, shapes),
             None => bail!("`{}` has no type argument {i}", ty.to_token_stream()),
         }
     };
@@ -200,13 +302,19 @@ pub fn adapter(ty: &Type, objects: &BTreeSet<String>) -> Result<Option<TokenStre
         "i8" | "i16" | "i32" | "i64" | "i128" | "u8" | "u16" | "u32" | "u64" | "u128" | "f32"
         | "f64" | "NonZeroU8" | "NonZeroU16" | "NonZeroU32" | "NonZeroU64" | "NonZeroI8"
         | "NonZeroI16" | "NonZeroI32" | "NonZeroI64" => Some(quote!(lenient::Num)),
-        _ if objects.contains(&name) => Some(quote!(lenient::Obj)),
+        "String" | "str" => Some(quote!(lenient::Str)),
+        "bool" => Some(quote!(lenient::Bool)),
+        _ if shapes.strings.contains(&name) => Some(quote!(lenient::Str)),
         "HashMap" | "HashSet" | "BTreeSet" => bail!(
             "`{}`: a container the lenient decoder does not cover (add it to the core crate's \
              `lenient` module and to xtask/src/rewrite.rs)",
             ty.to_token_stream()
         ),
-        _ => None,
+        _ => match shapes.records.get(&name) {
+            Some(Some(_)) => Some(quote!(lenient::Ref)),
+            Some(None) => Some(quote!(lenient::Obj)),
+            None => None,
+        },
     })
 }
 
@@ -219,33 +327,47 @@ fn serde_items(attr: &Attribute) -> Option<Punctuated<Meta, syn::Token![,]>> {
         .ok()
 }
 
-/// Gives every field of every serde-derived struct of the `types` module whose type holds a number
-/// or an object `#[serde(deserialize_with = "lenient::As::<adapter>::deserialize")]`, and
+/// Gives every field of every serde-derived struct of the `types` module whose type holds a
+/// number, a string, a boolean or an object (`shapes` says which types are records and which are
+/// text) `#[serde(deserialize_with = "lenient::As::<adapter>::deserialize")]`, and
 /// `#[serde(default)]` to such an optional field (serde only defaults a missing `Option` when it
-/// decodes it itself). A required nullable field (typify's
-/// `deserialize_with = "Option::deserialize"`) stays required. Serialization is unchanged.
-/// `lenient_path` is how the generated file names the core's `lenient` module.
+/// decodes it itself); an optional list or map (`#[serde(default)]`) reads `null` as empty
+/// (`lenient::Defaulted`). A required nullable field (typify's
+/// `deserialize_with = "Option::deserialize"`) stays required. Each record of the file with a
+/// primary field implements `lenient::Primary`. Serialization is unchanged. `lenient_path` is how
+/// the generated file names the core's `lenient` module.
 pub fn lenient_fields(
     file: &mut syn::File,
-    objects: &BTreeSet<String>,
+    shapes: &Shapes,
     lenient_path: &TokenStream,
 ) -> Result<()> {
     let Some(types) = module_items(&mut file.items, "types") else {
         return Ok(());
     };
     let mut touched = false;
+    let mut primaries: Vec<Item> = Vec::new();
     for item in types.iter_mut() {
         let Item::Struct(s) = item else { continue };
         if !derives(&s.attrs, "Deserialize") {
             continue;
         }
+        if let Some(Some(field)) = shapes.records.get(&s.ident.to_string()) {
+            let ident = &s.ident;
+            primaries.push(parse_quote! {
+                impl lenient::Primary for #ident {
+                    const FIELD: &'static str = #field;
+                }
+            });
+        }
+        // A newtype's field (`#[serde(transparent)]`) takes no `default`.
+        let tuple = matches!(s.fields, Fields::Unnamed(_));
         let fields: Vec<&mut syn::Field> = match &mut s.fields {
             Fields::Named(f) => f.named.iter_mut().collect(),
             Fields::Unnamed(f) => f.unnamed.iter_mut().collect(),
             Fields::Unit => Vec::new(),
         };
         for field in fields {
-            let Some(adapter) = adapter(&field.ty, objects).map_err(|e| {
+            let Some(adapter) = adapter(&field.ty, shapes).map_err(|e| {
                 anyhow::anyhow!(
                     "types::{}::{}: {e}",
                     s.ident,
@@ -260,6 +382,7 @@ pub fn lenient_fields(
                 continue;
             };
             let mut has_default = false;
+            let mut plain_default = false;
             let mut required = false;
             let mut attrs = Vec::new();
             for attr in field.attrs.drain(..) {
@@ -272,6 +395,7 @@ pub fn lenient_fields(
                     match &meta {
                         Meta::Path(p) if p.is_ident("default") => {
                             has_default = true;
+                            plain_default = true;
                             keep.push(meta);
                         }
                         Meta::NameValue(nv) if nv.path.is_ident("default") => {
@@ -289,11 +413,16 @@ pub fn lenient_fields(
                 }
             }
             let is_option = last_ident(&field.ty).as_deref() == Some("Option");
+            let adapter = if plain_default && !is_option {
+                quote!(lenient::Defaulted<#adapter>)
+            } else {
+                adapter
+            };
             let with = format!(
                 "lenient::As::<{}>::deserialize",
                 adapter.to_string().replace(' ', "")
             );
-            if is_option && !has_default && !required {
+            if is_option && !has_default && !required && !tuple {
                 attrs.push(parse_quote!(#[serde(default, deserialize_with = #with)]));
             } else {
                 attrs.push(parse_quote!(#[serde(deserialize_with = #with)]));
@@ -302,6 +431,8 @@ pub fn lenient_fields(
             touched = true;
         }
     }
+    touched |= !primaries.is_empty();
+    types.extend(primaries);
     if touched {
         types.insert(0, parse_quote!(use #lenient_path;));
     }
@@ -907,10 +1038,21 @@ pub fn mark_deprecated(file: &mut syn::File, operations: &[OperationMeta]) {
 mod tests {
     use super::*;
 
+    /// `Money` a record with a primary field, `Options` one without, `Status` a string enum.
+    fn shapes() -> Shapes {
+        Shapes {
+            records: [
+                ("Money".to_owned(), Some("amount".to_owned())),
+                ("Options".to_owned(), None),
+            ]
+            .into(),
+            strings: ["Status".to_owned()].into(),
+        }
+    }
+
     fn adapter_of(ty: &str) -> String {
-        let objects: BTreeSet<String> = ["Money".to_owned()].into();
         let ty: Type = syn::parse_str(ty).expect("a type");
-        adapter(&ty, &objects)
+        adapter(&ty, &shapes())
             .expect("covered")
             .map(|a| a.to_string().replace(' ', ""))
             .unwrap_or_else(|| "-".to_owned())
@@ -1087,24 +1229,30 @@ mod tests {
             adapter_of("::std::option::Option<f64>"),
             "lenient::Opt<lenient::Num>"
         );
-        assert_eq!(adapter_of("::std::string::String"), "-");
+        assert_eq!(adapter_of("::std::string::String"), "lenient::Str");
+        assert_eq!(adapter_of("bool"), "lenient::Bool");
+        assert_eq!(adapter_of("Status"), "lenient::Str");
         assert_eq!(
             adapter_of("::std::option::Option<::std::string::String>"),
-            "-"
+            "lenient::Opt<lenient::Str>"
         );
         assert_eq!(
             adapter_of("::std::vec::Vec<Money>"),
+            "lenient::Seq<lenient::Ref>"
+        );
+        assert_eq!(
+            adapter_of("::std::vec::Vec<Options>"),
             "lenient::Seq<lenient::Obj>"
         );
         assert_eq!(
             adapter_of("::std::option::Option<::std::boxed::Box<super::types::Money>>"),
-            "lenient::Opt<lenient::Boxed<lenient::Obj>>"
+            "lenient::Opt<lenient::Boxed<lenient::Ref>>"
         );
         assert_eq!(
             adapter_of(
                 "::std::collections::BTreeMap<::std::string::String, ::std::string::String>"
             ),
-            "lenient::Map<lenient::Same>"
+            "lenient::Map<lenient::Str>"
         );
         assert_eq!(
             adapter_of("::std::collections::BTreeMap<::std::string::String, ::std::vec::Vec<i64>>"),
@@ -1116,9 +1264,60 @@ mod tests {
         );
         assert_eq!(adapter_of("::serde_json::Value"), "-");
         assert_eq!(adapter_of("IntegerOrString"), "-");
-        let objects = BTreeSet::new();
         let set: Type = syn::parse_str("::std::collections::BTreeSet<i64>").expect("a type");
-        assert!(adapter(&set, &objects).is_err());
+        assert!(adapter(&set, &Shapes::default()).is_err());
+    }
+
+    #[test]
+    fn a_record_s_primary_field_is_its_id_or_its_one_required_field() {
+        let file: syn::File = parse_quote! {
+            pub mod types {
+                #[derive(::serde::Deserialize)]
+                pub struct Customer {
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    pub id: ::std::option::Option<i64>,
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    pub name: ::std::option::Option<::std::string::String>,
+                }
+                #[derive(::serde::Deserialize)]
+                pub struct Money {
+                    pub amount: NumberOrString,
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    pub currency: ::std::option::Option<::std::string::String>,
+                }
+                #[derive(::serde::Deserialize)]
+                pub struct Pair {
+                    pub id: i64,
+                    pub name: ::std::string::String,
+                }
+                #[derive(::serde::Deserialize)]
+                pub struct Tags {
+                    pub tags: ::std::vec::Vec<::std::string::String>,
+                }
+                #[derive(::serde::Deserialize)]
+                pub struct Renamed {
+                    #[serde(rename = "type")]
+                    pub type_: ::std::string::String,
+                    #[serde(deserialize_with = "::std::option::Option::deserialize")]
+                    pub note: ::std::option::Option<::std::string::String>,
+                }
+                #[derive(::serde::Deserialize)]
+                pub struct Code(::std::string::String);
+                #[derive(::serde::Deserialize)]
+                pub enum Status { Active, Hidden }
+            }
+        };
+        let (shapes, _) = type_facts(&file);
+        let primary = |name: &str| shapes.records[name].clone();
+        assert_eq!(primary("Customer").as_deref(), Some("id"), "id, all else optional");
+        assert_eq!(primary("Money").as_deref(), Some("amount"), "the one required field");
+        assert_eq!(primary("Pair"), None, "two required fields");
+        assert_eq!(primary("Tags"), None, "a list is no primary field");
+        assert_eq!(primary("Renamed"), None, "a required nullable field is required");
+        assert_eq!(
+            shapes.strings,
+            ["Code".to_owned(), "Status".to_owned()].into()
+        );
     }
 
     #[test]
@@ -1133,11 +1332,17 @@ mod tests {
                     #[serde(deserialize_with = "::std::option::Option::deserialize")]
                     pub paid: ::std::option::Option<f64>,
                     pub name: ::std::string::String,
+                    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+                    pub tags: ::std::vec::Vec<::std::string::String>,
+                    pub note: ::serde_json::Value,
+                }
+                #[derive(::serde::Deserialize, ::serde::Serialize)]
+                pub struct Money {
+                    pub amount: f64,
                 }
             }
         };
-        let objects: BTreeSet<String> = ["Money".to_owned()].into();
-        lenient_fields(&mut file, &objects, &quote!(crate::lenient)).expect("rewrites");
+        lenient_fields(&mut file, &shapes(), &quote!(crate::lenient)).expect("rewrites");
         let text = prettyplease::unparse(&file);
         let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(flat.contains("use crate::lenient;"), "{text}");
@@ -1146,7 +1351,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            flat.contains("#[serde(skip_serializing_if = \"::std::option::Option::is_none\")] #[serde( default, deserialize_with = \"lenient::As::<lenient::Opt<lenient::Obj>>::deserialize\" )] pub total"),
+            flat.contains("#[serde(skip_serializing_if = \"::std::option::Option::is_none\")] #[serde( default, deserialize_with = \"lenient::As::<lenient::Opt<lenient::Ref>>::deserialize\" )] pub total"),
             "{text}"
         );
         // Required and nullable: no default, so a missing field stays an error.
@@ -1155,11 +1360,19 @@ mod tests {
             "{text}"
         );
         assert!(
-            flat.contains("} pub name: ::std::string::String,")
-                || flat.contains(" pub name: ::std::string::String,"),
+            flat.contains("#[serde(deserialize_with = \"lenient::As::<lenient::Str>::deserialize\")] pub name: ::std::string::String,"),
             "{text}"
         );
-        assert_eq!(text.matches("deserialize_with").count(), 3, "{text}");
+        // An optional list: `null` is the empty list.
+        assert!(
+            flat.contains("lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Str>>>::deserialize\" )] pub tags"),
+            "{text}"
+        );
+        assert_eq!(text.matches("deserialize_with").count(), 6, "{text}");
+        assert!(
+            flat.contains("impl lenient::Primary for Money { const FIELD: &'static str = \"amount\"; }"),
+            "{text}"
+        );
     }
 
     #[test]

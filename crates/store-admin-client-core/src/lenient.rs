@@ -1,23 +1,49 @@
 //! Tolerant decoding: the service is a PHP application, and its JSON says so.
 //!
-//! An empty object may arrive as an empty array (`[]`) wherever an object is expected (a record,
-//! a map of headers, an options object, `links`), and integers and numbers may arrive as their
-//! decimal strings (`"42"`, `"10.70"`). `cargo xtask generate` gives every field of every
-//! generated type whose type holds a number or an object a
+//! PHP's arrays, loose types and form habits reach the wire: an empty object arrives as `[]`,
+//! numbers as their strings and strings as numbers, booleans as `0`/`1` or `"on"`, a list as an
+//! object keyed by index or as its one item, `null` where the field is simply absent, a record as
+//! its id. `cargo xtask generate` gives every field of every generated type whose type holds a
+//! number, a string, a boolean or an object a
 //! `#[serde(deserialize_with = "lenient::As::<adapter>::deserialize")]`, the adapter following the
-//! field's type: [`Num`] for a number, [`Obj`] for a record, [`Map`] for a map, [`Opt`], [`Seq`]
-//! and [`Boxed`] around them, [`Same`] for what needs nothing. That is the one mechanism: no
-//! schema of the document is special-cased, and serialization is unchanged (the attribute is on
-//! deserialization only).
+//! field's type: [`Num`] for a number, [`Str`] for text (a `String`, a string newtype or a string
+//! enum), [`Bool`] for a boolean, [`Obj`] for a record, [`Ref`] for a record with a [`Primary`]
+//! field, [`Map`] for a map, [`Opt`], [`Defaulted`], [`Seq`] and [`Boxed`] around them, [`Same`]
+//! for what needs nothing. That is the one mechanism: no schema of the document is special-cased,
+//! and serialization is unchanged (the attribute is on deserialization only).
 //!
 //! What is accepted, beside what the type itself accepts:
-//! - at a record or map position, `[]` decodes exactly as `{}` would (a record whose fields are
-//!   all optional, an empty map); a non-empty array there is an error;
 //! - at a number position, a string holding the number (`"42"`, `" 7 "`, `"10.70"` for a float),
-//!   parsed by the type's `FromStr`; other strings, `true` or `{}` stay errors that name the
-//!   expected type.
+//!   parsed by the type's `FromStr`, and a boolean as `1`/`0`;
+//! - at a text position, a number as its text (`12` as `"12"`, `10.5` as `"10.5"`) and `null` as
+//!   the empty text (a required text the service left out);
+//! - at a boolean position, `1`/`0` and the strings `"1"`/`"0"`, `"true"`/`"false"`,
+//!   `"on"`/`"off"`, `"yes"`/`"no"` (any case);
+//! - at a list position, an object whose keys are all indexes (`{"0": a, "1": b}`) as its values
+//!   in order, and a single value (a string, a number, a boolean, an object with other keys) as
+//!   the list of that value;
+//! - at a record or map position, `[]` decodes exactly as `{}` would (a record whose fields are
+//!   all optional, an empty map); a one-item array is its item at a record position, and an array
+//!   is the map of its items by index (`"0"`, `"1"`...) at a map position;
+//! - at an optional position, `null` is absent (for an `Option` as for an optional list or map,
+//!   [`Defaulted`]), and so is an empty object (`{}` or `[]`) for a record that cannot be empty
+//!   (it has a required field): PHP's `"sale_price": {}` for no sale price;
+//! - a single value (a number, a string) where a record is expected stands for the record's
+//!   primary field, the record decoding with that field alone: `"customer": 12` as
+//!   `{"id": 12}`, `"price": 100` as `{"amount": 100}`. The rule, applied by the xtask to each
+//!   record: the primary field is `id` when every other field is optional, else the record's one
+//!   required field; a record with several required fields (or none, and no `id`) has none, and
+//!   a single value there stays an error naming the record. A record that wants a single value
+//!   read as one of its fields says so in the document by requiring that field alone.
 //!
-//! The adapters decode in one pass, without buffering: what costs nothing on a well-formed body.
+//! What cannot be read this way is still an error that names what was expected, and
+//! `serde_path_to_error` still names its JSON path: the adapters hand the type's own fields,
+//! elements and keys on through the deserializer they were given.
+//!
+//! The adapters decode in one pass, without buffering: on a body that is as the document says,
+//! nothing is allocated that plain serde would not allocate. Untagged enums (a `oneOf`) buffer
+//! as serde always does, and their variants' records decode through their own fields' adapters;
+//! a variant itself gets no adapter, so no variant starts to match what another matched before.
 //!
 //! ```
 //! use store_admin_client_core::lenient;
@@ -29,19 +55,45 @@
 //! }
 //!
 //! #[derive(serde::Deserialize, Debug, PartialEq)]
+//! struct Customer {
+//!     #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
+//!     id: i64,
+//! }
+//!
+//! impl lenient::Primary for Customer {
+//!     const FIELD: &'static str = "id";
+//! }
+//!
+//! #[derive(serde::Deserialize, Debug, PartialEq)]
 //! struct Item {
 //!     #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
 //!     id: i64,
+//!     #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
+//!     sku: String,
+//!     #[serde(deserialize_with = "lenient::As::<lenient::Bool>::deserialize")]
+//!     active: bool,
 //!     #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
 //!     options: Options,
-//!     #[serde(deserialize_with = "lenient::As::<lenient::Map<lenient::Same>>::deserialize")]
+//!     #[serde(deserialize_with = "lenient::As::<lenient::Map<lenient::Str>>::deserialize")]
 //!     headers: std::collections::BTreeMap<String, String>,
+//!     #[serde(deserialize_with = "lenient::As::<lenient::Seq<lenient::Str>>::deserialize")]
+//!     tags: Vec<String>,
+//!     #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+//!     customer: Customer,
 //! }
 //!
-//! let item: Item = serde_json::from_str(r#"{"id": "42", "options": [], "headers": []}"#).unwrap();
+//! let item: Item = serde_json::from_str(
+//!     r#"{"id": "42", "sku": 1234, "active": "on", "options": [], "headers": [],
+//!         "tags": "sale", "customer": "7"}"#,
+//! )
+//! .unwrap();
 //! assert_eq!(item.id, 42);
+//! assert_eq!(item.sku, "1234");
+//! assert!(item.active);
 //! assert_eq!(item.options, Options::default());
 //! assert!(item.headers.is_empty());
+//! assert_eq!(item.tags, ["sale"]);
+//! assert_eq!(item.customer, Customer { id: 7 });
 //! ```
 
 use std::collections::BTreeMap;
@@ -50,7 +102,7 @@ use std::marker::PhantomData;
 use std::str::FromStr;
 
 use serde::Deserialize;
-use serde::de::value::MapAccessDeserializer;
+use serde::de::value::{BorrowedStrDeserializer, MapAccessDeserializer};
 use serde::de::{
     self, DeserializeSeed, Deserializer, IgnoredAny, IntoDeserializer, MapAccess, SeqAccess,
     Unexpected, Visitor,
@@ -60,6 +112,13 @@ use serde::de::{
 pub trait DeserializeAs<'de, T>: Sized {
     /// Decodes a `T`.
     fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error>;
+
+    /// Decodes a `T` at an optional position, where the adapter may read what it is given as
+    /// absent (a record's [`Opt`] reads an empty object as `None` when the record cannot be
+    /// empty). By default, what [`deserialize_as`](Self::deserialize_as) reads.
+    fn deserialize_opt_as<D: Deserializer<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+        Self::deserialize_as(deserializer).map(Some)
+    }
 }
 
 /// The entry point of the generated attributes: `As::<A>::deserialize` decodes through the
@@ -87,7 +146,8 @@ impl<'de, T: Deserialize<'de>> DeserializeAs<'de, T> for Same {
 }
 
 /// `null` (or a missing field, with `#[serde(default)]`) is `None`; anything else decodes
-/// through `A`.
+/// through `A` (which may read it as absent too: an empty object for a record that cannot be
+/// empty).
 pub struct Opt<A>(PhantomData<A>);
 
 impl<'de, T, A: DeserializeAs<'de, T>> DeserializeAs<'de, Option<T>> for Opt<A> {
@@ -105,10 +165,20 @@ impl<'de, T, A: DeserializeAs<'de, T>> DeserializeAs<'de, Option<T>> for Opt<A> 
                 Ok(None)
             }
             fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-                A::deserialize_as(d).map(Some)
+                A::deserialize_opt_as(d)
             }
         }
         deserializer.deserialize_option(OptVisitor::<T, A>(PhantomData))
+    }
+}
+
+/// An optional field that is not an `Option` (a list or a map with `#[serde(default)]`):
+/// `null` is the type's default, as a missing field is; anything else decodes through `A`.
+pub struct Defaulted<A>(PhantomData<A>);
+
+impl<'de, T: Default, A: DeserializeAs<'de, T>> DeserializeAs<'de, T> for Defaulted<A> {
+    fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+        Opt::<A>::deserialize_as(deserializer).map(Option::unwrap_or_default)
     }
 }
 
@@ -119,10 +189,21 @@ impl<'de, T, A: DeserializeAs<'de, T>> DeserializeAs<'de, Box<T>> for Boxed<A> {
     fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<Box<T>, D::Error> {
         A::deserialize_as(deserializer).map(Box::new)
     }
+    fn deserialize_opt_as<D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Box<T>>, D::Error> {
+        A::deserialize_opt_as(deserializer).map(|v| v.map(Box::new))
+    }
 }
 
 /// One element, map value or field through `A`.
 struct Seed<T, A>(PhantomData<(T, A)>);
+
+impl<T, A> Seed<T, A> {
+    fn new() -> Self {
+        Seed(PhantomData)
+    }
+}
 
 impl<'de, T, A: DeserializeAs<'de, T>> DeserializeSeed<'de> for Seed<T, A> {
     type Value = T;
@@ -131,31 +212,117 @@ impl<'de, T, A: DeserializeAs<'de, T>> DeserializeSeed<'de> for Seed<T, A> {
     }
 }
 
-/// An array, each item through `A`.
+/// An array, each item through `A`. PHP's other forms of a list are read as the list: an object
+/// whose keys are all indexes (`{"0": a, "1": b}`, a PHP array with holes or reordered keys) as
+/// its values in order, and a single value (a string, a number, a boolean, an object with other
+/// keys) as the list of that one value. `{}` is the empty list.
 pub struct Seq<A>(PhantomData<A>);
 
 impl<'de, T, A: DeserializeAs<'de, T>> DeserializeAs<'de, Vec<T>> for Seq<A> {
     fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<Vec<T>, D::Error> {
-        struct SeqVisitor<T, A>(PhantomData<(T, A)>);
-        impl<'de, T, A: DeserializeAs<'de, T>> Visitor<'de> for SeqVisitor<T, A> {
-            type Value = Vec<T>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a sequence")
-            }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Vec<T>, S::Error> {
-                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-                while let Some(item) = seq.next_element_seed(Seed::<T, A>(PhantomData))? {
-                    out.push(item);
-                }
-                Ok(out)
-            }
-        }
-        deserializer.deserialize_seq(SeqVisitor::<T, A>(PhantomData))
+        deserializer.deserialize_any(SeqVisitor::<T, A>(PhantomData))
     }
 }
 
-/// A map (`BTreeMap`, or `serde_json::Map` of a free-form object), each value through `A`; `[]`
-/// is the empty map.
+struct SeqVisitor<T, A>(PhantomData<(T, A)>);
+
+impl<'de, T, A: DeserializeAs<'de, T>> SeqVisitor<T, A> {
+    fn one<E: de::Error>(
+        item: impl IntoDeserializer<'de, E>,
+    ) -> Result<Vec<T>, E> {
+        A::deserialize_as(item.into_deserializer()).map(|item| vec![item])
+    }
+}
+
+impl<'de, T, A: DeserializeAs<'de, T>> Visitor<'de> for SeqVisitor<T, A> {
+    type Value = Vec<T>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a sequence")
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Vec<T>, S::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(item) = seq.next_element_seed(Seed::<T, A>::new())? {
+            out.push(item);
+        }
+        Ok(out)
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Vec<T>, M::Error> {
+        let Some(first) = map.next_key::<String>()? else {
+            return Ok(Vec::new());
+        };
+        if !is_index(&first) {
+            // One object, not a list of them: hand it on with the key already read.
+            let item = A::deserialize_as(MapAccessDeserializer::new(Prefixed {
+                first: Some(first),
+                rest: map,
+            }))?;
+            return Ok(vec![item]);
+        }
+        let mut out = vec![map.next_value_seed(Seed::<T, A>::new())?];
+        while let Some(key) = map.next_key::<String>()? {
+            if !is_index(&key) {
+                return Err(de::Error::invalid_value(
+                    Unexpected::Str(&key),
+                    &"an index (an object read as a list has only numeric keys)",
+                ));
+            }
+            out.push(map.next_value_seed(Seed::<T, A>::new())?);
+        }
+        Ok(out)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Vec<T>, E> {
+        Self::one(v)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Vec<T>, E> {
+        Self::one(v)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Vec<T>, E> {
+        Self::one(v)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Vec<T>, E> {
+        Self::one(v)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Vec<T>, E> {
+        Self::one(v)
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Vec<T>, E> {
+        A::deserialize_as(BorrowedStrDeserializer::new(v)).map(|item| vec![item])
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Vec<T>, E> {
+        Self::one(v)
+    }
+}
+
+/// Whether a key is a list index (`0`, `17`).
+fn is_index(key: &str) -> bool {
+    !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A map whose first key was already read.
+struct Prefixed<M> {
+    first: Option<String>,
+    rest: M,
+}
+
+impl<'de, M: MapAccess<'de>> MapAccess<'de> for Prefixed<M> {
+    type Error = M::Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, M::Error> {
+        match self.first.take() {
+            Some(key) => seed.deserialize(key.into_deserializer()).map(Some),
+            None => self.rest.next_key_seed(seed),
+        }
+    }
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, M::Error> {
+        self.rest.next_value_seed(seed)
+    }
+}
+
+/// A map (`BTreeMap`, or `serde_json::Map` of a free-form object), each value through `A`. `[]`
+/// is the empty map, and a non-empty array (what PHP sends for an array whose keys are `0..n`)
+/// the map of its items by index (`"0"`, `"1"`, ...).
 pub struct Map<A>(PhantomData<A>);
 
 /// What `Map` fills: the map types typify generates.
@@ -200,77 +367,201 @@ where
         {
             type Value = M;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a map (or [] for an empty one)")
+                f.write_str("a map (or an array, read as a map by index)")
             }
             fn visit_map<V: MapAccess<'de>>(self, mut map: V) -> Result<M, V::Error> {
                 let mut out = M::default();
                 while let Some(key) = map.next_key::<M::Key>()? {
-                    let value = map.next_value_seed(Seed::<M::Value, A>(PhantomData))?;
+                    let value = map.next_value_seed(Seed::<M::Value, A>::new())?;
                     out.insert_entry(key, value);
                 }
                 Ok(out)
             }
             fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<M, S::Error> {
-                match seq.next_element::<IgnoredAny>()? {
-                    None => Ok(M::default()),
-                    Some(_) => Err(de::Error::invalid_type(Unexpected::Seq, &self)),
+                let mut out = M::default();
+                let mut index = 0_usize;
+                while let Some(value) = seq.next_element_seed(Seed::<M::Value, A>::new())? {
+                    let key = M::Key::deserialize(index.to_string().into_deserializer())?;
+                    out.insert_entry(key, value);
+                    index += 1;
                 }
+                Ok(out)
             }
         }
         deserializer.deserialize_any(MapVisitor::<M, A>(PhantomData))
     }
 }
 
-/// A record (a generated struct): `[]` decodes as `{}`; anything else reaches the type as it is.
+/// A record (a generated struct): `[]` decodes as `{}`, a one-item array as its item; anything
+/// else reaches the type as it is. At an optional position ([`Opt`]), an empty object (`{}` or
+/// `[]`) for a record that cannot be empty (it has a required field) is absent.
 pub struct Obj;
 
 impl<'de, T: Deserialize<'de>> DeserializeAs<'de, T> for Obj {
     fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
-        deserializer.deserialize_any(ObjVisitor::<T>(PhantomData))
+        deserializer
+            .deserialize_any(RecordVisitor::<T>::new(None, false))
+            .map(|v| v.expect("a required record is never absent"))
+    }
+    fn deserialize_opt_as<D: Deserializer<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+        deserializer.deserialize_any(RecordVisitor::<T>::new(None, true))
     }
 }
 
-struct ObjVisitor<T>(PhantomData<T>);
+/// A record that a single value may stand for: the name (on the wire) of the field that value
+/// fills. `cargo xtask generate` implements it for each record with a primary field: its `id`
+/// when every other field is optional, else its one required field.
+pub trait Primary {
+    /// The primary field's name on the wire.
+    const FIELD: &'static str;
+}
+
+/// A record with a [`Primary`] field: what [`Obj`] reads, and a single value (a number, a string,
+/// a boolean) as the record with only that field set: `"customer": 12` as `{"id": 12}`,
+/// `"price": 10.5` as `{"amount": 10.5}`.
+pub struct Ref;
+
+impl<'de, T: Deserialize<'de> + Primary> DeserializeAs<'de, T> for Ref {
+    fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+        deserializer
+            .deserialize_any(RecordVisitor::<T>::new(Some(T::FIELD), false))
+            .map(|v| v.expect("a required record is never absent"))
+    }
+    fn deserialize_opt_as<D: Deserializer<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+        deserializer.deserialize_any(RecordVisitor::<T>::new(Some(T::FIELD), true))
+    }
+}
+
+/// Reads a record ([`Obj`], [`Ref`]): `None` only when `optional` and the record was empty and
+/// refused to be.
+struct RecordVisitor<T> {
+    primary: Option<&'static str>,
+    optional: bool,
+    marker: PhantomData<T>,
+}
+
+impl<T> RecordVisitor<T> {
+    fn new(primary: Option<&'static str>, optional: bool) -> Self {
+        RecordVisitor {
+            primary,
+            optional,
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> RecordVisitor<T> {
+    /// A single value: the record with its primary field set, or (no primary field) what `T`
+    /// makes of it (an error naming the record).
+    fn scalar<E: de::Error, V: IntoDeserializer<'de, E>>(self, v: V) -> Result<Option<T>, E> {
+        match self.primary {
+            Some(field) => T::deserialize(MapAccessDeserializer::new(OneEntry {
+                key: Some(field),
+                value: Some(v.into_deserializer()),
+            }))
+            .map(Some),
+            None => T::deserialize(v.into_deserializer()).map(Some),
+        }
+    }
+
+    /// The empty record, or (at an optional position) nothing when the record cannot be empty.
+    fn empty<E: de::Error>(self) -> Result<Option<T>, E> {
+        match T::deserialize(MapAccessDeserializer::new(EmptyMap(PhantomData))) {
+            Ok(record) => Ok(Some(record)),
+            Err(_) if self.optional => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
 
 /// Hands what was read to `T`'s own `Deserialize`, so that its errors read as they always did.
-impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjVisitor<T> {
-    type Value = T;
+impl<'de, T: Deserialize<'de>> Visitor<'de> for RecordVisitor<T> {
+    type Value = Option<T>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an object")
     }
-    fn visit_map<V: MapAccess<'de>>(self, map: V) -> Result<T, V::Error> {
-        T::deserialize(MapAccessDeserializer::new(map))
+    fn visit_map<V: MapAccess<'de>>(self, map: V) -> Result<Option<T>, V::Error> {
+        if !self.optional {
+            return T::deserialize(MapAccessDeserializer::new(map)).map(Some);
+        }
+        let mut watched = Watched { map, keys: 0 };
+        match T::deserialize(MapAccessDeserializer::new(&mut watched)) {
+            Ok(record) => Ok(Some(record)),
+            // `{}` for a record with a required field: nothing.
+            Err(_) if watched.keys == 0 => Ok(None),
+            Err(e) => Err(e),
+        }
     }
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<T, S::Error> {
-        // `[]` is the empty object; a non-empty array is no object.
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Option<T>, S::Error> {
+        // `[]` is the empty object, `[x]` is `x`; a longer array is no object.
+        let Some(item) = seq.next_element_seed(Seed::<Option<T>, OptRecord>::new())? else {
+            return self.empty();
+        };
         match seq.next_element::<IgnoredAny>()? {
-            None => T::deserialize(MapAccessDeserializer::new(EmptyMap(PhantomData))),
+            None => Ok(item),
             Some(_) => Err(de::Error::invalid_type(Unexpected::Seq, &self)),
         }
     }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<T, E> {
-        T::deserialize(v.into_deserializer())
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Option<T>, E> {
+        self.scalar(v)
     }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
-        T::deserialize(v.into_deserializer())
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<T>, E> {
+        self.scalar(v)
     }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
-        T::deserialize(v.into_deserializer())
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<T>, E> {
+        self.scalar(v)
     }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
-        T::deserialize(v.into_deserializer())
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<T>, E> {
+        self.scalar(v)
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
-        T::deserialize(v.into_deserializer())
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<T>, E> {
+        self.scalar(v)
     }
-    fn visit_unit<E: de::Error>(self) -> Result<T, E> {
-        T::deserialize(().into_deserializer())
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Option<T>, E> {
+        self.scalar(v)
     }
-    fn visit_none<E: de::Error>(self) -> Result<T, E> {
-        T::deserialize(().into_deserializer())
+    fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {
+        T::deserialize(().into_deserializer()).map(Some)
     }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
-        T::deserialize(d)
+    fn visit_none<E: de::Error>(self) -> Result<Option<T>, E> {
+        T::deserialize(().into_deserializer()).map(Some)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+        T::deserialize(d).map(Some)
+    }
+}
+
+/// The item of a one-item array at a record position: the record itself (no scalar stands for
+/// it there).
+struct OptRecord;
+
+impl<'de, T: Deserialize<'de>> DeserializeAs<'de, Option<T>> for OptRecord {
+    fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+        deserializer.deserialize_any(RecordVisitor::<T>::new(None, false))
+    }
+}
+
+/// A map that counts the keys read from it.
+struct Watched<M> {
+    map: M,
+    keys: usize,
+}
+
+impl<'de, M: MapAccess<'de>> MapAccess<'de> for Watched<M> {
+    type Error = M::Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, M::Error> {
+        let key = self.map.next_key_seed(seed)?;
+        self.keys += usize::from(key.is_some());
+        Ok(key)
+    }
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, M::Error> {
+        self.map.next_value_seed(seed)
+    }
+    fn size_hint(&self) -> Option<usize> {
+        self.map.size_hint()
     }
 }
 
@@ -290,7 +581,37 @@ impl<'de, E: de::Error> MapAccess<'de> for EmptyMap<E> {
     }
 }
 
-/// A number: as a JSON number, or as a string holding one (parsed by the type's `FromStr`).
+/// A map with one entry: a record's primary field and the single value that stood for the
+/// record.
+struct OneEntry<V> {
+    key: Option<&'static str>,
+    value: Option<V>,
+}
+
+impl<'de, V: Deserializer<'de>> MapAccess<'de> for OneEntry<V> {
+    type Error = V::Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, V::Error> {
+        match self.key.take() {
+            Some(key) => seed.deserialize(BorrowedStrDeserializer::new(key)).map(Some),
+            None => Ok(None),
+        }
+    }
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, V::Error> {
+        match self.value.take() {
+            Some(value) => seed.deserialize(value),
+            None => Err(de::Error::custom("a value without its key")),
+        }
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(usize::from(self.key.is_some()))
+    }
+}
+
+/// A number: as a JSON number, as a string holding one (parsed by the type's `FromStr`), or as
+/// a boolean (`true` 1, `false` 0).
 pub struct Num;
 
 impl<'de, T> DeserializeAs<'de, T> for Num
@@ -321,6 +642,9 @@ where
                 .unwrap_or("number")
         )
     }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<T, E> {
+        T::deserialize(u8::from(v).into_deserializer())
+    }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
         T::deserialize(v.into_deserializer())
     }
@@ -343,6 +667,105 @@ where
                 Expected(&self)
             ))
         })
+    }
+}
+
+/// Text (a `String`, a string newtype, a string enum): a string as it is, a number as its
+/// decimal text (`12` as `"12"`, `10.5` as `"10.5"`), and `null` as the empty string (a
+/// required text the service left out; at an optional position, [`Opt`] reads `null` as
+/// absent first).
+pub struct Str;
+
+impl<'de, T: Deserialize<'de>> DeserializeAs<'de, T> for Str {
+    fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+        deserializer.deserialize_any(StrVisitor::<T>(PhantomData))
+    }
+}
+
+struct StrVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for StrVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string (or a number, read as its text)")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        T::deserialize(v.into_deserializer())
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<T, E> {
+        T::deserialize(BorrowedStrDeserializer::new(v))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<T, E> {
+        T::deserialize(v.into_deserializer())
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        T::deserialize(v.to_string().into_deserializer())
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        T::deserialize(v.to_string().into_deserializer())
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        // The text JSON gives the number (`10.0` stays `10.0`), not Rust's shortest (`10`).
+        let text = serde_json::Number::from_f64(v).map_or_else(|| v.to_string(), |n| n.to_string());
+        T::deserialize(text.into_deserializer())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<T, E> {
+        T::deserialize("".into_deserializer())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<T, E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// A boolean: `true`/`false`, `1`/`0`, or the strings PHP and HTML forms use (`"1"`/`"0"`,
+/// `"true"`/`"false"`, `"on"`/`"off"`, `"yes"`/`"no"`, in any case). Other numbers and strings
+/// stay errors.
+pub struct Bool;
+
+impl<'de> DeserializeAs<'de, bool> for Bool {
+    fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_any(BoolVisitor)
+    }
+}
+
+struct BoolVisitor;
+
+impl Visitor<'_> for BoolVisitor {
+    type Value = bool;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a boolean (or 0/1, \"0\"/\"1\", \"on\"/\"off\", \"yes\"/\"no\")")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<bool, E> {
+        Ok(v)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<bool, E> {
+        match v {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(de::Error::invalid_value(Unexpected::Signed(v), &self)),
+        }
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<bool, E> {
+        match v {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(de::Error::invalid_value(Unexpected::Unsigned(v), &self)),
+        }
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<bool, E> {
+        const TRUE: &[&str] = &["1", "true", "on", "yes"];
+        const FALSE: &[&str] = &["0", "false", "off", "no"];
+        let word = v.trim();
+        if TRUE.iter().any(|t| word.eq_ignore_ascii_case(t)) {
+            Ok(true)
+        } else if FALSE.iter().any(|f| word.eq_ignore_ascii_case(f)) {
+            Ok(false)
+        } else {
+            Err(de::Error::invalid_value(Unexpected::Str(v), &self))
+        }
     }
 }
 
@@ -442,11 +865,8 @@ mod tests {
             e.contains("expected i64 (a number, or a string holding one)"),
             "{e}"
         );
-        let e = outer(r#"{"id": true}"#).expect_err("a boolean");
-        assert!(
-            e.starts_with("invalid type: boolean `true`, expected i64"),
-            "{e}"
-        );
+        let e = outer(r#"{"id": [1]}"#).expect_err("a list");
+        assert!(e.starts_with("invalid type: sequence, expected i64"), "{e}");
         let e = outer(r#"{"id": 1.5}"#).expect_err("a float for an integer");
         assert!(
             e.starts_with("invalid type: floating point `1.5`, expected i64"),
@@ -454,9 +874,9 @@ mod tests {
         );
         let e = outer(r#"{"id": "-1", "ids": {"a": ["-1"]}}"#).expect_err("negative u64");
         assert!(e.contains("invalid number in a string: \"-1\""), "{e}");
-        let e = outer(r#"{"id": 1, "ids": [1]}"#).expect_err("a non-empty array for a map");
+        let e = outer(r#"{"id": 1, "ids": "x"}"#).expect_err("a string for a map");
         assert!(
-            e.starts_with("invalid type: sequence, expected a map"),
+            e.starts_with("invalid type: string \"x\", expected a map"),
             "{e}"
         );
         let e = outer(r#"{"id": 1, "inner": "x"}"#).expect_err("a string for a record");
@@ -468,13 +888,199 @@ mod tests {
         assert!(e.contains("\"x\""), "{e}");
         let e = outer(r#"{"price": 1}"#).expect_err("required");
         assert!(e.starts_with("missing field `id`"), "{e}");
+        let e = outer(r#"{"id": 1, "items": [{}, {}]} "#).map(|o| o.items.len());
+        assert_eq!(e, Ok(2));
+        let e = outer(r#"{"id": 1, "inner": [{}, {}]}"#).expect_err("two records for one");
+        assert!(e.starts_with("invalid type: sequence, expected an object"), "{e}");
+        let e = outer(r#"{"id": 1, "items": {"0": {}, "x": {}}}"#).expect_err("a mixed object");
+        assert!(e.contains("an index"), "{e}");
+    }
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Texts {
+        #[serde(deserialize_with = "As::<Str>::deserialize")]
+        name: String,
+        #[serde(default, deserialize_with = "As::<Opt<Str>>::deserialize")]
+        note: Option<String>,
+        #[serde(default, deserialize_with = "As::<Opt<Str>>::deserialize")]
+        kind: Option<Kind>,
+        #[serde(default, deserialize_with = "As::<Defaulted<Seq<Str>>>::deserialize")]
+        tags: Vec<String>,
+        #[serde(default, deserialize_with = "As::<Opt<Bool>>::deserialize")]
+        on: Option<bool>,
+        #[serde(default, deserialize_with = "As::<Opt<Num>>::deserialize")]
+        count: Option<i32>,
+    }
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    enum Kind {
+        #[serde(rename = "1")]
+        One,
+        #[serde(rename = "text")]
+        Text,
+    }
+
+    fn texts(json: &str) -> Result<Texts, String> {
+        serde_json::from_str(json).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn text_reads_numbers_as_their_text_and_null_as_empty() {
+        assert_eq!(texts(r#"{"name": 12}"#).expect("int").name, "12");
+        assert_eq!(texts(r#"{"name": 10.5}"#).expect("float").name, "10.5");
+        assert_eq!(texts(r#"{"name": 10.0}"#).expect("float").name, "10.0");
+        assert_eq!(texts(r#"{"name": -3}"#).expect("negative").name, "-3");
+        assert_eq!(texts(r#"{"name": null}"#).expect("null").name, "");
+        assert_eq!(texts(r#"{"name": "a\nb"}"#).expect("escaped").name, "a\nb");
+        let t = texts(r#"{"name": "x", "note": null, "kind": 1}"#).expect("optional");
+        assert_eq!((t.note, t.kind), (None, Some(Kind::One)));
+        let e = texts(r#"{"name": {}}"#).expect_err("an object is no text");
+        assert!(e.starts_with("invalid type: map, expected a string"), "{e}");
+        let e = texts(r#"{"name": true}"#).expect_err("a boolean is no text");
+        assert!(e.starts_with("invalid type: boolean"), "{e}");
+        let e = texts(r#"{"name": "x", "kind": 2}"#).expect_err("no such variant");
+        assert!(e.contains("unknown variant `2`"), "{e}");
+    }
+
+    #[test]
+    fn booleans_read_php_and_form_values() {
+        for (json, want) in [
+            ("true", true),
+            ("false", false),
+            ("1", true),
+            ("0", false),
+            ("\"1\"", true),
+            ("\"0\"", false),
+            ("\"on\"", true),
+            ("\"off\"", false),
+            ("\"Yes\"", true),
+            ("\"no\"", false),
+            ("\"TRUE\"", true),
+            ("\"false\"", false),
+        ] {
+            let t = texts(&format!(r#"{{"name": "x", "on": {json}}}"#)).expect(json);
+            assert_eq!(t.on, Some(want), "{json}");
+        }
+        for json in ["2", "\"maybe\"", "\"\"", "1.0", "[]"] {
+            let e = texts(&format!(r#"{{"name": "x", "on": {json}}}"#)).expect_err(json);
+            assert!(e.contains("expected a boolean"), "{json}: {e}");
+        }
+    }
+
+    #[test]
+    fn integers_read_booleans_as_one_and_zero() {
+        assert_eq!(texts(r#"{"name": "", "count": true}"#).expect("true").count, Some(1));
+        assert_eq!(texts(r#"{"name": "", "count": false}"#).expect("false").count, Some(0));
+        assert_eq!(outer(r#"{"id": true}"#).expect("an id").id, 1);
+    }
+
+    #[test]
+    fn lists_read_single_values_and_objects_keyed_by_index() {
+        assert_eq!(texts(r#"{"name": "", "tags": "a"}"#).expect("one").tags, ["a"]);
+        assert_eq!(texts(r#"{"name": "", "tags": 3}"#).expect("a number").tags, ["3"]);
+        assert_eq!(
+            texts(r#"{"name": "", "tags": {"0": "a", "1": 2}}"#).expect("indexed").tags,
+            ["a", "2"]
+        );
+        assert_eq!(
+            texts(r#"{"name": "", "tags": {"3": "x", "1": "y"}}"#).expect("holes").tags,
+            ["x", "y"],
+            "in the order sent"
+        );
+        assert!(texts(r#"{"name": "", "tags": {}}"#).expect("{}").tags.is_empty());
+        assert!(texts(r#"{"name": "", "tags": null}"#).expect("null").tags.is_empty());
+        let one = outer(r#"{"id": 1, "items": {"count": "2"}}"#).expect("one record");
+        assert_eq!(one.items, [Inner { count: Some(2), name: None }]);
+        let e = texts(r#"{"name": "", "tags": {"a": 1}}"#).expect_err("a record is no text");
+        assert!(e.starts_with("invalid type: map, expected a string"), "{e}");
+    }
+
+    #[test]
+    fn maps_read_arrays_by_index() {
+        let value = outer(r#"{"id": 1, "free": [true, "x"]}"#).expect("an array");
+        assert_eq!(value.free["0"], serde_json::Value::Bool(true));
+        assert_eq!(value.free["1"], serde_json::Value::from("x"));
+        let value = outer(r#"{"id": 1, "ids": [[1, "2"]]}"#).expect("an array of lists");
+        assert_eq!(value.ids["0"], [1, 2]);
+    }
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Money {
+        #[serde(deserialize_with = "As::<Num>::deserialize")]
+        amount: f64,
+        #[serde(default, deserialize_with = "As::<Opt<Str>>::deserialize")]
+        currency: Option<String>,
+    }
+
+    impl Primary for Money {
+        const FIELD: &'static str = "amount";
+    }
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Prices {
+        #[serde(deserialize_with = "As::<Ref>::deserialize")]
+        price: Money,
+        #[serde(default, deserialize_with = "As::<Opt<Ref>>::deserialize")]
+        sale: Option<Money>,
+        #[serde(default, deserialize_with = "As::<Opt<Obj>>::deserialize")]
+        inner: Option<Inner>,
+        #[serde(default, deserialize_with = "As::<Seq<Ref>>::deserialize")]
+        more: Vec<Money>,
+    }
+
+    fn prices(json: &str) -> Result<Prices, String> {
+        serde_json::from_str(json).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_single_value_stands_for_a_record_s_primary_field() {
+        let p = prices(r#"{"price": 100, "sale": "10.5", "more": [7, {"amount": 1}]}"#)
+            .expect("bare amounts");
+        assert_eq!(p.price, Money { amount: 100.0, currency: None });
+        assert_eq!(p.sale, Some(Money { amount: 10.5, currency: None }));
+        assert_eq!(p.more.len(), 2);
+        let p = prices(r#"{"price": {"amount": "3", "currency": "SAR"}}"#).expect("a record");
+        assert_eq!(p.price.currency.as_deref(), Some("SAR"));
+        let e = prices(r#"{"price": "free"}"#).expect_err("no amount");
+        assert!(e.contains("invalid number in a string: \"free\""), "{e}");
+    }
+
+    #[test]
+    fn an_empty_object_is_absent_where_the_record_cannot_be_empty() {
+        let p = prices(r#"{"price": 1, "sale": {}, "inner": {}}"#).expect("{}");
+        assert_eq!(p.sale, None, "Money requires an amount");
+        assert_eq!(p.inner, Some(Inner::default()), "Inner can be empty");
+        assert_eq!(prices(r#"{"price": 1, "sale": []}"#).expect("[]").sale, None);
+        let e = prices(r#"{"price": {}}"#).expect_err("a required record");
+        assert!(e.starts_with("missing field `amount`"), "{e}");
+        let e = prices(r#"{"price": 1, "sale": {"currency": "SAR"}}"#).expect_err("not empty");
+        assert!(e.starts_with("missing field `amount`"), "{e}");
+    }
+
+    #[test]
+    fn a_one_item_array_is_its_record() {
+        let value = outer(r#"{"id": 1, "inner": [{"count": 3}]}"#).expect("[record]");
+        assert_eq!(value.inner, Some(Inner { count: Some(3), name: None }));
     }
 
     #[test]
     fn errors_keep_their_json_path() {
-        let de =
-            &mut serde_json::Deserializer::from_str(r#"{"id": 1, "items": [{}, {"count": "x"}]}"#);
-        let e = serde_path_to_error::deserialize::<_, Outer>(de).expect_err("bad count");
-        assert_eq!(e.path().to_string(), "items[1].count");
+        let path = |json: &str| -> String {
+            let de = &mut serde_json::Deserializer::from_str(json);
+            let e = serde_path_to_error::deserialize::<_, Outer>(de).expect_err(json);
+            e.path().to_string()
+        };
+        assert_eq!(path(r#"{"id": 1, "items": [{}, {"count": "x"}]}"#), "items[1].count");
+        assert_eq!(path(r#"{"id": 1, "items": {"0": {}, "1": {"count": "x"}}}"#), "items.1.count");
+        assert_eq!(path(r#"{"id": 1, "items": {"count": "x"}}"#), "items.count");
+        assert_eq!(path(r#"{"id": 1, "inner": [{"count": "x"}]}"#), "inner[0].count");
+        assert_eq!(path(r#"{"id": 1, "ids": {"a": [1, "x"]}}"#), "ids.a[1]");
+        assert_eq!(path(r#"{"id": 1, "ids": [[1, "x"]]}"#), "ids[0][1]");
+        let de = &mut serde_json::Deserializer::from_str(r#"{"price": 1, "more": [1, "x"]}"#);
+        let e = serde_path_to_error::deserialize::<_, Prices>(de).expect_err("bad amount");
+        assert_eq!(e.path().to_string(), "more[1]");
+        let de = &mut serde_json::Deserializer::from_str(r#"{"name": "", "on": "maybe"}"#);
+        let e = serde_path_to_error::deserialize::<_, Texts>(de).expect_err("bad boolean");
+        assert_eq!(e.path().to_string(), "on");
     }
 }

@@ -226,12 +226,21 @@ fn a_field_the_schema_does_not_declare_is_reported_as_lost() {
     assert_eq!(missing, vec!["$.data.surprise".to_string()]);
 }
 
-/// Where a PHP service may change the form of a value without changing its meaning: an empty
-/// object sent as `[]`, an integer sent as its decimal string.
+/// Where a PHP service may change the form of a value without changing its meaning.
 #[derive(Clone, Copy, Debug)]
 enum Rewrite {
+    /// `{}` as `[]`.
     EmptyObjectAsArray,
+    /// `12` as `"12"`.
     IntegerAsString,
+    /// `"12"` as `12` (a string that is an integer's own text).
+    StringAsInteger,
+    /// `true`/`false` as `1`/`0`, `"1"`/`"0"` or `"on"`/`"off"` (which one follows the site).
+    BooleanAsPhp(u8),
+    /// `[x]` as `x`.
+    SingleItemAsValue,
+    /// `[a, b]` as `{"0": a, "1": b}`.
+    ListAsIndexedObject,
 }
 
 /// Every place of `value` one of the rewrites applies to, as (JSON pointer, rewrite).
@@ -245,6 +254,12 @@ fn rewrite_sites(value: &Value, pointer: String, out: &mut Vec<(String, Rewrite)
             }
         }
         Value::Array(items) => {
+            if items.len() == 1 {
+                out.push((pointer.clone(), Rewrite::SingleItemAsValue));
+            }
+            if !items.is_empty() {
+                out.push((pointer.clone(), Rewrite::ListAsIndexedObject));
+            }
             for (i, child) in items.iter().enumerate() {
                 rewrite_sites(child, format!("{pointer}/{i}"), out);
             }
@@ -252,24 +267,59 @@ fn rewrite_sites(value: &Value, pointer: String, out: &mut Vec<(String, Rewrite)
         Value::Number(n) if n.is_i64() || n.is_u64() => {
             out.push((pointer, Rewrite::IntegerAsString))
         }
+        Value::String(s) if integer_text(s).is_some() => {
+            out.push((pointer, Rewrite::StringAsInteger))
+        }
+        Value::Bool(_) => {
+            let form = (out.len() % 3) as u8;
+            out.push((pointer, Rewrite::BooleanAsPhp(form)))
+        }
         _ => {}
     }
 }
 
+/// The integer whose own text `s` is (`"12"`, not `"012"` or `"1.0"`).
+fn integer_text(s: &str) -> Option<i64> {
+    s.parse::<i64>().ok().filter(|n| n.to_string() == s)
+}
+
 fn apply(value: &mut Value, sites: &[&(String, Rewrite)]) {
+    // Deepest first: a rewrite of a list moves its items, which may have rewrites of their own.
+    let mut sites = sites.to_vec();
+    sites.sort_by_key(|(pointer, _)| std::cmp::Reverse(pointer.matches('/').count()));
     for (pointer, rewrite) in sites {
         let Some(slot) = value.pointer_mut(pointer) else {
             continue;
         };
-        *slot = match rewrite {
-            Rewrite::EmptyObjectAsArray => Value::Array(Vec::new()),
-            Rewrite::IntegerAsString => Value::String(slot.to_string()),
+        let old = slot.take();
+        *slot = match (rewrite, old) {
+            (Rewrite::EmptyObjectAsArray, _) => Value::Array(Vec::new()),
+            (Rewrite::IntegerAsString, old) => Value::String(old.to_string()),
+            (Rewrite::StringAsInteger, Value::String(s)) => {
+                integer_text(&s).map_or(Value::String(s), Value::from)
+            }
+            (Rewrite::BooleanAsPhp(form), Value::Bool(b)) => match form {
+                0 => Value::from(u8::from(b)),
+                1 => Value::from(if b { "1" } else { "0" }),
+                _ => Value::from(if b { "on" } else { "off" }),
+            },
+            (Rewrite::SingleItemAsValue, Value::Array(mut items)) if items.len() == 1 => {
+                items.pop().expect("one item")
+            }
+            (Rewrite::ListAsIndexedObject, Value::Array(items)) => Value::Object(
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, item)| (i.to_string(), item))
+                    .collect(),
+            ),
+            (_, old) => old,
         };
     }
 }
 
-/// Whether `rewritten` differs from `original` only by rewrites (`{}` as `[]`, `n` as `"n"`),
-/// which an untyped field (`AnyValue`) or an integer-or-string union keeps as they came.
+/// Whether `rewritten` differs from `original` only by rewrites, which an untyped field
+/// (`AnyValue`) or an integer-or-string union keeps as they came.
 fn same_but_for_rewrites(original: &Value, rewritten: &Value) -> bool {
     match (original, rewritten) {
         (Value::Object(a), Value::Object(b)) => {
@@ -283,18 +333,34 @@ fn same_but_for_rewrites(original: &Value, rewritten: &Value) -> bool {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_but_for_rewrites(x, y))
         }
         (Value::Object(a), Value::Array(b)) => a.is_empty() && b.is_empty(),
+        (Value::Array(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter().enumerate().all(|(i, x)| {
+                    b.get(&i.to_string())
+                        .is_some_and(|y| same_but_for_rewrites(x, y))
+                })
+        }
+        (Value::Array(a), b) if a.len() == 1 => same_but_for_rewrites(&a[0], b),
         (Value::Number(n), Value::String(s)) => s.parse::<f64>().ok() == n.as_f64(),
+        (Value::String(s), Value::Number(n)) => integer_text(s).is_some_and(|i| n.as_i64() == Some(i)),
         (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        (Value::Bool(b), Value::Number(n)) => n.as_u64() == Some(u64::from(*b)),
+        (Value::Bool(b), Value::String(s)) => {
+            let forms: &[&str] = if *b { &["1", "on"] } else { &["0", "off"] };
+            forms.contains(&s.as_str())
+        }
         (a, b) => a == b,
     }
 }
 
 /// The service's tolerance, as a property of every typed position of the document: every 2xx
-/// sample still decodes into its operation's type, to the same values, when any of its empty
-/// objects arrives as `[]` and any of its integers (ids above all) as a string. Checked for each
-/// rewrite alone, for all of them at once, and for 64 random subsets per sample.
+/// sample still decodes into its operation's type, to the same values, when any of its values
+/// takes another of PHP's forms: an empty object as `[]`, an integer as its string and an
+/// integer's string as the integer, a boolean as `1`/`0`, `"1"`/`"0"` or `"on"`/`"off"`, a
+/// one-item list as its item, a list as an object keyed by index. Checked for each rewrite alone,
+/// for all of them at once, and for 64 random subsets per sample.
 #[test]
-fn every_success_sample_decodes_with_empty_objects_as_arrays_and_integers_as_strings() {
+fn every_success_sample_decodes_to_the_same_values_whatever_php_form_its_values_take() {
     use rand::{Rng, SeedableRng};
 
     let mut failures = Vec::new();
@@ -314,6 +380,8 @@ fn every_success_sample_decodes_with_empty_objects_as_arrays_and_integers_as_str
         };
         let mut sites = Vec::new();
         rewrite_sites(&original, String::new(), &mut sites);
+        // The whole body is an object: never rewrite the root.
+        sites.retain(|(pointer, _)| !pointer.is_empty());
         let mut subsets: Vec<Vec<&(String, Rewrite)>> = sites.iter().map(|s| vec![s]).collect();
         subsets.push(sites.iter().collect());
         let mut rng = rand::rngs::StdRng::seed_from_u64(13);
@@ -338,6 +406,92 @@ fn every_success_sample_decodes_with_empty_objects_as_arrays_and_integers_as_str
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
     assert!(checked > 1000, "only {checked} rewritten samples checked");
+}
+
+/// Every JSON pointer to an object's member in `value`.
+fn members(value: &Value, pointer: String, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let here = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+                out.push(here.clone());
+                members(child, here, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                members(child, format!("{pointer}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Removes the member at `pointer` (`/a/0/b`).
+fn remove(value: &mut Value, pointer: &str) {
+    let (parent, key) = pointer.rsplit_once('/').expect("a member's pointer");
+    let key = key.replace("~1", "/").replace("~0", "~");
+    if let Some(Value::Object(map)) = value.pointer_mut(parent) {
+        map.remove(&key);
+    }
+}
+
+/// `value` without its `null` members (an untyped field keeps a `null` it was given).
+fn without_nulls(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k, without_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(without_nulls).collect()),
+        other => other,
+    }
+}
+
+/// `null` is absent wherever a field may be absent: for every member of every 2xx sample that
+/// the sample still decodes without, the sample with that member `null` decodes to the same
+/// values as without it.
+#[test]
+fn null_reads_as_absent_wherever_a_field_may_be_absent() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for file in sample_files() {
+        let (_, kind) = split(&file);
+        if !kind.starts_with('2') || NOT_OPERATIONS.contains(&file.as_str()) {
+            continue;
+        }
+        let Some(decode) = target(&file) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(samples_dir().join(&file)).expect("readable sample");
+        let original: Value = serde_json::from_str(&text).expect("samples are JSON");
+        let mut pointers = Vec::new();
+        members(&original, String::new(), &mut pointers);
+        for pointer in pointers {
+            let mut without = original.clone();
+            remove(&mut without, &pointer);
+            let Ok(expected) = decode(&without.to_string()) else {
+                continue; // a required field
+            };
+            let mut nulled = original.clone();
+            *nulled.pointer_mut(&pointer).expect("listed from it") = Value::Null;
+            checked += 1;
+            match decode(&nulled.to_string()) {
+                Err(e) => failures.push(format!("{file} with {pointer} null: does not decode {e}")),
+                Ok(decoded) if without_nulls(decoded.clone()) != without_nulls(expected.clone()) => failures.push(format!(
+                    "{file} with {pointer} null: decodes otherwise than without it: {decoded}"
+                )),
+                Ok(_) => {}
+            }
+            if failures.len() > 20 {
+                break;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    assert!(checked > 500, "only {checked} optional members checked");
 }
 
 /// The rewrites reach the typed fields themselves: ids come back as numbers, `[]` as the record.
