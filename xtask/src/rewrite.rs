@@ -290,7 +290,12 @@ pub fn adapter(ty: &Type, shapes: &Shapes) -> Result<Option<TokenStream>> {
     let same = || quote!(lenient::Same);
     Ok(match name.as_str() {
         "Option" => inner(0)?.map(|a| quote!(lenient::Opt<#a>)),
-        "Vec" => inner(0)?.map(|a| quote!(lenient::Seq<#a>)),
+        // Every list reads PHP's forms of a list (one value, an object keyed by index, null),
+        // whatever its items.
+        "Vec" => Some(inner(0)?.map_or_else(
+            || quote!(lenient::Seq<lenient::Same>),
+            |a| quote!(lenient::Seq<#a>),
+        )),
         "Box" => inner(0)?.map(|a| quote!(lenient::Boxed<#a>)),
         "BTreeMap" => {
             let value = inner(1)?.unwrap_or_else(same);
@@ -1309,11 +1314,23 @@ mod tests {
         };
         let (shapes, _) = type_facts(&file);
         let primary = |name: &str| shapes.records[name].clone();
-        assert_eq!(primary("Customer").as_deref(), Some("id"), "id, all else optional");
-        assert_eq!(primary("Money").as_deref(), Some("amount"), "the one required field");
+        assert_eq!(
+            primary("Customer").as_deref(),
+            Some("id"),
+            "id, all else optional"
+        );
+        assert_eq!(
+            primary("Money").as_deref(),
+            Some("amount"),
+            "the one required field"
+        );
         assert_eq!(primary("Pair"), None, "two required fields");
         assert_eq!(primary("Tags"), None, "a list is no primary field");
-        assert_eq!(primary("Renamed"), None, "a required nullable field is required");
+        assert_eq!(
+            primary("Renamed"),
+            None,
+            "a required nullable field is required"
+        );
         assert_eq!(
             shapes.strings,
             ["Code".to_owned(), "Status".to_owned()].into()
@@ -1370,7 +1387,9 @@ mod tests {
         );
         assert_eq!(text.matches("deserialize_with").count(), 6, "{text}");
         assert!(
-            flat.contains("impl lenient::Primary for Money { const FIELD: &'static str = \"amount\"; }"),
+            flat.contains(
+                "impl lenient::Primary for Money { const FIELD: &'static str = \"amount\"; }"
+            ),
             "{text}"
         );
     }

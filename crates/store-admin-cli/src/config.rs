@@ -515,10 +515,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(config.default_profile.as_deref(), Some("a"));
-        assert_eq!(config.profiles["a"].output, Some(Format::Csv));
+        let path = Path::new("config.toml");
+        let a = config.profile("a", path).unwrap().expect("profile a");
+        assert_eq!(a.output, Some(Format::Csv));
         let bad: Config =
             toml::from_str("[profiles.a]\ntoken = \"secret\"\n[profiles.b]\n").unwrap();
-        let path = Path::new("config.toml");
         let error = bad.profile("a", path).unwrap_err().to_string();
         assert!(
             error.contains("profile \"a\"") && !error.contains("secret\""),

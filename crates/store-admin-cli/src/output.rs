@@ -863,9 +863,15 @@ mod tests {
 
     #[test]
     fn csv_cells_that_a_spreadsheet_would_run_are_neutralised() {
-        for formula in ["=1+1", "+1", "-2+3", "@SUM(A1)", "\tx", "\rx"] {
+        for formula in ["=1+1", "+1", "-2+3", "@SUM(A1)"] {
             let cell = csv_cell(Some(&Value::String(formula.into())));
             assert_eq!(cell, format!("'{formula}"));
+        }
+        // A leading tab or carriage return is defused, and the control itself escaped.
+        for formula in ["\tx", "\rx"] {
+            let cell = csv_cell(Some(&Value::String(formula.into())));
+            assert!(cell.starts_with('\''), "{cell:?}");
+            assert!(!cell.chars().any(char::is_control), "{cell:?}");
         }
         assert_eq!(csv_cell(Some(&Value::String("plain".into()))), "plain");
         assert_eq!(

@@ -880,7 +880,9 @@ async fn a_redis_password_is_never_taken_from_the_command_line_and_an_unreachabl
 /// fresh one `healthy`; the command exits 1 while one needs attention.
 #[tokio::test]
 async fn status_all_lists_every_store_with_its_health() {
-    let server = mock().await;
+    // A second installation, whose refresh token the other store's revoked chain does not touch.
+    const OTHER: &str = "cli-test-second-installed-refresh-token";
+    let server = mock_with(MockConfig::new().oauth_refresh_token(OTHER, SCOPES)).await;
     let setup = Setup::new(&server);
     let (out, _) = run(setup.command(&["auth", "status", "--all", "-o", "json"]), 0).await;
     assert_eq!(json(&out), serde_json::json!([]), "nothing yet");
@@ -910,9 +912,10 @@ async fn status_all_lists_every_store_with_its_health() {
         .unwrap();
     server.expire_access_tokens();
     run(setup.command(&["--store", "spent", "orders", "list"]), 3).await;
-    // A second store, freshly imported with the pair the other program got.
+    assert!(spent["refresh_token"].is_string(), "{spent}");
+    // A second store, installed on its own.
     let mut fresh = setup.command(&["--store", "fresh", "auth", "import", "--refresh-token", "-"]);
-    fresh.write_stdin(spent["refresh_token"].as_str().unwrap());
+    fresh.write_stdin(OTHER);
     run(fresh, 0).await;
 
     let (out, err) = run(setup.command(&["auth", "status", "--all", "-o", "json"]), 1).await;

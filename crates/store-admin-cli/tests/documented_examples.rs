@@ -72,7 +72,11 @@ fn decoder_for(example: &Example, bytes: &[u8]) -> Result<DecodeFn, String> {
 fn every_documented_example_of_the_service_decodes_through_the_cli_decoders() {
     let examples = manifest();
     // The shared folder's 361 files, of which 360 are JSON; a lost file would shrink the test.
-    assert_eq!(examples.len(), 360, "rows of MANIFEST.tsv naming a JSON file");
+    assert_eq!(
+        examples.len(),
+        360,
+        "rows of MANIFEST.tsv naming a JSON file"
+    );
     let mut failures = Vec::new();
     for example in &examples {
         let bytes = std::fs::read(examples_dir().join(&example.file))

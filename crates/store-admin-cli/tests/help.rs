@@ -288,8 +288,11 @@ fn every_parameter_and_body_field_of_the_document_has_a_flag() {
         for field in &scalars {
             // A body field named like a parameter or a global flag is prefixed (`--body-order-id`).
             let field = flag_id(field);
+            // A secret is read from a file (`--secret-file`), never from the command line.
             assert!(
-                ids.contains(&field) || ids.contains(&format!("body_{field}")),
+                ids.contains(&field)
+                    || ids.contains(&format!("body_{field}"))
+                    || ids.contains(&format!("{field}_file")),
                 "`{path}` has no flag for the body field `{field}` of {id}"
             );
         }

@@ -227,9 +227,7 @@ impl<'de, T, A: DeserializeAs<'de, T>> DeserializeAs<'de, Vec<T>> for Seq<A> {
 struct SeqVisitor<T, A>(PhantomData<(T, A)>);
 
 impl<'de, T, A: DeserializeAs<'de, T>> SeqVisitor<T, A> {
-    fn one<E: de::Error>(
-        item: impl IntoDeserializer<'de, E>,
-    ) -> Result<Vec<T>, E> {
+    fn one<E: de::Error>(item: impl IntoDeserializer<'de, E>) -> Result<Vec<T>, E> {
         A::deserialize_as(item.into_deserializer()).map(|item| vec![item])
     }
 }
@@ -269,6 +267,10 @@ impl<'de, T, A: DeserializeAs<'de, T>> Visitor<'de> for SeqVisitor<T, A> {
             out.push(map.next_value_seed(Seed::<T, A>::new())?);
         }
         Ok(out)
+    }
+    /// `null` for a list is the empty list.
+    fn visit_unit<E: de::Error>(self) -> Result<Vec<T>, E> {
+        Ok(Vec::new())
     }
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Vec<T>, E> {
         Self::one(v)
@@ -372,8 +374,12 @@ where
             fn visit_map<V: MapAccess<'de>>(self, mut map: V) -> Result<M, V::Error> {
                 let mut out = M::default();
                 while let Some(key) = map.next_key::<M::Key>()? {
-                    let value = map.next_value_seed(Seed::<M::Value, A>::new())?;
-                    out.insert_entry(key, value);
+                    // An entry whose value is `null` is absent, as a field's would be.
+                    if let Some(value) =
+                        map.next_value_seed(Seed::<Option<M::Value>, Opt<A>>::new())?
+                    {
+                        out.insert_entry(key, value);
+                    }
                 }
                 Ok(out)
             }
@@ -595,7 +601,9 @@ impl<'de, V: Deserializer<'de>> MapAccess<'de> for OneEntry<V> {
         seed: K,
     ) -> Result<Option<K::Value>, V::Error> {
         match self.key.take() {
-            Some(key) => seed.deserialize(BorrowedStrDeserializer::new(key)).map(Some),
+            Some(key) => seed
+                .deserialize(BorrowedStrDeserializer::new(key))
+                .map(Some),
             None => Ok(None),
         }
     }
@@ -891,7 +899,10 @@ mod tests {
         let e = outer(r#"{"id": 1, "items": [{}, {}]} "#).map(|o| o.items.len());
         assert_eq!(e, Ok(2));
         let e = outer(r#"{"id": 1, "inner": [{}, {}]}"#).expect_err("two records for one");
-        assert!(e.starts_with("invalid type: sequence, expected an object"), "{e}");
+        assert!(
+            e.starts_with("invalid type: sequence, expected an object"),
+            "{e}"
+        );
         let e = outer(r#"{"id": 1, "items": {"0": {}, "x": {}}}"#).expect_err("a mixed object");
         assert!(e.contains("an index"), "{e}");
     }
@@ -969,28 +980,62 @@ mod tests {
 
     #[test]
     fn integers_read_booleans_as_one_and_zero() {
-        assert_eq!(texts(r#"{"name": "", "count": true}"#).expect("true").count, Some(1));
-        assert_eq!(texts(r#"{"name": "", "count": false}"#).expect("false").count, Some(0));
+        assert_eq!(
+            texts(r#"{"name": "", "count": true}"#).expect("true").count,
+            Some(1)
+        );
+        assert_eq!(
+            texts(r#"{"name": "", "count": false}"#)
+                .expect("false")
+                .count,
+            Some(0)
+        );
         assert_eq!(outer(r#"{"id": true}"#).expect("an id").id, 1);
     }
 
     #[test]
     fn lists_read_single_values_and_objects_keyed_by_index() {
-        assert_eq!(texts(r#"{"name": "", "tags": "a"}"#).expect("one").tags, ["a"]);
-        assert_eq!(texts(r#"{"name": "", "tags": 3}"#).expect("a number").tags, ["3"]);
         assert_eq!(
-            texts(r#"{"name": "", "tags": {"0": "a", "1": 2}}"#).expect("indexed").tags,
+            texts(r#"{"name": "", "tags": "a"}"#).expect("one").tags,
+            ["a"]
+        );
+        assert_eq!(
+            texts(r#"{"name": "", "tags": 3}"#).expect("a number").tags,
+            ["3"]
+        );
+        assert_eq!(
+            texts(r#"{"name": "", "tags": {"0": "a", "1": 2}}"#)
+                .expect("indexed")
+                .tags,
             ["a", "2"]
         );
         assert_eq!(
-            texts(r#"{"name": "", "tags": {"3": "x", "1": "y"}}"#).expect("holes").tags,
+            texts(r#"{"name": "", "tags": {"3": "x", "1": "y"}}"#)
+                .expect("holes")
+                .tags,
             ["x", "y"],
             "in the order sent"
         );
-        assert!(texts(r#"{"name": "", "tags": {}}"#).expect("{}").tags.is_empty());
-        assert!(texts(r#"{"name": "", "tags": null}"#).expect("null").tags.is_empty());
+        assert!(
+            texts(r#"{"name": "", "tags": {}}"#)
+                .expect("{}")
+                .tags
+                .is_empty()
+        );
+        assert!(
+            texts(r#"{"name": "", "tags": null}"#)
+                .expect("null")
+                .tags
+                .is_empty()
+        );
         let one = outer(r#"{"id": 1, "items": {"count": "2"}}"#).expect("one record");
-        assert_eq!(one.items, [Inner { count: Some(2), name: None }]);
+        assert_eq!(
+            one.items,
+            [Inner {
+                count: Some(2),
+                name: None
+            }]
+        );
         let e = texts(r#"{"name": "", "tags": {"a": 1}}"#).expect_err("a record is no text");
         assert!(e.starts_with("invalid type: map, expected a string"), "{e}");
     }
@@ -1036,8 +1081,20 @@ mod tests {
     fn a_single_value_stands_for_a_record_s_primary_field() {
         let p = prices(r#"{"price": 100, "sale": "10.5", "more": [7, {"amount": 1}]}"#)
             .expect("bare amounts");
-        assert_eq!(p.price, Money { amount: 100.0, currency: None });
-        assert_eq!(p.sale, Some(Money { amount: 10.5, currency: None }));
+        assert_eq!(
+            p.price,
+            Money {
+                amount: 100.0,
+                currency: None
+            }
+        );
+        assert_eq!(
+            p.sale,
+            Some(Money {
+                amount: 10.5,
+                currency: None
+            })
+        );
         assert_eq!(p.more.len(), 2);
         let p = prices(r#"{"price": {"amount": "3", "currency": "SAR"}}"#).expect("a record");
         assert_eq!(p.price.currency.as_deref(), Some("SAR"));
@@ -1050,7 +1107,10 @@ mod tests {
         let p = prices(r#"{"price": 1, "sale": {}, "inner": {}}"#).expect("{}");
         assert_eq!(p.sale, None, "Money requires an amount");
         assert_eq!(p.inner, Some(Inner::default()), "Inner can be empty");
-        assert_eq!(prices(r#"{"price": 1, "sale": []}"#).expect("[]").sale, None);
+        assert_eq!(
+            prices(r#"{"price": 1, "sale": []}"#).expect("[]").sale,
+            None
+        );
         let e = prices(r#"{"price": {}}"#).expect_err("a required record");
         assert!(e.starts_with("missing field `amount`"), "{e}");
         let e = prices(r#"{"price": 1, "sale": {"currency": "SAR"}}"#).expect_err("not empty");
@@ -1060,7 +1120,13 @@ mod tests {
     #[test]
     fn a_one_item_array_is_its_record() {
         let value = outer(r#"{"id": 1, "inner": [{"count": 3}]}"#).expect("[record]");
-        assert_eq!(value.inner, Some(Inner { count: Some(3), name: None }));
+        assert_eq!(
+            value.inner,
+            Some(Inner {
+                count: Some(3),
+                name: None
+            })
+        );
     }
 
     #[test]
@@ -1070,10 +1136,19 @@ mod tests {
             let e = serde_path_to_error::deserialize::<_, Outer>(de).expect_err(json);
             e.path().to_string()
         };
-        assert_eq!(path(r#"{"id": 1, "items": [{}, {"count": "x"}]}"#), "items[1].count");
-        assert_eq!(path(r#"{"id": 1, "items": {"0": {}, "1": {"count": "x"}}}"#), "items.1.count");
+        assert_eq!(
+            path(r#"{"id": 1, "items": [{}, {"count": "x"}]}"#),
+            "items[1].count"
+        );
+        assert_eq!(
+            path(r#"{"id": 1, "items": {"0": {}, "1": {"count": "x"}}}"#),
+            "items.1.count"
+        );
         assert_eq!(path(r#"{"id": 1, "items": {"count": "x"}}"#), "items.count");
-        assert_eq!(path(r#"{"id": 1, "inner": [{"count": "x"}]}"#), "inner[0].count");
+        assert_eq!(
+            path(r#"{"id": 1, "inner": [{"count": "x"}]}"#),
+            "inner[0].count"
+        );
         assert_eq!(path(r#"{"id": 1, "ids": {"a": [1, "x"]}}"#), "ids.a[1]");
         assert_eq!(path(r#"{"id": 1, "ids": [[1, "x"]]}"#), "ids[0][1]");
         let de = &mut serde_json::Deserializer::from_str(r#"{"price": 1, "more": [1, "x"]}"#);

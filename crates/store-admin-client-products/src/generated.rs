@@ -232,6 +232,9 @@ recursively; the creation example leaves out `image`, `show_in`, `has_hidden_pro
 described); `items` carries them as categories.
 */
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Same>>>::deserialize"
+        )]
         pub sub_categories: ::std::vec::Vec<::store_admin_client_core::types::AnyValue>,
         ///The category's texts by language code (`en`).
         #[serde(
@@ -270,6 +273,9 @@ described); `items` carries them as categories.
 content not described).
 */
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Same>>>::deserialize"
+        )]
         pub items: ::std::vec::Vec<::store_admin_client_core::types::AnyValue>,
         ///The sub-category name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4077,6 +4083,9 @@ operations).
         pub id: i64,
         ///The category's sub-categories; their shape is not documented here.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Same>>>::deserialize"
+        )]
         pub items: ::std::vec::Vec<::store_admin_client_core::types::AnyValue>,
         ///The category name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4424,6 +4433,9 @@ shown in the storefront); the list may grow.
 (`{id, name}`) are possible, so any item is accepted.
 */
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Same>>>::deserialize"
+        )]
         pub tags: ::std::vec::Vec<::store_admin_client_core::types::AnyValue>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -4571,6 +4583,9 @@ shown in the storefront); the list may grow.
 (`{id, name}`) are possible, so any item is accepted.
 */
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Same>>>::deserialize"
+        )]
         pub tags: ::std::vec::Vec<::store_admin_client_core::types::AnyValue>,
     }
     ///A file of a digital product.
@@ -6206,6 +6221,9 @@ example only; their types are assumed.
     pub struct ProductServicesBlocks {
         ///Instalment payment offers; the shape of an entry is not documented.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Same>>>::deserialize"
+        )]
         pub installments: ::std::vec::Vec<::store_admin_client_core::types::AnyValue>,
     }
     ///A tag that labels products.

@@ -5804,6 +5804,9 @@ an amount per weight step). The set may grow: accept any other string.
 schema; integers accepted).
 */
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Same>>>::deserialize"
+        )]
         pub alternative_companies: ::std::vec::Vec<
             ::store_admin_client_core::types::IntegerOrString,
         >,

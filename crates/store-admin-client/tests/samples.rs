@@ -257,7 +257,9 @@ fn rewrite_sites(value: &Value, pointer: String, out: &mut Vec<(String, Rewrite)
             if items.len() == 1 {
                 out.push((pointer.clone(), Rewrite::SingleItemAsValue));
             }
-            if !items.is_empty() {
+            // Up to 10 items: serde_json's map (this test's) sorts its keys, and "10" would
+            // come before "2", while the service sends them in the list's order.
+            if !items.is_empty() && items.len() <= 10 {
                 out.push((pointer.clone(), Rewrite::ListAsIndexedObject));
             }
             for (i, child) in items.iter().enumerate() {
@@ -334,15 +336,18 @@ fn same_but_for_rewrites(original: &Value, rewritten: &Value) -> bool {
         }
         (Value::Object(a), Value::Array(b)) => a.is_empty() && b.is_empty(),
         (Value::Array(a), Value::Object(b)) => {
-            a.len() == b.len()
+            (a.len() == b.len()
                 && a.iter().enumerate().all(|(i, x)| {
                     b.get(&i.to_string())
                         .is_some_and(|y| same_but_for_rewrites(x, y))
-                })
+                }))
+                || (a.len() == 1 && same_but_for_rewrites(&a[0], rewritten))
         }
         (Value::Array(a), b) if a.len() == 1 => same_but_for_rewrites(&a[0], b),
         (Value::Number(n), Value::String(s)) => s.parse::<f64>().ok() == n.as_f64(),
-        (Value::String(s), Value::Number(n)) => integer_text(s).is_some_and(|i| n.as_i64() == Some(i)),
+        (Value::String(s), Value::Number(n)) => {
+            integer_text(s).is_some_and(|i| n.as_f64() == Some(i as f64))
+        }
         (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
         (Value::Bool(b), Value::Number(n)) => n.as_u64() == Some(u64::from(*b)),
         (Value::Bool(b), Value::String(s)) => {
@@ -480,9 +485,13 @@ fn null_reads_as_absent_wherever_a_field_may_be_absent() {
             checked += 1;
             match decode(&nulled.to_string()) {
                 Err(e) => failures.push(format!("{file} with {pointer} null: does not decode {e}")),
-                Ok(decoded) if without_nulls(decoded.clone()) != without_nulls(expected.clone()) => failures.push(format!(
-                    "{file} with {pointer} null: decodes otherwise than without it: {decoded}"
-                )),
+                Ok(decoded)
+                    if without_nulls(decoded.clone()) != without_nulls(expected.clone()) =>
+                {
+                    failures.push(format!(
+                        "{file} with {pointer} null: decodes otherwise than without it: {decoded}"
+                    ))
+                }
                 Ok(_) => {}
             }
             if failures.len() > 20 {
