@@ -482,7 +482,7 @@ fn print_event(receiver: &Receiver, event: &WebhookEvent) -> std::io::Result<()>
             }
             let data = value.get("data").map(Value::to_string).unwrap_or_default();
             let _ = writer.write_record([
-                csv_text(&event.event.to_string()),
+                csv_text(event.event.as_ref()),
                 csv_text(&event.merchant.to_string()),
                 csv_text(&event.created_at),
                 csv_text(&data),

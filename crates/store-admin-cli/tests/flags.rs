@@ -34,8 +34,7 @@ fn help_of(operation_id: &str) -> String {
     line.push("--help");
     command()
         .try_get_matches_from(&line)
-        .err()
-        .expect("help")
+        .expect_err("help")
         .to_string()
 }
 

@@ -220,7 +220,7 @@ async fn an_upload_too_large_is_told_so_whether_answered_413_or_cut_off() {
     let mut command = store_admin();
     command.env("STORE_ADMIN_TOKEN", "T").args([
         "--base-url",
-        &server.base_url(),
+        server.base_url(),
         "--retries",
         "0",
         "brands",
@@ -337,11 +337,11 @@ async fn a_401_names_where_the_token_came_from() {
     }
     let base = server.base_url();
     let mut by_file = store_admin();
-    by_file.args(["--base-url", &base, "--token-file", file.to_str().unwrap()]);
+    by_file.args(["--base-url", base, "--token-file", file.to_str().unwrap()]);
     by_file.args(["orders", "statuses"]);
     let mut by_env = store_admin();
     by_env.env("STORE_ADMIN_TOKEN", "stale");
-    by_env.args(["--base-url", &base, "orders", "statuses"]);
+    by_env.args(["--base-url", base, "orders", "statuses"]);
     let (by_file, by_env) = tokio::task::spawn_blocking(move || (run(by_file, 3), run(by_env, 3)))
         .await
         .expect("joins");

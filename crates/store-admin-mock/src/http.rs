@@ -558,7 +558,7 @@ async fn post_event(
         }
     };
     let known = crate::seed::event_names(&state.engine);
-    if event != "app.store.authorize" && !known.iter().any(|name| *name == event) {
+    if event != "app.store.authorize" && !known.contains(&event) {
         return ApiError::field(
             "event",
             format!(

@@ -542,10 +542,13 @@ mod tests {
     use RetryDecision::{RetryAfter, Stop};
     use TransportFailure::*;
 
+    /// A row of `rate_limit_wait_table`: its name, the status, the headers, the wait expected.
+    type WaitRow<'a> = (&'a str, u16, Vec<(&'static str, &'a str)>, Option<Duration>);
+
     #[test]
     fn rate_limit_wait_table() {
         let in_7s = httpdate::fmt_http_date(now() + S(7));
-        let rows: Vec<(&str, u16, Vec<(&'static str, &str)>, Option<Duration>)> = vec![
+        let rows: Vec<WaitRow> = vec![
             (
                 "429 Retry-After seconds",
                 429,

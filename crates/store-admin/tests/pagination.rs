@@ -213,7 +213,7 @@ async fn a_lying_total_pages_stops_at_the_empty_page_after_full_ones() {
             .await
             .expect("clean list");
         let total = clean.len() as u64;
-        if let Some(per_page) = (2..=30u64).find(|n| total % n == 0 && total / n >= 2) {
+        if let Some(per_page) = (2..=30u64).find(|n| total.is_multiple_of(*n) && total / n >= 2) {
             found = Some((server, clean, per_page));
             break;
         }

@@ -241,40 +241,14 @@ pub(crate) fn long_strings(body: &Value, limit: usize, errors: &mut FieldErrors)
     walk(body, "", limit, errors);
 }
 
-#[cfg(test)]
-mod widened_tests {
-    use serde_json::json;
-
-    #[test]
-    fn only_whole_numbers_beyond_64_bits_move() {
-        let body: serde_json::Value =
-            serde_json::from_str(r#"{"a": -9223372036854775809, "b": [18446744073709551615, -9223372036854775808, 1.5]}"#)
-                .expect("JSON");
-        let widened = super::widened(&body);
-        assert!(
-            widened["a"].as_f64().is_some_and(|f| f < -1.8e19),
-            "{widened}"
-        );
-        assert_eq!(
-            widened["b"],
-            json!([18446744073709551615_u64, i64::MIN, 1.5])
-        );
-        let plain = json!({"a": 1});
-        assert!(matches!(
-            super::widened(&plain),
-            std::borrow::Cow::Borrowed(_)
-        ));
-    }
-}
-
 /// A boolean as Laravel's `boolean` rule (and a form's checkbox) accepts one: `true`/`false`,
 /// `1`/`0`, and their strings, `"on"`/`"off"` and `"yes"`/`"no"`.
 pub(crate) fn laravel_bool(value: &Value) -> Option<bool> {
     match value {
         Value::Bool(b) => Some(*b),
         Value::Number(n) => match n.as_f64() {
-            Some(x) if x == 1.0 => Some(true),
-            Some(x) if x == 0.0 => Some(false),
+            Some(1.0) => Some(true),
+            Some(0.0) => Some(false),
             _ => None,
         },
         Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
@@ -391,5 +365,31 @@ pub(crate) fn laravel<'v>(
     match walk(doc, schema, body, 0) {
         Some(read) => std::borrow::Cow::Owned(read),
         None => std::borrow::Cow::Borrowed(body),
+    }
+}
+
+#[cfg(test)]
+mod widened_tests {
+    use serde_json::json;
+
+    #[test]
+    fn only_whole_numbers_beyond_64_bits_move() {
+        let body: serde_json::Value =
+            serde_json::from_str(r#"{"a": -9223372036854775809, "b": [18446744073709551615, -9223372036854775808, 1.5]}"#)
+                .expect("JSON");
+        let widened = super::widened(&body);
+        assert!(
+            widened["a"].as_f64().is_some_and(|f| f < -1.8e19),
+            "{widened}"
+        );
+        assert_eq!(
+            widened["b"],
+            json!([18446744073709551615_u64, i64::MIN, 1.5])
+        );
+        let plain = json!({"a": 1});
+        assert!(matches!(
+            super::widened(&plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

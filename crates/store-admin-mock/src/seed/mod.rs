@@ -78,6 +78,10 @@ pub(crate) fn event_names(engine: &Engine) -> Vec<String> {
     names
 }
 
+/// Per collection, the ids given to its records, each with the parent (collection key and id) it
+/// belongs to, if any.
+type SeededIds = BTreeMap<String, Vec<(Value, Option<(String, Value)>)>>;
+
 fn label(event: &str) -> String {
     let text = event.replace(['.', '_'], " ");
     let mut chars = text.chars();
@@ -123,7 +127,7 @@ fn seed_generated(engine: &Engine, store: &mut Store, seed: u64) {
     // Parents before their children.
     keys.sort_by_key(|k| (k.matches("{}").count(), (*k).clone()));
     // First every id, so that records can name records of collections filled after them.
-    let mut ids: BTreeMap<String, Vec<(Value, Option<(String, Value)>)>> = BTreeMap::new();
+    let mut ids: SeededIds = BTreeMap::new();
     for key in &keys {
         let info = &engine.collections[*key];
         let mut rng: StdRng =
@@ -268,7 +272,7 @@ fn partition(
     engine: &Engine,
     key: &str,
     store: &Store,
-    ids: &BTreeMap<String, Vec<(Value, Option<(String, Value)>)>>,
+    ids: &SeededIds,
 ) -> Option<(String, Vec<Value>)> {
     let list = engine
         .doc
