@@ -21,7 +21,7 @@
 //!   with an example of its shape in the help and in errors. Required body fields are marked in
 //!   the help and all named by one error when missing. Help is the document's description for
 //!   users ([`user_text`]: notes about the document left out), with the known values of an open
-//!   set (`x-known-values`) and "[required]"; numbers take `-5` without `=`. `--body FILE|-`
+//!   set (`x-known-values`) and "\[required\]"; numbers take `-5` without `=`. `--body FILE|-`
 //!   takes the whole body; a paged list takes `--page`, `--per-page` and `--all`;
 //! - table columns of a record type ([`columns`]): `id`, the first of `name`, `title`, `label`,
 //!   `event`, `slug`, `iso_code`, `code` that is a scalar, then `status`, a scalar `type`, then the

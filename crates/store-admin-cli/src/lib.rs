@@ -11,7 +11,8 @@ pub mod decode;
 pub mod error;
 pub mod extras;
 #[rustfmt::skip]
-#[allow(missing_docs, unused_mut, unused_variables, clippy::all, clippy::pedantic)]
+// The help texts mark required flags `[required]`, which rustdoc would take for links.
+#[allow(missing_docs, unused_mut, unused_variables, clippy::all, clippy::pedantic, rustdoc::broken_intra_doc_links)]
 pub mod generated_cli;
 pub mod legacy;
 pub mod output;
