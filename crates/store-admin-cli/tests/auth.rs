@@ -37,6 +37,26 @@ async fn mock_with(config: MockConfig) -> MockServer {
     .expect("mock starts")
 }
 
+/// Another program's refresh with `refresh` at the token endpoint, behind the command's back.
+async fn spend_refresh_token(setup: &Setup, refresh: &str) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(&setup.token_url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(
+            url::form_urlencoded::Serializer::new(String::new())
+                .extend_pairs([
+                    ("grant_type", "refresh_token"),
+                    ("refresh_token", refresh),
+                    ("client_id", CLIENT_ID),
+                    ("client_secret", CLIENT_SECRET),
+                ])
+                .finish(),
+        )
+        .send()
+        .await
+        .unwrap()
+}
+
 /// What every command of a test shares: its own state directory, the mock's URLs, the app's
 /// client (the secret in the environment, never on the command line).
 struct Setup {
@@ -479,22 +499,7 @@ async fn a_spent_refresh_token_says_the_merchant_must_reinstall_and_status_says_
     run(import, 0).await;
     // Another program spends the stored refresh token behind the command's back.
     let (_, refresh) = stored(&setup.token_file("default"));
-    let spent = reqwest::Client::new()
-        .post(&setup.token_url)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(
-            url::form_urlencoded::Serializer::new(String::new())
-                .extend_pairs([
-                    ("grant_type", "refresh_token"),
-                    ("refresh_token", refresh.as_str()),
-                    ("client_id", CLIENT_ID),
-                    ("client_secret", CLIENT_SECRET),
-                ])
-                .finish(),
-        )
-        .send()
-        .await
-        .unwrap();
+    let spent = spend_refresh_token(&setup, &refresh).await;
     assert_eq!(spent.status(), 200);
     server.expire_access_tokens();
     let (out, err) = run(setup.command(&["orders", "list"]), 3).await;
@@ -891,22 +896,8 @@ async fn status_all_lists_every_store_with_its_health() {
     run(import, 0).await;
     let (_, refresh) = stored(&setup.token_file("spent"));
     // Another program spends the stored refresh token; the next call meets invalid_grant.
-    let spent = reqwest::Client::new()
-        .post(&setup.token_url)
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(
-            url::form_urlencoded::Serializer::new(String::new())
-                .extend_pairs([
-                    ("grant_type", "refresh_token"),
-                    ("refresh_token", refresh.as_str()),
-                    ("client_id", CLIENT_ID),
-                    ("client_secret", CLIENT_SECRET),
-                ])
-                .finish(),
-        )
-        .send()
+    let spent = spend_refresh_token(&setup, &refresh)
         .await
-        .unwrap()
         .json::<Value>()
         .await
         .unwrap();
