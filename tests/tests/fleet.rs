@@ -222,6 +222,52 @@ async fn four_processes_exporting_together_stay_within_the_plan() {
     assert!(ok <= allowed + 4, "{ok} calls of {allowed} allowed");
 }
 
+/// Nobody tells the fleet the store's rate: the store is at 60 a minute, half the Plus plan each
+/// process starts at. The first answers announce it (`X-RateLimit-Limit: 60`) and reveal the
+/// backlog of the others' requests; what one process learns, the others read from Redis.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_processes_learn_the_stores_rate_together() {
+    let redis = RedisServer::start();
+    let server = mock(
+        MockConfig::new()
+            .token_all_scopes(TOKEN)
+            .faults(FaultConfig {
+                rate_limit: Some(RateLimitFault {
+                    per_minute: 60,
+                    operations: vec![],
+                }),
+                ..FaultConfig::default()
+            }),
+    )
+    .await;
+    const SECONDS: u64 = 12;
+    let env = [
+        ("FLEET_TOKEN", TOKEN.to_string()),
+        ("FLEET_SECONDS", SECONDS.to_string()),
+    ];
+    let workers: Vec<Child> = (0..4)
+        .map(|_| worker("export", &server, &redis, &env))
+        .collect();
+    let mut ok = 0;
+    for child in workers {
+        let (summary, stderr) = finish(child).await;
+        assert_eq!(
+            summary["errors"],
+            serde_json::json!({}),
+            "a 429 or worse: {summary} {stderr}"
+        );
+        ok += summary["ok"].as_u64().expect("a count");
+    }
+    let counts = server.request_counts();
+    assert_eq!(counts["list_order_statuses"].too_many_requests, 0);
+    // The bucket starts full (60) and leaks 1 a second; the fleet keeps 5 % under the rate.
+    let allowed = 60 + SECONDS;
+    eprintln!("4 processes, rate learned: {ok} calls in {SECONDS} s, {allowed} allowed, no 429");
+    assert!(ok <= allowed, "{ok} calls of {allowed} allowed");
+    // Not stuck below the store's rate (say, at a share of it, or one request per Retry-After).
+    assert!(ok >= 60 + SECONDS / 2, "{ok} calls of {allowed} allowed");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_go_on_through_the_local_fallback_when_redis_stops() {
     let mut redis = RedisServer::start();

@@ -570,16 +570,19 @@ pub async fn shared_rate_limiter(
     url: &Url,
 ) -> Result<Arc<dyn store_admin::ratelimit::RateLimiter>, CliError> {
     use store_admin::ratelimit::{Plan, RedisRateLimiters};
-    let per_minute = global.rate_limit.unwrap_or(Plan::Plus.per_minute());
-    let mut limiters = RedisRateLimiters::connect_per_minute(url.as_str(), per_minute)
-        .await
-        .map_err(|e| {
-            CliError::Unavailable(format!(
-                "cannot reach the rate-limit store {}: {}",
-                StoreLocation::Redis(url.clone()).display(),
-                chain(&e)
-            ))
-        })?;
+    // --rate-limit is a ceiling; without it the fleet learns the store's rate from its answers,
+    // starting at the Plus plan's.
+    let limiters = match global.rate_limit {
+        Some(per_minute) => RedisRateLimiters::connect_per_minute(url.as_str(), per_minute).await,
+        None => RedisRateLimiters::connect_learning(url.as_str(), Plan::Plus).await,
+    };
+    let mut limiters = limiters.map_err(|e| {
+        CliError::Unavailable(format!(
+            "cannot reach the rate-limit store {}: {}",
+            StoreLocation::Redis(url.clone()).display(),
+            chain(&e)
+        ))
+    })?;
     if is_sandbox(global) {
         limiters = limiters.with_prefix("store-admin-sandbox");
     }

@@ -201,7 +201,8 @@ pub struct Global {
     #[arg(long, default_value_t = 4, value_name = "N", global = true)]
     pub retries: u32,
 
-    /// Client-side rate limit in requests per minute (Plus plan 120, Pro 360, Special 720).
+    /// Client-side rate limit in requests per minute (Plus plan 120, Pro 360, Special 720), a
+    /// ceiling [default: the rate the store announces, starting at 120].
     #[arg(long, value_name = "PER_MINUTE", global = true, value_parser = parse_rate_limit)]
     pub rate_limit: Option<NonZeroU32>,
 
@@ -255,7 +256,8 @@ pub struct Global {
     pub token_store: Option<StoreLocation>,
 
     /// A Redis holding the store's rate budget, shared by every process that calls the store
-    /// (`redis://HOST:PORT/DB`); the budget is --rate-limit, else the Plus plan's 120 a minute.
+    /// (`redis://HOST:PORT/DB`); the budget is --rate-limit at most, else the rate the store
+    /// announces, learned by the fleet (starting at the Plus plan's 120 a minute).
     #[arg(long, env = "STORE_ADMIN_RATE_LIMIT_STORE", hide_env_values = true, value_name = "redis://...",
           global = true, value_parser = parse_redis_location, help_heading = "Stores and OAuth")]
     pub rate_limit_store: Option<StoreLocation>,
@@ -451,7 +453,7 @@ fn positive_seconds(text: &str) -> Result<f64, String> {
 fn parse_rate_limit(text: &str) -> Result<NonZeroU32, String> {
     match text.trim().parse::<u64>() {
         Ok(0) => Err(
-            "the rate limit is requests a minute, from 1 (leave --rate-limit out for none)"
+            "the rate limit is requests a minute, from 1 (leave --rate-limit out to keep to the rate the store announces)"
                 .to_string(),
         ),
         Ok(n) => u32::try_from(n)

@@ -5,7 +5,8 @@
 //! - `FLEET_MODE`: `calls` (make `FLEET_CALLS` calls with the merchant's OAuth tokens),
 //!   `hold-lock` (take the merchant's refresh lock, print `locked`, and wait to be killed), or
 //!   `export` (call for `FLEET_SECONDS` seconds with `FLEET_TOKEN` through the shared rate
-//!   limiter of `FLEET_PER_MINUTE` requests a minute, no retries, so a 429 shows);
+//!   limiter of `FLEET_PER_MINUTE` requests a minute at most, or without it the rate the fleet
+//!   learns from the store, no retries, so a 429 shows);
 //! - `FLEET_BASE_URL`, `FLEET_TOKEN_URL`, `FLEET_REDIS_URL`, `FLEET_MERCHANT`,
 //!   `FLEET_CLIENT_ID`, `FLEET_CLIENT_SECRET`, `FLEET_LOCK_TTL_MS`;
 //! - `FLEET_STOP_REDIS_AFTER`: in `export` mode, the test stops Redis meanwhile; nothing to do.
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant};
 use secrecy::SecretString;
 use store_admin::credentials::{AuthError, Credentials, RedisTokenStores, TokenStore};
 use store_admin::prelude::*;
-use store_admin::ratelimit::RedisRateLimiters;
+use store_admin::ratelimit::{Plan, RedisRateLimiters};
 use store_admin::retry::RetryPolicy;
 use store_admin::{Error, StoreAdmin};
 
@@ -88,12 +89,16 @@ async fn hold_lock() -> serde_json::Value {
 }
 
 async fn export() -> serde_json::Value {
-    let per_minute =
-        std::num::NonZeroU32::new(number("FLEET_PER_MINUTE", 120) as u32).expect("a rate");
-    let limits = RedisRateLimiters::connect_per_minute(&var("FLEET_REDIS_URL"), per_minute)
-        .await
-        .expect("Redis reachable")
-        .with_fallback_share(0.25);
+    let redis = var("FLEET_REDIS_URL");
+    let limits = match std::env::var("FLEET_PER_MINUTE") {
+        Ok(n) => {
+            let per_minute = n.parse().expect("FLEET_PER_MINUTE is a positive number");
+            RedisRateLimiters::connect_per_minute(&redis, per_minute).await
+        }
+        Err(_) => RedisRateLimiters::connect_learning(&redis, Plan::Plus).await,
+    }
+    .expect("Redis reachable")
+    .with_fallback_share(0.25);
     let admin = StoreAdmin::builder()
         .with_base_url(var("FLEET_BASE_URL"))
         .with_token(var("FLEET_TOKEN"))

@@ -80,3 +80,5 @@ pub fn store_admin_process() -> std::process::Command {
     command.env("XDG_STATE_HOME", "/nonexistent/store-admin-tests-state");
     command
 }
+
+pub mod fleet;

@@ -35,7 +35,7 @@
 //! | the answer | the bucket drains in |
 //! |---|---|
 //! | 429 | the longest of `Retry-After`, `X-RateLimit-Reset` and a whole bucket at the rate |
-//! | `X-RateLimit-Limit: n`, `X-RateLimit-Remaining: r` | `(n − r)` intervals, never past `X-RateLimit-Reset` |
+//! | `X-RateLimit-Limit: n`, `X-RateLimit-Remaining: r` | `(n − r)` intervals, never past `X-RateLimit-Reset` (a second after it: the header is in whole seconds) |
 //! | `X-RateLimit-Remaining: r` alone | `(burst − r)` intervals of the known rate, never past the reset |
 //! | otherwise, or an endpoint with a bucket of its own | nothing known |
 //!
@@ -169,6 +169,9 @@ pub fn learn(known: Known, bounds: &Bounds, answer: &Answer) -> Known {
     known
 }
 
+/// The resolution of `X-RateLimit-Reset` (epoch seconds).
+const RESET_GRAIN: Duration = Duration::from_secs(1);
+
 /// How long the store's bucket takes to drain after `answer`, at `rate` (what [`learn`] gave
 /// for it), if the answer says: the limiter's own bucket is kept at least that full. Pure: see
 /// the module documentation for the rules.
@@ -188,7 +191,12 @@ pub fn backlog(rate: Rate, answer: &Answer) -> Option<Duration> {
     let remaining = headers.remaining?;
     let size = headers.limit.filter(|n| *n > 0).unwrap_or(rate.burst.get());
     let queued = rate.interval * size.saturating_sub(remaining);
-    Some(headers.reset_in.map_or(queued, |reset| queued.min(reset)))
+    // `X-RateLimit-Reset` is in whole seconds: the bucket may drain up to a second after it.
+    Some(
+        headers
+            .reset_in
+            .map_or(queued, |reset| queued.min(reset + RESET_GRAIN)),
+    )
 }
 
 #[cfg(test)]
@@ -400,10 +408,10 @@ mod tests {
                 Some(S(10)),
             ),
             (
-                "never past the reset",
+                "never past the reset, give or take its whole seconds",
                 at_60,
                 ok(headers(Some(60), Some(0), Some(20), None)),
-                Some(S(20)),
+                Some(S(21)),
             ),
             (
                 "remaining alone: the known bucket's size",

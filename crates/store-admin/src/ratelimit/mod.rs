@@ -586,7 +586,7 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn zero_remaining_never_waits_past_the_reset() {
+    async fn zero_remaining_never_waits_past_the_reset_and_its_second() {
         let limit = RateLimit::plan(Plan::Plus);
         limit.observe_at(
             &headers(&[
@@ -598,11 +598,9 @@ mod tests {
         );
         let start = Instant::now();
         limit.acquire().await;
-        assert_eq!(
-            Instant::now() - start,
-            Duration::from_secs(3),
-            "the reset comes first"
-        );
+        // The reset comes before the leak interval (60 s at 1 a minute); the header is in whole
+        // seconds, so the bucket may drain up to a second after it.
+        assert_eq!(Instant::now() - start, Duration::from_secs(4));
     }
 
     #[tokio::test(start_paused = true)]
