@@ -4,7 +4,8 @@
 //! (`--rate-limit-store`, a `redis-server` of its own on 127.0.0.1). Printed per run: the pages
 //! requested, the 429s (target 0), the time taken, the store's floor time for those pages (its
 //! bucket starts full and frees one request a second) and their ratio (target at least 0.90).
-//! It takes about four minutes.
+//! It takes about four minutes. The figures are bound by the store's rate, not by the processor:
+//! `--profile dev` reuses the test build instead of building the workspace optimized.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
