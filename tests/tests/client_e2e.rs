@@ -675,3 +675,39 @@ async fn a_raw_request_gets_the_same_auth_retries_and_errors() {
     assert!(err.is_not_found(), "{err:?}");
     assert_eq!(err.operation(), Some("get_shipment"));
 }
+
+/// The largest answer read is a bound a caller can rely on: past it the call fails at once, with
+/// a kind of its own, and is not retried (the answer would be as large again).
+#[tokio::test]
+async fn an_answer_larger_than_the_bound_fails_once_and_names_the_bound() {
+    let server = mock(MockConfig::new().products(20)).await;
+    let small = StoreAdmin::builder()
+        .with_base_url(server.base_url())
+        .with_token(TOKEN)
+        .with_max_response_bytes(1024)
+        .build()
+        .expect("client builds");
+    let error = small
+        .list_products()
+        .per_page(20u64)
+        .send()
+        .await
+        .map_err(Error::from)
+        .expect_err("20 products are more than 1 KiB");
+    match &error {
+        Error::Transport { kind, .. } => assert_eq!(*kind, TransportKind::TooLarge, "{error}"),
+        other => panic!("not a transport error: {other:?}"),
+    }
+    let message = error.to_string();
+    assert!(message.contains("larger than 1024 bytes"), "{message}");
+    assert!(message.contains("with_max_response_bytes"), "{message}");
+    assert_eq!(server.requests_received("list_products"), 1, "not retried");
+    // The same call within the default bound.
+    let page = admin(&server)
+        .list_products()
+        .per_page(20u64)
+        .send()
+        .await
+        .expect("within 64 MiB");
+    assert_eq!(page.data.len(), 20);
+}

@@ -221,6 +221,12 @@ pub struct Global {
           value_parser = positive_seconds)]
     pub operation_timeout: f64,
 
+    /// The largest answer read, in bytes or with a unit (KiB, MiB, GiB); a larger one fails the
+    /// command (exit 1) before it fills memory.
+    #[arg(long, default_value = "64MiB", value_name = "SIZE", global = true,
+          value_parser = parse_size)]
+    pub max_response_size: u64,
+
     /// Talk to an embedded mock store with seeded data instead of the service (no token needed).
     #[arg(long, global = true)]
     pub sandbox: bool,
@@ -447,6 +453,33 @@ fn positive_seconds(text: &str) -> Result<f64, String> {
         Ok(s) if s >= 1e9 => Err("too long: give at most 999999999 seconds".to_string()),
         _ => Err("give a positive number of seconds, such as 30 or 2.5".to_string()),
     }
+}
+
+/// `--max-response-size`: bytes, or a whole number of KiB, MiB or GiB (`K`, `M`, `G`, `KB`, `MB`,
+/// `GB` mean the same), from 1 KiB.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        _ => {
+            return Err(format!(
+                "{unit:?} is not a unit: give bytes, KiB, MiB or GiB, such as 64MiB"
+            ));
+        }
+    };
+    number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|bytes| *bytes >= 1024)
+        .ok_or_else(|| "give a size of at least 1 KiB, such as 64MiB or 1048576".to_string())
 }
 
 /// `--rate-limit`: a whole number of requests a minute, from 1.

@@ -150,6 +150,11 @@ fn service_exit_code(error: &store_admin::Error) -> u8 {
     }
     match error {
         E::Api(api) if api.status.is_client_error() => exit::REFUSED,
+        // Not the service being away: its answer is larger than the user allowed.
+        E::Transport {
+            kind: store_admin::error::TransportKind::TooLarge,
+            ..
+        } => exit::FAILURE,
         E::Api(_) | E::Transport { .. } => exit::UNAVAILABLE,
         E::InvalidRequest(_) => exit::USAGE,
         E::Auth(auth) => auth_exit_code(auth),
@@ -192,7 +197,10 @@ fn upload_cut_off(error: &store_admin::Error) -> Option<&'static str> {
             kind,
             ..
         } if is_upload(operation)
-            && !matches!(kind, TransportKind::Connect | TransportKind::Timeout) =>
+            && !matches!(
+                kind,
+                TransportKind::Connect | TransportKind::Timeout | TransportKind::TooLarge
+            ) =>
         {
             Some(*operation)
         }

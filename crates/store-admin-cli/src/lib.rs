@@ -342,7 +342,8 @@ async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), Cl
             RetryPolicy::default().with_max_attempts(global.retries.saturating_add(1)),
         )
         .with_attempt_timeout(attempt_timeout)
-        .with_operation_timeout(operation_timeout);
+        .with_operation_timeout(operation_timeout)
+        .with_max_response_bytes(global.max_response_size);
     // The sandbox has its own token (or the tokens `auth login --sandbox` saved). The user's
     // --token / STORE_ADMIN_TOKEN belongs to the service: it is neither needed there nor sent.
     let (mut builder, server) = if auth::is_sandbox(global) {

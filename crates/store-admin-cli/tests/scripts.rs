@@ -605,3 +605,40 @@ fn webhooks_listen_closes_half_open_connections() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn an_answer_larger_than_max_response_size_is_exit_1_naming_the_flag() {
+    let (stdout, stderr) = run(
+        sandbox(&[
+            "--max-response-size",
+            "1KiB",
+            "products",
+            "list",
+            "--per-page",
+            "20",
+            "-o",
+            "json",
+        ]),
+        1,
+    );
+    assert!(stdout.is_empty(), "nothing half-written: {stdout}");
+    assert!(
+        stderr.contains("larger than 1024 bytes") && stderr.contains("--max-response-size"),
+        "{stderr}"
+    );
+    // Sizes are read as people write them; a unit that is not one is a usage error.
+    let out = ok(&[
+        "--max-response-size",
+        "2 MiB",
+        "products",
+        "list",
+        "-o",
+        "json",
+    ]);
+    assert!(json(&out).as_array().is_some_and(|rows| !rows.is_empty()));
+    let (_, stderr) = run(
+        sandbox(&["--max-response-size", "12 parsecs", "products", "list"]),
+        2,
+    );
+    assert!(stderr.contains("is not a unit"), "{stderr}");
+}

@@ -122,14 +122,45 @@ pub fn decode_slice<T: DeserializeOwned>(
     serde_json::from_slice(body).map_err(|_| DecodeError::locate::<T>(operation, body))
 }
 
-/// Reads the whole body of `response` in place: the response keeps its status, headers, URL and
-/// extensions, and can be handed on (the runtime reads every answer in full, then passes the
-/// same response to [`decode`] with its [`WholeBody`]). A body in one piece is returned as it
-/// came; one in several is joined once.
-pub async fn read_body(response: &mut reqwest::Response) -> reqwest::Result<bytes::Bytes> {
+/// Why [`read_body`] returned no body.
+#[derive(Debug)]
+pub enum BodyError {
+    /// Reading failed (the connection broke, the body was cut short).
+    Http(reqwest::Error),
+    /// The body is larger than the bound given (announced by `content-length`, or read so far):
+    /// reading stopped there.
+    TooLarge {
+        /// The bound, in bytes.
+        limit: u64,
+    },
+}
+
+impl From<reqwest::Error> for BodyError {
+    fn from(error: reqwest::Error) -> Self {
+        BodyError::Http(error)
+    }
+}
+
+/// Reads the whole body of `response` in place, at most `limit` bytes: the response keeps its
+/// status, headers, URL and extensions, and can be handed on (the runtime reads every answer in
+/// full, then passes the same response to [`decode`] with its [`WholeBody`]). A body in one piece
+/// is returned as it came; one in several is joined once. A `content-length` past `limit` fails
+/// before reading; a body that grows past it fails as soon as it does, with no more read or kept.
+pub async fn read_body(
+    response: &mut reqwest::Response,
+    limit: u64,
+) -> Result<bytes::Bytes, BodyError> {
+    let too_large = |length: u64| (length > limit).then_some(BodyError::TooLarge { limit });
+    if let Some(error) = response.content_length().and_then(too_large) {
+        return Err(error);
+    }
+    let size = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
     let Some(first) = response.chunk().await? else {
         return Ok(bytes::Bytes::new());
     };
+    if let Some(error) = too_large(size(first.len())) {
+        return Err(error);
+    }
     let Some(second) = response.chunk().await? else {
         return Ok(first);
     };
@@ -144,7 +175,13 @@ pub async fn read_body(response: &mut reqwest::Response) -> reqwest::Result<byte
     );
     whole.extend_from_slice(&first);
     whole.extend_from_slice(&second);
+    if let Some(error) = too_large(size(whole.len())) {
+        return Err(error);
+    }
     while let Some(chunk) = response.chunk().await? {
+        if let Some(error) = too_large(size(whole.len() + chunk.len())) {
+            return Err(error);
+        }
         whole.extend_from_slice(&chunk);
     }
     Ok(whole.freeze())
@@ -195,9 +232,14 @@ pub async fn decode<T: DeserializeOwned, E>(
 ) -> Result<ResponseValue<T>, Error<E>> {
     let body = match response.extensions_mut().remove::<WholeBody>() {
         Some(WholeBody { body, .. }) => body,
-        None => read_body(&mut response)
-            .await
-            .map_err(Error::ResponseBodyError)?,
+        // Without the runtime (no interceptor), nothing bounds the body: read it as it comes.
+        None => {
+            let mut whole = bytes::BytesMut::new();
+            while let Some(chunk) = response.chunk().await.map_err(Error::ResponseBodyError)? {
+                whole.extend_from_slice(&chunk);
+            }
+            whole.freeze()
+        }
     };
     match decode_slice::<T>(info.operation_id, &body) {
         Ok(inner) => Ok(ResponseValue::new(
@@ -299,7 +341,8 @@ mod tests {
     #[test]
     fn a_body_in_pieces_is_joined_and_one_in_one_piece_is_not_copied() {
         let read = |mut response: reqwest::Response| {
-            let body = futures::executor::block_on(read_body(&mut response)).expect("reads");
+            let body =
+                futures::executor::block_on(read_body(&mut response, u64::MAX)).expect("reads");
             (response, body)
         };
         let (_, body) = read(chunked(&["[1,", " 2", ", 3", "]"]));
@@ -314,6 +357,31 @@ mod tests {
         assert_eq!(response.status().as_u16(), 200, "the response is kept");
         let (_, body) = read(chunked(&[]));
         assert!(body.is_empty());
+    }
+
+    #[test]
+    fn a_body_past_the_bound_fails_as_soon_as_it_passes_it() {
+        let read = |mut response: reqwest::Response, limit| {
+            futures::executor::block_on(read_body(&mut response, limit))
+        };
+        let too_large = |result: Result<bytes::Bytes, BodyError>| {
+            matches!(result, Err(BodyError::TooLarge { limit: 8 }))
+        };
+        // No content-length: found while reading, in the first piece, the second, or later.
+        assert!(too_large(read(chunked(&["0123456789"]), 8)));
+        assert!(too_large(read(chunked(&["0123", "45678"]), 8)));
+        assert!(too_large(read(chunked(&["012", "345", "678"]), 8)));
+        // Announced by content-length: refused before a byte is read.
+        let announced = reqwest::Response::from(
+            http::Response::builder()
+                .header("content-length", "9")
+                .body(reqwest::Body::from("012345678"))
+                .unwrap(),
+        );
+        assert!(too_large(read(announced, 8)));
+        // Exactly the bound is read.
+        let body = read(chunked(&["0123", "4567"]), 8).expect("at the bound");
+        assert_eq!(&body[..], b"01234567");
     }
 
     #[test]

@@ -31,7 +31,7 @@ mod decode;
 pub mod lenient;
 mod query;
 
-pub use decode::{DecodeError, WholeBody, decode, decode_slice, read_body, stream};
+pub use decode::{BodyError, DecodeError, WholeBody, decode, decode_slice, read_body, stream};
 pub use query::Query;
 
 /// A boxed future, as returned by [`Interceptor`] methods.

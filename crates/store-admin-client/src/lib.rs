@@ -3,8 +3,8 @@
 #![warn(missing_docs)]
 
 pub use store_admin_client_core::{
-    BoxFuture, ByteStream, Client, ClientInfo, DecodeError, Error, Inner, Interceptor, PageParts,
-    PagedRequest, ResponseValue, WholeBody, decode_slice, lenient, read_body,
+    BodyError, BoxFuture, ByteStream, Client, ClientInfo, DecodeError, Error, Inner, Interceptor,
+    PageParts, PagedRequest, ResponseValue, WholeBody, decode_slice, lenient, read_body,
 };
 
 #[rustfmt::skip]

@@ -34,7 +34,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use futures::FutureExt;
 use futures::future::Either;
-use store_admin_client::{BoxFuture, Client, Inner, Interceptor, OperationMeta};
+use store_admin_client::{BodyError, BoxFuture, Client, Inner, Interceptor, OperationMeta};
 use tracing::Instrument;
 
 use crate::credentials::{Authenticator, Bearer, Credentials, Unauthorized, classify_unauthorized};
@@ -167,6 +167,7 @@ pub struct StoreAdminBuilder {
     connect_timeout: Duration,
     attempt_timeout: Duration,
     operation_timeout: Duration,
+    max_response_bytes: u64,
     retry: RetryPolicy,
     retry_budget: Option<Arc<RetryBudget>>,
     rate_limit: Option<Arc<dyn RateLimiter>>,
@@ -184,6 +185,7 @@ impl Default for StoreAdminBuilder {
             connect_timeout: Duration::from_secs(10),
             attempt_timeout: Duration::from_secs(30),
             operation_timeout: Duration::from_secs(120),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             retry: RetryPolicy::default(),
             retry_budget: None,
             rate_limit: None,
@@ -202,10 +204,15 @@ impl fmt::Debug for StoreAdminBuilder {
             .field("user_agent", &self.user_agent)
             .field("attempt_timeout", &self.attempt_timeout)
             .field("operation_timeout", &self.operation_timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
             .field("retry", &self.retry)
             .finish_non_exhaustive()
     }
 }
+
+/// The largest response body a client reads unless told otherwise: 64 MiB. A page of the service
+/// is well under a megabyte; the bound keeps a misbehaving server or proxy from filling memory.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 64 << 20;
 
 impl StoreAdminBuilder {
     /// The base URL, ending in `/admin/v2` (default: the live service; the mock store's
@@ -252,6 +259,15 @@ impl StoreAdminBuilder {
     /// How long one attempt may take, body included (default 30 s).
     pub fn with_attempt_timeout(mut self, timeout: Duration) -> Self {
         self.attempt_timeout = timeout;
+        self
+    }
+
+    /// The largest response body read, in bytes (default [`DEFAULT_MAX_RESPONSE_BYTES`], 64
+    /// MiB). A larger answer fails the call with [`Error::Transport`] of kind
+    /// [`TransportKind::TooLarge`](crate::error::TransportKind::TooLarge), not retried, as soon
+    /// as its `content-length` or the bytes read pass the bound; nothing past it is kept.
+    pub fn with_max_response_bytes(mut self, bytes: u64) -> Self {
+        self.max_response_bytes = bytes;
         self
     }
 
@@ -367,6 +383,7 @@ impl StoreAdminBuilder {
             budget: self.retry_budget.unwrap_or_default(),
             attempt_timeout: self.attempt_timeout,
             operation_timeout: self.operation_timeout,
+            max_response_bytes: self.max_response_bytes,
         });
         let inner = Inner::with_interceptor(runtime.clone());
         let client = Client::new_with_client(&self.base_url, http, inner);
@@ -410,6 +427,7 @@ pub struct Runtime {
     budget: Arc<RetryBudget>,
     attempt_timeout: Duration,
     operation_timeout: Duration,
+    max_response_bytes: u64,
 }
 
 impl fmt::Debug for Runtime {
@@ -484,15 +502,17 @@ impl Runtime {
     async fn send(
         sent: impl Future<Output = reqwest::Result<reqwest::Response>>,
         timeout: Duration,
+        limit: u64,
     ) -> Attempt {
         let read = async {
-            let mut response = sent.await?;
-            let body = store_admin_client::read_body(&mut response).await?;
-            reqwest::Result::Ok((response, body))
+            let mut response = sent.await.map_err(BodyError::Http)?;
+            let body = store_admin_client::read_body(&mut response, limit).await?;
+            Ok::<_, BodyError>((response, body))
         };
         let error = match tokio::time::timeout(timeout, read).await {
             Ok(Ok((response, body))) => return Attempt::Response(response, body),
-            Ok(Err(error)) => TransportError::Http(error),
+            Ok(Err(BodyError::Http(error))) => TransportError::Http(error),
+            Ok(Err(BodyError::TooLarge { limit })) => TransportError::TooLarge { limit },
             Err(_) => TransportError::TimedOut(timeout),
         };
         let class = error.failure();
@@ -645,7 +665,7 @@ impl Runtime {
         let sent = client.execute(to_send);
         let attempt_started = Instant::now();
         // Boxed: awaited in place, the attempt's future would be counted twice in this one.
-        let outcome = Box::pin(Self::send(sent, timeout)).await;
+        let outcome = Box::pin(Self::send(sent, timeout, self.max_response_bytes)).await;
         self.observe(&outcome, attempt, attempt_started.elapsed());
         Ok(Tried {
             outcome,

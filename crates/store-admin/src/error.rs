@@ -101,6 +101,13 @@ pub enum TransportError {
     /// or what was left of the operation's).
     #[error("no whole response within {} ms", .0.as_millis())]
     TimedOut(Duration),
+    /// The response's body is larger than the client reads
+    /// ([`StoreAdminBuilder::with_max_response_bytes`](crate::StoreAdminBuilder::with_max_response_bytes)).
+    #[error("the response is larger than {limit} bytes, the most this client reads")]
+    TooLarge {
+        /// The bound, in bytes.
+        limit: u64,
+    },
 }
 
 impl TransportError {
@@ -109,6 +116,7 @@ impl TransportError {
         match self {
             TransportError::Http(error) => TransportFailure::classify(error),
             TransportError::TimedOut(_) => TransportFailure::TimedOut,
+            TransportError::TooLarge { .. } => TransportFailure::TooLarge,
         }
     }
 
@@ -116,7 +124,7 @@ impl TransportError {
     pub fn status(&self) -> Option<StatusCode> {
         match self {
             TransportError::Http(error) => error.status(),
-            TransportError::TimedOut(_) => None,
+            TransportError::TimedOut(_) | TransportError::TooLarge { .. } => None,
         }
     }
 }
@@ -131,6 +139,8 @@ pub enum TransportKind {
     Timeout,
     /// The connection broke while the response was read (dropped or truncated).
     Body,
+    /// The response's body is larger than the client reads.
+    TooLarge,
     /// Anything else.
     Other,
 }
@@ -143,6 +153,7 @@ impl From<TransportFailure> for TransportKind {
             TransportFailure::ConnectFailed => Self::Connect,
             TransportFailure::TimedOut => Self::Timeout,
             TransportFailure::BodyTruncated => Self::Body,
+            TransportFailure::TooLarge => Self::TooLarge,
             TransportFailure::ConnectionReset | TransportFailure::Other => Self::Other,
         }
     }
@@ -154,6 +165,10 @@ impl TransportKind {
             Self::Connect => "; check the base URL and that the service is reachable",
             Self::Timeout => "; the service is slow: raise the timeout or retry later",
             Self::Body => "; the connection broke mid-response: retry",
+            Self::TooLarge => {
+                "; raise the bound (StoreAdminBuilder::with_max_response_bytes, the CLI's \
+                 --max-response-size) if the answer is expected to be that large"
+            }
             Self::Other => "",
         }
     }
@@ -165,6 +180,7 @@ impl fmt::Display for TransportKind {
             Self::Connect => "could not connect",
             Self::Timeout => "timed out",
             Self::Body => "the response was cut off",
+            Self::TooLarge => "the response was too large",
             Self::Other => "transport error",
         })
     }

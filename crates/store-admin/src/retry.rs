@@ -14,6 +14,7 @@
 //! | 429 | retried | retried |
 //! | [`TransportFailure::ConnectFailed`] | retried | retried |
 //! | other transport failures | retried | **not** retried |
+//! | a body larger than the client reads ([`TransportFailure::TooLarge`]) | not retried | not retried |
 //! | any other status | not retried | not retried |
 //!
 //! A non-idempotent request is repeated only when it surely had no effect: the connection was
@@ -131,6 +132,9 @@ pub enum TransportFailure {
     ConnectionReset,
     /// The response started but its body was cut short.
     BodyTruncated,
+    /// The response's body is larger than the client reads: never retried (it would be as large
+    /// again).
+    TooLarge,
     /// Any other failure.
     Other,
 }
@@ -206,6 +210,8 @@ pub enum StopReason {
     BudgetExhausted,
     /// The body was a stream, consumed by the attempt: it cannot be sent again.
     NotReplayable,
+    /// The response's body was larger than the client reads: it would be as large again.
+    TooLarge,
 }
 
 /// The verdict for one finished attempt.
@@ -265,6 +271,9 @@ pub fn decide(policy: &RetryPolicy, input: &RetryInput<'_>) -> RetryDecision {
                 return RetryDecision::Stop(StopReason::NotIdempotent);
             }
             server_hint(status, headers, input.now)
+        }
+        Outcome::Transport(TransportFailure::TooLarge) => {
+            return RetryDecision::Stop(StopReason::TooLarge);
         }
         Outcome::Transport(failure) => {
             if !idempotent && failure != TransportFailure::ConnectFailed {
