@@ -8,8 +8,9 @@
 //! document has that collection (by its path), before the generated records: a collection a table
 //! fills is not generated. Last, every record a documented request example names by a
 //! `<thing>_id` (`data/documented_ids.json`, read from the examples: the customer group, the
-//! store scope, the tax's country) exists, unless its collection is a hand-made table's, generated from the collection's
-//! schemas with that id, so that the documented requests are accepted as the service accepts them.
+//! store scope, the tax's country) exists, generated from the collection's schemas with that id,
+//! so that the documented requests are accepted as the service accepts them; a hand-made table's
+//! collection gives those ids to its first records instead (`tables.rs`).
 
 use serde_json::{Value, json};
 

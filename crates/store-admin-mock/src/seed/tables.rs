@@ -2,7 +2,9 @@
 //! (products with options and variants, orders in every status, shipments in several states,
 //! shipping companies, rules and routes, languages, categories, webhooks), deterministic by the
 //! seed. They become records of the store's collections; whatever the document declares that a
-//! table does not say is generated from the schema when the record is answered.
+//! table does not say is generated from the schema when the record is answered. The first records
+//! of a table take the ids the documented request examples name (`data/documented_ids.json`: the
+//! order, brands, branches and shipping company of the examples), so those requests are accepted.
 
 use std::collections::{HashMap, HashSet};
 
@@ -115,6 +117,15 @@ const BRANCH_NAMES: &[&str] = &[
     "Dammam Branch",
     "Riyadh Warehouse",
 ];
+/// Branches beyond [`BRANCH_NAMES`], for the documented branch ids left over (the documented
+/// allocation settings name seven branches). Their ids are not drawn from the seed's sequence.
+const MORE_BRANCH_NAMES: &[&str] = &[
+    "Khobar Branch",
+    "Mecca Branch",
+    "Medina Branch",
+    "Abha Branch",
+    "Tabuk Branch",
+];
 const CITIES: &[(&str, &str)] = &[
     ("SA", "Riyadh"),
     ("SA", "Jeddah"),
@@ -136,6 +147,9 @@ const PAYMENT_METHODS: &[&str] = &["bank", "mada", "credit_card", "cod", "apple_
 pub(crate) struct Tables {
     rng: StdRng,
     used_ids: HashSet<i64>,
+    /// The ids the documented request examples name, by their field (`order_id`, `brand_id`,
+    /// ...), not yet given to a record: the first records of the tables take them.
+    documented: HashMap<String, std::collections::VecDeque<i64>>,
     pub merchant_id: i64,
     pub products: Vec<Product>,
     product_index: HashMap<i64, usize>,
@@ -153,6 +167,17 @@ pub(crate) struct Tables {
     pub shipments: Vec<Shipment>,
     pub languages: Vec<Language>,
     pub webhooks: Vec<Webhook>,
+}
+
+/// The documented ids (`data/documented_ids.json`) by field, in the file's order.
+fn documented_ids() -> HashMap<String, std::collections::VecDeque<i64>> {
+    let pairs: Vec<(String, i64)> =
+        serde_json::from_str(include_str!("data/documented_ids.json")).unwrap_or_default();
+    let mut by_field: HashMap<String, std::collections::VecDeque<i64>> = HashMap::new();
+    for (field, id) in pairs {
+        by_field.entry(field).or_default().push_back(id);
+    }
+    by_field
 }
 
 fn pick<'a, T>(rng: &mut StdRng, items: &'a [T]) -> &'a T {
@@ -173,6 +198,21 @@ impl Tables {
                 return id;
             }
         }
+    }
+
+    /// The id of the next record a documented request example names by `field` (`order_id`,
+    /// `brand_id`, `branch_id`, `company_id`), else a fresh one. A fresh id is drawn either way, so
+    /// that every other seeded value stays as it was.
+    fn documented_or_new_id(&mut self, field: &str) -> i64 {
+        let drawn = self.new_id();
+        self.take_documented(field).unwrap_or(drawn)
+    }
+
+    /// The next documented id of `field` not given yet, if any (reserved from then on).
+    fn take_documented(&mut self, field: &str) -> Option<i64> {
+        let id = self.documented.get_mut(field)?.pop_front()?;
+        self.used_ids.insert(id);
+        Some(id)
     }
 
     /// An id derived from `parts` (not drawn from the seed's sequence, so that adding one leaves
@@ -196,6 +236,7 @@ impl Tables {
         let mut store = Tables {
             rng: StdRng::seed_from_u64(seed),
             used_ids: HashSet::new(),
+            documented: documented_ids(),
             merchant_id: 0,
             products: Vec::new(),
             product_index: HashMap::new(),
@@ -257,7 +298,7 @@ impl Tables {
             });
         }
         for name in BRAND_NAMES {
-            let id = self.new_id();
+            let id = self.documented_or_new_id("brand_id");
             self.brands.push(Named {
                 id,
                 name: (*name).to_owned(),
@@ -271,7 +312,16 @@ impl Tables {
             });
         }
         for name in BRANCH_NAMES {
-            let id = self.new_id();
+            let id = self.documented_or_new_id("branch_id");
+            self.branches.push(Named {
+                id,
+                name: (*name).to_owned(),
+            });
+        }
+        for name in MORE_BRANCH_NAMES {
+            let Some(id) = self.take_documented("branch_id") else {
+                break;
+            };
             self.branches.push(Named {
                 id,
                 name: (*name).to_owned(),
@@ -491,7 +541,7 @@ impl Tables {
             .enumerate()
         {
             reference += 1 + self.rng.random_range(0..5);
-            let id = self.new_id();
+            let id = self.documented_or_new_id("order_id");
             let item_count = self.rng.random_range(1..=3);
             let mut items = Vec::new();
             let mut sub_total = 0.0;
@@ -611,7 +661,7 @@ impl Tables {
             ("سلاسة", "slsh", true),
         ];
         for (name, slug, manual) in companies {
-            let id = self.new_id();
+            let id = self.documented_or_new_id("company_id");
             let app_id = self
                 .rng
                 .random_range(10_000_000..2_000_000_000_i64)
