@@ -7459,12 +7459,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_coupons",
@@ -7548,12 +7542,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_coupon",
@@ -7662,12 +7650,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_coupon_codes",
@@ -7732,12 +7714,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -7836,12 +7812,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_coupon",
@@ -7906,12 +7876,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -8006,12 +7970,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_special_offers",
@@ -8099,12 +8057,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_special_offer",
@@ -8172,12 +8124,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -8285,12 +8231,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_special_offer",
@@ -8358,12 +8298,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -8471,12 +8405,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "change_special_offer_status",
@@ -8570,12 +8498,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_affiliates",
@@ -8642,12 +8564,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_affiliate",
@@ -8713,12 +8629,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -8801,12 +8711,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_affiliate",
@@ -8872,12 +8776,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -8987,12 +8885,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_affiliate_links",
@@ -9086,12 +8978,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_advertisements",
@@ -9179,12 +9065,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_advertisement",
@@ -9252,12 +9132,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -9365,12 +9239,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_advertisement",
@@ -9438,12 +9306,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {

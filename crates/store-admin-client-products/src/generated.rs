@@ -15099,12 +15099,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_product_quantities",
@@ -15207,12 +15201,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product_option",
@@ -15281,12 +15269,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -15393,12 +15375,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_variant",
@@ -15548,12 +15524,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_categories",
@@ -15639,12 +15609,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_category",
@@ -15812,12 +15776,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_products",
@@ -15903,12 +15861,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product",
@@ -15974,12 +15926,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -16081,12 +16027,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product",
@@ -16152,12 +16092,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -16261,12 +16195,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "change_product_status",
@@ -16334,12 +16262,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -16443,12 +16365,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_by_sku",
@@ -16516,12 +16432,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -16628,12 +16538,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_price_by_sku",
@@ -16721,12 +16625,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_prices",
@@ -16814,12 +16712,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "run_bulk_product_actions",
@@ -16913,12 +16805,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_product_tags",
@@ -16991,12 +16877,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -17100,12 +16980,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product_digital_codes",
@@ -17171,12 +17045,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -17280,12 +17148,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product_video",
@@ -17391,12 +17253,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product_video_by_sku",
@@ -17462,12 +17318,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -17556,12 +17406,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_quantities",
@@ -17612,12 +17456,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -17818,12 +17656,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_product_quantity_audit",
@@ -17932,12 +17764,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_product_variants",
@@ -18043,12 +17869,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_variant_quantity",
@@ -18114,12 +17934,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -18223,12 +18037,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_option",
@@ -18331,12 +18139,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product_option_value",
@@ -18403,12 +18205,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_product_option",
@@ -18474,12 +18270,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -18583,12 +18373,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_option_value",
@@ -18654,12 +18438,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -18773,12 +18551,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_product_option_templates",
@@ -18889,12 +18661,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product_option_template",
@@ -18983,12 +18749,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -19092,12 +18852,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_option_template",
@@ -19163,12 +18917,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -19300,12 +19048,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_brands",
@@ -19390,12 +19132,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -19494,12 +19230,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_brand",
@@ -19564,12 +19294,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -19702,12 +19426,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "search_categories",
@@ -19796,12 +19514,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -19903,12 +19615,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_category",
@@ -19974,12 +19680,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -20089,12 +19789,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_category_children",
@@ -20202,12 +19896,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {

@@ -13542,12 +13542,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_shipments",
@@ -13648,12 +13642,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_shipment",
@@ -13720,12 +13708,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cancel_order_shipment",
@@ -13774,12 +13756,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -13868,12 +13844,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_shipping_company",
@@ -13939,12 +13909,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -14048,12 +14012,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_shipping_company",
@@ -14120,12 +14078,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_shipping_company",
@@ -14191,12 +14143,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -14310,12 +14256,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipping_routes",
@@ -14403,12 +14343,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_shipping_route",
@@ -14475,12 +14409,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_shipping_route",
@@ -14546,12 +14474,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -14655,12 +14577,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_shipping_route",
@@ -15094,12 +15010,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipments",
@@ -15185,12 +15095,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_shipment",
@@ -15256,12 +15160,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -15363,12 +15261,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_shipment",
@@ -15434,12 +15326,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -15507,12 +15393,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "return_shipment",
@@ -15578,12 +15458,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -15726,12 +15600,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipping_estimate_rates",
@@ -15797,12 +15665,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -15891,12 +15753,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_default_shipping_route",
@@ -16006,12 +15862,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipping_zones",
@@ -16099,12 +15949,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_shipping_zone",
@@ -16170,12 +16014,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -16279,12 +16117,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_shipping_zone",
@@ -16350,12 +16182,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -16506,12 +16332,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_branches",
@@ -16595,12 +16415,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_branch",
@@ -16687,12 +16501,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -16791,12 +16599,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_branch",
@@ -16861,12 +16663,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -16961,12 +16757,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_branch_allocations",
@@ -17054,12 +16844,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_branch_allocation",
@@ -17147,12 +16931,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_branch_allocation_settings",
@@ -17218,12 +16996,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -17327,12 +17099,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_branch_allocation",
@@ -17398,12 +17164,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -17514,12 +17274,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_branch_delivery_zones",
@@ -17607,12 +17361,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_branch_delivery_zone",
@@ -17678,12 +17426,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -17787,12 +17529,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_branch_delivery_zone",
@@ -17858,12 +17594,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
