@@ -209,6 +209,18 @@ impl MockServer {
             })
     }
 
+    /// The last requests the operations received (at most [`crate::JOURNAL_CAPACITY`], oldest
+    /// first), with their headers: what a client put on the wire. The `Authorization` value is
+    /// `[redacted]`.
+    pub fn journal(&self) -> Vec<crate::JournalEntry> {
+        self.state.journal.entries()
+    }
+
+    /// Forgets the requests of the journal (between the phases of a test).
+    pub fn clear_journal(&self) {
+        self.state.journal.clear();
+    }
+
     /// A request body for the operation `operation_id` that its schema accepts, generated from the
     /// document (required fields, with ids of records that exist where a field names one), or
     /// `None` for an operation without a JSON body. Tests and tools use it to call any operation.
