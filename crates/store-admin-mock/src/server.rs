@@ -235,7 +235,8 @@ impl MockServer {
     /// What the mock's check of the JSON body of operation `operation_id` finds wrong with `body`,
     /// by field (empty when the body is valid): the check a request gets, read as the service
     /// reads it (numeric strings, `0`/`1` booleans), without looking up the records it names.
-    /// `None` for an unknown operation.
+    /// The messages are the English ones (`Accept-Language: en`). `None` for an unknown
+    /// operation.
     pub fn body_errors(
         &self,
         operation_id: &str,
