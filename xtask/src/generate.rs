@@ -514,6 +514,7 @@ fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
     rewrite::decode_with_paths(&mut file, &quote!(::store_admin_client_core));
     rewrite::merge_status_arms(&mut file);
     rewrite::one_query(&mut file, &quote!(::store_admin_client_core))?;
+    rewrite::drop_version_header(&mut file)?;
     rewrite::headers_in_chain(&mut file)?;
     rewrite::into_area(&mut file, &areas::trait_name(part.name), part.name)?;
     rewrite::mark_deprecated(&mut file, shared.operations);

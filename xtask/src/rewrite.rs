@@ -15,8 +15,10 @@
 //!   documented status.
 //! - [`one_query`]: the query parameters written into one core `Query`, not one
 //!   `RequestBuilder::query` call each.
-//! - [`headers_in_chain`]: the headers every request sends (`api-version`) set on the request
-//!   builder, not through a `HeaderMap` of their own.
+//! - [`drop_version_header`]: no `api-version` header: the service versions by its path only
+//!   (`/admin/v2`) and reads no version header.
+//! - [`headers_in_chain`]: the headers every request sends set on the request builder, not
+//!   through a `HeaderMap` of their own (none at all when there are none).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -761,7 +763,7 @@ fn headers_into_chain(expr: &mut syn::Expr, appends: &[(syn::Expr, syn::Expr)]) 
 }
 
 /// The name and value of `header_map.append(name, value);`, progenitor's statement for a header
-/// every request of an operation sends (`api-version`).
+/// every request of an operation sends.
 fn header_map_append(stmt: &syn::Stmt) -> Option<(syn::Expr, syn::Expr)> {
     let syn::Stmt::Expr(syn::Expr::MethodCall(call), Some(_)) = stmt else {
         return None;
@@ -771,11 +773,54 @@ fn header_map_append(stmt: &syn::Stmt) -> Option<(syn::Expr, syn::Expr)> {
         .then(|| (call.args[0].clone(), call.args[1].clone()))
 }
 
-/// Rewrites the headers every request of an operation sends (progenitor's `api-version`), which
-/// progenitor appends to a `HeaderMap` of their own that the request builder then merges in,
-/// into `.header(name, value)` calls on the request builder: the same headers, in the same
-/// order, without a map allocated, filled and merged on every call. A map that also takes
-/// other statements (an optional header parameter) is left as progenitor wrote it.
+/// Whether `name` (a header name expression) is progenitor's `api-version`.
+fn is_version_header(name: &syn::Expr) -> bool {
+    name.to_token_stream()
+        .to_string()
+        .contains("\"api-version\"")
+}
+
+/// Drops progenitor's `header_map.append("api-version", Client::api_version())` from every
+/// request: the service versions its API by the path only (`/admin/v2`) and reads no version
+/// header, so the header is noise on every request (and a value, the document's
+/// `info.version`, that says nothing about the service). [`headers_in_chain`] then removes the
+/// map left empty. (`ClientInfo::api_version` stays: progenitor's trait requires it.)
+/// Fails when an `"api-version"` is left anywhere else (progenitor's output changed shape).
+pub fn drop_version_header(file: &mut syn::File) -> Result<()> {
+    struct DropVersionHeader {
+        left: usize,
+    }
+    impl VisitMut for DropVersionHeader {
+        fn visit_block_mut(&mut self, block: &mut syn::Block) {
+            block.stmts.retain(|stmt| {
+                !header_map_append(stmt).is_some_and(|(name, _)| is_version_header(&name))
+            });
+            syn::visit_mut::visit_block_mut(self, block);
+        }
+        fn visit_lit_str_mut(&mut self, lit: &mut syn::LitStr) {
+            if lit.value() == "api-version" {
+                self.left += 1;
+            }
+        }
+    }
+    let mut drop = DropVersionHeader { left: 0 };
+    drop.visit_file_mut(file);
+    if drop.left > 0 {
+        bail!(
+            "{} `api-version` header(s) left in progenitor's output, not in the shape \
+             `header_map.append(name, value);` (progenitor's output changed shape)",
+            drop.left
+        );
+    }
+    Ok(())
+}
+
+/// Rewrites the headers every request of an operation sends, which progenitor appends to a
+/// `HeaderMap` of their own that the request builder then merges in, into `.header(name,
+/// value)` calls on the request builder: the same headers, in the same order, without a map
+/// allocated, filled and merged on every call (a map with no headers left, after
+/// [`drop_version_header`], goes with its `.headers(..)` call). A map that also takes other
+/// statements (an optional header parameter) is left as progenitor wrote it.
 pub fn headers_in_chain(file: &mut syn::File) -> Result<()> {
     struct HeadersInChain {
         error: Option<String>,
@@ -796,7 +841,7 @@ pub fn headers_in_chain(file: &mut syn::File) -> Result<()> {
                 .iter()
                 .filter(|stmt| stmt.to_token_stream().to_string().contains("header_map"))
                 .count();
-            if appends.is_empty() || mentions != 1 {
+            if mentions != 1 {
                 return;
             }
             let Some(request) = later.iter().position(|s| binds(s, "request")) else {
@@ -1121,15 +1166,19 @@ mod tests {
             async fn send() {
                 let url = format!("{}/products", client.baseurl());
                 let mut header_map = HeaderMap::with_capacity(2usize);
-                header_map.append(HeaderName::from_static("api-version"), HeaderValue::from_static(v));
+                header_map.append(HeaderName::from_static("x-a"), HeaderValue::from_static(v));
                 header_map.append(HeaderName::from_static("x-b"), HeaderValue::from_static("b"));
                 let mut request = client.client().get(url).header(ACCEPT, json).headers(header_map).build()?;
             }
             async fn optional() {
                 let mut header_map = HeaderMap::with_capacity(2usize);
-                header_map.append(HeaderName::from_static("api-version"), HeaderValue::from_static(v));
+                header_map.append(HeaderName::from_static("x-a"), HeaderValue::from_static(v));
                 if let Some(v) = x { header_map.append("x-c", v); }
                 let mut request = client.client().get(url).headers(header_map).build()?;
+            }
+            async fn empty() {
+                let mut header_map = HeaderMap::with_capacity(1usize);
+                let mut request = client.client().get(url).header(ACCEPT, json).headers(header_map).build()?;
             }
         };
         headers_in_chain(&mut file).expect("rewritten");
@@ -1138,8 +1187,15 @@ mod tests {
             text.contains(
                 "asyncfnsend(){leturl=format!(\"{}/products\",client.baseurl());\
                  letmutrequest=client.client().get(url).header(ACCEPT,json)\
-                 .header(HeaderName::from_static(\"api-version\"),HeaderValue::from_static(v))\
+                 .header(HeaderName::from_static(\"x-a\"),HeaderValue::from_static(v))\
                  .header(HeaderName::from_static(\"x-b\"),HeaderValue::from_static(\"b\")).build()?;}"
+            ),
+            "{text}"
+        );
+        // A map left with no header: gone, with its `.headers(..)`.
+        assert!(
+            text.contains(
+                "asyncfnempty(){letmutrequest=client.client().get(url).header(ACCEPT,json).build()?;}"
             ),
             "{text}"
         );
@@ -1157,6 +1213,48 @@ mod tests {
             }
         };
         assert!(headers_in_chain(&mut no_builder).is_err());
+    }
+
+    #[test]
+    fn the_api_version_header_is_dropped_from_every_request() {
+        let mut file: syn::File = parse_quote! {
+            async fn send() {
+                let mut header_map = HeaderMap::with_capacity(2usize);
+                header_map.append(HeaderName::from_static("api-version"), HeaderValue::from_static(Client::api_version()));
+                header_map.append(HeaderName::from_static("x-b"), HeaderValue::from_static("b"));
+                let mut request = client.client().get(url).headers(header_map).build()?;
+            }
+            async fn only() {
+                let mut header_map = HeaderMap::with_capacity(1usize);
+                header_map.append(HeaderName::from_static("api-version"), HeaderValue::from_static(Client::api_version()));
+                let mut request = client.client().get(url).header(ACCEPT, json).headers(header_map).build()?;
+            }
+        };
+        drop_version_header(&mut file).expect("dropped");
+        headers_in_chain(&mut file).expect("rewritten");
+        let text = file.to_token_stream().to_string().replace(' ', "");
+        assert!(!text.contains("api-version"), "{text}");
+        assert!(
+            text.contains(
+                "asyncfnsend(){letmutrequest=client.client().get(url)\
+                 .header(HeaderName::from_static(\"x-b\"),HeaderValue::from_static(\"b\")).build()?;}"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "asyncfnonly(){letmutrequest=client.client().get(url).header(ACCEPT,json).build()?;}"
+            ),
+            "{text}"
+        );
+
+        // Sent some other way: refused, not left on the wire unnoticed.
+        let mut in_chain: syn::File = parse_quote! {
+            async fn send() {
+                let mut request = client.client().get(url).header("api-version", v).build()?;
+            }
+        };
+        assert!(drop_version_header(&mut in_chain).is_err());
     }
 
     #[test]

@@ -37,8 +37,7 @@ pub async fn run(admin: &StoreAdmin, printer: &Printer, args: ApiArgs) -> Result
     let mut builder = client
         .client()
         .request(args.method.clone(), url)
-        .header(reqwest::header::ACCEPT, "application/json")
-        .header("api-version", <Client as ClientInfo<_>>::api_version());
+        .header(reqwest::header::ACCEPT, "application/json");
     if in_query {
         if args.body.is_some() {
             return Err(CliError::usage(format!(

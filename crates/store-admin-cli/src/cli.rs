@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use clap::builder::PossibleValuesParser;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use secrecy::SecretString;
-use store_admin::{LIVE_BASE_URL, OperationMeta};
+use store_admin::{LIVE_BASE_URL, Language, OperationMeta};
 use store_admin_mock::FaultConfig;
 
 pub use crate::generated_cli::OPERATION_COMMANDS;
@@ -227,6 +227,16 @@ pub struct Global {
           value_parser = parse_size)]
     pub max_response_size: u64,
 
+    /// The language of the service's messages and of request bodies, e.g. en, ar, en-US
+    /// [default: en for an English locale, else none: Arabic].
+    ///
+    /// Sent as Accept-Language on every request, and as Content-Language on those with a body.
+    /// Without it, the profile's `language`; else en when the locale (LC_ALL, else LC_MESSAGES,
+    /// else LANG) is English; else none is sent and the service answers in its default, Arabic.
+    #[arg(long, env = "STORE_ADMIN_LANGUAGE", value_name = "LANG", global = true,
+          value_parser = parse_language)]
+    pub language: Option<Language>,
+
     /// Talk to an embedded mock store with seeded data instead of the service (no token needed).
     #[arg(long, global = true)]
     pub sandbox: bool,
@@ -346,6 +356,11 @@ pub(crate) fn parse_redis_location(text: &str) -> Result<StoreLocation, String> 
         return Err("give redis://HOST:PORT/DB".to_string());
     }
     Ok(StoreLocation::Redis(url))
+}
+
+/// `--language`: a language tag such as `en`, `ar` or `en-US` (nothing else reaches a header).
+pub(crate) fn parse_language(text: &str) -> Result<Language, String> {
+    Language::parse(text).map_err(|e| e.to_string())
 }
 
 /// `--store`: a merchant store's id or name (it names a file and a Redis key).

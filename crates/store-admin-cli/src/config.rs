@@ -13,6 +13,7 @@
 //! token_file = "/home/me/.config/store-admin/live.token"   # or: token_env = "LIVE_TOKEN"
 //! output = "table"
 //! rate_limit = 120
+//! language = "en"
 //!
 //! [profiles.play]
 //! sandbox = true
@@ -21,6 +22,7 @@
 //!
 //! Keys of a profile: `base_url`, `token_file`, `token_env`, `output` (`json`, `ndjson`, `table`,
 //! `csv`), `retries`, `rate_limit`, `concurrency`, `timeout`, `operation_timeout`, `sandbox`,
+//! `language` (`en`, `ar`, `en-US`...),
 //! and for OAuth and shared stores `store`, `token_store`, `rate_limit_store`, `client_id`,
 //! `client_secret_file`, `client_secret_env`, `token_url`, `authorize_url`.
 //! A profile never holds a secret itself (a token, the client secret, a Redis password): it
@@ -28,6 +30,10 @@
 //!
 //! The token comes from, in order: `--token TOKEN` or `STORE_ADMIN_TOKEN`, `--token -` (the first
 //! line of standard input), `--token-file PATH`, the profile's `token_file` or `token_env`.
+//!
+//! The language comes from, in order: `--language LANG` or `STORE_ADMIN_LANGUAGE`, the profile's
+//! `language`, then the user's locale ([`locale_language`]: `en` when `LC_ALL`, else
+//! `LC_MESSAGES`, else `LANG` is English); else none is sent and the service answers in Arabic.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -38,6 +44,7 @@ use clap::ArgMatches;
 use clap::parser::ValueSource;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
+use store_admin::Language;
 
 use crate::cli::{Format, Global, StoreLocation};
 use crate::error::CliError;
@@ -90,6 +97,8 @@ pub struct Profile {
     pub retries: Option<u32>,
     /// `--rate-limit`.
     pub rate_limit: Option<NonZeroU32>,
+    /// `--language`.
+    pub language: Option<String>,
     /// `--concurrency`.
     pub concurrency: Option<u16>,
     /// `--timeout`.
@@ -225,9 +234,37 @@ fn given(matches: &ArgMatches, id: &str) -> bool {
     )
 }
 
-/// Lays the profile under the options the user did not give, and refuses a secret given on the
-/// command line (a Redis password in a URL).
+/// Lays the profile under the options the user did not give, refuses a secret given on the
+/// command line (a Redis password in a URL), and without a language from either, takes it from
+/// the user's locale ([`locale_language`]).
 pub fn apply(global: &mut Global, matches: &ArgMatches) -> Result<(), CliError> {
+    apply_profile(global, matches)?;
+    if global.language.is_none() {
+        global.language = locale_language(|name| std::env::var(name).ok());
+    }
+    Ok(())
+}
+
+/// The language of the user's locale: `en` when the first of `LC_ALL`, `LC_MESSAGES` and
+/// `LANG` that is set (and not empty) names English (`en_US.UTF-8`, `en_GB`, `en`), else none
+/// (`C`, `POSIX`, `ar_SA.UTF-8`, `fr_FR`...: the service's default, Arabic, is left alone).
+/// `var` reads an environment variable.
+pub fn locale_language(var: impl Fn(&str) -> Option<String>) -> Option<Language> {
+    let locale = ["LC_ALL", "LC_MESSAGES", "LANG"]
+        .into_iter()
+        .find_map(|name| var(name).filter(|value| !value.is_empty()))?;
+    // `language[_territory][.codeset][@modifier]`
+    let language = locale
+        .split(['_', '.', '@', '-'])
+        .next()
+        .unwrap_or_default();
+    language
+        .eq_ignore_ascii_case("en")
+        .then_some(Language::ENGLISH)
+}
+
+/// The profile under the options the user did not give (see [`apply`]).
+fn apply_profile(global: &mut Global, matches: &ArgMatches) -> Result<(), CliError> {
     for (id, flag, location) in [
         ("token_store", "--token-store", &global.token_store),
         (
@@ -290,6 +327,14 @@ pub fn apply(global: &mut Global, matches: &ArgMatches) -> Result<(), CliError> 
     }
     if profile.rate_limit.is_some() && global.rate_limit.is_none() {
         global.rate_limit = profile.rate_limit;
+    }
+    if let Some(language) = &profile.language
+        && global.language.is_none()
+    {
+        global.language = Some(
+            Language::parse(language)
+                .map_err(|e| CliError::usage(format!("profile language: {e}")))?,
+        );
     }
     if let Some(concurrency) = profile.concurrency
         && !given(matches, "concurrency")
@@ -530,6 +575,44 @@ mod tests {
             "another profile still works"
         );
         assert!(bad.profile("c", path).unwrap().is_none());
+    }
+
+    /// Environment variables, and the language expected of them.
+    type LocaleCase<'a> = (&'a [(&'a str, &'a str)], Option<&'a str>);
+
+    #[test]
+    fn the_locale_gives_english_only_when_it_is_english() {
+        let cases: &[LocaleCase<'_>] = &[
+            (&[], None),
+            (&[("LANG", "en_US.UTF-8")], Some("en")),
+            (&[("LANG", "en_GB")], Some("en")),
+            (&[("LANG", "en")], Some("en")),
+            (&[("LANG", "C")], None),
+            (&[("LANG", "C.UTF-8")], None),
+            (&[("LANG", "POSIX")], None),
+            (&[("LANG", "ar_SA.UTF-8")], None),
+            (&[("LANG", "fr_FR.UTF-8")], None),
+            (&[("LANG", "eng")], None),
+            (&[("LANG", "")], None),
+            // LC_ALL first, then LC_MESSAGES, then LANG; an empty one is not set.
+            (&[("LC_ALL", "ar_SA.UTF-8"), ("LANG", "en_US.UTF-8")], None),
+            (
+                &[("LC_ALL", "en_US.UTF-8"), ("LANG", "ar_SA.UTF-8")],
+                Some("en"),
+            ),
+            (&[("LC_MESSAGES", "en_US.UTF-8"), ("LANG", "C")], Some("en")),
+            (&[("LC_MESSAGES", "C"), ("LANG", "en_US.UTF-8")], None),
+            (&[("LC_ALL", ""), ("LANG", "en_US.UTF-8")], Some("en")),
+            (&[("LC_ALL", "en_US@euro")], Some("en")),
+        ];
+        for (vars, expected) in cases {
+            let got = locale_language(|name| {
+                vars.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| (*v).to_string())
+            });
+            assert_eq!(got.as_ref().map(Language::as_str), *expected, "{vars:?}");
+        }
     }
 
     #[test]

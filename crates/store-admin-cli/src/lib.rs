@@ -335,7 +335,7 @@ async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), Cl
         .retry(reqwest::retry::never().max_retries_per_request(0))
         .build()
         .map_err(|e| CliError::other(format!("cannot make the HTTP client: {e}")))?;
-    let builder = StoreAdmin::builder()
+    let mut builder = StoreAdmin::builder()
         .with_http_client(http)
         .with_user_agent(user_agent)
         .with_retry_policy(
@@ -344,6 +344,9 @@ async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), Cl
         .with_attempt_timeout(attempt_timeout)
         .with_operation_timeout(operation_timeout)
         .with_max_response_bytes(global.max_response_size);
+    if let Some(language) = &global.language {
+        builder = builder.with_language(language.clone());
+    }
     // The sandbox has its own token (or the tokens `auth login --sandbox` saved). The user's
     // --token / STORE_ADMIN_TOKEN belongs to the service: it is neither needed there nor sent.
     let (mut builder, server) = if auth::is_sandbox(global) {

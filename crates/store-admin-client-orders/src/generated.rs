@@ -12613,12 +12613,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_reservations",
@@ -13178,12 +13172,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_orders",
@@ -13267,12 +13255,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order",
@@ -13321,12 +13303,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -13414,12 +13390,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_status",
@@ -13528,12 +13498,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_order",
@@ -13631,12 +13595,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order",
@@ -13685,12 +13643,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -13777,12 +13729,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "duplicate_order",
@@ -13866,12 +13812,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "run_order_actions",
@@ -13974,12 +13914,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "relocate_order_inventory",
@@ -14049,12 +13983,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -14141,12 +14069,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_item",
@@ -14247,12 +14169,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_item",
@@ -14318,12 +14234,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -14426,12 +14336,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "change_order_status",
@@ -14497,12 +14401,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -14605,12 +14503,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_status",
@@ -14678,12 +14570,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "sort_order_statuses",
@@ -14792,12 +14678,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_histories",
@@ -14900,12 +14780,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_history",
@@ -14999,12 +14873,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_options",
@@ -15091,12 +14959,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_option",
@@ -15162,12 +15024,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -15270,12 +15126,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_option",
@@ -15341,12 +15191,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -15495,12 +15339,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_invoices",
@@ -15588,12 +15426,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_invoice",
@@ -15659,12 +15491,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -15732,12 +15558,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "send_order_invoice",
@@ -15803,12 +15623,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -15938,12 +15752,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_abandoned_carts",
@@ -16010,12 +15818,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_abandoned_cart",
@@ -16064,12 +15866,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -16158,12 +15954,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_assignment_rule",
@@ -16246,12 +16036,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_assignment_rule",
@@ -16317,12 +16101,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {

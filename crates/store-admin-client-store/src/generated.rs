@@ -6522,12 +6522,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_languages",
@@ -6611,12 +6605,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "add_languages",
@@ -6710,12 +6698,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_webhooks",
@@ -6764,12 +6746,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -6857,12 +6833,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "subscribe_webhook",
@@ -6952,12 +6922,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -7058,12 +7022,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_webhook",
@@ -7221,12 +7179,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "export_orders",
@@ -7354,12 +7306,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_export_logs",
@@ -7433,12 +7379,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -7527,12 +7467,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_export_template",
@@ -7635,12 +7569,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_export_template",
@@ -7706,12 +7634,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -7785,12 +7707,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -7877,12 +7793,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "export_customers",
@@ -7925,16 +7835,7 @@ pub mod builder {
             let Self { client } = self;
             let url = format!("{}/exports/custom-urls", client.baseurl(),);
             #[allow(unused_mut)]
-            let mut request = client
-                .client()
-                .post(url)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
-                .build()?;
+            let mut request = client.client().post(url).build()?;
             let info = OperationInfo {
                 operation_id: "export_custom_urls",
             };
@@ -8019,12 +7920,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "export_products",
@@ -8073,12 +7968,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -8165,12 +8054,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_dns_record",
@@ -8236,12 +8119,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -8336,12 +8213,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_employees",
@@ -8390,12 +8261,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -8509,12 +8374,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_payment_methods",
@@ -8627,12 +8486,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_payment_banks",
@@ -8699,12 +8552,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_payment_bank",
@@ -8753,12 +8600,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -8846,12 +8687,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_seo_settings",
@@ -8924,12 +8759,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_settings",
@@ -8997,12 +8826,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -9106,12 +8929,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_setting",
@@ -9205,12 +9022,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_store_scopes",
@@ -9275,12 +9086,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -9506,12 +9311,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_transactions",
@@ -9579,12 +9378,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -9689,12 +9482,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_transaction",
@@ -9762,12 +9549,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -9871,12 +9652,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_language",
@@ -9925,12 +9700,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -10019,12 +9788,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "activate_currencies",
@@ -10073,12 +9836,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -10173,12 +9930,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_countries",
@@ -10244,12 +9995,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -10359,12 +10104,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_cities",
@@ -10473,12 +10212,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_districts",
@@ -10572,12 +10305,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_taxes",
@@ -10661,12 +10388,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_tax",
@@ -10731,12 +10452,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {
@@ -10835,12 +10550,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
-                )
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_tax",
@@ -10905,12 +10614,6 @@ pub mod builder {
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
-                )
-                .header(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        ::store_admin_client_core::Client::api_version(),
-                    ),
                 )
                 .build()?;
             let info = OperationInfo {

@@ -1,7 +1,8 @@
 //! The HTTP face of the mock: the operations of the document under `/admin/v2` (routed by the
 //! engine), the OAuth token endpoint, the admin routes, and the layer every request crosses:
 //! body size limit, request counting, injected faults, the bearer token's scopes, and the cache
-//! of GET answers. Every refusal is the service's error envelope.
+//! of GET answers. Every refusal is the service's error envelope, its messages in the language
+//! the request asks for (`Accept-Language`, Arabic by default: [`Lang::of`]).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -10,7 +11,7 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use http_body_util::BodyExt;
 use secrecy::ExposeSecret;
@@ -18,7 +19,7 @@ use serde_json::{Value, json};
 
 use crate::auth::constant_time_eq;
 use crate::engine::router::Found;
-use crate::error::ApiError;
+use crate::error::{ApiError, Lang, Text};
 use crate::faults::{self, FaultConfig};
 use crate::oauth::{AUTHORIZE_PATH, Authorization, TOKEN_PATH, found};
 use crate::respond::{json_bytes_response, json_response};
@@ -43,21 +44,24 @@ pub(crate) async fn read_body(
     .await
     {
         Ok(result) => result,
-        Err(_) => Err(ApiError::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "request_timeout",
-            format!(
-                "The request body did not arrive within {} seconds.",
-                limits.body_read_timeout.as_secs_f64()
-            ),
-        )),
+        Err(_) => {
+            let seconds = limits.body_read_timeout.as_secs_f64();
+            Err(ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "request_timeout",
+                Text::new(
+                    format!("The request body did not arrive within {seconds} seconds."),
+                    format!("لم يصل محتوى الطلب خلال {seconds} ثانية."),
+                ),
+            ))
+        }
     }
 }
 
 /// A body that could not be read, as a response: a 408 or 413 closes the connection (the rest of
 /// the body is not read, so the connection cannot carry another request).
-fn body_error(error: ApiError) -> Response {
-    let mut response = error.into_response();
+fn body_error(error: ApiError, lang: Lang) -> Response {
+    let mut response = error.respond(lang);
     if matches!(
         response.status(),
         StatusCode::REQUEST_TIMEOUT | StatusCode::PAYLOAD_TOO_LARGE
@@ -91,7 +95,10 @@ async fn read_body_within(
         {
             Err(ApiError::too_large(limit))
         }
-        Err(_) => Err(ApiError::bad_request("The request body could not be read.")),
+        Err(_) => Err(ApiError::bad_request(Text::new(
+            "The request body could not be read.",
+            "تعذرت قراءة محتوى الطلب.",
+        ))),
     }
 }
 
@@ -101,7 +108,7 @@ async fn read_body_within(
 async fn read_form(
     headers: &HeaderMap,
     bytes: Bytes,
-) -> Result<Option<Vec<crate::engine::FormField>>, String> {
+) -> Result<Option<Vec<crate::engine::FormField>>, Text> {
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -124,7 +131,7 @@ async fn read_form(
                 | multer::Error::DecodeHeaderName { .. }
                 | multer::Error::DecodeHeaderValue { .. },
             ) => return Ok(None),
-            Err(error) => return Err(format!("The multipart body is malformed: {error}")),
+            Err(error) => return Err(malformed_form(&error)),
         };
         let Some(name) = field.name().map(str::to_owned) else {
             continue;
@@ -133,13 +140,21 @@ async fn read_form(
         let content = field
             .bytes()
             .await
-            .map_err(|error| format!("The multipart body is malformed: {error}"))?;
+            .map_err(|error| malformed_form(&error))?;
         let text = (!file)
             .then(|| String::from_utf8(content.to_vec()).ok())
             .flatten();
         fields.push(crate::engine::FormField { name, text, file });
     }
     Ok(Some(fields))
+}
+
+/// `The multipart body is malformed: ...` (the parser's reason in English in both languages).
+fn malformed_form(error: &multer::Error) -> Text {
+    Text::new(
+        format!("The multipart body is malformed: {error}"),
+        format!("محتوى الطلب متعدد الأجزاء غير سليم: {error}"),
+    )
 }
 
 fn bearer(headers: &HeaderMap) -> Option<&str> {
@@ -162,12 +177,15 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/events/{event}", post(post_event))
         .route("/oauth", get(get_oauth))
         .route("/requests", get(get_requests).delete(delete_requests))
+        .route("/journal", get(get_journal).delete(delete_journal))
         .route(
             "/oauth/expire-access-tokens",
             post(post_expire_access_tokens),
         )
         .route("/oauth/install", post(post_app_store_install))
-        .fallback(|| async { ApiError::not_found() })
+        .fallback(
+            |headers: HeaderMap| async move { ApiError::not_found().respond(Lang::of(&headers)) },
+        )
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             admin_guard,
@@ -178,7 +196,9 @@ pub(crate) fn router(state: Shared) -> Router {
         .route(AUTHORIZE_PATH, get(authorize_endpoint))
         .route("/", get(index))
         .fallback(api)
-        .method_not_allowed_fallback(|| async { method_not_allowed() })
+        .method_not_allowed_fallback(|headers: HeaderMap| async move {
+            method_not_allowed().respond(Lang::of(&headers))
+        })
         .with_state(state)
 }
 
@@ -186,7 +206,7 @@ fn method_not_allowed() -> ApiError {
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "method_not_allowed",
-        "The method is not allowed.",
+        Text::new("The method is not allowed.", "طريقة الطلب غير مسموح بها."),
     )
 }
 
@@ -199,7 +219,7 @@ async fn admin_guard(
     if let Some(expected) = &state.admin_token {
         let presented = bearer(request.headers()).unwrap_or_default();
         if !constant_time_eq(expected.expose_secret(), presented) {
-            return ApiError::invalid_token().into_response();
+            return ApiError::invalid_token().respond(Lang::of(request.headers()));
         }
     }
     next.run(request).await
@@ -207,6 +227,7 @@ async fn admin_guard(
 
 /// Every API operation: routed from the document, then the shared gate.
 async fn api(State(state): State<Shared>, request: Request) -> Response {
+    let lang = Lang::of(request.headers());
     // Below `/admin/v2`, every operation; at the root, those of another host (the accounts
     // host's `/oauth2/user/info`), as a client pointed at the mock for both hosts calls them.
     let (path, root) = match request.uri().path().strip_prefix(API_PREFIX) {
@@ -225,28 +246,34 @@ async fn api(State(state): State<Shared>, request: Request) -> Response {
         {
             (index, params)
         }
-        _ if root => return ApiError::not_found().into_response(),
+        _ if root => return ApiError::not_found().respond(lang),
         Found::Operation { index, params } => (index, params),
         Found::MethodNotAllowed(methods) => {
             let allow: Vec<&str> = methods.iter().map(Method::as_str).collect();
-            let mut response = method_not_allowed().into_response();
+            let mut response = method_not_allowed().respond(lang);
             if let Ok(value) = axum::http::HeaderValue::from_str(&allow.join(", ")) {
                 response.headers_mut().insert(header::ALLOW, value);
             }
             return response;
         }
-        Found::Nothing => return ApiError::not_found().into_response(),
+        Found::Nothing => return ApiError::not_found().respond(lang),
     };
     if let Some(counter) = state.requests.get(index) {
         counter.fetch_add(1, Ordering::Relaxed);
     }
+    state.journal.record(
+        request.method(),
+        request.uri(),
+        request.headers(),
+        &state.engine.doc.operations[index].id,
+    );
     let user_info = state.engine.doc.operations[index].id == USER_INFO;
     let token = user_info.then(|| bearer(request.headers()).map(str::to_owned));
-    let response = operation(&state, index, params, request).await;
+    let response = operation(&state, index, params, request, lang).await;
     state.count_answer(index, response.status());
     match token {
         Some(token) if response.status() == StatusCode::OK => {
-            user_info_of(&state, token.as_deref(), response).await
+            user_info_of(&state, token.as_deref(), response, lang).await
         }
         _ => response,
     }
@@ -258,18 +285,18 @@ const USER_INFO: &str = "get_user_info";
 /// The user information answered for `token`, its store being the one the token acts for: the
 /// merchant of its installation (an install from the app store), else the server's merchant (the
 /// `merchant` of its webhook deliveries). Done after the cache, which keys answers by URL alone.
-async fn user_info_of(state: &Shared, token: Option<&str>, response: Response) -> Response {
+async fn user_info_of(
+    state: &Shared,
+    token: Option<&str>,
+    response: Response,
+    lang: Lang,
+) -> Response {
     let merchant = token
         .and_then(|token| state.oauth.merchant_of(token))
         .unwrap_or_else(|| state.read().merchant_id);
     let (parts, body) = response.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "mock_error",
-            "the mock could not read its own response",
-        )
-        .into_response();
+        return unreadable_own_response().respond(lang);
     };
     let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) else {
         return Response::from_parts(parts, Body::from(bytes));
@@ -293,15 +320,29 @@ async fn user_info_of(state: &Shared, token: Option<&str>, response: Response) -
     response
 }
 
-/// One operation's request after routing: faults, then the authorized call.
+/// The mock's own failure: a response it made could not be read back.
+fn unreadable_own_response() -> ApiError {
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "mock_error",
+        Text::new(
+            "the mock could not read its own response",
+            "تعذر على الخادم التجريبي قراءة رده",
+        ),
+    )
+}
+
+/// One operation's request after routing: faults, then the authorized call. `lang` is the
+/// language of its error messages.
 async fn operation(
     state: &Shared,
     index: usize,
     params: Vec<(String, String)>,
     request: Request,
+    lang: Lang,
 ) -> Response {
     if state.faults.is_idle() {
-        return authorized(state, index, params, request).await;
+        return authorized(state, index, params, request, lang).await;
     }
     let operation_id = state.engine.doc.operations[index].id.clone();
     let decision = state.faults.decide(&operation_id);
@@ -315,7 +356,7 @@ async fn operation(
     if let Some(outcome) = &rate
         && outcome.retry_after.is_some()
     {
-        let mut response = faults::too_many_requests().into_response();
+        let mut response = faults::too_many_requests().respond(lang);
         outcome.apply(&mut response);
         return response;
     }
@@ -330,8 +371,8 @@ async fn operation(
         )])));
     }
     let mut response = match decision.error {
-        Some(status) => ApiError::server(status).into_response(),
-        None => authorized(state, index, params, request).await,
+        Some(status) => ApiError::server(status).respond(lang),
+        None => authorized(state, index, params, request, lang).await,
     };
     if let Some(outcome) = &rate {
         outcome.apply(&mut response);
@@ -367,12 +408,13 @@ async fn authorized(
     index: usize,
     params: Vec<(String, String)>,
     request: Request,
+    lang: Lang,
 ) -> Response {
     let op = &state.engine.doc.operations[index];
     if op.secured
         && let Err(error) = state.authorize(bearer(request.headers()), &op.scopes)
     {
-        return error.into_response();
+        return error.respond(lang);
     }
     let (parts, body) = request.into_parts();
     let path = parts.uri.path().to_owned();
@@ -387,7 +429,7 @@ async fn authorized(
     }
     let bytes = match read_body(body, &parts.headers, &state.limits).await {
         Ok(bytes) => bytes,
-        Err(error) => return body_error(error),
+        Err(error) => return body_error(error, lang),
     };
     let form = match op.body.as_ref() {
         Some(body) if body.multipart && !bytes.iter().all(u8::is_ascii_whitespace) => {
@@ -396,20 +438,22 @@ async fn authorized(
         _ => None,
     };
     let generation = state.generation();
-    let response = state
-        .engine
-        .handle(state, index, params, &path, query.as_deref(), bytes, form);
+    let response = state.engine.handle(
+        state,
+        index,
+        params,
+        &path,
+        query.as_deref(),
+        bytes,
+        form,
+        lang,
+    );
     if !is_get || response.status() != StatusCode::OK || state.generation() != generation {
         return response;
     }
     let (parts, body) = response.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "mock_error",
-            "the mock could not read its own response",
-        )
-        .into_response();
+        return unreadable_own_response().respond(lang);
     };
     state.remember(cache_key, generation, bytes.clone());
     Response::from_parts(parts, Body::from(bytes))
@@ -456,6 +500,7 @@ async fn index(State(state): State<Shared>) -> Response {
                 "events": "/__admin/events/{event}",
                 "oauth": "/__admin/oauth",
                 "requests": "/__admin/requests",
+                "journal": "/__admin/journal",
                 "expire_access_tokens": "/__admin/oauth/expire-access-tokens",
                 "app_store_install": "/__admin/oauth/install",
                 "token_required": state.admin_token.is_some(),
@@ -470,18 +515,22 @@ async fn get_faults(State(state): State<Shared>) -> Response {
 
 async fn put_faults(State(state): State<Shared>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
+    let lang = Lang::of(&parts.headers);
     let body = match read_body(body, &parts.headers, &state.limits).await {
         Ok(body) => body,
-        Err(error) => return body_error(error),
+        Err(error) => return body_error(error, lang),
     };
-    // A wrong key or value changes nothing: the faults stay as they were, and the 422 names it.
+    // A wrong key or value changes nothing: the faults stay as they were, and the 422 names it
+    // (in English: the admin routes are the mock's own, not the service's).
     let config = match FaultConfig::from_json(&body) {
         Ok(config) => config,
-        Err(error) => return ApiError::field(&error.field, error.message).into_response(),
+        Err(error) => {
+            return ApiError::field(&error.field, Text::same(error.message)).respond(lang);
+        }
     };
     match state.faults.set(config) {
         Ok(()) => json_response(StatusCode::OK, &state.faults.config()),
-        Err(error) => ApiError::field(&error.field, error.message).into_response(),
+        Err(error) => ApiError::field(&error.field, Text::same(error.message)).respond(lang),
     }
 }
 
@@ -542,9 +591,10 @@ async fn post_event(
     request: Request,
 ) -> Response {
     let (parts, body) = request.into_parts();
+    let lang = Lang::of(&parts.headers);
     let body = match read_body(body, &parts.headers, &state.limits).await {
         Ok(body) => body,
-        Err(error) => return body_error(error),
+        Err(error) => return body_error(error, lang),
     };
     let data = if body.iter().all(u8::is_ascii_whitespace) {
         json!({})
@@ -552,21 +602,17 @@ async fn post_event(
         match serde_json::from_slice::<Value>(&body) {
             Ok(Value::Object(map)) => Value::Object(map),
             _ => {
-                return ApiError::bad_request("The request body must be a JSON object.")
-                    .into_response();
+                return ApiError::bad_request(not_an_object()).respond(lang);
             }
         }
     };
     let known = crate::seed::event_names(&state.engine);
     if event != "app.store.authorize" && !known.contains(&event) {
-        return ApiError::field(
-            "event",
-            format!(
-                "{event:?} is not an event of the document (the webhooks' events: {})",
-                known.join(", ")
-            ),
-        )
-        .into_response();
+        let message = format!(
+            "{event:?} is not an event of the document (the webhooks' events: {})",
+            known.join(", ")
+        );
+        return ApiError::field("event", Text::same(message)).respond(lang);
     }
     state.emit(&event, &data);
     json_response(
@@ -575,11 +621,19 @@ async fn post_event(
     )
 }
 
+/// `The request body must be a JSON object.`
+pub(crate) fn not_an_object() -> Text {
+    Text::new(
+        "The request body must be a JSON object.",
+        "يجب أن يكون محتوى الطلب كائن JSON.",
+    )
+}
+
 async fn token_endpoint(State(state): State<Shared>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     match read_body(body, &parts.headers, &state.limits).await {
         Ok(body) => state.oauth.token_request(&parts.headers, &body),
-        Err(error) => body_error(error),
+        Err(error) => body_error(error, Lang::of(&parts.headers)),
     }
 }
 
@@ -614,6 +668,18 @@ async fn get_requests(State(state): State<Shared>) -> Response {
     json_response(StatusCode::OK, &state.request_counts())
 }
 
+/// `GET /__admin/journal`: the last requests the operations received, with their headers (the
+/// token redacted), oldest first.
+async fn get_journal(State(state): State<Shared>) -> Response {
+    json_response(StatusCode::OK, &state.journal.entries())
+}
+
+/// `DELETE /__admin/journal`: forgets them.
+async fn delete_journal(State(state): State<Shared>) -> Response {
+    state.journal.clear();
+    json_response(StatusCode::OK, &state.journal.entries())
+}
+
 /// The body of `POST /__admin/oauth/install`.
 #[derive(serde::Deserialize)]
 struct AppStoreInstall {
@@ -627,13 +693,16 @@ struct AppStoreInstall {
 /// merchant's browser is sent to, as `location`.
 async fn post_app_store_install(State(state): State<Shared>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
+    let lang = Lang::of(&parts.headers);
     let body = match read_body(body, &parts.headers, &state.limits).await {
         Ok(body) => body,
-        Err(error) => return error.into_response(),
+        Err(error) => return body_error(error, lang),
     };
     let install: AppStoreInstall = match serde_json::from_slice(&body) {
         Ok(install) => install,
-        Err(error) => return ApiError::field("redirect_uri", error.to_string()).into_response(),
+        Err(error) => {
+            return ApiError::field("redirect_uri", Text::same(error.to_string())).respond(lang);
+        }
     };
     let merchant = install.merchant.unwrap_or_else(|| state.read().merchant_id);
     match state
@@ -644,7 +713,7 @@ async fn post_app_store_install(State(state): State<Shared>, request: Request) -
             StatusCode::OK,
             &json!({ "location": location, "merchant": merchant }),
         ),
-        Err(message) => ApiError::field("redirect_uri", message).into_response(),
+        Err(message) => ApiError::field("redirect_uri", Text::same(message)).respond(lang),
     }
 }
 

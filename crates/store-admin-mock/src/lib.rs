@@ -11,6 +11,8 @@ mod error;
 mod faults;
 mod generate;
 mod http;
+mod journal;
+mod language;
 mod oauth;
 mod overrides;
 mod paging;
@@ -28,11 +30,15 @@ pub use auth::{DEFAULT_TOKEN, MockToken};
 pub use config::{DEFAULT_ACCESS_TOKEN_LIFETIME, DeliveryConfig, Limits, MockConfig};
 pub use delivery::{DeliveryAttempt, signature};
 pub use document::{DocumentError, openapi_to_json_schema};
-pub use error::{ApiError, INVALID_TOKEN_MESSAGE, MISSING_SCOPE_PREFIX, NOT_FOUND_MESSAGE};
+pub use error::{
+    ApiError, INVALID_TOKEN_MESSAGE, MISSING_SCOPE_PREFIX, NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_AR,
+};
 pub use faults::{
     ChanceFault, CorruptRecordsFault, ErrorFault, FaultConfig, FaultConfigError, LatencyFault,
     RateLimitFault, SlowBodyFault, TotalPagesFault,
 };
+pub use journal::{JOURNAL_CAPACITY, JournalEntry};
+pub use language::{Lang, Text};
 pub use oauth::{AUTHORIZE_PATH, TOKEN_PATH};
 pub use paging::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 pub use rules::{Rule, RuleError};

@@ -43,7 +43,10 @@ use store_admin_mock::{
         POST /__admin/oauth/expire-access-tokens  expire every access token issued so far\n  \
         GET  /__admin/requests                  per operationId, the requests answered and the\n                                          \
         429s among them: {\"list_orders\": {\"total\": 12, \"429\": 0}, ...}\n  \
-        DELETE /__admin/requests                set those counts back to zero\n\n\
+        DELETE /__admin/requests                set those counts back to zero\n  \
+        GET  /__admin/journal                   the last 256 requests of the operations, with their\n                                          \
+        headers (Authorization redacted); DELETE forgets them\n\n\
+        Error messages are in Arabic, or in English with Accept-Language: en, as the service's.\n\n\
         Exit codes: 0 stopped with Ctrl-C, 1 the server could not start (a port in use), 2 usage."
 )]
 struct Cli {

@@ -8,7 +8,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::error::{ApiError, FieldErrors};
+use crate::error::{ApiError, FieldErrors, Text};
 
 /// Default page size.
 pub const DEFAULT_PER_PAGE: u64 = 15;
@@ -118,7 +118,13 @@ impl PageRequest {
             Some(raw) => match raw.trim().parse::<i64>() {
                 Ok(n) if n >= 1 => n.unsigned_abs(),
                 _ => {
-                    errors.add("page", "The page must be an integer of at least 1.");
+                    errors.add(
+                        "page",
+                        Text::new(
+                            "The page must be an integer of at least 1.",
+                            "يجب أن يكون page عددًا صحيحًا لا يقل عن 1.",
+                        ),
+                    );
                     1
                 }
             },
@@ -129,13 +135,22 @@ impl PageRequest {
                 Ok(n) if n > MAX_PER_PAGE => {
                     errors.add(
                         "per_page",
-                        format!("The per page may not be greater than {MAX_PER_PAGE}."),
+                        Text::new(
+                            format!("The per page may not be greater than {MAX_PER_PAGE}."),
+                            format!("يجب ألا تكون قيمة per page أكبر من {MAX_PER_PAGE}."),
+                        ),
                     );
                     DEFAULT_PER_PAGE
                 }
                 Ok(n) if n >= 1 => n,
                 _ => {
-                    errors.add("per_page", "The per page must be an integer of at least 1.");
+                    errors.add(
+                        "per_page",
+                        Text::new(
+                            "The per page must be an integer of at least 1.",
+                            "يجب أن يكون per page عددًا صحيحًا لا يقل عن 1.",
+                        ),
+                    );
                     DEFAULT_PER_PAGE
                 }
             },

@@ -209,6 +209,18 @@ impl MockServer {
             })
     }
 
+    /// The last requests the operations received (at most [`crate::JOURNAL_CAPACITY`], oldest
+    /// first), with their headers: what a client put on the wire. The `Authorization` value is
+    /// `[redacted]`.
+    pub fn journal(&self) -> Vec<crate::JournalEntry> {
+        self.state.journal.entries()
+    }
+
+    /// Forgets the requests of the journal (between the phases of a test).
+    pub fn clear_journal(&self) {
+        self.state.journal.clear();
+    }
+
     /// A request body for the operation `operation_id` that its schema accepts, generated from the
     /// document (required fields, with ids of records that exist where a field names one), or
     /// `None` for an operation without a JSON body. Tests and tools use it to call any operation.
@@ -223,7 +235,8 @@ impl MockServer {
     /// What the mock's check of the JSON body of operation `operation_id` finds wrong with `body`,
     /// by field (empty when the body is valid): the check a request gets, read as the service
     /// reads it (numeric strings, `0`/`1` booleans), without looking up the records it names.
-    /// `None` for an unknown operation.
+    /// The messages are the English ones (`Accept-Language: en`). `None` for an unknown
+    /// operation.
     pub fn body_errors(
         &self,
         operation_id: &str,

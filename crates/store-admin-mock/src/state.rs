@@ -48,6 +48,8 @@ pub(crate) struct AppState {
     pub answered: Box<[AtomicU64]>,
     /// Of those, the 429 answers.
     pub throttled: Box<[AtomicU64]>,
+    /// The last requests the operations received, with their headers.
+    pub journal: crate::journal::Journal,
     pub faults: FaultInjector,
     pub dispatcher: Arc<Dispatcher>,
     pub limits: Limits,
@@ -95,6 +97,7 @@ impl AppState {
             requests: counters(),
             answered: counters(),
             throttled: counters(),
+            journal: crate::journal::Journal::default(),
             engine: parts.engine,
             tokens: parts.tokens,
             admin_token: parts.admin_token,

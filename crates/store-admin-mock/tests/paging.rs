@@ -36,8 +36,9 @@ async fn per_page_above_60_is_422_on_per_page_and_60_is_served() {
     ] {
         let (status, body) = get(&server, path).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{path}");
+        // In Arabic, the service's default language.
         assert_eq!(
-            body["error"]["fields"]["per_page"][0], "The per page may not be greater than 60.",
+            body["error"]["fields"]["per_page"][0], "يجب ألا تكون قيمة per page أكبر من 60.",
             "{path}"
         );
     }

@@ -25,6 +25,11 @@
 //! [`Error::InvalidRequest`] before anything is sent. A request whose body cannot be replayed (a
 //! stream) is sent once, through the same authorization, rate limiter, timeout and tracing, and
 //! is neither replayed after a token refresh nor retried.
+//!
+//! The language: by default no language header is sent, and the service answers in Arabic.
+//! [`StoreAdminBuilder::with_language`] sets it for every call of a client, and
+//! [`StoreAdmin::in_language`] for the calls made through a view of it (see
+//! [`language`](crate::language)).
 
 use std::fmt;
 use std::future::Future;
@@ -39,6 +44,7 @@ use tracing::Instrument;
 
 use crate::credentials::{Authenticator, Bearer, Credentials, Unauthorized, classify_unauthorized};
 use crate::error::{ApiError, Error, TransportError};
+use crate::language::Language;
 use crate::ratelimit::{Plan, RateLimit, RateLimiter};
 use crate::retry::{
     self, Outcome, RetryBudget, RetryDecision, RetryInput, RetryPolicy, TransportFailure,
@@ -55,12 +61,15 @@ pub const LIVE_ACCOUNTS_URL: &str = "https://accounts.salla.sa";
 pub struct StoreAdmin {
     client: Client,
     runtime: Arc<Runtime>,
+    /// The language of this client's calls: the builder's, or a view's ([`StoreAdmin::in_language`]).
+    language: Option<Language>,
 }
 
 impl fmt::Debug for StoreAdmin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StoreAdmin")
             .field("base_url", &self.runtime.base_url)
+            .field("language", &self.language)
             .field("runtime", &self.runtime)
             .finish()
     }
@@ -102,6 +111,46 @@ impl StoreAdmin {
         &self.runtime.accounts_url
     }
 
+    /// The language this client's calls ask for (`Accept-Language`, and `Content-Language` with a
+    /// body); `None`: no header, the service answers in its default, Arabic.
+    pub fn language(&self) -> Option<&Language> {
+        self.language.as_ref()
+    }
+
+    /// A view of this client whose calls ask for `language` instead: the per-call override of
+    /// [`StoreAdminBuilder::with_language`]. The view shares everything else with the client (the
+    /// connection pool, the tokens and their refreshes, the rate limiter, the retry budget); only
+    /// the language headers differ. Making one costs a few small allocations.
+    ///
+    /// ```no_run
+    /// # use store_admin::{Error, Language, StoreAdmin};
+    /// # use store_admin::prelude::*;
+    /// # async fn run(admin: StoreAdmin) -> Result<(), Error> {
+    /// // One call in English (its validation messages too):
+    /// let statuses = admin.in_language(Language::ENGLISH).list_order_statuses().send().await?;
+    /// // Several: keep the view.
+    /// let english = admin.in_language("en-US".parse()?);
+    /// let orders = english.list_orders().per_page(5).send().await?;
+    /// # let _ = (statuses, orders);
+    /// # Ok(()) }
+    /// ```
+    pub fn in_language(&self, language: Language) -> StoreAdmin {
+        let interceptor = Arc::new(InLanguage {
+            runtime: self.runtime.clone(),
+            language: language.clone(),
+        });
+        let client = Client::new_with_client(
+            &self.runtime.base_url,
+            progenitor_client::ClientInfo::client(&self.client).clone(),
+            Inner::with_interceptor(interceptor),
+        );
+        StoreAdmin {
+            client,
+            runtime: self.runtime.clone(),
+            language: Some(language),
+        }
+    }
+
     /// Sends a request built by hand (any path, e.g. one the document does not describe) through
     /// the same authentication, rate limiting, retries, timeouts and tracing as every operation.
     /// `operation` names it in errors and traces (an `operationId` of the document gives the 401
@@ -118,7 +167,10 @@ impl StoreAdmin {
         operation: &'static str,
     ) -> Result<RawResponse, Error> {
         let client = progenitor_client::ClientInfo::client(&self.client);
-        let Answered { mut response, body } = self.runtime.call(client, request, operation).await?;
+        let Answered { mut response, body } = self
+            .runtime
+            .call(client, request, operation, self.language.as_ref())
+            .await?;
         Ok(RawResponse {
             operation,
             status: response.status(),
@@ -173,6 +225,7 @@ pub struct StoreAdminBuilder {
     rate_limit: Option<Arc<dyn RateLimiter>>,
     without_rate_limit: bool,
     http: Option<reqwest::Client>,
+    language: Option<Language>,
 }
 
 impl Default for StoreAdminBuilder {
@@ -191,6 +244,7 @@ impl Default for StoreAdminBuilder {
             rate_limit: None,
             without_rate_limit: false,
             http: None,
+            language: None,
         }
     }
 }
@@ -206,6 +260,7 @@ impl fmt::Debug for StoreAdminBuilder {
             .field("operation_timeout", &self.operation_timeout)
             .field("max_response_bytes", &self.max_response_bytes)
             .field("retry", &self.retry)
+            .field("language", &self.language)
             .finish_non_exhaustive()
     }
 }
@@ -313,6 +368,28 @@ impl StoreAdminBuilder {
         self
     }
 
+    /// The language every call asks for: `Accept-Language: <tag>` on every request, and
+    /// `Content-Language: <tag>` on every request with a body. Default: none, and the service
+    /// answers in its default, **Arabic** (validation messages included). One call or a few in
+    /// another language: [`StoreAdmin::in_language`]. See [`language`](crate::language).
+    ///
+    /// ```
+    /// use store_admin::{Language, StoreAdmin};
+    ///
+    /// # fn run() -> Result<(), store_admin::Error> {
+    /// let admin = StoreAdmin::builder()
+    ///     .with_token("<access token>")
+    ///     .with_language(Language::ENGLISH) // or "en-US".parse()?
+    ///     .build()?;
+    /// assert_eq!(admin.language(), Some(&Language::ENGLISH));
+    /// # Ok(()) }
+    /// # run().unwrap();
+    /// ```
+    pub fn with_language(mut self, language: Language) -> Self {
+        self.language = Some(language);
+        self
+    }
+
     /// Sends with this `reqwest::Client` (its own timeouts and proxies apply).
     pub fn with_http_client(mut self, http: reqwest::Client) -> Self {
         self.http = Some(http);
@@ -384,10 +461,15 @@ impl StoreAdminBuilder {
             attempt_timeout: self.attempt_timeout,
             operation_timeout: self.operation_timeout,
             max_response_bytes: self.max_response_bytes,
+            language: self.language.clone(),
         });
         let inner = Inner::with_interceptor(runtime.clone());
         let client = Client::new_with_client(&self.base_url, http, inner);
-        Ok(StoreAdmin { client, runtime })
+        Ok(StoreAdmin {
+            client,
+            runtime,
+            language: self.language,
+        })
     }
 }
 
@@ -428,6 +510,16 @@ pub struct Runtime {
     attempt_timeout: Duration,
     operation_timeout: Duration,
     max_response_bytes: u64,
+    /// The client's language ([`StoreAdminBuilder::with_language`]), for the calls made through
+    /// the client itself (a view of it, [`InLanguage`], has its own).
+    language: Option<Language>,
+}
+
+/// The interception point of a view of the client in another language
+/// ([`StoreAdmin::in_language`]): the client's runtime, with the view's language.
+struct InLanguage {
+    runtime: Arc<Runtime>,
+    language: Language,
 }
 
 impl fmt::Debug for Runtime {
@@ -438,6 +530,7 @@ impl fmt::Debug for Runtime {
             .field("retry", &self.retry)
             .field("attempt_timeout", &self.attempt_timeout)
             .field("operation_timeout", &self.operation_timeout)
+            .field("language", &self.language)
             .finish_non_exhaustive()
     }
 }
@@ -539,7 +632,8 @@ impl Runtime {
 
     /// One call, in its `store_admin.call` span: the last response whatever its status, or why
     /// there was none. A request to an origin that may not receive the access token fails with
-    /// [`Error::InvalidRequest`] before anything is sent.
+    /// [`Error::InvalidRequest`] before anything is sent. `language` sets the request's language
+    /// headers where it has none of its own ([`Language::apply`]).
     ///
     /// The checks are made before the future is: the future holds the request once, in `run`
     /// (an `async` block around `run` would hold it twice). A call's future is allocated on
@@ -547,9 +641,14 @@ impl Runtime {
     fn call<'a>(
         &'a self,
         client: &'a reqwest::Client,
-        request: reqwest::Request,
+        mut request: reqwest::Request,
         operation_id: &'static str,
+        language: Option<&Language>,
     ) -> impl Future<Output = Result<Answered, Error>> + Send + 'a {
+        if let Some(language) = language {
+            let has_body = request.body().is_some();
+            language.apply(request.headers_mut(), has_body);
+        }
         if let Err(refused) = self.check_origin(request.url()) {
             return Either::Left(std::future::ready(Err(Error::InvalidRequest(refused))));
         }
@@ -913,7 +1012,24 @@ impl Interceptor for Runtime {
         let operation_id = operation.operation_id;
         // `map`, not an `async` block: a block awaiting the moved-in call would hold it twice.
         Box::pin(
-            self.call(client, request, operation_id)
+            self.call(client, request, operation_id, self.language.as_ref())
+                .map(move |result| answer(result, operation_id).map_err(Error::into_reqwest)),
+        )
+    }
+}
+
+impl Interceptor for InLanguage {
+    /// As [`Runtime`]'s, with the view's language.
+    fn execute<'a>(
+        &'a self,
+        client: &'a reqwest::Client,
+        request: reqwest::Request,
+        operation: &'a progenitor_client::OperationInfo,
+    ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
+        let operation_id = operation.operation_id;
+        Box::pin(
+            self.runtime
+                .call(client, request, operation_id, Some(&self.language))
                 .map(move |result| answer(result, operation_id).map_err(Error::into_reqwest)),
         )
     }

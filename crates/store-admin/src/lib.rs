@@ -14,6 +14,7 @@ pub mod credentials;
 pub mod error;
 pub mod ext;
 pub mod hand_written;
+pub mod language;
 pub mod merchants;
 pub mod multipart;
 pub mod pagination;
@@ -27,6 +28,7 @@ pub use client::{
 };
 pub use credentials::{AuthError, Credentials};
 pub use error::{ApiError, Error, TransportError, TransportKind};
+pub use language::{Language, LanguageError};
 pub use merchants::{Merchants, OAuthApp};
 pub use pagination::{Page, PageOptions, Paginate, Skipped, Undecodable, UndecodableRecord};
 pub use store_admin_client::{

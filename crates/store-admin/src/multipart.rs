@@ -353,7 +353,6 @@ impl<'a> MultipartRequest<'a> {
                 reqwest::header::CONTENT_TYPE,
                 format!("multipart/form-data; boundary={boundary}"),
             )
-            .header("api-version", <Client as ClientInfo<_>>::api_version())
             .body(body)
             .build()
             .map_err(|e| self.invalid(format!("building the request: {e}")))?;

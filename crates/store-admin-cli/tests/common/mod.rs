@@ -19,6 +19,12 @@ const CLEARED: &[&str] = &[
     "STORE_ADMIN_CLIENT_ID",
     "STORE_ADMIN_CLIENT_SECRET",
     "STORE_ADMIN_TOKEN_URL",
+    "STORE_ADMIN_LANGUAGE",
+    // The locale chooses the language of the service's messages (English for an English one):
+    // a test sets it when it is what the test is about.
+    "LC_ALL",
+    "LC_MESSAGES",
+    "LANG",
     "DISPLAY",
     "WAYLAND_DISPLAY",
     "BROWSER",

@@ -22,7 +22,7 @@ use axum::http::Method;
 use serde_json::{Map, Value};
 
 use super::{Action, Call, Engine, singular};
-use crate::error::ApiError;
+use crate::error::{ApiError, collection_full, selected_invalid};
 use crate::generate::stable_hash;
 use crate::respond::{Handled, Reply, deleted_message};
 use crate::store::{Store, id_text, now_local, object_mut};
@@ -255,10 +255,7 @@ fn check_related(call: &Call<'_>, store: &Store, key: &str) -> Result<(), ApiErr
         };
         let records = store.records(call.engine.real_key(&target));
         if records.len() > 0 && records.get(&id).is_none() {
-            errors.add(
-                &field,
-                format!("The selected {} is invalid.", field.replace('_', " ")),
-            );
+            errors.add(&field, selected_invalid(&field.replace('_', " ")));
         }
     }
     errors.finish()
@@ -282,10 +279,7 @@ fn create(call: &Call<'_>, key: Option<&str>) -> Handled {
     check_related(call, &store, key)?;
     let cap = call.state.limits.collection_records;
     if store.records(&real).len() >= cap {
-        return Err(ApiError::unprocessable(
-            "body",
-            format!("The collection is full: it holds at most {cap} records."),
-        ));
+        return Err(ApiError::unprocessable("body", collection_full(cap)));
     }
     let id = store.new_id();
     let id_value = if string_ids(call, key) {

@@ -17,11 +17,11 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use axum::body::Bytes;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::{Map, Value};
 
 use crate::document::{Document, Operation};
-use crate::error::{ApiError, FieldErrors};
+use crate::error::{ApiError, FieldErrors, Lang, Text};
 use crate::generate::{Generator, stable_hash};
 use crate::paging::{PageRequest, QueryPairs, page_window};
 use crate::respond::{Handled, Reply, envelope, json_bytes_response};
@@ -66,6 +66,8 @@ pub(crate) struct Call<'a> {
     /// The JSON body (an empty one is `{}`), a form's fields without its files as an object, or
     /// `Null` for an operation without a body.
     pub body: Value,
+    /// The language of the error messages (the request's `Accept-Language`).
+    pub lang: Lang,
 }
 
 impl Call<'_> {
@@ -286,7 +288,8 @@ impl Engine {
         let plan = self.plans.get(index)?;
         let raw = Bytes::from(serde_json::to_vec(body).ok()?);
         Some(match self.read_body(state, index, op, plan, &raw, None) {
-            Ok((_, errors)) => errors.into_map(),
+            // In English: the check is read by tests and tools, not by a client.
+            Ok((_, errors)) => errors.into_map(Lang::English),
             Err(error) => std::collections::BTreeMap::from([(
                 "body".to_owned(),
                 vec![format!("{}", error.status)],
@@ -362,10 +365,11 @@ impl Engine {
         path: &str,
         raw_query: Option<&str>,
         raw_body: Bytes,
-        form: Option<Result<Option<Vec<FormField>>, String>>,
+        form: Option<Result<Option<Vec<FormField>>, Text>>,
+        lang: Lang,
     ) -> Response {
         let (Some(op), Some(plan)) = (self.doc.operations.get(index), self.plans.get(index)) else {
-            return ApiError::not_found().into_response();
+            return ApiError::not_found().respond(lang);
         };
         // An integer path parameter that is not one (or is out of its bounds) names nothing.
         for (name, value) in &params {
@@ -389,7 +393,7 @@ impl Engine {
                             .is_none_or(|m| n <= m)
                 });
                 if !fits {
-                    return ApiError::not_found().into_response();
+                    return ApiError::not_found().respond(lang);
                 }
             }
         }
@@ -401,18 +405,18 @@ impl Engine {
         if op.paged()
             && let Err(error) = PageRequest::from_query(&query)
         {
-            return error.into_response();
+            return error.respond(lang);
         }
         let (body, body_errors) = match self.read_body(state, index, op, plan, &raw_body, form) {
             Ok(body) => body,
-            Err(error) => return error.into_response(),
+            Err(error) => return error.respond(lang),
         };
         errors.extend(body_errors);
         if !errors.is_empty() && !self.path_record_exists(state, plan, &params) {
-            return ApiError::not_found().into_response();
+            return ApiError::not_found().respond(lang);
         }
         if !errors.is_empty() {
-            return errors.into_error().into_response();
+            return errors.into_error().respond(lang);
         }
         let call = Call {
             state,
@@ -423,6 +427,7 @@ impl Engine {
             query,
             path: path.to_owned(),
             body,
+            lang,
         };
         let handled = match self.overrides.get(index).copied().flatten() {
             Some(handler) => handler(&call),
@@ -430,7 +435,7 @@ impl Engine {
         };
         match handled {
             Ok(reply) => self.finish(&call, reply),
-            Err(error) => error.into_response(),
+            Err(error) => error.respond(lang),
         }
     }
 
@@ -522,14 +527,17 @@ impl Engine {
         op: &Operation,
         plan: &Plan,
         raw: &Bytes,
-        form: Option<Result<Option<Vec<FormField>>, String>>,
+        form: Option<Result<Option<Vec<FormField>>, Text>>,
     ) -> Result<(Value, FieldErrors), ApiError> {
         let Some(declared) = op.body.as_ref() else {
             return Ok((Value::Null, FieldErrors::new()));
         };
         let empty = raw.iter().all(u8::is_ascii_whitespace);
         if empty && declared.required {
-            return Err(ApiError::bad_request("The request body is required."));
+            return Err(ApiError::bad_request(Text::new(
+                "The request body is required.",
+                "محتوى الطلب مطلوب.",
+            )));
         }
         if !declared.json {
             // A form is checked against the body's schema (its text fields read by the types the
@@ -589,7 +597,10 @@ impl Engine {
             Value::Object(Map::new())
         } else {
             serde_json::from_slice::<Value>(raw).map_err(|error| {
-                ApiError::bad_request(format!("The request body is not valid JSON: {error}"))
+                ApiError::bad_request(Text::new(
+                    format!("The request body is not valid JSON: {error}"),
+                    format!("محتوى الطلب ليس JSON صالحًا: {error}"),
+                ))
             })?
         };
         let mut errors = FieldErrors::new();
@@ -598,11 +609,12 @@ impl Engine {
             Action::Create | Action::Update | Action::OnItem | Action::Command(Some(_))
         );
         if stores && raw.len() > state.limits.record_bytes {
+            let limit = state.limits.record_bytes;
             errors.add(
                 "body",
-                format!(
-                    "The request body of a record may not be larger than {} bytes.",
-                    state.limits.record_bytes
+                Text::new(
+                    format!("The request body of a record may not be larger than {limit} bytes."),
+                    format!("يجب ألا يتجاوز حجم محتوى طلب السجل {limit} بايت."),
                 ),
             );
         }
@@ -698,7 +710,7 @@ impl Engine {
         };
         let filters = match query::Filters::parse(&self.doc, call.op, &call.query, &has_field) {
             Ok(filters) => filters,
-            Err(errors) => return errors.into_error().into_response(),
+            Err(errors) => return errors.into_error().respond(call.lang),
         };
         let mut selected: Vec<&Value> =
             records.into_iter().filter(|r| filters.accepts(r)).collect();
@@ -706,7 +718,7 @@ impl Engine {
         let request = if call.op.paged() {
             match PageRequest::from_query(&call.query) {
                 Ok(request) => request,
-                Err(error) => return error.into_response(),
+                Err(error) => return error.respond(call.lang),
             }
         } else {
             PageRequest {

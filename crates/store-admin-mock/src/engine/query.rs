@@ -20,7 +20,7 @@ use std::cmp::Ordering;
 use serde_json::Value;
 
 use crate::document::{Document, Location, Operation};
-use crate::error::FieldErrors;
+use crate::error::{FieldErrors, Text, selected_invalid};
 use crate::paging::QueryPairs;
 use crate::shape::pattern_matches;
 
@@ -94,17 +94,35 @@ pub(crate) fn check(doc: &Document, op: &Operation, query: &QueryPairs) -> Resul
             match item.kind() {
                 Some("integer") => match value.trim().parse::<i64>() {
                     Ok(n) => check_range(&item, n as f64, &field, &mut errors),
-                    Err(_) => errors.add(&field, format!("The {key} must be an integer.")),
+                    Err(_) => errors.add(
+                        &field,
+                        Text::new(
+                            format!("The {key} must be an integer."),
+                            format!("يجب أن يكون {key} عددًا صحيحًا."),
+                        ),
+                    ),
                 },
                 Some("number") => {
                     match value.trim().parse::<f64>().ok().filter(|f| f.is_finite()) {
                         Some(n) => check_range(&item, n, &field, &mut errors),
-                        None => errors.add(&field, format!("The {key} must be a number.")),
+                        None => errors.add(
+                            &field,
+                            Text::new(
+                                format!("The {key} must be a number."),
+                                format!("يجب على {key} أن يكون رقمًا."),
+                            ),
+                        ),
                     }
                 }
                 Some("boolean") => {
                     if !matches!(value, "true" | "false" | "1" | "0") {
-                        errors.add(&field, format!("The {key} field must be true or false."));
+                        errors.add(
+                            &field,
+                            Text::new(
+                                format!("The {key} field must be true or false."),
+                                format!("يجب أن تكون قيمة حقل {key} إما true أو false."),
+                            ),
+                        );
                     }
                 }
                 _ => {
@@ -120,25 +138,40 @@ pub(crate) fn check(doc: &Document, op: &Operation, query: &QueryPairs) -> Resul
                     if let Some(allowed) = item.keyword("enum").and_then(Value::as_array)
                         && !allowed.iter().any(|a| a.as_str() == Some(value))
                     {
-                        errors.add(&field, format!("The selected {key} is invalid."));
+                        errors.add(&field, selected_invalid(key));
                     }
                     if format == Some("date")
                         && chrono::NaiveDate::parse_from_str(value.trim(), "%Y-%m-%d").is_err()
                     {
                         errors.add(
                             &field,
-                            format!("The {key} does not match the format Y-m-d."),
+                            Text::new(
+                                format!("The {key} does not match the format Y-m-d."),
+                                format!("لا يتوافق {key} مع الشكل Y-m-d."),
+                            ),
                         );
                     }
                     if format == Some("date-time")
                         && chrono::DateTime::parse_from_rfc3339(value.trim()).is_err()
                     {
-                        errors.add(&field, format!("The {key} is not a valid date and time."));
+                        errors.add(
+                            &field,
+                            Text::new(
+                                format!("The {key} is not a valid date and time."),
+                                format!("{key} ليس تاريخًا ووقتًا صحيحين."),
+                            ),
+                        );
                     }
                     if let Some(pattern) = item.keyword("pattern").and_then(Value::as_str)
                         && !pattern_matches(pattern, value)
                     {
-                        errors.add(&field, format!("The {key} format is invalid."));
+                        errors.add(
+                            &field,
+                            Text::new(
+                                format!("The {key} format is invalid."),
+                                format!("صيغة {key} غير صحيحة."),
+                            ),
+                        );
                     }
                     let len = value.chars().count() as u64;
                     if item
@@ -146,14 +179,26 @@ pub(crate) fn check(doc: &Document, op: &Operation, query: &QueryPairs) -> Resul
                         .and_then(Value::as_u64)
                         .is_some_and(|min| len < min)
                     {
-                        errors.add(&field, format!("The {key} is too short."));
+                        errors.add(
+                            &field,
+                            Text::new(
+                                format!("The {key} is too short."),
+                                format!("{key} قصير جدًا."),
+                            ),
+                        );
                     }
                     if item
                         .keyword("maxLength")
                         .and_then(Value::as_u64)
                         .is_some_and(|max| len > max)
                     {
-                        errors.add(&field, format!("The {key} is too long."));
+                        errors.add(
+                            &field,
+                            Text::new(
+                                format!("The {key} is too long."),
+                                format!("{key} طويل جدًا."),
+                            ),
+                        );
                     }
                 }
             }
@@ -170,12 +215,24 @@ fn check_range(view: &crate::document::View<'_>, n: f64, field: &str, errors: &m
     if let Some(min) = view.keyword("minimum").and_then(Value::as_f64)
         && n < min
     {
-        errors.add(field, format!("The {field} must be at least {min}."));
+        errors.add(
+            field,
+            Text::new(
+                format!("The {field} must be at least {min}."),
+                format!("يجب أن تكون قيمة {field} مساوية أو أكبر من {min}."),
+            ),
+        );
     }
     if let Some(max) = view.keyword("maximum").and_then(Value::as_f64)
         && n > max
     {
-        errors.add(field, format!("The {field} may not be greater than {max}."));
+        errors.add(
+            field,
+            Text::new(
+                format!("The {field} may not be greater than {max}."),
+                format!("يجب أن تكون قيمة {field} مساوية أو أصغر من {max}."),
+            ),
+        );
     }
 }
 
@@ -293,11 +350,12 @@ impl Filters {
                     .iter()
                     .find(|d| d.lower)
                     .map_or("start", |d| d.param.as_str());
+                let param = &bound.param;
                 errors.add(
-                    &bound.param,
-                    format!(
-                        "The {} must be a date after or equal to {from}.",
-                        bound.param
+                    param,
+                    Text::new(
+                        format!("The {param} must be a date after or equal to {from}."),
+                        format!("يجب أن يكون {param} تاريخًا لاحقًا أو مطابقًا لـ {from}."),
                     ),
                 );
             }
@@ -309,7 +367,10 @@ impl Filters {
                 }
                 _ => errors.add(
                     "sort_by",
-                    "The sort by must be <attribute>-asc or <attribute>-desc, of an attribute of the records.",
+                    Text::new(
+                        "The sort by must be <attribute>-asc or <attribute>-desc, of an attribute of the records.",
+                        "يجب أن يكون الترتيب <attribute>-asc أو <attribute>-desc، لإحدى خصائص السجلات.",
+                    ),
                 ),
             }
         }

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::error::FieldErrors;
+use crate::error::{FieldErrors, Text, required};
 
 /// The dotted path of a JSON pointer (`/packages/0/name` gives `packages.0.name`).
 fn dotted(pointer: &str) -> String {
@@ -32,12 +32,18 @@ pub(crate) fn check(validator: &jsonschema::Validator, body: &Value) -> FieldErr
                     .as_str()
                     .map_or_else(|| property.to_string(), str::to_owned);
                 let field = join(&base, &name);
-                errors.add(&field, format!("The {field} field is required."));
+                errors.add(&field, required(&field));
             }
             Kind::AdditionalProperties { unexpected } => {
                 for name in unexpected {
                     let field = join(&base, name);
-                    errors.add(&field, format!("The {field} field is not allowed."));
+                    errors.add(
+                        &field,
+                        Text::new(
+                            format!("The {field} field is not allowed."),
+                            format!("حقل {field} غير مسموح به."),
+                        ),
+                    );
                 }
             }
             _ => {
@@ -46,7 +52,11 @@ pub(crate) fn check(validator: &jsonschema::Validator, body: &Value) -> FieldErr
                 } else {
                     base
                 };
-                let message = format!("The {field} field is invalid: {error}");
+                // The validator's reason, in English in both languages.
+                let message = Text::new(
+                    format!("The {field} field is invalid: {error}"),
+                    format!("حقل {field} غير صالح: {error}"),
+                );
                 errors.add(&field, message);
             }
         }
@@ -84,7 +94,10 @@ pub(crate) fn out_of_range_integers(
                 let field = if path.is_empty() { "body" } else { path };
                 errors.add(
                     field,
-                    format!("The {field} must be an integer of at most {bits} bits."),
+                    Text::new(
+                        format!("The {field} must be an integer of at most {bits} bits."),
+                        format!("يجب أن يكون {field} عددًا صحيحًا من {bits} بت على الأكثر."),
+                    ),
                 );
             }
         }
@@ -146,7 +159,13 @@ pub(crate) fn unknown_fields(
                         unknown_fields(doc, property, value, &field, errors, depth + 1);
                     }
                     None if closed => {
-                        errors.add(&field, format!("The field `{field}` is not known."));
+                        errors.add(
+                            &field,
+                            Text::new(
+                                format!("The field `{field}` is not known."),
+                                format!("الحقل `{field}` غير معروف."),
+                            ),
+                        );
                     }
                     None => {}
                 }
@@ -219,7 +238,10 @@ pub(crate) fn long_strings(body: &Value, limit: usize, errors: &mut FieldErrors)
                 let field = if path.is_empty() { "body" } else { path };
                 errors.add(
                     field,
-                    format!("The {field} may not be greater than {limit} characters."),
+                    Text::new(
+                        format!("The {field} may not be greater than {limit} characters."),
+                        format!("يجب أن لا يتجاوز طول نص {field} {limit} حروفٍ/حرفًا."),
+                    ),
                 );
             }
             Value::Array(items) => {
@@ -230,7 +252,10 @@ pub(crate) fn long_strings(body: &Value, limit: usize, errors: &mut FieldErrors)
             Value::Object(map) => {
                 for (key, item) in map {
                     if key.len() > limit {
-                        errors.add(path.to_owned(), "A field name is too long.");
+                        errors.add(
+                            path.to_owned(),
+                            Text::new("A field name is too long.", "اسم حقل طويل جدًا."),
+                        );
                     }
                     walk(item, &join(path, key), limit, errors);
                 }

@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::engine::Call;
-use crate::error::ApiError;
+use crate::error::{ApiError, required};
 use crate::respond::{Handled, Reply};
 use crate::store::object_mut;
 
@@ -38,7 +38,7 @@ pub(super) fn ban_customer(call: &Call<'_>) -> Handled {
         .map(str::trim)
         .filter(|r| !r.is_empty())
         .map(str::to_owned)
-        .ok_or_else(|| ApiError::unprocessable("reason", "حقل reason مطلوب."))?;
+        .ok_or_else(|| ApiError::unprocessable("reason", required("reason")))?;
     let customer = set_blocked(call, Some(reason))?;
     call.state
         .emit("customer.banned", &crate::shape::strip_hidden(&customer));

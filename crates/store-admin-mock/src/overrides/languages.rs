@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::engine::Call;
-use crate::error::FieldErrors;
+use crate::error::{FieldErrors, Text, required};
 use crate::respond::{Handled, Reply};
 use crate::seed::model::Language;
 use crate::seed::tables::{LANGUAGE_CATALOGUE, keys::LANGUAGES};
@@ -28,17 +28,26 @@ pub(super) fn add_languages(call: &Call<'_>) -> Handled {
             .map(|s| s.trim().to_lowercase())
             .filter(|s| !s.is_empty())
         else {
-            errors.add(&field, format!("حقل {field} مطلوب."));
+            errors.add(&field, required(&field));
             continue;
         };
         if iso.chars().count() > 3 {
             errors.add(
                 &field,
-                format!("يجب أن لا يتجاوز طول النّص {field} 3 حروفٍ/حرفًا"),
+                Text::new(
+                    format!("The {field} may not be greater than 3 characters."),
+                    format!("يجب أن لا يتجاوز طول النّص {field} 3 حروفٍ/حرفًا"),
+                ),
             );
         }
         let Some(known) = LANGUAGE_CATALOGUE.iter().find(|l| l.0 == iso) else {
-            errors.add(&field, format!("حقل {field} غير صالحٍ"));
+            errors.add(
+                &field,
+                Text::new(
+                    format!("The {field} field is invalid."),
+                    format!("حقل {field} غير صالحٍ"),
+                ),
+            );
             continue;
         };
         let sort_order = locale
@@ -53,7 +62,7 @@ pub(super) fn add_languages(call: &Call<'_>) -> Handled {
         .and_then(Value::as_array)
         .is_none_or(Vec::is_empty)
     {
-        errors.add("locales", "حقل locales مطلوب.");
+        errors.add("locales", required("locales"));
     }
     let mut store = call.state.write();
     let mut seen: Vec<&str> = Vec::new();
@@ -63,7 +72,10 @@ pub(super) fn add_languages(call: &Call<'_>) -> Handled {
             .iter()
             .any(|l| l.get("iso_code").and_then(Value::as_str) == Some(known.0));
         if exists || seen.contains(&known.0) {
-            errors.add(field.clone(), "لغة أضيفت بالفعل");
+            errors.add(
+                field.clone(),
+                Text::new("The language has already been added.", "لغة أضيفت بالفعل"),
+            );
         }
         seen.push(known.0);
     }

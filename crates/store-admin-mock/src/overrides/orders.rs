@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::order_details::details;
 use crate::engine::Call;
 use crate::engine::crud::find_id;
-use crate::error::{ApiError, FieldErrors};
+use crate::error::{ApiError, FieldErrors, Text, collection_full, required, selected_invalid};
 use crate::respond::{Handled, Reply};
 use crate::seed::tables::SHIPPING_COST;
 use crate::seed::tables::keys::{BRANCHES, ORDER_STATUSES, ORDERS, PRODUCTS, SHIPPING_COMPANIES};
@@ -93,7 +93,7 @@ fn choose_customer(
     let key = customers_key(call)?;
     if let Some(id) = input.get("id").and_then(id_text_value) {
         if store.get(key, &id).is_none() {
-            errors.add("customer.id", "The selected customer id is invalid.");
+            errors.add("customer.id", selected_invalid("customer id"));
             return None;
         }
         return Some(CustomerChoice::Existing(
@@ -127,7 +127,10 @@ fn choose_customer(
     if store.records(key).len() >= cap {
         errors.add(
             "customer",
-            format!("The customers are full: the store holds at most {cap}."),
+            Text::new(
+                format!("The customers are full: the store holds at most {cap}."),
+                format!("العملاء مكتملون: يتسع المتجر لـ {cap} عميل على الأكثر."),
+            ),
         );
         return None;
     }
@@ -213,7 +216,7 @@ fn check_branch_and_courier(
     if let Some(branch) = named("branch_id")
         && store.get(BRANCHES, &branch).is_none()
     {
-        errors.add("branch_id", "The selected branch id is invalid.");
+        errors.add("branch_id", selected_invalid("branch id"));
     }
     let courier = named("courier_id")?;
     match store.get(SHIPPING_COMPANIES, &courier) {
@@ -224,7 +227,7 @@ fn check_branch_and_courier(
                 .and_then(|a| a.parse().ok()),
         ),
         None => {
-            errors.add("courier_id", "The selected courier id is invalid.");
+            errors.add("courier_id", selected_invalid("courier id"));
             None
         }
     }
@@ -255,7 +258,7 @@ fn order_line(
 ) -> Option<Value> {
     let field = format!("products.{index}.identifier");
     let Some(identifier) = input.get("identifier").and_then(id_text_value) else {
-        errors.add(field, "The identifier field is required.");
+        errors.add(field, required("identifier"));
         return None;
     };
     let by_sku = input.get("identifier_type").and_then(Value::as_str) == Some("sku");
@@ -274,7 +277,7 @@ fn order_line(
         store.get(PRODUCTS, &identifier).map(|p| (p, None))
     };
     let Some((product, variant)) = found else {
-        errors.add(field, "The selected product is invalid.");
+        errors.add(field, selected_invalid("product"));
         return None;
     };
     let price = variant
@@ -322,10 +325,7 @@ fn next_reference(store: &Store) -> i64 {
 fn check_room(call: &Call<'_>, store: &Store) -> Result<(), ApiError> {
     let cap = call.state.limits.collection_records;
     if store.records(ORDERS).len() >= cap {
-        return Err(ApiError::unprocessable(
-            "body",
-            format!("The collection is full: it holds at most {cap} records."),
-        ));
+        return Err(ApiError::unprocessable("body", collection_full(cap)));
     }
     Ok(())
 }
@@ -520,7 +520,7 @@ pub(super) fn duplicate_order(call: &Call<'_>) -> Handled {
         .and_then(id_text_value)
         .and_then(|id| store.get(ORDERS, &id))
         .cloned()
-        .ok_or_else(|| ApiError::field("order_id", "The selected order id is invalid."))?;
+        .ok_or_else(|| ApiError::field("order_id", selected_invalid("order id")))?;
     check_room(call, &store)?;
     let id = store.new_id();
     let now = now_local();
@@ -595,7 +595,7 @@ pub(super) fn change_order_status(call: &Call<'_>) -> Handled {
             .into_iter()
             .find(|f| body.contains_key(*f))
             .unwrap_or("status_id");
-        return Err(ApiError::field(field, "The selected status is invalid."));
+        return Err(ApiError::field(field, selected_invalid("status")));
     };
     let order_status = status_summary(&status);
     let Some(order) = store.get_mut(ORDERS, &order_id) else {

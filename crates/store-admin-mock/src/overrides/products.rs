@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::engine::Call;
-use crate::error::{ApiError, FieldErrors};
+use crate::error::{ApiError, FieldErrors, Text};
 use crate::respond::{Handled, Reply};
 use crate::seed::tables::keys::{BRANDS, CATEGORIES, PRODUCTS, TAGS};
 use crate::store::{Store, id_text_value, object_mut, value_as_f64};
@@ -301,7 +301,10 @@ pub(super) fn create_product_option(call: &Call<'_>) -> Handled {
             Some(v) => match value_as_f64(v) {
                 Some(p) if (0.0..=1e12).contains(&p) => p,
                 _ => {
-                    errors.add(format!("values.{i}.price"), "The price must be a number.");
+                    errors.add(
+                        format!("values.{i}.price"),
+                        Text::new("The price must be a number.", "يجب على price أن يكون رقمًا."),
+                    );
                     0.0
                 }
             },

@@ -5,14 +5,20 @@
 use serde_json::{Map, Value, json};
 
 use crate::engine::Call;
-use crate::error::{ApiError, FieldErrors};
+use crate::error::{ApiError, FieldErrors, Text, selected_invalid};
 use crate::respond::{Handled, Reply};
 use crate::seed::tables::keys::{BRANCHES, ORDERS, SHIPMENTS, SHIPPING_COMPANIES};
 use crate::store::{Store, id_text_value, now_local, object_mut, value_as_f64};
 use crate::values::{local_date, money, money_string};
 
 /// The message of the live service for returning a shipment that is not delivered.
-const NOT_DELIVERED: &str = "يجب توصيل الشحنة اولا";
+/// The service's answer to returning a shipment not delivered yet.
+fn not_delivered() -> Text {
+    Text::new(
+        "The shipment must be delivered first.",
+        "يجب توصيل الشحنة اولا",
+    )
+}
 /// Largest price or weight a package may have (keeps totals exact enough and finite).
 const MAX_AMOUNT: f64 = 1e12;
 
@@ -47,7 +53,10 @@ pub(super) fn list_shipments(call: &Call<'_>) -> Handled {
         let Some(company) = company else {
             return Err(ApiError::field(
                 "courier_slug",
-                "حقل ترميز الشركة يحتوي على قيم غير صحيحة",
+                Text::new(
+                    "The courier slug field holds an invalid value.",
+                    "حقل ترميز الشركة يحتوي على قيم غير صحيحة",
+                ),
             ));
         };
         records.retain(|s| s.get("courier_id").and_then(Value::as_i64) == Some(company));
@@ -143,7 +152,10 @@ fn normalize_package(
             _ => {
                 errors.add(
                     format!("packages.{index}.{field}"),
-                    format!("The {field} must be a number of at most {MAX_AMOUNT}."),
+                    Text::new(
+                        format!("The {field} must be a number of at most {MAX_AMOUNT}."),
+                        format!("يجب أن يكون {field} رقمًا لا يتجاوز {MAX_AMOUNT}."),
+                    ),
                 );
                 0.0
             }
@@ -255,16 +267,34 @@ pub(super) fn create_shipment(call: &Call<'_>) -> Handled {
                 packages.push(package);
                 total += amount;
             }
-            None => errors.add(format!("packages.{i}"), "Each package must be an object."),
+            None => errors.add(
+                format!("packages.{i}"),
+                Text::new(
+                    "Each package must be an object.",
+                    "يجب أن تكون كل شحنة كائنًا.",
+                ),
+            ),
         }
     }
     if !total.is_finite() {
-        errors.add("packages", "The packages' total amount is out of range.");
+        errors.add(
+            "packages",
+            Text::new(
+                "The packages' total amount is out of range.",
+                "المبلغ الإجمالي للطرود خارج النطاق المسموح.",
+            ),
+        );
     }
     if let Some(name) = body.get("ship_to").and_then(|t| t.get("name"))
         && name.as_str().is_none_or(|n| n.trim().is_empty())
     {
-        errors.add("ship_to.name", "حقل اسم المستلم مطلوب.");
+        errors.add(
+            "ship_to.name",
+            Text::new(
+                "The recipient's name field is required.",
+                "حقل اسم المستلم مطلوب.",
+            ),
+        );
     }
     let cash_on_delivery = body
         .get("cash_on_delivery")
@@ -282,7 +312,7 @@ pub(super) fn create_shipment(call: &Call<'_>) -> Handled {
         .and_then(|id| store.get(SHIPPING_COMPANIES, id))
         .cloned();
     if company.is_none() {
-        errors.add("courier_id", "The selected courier id is invalid.");
+        errors.add("courier_id", selected_invalid("courier id"));
     }
     let order = match body.get("order_id").and_then(id_text_value) {
         None => Some((0, 0)),
@@ -294,11 +324,17 @@ pub(super) fn create_shipment(call: &Call<'_>) -> Handled {
         }),
     };
     if order.is_none() {
-        errors.add("order_id", "The selected order id is invalid.");
+        errors.add("order_id", selected_invalid("order id"));
     }
     errors.finish()?;
     let (Some(company), Some(order)) = (company, order) else {
-        return Err(ApiError::field("courier_id", "حقل رقم الشركة مطلوب."));
+        return Err(ApiError::field(
+            "courier_id",
+            Text::new(
+                "The courier number field is required.",
+                "حقل رقم الشركة مطلوب.",
+            ),
+        ));
     };
     let branch_id = store
         .records(BRANCHES)
@@ -385,7 +421,7 @@ fn update(call: &Call<'_>, pick: impl Fn(&Value) -> bool) -> Handled {
     let known = known_statuses(call);
     let mut errors = FieldErrors::new();
     if !known.is_empty() && !known.contains(&status) {
-        errors.add("status", "The selected status is invalid.");
+        errors.add("status", selected_invalid("status"));
     }
     let mut store = call.state.write();
     let id = newest(&store, pick).ok_or_else(ApiError::not_found)?;
@@ -492,7 +528,7 @@ pub(super) fn return_shipment(call: &Call<'_>) -> Handled {
         .cloned()
         .ok_or_else(ApiError::not_found)?;
     if original.get("status") != Some(&Value::from("delivered")) {
-        return Err(ApiError::unprocessable("status", NOT_DELIVERED));
+        return Err(ApiError::unprocessable("status", not_delivered()));
     }
     let company = original
         .get("courier_id")

@@ -5,14 +5,24 @@
 use serde_json::{Map, Value, json};
 
 use crate::engine::Call;
-use crate::error::{ApiError, FieldErrors};
+use crate::error::{ApiError, FieldErrors, Text, collection_full};
 use crate::respond::{Handled, Reply, deleted_message};
 use crate::rules::Rule;
 use crate::seed::tables::keys::WEBHOOKS;
 use crate::store::{id_text_value, object_mut};
 
-const INVALID_URL: &str = "لابد أن يكون الرابط صالح وفعّال (لا يحتوي على localhost أو test.)";
-const INVALID_EVENT: &str = "حقل event غير صالحٍ";
+/// The service's message for a URL it does not take (as its documented example gives it).
+fn invalid_url() -> Text {
+    Text::new(
+        "The url must be a valid, working link (not localhost or .test).",
+        "لابد أن يكون الرابط صالح وفعّال (لا يحتوي على localhost أو test.)",
+    )
+}
+
+/// The service's message for an event it does not know.
+fn invalid_event() -> Text {
+    Text::new("The event field is invalid.", "حقل event غير صالحٍ")
+}
 
 fn valid_url(url: &str) -> bool {
     reqwest::Url::parse(url)
@@ -42,12 +52,12 @@ fn apply(
     if let Some(event) = body.get("event").and_then(Value::as_str)
         && !known_event(call, event)
     {
-        errors.add("event", INVALID_EVENT);
+        errors.add("event", invalid_event());
     }
     if let Some(url) = body.get("url").and_then(Value::as_str)
         && !valid_url(url)
     {
-        errors.add("url", INVALID_URL);
+        errors.add("url", invalid_url());
     }
     if let Some(version) = body
         .get("version")
@@ -56,7 +66,13 @@ fn apply(
         if (1..=2).contains(&version) {
             map.insert("version".into(), Value::from(version));
         } else {
-            errors.add("version", "The version must be 1 or 2.");
+            errors.add(
+                "version",
+                Text::new(
+                    "The version must be 1 or 2.",
+                    "يجب أن تكون قيمة version إما 1 أو 2.",
+                ),
+            );
         }
     }
     match body.get("rule") {
@@ -71,9 +87,16 @@ fn apply(
             Ok(Some(_)) => {
                 map.insert("rule".into(), Value::from(rule.clone()));
             }
-            Err(error) => errors.add("rule", error.to_string()),
+            // The parser's reason, in English in both languages.
+            Err(error) => errors.add(
+                "rule",
+                Text::new(error.to_string(), format!("القاعدة غير صالحة: {error}")),
+            ),
         },
-        Some(_) => errors.add("rule", "The rule must be a string."),
+        Some(_) => errors.add(
+            "rule",
+            Text::new("The rule must be a string.", "يجب أن يكون rule نصًا."),
+        ),
     }
     if let Some(Value::Array(items)) = body.get("headers") {
         let mut headers = Map::new();
@@ -93,8 +116,14 @@ fn apply(
                 (true, Some(value)) => {
                     headers.insert(key.to_owned(), Value::from(value));
                 }
-                (false, _) => errors.add(format!("headers.{i}.key"), "The header key is invalid."),
-                _ => errors.add(format!("headers.{i}.value"), "The header value is invalid."),
+                (false, _) => errors.add(
+                    format!("headers.{i}.key"),
+                    Text::new("The header key is invalid.", "مفتاح الترويسة غير صالح."),
+                ),
+                _ => errors.add(
+                    format!("headers.{i}.value"),
+                    Text::new("The header value is invalid.", "قيمة الترويسة غير صالحة."),
+                ),
             }
         }
         map.insert("headers".into(), Value::Object(headers));
@@ -118,7 +147,10 @@ fn apply(
         }
         Some(_) => errors.add(
             "security_strategy",
-            "The security strategy must be signature, token or null.",
+            Text::new(
+                "The security strategy must be signature, token or null.",
+                "يجب أن تكون قيمة security strategy إما signature أو token أو null.",
+            ),
         ),
     }
     if let Some(secret) = body.get("secret").and_then(Value::as_str) {
@@ -129,7 +161,10 @@ fn apply(
     {
         errors.add(
             "secret",
-            "The secret field is required when security strategy is signature.",
+            Text::new(
+                "The secret field is required when security strategy is signature.",
+                "حقل secret مطلوب في حال ما إذا كان security strategy يساوي signature.",
+            ),
         );
     }
 }
@@ -167,10 +202,7 @@ pub(super) fn subscribe_webhook(call: &Call<'_>) -> Handled {
     if is_new {
         let cap = call.state.limits.collection_records;
         if store.records(WEBHOOKS).len() >= cap {
-            return Err(ApiError::unprocessable(
-                "body",
-                format!("The collection is full: it holds at most {cap} records."),
-            ));
+            return Err(ApiError::unprocessable("body", collection_full(cap)));
         }
         let id = store.new_id();
         object_mut(&mut webhook).insert("id".into(), Value::from(id));
@@ -203,12 +235,21 @@ pub(super) fn unsubscribe_webhooks(call: &Call<'_>) -> Handled {
     if let Some(raw) = &id
         && raw.parse::<i64>().is_err()
     {
-        return Err(ApiError::field("id", "يجب أن يكون حقل id عددًا صحيحًا"));
+        return Err(ApiError::field(
+            "id",
+            Text::new(
+                "The id must be an integer.",
+                "يجب أن يكون حقل id عددًا صحيحًا",
+            ),
+        ));
     }
     if id.is_none() && url.is_none() {
         return Err(ApiError::field(
             "id",
-            "The id field is required when url is not present.",
+            Text::new(
+                "The id field is required when url is not present.",
+                "حقل id مطلوب إذا لم يتوفر url.",
+            ),
         ));
     }
     let mut store = call.state.write();
