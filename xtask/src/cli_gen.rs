@@ -45,6 +45,8 @@ use crate::{Document, lint};
 
 /// The generated command tree, relative to the workspace root.
 pub const CLI_OUT: &str = "crates/store-admin-cli/src/generated_cli.rs";
+/// The facade's decoder table, generated from the same model.
+pub const DECODERS_OUT: &str = "crates/store-admin-client/src/decoders/generated.rs";
 
 /// What the generated CLI imports so that every operation is a method of the client: the prelude
 /// that brings each area's extension trait of the core `Client` into scope.
@@ -153,14 +155,26 @@ pub fn outputs(doc: &Document, client: &[Output]) -> Result<Vec<Output>> {
     let tokens = model.render();
     let file: syn::File =
         syn::parse2(tokens).context("the generated command tree does not parse")?;
-    Ok(vec![Output {
-        rel_path: CLI_OUT.to_owned(),
-        content: format!(
-            "{}// The `store-admin` command tree: one group per tag, one command per operation.\n\n{}",
-            header(doc),
-            prettyplease::unparse(&file)
-        ),
-    }])
+    let decoders: syn::File = syn::parse2(model.render_decoders())
+        .context("the generated decoder table does not parse")?;
+    Ok(vec![
+        Output {
+            rel_path: CLI_OUT.to_owned(),
+            content: format!(
+                "{}// The `store-admin` command tree: one group per tag, one command per operation.\n\n{}",
+                header(doc),
+                prettyplease::unparse(&file)
+            ),
+        },
+        Output {
+            rel_path: DECODERS_OUT.to_owned(),
+            content: format!(
+                "{}// Per operation, the generated types of its bodies (`decoders::DECODERS`).\n\n{}",
+                header(doc),
+                prettyplease::unparse(&decoders)
+            ),
+        },
+    ])
 }
 
 /// The first line of every generated file, as `generate.rs` writes it.
@@ -1790,35 +1804,12 @@ impl Model {
                 }
             }
         });
-        let decoders = self.ops.iter().map(|op| {
-            let id = &op.id;
-            let success = match &op.success {
-                Some(ty) if is_unit(ty) => quote!(crate::decode::empty),
-                Some(ty) if is_type(ty, "ByteStream") => quote!(crate::decode::bytes),
-                Some(ty) => quote!(crate::decode::json::<#ty>),
-                None => quote!(crate::decode::json::<::serde_json::Value>),
-            };
-            let error = match &op.error {
-                Some(ty) if !is_unit(ty) && !is_type(ty, "ByteStream") => {
-                    quote!(crate::decode::json::<#ty>)
-                }
-                _ => quote!(crate::decode::json::<types::ErrorResponse>),
-            };
-            let request = match (&op.body, &op.form_type) {
-                (Some((ty, _)), _) | (None, Some(ty)) => quote!(Some(crate::decode::json::<#ty>)),
-                (None, None) => quote!(None),
-            };
-            quote! {
-                Decoder { operation_id: #id, success: #success, error: #error, request: #request }
-            }
-        });
         quote! {
             #[allow(unused_imports)]
             use store_admin::types;
             #(#imports)*
             use crate::cli::{BodyArg, PageArgs};
             use crate::commands::{Ctx, paged};
-            use crate::decode::Decoder;
             use crate::error::CliError;
             use crate::output::Record;
 
@@ -1851,8 +1842,38 @@ impl Model {
             #(#functions)*
 
             #(#records)*
+        }
+    }
 
-            /// How to decode each operation's bodies (`store-admin decode`), in document order.
+    /// The facade's decoder table (`store_admin_client::decoders::DECODERS`): per operation, the
+    /// generated types of its success, error and request bodies.
+    fn render_decoders(&self) -> TokenStream {
+        let decoders = self.ops.iter().map(|op| {
+            let id = &op.id;
+            let success = match &op.success {
+                Some(ty) if is_unit(ty) => quote!(empty),
+                Some(ty) if is_type(ty, "ByteStream") => quote!(bytes),
+                Some(ty) => quote!(json::<#ty>),
+                None => quote!(json::<::serde_json::Value>),
+            };
+            let error = match &op.error {
+                Some(ty) if !is_unit(ty) && !is_type(ty, "ByteStream") => quote!(json::<#ty>),
+                _ => quote!(json::<types::ErrorResponse>),
+            };
+            let request = match (&op.body, &op.form_type) {
+                (Some((ty, _)), _) | (None, Some(ty)) => quote!(Some(json::<#ty>)),
+                (None, None) => quote!(None),
+            };
+            quote! {
+                Decoder { operation_id: #id, success: #success, error: #error, request: #request }
+            }
+        });
+        quote! {
+            #[allow(unused_imports)]
+            use super::{Decoder, bytes, empty, json};
+            use crate::types;
+
+            /// How to decode each operation's bodies, in document order.
             pub const DECODERS: &[Decoder] = &[#(#decoders),*];
         }
     }

@@ -3,32 +3,16 @@
 //! first mismatch with its JSON path (exit 1); an unknown operation exits 2.
 //!
 //! The table of decoders (operationId -> the generated types of its success body, error body and
-//! request body) is generated with the command tree (`generated_cli::DECODERS`).
+//! request body) is the client's (`store_admin_client::decoders::DECODERS`), generated with the
+//! command tree.
 
 use std::path::PathBuf;
 
 use clap::Args;
-use serde::de::DeserializeOwned;
 use store_admin::{OPERATIONS, OperationMeta};
 
 use crate::error::CliError;
-use crate::generated_cli::DECODERS;
-
-/// Checks bytes against one type: `Ok` or the first mismatch (`data[3].price: invalid type...`).
-pub type DecodeFn = fn(&[u8]) -> Result<(), String>;
-
-/// How to decode the bodies of one operation.
-#[derive(Clone, Copy)]
-pub struct Decoder {
-    /// The document's `operationId`.
-    pub operation_id: &'static str,
-    /// The success response's body.
-    pub success: DecodeFn,
-    /// An error response's body (the shared error schema).
-    pub error: DecodeFn,
-    /// The request body, when the operation takes one.
-    pub request: Option<DecodeFn>,
-}
+use store_admin_client::decoders::{DECODERS, DecodeFn};
 
 /// `decode OPERATION FILE|-`
 #[derive(Args)]
@@ -55,42 +39,6 @@ pub struct DecodeArgs {
     /// Decode a request body instead of a response.
     #[arg(long)]
     pub request: bool,
-}
-
-/// Decodes `bytes` as JSON of type `T`, naming the path of the first mismatch.
-pub fn json<T: DeserializeOwned>(bytes: &[u8]) -> Result<(), String> {
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
-        Ok(_) => deserializer
-            .end()
-            .map_err(|e| format!("trailing characters after the JSON value: {e}")),
-        Err(error) => {
-            let path = error.path().to_string();
-            let inner = error.into_inner();
-            if path == "." || path.is_empty() {
-                Err(inner.to_string())
-            } else {
-                Err(format!("{path}: {inner}"))
-            }
-        }
-    }
-}
-
-/// An operation that documents no body: only an empty one decodes.
-pub fn empty(bytes: &[u8]) -> Result<(), String> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        Ok(())
-    } else {
-        Err(format!(
-            "the operation documents no body, but {} bytes were given",
-            bytes.len()
-        ))
-    }
-}
-
-/// An operation whose body is a file (any bytes).
-pub fn bytes(_: &[u8]) -> Result<(), String> {
-    Ok(())
 }
 
 /// Finds an operation by its `operationId`, or by `METHOD /path` where each `{...}` segment of
@@ -255,6 +203,7 @@ fn check(decode: DecodeFn, bytes: &[u8], response: bool) -> Result<Shape, String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use store_admin_client::decoders::{empty, json};
 
     #[test]
     fn operations_are_found_by_id_or_by_method_and_path_whatever_the_parameter_names() {

@@ -1,13 +1,14 @@
 //! Every documented example of the service (`tests/fixtures/examples/`, with its MANIFEST.tsv and
-//! SOURCES.md) decodes through the decoders of `store-admin decode` (`generated_cli::DECODERS`), as
-//! the team's `decode-all.sh` checks with the binary: a request as its operation's request body, a
-//! response as the body of its documented status, and an error envelope (`"success": false`)
-//! documented under a 2xx heading as an error.
+//! SOURCES.md) decodes through the decoders of `store-admin decode`
+//! (`store_admin_client::decoders::DECODERS`), as the team's `decode-all.sh` checks with the
+//! binary: a request as its operation's request body, a response as the body of its documented
+//! status, and an error envelope (`"success": false`) documented under a 2xx heading as an error.
 
 use std::path::{Path, PathBuf};
 
-use store_admin_cli::decode::{DecodeFn, find_operation};
-use store_admin_cli::generated_cli::DECODERS;
+use store_admin_cli::decode::find_operation;
+use store_admin_client::decoders::DECODERS;
+use store_admin_client::decoders::DecodeFn;
 
 fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/examples")

@@ -7,6 +7,8 @@ pub use store_admin_client_core::{
     PageParts, PagedRequest, ResponseValue, WholeBody, decode_slice, lenient, read_body,
 };
 
+pub mod decoders;
+
 #[rustfmt::skip]
 // An area without operations yet leaves its globs empty.
 #[allow(missing_docs, unused_imports, clippy::all, rustdoc::all)]

@@ -121,6 +121,7 @@ pub struct MockConfig {
     pub(crate) admin_token: Option<SecretString>,
     pub(crate) limits: Limits,
     pub(crate) strict_fields: bool,
+    pub(crate) proxy: Option<url::Url>,
 }
 
 impl Default for MockConfig {
@@ -138,6 +139,7 @@ impl Default for MockConfig {
             admin_token: None,
             limits: Limits::default(),
             strict_fields: false,
+            proxy: None,
         }
     }
 }
@@ -280,6 +282,17 @@ impl MockConfig {
     /// request objects open; on, a typo in a hand-built body fails a test instead of vanishing.
     pub fn strict_fields(mut self, strict: bool) -> Self {
         self.strict_fields = strict;
+        self
+    }
+
+    /// The drift check: forward every call below `/admin/v2` to the real store at `base_url`
+    /// (its base URL, ending in `/admin/v2`) instead of answering it, with the caller's headers
+    /// (its token included) to that origin only, and check each answer against the document (it
+    /// decodes through the generated types; which habits of the service it needed; the fields
+    /// the document does not know). The report is [`MockServer::drift`](crate::MockServer::drift)
+    /// and `GET /__admin/drift`.
+    pub fn proxy(mut self, base_url: url::Url) -> Self {
+        self.proxy = Some(base_url);
         self
     }
 

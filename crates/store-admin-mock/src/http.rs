@@ -178,6 +178,7 @@ pub(crate) fn router(state: Shared) -> Router {
         .route("/oauth", get(get_oauth))
         .route("/requests", get(get_requests).delete(delete_requests))
         .route("/journal", get(get_journal).delete(delete_journal))
+        .route("/drift", get(get_drift))
         .route(
             "/oauth/expire-access-tokens",
             post(post_expire_access_tokens),
@@ -256,10 +257,35 @@ async fn api(State(state): State<Shared>, request: Request) -> Response {
             }
             return response;
         }
-        Found::Nothing => return ApiError::not_found().respond(lang),
+        Found::Nothing => {
+            if let Some(proxy) = state.proxy.as_ref().filter(|_| !root) {
+                return proxy
+                    .forward(
+                        &state.engine.doc,
+                        None,
+                        &path,
+                        request,
+                        state.limits.body_bytes,
+                    )
+                    .await;
+            }
+            return ApiError::not_found().respond(lang);
+        }
     };
     if let Some(counter) = state.requests.get(index) {
         counter.fetch_add(1, Ordering::Relaxed);
+    }
+    if let Some(proxy) = &state.proxy {
+        let op = &state.engine.doc.operations[index];
+        return proxy
+            .forward(
+                &state.engine.doc,
+                Some((&op.id, op.success_schema.as_ref())),
+                &path,
+                request,
+                state.limits.body_bytes,
+            )
+            .await;
     }
     state.journal.record(
         request.method(),
@@ -670,6 +696,15 @@ async fn get_requests(State(state): State<Shared>) -> Response {
 
 /// `GET /__admin/journal`: the last requests the operations received, with their headers (the
 /// token redacted), oldest first.
+async fn get_drift(State(state): State<Shared>) -> Response {
+    let report = state
+        .proxy
+        .as_ref()
+        .map(crate::drift::Proxy::report)
+        .unwrap_or_default();
+    axum::response::IntoResponse::into_response(axum::Json(report))
+}
+
 async fn get_journal(State(state): State<Shared>) -> Response {
     json_response(StatusCode::OK, &state.journal.entries())
 }

@@ -6,6 +6,7 @@ mod auth;
 mod config;
 mod delivery;
 mod document;
+mod drift;
 mod engine;
 mod error;
 mod faults;
@@ -30,6 +31,7 @@ pub use auth::{DEFAULT_TOKEN, MockToken};
 pub use config::{DEFAULT_ACCESS_TOKEN_LIFETIME, DeliveryConfig, Limits, MockConfig};
 pub use delivery::{DeliveryAttempt, signature};
 pub use document::{DocumentError, openapi_to_json_schema};
+pub use drift::{Habit, OperationDrift};
 pub use error::{
     ApiError, INVALID_TOKEN_MESSAGE, MISSING_SCOPE_PREFIX, NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_AR,
 };

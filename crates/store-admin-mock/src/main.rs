@@ -154,6 +154,24 @@ struct Cli {
     /// ignored, as the service ignores it.
     #[arg(long)]
     strict_fields: bool,
+    /// The drift check: forward every call below /admin/v2 to this real store's base URL (with
+    /// the caller's own token, to that origin only) instead of answering it, and check each
+    /// answer against the document. The report per operation is GET /__admin/drift, and is
+    /// printed as JSON when the mock stops.
+    #[arg(long, value_name = "BASE_URL", value_parser = parse_proxy)]
+    proxy: Option<url::Url>,
+}
+
+/// `--proxy`: an http(s) base URL.
+fn parse_proxy(text: &str) -> Result<url::Url, String> {
+    let url = url::Url::parse(text).map_err(|e| format!("not a URL ({e})"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err("give an http(s) base URL, such as https://api.example/admin/v2".into());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("the base URL holds no credentials: the caller's token is forwarded".into());
+    }
+    Ok(url)
 }
 
 /// Pairs each --token with the --scopes that follows it (before the next --token).
@@ -324,6 +342,9 @@ fn configure(matches: &ArgMatches, cli: &Cli) -> Result<(MockConfig, usize)> {
         config = config.admin_token(token);
     }
     config = config.strict_fields(cli.strict_fields);
+    if let Some(base) = &cli.proxy {
+        config = config.proxy(base.clone());
+    }
     if let (Some(id), Some(secret)) = (&cli.oauth_client_id, &cli.oauth_client_secret) {
         config = config.oauth_client(id, secret);
     }
@@ -362,10 +383,16 @@ async fn run(config: MockConfig, cli: &Cli, refresh_tokens: usize) -> Result<()>
         serde_json::to_string(&server.faults())?,
         server.faults_url()
     );
+    if let Some(base) = &cli.proxy {
+        println!("  drift check: forwarding to {base}; report at GET /__admin/drift");
+    }
     println!("Press Ctrl-C to stop.");
     tokio::signal::ctrl_c()
         .await
         .context("waiting for Ctrl-C")?;
+    if cli.proxy.is_some() {
+        println!("{}", serde_json::to_string_pretty(&server.drift())?);
+    }
     server.shutdown().await;
     Ok(())
 }

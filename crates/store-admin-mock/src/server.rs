@@ -42,6 +42,9 @@ pub enum StartError {
     /// The OpenAPI document cannot be read or served.
     #[error(transparent)]
     Document(#[from] DocumentError),
+    /// The drift check's HTTP client could not be made.
+    #[error("the drift check cannot forward: {0}")]
+    Proxy(String),
 }
 
 /// A running mock store on 127.0.0.1. Dropping it stops the server (connections are closed
@@ -98,6 +101,13 @@ impl MockServer {
             store.merchant_id,
             shutdown_rx.clone(),
         ));
+        let proxy = match &config.proxy {
+            Some(base) => Some(
+                crate::drift::Proxy::new(base.clone())
+                    .map_err(|e| StartError::Proxy(e.to_string()))?,
+            ),
+            None => None,
+        };
         let state = Arc::new(AppState::new(Parts {
             store,
             oauth: OAuth::new(&config.oauth, config.seed, engine.doc.scopes.clone()),
@@ -110,6 +120,7 @@ impl MockServer {
             strict_fields: config.strict_fields,
             seed: config.seed,
             base_url: base_url.clone(),
+            proxy,
         }));
         let app = router(state.clone());
         let header_timeout = config.limits.header_read_timeout;
@@ -264,6 +275,16 @@ impl MockServer {
             .iter()
             .filter_map(|r| r.get("id").and_then(Value::as_i64))
             .collect()
+    }
+
+    /// The drift check's report so far, per operation (empty unless the mock is a proxy,
+    /// [`MockConfig::proxy`]). Also `GET /__admin/drift`.
+    pub fn drift(&self) -> std::collections::BTreeMap<String, crate::OperationDrift> {
+        self.state
+            .proxy
+            .as_ref()
+            .map(crate::drift::Proxy::report)
+            .unwrap_or_default()
     }
 
     /// The faults in force.

@@ -58,6 +58,10 @@ pub(crate) struct AppState {
     pub seed: u64,
     /// `http://127.0.0.1:PORT/admin/v2`.
     pub base_url: String,
+    /// The drift check's forwarding side, when the mock is a proxy ([`MockConfig::proxy`]).
+    ///
+    /// [`MockConfig::proxy`]: crate::MockConfig::proxy
+    pub proxy: Option<crate::drift::Proxy>,
 }
 
 /// Most cached responses kept at once (the cache is emptied when it is full).
@@ -76,6 +80,7 @@ pub(crate) struct Parts {
     pub strict_fields: bool,
     pub seed: u64,
     pub base_url: String,
+    pub proxy: Option<crate::drift::Proxy>,
 }
 
 impl AppState {
@@ -108,6 +113,7 @@ impl AppState {
             strict_fields: parts.strict_fields,
             seed: parts.seed,
             base_url: parts.base_url,
+            proxy: parts.proxy,
         }
     }
 

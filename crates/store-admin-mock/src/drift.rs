@@ -1,0 +1,403 @@
+//! The drift check: `store-admin-mock --proxy URL` ([`MockConfig::proxy`]) forwards every call
+//! below `/admin/v2` to a real store's base URL, with the caller's own headers (its token
+//! included) to that origin only (no redirect is followed), hands the answer back as it came, and
+//! checks it against the document:
+//!
+//! - it decodes through the generated types (`store_admin_client::decoders`), which read the
+//!   service's habits as the client does; or the first mismatch, with its JSON path;
+//! - which habits of the service's serialisation it needed (a number as a string, `0`/`1` for a
+//!   boolean, `[]` for an object, one value for a list, ...), found by walking the answer beside
+//!   the document's schema, with the JSON path of the first place each was seen;
+//! - the fields the document does not declare, by JSON path (array indexes as `[]`).
+//!
+//! The report, per operation, is `GET /__admin/drift` ([`MockServer::drift`]); the binary prints
+//! it when it stops. Nothing of a body is kept but paths and the decode error's text.
+//!
+//! [`MockConfig::proxy`]: crate::MockConfig::proxy
+//! [`MockServer::drift`]: crate::MockServer::drift
+
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderName, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::document::Document;
+
+/// What the drift check saw of one operation.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct OperationDrift {
+    /// Calls forwarded.
+    pub calls: u64,
+    /// Answers that decode through the generated types.
+    pub decoded: u64,
+    /// Answers that do not, with the first few errors (JSON path and what was found).
+    pub failed: u64,
+    /// The first errors of the answers that do not decode.
+    pub errors: Vec<String>,
+    /// The habits of the service's serialisation the answers needed: how many answers needed
+    /// each, and the JSON path where it was first seen.
+    pub habits: BTreeMap<String, Habit>,
+    /// Fields the document does not declare: how many answers had each (by JSON path).
+    pub unknown_fields: BTreeMap<String, u64>,
+}
+
+/// One habit of the service's serialisation, as the drift check counts it.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Habit {
+    /// Answers that needed it.
+    pub answers: u64,
+    /// Where it was first seen.
+    pub first_path: String,
+}
+
+/// The forwarding side and the report.
+pub(crate) struct Proxy {
+    base: url::Url,
+    client: reqwest::Client,
+    report: Mutex<BTreeMap<String, OperationDrift>>,
+}
+
+/// The headers not passed on either way: the connection's own, and the length (the body is
+/// passed whole).
+const HOP_BY_HOP: &[&str] = &[
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "host",
+    "content-length",
+];
+
+/// Most errors kept per operation.
+const ERRORS_KEPT: usize = 5;
+
+impl Proxy {
+    pub fn new(base: url::Url) -> Result<Self, reqwest::Error> {
+        Ok(Proxy {
+            base,
+            client: reqwest::Client::builder()
+                // The caller's token goes to this origin only.
+                .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(Duration::from_secs(10))
+                .timeout(Duration::from_secs(120))
+                .build()?,
+            report: Mutex::new(BTreeMap::new()),
+        })
+    }
+
+    /// The report so far, per operation.
+    pub fn report(&self) -> BTreeMap<String, OperationDrift> {
+        self.report
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Forwards `request` (whose path below `/admin/v2` is `path`) and checks its answer as one
+    /// of `operation` (its `operationId`, with its success schema), if the document has it.
+    pub async fn forward(
+        &self,
+        doc: &Document,
+        operation: Option<(&str, Option<&Value>)>,
+        path: &str,
+        request: Request,
+        body_limit: usize,
+    ) -> Response {
+        let (parts, body) = request.into_parts();
+        let mut url = self.base.clone();
+        let joined = format!("{}{}", self.base.path().trim_end_matches('/'), path);
+        url.set_path(&joined);
+        url.set_query(parts.uri.query());
+        let body = match axum::body::to_bytes(body, body_limit).await {
+            Ok(body) => body,
+            Err(_) => {
+                return (
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "the request body is too large",
+                )
+                    .into_response();
+            }
+        };
+        let mut headers = HeaderMap::new();
+        for (name, value) in &parts.headers {
+            if !HOP_BY_HOP.contains(&name.as_str()) {
+                headers.append(name.clone(), value.clone());
+            }
+        }
+        let sent = self
+            .client
+            .request(parts.method, url)
+            .headers(headers)
+            .body(body)
+            .send()
+            .await;
+        let answer = match sent {
+            Ok(answer) => answer,
+            Err(error) => {
+                tracing::warn!(error = %error.without_url(), "the proxied store did not answer");
+                return (
+                    StatusCode::BAD_GATEWAY,
+                    "the store behind the drift check did not answer",
+                )
+                    .into_response();
+            }
+        };
+        let status = answer.status();
+        let answer_headers = answer.headers().clone();
+        let bytes = match answer.bytes().await {
+            Ok(bytes) => bytes,
+            Err(_) => {
+                return (StatusCode::BAD_GATEWAY, "the store's answer was cut off").into_response();
+            }
+        };
+        let json = answer_headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("json"));
+        let (id, schema) = match operation {
+            Some((id, schema)) => (id.to_owned(), schema),
+            None => (format!("(not in the document) {path}"), None),
+        };
+        self.check(doc, &id, schema, status, json, &bytes);
+        let mut response = Response::new(Body::from(bytes));
+        *response.status_mut() = status;
+        for (name, value) in &answer_headers {
+            if !HOP_BY_HOP.contains(&name.as_str()) {
+                response
+                    .headers_mut()
+                    .append(HeaderName::from(name), value.clone());
+            }
+        }
+        response
+    }
+
+    fn check(
+        &self,
+        doc: &Document,
+        id: &str,
+        schema: Option<&Value>,
+        status: StatusCode,
+        json: bool,
+        bytes: &[u8],
+    ) {
+        let decoder = store_admin_client::decoders::find(id);
+        let decoded = match decoder {
+            Some(decoder) if status.is_success() => (decoder.success)(bytes),
+            Some(decoder) => (decoder.error)(bytes),
+            None => Err("the operation is not in the document".to_owned()),
+        };
+        let mut findings = Findings::default();
+        if json
+            && status.is_success()
+            && let (Some(schema), Ok(value)) = (schema, serde_json::from_slice::<Value>(bytes))
+        {
+            walk(doc, schema, &value, "", &mut findings, 0);
+        }
+        let mut report = self.report.lock().unwrap_or_else(PoisonError::into_inner);
+        let entry = report.entry(id.to_owned()).or_default();
+        entry.calls += 1;
+        match decoded {
+            Ok(()) => entry.decoded += 1,
+            Err(error) => {
+                entry.failed += 1;
+                if entry.errors.len() < ERRORS_KEPT {
+                    entry.errors.push(format!("{}: {error}", status.as_u16()));
+                }
+            }
+        }
+        for (habit, path) in findings.habits {
+            let seen = entry
+                .habits
+                .entry(habit.to_owned())
+                .or_insert_with(|| Habit {
+                    answers: 0,
+                    first_path: path,
+                });
+            seen.answers += 1;
+        }
+        for path in findings.unknown {
+            *entry.unknown_fields.entry(path).or_default() += 1;
+        }
+    }
+}
+
+/// What walking one answer beside its schema found.
+#[derive(Debug, Default)]
+struct Findings {
+    /// Each habit once, with the first path it was seen at.
+    habits: BTreeMap<&'static str, String>,
+    /// Undeclared fields, by path (indexes as `[]`).
+    unknown: std::collections::BTreeSet<String>,
+    /// Places where neither the schema nor a habit explains the value.
+    mismatches: usize,
+}
+
+impl Findings {
+    fn habit(&mut self, habit: &'static str, path: &str) {
+        self.habits
+            .entry(habit)
+            .or_insert_with(|| display(path).to_owned());
+    }
+
+    fn weight(&self) -> usize {
+        self.mismatches * 100 + self.habits.len() * 10 + self.unknown.len()
+    }
+
+    fn merge(&mut self, other: Findings) {
+        for (habit, path) in other.habits {
+            self.habits.entry(habit).or_insert(path);
+        }
+        self.unknown.extend(other.unknown);
+        self.mismatches += other.mismatches;
+    }
+}
+
+fn display(path: &str) -> &str {
+    if path.is_empty() { "." } else { path }
+}
+
+/// How deep the walk goes (a document's schemas are not that deep; a hostile answer may be).
+const MAX_DEPTH: usize = 64;
+
+/// The service's habits, as the report names them.
+pub(crate) mod habits {
+    pub const NUMBER_AS_STRING: &str = "a number sent as a string";
+    pub const STRING_AS_NUMBER: &str = "a string sent as a number";
+    pub const BOOLEAN_AS_NUMBER_OR_WORD: &str = "a boolean sent as 0/1 or a word (on/off, yes/no)";
+    pub const NUMBER_AS_BOOLEAN: &str = "a number sent as true/false";
+    pub const NULL_FOR_VALUE: &str = "null where the document has no null";
+    pub const EMPTY_ARRAY_FOR_OBJECT: &str = "[] for an empty object";
+    pub const ONE_ITEM_ARRAY_FOR_OBJECT: &str = "a one-item list where a record is expected";
+    pub const ID_FOR_RECORD: &str = "an id where a record is expected";
+    pub const INDEX_KEYED_OBJECT_FOR_LIST: &str =
+        "an object keyed by index where a list is expected";
+    pub const ONE_VALUE_FOR_LIST: &str = "one value where a list is expected";
+}
+
+/// Walks `value` beside `schema`, noting habits and unknown fields.
+fn walk(
+    doc: &Document,
+    schema: &Value,
+    value: &Value,
+    path: &str,
+    out: &mut Findings,
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let view = doc.view(schema);
+    if !view.any_of.is_empty() {
+        // The branch that explains the value best.
+        let best = view
+            .any_of
+            .iter()
+            .map(|branch| {
+                let mut found = Findings::default();
+                walk(doc, branch, value, path, &mut found, depth + 1);
+                found
+            })
+            .min_by_key(Findings::weight);
+        if let Some(best) = best {
+            out.merge(best);
+        }
+        return;
+    }
+    let kind = view.kind();
+    match (kind, value) {
+        (None, _) => {}
+        (Some(_), Value::Null) => {
+            if !view.nullable {
+                out.habit(habits::NULL_FOR_VALUE, path);
+            }
+        }
+        (Some("integer" | "number"), Value::Number(_)) => {}
+        (Some("integer" | "number"), Value::String(text)) => {
+            if text.trim().parse::<f64>().is_ok() {
+                out.habit(habits::NUMBER_AS_STRING, path);
+            } else {
+                out.mismatches += 1;
+            }
+        }
+        (Some("integer" | "number"), Value::Bool(_)) => out.habit(habits::NUMBER_AS_BOOLEAN, path),
+        (Some("string"), Value::String(_)) => {}
+        (Some("string"), Value::Number(_)) => out.habit(habits::STRING_AS_NUMBER, path),
+        (Some("boolean"), Value::Bool(_)) => {}
+        (Some("boolean"), Value::Number(n)) if n.as_u64().is_some_and(|n| n <= 1) => {
+            out.habit(habits::BOOLEAN_AS_NUMBER_OR_WORD, path);
+        }
+        (Some("boolean"), Value::String(word))
+            if matches!(
+                word.to_ascii_lowercase().as_str(),
+                "0" | "1" | "on" | "off" | "yes" | "no" | "true" | "false"
+            ) =>
+        {
+            out.habit(habits::BOOLEAN_AS_NUMBER_OR_WORD, path);
+        }
+        (Some("array"), Value::Array(items)) => {
+            if let Some(item) = view.items {
+                for item_value in items {
+                    walk(doc, item, item_value, &format!("{path}[]"), out, depth + 1);
+                }
+            }
+        }
+        (Some("array"), Value::Object(map))
+            if !map.is_empty() && map.keys().all(|k| k.parse::<usize>().is_ok()) =>
+        {
+            out.habit(habits::INDEX_KEYED_OBJECT_FOR_LIST, path);
+            if let Some(item) = view.items {
+                for item_value in map.values() {
+                    walk(doc, item, item_value, &format!("{path}[]"), out, depth + 1);
+                }
+            }
+        }
+        (Some("array"), one) => {
+            out.habit(habits::ONE_VALUE_FOR_LIST, path);
+            if let Some(item) = view.items {
+                walk(doc, item, one, &format!("{path}[]"), out, depth + 1);
+            }
+        }
+        (Some("object"), Value::Object(map)) => {
+            for (key, field) in map {
+                let field_path = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                match view.property(key) {
+                    Some(property) => walk(doc, property, field, &field_path, out, depth + 1),
+                    None => match view.additional {
+                        Some(Value::Bool(false)) | None if !view.properties.is_empty() => {
+                            out.unknown.insert(field_path);
+                        }
+                        Some(additional @ Value::Object(_)) => {
+                            walk(doc, additional, field, &field_path, out, depth + 1);
+                        }
+                        _ => {}
+                    },
+                }
+            }
+        }
+        (Some("object"), Value::Array(items)) if items.is_empty() => {
+            out.habit(habits::EMPTY_ARRAY_FOR_OBJECT, path);
+        }
+        (Some("object"), Value::Array(items)) if items.len() == 1 => {
+            out.habit(habits::ONE_ITEM_ARRAY_FOR_OBJECT, path);
+            walk(doc, schema, &items[0], path, out, depth + 1);
+        }
+        (Some("object"), Value::Number(_) | Value::String(_)) => {
+            out.habit(habits::ID_FOR_RECORD, path);
+        }
+        _ => out.mismatches += 1,
+    }
+}
