@@ -401,3 +401,115 @@ fn walk(
         _ => out.mismatches += 1,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const DOCUMENT: &str = r#"
+openapi: 3.0.3
+info: { title: t, version: "1" }
+paths:
+  /records/{id}:
+    get:
+      operationId: get_record
+      parameters:
+        - { name: id, in: path, required: true, schema: { type: integer } }
+      responses:
+        '200':
+          description: the record
+          content:
+            application/json:
+              schema: { $ref: '#/components/schemas/Record' }
+components:
+  schemas:
+    Record:
+      type: object
+      required: [id]
+      properties:
+        id: { type: integer }
+        name: { type: string }
+        active: { type: boolean }
+        price: { type: number }
+        owner: { $ref: '#/components/schemas/Owner' }
+        tags: { type: array, items: { type: string } }
+        meta: { type: object, additionalProperties: { type: string } }
+        note: { type: string, nullable: true }
+        either:
+          anyOf:
+            - { type: integer }
+            - { type: string }
+    Owner:
+      type: object
+      properties:
+        id: { type: integer }
+"#;
+
+    fn findings(value: Value) -> Findings {
+        let doc = Document::parse(DOCUMENT).expect("a document");
+        let schema = json!({"$ref": "#/components/schemas/Record"});
+        let mut out = Findings::default();
+        walk(&doc, &schema, &value, "", &mut out, 0);
+        out
+    }
+
+    #[test]
+    fn a_well_typed_answer_needs_no_habit_and_has_no_unknown_field() {
+        let out = findings(json!({
+            "id": 1, "name": "x", "active": true, "price": 1.5, "owner": {"id": 2},
+            "tags": ["a"], "meta": {"k": "v"}, "note": null, "either": "s"
+        }));
+        assert!(out.habits.is_empty(), "{out:?}");
+        assert!(out.unknown.is_empty(), "{out:?}");
+        assert_eq!(out.mismatches, 0);
+    }
+
+    #[test]
+    fn each_habit_is_named_with_the_path_it_was_first_seen_at() {
+        let out = findings(json!({
+            "id": "12", "name": 7, "active": "on", "price": true, "owner": 5,
+            "tags": "one", "meta": [], "either": 3
+        }));
+        let expected = [
+            (habits::NUMBER_AS_STRING, "id"),
+            (habits::STRING_AS_NUMBER, "name"),
+            (habits::BOOLEAN_AS_NUMBER_OR_WORD, "active"),
+            (habits::NUMBER_AS_BOOLEAN, "price"),
+            (habits::ID_FOR_RECORD, "owner"),
+            (habits::ONE_VALUE_FOR_LIST, "tags"),
+            (habits::EMPTY_ARRAY_FOR_OBJECT, "meta"),
+        ];
+        for (habit, path) in expected {
+            assert_eq!(
+                out.habits.get(habit).map(String::as_str),
+                Some(path),
+                "{habit}"
+            );
+        }
+        assert_eq!(out.habits.len(), expected.len(), "{out:?}");
+        let out = findings(json!({"id": 1, "name": null, "tags": {"0": "a", "1": "b"},
+                                  "owner": [{"id": 1, "extra": 1}]}));
+        assert_eq!(out.habits[habits::NULL_FOR_VALUE], "name");
+        assert_eq!(out.habits[habits::INDEX_KEYED_OBJECT_FOR_LIST], "tags");
+        assert_eq!(out.habits[habits::ONE_ITEM_ARRAY_FOR_OBJECT], "owner");
+        assert!(out.unknown.contains("owner.extra"), "{out:?}");
+    }
+
+    #[test]
+    fn undeclared_fields_are_listed_by_path_and_a_hostile_depth_stops() {
+        let out = findings(json!({"id": 1, "renamed": 1, "owner": {"id": 1, "x": {}}}));
+        let unknown: Vec<&str> = out.unknown.iter().map(String::as_str).collect();
+        assert_eq!(unknown, ["owner.x", "renamed"]);
+        // A value nested far deeper than any schema (serde_json reads at most 128 levels of an
+        // answer; a value built by hand may hold more): the walk ends at its bound.
+        let mut deep = json!(1);
+        for _ in 0..500 {
+            deep = json!([deep]);
+        }
+        let doc = Document::parse(DOCUMENT).expect("a document");
+        let schema = json!({"type": "array", "items": {"$ref": "#/components/schemas/Record"}});
+        let mut out = Findings::default();
+        walk(&doc, &schema, &deep, "", &mut out, 0);
+    }
+}
