@@ -29,6 +29,22 @@ async fn mock(config: MockConfig) -> MockServer {
     .expect("mock starts")
 }
 
+/// A mock whose store allows `per_minute` requests a minute to each token.
+async fn rate_limited_mock(per_minute: u32) -> MockServer {
+    mock(
+        MockConfig::new()
+            .token_all_scopes(TOKEN)
+            .faults(FaultConfig {
+                rate_limit: Some(RateLimitFault {
+                    per_minute,
+                    operations: vec![],
+                }),
+                ..FaultConfig::default()
+            }),
+    )
+    .await
+}
+
 /// Saves the installed pair, its access token already expired, as the merchant's tokens.
 async fn install_expired_tokens(redis: &RedisServer) {
     let stores = RedisTokenStores::connect(&redis.url())
@@ -181,18 +197,7 @@ async fn a_lost_pair_makes_every_process_say_reinstall_without_a_retry_storm() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_processes_exporting_together_stay_within_the_plan() {
     let redis = RedisServer::start();
-    let server = mock(
-        MockConfig::new()
-            .token_all_scopes(TOKEN)
-            .faults(FaultConfig {
-                rate_limit: Some(RateLimitFault {
-                    per_minute: 120,
-                    operations: vec![],
-                }),
-                ..FaultConfig::default()
-            }),
-    )
-    .await;
+    let server = rate_limited_mock(120).await;
     const SECONDS: u64 = 12;
     let env = [
         ("FLEET_TOKEN", TOKEN.to_string()),
@@ -228,18 +233,7 @@ async fn four_processes_exporting_together_stay_within_the_plan() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_processes_learn_the_stores_rate_together() {
     let redis = RedisServer::start();
-    let server = mock(
-        MockConfig::new()
-            .token_all_scopes(TOKEN)
-            .faults(FaultConfig {
-                rate_limit: Some(RateLimitFault {
-                    per_minute: 60,
-                    operations: vec![],
-                }),
-                ..FaultConfig::default()
-            }),
-    )
-    .await;
+    let server = rate_limited_mock(60).await;
     const SECONDS: u64 = 12;
     let env = [
         ("FLEET_TOKEN", TOKEN.to_string()),

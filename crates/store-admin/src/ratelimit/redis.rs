@@ -15,10 +15,21 @@ use super::learn::{self, Answer, Bounds, Known, Rate};
 use super::{Plan, RateLimit, RateLimitHeaders, RateLimiter, RateLimiters};
 
 /// The bucket's clock: milliseconds of Redis's own clock since 2023-11-14, so that every process
-/// reads one clock and the numbers keep microseconds within Lua's 14 significant digits.
+/// reads one clock and the numbers keep microseconds within Lua's 14 significant digits; and the
+/// bucket's level now (`KEYS[1]`: the level when last counted, drained one request per
+/// `interval` ms since).
 const NOW: &str = r"
 local t = redis.call('TIME')
 local now = (tonumber(t[1]) - 1700000000) * 1000 + tonumber(t[2]) / 1000
+local function level_now(interval)
+  local state = redis.call('HMGET', KEYS[1], 'level', 'at')
+  local level = tonumber(state[1]) or 0
+  local at = tonumber(state[2]) or now
+  if now > at then
+    level = math.max(0, level - (now - at) / interval)
+  end
+  return level
+end
 ";
 
 /// The leaky bucket, counted in requests: `KEYS[1]` holds the bucket's level (`level`, in
@@ -49,12 +60,7 @@ if ARGV[3] ~= '1' then
     end
   end
 end
-local state = redis.call('HMGET', KEYS[1], 'level', 'at')
-local level = tonumber(state[1]) or 0
-local at = tonumber(state[2]) or now
-if now > at then
-  level = math.max(0, level - (now - at) / interval)
-end
+local level = level_now(interval)
 if ARGV[6] ~= '' then
   level = math.max(level, tonumber(ARGV[6]))
 end
@@ -75,12 +81,7 @@ const OBSERVE_SCRIPT: &str = r"
 if ARGV[1] ~= '' then
   local interval = tonumber(ARGV[4])
   local floor = tonumber(ARGV[1])
-  local state = redis.call('HMGET', KEYS[1], 'level', 'at')
-  local level = tonumber(state[1]) or 0
-  local at = tonumber(state[2]) or now
-  if now > at then
-    level = math.max(0, level - (now - at) / interval)
-  end
+  local level = level_now(interval)
   if floor > level then
     redis.call('HSET', KEYS[1], 'level', floor, 'at', now)
     redis.call('PEXPIRE', KEYS[1], math.ceil(floor * interval) + 1000)
