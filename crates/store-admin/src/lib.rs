@@ -24,7 +24,8 @@ pub mod values;
 pub mod webhooks;
 
 pub use client::{
-    LIVE_ACCOUNTS_URL, LIVE_BASE_URL, RawResponse, Runtime, StoreAdmin, StoreAdminBuilder,
+    DEFAULT_MAX_RESPONSE_BYTES, LIVE_ACCOUNTS_URL, LIVE_BASE_URL, RawResponse, Runtime, StoreAdmin,
+    StoreAdminBuilder,
 };
 pub use credentials::{AuthError, Credentials};
 pub use error::{ApiError, Error, TransportError, TransportKind};
