@@ -1009,13 +1009,25 @@ impl Interceptor for Runtime {
         request: reqwest::Request,
         operation: &'a progenitor_client::OperationInfo,
     ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
-        let operation_id = operation.operation_id;
-        // `map`, not an `async` block: a block awaiting the moved-in call would hold it twice.
-        Box::pin(
-            self.call(client, request, operation_id, self.language.as_ref())
-                .map(move |result| answer(result, operation_id).map_err(Error::into_reqwest)),
-        )
+        intercept(self, client, request, operation, self.language.as_ref())
     }
+}
+
+/// One call through `runtime` in `language`, as the generated code expects it back.
+fn intercept<'a>(
+    runtime: &'a Runtime,
+    client: &'a reqwest::Client,
+    request: reqwest::Request,
+    operation: &'a progenitor_client::OperationInfo,
+    language: Option<&'a Language>,
+) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
+    let operation_id = operation.operation_id;
+    // `map`, not an `async` block: a block awaiting the moved-in call would hold it twice.
+    Box::pin(
+        runtime
+            .call(client, request, operation_id, language)
+            .map(move |result| answer(result, operation_id).map_err(Error::into_reqwest)),
+    )
 }
 
 impl Interceptor for InLanguage {
@@ -1026,11 +1038,12 @@ impl Interceptor for InLanguage {
         request: reqwest::Request,
         operation: &'a progenitor_client::OperationInfo,
     ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
-        let operation_id = operation.operation_id;
-        Box::pin(
-            self.runtime
-                .call(client, request, operation_id, Some(&self.language))
-                .map(move |result| answer(result, operation_id).map_err(Error::into_reqwest)),
+        intercept(
+            &self.runtime,
+            client,
+            request,
+            operation,
+            Some(&self.language),
         )
     }
 }
