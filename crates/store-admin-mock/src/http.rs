@@ -495,6 +495,7 @@ async fn index(State(state): State<Shared>) -> Response {
             json!({
                 "operation_id": op.id, "method": op.method.as_str(), "path": op.path,
                 "action": format!("{:?}", plan.action), "collection": plan.collection,
+                "records": plan.collection.as_deref().map(|c| state.engine.real_key(c)),
                 "override": crate::overrides::registry().iter().any(|(id, _)| *id == op.id),
             })
         })

@@ -312,6 +312,12 @@ fn fields<'s, 'v: 's, 'a: 's>(
                 None => object.get(name),
             };
             match item {
+                // A `null` sent for an optional property that is not nullable: absent.
+                Some(Input::Value(Value::Null))
+                    if !property.view.nullable && !view.required.contains(&name) =>
+                {
+                    None
+                }
                 Some(item) => Some((name, property, Field::Shape(item))),
                 None if view.required.contains(&name) => Some((name, property, Field::Generate)),
                 None => None,
@@ -367,7 +373,10 @@ fn step<'v, 'a>(
         }
         Kind::Array => match value {
             Value::Array(values) => items(seen, Items::Values(values)),
-            _ => Step::Generate,
+            // One value where a list is declared is a list of one (Laravel's `array` cast: a
+            // rule's `value: "3"` reads back as `["3"]`).
+            Value::Null => Step::Generate,
+            single => items(seen, Items::Values(std::slice::from_ref(single))),
         },
         kind @ (Kind::String | Kind::Integer | Kind::Number | Kind::Boolean) => {
             match convert(kind, value) {
@@ -423,15 +432,18 @@ fn items<'v, 'a>(seen: &Seen<'a>, items: Items<'v>) -> Step<'v, 'a> {
     Step::Items(kept)
 }
 
+/// The fields an object is shown by where a scalar is declared, in order of preference.
+pub(crate) const SHOWN_BY: [&str; 8] = [
+    "type", "slug", "name", "value", "amount", "date", "id", "code",
+];
+
 /// `value` as a scalar of type `kind`, if it can be read as one (an object gives its `type`,
 /// `slug`, `name`, `value`, `id` or `code`).
 fn convert(kind: Kind, value: &Value) -> Option<Cow<'_, Value>> {
     let scalar = match value {
-        Value::Object(map) => [
-            "type", "slug", "name", "value", "amount", "date", "id", "code",
-        ]
-        .iter()
-        .find_map(|key| map.get(*key).filter(|v| !v.is_object() && !v.is_null()))?,
+        Value::Object(map) => SHOWN_BY
+            .iter()
+            .find_map(|key| map.get(*key).filter(|v| !v.is_object() && !v.is_null()))?,
         other => other,
     };
     match (kind, scalar) {

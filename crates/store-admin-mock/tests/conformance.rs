@@ -735,7 +735,9 @@ async fn every_response_of_every_operation_matches_the_document() {
 /// `every_operation_of_the_document_answers_as_it_declares` (measured). `create_order` and
 /// `update_order` are not among them: a generated customer id or product identifier names nothing
 /// of the store (a 422, state dependent); the curated walk above creates and changes an order.
-const MIN_ANSWERED: usize = 193;
+/// Nor is `activate_currencies`: a generated code is no currency of the store
+/// (`activating_a_currency_changes_the_stores_currencies_only` in `sandbox.rs` activates one).
+const MIN_ANSWERED: usize = 192;
 
 /// The parameters of an operation, references resolved.
 fn parameters_of(doc: &Value, op: &DocOp) -> Vec<Value> {

@@ -89,12 +89,26 @@ fn fill(record: &mut Value, shaped: Value, depth: usize) {
                 *kept = shaped;
             }
         }
+        // A view that shows an object as one of its fields (a route's `strategy` listed as its
+        // `type`) reads it from the record each time: the record keeps the object.
+        (record @ Value::Object(_), shaped) if read_from(record, &shaped) => {}
         (record, shaped) => {
             if !same_value(record, &shaped) {
                 *record = shaped;
             }
         }
     }
+}
+
+/// Whether the scalar `shaped` is one of the fields `object` is shown by where a scalar is
+/// declared (see [`crate::shape`]'s conversions).
+fn read_from(object: &Value, shaped: &Value) -> bool {
+    !shaped.is_object()
+        && !shaped.is_array()
+        && crate::shape::SHOWN_BY
+            .iter()
+            .filter_map(|key| object.get(*key))
+            .any(|field| same_value(field, shaped))
 }
 
 /// Whether `shaped` is `sent` read as another type (the same number, text or boolean), so that
@@ -137,6 +151,24 @@ mod tests {
         );
         let again = record.clone();
         complete(&doc, std::slice::from_ref(&schema), &mut record, 2, 2);
+        assert_eq!(record, again, "a complete record is not changed");
+    }
+
+    /// One record, several views: a view that shows an object as its `type` (a route's
+    /// `strategy` in the list) does not replace the object the details show.
+    #[test]
+    fn an_object_a_view_shows_as_a_scalar_is_kept() {
+        let doc = Document::embedded().unwrap();
+        let schemas = [
+            json!({ "$ref": "#/components/schemas/ShippingRouteSummary" }),
+            json!({ "$ref": "#/components/schemas/ShippingRoute" }),
+        ];
+        let strategy = json!({"alternative_companies": ["12", "13"], "capacity_level": "route", "type": "quota"});
+        let mut record = json!({"id": 5, "name": "R", "strategy": strategy});
+        complete(&doc, &schemas, &mut record, 1, 1);
+        assert_eq!(record["strategy"], strategy, "{record}");
+        let again = record.clone();
+        complete(&doc, &schemas, &mut record, 2, 2);
         assert_eq!(record, again, "a complete record is not changed");
     }
 }

@@ -2,9 +2,11 @@
 //! registered by `operationId`. The engine still routes them, checks scopes, query and body
 //! against the document, and shapes their answers by the response schemas; an override only says
 //! what changes in the store (a shipment's transitions, a webhook's subscription, an option's
-//! variants, an order's status, a language from the catalogue, a customer's ban), or how a record is answered
-//! (an order's details, projected from the record the orders list summarizes).
+//! variants, an order's status, a language from the catalogue, a currency of the store, a
+//! customer's ban), or how a record is answered (an order's details, projected from the record
+//! the orders list summarizes).
 
+mod currencies;
 mod customers;
 mod languages;
 mod order_details;
@@ -22,6 +24,7 @@ pub(crate) fn registry() -> &'static [(&'static str, Override)] {
         ("create_product_option", products::create_product_option),
         ("get_product_variant", products::get_product_variant),
         ("add_languages", languages::add_languages),
+        ("activate_currencies", currencies::activate_currencies),
         ("ban_customer", customers::ban_customer),
         ("unban_customer", customers::unban_customer),
         ("get_order", orders::get_order),
@@ -89,6 +92,10 @@ pub(crate) const STATE_RULES: &[(&str, &str)] = &[
         "the language must be in the catalogue and not added yet",
     ),
     (
+        "activate_currencies",
+        "the currency must be one of the store's currencies",
+    ),
+    (
         "subscribe_webhook",
         "a signature strategy needs a secret (two fields); the event must be known; the rule must \
          parse and header keys and values must be valid HTTP headers",
@@ -133,6 +140,7 @@ mod tests {
             ("create_product_option", "POST", "/products/{}/options"),
             ("get_product_variant", "GET", "/products/variants/{}"),
             ("add_languages", "POST", "/languages"),
+            ("activate_currencies", "POST", "/currencies"),
             ("ban_customer", "PUT", "/customers/blacklist/{}"),
             ("unban_customer", "DELETE", "/customers/blacklist/{}"),
             ("get_order", "GET", "/orders/{}"),
