@@ -17,8 +17,8 @@ use anyhow::{Context, Result, bail};
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser};
 use secrecy::ExposeSecret;
 use store_admin_mock::{
-    ChanceFault, ErrorFault, FaultConfig, LatencyFault, Limits, MockConfig, MockServer,
-    RateLimitFault, SlowBodyFault,
+    ChanceFault, DeliveryConfig, ErrorFault, FaultConfig, LatencyFault, Limits, MockConfig,
+    MockServer, RateLimitFault, SlowBodyFault,
 };
 
 /// A stateful mock of the store administration API (/admin/v2), with fault injection.
@@ -154,6 +154,15 @@ struct Cli {
     /// ignored, as the service ignores it.
     #[arg(long)]
     strict_fields: bool,
+    /// Attempts per webhook delivery, the first one included (the service: 1 and 3 resends).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    webhook_attempts: u32,
+    /// Seconds between two attempts of a webhook delivery (the service waits about 300).
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    webhook_retry_seconds: f64,
+    /// Seconds a receiver has to answer a delivery before it is retried (the service: about 30).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    webhook_timeout_seconds: f64,
     /// The drift check: forward every call below /admin/v2 to this real store's base URL (with
     /// the caller's own token, to that origin only) instead of answering it, and check each
     /// answer against the document. The report per operation is GET /__admin/drift, and is
@@ -311,6 +320,14 @@ fn eprint_line(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
+/// A duration given in seconds on the command line (0 to a day).
+fn seconds(flag: &str, value: f64) -> Result<std::time::Duration> {
+    if !(0.0..=86_400.0).contains(&value) {
+        anyhow::bail!("{flag} must be between 0 and 86400 seconds, got {value}");
+    }
+    Ok(std::time::Duration::from_secs_f64(value))
+}
+
 /// The server's configuration from the command line (usage errors are told as such).
 fn configure(matches: &ArgMatches, cli: &Cli) -> Result<(MockConfig, usize)> {
     let mut config = MockConfig::new()
@@ -323,7 +340,12 @@ fn configure(matches: &ArgMatches, cli: &Cli) -> Result<(MockConfig, usize)> {
         })
         .seed(cli.seed)
         .products(cli.products)
-        .port(cli.port);
+        .port(cli.port)
+        .delivery(DeliveryConfig {
+            max_attempts: cli.webhook_attempts.max(1),
+            retry_delay: seconds("--webhook-retry-seconds", cli.webhook_retry_seconds)?,
+            timeout: seconds("--webhook-timeout-seconds", cli.webhook_timeout_seconds)?,
+        });
     let faults = faults(cli)?;
     faults
         .validate()

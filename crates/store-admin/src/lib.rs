@@ -14,6 +14,7 @@ pub mod credentials;
 pub mod error;
 pub mod ext;
 pub mod hand_written;
+pub mod inbox;
 pub mod language;
 pub mod merchants;
 pub mod multipart;

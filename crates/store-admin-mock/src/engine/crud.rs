@@ -303,8 +303,8 @@ fn create(call: &Call<'_>, key: Option<&str>) -> Handled {
     complete_record(call, key, &mut record);
     let map = object_mut(&mut record);
     for stamp in ["created_at", "updated_at"] {
-        if map.get(stamp).is_some_and(Value::is_string) {
-            map.insert(stamp.into(), Value::from(now_local()));
+        if let Some(value) = map.get_mut(stamp) {
+            stamp_now(value);
         }
     }
     store.insert(&real, record.clone());
@@ -347,8 +347,24 @@ fn merge(record: &mut Value, fields: Map<String, Value>) {
             }
         }
     }
-    if map.get("updated_at").is_some_and(Value::is_string) {
-        map.insert("updated_at".into(), Value::from(now_local()));
+    if let Some(value) = map.get_mut("updated_at") {
+        stamp_now(value);
+    }
+}
+
+/// Sets a time stamp to now in the form it has: a text (`2024-05-01 10:00:00`), or the `date` of
+/// an object (`{"date": "2024-05-01 10:00:00.000000", "timezone": ...}`, its fraction kept).
+fn stamp_now(value: &mut Value) {
+    let now = now_local();
+    match value {
+        Value::String(text) => *text = now,
+        Value::Object(map) => {
+            if let Some(Value::String(date)) = map.get_mut("date") {
+                let fraction = if date.contains('.') { ".000000" } else { "" };
+                *date = format!("{now}{fraction}");
+            }
+        }
+        _ => {}
     }
 }
 
