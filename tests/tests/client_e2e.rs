@@ -563,9 +563,12 @@ async fn each_call_has_a_span_with_operation_method_path_status_and_attempt_but_
         text.contains("store_admin.call:operation_id=\"get_shipment\""),
         "{text}"
     );
-    assert!(text.contains("store_admin.call:method=GET"), "{text}");
     assert!(
-        text.contains("store_admin.call:path=/shipments/{shipment_id}"),
+        text.contains("store_admin.call:http.request.method=GET"),
+        "{text}"
+    );
+    assert!(
+        text.contains("store_admin.call:url.template=/shipments/{shipment_id}"),
         "{text}"
     );
     assert!(
@@ -577,13 +580,17 @@ async fn each_call_has_a_span_with_operation_method_path_status_and_attempt_but_
         "one event for the retry, attempt 2: {text}"
     );
     assert_eq!(
-        text.matches("record:status=").count(),
+        text.matches("record:http.response.status_code=").count(),
         1,
         "the span records the final status once: {text}"
     );
     assert!(
-        text.contains("record:status=404"),
+        text.contains("record:http.response.status_code=404"),
         "the final status: {text}"
+    );
+    assert!(
+        text.contains("record:http.request.resend_count=1"),
+        "one resend: {text}"
     );
     assert!(
         !text.contains("record:attempt"),

@@ -226,6 +226,7 @@ pub struct StoreAdminBuilder {
     without_rate_limit: bool,
     http: Option<reqwest::Client>,
     language: Option<Language>,
+    store: Option<Arc<str>>,
 }
 
 impl Default for StoreAdminBuilder {
@@ -245,6 +246,7 @@ impl Default for StoreAdminBuilder {
             without_rate_limit: false,
             http: None,
             language: None,
+            store: None,
         }
     }
 }
@@ -261,6 +263,7 @@ impl fmt::Debug for StoreAdminBuilder {
             .field("max_response_bytes", &self.max_response_bytes)
             .field("retry", &self.retry)
             .field("language", &self.language)
+            .field("store", &self.store)
             .finish_non_exhaustive()
     }
 }
@@ -390,6 +393,14 @@ impl StoreAdminBuilder {
         self
     }
 
+    /// Names the store this client calls (the merchant id, say) in its spans
+    /// (`store_admin.store`) and, with the `metrics` feature, in its metrics' `store` label.
+    /// [`crate::Merchants`] names each store's client so.
+    pub fn with_store_label(mut self, store: impl Into<String>) -> Self {
+        self.store = Some(Arc::from(store.into()));
+        self
+    }
+
     /// Sends with this `reqwest::Client` (its own timeouts and proxies apply).
     pub fn with_http_client(mut self, http: reqwest::Client) -> Self {
         self.http = Some(http);
@@ -462,6 +473,7 @@ impl StoreAdminBuilder {
             operation_timeout: self.operation_timeout,
             max_response_bytes: self.max_response_bytes,
             language: self.language.clone(),
+            store: self.store.clone(),
         });
         let inner = Inner::with_interceptor(runtime.clone());
         let client = Client::new_with_client(&self.base_url, http, inner);
@@ -513,6 +525,9 @@ pub struct Runtime {
     /// The client's language ([`StoreAdminBuilder::with_language`]), for the calls made through
     /// the client itself (a view of it, [`InLanguage`], has its own).
     language: Option<Language>,
+    /// The store the client calls, as spans and metrics name it
+    /// ([`StoreAdminBuilder::with_store_label`]).
+    store: Option<Arc<str>>,
 }
 
 /// The interception point of a view of the client in another language
@@ -571,6 +586,16 @@ struct PathOf(&'static str);
 impl fmt::Display for PathOf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(OperationMeta::find(self.0).map_or("", |meta| meta.path))
+    }
+}
+
+/// A call span's name as OpenTelemetry names an HTTP client span: the method and the path's
+/// template (`GET /orders/{order_id}`).
+struct SpanName<'a>(&'a reqwest::Method, &'static str);
+
+impl fmt::Display for SpanName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.0, PathOf(self.1))
     }
 }
 
@@ -652,12 +677,21 @@ impl Runtime {
         if let Err(refused) = self.check_origin(request.url()) {
             return Either::Left(std::future::ready(Err(Error::InvalidRequest(refused))));
         }
+        // OpenTelemetry's HTTP client conventions (the field values are computed only when a
+        // subscriber records the span): never the URL itself, whose query may hold a secret.
         let span = tracing::info_span!(
             "store_admin.call",
+            otel.kind = "client",
+            otel.name = %SpanName(request.method(), operation_id),
             operation_id,
-            method = %request.method(),
-            path = %PathOf(operation_id),
-            status = tracing::field::Empty,
+            "http.request.method" = %request.method(),
+            "url.template" = %PathOf(operation_id),
+            "server.address" = request.url().host_str(),
+            "server.port" = request.url().port_or_known_default(),
+            "store_admin.store" = self.store.as_deref(),
+            "http.response.status_code" = tracing::field::Empty,
+            "http.request.resend_count" = tracing::field::Empty,
+            "error.type" = tracing::field::Empty,
         );
         // A span no subscriber records, and no `log` logger either (through tracing's `log`
         // feature, which logs a span's entering and leaving at TRACE), is not entered and left
@@ -716,17 +750,32 @@ impl Runtime {
                 if let Some(wait) = rate_limited(&tried, deadline) {
                     // Not an attempt: the same one again once the store has room.
                     attempt -= 1;
+                    #[cfg(feature = "metrics")]
+                    crate::metrics::rate_limited(operation_id, self.store.as_deref());
                     self.wait_out_429(wait, &tried).await;
                     continue;
                 }
                 match self.retry_decision(&tried, request.method(), attempt, started) {
                     RetryDecision::RetryAfter(wait) if Instant::now() + wait < deadline => {
                         tracing::info!(attempt, wait_ms = wait.as_millis() as u64, "retrying");
+                        #[cfg(feature = "metrics")]
+                        crate::metrics::retried(operation_id, self.store.as_deref());
                         // Boxed, as every path that waits for more than the service: a call's
                         // future stays small (it is allocated once per call).
                         Box::pin(tokio::time::sleep(wait)).await;
                     }
-                    stop => return finish(tried.outcome, stop, attempt, operation_id, &span),
+                    stop => {
+                        let store = self.store.as_deref();
+                        return finish(
+                            tried.outcome,
+                            stop,
+                            attempt,
+                            operation_id,
+                            store,
+                            started,
+                            &span,
+                        );
+                    }
                 }
             }
         }
@@ -745,7 +794,16 @@ impl Runtime {
         deadline: Instant,
     ) -> Result<Tried, Error> {
         if let Some(limit) = &self.rate_limit {
+            #[cfg(feature = "metrics")]
+            let waiting = Instant::now();
             limit.acquire().await;
+            #[cfg(feature = "metrics")]
+            {
+                let waited = waiting.elapsed();
+                if waited > Duration::from_millis(1) {
+                    crate::metrics::limiter_waited(self.store.as_deref(), waited);
+                }
+            }
         }
         let bearer = match refreshed {
             Some(bearer) => bearer,
@@ -831,6 +889,8 @@ impl Runtime {
         match Box::pin(self.auth.rejected_bearer(&rejected.lease)).await {
             Ok(fresh) => {
                 tracing::info!("access token rejected; refreshed it, replaying once");
+                #[cfg(feature = "metrics")]
+                crate::metrics::refreshed(self.store.as_deref());
                 Ok(Some(fresh))
             }
             Err(crate::credentials::AuthError::StaticTokenRejected) => Ok(None),
@@ -922,6 +982,8 @@ fn finish(
     stop: RetryDecision,
     attempt: u32,
     operation_id: &'static str,
+    store: Option<&str>,
+    started: Instant,
     span: &tracing::Span,
 ) -> Result<Answered, Error> {
     if let RetryDecision::Stop(reason) = stop
@@ -929,16 +991,43 @@ fn finish(
     {
         tracing::debug!(?reason, attempt, "not retrying");
     }
+    if !span.is_disabled() && attempt > 1 {
+        span.record("http.request.resend_count", attempt - 1);
+    }
+    #[cfg(not(feature = "metrics"))]
+    let _ = (store, started);
     match outcome {
         Attempt::Response(response, body) => {
-            span.record("status", response.status().as_u16());
+            let status = response.status();
+            if !span.is_disabled() {
+                span.record("http.response.status_code", status.as_u16());
+                if status.is_client_error() || status.is_server_error() {
+                    span.record("error.type", status.as_str());
+                }
+            }
+            #[cfg(feature = "metrics")]
+            crate::metrics::call_finished(
+                operation_id,
+                store,
+                started.elapsed(),
+                Some(status),
+                None,
+            );
             Ok(Answered { response, body })
         }
-        Attempt::Failed(source, class) => Err(Error::Transport {
-            operation: Some(operation_id),
-            kind: class.into(),
-            source,
-        }),
+        Attempt::Failed(source, class) => {
+            let kind = crate::TransportKind::from(class);
+            if !span.is_disabled() {
+                span.record("error.type", kind.name());
+            }
+            #[cfg(feature = "metrics")]
+            crate::metrics::call_finished(operation_id, store, started.elapsed(), None, Some(kind));
+            Err(Error::Transport {
+                operation: Some(operation_id),
+                kind,
+                source,
+            })
+        }
     }
 }
 

@@ -160,6 +160,18 @@ impl From<TransportFailure> for TransportKind {
 }
 
 impl TransportKind {
+    /// A short name (`connect`, `timeout`, `body`, `too_large`, `other`): the `error.type` of a
+    /// call's span, and the metrics' label.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Connect => "connect",
+            Self::Timeout => "timeout",
+            Self::Body => "body",
+            Self::TooLarge => "too_large",
+            Self::Other => "other",
+        }
+    }
+
     fn hint(self) -> &'static str {
         match self {
             Self::Connect => "; check the base URL and that the service is reachable",
@@ -188,6 +200,7 @@ impl fmt::Display for TransportKind {
 
 /// An error answer of the service.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ApiError {
     /// The operation (`operationId`), when known.
     pub operation: Option<&'static str>,
@@ -204,6 +217,39 @@ pub struct ApiError {
     pub raw_body: Option<String>,
     /// How long the service asked us to wait (`Retry-After`, else `X-RateLimit-Reset`).
     pub retry_after: Option<Duration>,
+    /// What identifies the answer for the service's support: its request identifiers
+    /// (`cf-ray`, `x-request-id`, ...: [`REQUEST_ID_HEADERS`]) as `(header, value)`.
+    pub request_ids: Vec<(String, String)>,
+    /// The answer's `Date` header, as sent.
+    pub date: Option<String>,
+}
+
+/// The headers an answer may identify itself by, read into [`ApiError::request_ids`].
+pub const REQUEST_ID_HEADERS: [&str; 5] = [
+    "cf-ray",
+    "x-request-id",
+    "x-correlation-id",
+    "x-amz-cf-id",
+    "x-trace-id",
+];
+
+/// The longest header value kept in an error.
+const HEADER_VALUE_LIMIT: usize = 128;
+
+/// A header's value as printable text (visible ASCII only: a value from the service is data,
+/// never terminal control), shortened.
+fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+    let value = headers.get(name)?.to_str().ok()?.trim();
+    (!value.is_empty()).then(|| truncate(value, HEADER_VALUE_LIMIT))
+}
+
+/// The request identifiers and the date of an answer's `headers`.
+fn identifiers(headers: &HeaderMap) -> (Vec<(String, String)>, Option<String>) {
+    let ids = REQUEST_ID_HEADERS
+        .iter()
+        .filter_map(|name| Some(((*name).to_owned(), header_text(headers, name)?)))
+        .collect();
+    (ids, header_text(headers, "date"))
 }
 
 impl ApiError {
@@ -271,6 +317,18 @@ impl fmt::Display for ApiError {
         }
         if let Some(hint) = self.hint() {
             write!(f, " ({hint})")?;
+        }
+        if !self.request_ids.is_empty() {
+            let ids: Vec<String> = self
+                .request_ids
+                .iter()
+                .map(|(name, value)| format!("{name} {value}"))
+                .collect();
+            write!(f, " [{}", ids.join(", "))?;
+            if let Some(date) = &self.date {
+                write!(f, ", {date}")?;
+            }
+            f.write_str("]")?;
         }
         Ok(())
     }
@@ -381,6 +439,7 @@ impl Error {
                 // The runtime has read the body; it rides in the response's extensions with the
                 // operation it answers.
                 let whole = response.extensions().get::<store_admin_client::WholeBody>();
+                let (request_ids, date) = identifiers(response.headers());
                 Error::Api(Box::new(ApiError {
                     operation: operation.or(whole.map(|whole| whole.operation)),
                     status: response.status(),
@@ -394,6 +453,8 @@ impl Error {
                     }),
                     retry_after: RateLimitHeaders::parse(response.headers(), SystemTime::now())
                         .retry_after,
+                    request_ids,
+                    date,
                 }))
             }
         }
@@ -481,16 +542,17 @@ fn api_error(
     operation: Option<&'static str>,
 ) -> ApiError {
     let status = value.status();
-    let retry_after = RateLimitHeaders::parse(value.headers(), SystemTime::now()).wait();
-    from_envelope(status, value.into_inner(), retry_after, operation)
+    let headers = value.headers().clone();
+    from_envelope(status, &headers, value.into_inner(), operation)
 }
 
 fn from_envelope(
     status: StatusCode,
+    headers: &HeaderMap,
     envelope: types::ErrorResponse,
-    retry_after: Option<Duration>,
     operation: Option<&'static str>,
 ) -> ApiError {
+    let (request_ids, date) = identifiers(headers);
     ApiError {
         operation,
         status,
@@ -498,7 +560,9 @@ fn from_envelope(
         message: Some(envelope.error.message),
         fields: envelope.error.fields.into_iter().collect(),
         raw_body: None,
-        retry_after,
+        retry_after: RateLimitHeaders::parse(headers, SystemTime::now()).wait(),
+        request_ids,
+        date,
     }
 }
 
@@ -511,18 +575,22 @@ impl ApiError {
         body: &[u8],
         operation: Option<&'static str>,
     ) -> ApiError {
-        let retry_after = RateLimitHeaders::parse(headers, SystemTime::now()).wait();
         match serde_json::from_slice::<types::ErrorResponse>(body) {
-            Ok(envelope) => from_envelope(status, envelope, retry_after, operation),
-            Err(_) => ApiError {
-                operation,
-                status,
-                code: None,
-                message: None,
-                fields: BTreeMap::new(),
-                raw_body: Some(truncate(&String::from_utf8_lossy(body), RAW_BODY_LIMIT)),
-                retry_after,
-            },
+            Ok(envelope) => from_envelope(status, headers, envelope, operation),
+            Err(_) => {
+                let (request_ids, date) = identifiers(headers);
+                ApiError {
+                    operation,
+                    status,
+                    code: None,
+                    message: None,
+                    fields: BTreeMap::new(),
+                    raw_body: Some(truncate(&String::from_utf8_lossy(body), RAW_BODY_LIMIT)),
+                    retry_after: RateLimitHeaders::parse(headers, SystemTime::now()).wait(),
+                    request_ids,
+                    date,
+                }
+            }
         }
     }
 }

@@ -17,6 +17,8 @@ pub mod hand_written;
 pub mod inbox;
 pub mod language;
 pub mod merchants;
+#[cfg(feature = "metrics")]
+pub mod metrics;
 pub mod multipart;
 pub mod pagination;
 pub mod ratelimit;

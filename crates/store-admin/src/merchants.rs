@@ -145,7 +145,11 @@ impl Merchants {
             token_url: self.app.token_url.clone(),
             store: self.tokens.for_merchant(merchant),
         };
-        let mut builder = self.template.clone().with_credentials(credentials);
+        let mut builder = self
+            .template
+            .clone()
+            .with_credentials(credentials)
+            .with_store_label(merchant);
         if let Some(limits) = &self.limits {
             builder = builder.with_rate_limiter(limits.for_merchant(merchant));
         }

@@ -163,6 +163,10 @@ impl<T> Fetched<T> {
     /// report is in the list's order however many pages were fetched at once.
     fn into_page(self, undecodable: &Undecodable) -> Page<T> {
         if let Undecodable::Skip(report) = undecodable {
+            #[cfg(feature = "metrics")]
+            if let Some(first) = self.skipped.first() {
+                crate::metrics::skipped(first.operation, self.skipped.len());
+            }
             self.skipped
                 .into_iter()
                 .for_each(|record| report.push(record));
