@@ -4,6 +4,8 @@
 //! operating-system processes: a Redis server of their own.
 #![forbid(unsafe_code)]
 
+pub mod fairness;
+
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};

@@ -227,6 +227,7 @@ pub struct StoreAdminBuilder {
     http: Option<reqwest::Client>,
     language: Option<Language>,
     store: Option<Arc<str>>,
+    fair: Option<Arc<crate::fair::FairShare>>,
 }
 
 impl Default for StoreAdminBuilder {
@@ -247,6 +248,7 @@ impl Default for StoreAdminBuilder {
             http: None,
             language: None,
             store: None,
+            fair: None,
         }
     }
 }
@@ -264,6 +266,7 @@ impl fmt::Debug for StoreAdminBuilder {
             .field("retry", &self.retry)
             .field("language", &self.language)
             .field("store", &self.store)
+            .field("fair", &self.fair)
             .finish_non_exhaustive()
     }
 }
@@ -401,6 +404,14 @@ impl StoreAdminBuilder {
         self
     }
 
+    /// Shares `share`'s bound on the calls in flight with the clients of other stores, fairly:
+    /// when it is reached, the stores' waiting calls are served in turn (see [`crate::fair`]).
+    /// The client queues as its [store label](StoreAdminBuilder::with_store_label).
+    pub fn with_fair_share(mut self, share: Arc<crate::fair::FairShare>) -> Self {
+        self.fair = Some(share);
+        self
+    }
+
     /// Sends with this `reqwest::Client` (its own timeouts and proxies apply).
     pub fn with_http_client(mut self, http: reqwest::Client) -> Self {
         self.http = Some(http);
@@ -473,6 +484,10 @@ impl StoreAdminBuilder {
             operation_timeout: self.operation_timeout,
             max_response_bytes: self.max_response_bytes,
             language: self.language.clone(),
+            fair: self.fair.clone().map(|share| {
+                let store = self.store.clone().unwrap_or_else(|| Arc::from(""));
+                (share, store)
+            }),
             store: self.store.clone(),
         });
         let inner = Inner::with_interceptor(runtime.clone());
@@ -528,6 +543,9 @@ pub struct Runtime {
     /// The store the client calls, as spans and metrics name it
     /// ([`StoreAdminBuilder::with_store_label`]).
     store: Option<Arc<str>>,
+    /// The bound on calls in flight this client shares fairly with other stores' clients, and
+    /// the store it queues as ([`StoreAdminBuilder::with_fair_share`]).
+    fair: Option<(Arc<crate::fair::FairShare>, Arc<str>)>,
 }
 
 /// The interception point of a view of the client in another language
@@ -546,6 +564,8 @@ impl fmt::Debug for Runtime {
             .field("attempt_timeout", &self.attempt_timeout)
             .field("operation_timeout", &self.operation_timeout)
             .field("language", &self.language)
+            .field("store", &self.store)
+            .field("fair", &self.fair.as_ref().map(|(share, _)| share))
             .finish_non_exhaustive()
     }
 }
@@ -818,6 +838,12 @@ impl Runtime {
             .attempt_timeout
             .min(remaining)
             .max(Duration::from_millis(1));
+        // The store's turn for a permit of the shared bound, held until the answer is read.
+        let _turn = match &self.fair {
+            // Boxed, as every path that waits for more than the service.
+            Some((share, store)) => Some(Box::pin(share.acquire(store)).await),
+            None => None,
+        };
         let (to_send, replayable) = take_copy(request);
         let sent = client.execute(to_send);
         let attempt_started = Instant::now();

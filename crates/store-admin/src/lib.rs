@@ -13,6 +13,7 @@ mod client;
 pub mod credentials;
 pub mod error;
 pub mod ext;
+pub mod fair;
 pub mod hand_written;
 pub mod inbox;
 pub mod language;
