@@ -466,6 +466,9 @@ struct Op {
     owned_required: Vec<String>,
     /// The name of this command in earlier versions, when it differs (a hidden alias).
     old_name: Option<String>,
+    /// What a background job exports (the document's `x-background-job.kind`): the command
+    /// takes `--wait`, and waits for the file in the export logs.
+    job: Option<String>,
 }
 
 struct Group {
@@ -1119,6 +1122,7 @@ fn build_op(
         hand_written_success,
         owned_required,
         old_name: None,
+        job: op["x-background-job"]["kind"].as_str().map(str::to_owned),
     })
 }
 
@@ -1808,7 +1812,7 @@ impl Model {
             #[allow(unused_imports)]
             use store_admin::types;
             #(#imports)*
-            use crate::cli::{BodyArg, PageArgs};
+            use crate::cli::{BodyArg, PageArgs, WaitArgs};
             use crate::commands::{Ctx, paged};
             use crate::error::CliError;
             use crate::output::Record;
@@ -2059,6 +2063,13 @@ impl Model {
                 }
             }
         });
+        let wait = op.job.is_some().then(|| {
+            quote! {
+                /// Waiting for the background job.
+                #[command(flatten)]
+                pub wait: WaitArgs,
+            }
+        });
         quote! {
             #[doc = #details]
             #[derive(clap::Args)]
@@ -2066,6 +2077,7 @@ impl Model {
                 #(#path_fields,)*
                 #(#query_fields,)*
                 #pages
+                #wait
                 #fields
                 #extra
                 #body_arg
@@ -2111,6 +2123,11 @@ impl Model {
             (None, Some(_)) => quote!(let extra = ::serde_json::Map::new();),
             (None, None) => quote!(),
         };
+        // A background job's body, read for what it exports before it is sent.
+        let job_body = op
+            .job
+            .as_ref()
+            .map(|_| quote!(let job_body = ::serde_json::to_value(&body).ok();));
         let body = op.body.as_ref().map(|(ty, fields)| {
             let required = fields
                 .iter()
@@ -2134,11 +2151,27 @@ impl Model {
                     shapes: &[#(#shapes),*],
                 };
                 let body: #ty = crate::body::build(&a.body, &a.fields, extra, &SPEC)?;
+                #job_body
                 request = request.body(body);
             }
         });
         let send = if op.paged {
             quote!(paged(ctx, request, a.pages).await)
+        } else if let Some(kind) = &op.job {
+            let print = print_response(op);
+            let body = if op.body.is_some() {
+                quote!(job_body)
+            } else {
+                quote!(None)
+            };
+            quote! {
+                let job = crate::commands::Job::before(ctx, &a.wait, #kind, #body).await?;
+                let response = request.send().await?;
+                if let Some(job) = job {
+                    return job.finish(ctx).await;
+                }
+                #print
+            }
         } else {
             let print = print_response(op);
             quote! {
@@ -2285,6 +2318,9 @@ impl Model {
             }
             if op.paged {
                 parts.push("[--page --per-page --all]".to_owned());
+            }
+            if op.job.is_some() {
+                parts.push("[--wait]".to_owned());
             }
             for f in op.body.iter().flat_map(|(_, fields)| fields) {
                 let required = if f.required { "!" } else { "" };

@@ -550,6 +550,18 @@ pub struct PageArgs {
     pub all: bool,
 }
 
+/// Waiting for a background job (an export) to finish.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct WaitArgs {
+    /// Wait until the job has finished and print its result (the export's file, from the export
+    /// logs) instead of the confirmation.
+    #[arg(long)]
+    pub wait: bool,
+    /// With --wait, give up after this many seconds (exit 6; the job may still finish).
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, requires = "wait")]
+    pub wait_timeout: u64,
+}
+
 /// `--body FILE|-`: the request body as JSON; flags override its fields.
 #[derive(Args, Debug, Clone)]
 pub struct BodyArg {

@@ -65,6 +65,61 @@ where
     Ok(())
 }
 
+/// A background job's `--wait`: the export logs read before the job starts, and what the job
+/// exports (the body's `type`, else the operation's kind), to find its file once it is listed.
+pub struct Job {
+    before: store_admin::waiters::ExportLogs,
+    kind: String,
+    timeout: std::time::Duration,
+}
+
+impl Job {
+    /// With `--wait`, reads the export logs now (before the job starts); `body` is the request's
+    /// body, whose `type` (`prices`, `customers`...) names what is exported better than `kind`.
+    pub async fn before(
+        ctx: &Ctx,
+        wait: &crate::cli::WaitArgs,
+        kind: &str,
+        body: Option<serde_json::Value>,
+    ) -> Result<Option<Job>, CliError> {
+        if !wait.wait {
+            return Ok(None);
+        }
+        let kind = body
+            .as_ref()
+            .and_then(|b| b.get("type"))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or(kind)
+            .to_owned();
+        let before = store_admin::waiters::ExportLogs::snapshot(&ctx.admin).await?;
+        Ok(Some(Job {
+            before,
+            kind,
+            timeout: std::time::Duration::from_secs(wait.wait_timeout),
+        }))
+    }
+
+    /// Waits for the job's file and prints its export log entry.
+    pub async fn finish(self, ctx: &Ctx) -> Result<(), CliError> {
+        use store_admin::waiters::{WaitError, WaitOptions};
+        if stderr_is_terminal() {
+            crate::note!("waiting for the {} export to finish...", self.kind);
+        }
+        let options = WaitOptions::default().deadline(self.timeout);
+        match self
+            .before
+            .wait_until_exported(&ctx.admin, Some(&self.kind), &options)
+            .await
+        {
+            Ok(entry) => ctx.printer.one(&entry),
+            Err(WaitError::Poll { source, .. }) => Err(CliError::Service(source)),
+            Err(timed_out) => Err(CliError::TimedOut(format!(
+                "{timed_out}; it may still finish: see `store-admin exports logs`"
+            ))),
+        }
+    }
+}
+
 /// After `--all`: the records it skipped as undecodable, on standard error, and exit
 /// [`exit::INCOMPLETE`](crate::error::exit::INCOMPLETE) when there were any.
 fn report_skipped(skipped: &Skipped, written: u64) -> Result<(), CliError> {

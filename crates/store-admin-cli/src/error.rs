@@ -18,6 +18,8 @@ pub mod exit {
     /// `--all` skipped records that do not match the document: every other record was written,
     /// the skipped ones are listed on standard error.
     pub const INCOMPLETE: u8 = 5;
+    /// `--wait`: the background job did not finish within `--wait-timeout` (it may still).
+    pub const TIMED_OUT: u8 = 6;
 }
 
 /// A failed command. `Display` is the message printed on standard error; no variant carries a
@@ -45,6 +47,9 @@ pub enum CliError {
     /// with this code and print nothing more.
     #[error("exit {0}")]
     Quiet(u8),
+    /// `--wait` gave up: the job did not finish in time (exit 6).
+    #[error("{0}")]
+    TimedOut(String),
     /// Anything else.
     #[error("{0}")]
     Other(String),
@@ -71,6 +76,7 @@ impl CliError {
             CliError::Rejected(_) | CliError::Other(_) => exit::FAILURE,
             CliError::Refused(_) => exit::REFUSED,
             CliError::Unavailable(_) => exit::UNAVAILABLE,
+            CliError::TimedOut(_) => exit::TIMED_OUT,
             CliError::Quiet(code) => *code,
             CliError::Closed => exit::SUCCESS,
             CliError::Service(e) => service_exit_code(e),

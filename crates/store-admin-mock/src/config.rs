@@ -60,6 +60,9 @@ pub struct Limits {
     /// Time a request has to send its whole body once its head is in: a body that trickles is
     /// answered 408 and its connection closed, so that slow clients cannot hold connections.
     pub body_read_timeout: Duration,
+    /// How long a background job (an export) runs before its result appears (its file in the
+    /// export logs).
+    pub background_job: Duration,
 }
 
 impl Default for Limits {
@@ -71,6 +74,7 @@ impl Default for Limits {
             collection_records: 10_000,
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
+            background_job: Duration::from_secs(2),
         }
     }
 }

@@ -154,6 +154,9 @@ struct Cli {
     /// ignored, as the service ignores it.
     #[arg(long)]
     strict_fields: bool,
+    /// Seconds a background job (an export) runs before its file is listed in the export logs.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    job_seconds: f64,
     /// Attempts per webhook delivery, the first one included (the service: 1 and 3 resends).
     #[arg(long, value_name = "N", default_value_t = 4)]
     webhook_attempts: u32,
@@ -336,6 +339,7 @@ fn configure(matches: &ArgMatches, cli: &Cli) -> Result<(MockConfig, usize)> {
             collection_records: cli.collection_limit,
             header_read_timeout: std::time::Duration::from_secs(cli.header_timeout.max(1)),
             body_read_timeout: std::time::Duration::from_secs(cli.body_timeout.max(1)),
+            background_job: seconds("--job-seconds", cli.job_seconds)?,
             ..Limits::default()
         })
         .seed(cli.seed)

@@ -25,6 +25,8 @@ pub mod pagination;
 pub mod ratelimit;
 pub mod retry;
 pub mod values;
+#[cfg(feature = "store")]
+pub mod waiters;
 pub mod webhooks;
 
 pub use client::{

@@ -2,12 +2,13 @@
 //! registered by `operationId`. The engine still routes them, checks scopes, query and body
 //! against the document, and shapes their answers by the response schemas; an override only says
 //! what changes in the store (a shipment's transitions, a webhook's subscription, an option's
-//! variants, an order's status, a language from the catalogue, a currency of the store, a
-//! customer's ban), or how a record is answered (an order's details, projected from the record
+//! variants, an order's status, a language from the catalogue, a currency of the store, an
+//! export's file, a customer's ban), or how a record is answered (an order's details, projected from the record
 //! the orders list summarizes).
 
 mod currencies;
 mod customers;
+mod exports;
 mod languages;
 mod order_details;
 mod orders;
@@ -25,6 +26,9 @@ pub(crate) fn registry() -> &'static [(&'static str, Override)] {
         ("get_product_variant", products::get_product_variant),
         ("add_languages", languages::add_languages),
         ("activate_currencies", currencies::activate_currencies),
+        ("export_orders", exports::export_orders),
+        ("export_customers", exports::export_customers),
+        ("export_products", exports::export_products),
         ("ban_customer", customers::ban_customer),
         ("unban_customer", customers::unban_customer),
         ("get_order", orders::get_order),
@@ -141,6 +145,9 @@ mod tests {
             ("get_product_variant", "GET", "/products/variants/{}"),
             ("add_languages", "POST", "/languages"),
             ("activate_currencies", "POST", "/currencies"),
+            ("export_orders", "GET", "/exports/orders"),
+            ("export_customers", "POST", "/exports/customers"),
+            ("export_products", "POST", "/exports/products"),
             ("ban_customer", "PUT", "/customers/blacklist/{}"),
             ("unban_customer", "DELETE", "/customers/blacklist/{}"),
             ("get_order", "GET", "/orders/{}"),

@@ -1,0 +1,256 @@
+//! Jobs that finish: the service runs exports in the background (the call only confirms the
+//! job) and lists the file in the export logs when it is ready. A waiter polls until the result
+//! is there, with a deadline and a backoff without jitter (the interval grows by a factor up to
+//! a bound, as the cloud SDKs' waiters do), and returns the finished result or
+//! [`WaitError::TimedOut`].
+//!
+//! ```
+//! # async fn run(admin: store_admin::StoreAdmin) -> Result<(), Box<dyn std::error::Error>> {
+//! use store_admin::prelude::*;
+//! use store_admin::waiters::{ExportLogs, WaitOptions};
+//!
+//! let before = ExportLogs::snapshot(&admin).await?; // the logs before the export starts
+//! use store_admin::types::{ExportProductsRequest as Export, ExportProductsRequestFormat as Format,
+//!     ExportProductsRequestType as Type};
+//! let job = Export { type_: Type::Prices, format: Format::Csv };
+//! admin.export_products().body(job).send().await?;
+//! let file = before.wait_until_exported(&admin, Some("prices"), &WaitOptions::default()).await?;
+//! println!("{}", file.url.unwrap_or_default());
+//! # Ok(()) }
+//! ```
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::{Error, StoreAdmin, types};
+use store_admin_client::prelude::*;
+
+/// How a waiter polls: the first interval, the factor it grows by, its bound, and the deadline.
+/// No jitter: a waiter polls its own job, it does not contend with others.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct WaitOptions {
+    /// How long to wait in all (default 10 minutes).
+    pub deadline: Duration,
+    /// The wait before the first poll (default 1 s).
+    pub first: Duration,
+    /// What each wait is multiplied by (default 1.5).
+    pub factor: f64,
+    /// The longest wait between two polls (default 30 s).
+    pub max: Duration,
+}
+
+impl Default for WaitOptions {
+    fn default() -> Self {
+        Self {
+            deadline: Duration::from_secs(600),
+            first: Duration::from_secs(1),
+            factor: 1.5,
+            max: Duration::from_secs(30),
+        }
+    }
+}
+
+impl WaitOptions {
+    /// Waits at most `deadline` in all.
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// Polls first after `first`, then `factor` times longer each time, up to `max`.
+    pub fn backoff(mut self, first: Duration, factor: f64, max: Duration) -> Self {
+        self.first = first;
+        self.factor = if factor.is_finite() && factor >= 1.0 {
+            factor
+        } else {
+            1.0
+        };
+        self.max = max.max(first);
+        self
+    }
+
+    /// The waits between polls, in order (each at most `max`).
+    pub fn intervals(&self) -> impl Iterator<Item = Duration> + '_ {
+        std::iter::successors(Some(self.first.min(self.max)), move |wait| {
+            Some(wait.mul_f64(self.factor).min(self.max))
+        })
+    }
+}
+
+/// Why a waiter returned without the result.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WaitError {
+    /// The job did not finish within the deadline (it may still finish: poll again later).
+    #[error("{what} did not finish within {waited:.1?} ({polls} polls)")]
+    TimedOut {
+        /// What was waited for.
+        what: String,
+        /// How long the waiter waited.
+        waited: Duration,
+        /// How many times it polled.
+        polls: u32,
+    },
+    /// A poll failed (after the client's own retries).
+    #[error("waiting for {what}: {source}")]
+    Poll {
+        /// What was waited for.
+        what: String,
+        /// The failed call.
+        #[source]
+        source: Error,
+    },
+}
+
+/// Polls `probe` after each of `options`' intervals until it gives a result or the deadline
+/// passes (the last poll is made at the deadline).
+pub async fn wait_until<T, F, Fut>(
+    what: &str,
+    options: &WaitOptions,
+    mut probe: F,
+) -> Result<T, WaitError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<Option<T>, Error>>,
+{
+    let started = Instant::now();
+    let deadline = started + options.deadline;
+    let mut polls = 0;
+    for wait in options.intervals() {
+        let now = Instant::now();
+        let last = now + wait >= deadline;
+        tokio::time::sleep(if last { deadline - now } else { wait }).await;
+        polls += 1;
+        match probe().await {
+            Ok(Some(done)) => return Ok(done),
+            Ok(None) => {}
+            Err(source) => {
+                return Err(WaitError::Poll {
+                    what: what.to_owned(),
+                    source,
+                });
+            }
+        }
+        if last {
+            break;
+        }
+    }
+    Err(WaitError::TimedOut {
+        what: what.to_owned(),
+        waited: started.elapsed(),
+        polls,
+    })
+}
+
+/// The export logs as they were before an export started: the entry the export adds is the
+/// one that is not among them.
+#[derive(Debug, Clone)]
+pub struct ExportLogs {
+    seen: HashSet<String>,
+}
+
+/// An entry's identity: everything it shows.
+fn identity(entry: &types::ExportLog) -> String {
+    serde_json::to_string(entry).unwrap_or_default()
+}
+
+/// `text` lowercased with `-` read as `_` (`product-prices` is `product_prices`).
+fn normal(text: &str) -> String {
+    text.to_lowercase().replace('-', "_")
+}
+
+impl ExportLogs {
+    /// Reads the export logs now, before the export is started.
+    pub async fn snapshot(admin: &StoreAdmin) -> Result<Self, Error> {
+        let logs = admin.list_export_logs().send().await?.into_inner().data;
+        Ok(Self {
+            seen: logs.iter().map(identity).collect(),
+        })
+    }
+
+    /// Waits until the logs list an entry that was not there at the snapshot, of `kind` when
+    /// given (`orders`, `customers`, `products`, `prices`...: an entry whose type contains it,
+    /// `-` and `_` alike), and returns it (its `url` is the file).
+    pub async fn wait_until_exported(
+        &self,
+        admin: &StoreAdmin,
+        kind: Option<&str>,
+        options: &WaitOptions,
+    ) -> Result<types::ExportLog, WaitError> {
+        let what = match kind {
+            Some(kind) => format!("the {kind} export"),
+            None => "the export".to_owned(),
+        };
+        let kind = kind.map(normal);
+        wait_until(&what, options, || async {
+            let logs = admin.list_export_logs().send().await?.into_inner().data;
+            Ok(logs.into_iter().find(|entry| {
+                !self.seen.contains(&identity(entry))
+                    && kind.as_ref().is_none_or(|kind| {
+                        entry
+                            .type_
+                            .as_deref()
+                            .is_some_and(|t| normal(t).contains(kind.as_str()))
+                    })
+            }))
+        })
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_intervals_grow_by_the_factor_up_to_the_bound_without_jitter() {
+        let options = WaitOptions::default().backoff(
+            Duration::from_millis(100),
+            2.0,
+            Duration::from_millis(500),
+        );
+        let waits: Vec<u128> = options.intervals().take(6).map(|d| d.as_millis()).collect();
+        assert_eq!(waits, [100, 200, 400, 500, 500, 500]);
+        let again: Vec<Duration> = options.intervals().take(6).collect();
+        assert_eq!(
+            again.iter().map(Duration::as_millis).collect::<Vec<_>>(),
+            waits,
+            "the same every time: no jitter"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_waiter_stops_at_its_deadline_with_a_typed_timeout() {
+        let options = WaitOptions::default()
+            .deadline(Duration::from_secs(10))
+            .backoff(Duration::from_secs(1), 2.0, Duration::from_secs(4));
+        let started = tokio::time::Instant::now();
+        let result: Result<(), _> = wait_until("the job", &options, || async { Ok(None) }).await;
+        match result {
+            Err(WaitError::TimedOut { what, polls, .. }) => {
+                assert_eq!(what, "the job");
+                // Polls at 1, 3, 7 and 10 (the deadline) seconds.
+                assert_eq!(polls, 4);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(started.elapsed(), Duration::from_secs(10));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_waiter_returns_the_result_once_the_probe_has_it() {
+        let mut polls = 0;
+        let result = wait_until("the job", &WaitOptions::default(), || {
+            polls += 1;
+            let done = polls == 3;
+            async move { Ok(done.then_some("file")) }
+        })
+        .await;
+        assert_eq!(result.unwrap(), "file");
+        assert_eq!(polls, 3);
+    }
+}
