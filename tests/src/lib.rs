@@ -6,6 +6,24 @@
 
 pub mod fairness;
 
+/// The mock store of `config`, which limits each token to `per_minute` requests a minute (the
+/// service's leaky bucket, answering 429 past it), started on 127.0.0.1.
+pub async fn rate_limited_mock(
+    config: store_admin_mock::MockConfig,
+    per_minute: u32,
+) -> store_admin_mock::MockServer {
+    let faults = store_admin_mock::FaultConfig {
+        rate_limit: Some(store_admin_mock::RateLimitFault {
+            per_minute,
+            operations: vec![],
+        }),
+        ..store_admin_mock::FaultConfig::default()
+    };
+    store_admin_mock::MockServer::start(config.faults(faults))
+        .await
+        .expect("the mock starts")
+}
+
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use store_admin::credentials::{AccessToken, RedisTokenStores, RefreshToken, TokenSet, TokenStore};
-use store_admin_mock::{FaultConfig, MockConfig, MockServer, RateLimitFault};
+use store_admin_mock::{MockConfig, MockServer};
 use store_admin_tests::RedisServer;
 
 const CLIENT_ID: &str = "fleet-app";
@@ -31,18 +31,8 @@ async fn mock(config: MockConfig) -> MockServer {
 
 /// A mock whose store allows `per_minute` requests a minute to each token.
 async fn rate_limited_mock(per_minute: u32) -> MockServer {
-    mock(
-        MockConfig::new()
-            .token_all_scopes(TOKEN)
-            .faults(FaultConfig {
-                rate_limit: Some(RateLimitFault {
-                    per_minute,
-                    operations: vec![],
-                }),
-                ..FaultConfig::default()
-            }),
-    )
-    .await
+    store_admin_tests::rate_limited_mock(MockConfig::new().token_all_scopes(TOKEN), per_minute)
+        .await
 }
 
 /// Saves the installed pair, its access token already expired, as the merchant's tokens.

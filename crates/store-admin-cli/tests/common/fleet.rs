@@ -5,7 +5,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use store_admin_mock::{FaultConfig, MockConfig, MockServer, RateLimitFault};
+use store_admin_mock::MockConfig;
 use store_admin_tests::RedisServer;
 
 use super::store_admin_process;
@@ -44,20 +44,11 @@ pub async fn run(
     per_minute: u32,
     redis: Option<&RedisServer>,
 ) -> Run {
-    let server = MockServer::start(
-        MockConfig::new()
-            .products(products)
-            .token_all_scopes(TOKEN)
-            .faults(FaultConfig {
-                rate_limit: Some(RateLimitFault {
-                    per_minute,
-                    operations: vec![],
-                }),
-                ..FaultConfig::default()
-            }),
+    let server = store_admin_tests::rate_limited_mock(
+        MockConfig::new().products(products).token_all_scopes(TOKEN),
+        per_minute,
     )
-    .await
-    .expect("mock starts");
+    .await;
     let started = Instant::now();
     let children: Vec<_> = (0..processes)
         .map(|_| {
