@@ -3,29 +3,14 @@
 //! the generated types of its success body, its error body and its request body, each as a
 //! function of the bytes that answers `Ok` or the first mismatch with its JSON path. The CLI's
 //! `store-admin decode` and the mock store's drift check (`store-admin-mock --proxy`) read it.
-//! The table needs every area (it names the types of all of them).
+//! The table needs every area (it names the types of all of them): the module is there when
+//! every area's feature is on.
 
 use serde::de::DeserializeOwned;
 
-#[cfg(all(
-    feature = "orders",
-    feature = "products",
-    feature = "customers",
-    feature = "marketing",
-    feature = "shipping",
-    feature = "store"
-))]
 #[rustfmt::skip]
 #[allow(clippy::all, rustdoc::all)]
 mod generated;
-#[cfg(all(
-    feature = "orders",
-    feature = "products",
-    feature = "customers",
-    feature = "marketing",
-    feature = "shipping",
-    feature = "store"
-))]
 pub use generated::DECODERS;
 
 /// Checks bytes against one type: `Ok` or the first mismatch (`data[3].price: invalid type...`).
@@ -54,14 +39,6 @@ impl std::fmt::Debug for Decoder {
 }
 
 /// The decoder of `operation_id`, if the document has that operation.
-#[cfg(all(
-    feature = "orders",
-    feature = "products",
-    feature = "customers",
-    feature = "marketing",
-    feature = "shipping",
-    feature = "store"
-))]
 pub fn find(operation_id: &str) -> Option<&'static Decoder> {
     DECODERS.iter().find(|d| d.operation_id == operation_id)
 }

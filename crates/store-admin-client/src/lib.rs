@@ -7,6 +7,14 @@ pub use store_admin_client_core::{
     PageParts, PagedRequest, ResponseValue, WholeBody, decode_slice, lenient, read_body,
 };
 
+#[cfg(all(
+    feature = "orders",
+    feature = "products",
+    feature = "customers",
+    feature = "marketing",
+    feature = "shipping",
+    feature = "store"
+))]
 pub mod decoders;
 
 #[rustfmt::skip]

@@ -42,8 +42,8 @@ pub enum ReconcileError {
     /// The deduplicator could not be asked.
     #[error("reconciliation: {0}")]
     Dedup(#[from] DedupError),
-    /// A record could not be read as JSON with an `id`.
-    #[error("reconciliation: a record has no id: {0}")]
+    /// A record could not be read as JSON with an `id`, or `thing` names no event.
+    #[error("reconciliation: {0}")]
     Record(String),
 }
 
@@ -108,7 +108,10 @@ where
         let record =
             serde_json::to_value(record?).map_err(|e| ReconcileError::Record(e.to_string()))?;
         report.read += 1;
-        let id = id_text(&record).ok_or_else(|| ReconcileError::Record(record.to_string()))?;
+        let id = id_text(&record).ok_or_else(|| {
+            let text = crate::error::truncate(&record.to_string(), 200);
+            ReconcileError::Record(format!("a record has no id: {text}"))
+        })?;
         let Some(changed) = updated_at(&record) else {
             report.unchanged += 1;
             continue;
