@@ -153,7 +153,7 @@ pub struct Cli {
 }
 
 /// How output is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// Pretty JSON: the record, or an array of records.
@@ -537,7 +537,7 @@ pub struct CompletionsArgs {
 }
 
 /// Page selection of a paged list.
-#[derive(Args, Debug, Clone, Copy)]
+#[derive(Args, Debug, Clone)]
 pub struct PageArgs {
     /// The page to return, from 1.
     #[arg(long, value_name = "N", conflicts_with = "all", value_parser = parse_page)]
@@ -545,9 +545,20 @@ pub struct PageArgs {
     /// Items per page, 1 to 60 [default: 15, or 60 with --all].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=60))]
     pub per_page: Option<u64>,
-    /// Every page, fetched concurrently, printed in order as they arrive.
+    /// Every page, fetched concurrently, printed in order as they arrive, each record once.
+    ///
+    /// A record is printed once even when the store changes while it is read (a record created
+    /// or deleted moves the others between pages): the list is then read again for what moved
+    /// past the pages read. Exit 5 when it was still changing after three readings.
     #[arg(long)]
     pub all: bool,
+    /// With --all: a journal of the pages written, to continue an interrupted export.
+    ///
+    /// Run the same command again with the same FILE and the output appended to
+    /// (`>> out.ndjson`; NDJSON or CSV): the export continues where it stopped, no record lost
+    /// or repeated.
+    #[arg(long, value_name = "FILE", requires = "all")]
+    pub resume: Option<std::path::PathBuf>,
 }
 
 /// Waiting for a background job (an export) to finish.

@@ -9,11 +9,12 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use futures::StreamExt;
 use serde::Serialize;
 use store_admin::multipart::{FieldValue, Part};
-use store_admin::{PageOptions, Paginate, Skipped, StoreAdmin};
+use store_admin::{Consistency, PageOptions, Paginate, Skipped, StoreAdmin};
 
 use crate::cli::PageArgs;
 use crate::error::CliError;
 use crate::output::{Printer, Record, stderr_is_terminal, terminal_safe};
+use crate::resume::{Export, Journal};
 
 /// What every command needs: the client, the printer and the paging settings.
 pub struct Ctx {
@@ -33,13 +34,7 @@ where
     R::Item: Record,
 {
     if pages.all {
-        let skipped = Skipped::new();
-        let options = PageOptions::default()
-            .per_page(pages.per_page.unwrap_or(60))
-            .concurrency(ctx.concurrency)
-            .skip_undecodable(&skipped);
-        let written = ctx.printer.stream(request.pages(options)).await?;
-        return report_skipped(&skipped, written);
+        return export(ctx, request, &pages).await;
     }
     let mut request = request;
     if let Some(page) = pages.page {
@@ -63,6 +58,101 @@ where
         );
     }
     Ok(())
+}
+
+/// `--all`: every page, read as a consistent export (a record once, what moved while the list
+/// was read found by reading it again), with `--resume FILE` continuing an interrupted one.
+async fn export<'a, R>(ctx: &'a Ctx, request: R, pages: &PageArgs) -> Result<(), CliError>
+where
+    R: Paginate<'a>,
+    R::Item: Record,
+{
+    let skipped = Skipped::new();
+    let per_page = pages.per_page.unwrap_or(60);
+    let (mut journal, consistency) = match &pages.resume {
+        Some(path) => {
+            let export = Export {
+                operation: R::OPERATION_ID,
+                format: ctx.printer.format(),
+                per_page,
+            };
+            let (journal, consistency) = Journal::open(path, export)?;
+            (Some(journal), consistency)
+        }
+        None => (None, Consistency::new()),
+    };
+    if let Some(journal) = &journal
+        && journal.finished
+    {
+        crate::note!(
+            "the export of {} has finished already ({} records); give --resume a new file name \
+             to export again",
+            journal.path().display(),
+            journal.written_before
+        );
+        return Ok(());
+    }
+    let before = journal.as_ref().map_or(0, |j| j.written_before);
+    let header = !journal.as_ref().is_some_and(|j| j.continues);
+    let options = PageOptions::default()
+        .per_page(per_page)
+        .concurrency(ctx.concurrency)
+        .skip_undecodable(&skipped)
+        .consistent(&consistency);
+    let mut written = 0u64;
+    let result = ctx
+        .printer
+        .stream(request.pages(options), header, |page| {
+            written += page.items.len() as u64;
+            match journal.as_mut() {
+                Some(journal) => {
+                    let keys = page.items.iter().filter_map(Consistency::key_of).collect();
+                    journal.page_written(&consistency, keys)
+                }
+                None => Ok(()),
+            }
+        })
+        .await;
+    match result {
+        Ok(_) => {}
+        Err(CliError::Closed) => return Err(CliError::Closed),
+        Err(error) => {
+            let hint = match &journal {
+                Some(journal) => format!(
+                    "run the same command again to continue after page {} (with --resume {} and \
+                     the output appended to with >>)",
+                    consistency.checkpoint().page,
+                    journal.path().display()
+                ),
+                None => "with --resume FILE (a journal of the pages written) an export continues \
+                         where it stopped when it is run again"
+                    .to_owned(),
+            };
+            return Err(CliError::Stopped {
+                source: Box::new(error),
+                written: before + written,
+                hint,
+            });
+        }
+    }
+    let report = consistency.report();
+    if let (Some(journal), Some(report)) = (journal.as_mut(), &report) {
+        journal.finished(report)?;
+    }
+    if let Some(report) = &report
+        && !report.complete
+    {
+        crate::note!("{}", terminal_safe(&report.to_string(), false));
+        report_skipped(&skipped, before + written)?;
+        return Err(CliError::Quiet(crate::error::exit::INCOMPLETE));
+    }
+    if let Some(report) = &report
+        && (report.passes > 1 || report.repeated > 0)
+        && stderr_is_terminal()
+    {
+        crate::note!("{}", terminal_safe(&report.to_string(), false));
+    }
+    report_skipped(&skipped, before + written)
 }
 
 /// A background job's `--wait`: the export logs read before the job starts, and what the job

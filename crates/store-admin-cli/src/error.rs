@@ -53,6 +53,17 @@ pub enum CliError {
     /// Anything else.
     #[error("{0}")]
     Other(String),
+    /// An `--all` export stopped by a failure after it wrote records: the failure (whose exit
+    /// code it keeps), how many records were written, and how to continue.
+    #[error("{source}\n{written} record(s) were written before the export stopped; {hint}")]
+    Stopped {
+        /// Why it stopped.
+        source: Box<CliError>,
+        /// Records on standard output (with those of earlier runs of a resumed export).
+        written: u64,
+        /// How to continue.
+        hint: String,
+    },
     /// Standard output was closed by the reader (`store-admin ... | head`): not a failure.
     #[error("standard output was closed")]
     Closed,
@@ -78,6 +89,7 @@ impl CliError {
             CliError::Unavailable(_) => exit::UNAVAILABLE,
             CliError::TimedOut(_) => exit::TIMED_OUT,
             CliError::Quiet(code) => *code,
+            CliError::Stopped { source, .. } => source.exit_code(),
             CliError::Closed => exit::SUCCESS,
             CliError::Service(e) => service_exit_code(e),
         }

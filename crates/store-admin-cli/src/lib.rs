@@ -16,6 +16,7 @@ pub mod extras;
 pub mod generated_cli;
 pub mod legacy;
 pub mod output;
+pub mod resume;
 pub mod webhook;
 
 mod api;

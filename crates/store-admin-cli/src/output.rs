@@ -116,10 +116,20 @@ impl Printer {
     /// tables once the last page is in (so that JSON is a whole document or nothing). A progress
     /// bar counts items on standard error when it is a terminal. On an error, what arrived before
     /// it stays printed and the error is returned.
-    pub async fn stream<T, S>(&self, pages: S) -> Result<u64, CliError>
+    ///
+    /// `header`: whether a CSV export writes its header line (not when it continues an output
+    /// that has it). `written` is called after each page is on standard output (flushed, for
+    /// NDJSON and CSV), with the page.
+    pub async fn stream<T, S, W>(
+        &self,
+        pages: S,
+        header: bool,
+        mut written: W,
+    ) -> Result<u64, CliError>
     where
         T: Record,
         S: Stream<Item = Result<Page<T>, store_admin::Error>>,
+        W: FnMut(&Page<T>) -> Result<(), CliError>,
     {
         let bar = self.progress_bar();
         let mut pages = std::pin::pin!(pages);
@@ -128,7 +138,9 @@ impl Printer {
         let columns = csv_columns::<T>();
         let mut csv_writer =
             (self.format == Format::Csv).then(|| csv::Writer::from_writer(io::stdout()));
-        if let Some(writer) = csv_writer.as_mut() {
+        if let Some(writer) = csv_writer.as_mut()
+            && header
+        {
             write_csv_header(writer, &columns)?;
             writer.flush()?;
         }
@@ -165,6 +177,7 @@ impl Printer {
                     }
                     Format::Json | Format::Table => collected.extend(values),
                 }
+                written(&page)?;
             }
             Ok(())
         }

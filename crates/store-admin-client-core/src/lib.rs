@@ -114,7 +114,7 @@ pub struct PageParts<T> {
 pub trait PagedRequest<'a>: Clone + Send + Sized + 'a {
     /// One item of the list (decodable on its own: a page whose body does not decode whole is
     /// read again record by record).
-    type Item: serde::de::DeserializeOwned + Send + 'static;
+    type Item: serde::de::DeserializeOwned + serde::Serialize + Send + 'static;
     /// The response envelope.
     type Response: serde::de::DeserializeOwned + Send + 'static;
     /// The operation's `operationId`.

@@ -37,7 +37,10 @@ pub use credentials::{AuthError, Credentials};
 pub use error::{ApiError, Error, TransportError, TransportKind};
 pub use language::{Language, LanguageError};
 pub use merchants::{Merchants, OAuthApp};
-pub use pagination::{Page, PageOptions, Paginate, Skipped, Undecodable, UndecodableRecord};
+pub use pagination::{
+    Checkpoint, Consistency, ConsistencyReport, Page, PageOptions, Paginate, Skipped, Undecodable,
+    UndecodableRecord,
+};
 pub use store_admin_client::{
     Client, HAND_WRITTEN, HandWritten, OPERATIONS, OperationMeta, ResponseValue, builder, types,
 };

@@ -27,8 +27,10 @@ use store_admin_client::{PageParts, PagedRequest, types};
 
 use crate::error::Error;
 
+pub mod consistent;
 pub mod undecodable;
 
+pub use consistent::{Checkpoint, Consistency, ConsistencyReport};
 pub use undecodable::{Skipped, Undecodable, UndecodableRecord};
 
 /// How a list is paged.
@@ -43,6 +45,9 @@ pub struct PageOptions {
     /// What a record that does not decode does to the list: fail it (the default), or be
     /// skipped and reported ([`PageOptions::skip_undecodable`]).
     pub undecodable: Undecodable,
+    /// Whether the list is read as a consistent export ([`PageOptions::consistent`]). Default
+    /// none: pages as the service answers them.
+    pub consistency: Option<Consistency>,
 }
 
 impl Default for PageOptions {
@@ -52,6 +57,7 @@ impl Default for PageOptions {
             concurrency: 4,
             max_pages: 100_000,
             undecodable: Undecodable::Fail,
+            consistency: None,
         }
     }
 }
@@ -98,6 +104,17 @@ impl PageOptions {
     /// ```
     pub fn skip_undecodable(mut self, skipped: &Skipped) -> Self {
         self.undecodable = Undecodable::Skip(skipped.clone());
+        self
+    }
+
+    /// Reads the list as an export that survives a store changing under it: a record already
+    /// yielded is never yielded again, and when `pagination.total` changes while the list is
+    /// read, the list is read again at the end for the records that moved past the pages
+    /// already read, up to [`Consistency::max_passes`] readings. `consistency` (a handle the
+    /// caller keeps) tells what was done ([`Consistency::report`]) and what an interrupted export
+    /// resumes from ([`Consistency::checkpoint`], [`Consistency::resume`]). See [`consistent`].
+    pub fn consistent(mut self, consistency: &Consistency) -> Self {
+        self.consistency = Some(consistency.clone());
         self
     }
 }
@@ -242,12 +259,25 @@ fn paginate<'a, R: PagedRequest<'a>>(
     request: R,
     options: PageOptions,
 ) -> BoxStream<'a, Result<Page<R::Item>, Error>> {
+    match options.consistency.clone() {
+        Some(consistency) => consistent::paginate(request, options, consistency),
+        None => paginate_from(request, &options, 1),
+    }
+}
+
+/// The pages of a list from page `start` on (see the module documentation for where it ends).
+fn paginate_from<'a, R: PagedRequest<'a>>(
+    request: R,
+    options: &PageOptions,
+    start: u64,
+) -> BoxStream<'a, Result<Page<R::Item>, Error>> {
+    let options = options.clone();
     let per_page = options.per_page;
     let request = request.with_per_page(per_page);
     let first = {
         let request = request.clone();
         let undecodable = options.undecodable.clone();
-        async move { fetch(request, 1, &undecodable).await }
+        async move { fetch(request, start, &undecodable).await }
     };
     stream::once(first)
         .map(
@@ -266,14 +296,14 @@ fn paginate<'a, R: PagedRequest<'a>>(
                 let ends = first.ends_list(per_page);
                 let undecodable = options.undecodable.clone();
                 let head = stream::once(async move { Ok(first.into_page(&undecodable)) });
-                if ends || total_pages <= 1 {
+                if ends || total_pages <= start {
                     return head.boxed();
                 }
                 let request = request.clone();
                 let undecodable = options.undecodable.clone();
                 let fetching = {
                     let undecodable = undecodable.clone();
-                    stream::iter(2..=total_pages)
+                    stream::iter(start + 1..=total_pages)
                         .map(move |number| {
                             let request = request.clone();
                             let undecodable = undecodable.clone();
