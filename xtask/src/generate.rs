@@ -596,11 +596,16 @@ fn paged_impl(p: &PagedOperation, core_types: &BTreeSet<String>) -> syn::Item {
     } else {
         quote!(response.pagination)
     };
+    let record_key = (!p.record_key.is_empty()).then(|| {
+        let fields = &p.record_key;
+        quote!(const RECORD_KEY: &'static [&'static str] = &[#(#fields),*];)
+    });
     syn::parse_quote! {
         impl<'a> ::#core::PagedRequest<'a> for builder::#builder<'a> {
             type Item = #item;
             type Response = #response;
             const OPERATION_ID: &'static str = #operation_id;
+            #record_key
             fn with_page(self, page: ::std::num::NonZeroU64) -> Self {
                 self.page(page)
             }
@@ -794,6 +799,9 @@ pub struct PagedOperation {
     pub response: String,
     pub item: String,
     pub pagination_required: bool,
+    /// The item schema's `x-record-key`: the fields that tell its records apart, where `id`
+    /// alone does not (empty: `id`).
+    pub record_key: Vec<String>,
 }
 
 fn ref_name(reference: &str) -> Option<&str> {
@@ -870,7 +878,20 @@ pub fn paged_operations(spec: &OpenAPI) -> Vec<PagedOperation> {
             continue;
         };
         let operation_id = op.operation_id.clone().unwrap_or_default();
+        let record_key = components
+            .and_then(|c| c.schemas.get(&item))
+            .and_then(|s| s.as_item())
+            .and_then(|s| s.schema_data.extensions.get("x-record-key"))
+            .and_then(|k| k.as_array())
+            .map(|fields| {
+                fields
+                    .iter()
+                    .filter_map(|f| f.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
         out.push(PagedOperation {
+            record_key,
             builder: pascal_case(&operation_id),
             operation_id,
             response: response_name.to_owned(),

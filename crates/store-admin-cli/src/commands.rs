@@ -104,11 +104,9 @@ where
         .printer
         .stream(request.pages(options), header, |page| {
             written += page.items.len() as u64;
+            // The stream is not polled while this runs: the keys are this page's.
             match journal.as_mut() {
-                Some(journal) => {
-                    let keys = page.items.iter().filter_map(Consistency::key_of).collect();
-                    journal.page_written(&consistency, keys)
-                }
+                Some(journal) => journal.page_written(&consistency, consistency.page_keys()),
                 None => Ok(()),
             }
         })

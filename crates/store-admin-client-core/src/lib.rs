@@ -119,6 +119,10 @@ pub trait PagedRequest<'a>: Clone + Send + Sized + 'a {
     type Response: serde::de::DeserializeOwned + Send + 'static;
     /// The operation's `operationId`.
     const OPERATION_ID: &'static str;
+    /// The fields of an item that tell its records apart (the item schema's `x-record-key` in
+    /// the document): `id` unless the document says otherwise (a product quantity is a row per
+    /// variant, told apart by `id` and `sku_id`).
+    const RECORD_KEY: &'static [&'static str] = &["id"];
     /// The same request for page `page` (from 1).
     fn with_page(self, page: std::num::NonZeroU64) -> Self;
     /// The same request with `per_page` items a page.

@@ -9,8 +9,10 @@
 //!
 //! A consistent read ([`PageOptions::consistent`](super::PageOptions::consistent)) therefore:
 //!
-//! - keeps the key of every record it yielded (its `id`, else `uuid`, `slug` or `code`) and drops
-//!   a record whose key it has yielded already (counted in [`ConsistencyReport::repeated`]);
+//! - keeps the key of every record it yielded (its `id`, or the fields the document's
+//!   `x-record-key` names for the list's items, [`PagedRequest::RECORD_KEY`]; else its `uuid`,
+//!   `slug` or `code`) and drops a record whose key it has yielded already (counted in
+//!   [`ConsistencyReport::repeated`]);
 //! - watches `pagination.total`: when it changes while the list is read, records may have moved
 //!   past pages already read, so once the last page is in, the list is read again from page 1
 //!   and what the first reading missed is yielded ([`ConsistencyReport::recovered`]), until a
@@ -41,8 +43,8 @@ use store_admin_client::PagedRequest;
 use super::{Page, PageOptions, paginate_from};
 use crate::error::Error;
 
-/// The fields that identify a record, in order of preference.
-const KEYS: [&str; 4] = ["id", "uuid", "slug", "code"];
+/// The fields that identify a record without any of its list's key fields, in order of preference.
+const FALLBACK_KEYS: [&str; 3] = ["uuid", "slug", "code"];
 
 /// Readings of a list, at most, by default (the first and two more).
 const DEFAULT_MAX_PASSES: u32 = 3;
@@ -146,7 +148,26 @@ impl fmt::Display for ConsistencyReport {
 struct State {
     checkpoint: Checkpoint,
     seen: HashSet<String>,
+    page_keys: Vec<String>,
     done: bool,
+}
+
+/// The key of `record` by the list's key `fields` (see [`PagedRequest::RECORD_KEY`]): their
+/// values joined by `:` (text, or a number written as text; absent or null as nothing), else,
+/// when the record has none of them, its `uuid`, `slug` or `code`; none for a record without any.
+fn key_of<T: Serialize>(record: &T, fields: &[&str]) -> Option<String> {
+    let value = serde_json::to_value(record).ok()?;
+    let text = |field: &str| match value.get(field)? {
+        serde_json::Value::String(text) if !text.is_empty() => Some(text.clone()),
+        serde_json::Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    };
+    let parts: Vec<Option<String>> = fields.iter().map(|f| text(f)).collect();
+    if parts.iter().any(Option::is_some) {
+        let parts: Vec<String> = parts.into_iter().map(Option::unwrap_or_default).collect();
+        return Some(parts.join(":"));
+    }
+    FALLBACK_KEYS.iter().find_map(|f| text(f))
 }
 
 /// The handle of a consistent export (see the [module documentation](self)): the caller keeps a
@@ -189,6 +210,7 @@ impl Consistency {
         let state = State {
             checkpoint,
             seen: seen.into_iter().collect(),
+            page_keys: Vec::new(),
             done: false,
         };
         Self {
@@ -220,15 +242,11 @@ impl Consistency {
         self.lock().seen.len()
     }
 
-    /// The key of a record, as the export tells records apart: its `id`, else `uuid`, `slug` or
-    /// `code` (text, or a number written as text); none for a record without any.
-    pub fn key_of<T: Serialize>(record: &T) -> Option<String> {
-        let value = serde_json::to_value(record).ok()?;
-        KEYS.iter().find_map(|name| match value.get(name)? {
-            serde_json::Value::String(text) if !text.is_empty() => Some(text.clone()),
-            serde_json::Value::Number(number) => Some(number.to_string()),
-            _ => None,
-        })
+    /// The keys of the records of the page the stream yielded last, in order (without the
+    /// records that have none): what a caller stores with the page's output, to
+    /// [`resume`](Self::resume) with.
+    pub fn page_keys(&self) -> Vec<String> {
+        self.lock().page_keys.clone()
     }
 
     /// What the export did; `None` while its stream has not ended.
@@ -249,12 +267,17 @@ impl Consistency {
         })
     }
 
-    /// Takes a page of reading `pass` in: drops what was yielded already and updates the state.
-    fn take<T: Serialize>(&self, mut page: Page<T>) -> Page<T> {
+    /// Takes a page in: drops what was yielded already (telling records apart by the key
+    /// `fields`) and updates the state.
+    fn take<T: Serialize>(&self, mut page: Page<T>, fields: &[&str]) -> Page<T> {
         let mut state = self.lock();
         let State {
-            checkpoint, seen, ..
+            checkpoint,
+            seen,
+            page_keys,
+            ..
         } = &mut *state;
+        page_keys.clear();
         if let Some(total) = page.pagination.as_ref().map(|p| p.total.max(0) as u64) {
             if checkpoint.first_total.is_none() {
                 checkpoint.first_total = Some(total);
@@ -265,9 +288,12 @@ impl Consistency {
             checkpoint.total = Some(total);
         }
         let later = checkpoint.pass > 1;
-        page.items.retain(|item| match Self::key_of(item) {
+        page.items.retain(|item| match key_of(item, fields) {
             Some(key) => {
-                let new = seen.insert(key);
+                let new = seen.insert(key.clone());
+                if new {
+                    page_keys.push(key);
+                }
                 match (new, later) {
                     (true, true) => checkpoint.recovered += 1,
                     (false, false) => checkpoint.repeated += 1,
@@ -343,7 +369,9 @@ pub(super) fn paginate<'a, R: PagedRequest<'a>>(
                     }
                 };
                 match pages.next().await {
-                    Some(Ok(page)) => return Some((Ok(consistency.take(page)), reading)),
+                    Some(Ok(page)) => {
+                        return Some((Ok(consistency.take(page, R::RECORD_KEY)), reading));
+                    }
                     Some(Err(error)) => {
                         reading.failed = true;
                         return Some((Err(error), reading));
@@ -389,51 +417,49 @@ mod tests {
     }
 
     #[test]
-    fn keys_are_the_id_else_another_identifying_field() {
+    fn keys_are_the_key_fields_else_another_identifying_field() {
+        let row = |id, slug| Row { id, slug };
+        assert_eq!(key_of(&row(Some(7), Some("x")), &["id"]), Some("7".into()));
         assert_eq!(
-            Consistency::key_of(&Row {
-                id: Some(7),
-                slug: Some("x")
-            }),
-            Some("7".into())
+            key_of(&row(Some(7), Some("x")), &["id", "slug"]),
+            Some("7:x".into())
         );
         assert_eq!(
-            Consistency::key_of(&Row {
-                id: None,
-                slug: Some("x")
-            }),
-            Some("x".into())
+            key_of(&row(Some(7), None), &["id", "slug"]),
+            Some("7:".into())
         );
-        assert_eq!(
-            Consistency::key_of(&Row {
-                id: None,
-                slug: None
-            }),
-            None
-        );
+        assert_eq!(key_of(&row(None, Some("x")), &["id"]), Some("x".into()));
+        assert_eq!(key_of(&row(None, None), &["id"]), None);
+    }
+
+    impl Consistency {
+        fn take_page(&self, page: Page<Row>) -> Page<Row> {
+            self.take(page, &["id"])
+        }
     }
 
     #[test]
     fn a_repeated_record_is_dropped_and_a_changed_total_reads_again() {
         let c = Consistency::new();
         c.lock().checkpoint.pass = 1;
-        let first = c.take(page(1, 4, &[4, 3]));
+        let first = c.take_page(page(1, 4, &[4, 3]));
         assert_eq!(first.items.len(), 2);
+        assert_eq!(c.page_keys(), ["4", "3"]);
         // A record was created: 3 moved to page 2.
-        let second = c.take(page(2, 5, &[3, 2]));
+        let second = c.take_page(page(2, 5, &[3, 2]));
         assert_eq!(
             second.items.iter().map(|r| r.id).collect::<Vec<_>>(),
             [Some(2)]
         );
         assert!(c.report().is_none(), "no report before the end");
         assert!(c.next_pass(), "the total changed: read again");
-        let again = c.take(page(1, 5, &[5, 4]));
+        let again = c.take_page(page(1, 5, &[5, 4]));
         assert_eq!(
             again.items.iter().map(|r| r.id).collect::<Vec<_>>(),
             [Some(5)]
         );
-        c.take(page(2, 5, &[3, 2]));
-        c.take(page(3, 5, &[1]));
+        c.take_page(page(2, 5, &[3, 2]));
+        c.take_page(page(3, 5, &[1]));
         assert!(!c.next_pass(), "unchanged during the second reading");
         let report = c.report().expect("ended");
         assert_eq!(
@@ -453,11 +479,11 @@ mod tests {
     fn a_list_still_changing_in_the_last_reading_is_reported_incomplete() {
         let c = Consistency::new().max_passes(2);
         c.lock().checkpoint.pass = 1;
-        c.take(page(1, 4, &[4, 3]));
-        c.take(page(2, 3, &[1]));
+        c.take_page(page(1, 4, &[4, 3]));
+        c.take_page(page(2, 3, &[1]));
         assert!(c.next_pass());
-        c.take(page(1, 3, &[4, 2]));
-        c.take(page(2, 2, &[]));
+        c.take_page(page(1, 3, &[4, 2]));
+        c.take_page(page(2, 2, &[]));
         assert!(!c.next_pass(), "two readings at most");
         let report = c.report().expect("ended");
         assert!(!report.complete);
@@ -468,12 +494,12 @@ mod tests {
     fn a_resumed_export_does_not_yield_what_was_written_before() {
         let before = Consistency::new();
         before.lock().checkpoint.pass = 1;
-        before.take(page(1, 4, &[4, 3]));
+        before.take_page(page(1, 4, &[4, 3]));
         let checkpoint = before.checkpoint();
         assert_eq!((checkpoint.pass, checkpoint.page), (1, 1));
         let resumed = Consistency::resume(checkpoint, ["4".to_owned(), "3".to_owned()]);
         // Two records were created meanwhile: 4 and 3 are now on page 2.
-        let page2 = resumed.take(page(2, 6, &[4, 3]));
+        let page2 = resumed.take_page(page(2, 6, &[4, 3]));
         assert!(page2.items.is_empty());
         assert!(
             resumed.next_pass(),
