@@ -35,7 +35,7 @@ pub(crate) struct AppState {
     generation: AtomicU64,
     /// Rendered 200 answers of GET operations, by path and query, with the generation they were
     /// rendered at: a list page is served again without filtering or serializing anything.
-    responses: RwLock<HashMap<String, (u64, Bytes)>>,
+    responses: RwLock<ResponseCache>,
     /// Derived lists (the quantities rows of the products), by name, with their generation.
     views: RwLock<Views>,
     pub engine: Arc<Engine>,
@@ -63,6 +63,36 @@ pub(crate) struct AppState {
     /// [`MockConfig::proxy`]: crate::MockConfig::proxy
     pub proxy: Option<crate::drift::Proxy>,
 }
+
+/// The cached GET responses by path and query, with their generation, and their bytes in all.
+#[derive(Default)]
+struct ResponseCache {
+    answers: HashMap<String, (u64, Bytes)>,
+    bytes: usize,
+}
+
+impl ResponseCache {
+    /// Keeps `body`, emptying the cache first when it would hold too many answers or bytes.
+    fn insert(&mut self, key: String, generation: u64, body: Bytes) {
+        if self.answers.len() >= RESPONSE_CACHE_SIZE
+            || self.bytes + body.len() > RESPONSE_CACHE_BYTES
+        {
+            self.answers.clear();
+            self.bytes = 0;
+        }
+        self.bytes += body.len();
+        if let Some((_, replaced)) = self.answers.insert(key, (generation, body)) {
+            self.bytes -= replaced.len();
+        }
+    }
+}
+
+/// Most bytes of cached responses kept at once (the cache is emptied when it is full). A bound
+/// in bytes keeps a client that never asks the same twice (a query parameter of its own on
+/// every request) from holding 4,096 pages of 60 records (160 MB); the memory of a cache
+/// emptied is reused by the answers after it, where fresh memory had to be zeroed by the
+/// kernel first.
+const RESPONSE_CACHE_BYTES: usize = 8 << 20;
 
 /// Most cached responses kept at once (the cache is emptied when it is full).
 const RESPONSE_CACHE_SIZE: usize = 4096;
@@ -97,7 +127,7 @@ impl AppState {
         Self {
             store: RwLock::new(parts.store),
             generation: AtomicU64::new(0),
-            responses: RwLock::new(HashMap::new()),
+            responses: RwLock::new(ResponseCache::default()),
             views: RwLock::new(HashMap::new()),
             requests: counters(),
             answered: counters(),
@@ -226,7 +256,7 @@ impl AppState {
             .responses
             .read()
             .unwrap_or_else(PoisonError::into_inner);
-        let (generation, body) = responses.get(key)?;
+        let (generation, body) = responses.answers.get(key)?;
         (*generation == self.generation()).then(|| body.clone())
     }
 
@@ -235,10 +265,7 @@ impl AppState {
             .responses
             .write()
             .unwrap_or_else(PoisonError::into_inner);
-        if responses.len() >= RESPONSE_CACHE_SIZE {
-            responses.clear();
-        }
-        responses.insert(key, (generation, body));
+        responses.insert(key, generation, body);
     }
 }
 
@@ -254,4 +281,30 @@ pub struct RequestCounts {
     /// The 429 answers among them.
     #[serde(rename = "429")]
     pub too_many_requests: u64,
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+
+    #[test]
+    fn the_response_cache_is_bounded_in_bytes_and_in_answers() {
+        let mut cache = ResponseCache::default();
+        let page = Bytes::from(vec![b' '; 1 << 20]);
+        for n in 0..20 {
+            cache.insert(format!("/products?n={n}"), 0, page.clone());
+            assert!(cache.bytes <= RESPONSE_CACHE_BYTES, "{} bytes", cache.bytes);
+            assert_eq!(cache.bytes, cache.answers.len() << 20);
+            assert!(cache.answers.contains_key(&format!("/products?n={n}")));
+        }
+        // The same key again replaces its answer and its bytes.
+        cache.insert("/products?n=19".into(), 1, Bytes::from_static(b"[]"));
+        assert_eq!(cache.bytes, ((cache.answers.len() - 1) << 20) + 2);
+
+        let mut cache = ResponseCache::default();
+        for n in 0..RESPONSE_CACHE_SIZE + 1 {
+            cache.insert(n.to_string(), 0, Bytes::from_static(b"{}"));
+        }
+        assert_eq!(cache.answers.len(), 1, "emptied when full of answers");
+    }
 }

@@ -712,8 +712,10 @@ impl Engine {
             Ok(filters) => filters,
             Err(errors) => return errors.into_error().respond(call.lang),
         };
-        let mut selected: Vec<&Value> =
-            records.into_iter().filter(|r| filters.accepts(r)).collect();
+        let mut selected = records;
+        if !filters.is_empty() {
+            selected.retain(|r| filters.accepts(r));
+        }
         filters.sort(&mut selected);
         let request = if call.op.paged() {
             match PageRequest::from_query(&call.query) {

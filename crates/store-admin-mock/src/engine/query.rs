@@ -381,6 +381,11 @@ impl Filters {
         }
     }
 
+    /// Whether no filter is asked for (every record passes).
+    pub fn is_empty(&self) -> bool {
+        self.equal.is_empty() && self.keyword.is_none() && self.dates.is_empty()
+    }
+
     /// Whether `record` passes every filter.
     pub fn accepts(&self, record: &Value) -> bool {
         self.equal.iter().all(|(field, wanted)| {
