@@ -469,6 +469,9 @@ struct Op {
     /// What a background job exports (the document's `x-background-job.kind`): the command
     /// takes `--wait`, and waits for the file in the export logs.
     job: Option<String>,
+    /// Whether the background job is an import (`x-background-job.import`): its result is the
+    /// records of the uploaded file's rows, waited for by the keys the file holds.
+    import_job: bool,
 }
 
 struct Group {
@@ -1123,6 +1126,7 @@ fn build_op(
         owned_required,
         old_name: None,
         job: op["x-background-job"]["kind"].as_str().map(str::to_owned),
+        import_job: op["x-background-job"]["import"].as_bool() == Some(true),
     })
 }
 
@@ -2247,13 +2251,35 @@ impl Model {
                 }
             }
         });
+        let (job, finish) = match &op.job {
+            Some(kind) => {
+                assert!(
+                    op.import_job && form.iter().any(|f| f.wire == "file" && f.required),
+                    "{id}: a background job by upload is an import of a required `file`"
+                );
+                (
+                    quote! {
+                        let job = crate::commands::ImportJob::before(ctx, &a.wait, #kind, &a.file)
+                            .await?;
+                    },
+                    quote! {
+                        if let Some(job) = job {
+                            return job.finish(ctx).await;
+                        }
+                    },
+                )
+            }
+            None => (quote!(), quote!()),
+        };
         quote! {
             async fn #function(ctx: &Ctx, a: #args) -> Result<(), CliError> {
                 let mut request = ctx.admin.multipart(#id)?;
                 #(#path_sets)*
                 #(#query_sets)*
+                #job
                 #(#form_sets)*
                 let response = request.send::<#success>().await?;
+                #finish
                 #print
             }
         }

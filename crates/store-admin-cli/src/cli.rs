@@ -561,11 +561,14 @@ pub struct PageArgs {
     pub resume: Option<std::path::PathBuf>,
 }
 
-/// Waiting for a background job (an export) to finish.
+/// Waiting for a background job (an export, an import) to finish.
 #[derive(Args, Debug, Clone, Copy)]
 pub struct WaitArgs {
-    /// Wait until the job has finished and print its result (the export's file, from the export
-    /// logs) instead of the confirmation.
+    /// Wait until the job has finished and print its result instead of the confirmation.
+    ///
+    /// An export's result is its file's entry in the export logs; an import's, the records of
+    /// the file's rows once each has appeared or changed (found by the CSV file's `sku` or
+    /// `email` column).
     #[arg(long)]
     pub wait: bool,
     /// With --wait, give up after this many seconds (exit 6; the job may still finish).

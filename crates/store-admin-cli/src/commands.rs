@@ -208,6 +208,110 @@ impl Job {
     }
 }
 
+/// An import's `--wait`: the records of the file's rows as they were before the upload (found
+/// by the file's `sku` or `email` column), to wait until each has appeared or changed.
+pub struct ImportJob {
+    watch: store_admin::waiters::ImportWatch,
+    timeout: std::time::Duration,
+}
+
+impl ImportJob {
+    /// With `--wait`, reads the keys of the rows of `file` (CSV with a header line) and the
+    /// records they name now, before the upload.
+    pub async fn before(
+        ctx: &Ctx,
+        wait: &crate::cli::WaitArgs,
+        kind: &str,
+        file: &Path,
+    ) -> Result<Option<ImportJob>, CliError> {
+        use store_admin::waiters::{ImportKind, ImportWatch};
+        if !wait.wait {
+            return Ok(None);
+        }
+        let kind = match kind {
+            "customers" => ImportKind::Customers,
+            "products" => ImportKind::Products,
+            other => {
+                return Err(CliError::usage(format!(
+                    "--wait: the service shows nothing of a {other} import to wait for"
+                )));
+            }
+        };
+        let column = kind.key_field();
+        if file == Path::new("-") {
+            return Err(CliError::usage(format!(
+                "--wait reads the {column} column of the file to know which {} to wait for: \
+                 give the file's path, not standard input",
+                kind.name()
+            )));
+        }
+        let keys = import_keys(file, column)?;
+        if keys.is_empty() {
+            return Err(CliError::usage(format!(
+                "--wait: {} has no row with a {column}, so there is nothing to wait for",
+                file.display()
+            )));
+        }
+        let watch = ImportWatch::snapshot(&ctx.admin, kind, keys).await?;
+        Ok(Some(ImportJob {
+            watch,
+            timeout: std::time::Duration::from_secs(wait.wait_timeout),
+        }))
+    }
+
+    /// Waits until every row's record has appeared or changed, and prints them.
+    pub async fn finish(self, ctx: &Ctx) -> Result<(), CliError> {
+        use store_admin::waiters::{WaitError, WaitOptions};
+        if stderr_is_terminal() {
+            crate::note!("waiting for the import to finish...");
+        }
+        let options = WaitOptions::default().deadline(self.timeout);
+        match self.watch.wait_until_imported(&ctx.admin, &options).await {
+            Ok(records) => ctx.printer.data(&serde_json::Value::Array(records)),
+            Err(WaitError::Poll { source, .. }) => Err(CliError::Service(source)),
+            Err(timed_out) => Err(CliError::TimedOut(format!(
+                "{timed_out}; it may still finish"
+            ))),
+        }
+    }
+}
+
+/// The values of `column` in the CSV file at `path` (its header line names the columns), in
+/// order, without empty ones or repeats.
+fn import_keys(path: &Path, column: &str) -> Result<Vec<String>, CliError> {
+    let not_csv = |why: String| {
+        CliError::usage(format!(
+            "--wait reads the {column} column of a CSV file (a header line, then a row per \
+             record) to know what to wait for, and {} {why}; an Excel file cannot be read: \
+             export it as CSV, or upload it without --wait",
+            path.display()
+        ))
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
+    let headers = reader
+        .headers()
+        .map_err(|e| not_csv(format!("is not CSV ({e})")))?
+        .clone();
+    let at = headers
+        .iter()
+        .position(|h| h.trim().eq_ignore_ascii_case(column))
+        .ok_or_else(|| not_csv(format!("has no {column} column")))?;
+    let mut keys = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for row in reader.records() {
+        let row = row.map_err(|e| not_csv(format!("is not CSV ({e})")))?;
+        if let Some(key) = row.get(at).map(str::trim).filter(|k| !k.is_empty())
+            && seen.insert(key.to_owned())
+        {
+            keys.push(key.to_owned());
+        }
+    }
+    Ok(keys)
+}
+
 /// After `--all`: the records it skipped as undecodable, on standard error, and exit
 /// [`exit::INCOMPLETE`](crate::error::exit::INCOMPLETE) when there were any.
 fn report_skipped(skipped: &Skipped, written: u64) -> Result<(), CliError> {

@@ -95,3 +95,47 @@ async fn a_job_that_does_not_finish_in_time_exits_6() {
     assert!(err.contains("the customers export did not finish"), "{err}");
     assert!(err.contains("exports logs"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn wait_on_an_import_prints_the_records_of_the_files_rows() {
+    let server = mock(Duration::from_millis(400)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("customers.csv");
+    std::fs::write(
+        &file,
+        "first_name,last_name,email,mobile\nAda,Lovelace,ada@example.com,555000111\n\
+         Grace,Hopper,grace@example.com,555000222\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap().to_owned();
+    let with = command(&server, &["customers", "import", "--file", &path, "--wait"]);
+    let (out, _) = tokio::task::spawn_blocking(move || run(with, 0))
+        .await
+        .unwrap();
+    let records = json(&out);
+    let emails: Vec<&str> = records
+        .as_array()
+        .unwrap_or_else(|| panic!("the imported customers: {out}"))
+        .iter()
+        .map(|c| c["email"].as_str().unwrap())
+        .collect();
+    assert_eq!(emails, ["ada@example.com", "grace@example.com"]);
+
+    // An Excel file cannot be read for its keys: said before anything is uploaded.
+    let excel = dir.path().join("customers.xlsx");
+    std::fs::write(&excel, b"PK\x03\x04\x14\x00\x06\x00binary").unwrap();
+    let excel = excel.to_str().unwrap().to_owned();
+    let refused = command(
+        &server,
+        &["customers", "import", "--file", &excel, "--wait"],
+    );
+    let (_, err) = tokio::task::spawn_blocking(move || run(refused, 2))
+        .await
+        .unwrap();
+    assert!(err.contains("email column"), "{err}");
+    assert_eq!(
+        server.requests_received("import_customers"),
+        1,
+        "the refused one was not uploaded"
+    );
+}

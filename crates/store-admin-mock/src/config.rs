@@ -60,8 +60,8 @@ pub struct Limits {
     /// Time a request has to send its whole body once its head is in: a body that trickles is
     /// answered 408 and its connection closed, so that slow clients cannot hold connections.
     pub body_read_timeout: Duration,
-    /// How long a background job (an export) runs before its result appears (its file in the
-    /// export logs).
+    /// How long a background job runs before its result appears: an export's file in the export
+    /// logs, an import's rows in the store (the file read as CSV with a header line).
     pub background_job: Duration,
 }
 

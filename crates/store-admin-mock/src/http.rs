@@ -144,7 +144,13 @@ async fn read_form(
         let text = (!file)
             .then(|| String::from_utf8(content.to_vec()).ok())
             .flatten();
-        fields.push(crate::engine::FormField { name, text, file });
+        let content = file.then_some(content);
+        fields.push(crate::engine::FormField {
+            name,
+            text,
+            file,
+            content,
+        });
     }
     Ok(Some(fields))
 }

@@ -154,7 +154,8 @@ struct Cli {
     /// ignored, as the service ignores it.
     #[arg(long)]
     strict_fields: bool,
-    /// Seconds a background job (an export) runs before its file is listed in the export logs.
+    /// Seconds a background job runs: an export's file is then listed in the export logs, an
+    /// import's rows (its file read as CSV) are then in the store.
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
     job_seconds: f64,
     /// Attempts per webhook delivery, the first one included (the service: 1 and 3 resends).

@@ -1,5 +1,6 @@
-//! Jobs that finish: the service runs exports in the background (the call only confirms the
-//! job) and lists the file in the export logs when it is ready. A waiter polls until the result
+//! Jobs that finish: the service runs exports and imports in the background (the call only
+//! confirms the job): it lists an export's file in the export logs when it is ready
+//! ([`ExportLogs`]), and an import's records appear or change ([`ImportWatch`]). A waiter polls until the result
 //! is there, with a deadline and a backoff without jitter (the interval grows by a factor up to
 //! a bound, as the cloud SDKs' waiters do), and returns the finished result or
 //! [`WaitError::TimedOut`].
@@ -199,6 +200,161 @@ impl ExportLogs {
             }))
         })
         .await
+    }
+}
+
+/// What an import's records are found by, each by its own key: products by `sku`, customers by
+/// `email`. (The service shows no status of an import, and the custom URLs an import creates are
+/// listed nowhere: their import has no waiter.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ImportKind {
+    /// `POST /products/import`: a product per row, found by `get_product_by_sku`.
+    Products,
+    /// `POST /customers/import`: a customer per row, found by `list_customers`' `keyword`.
+    Customers,
+}
+
+impl ImportKind {
+    /// The field a record is found by (`sku`, `email`): the import file's column of the keys.
+    pub fn key_field(self) -> &'static str {
+        match self {
+            ImportKind::Products => "sku",
+            ImportKind::Customers => "email",
+        }
+    }
+
+    /// What is imported (`products`, `customers`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ImportKind::Products => "products",
+            ImportKind::Customers => "customers",
+        }
+    }
+
+    /// The record of `key` now, as JSON (none when the store has none).
+    async fn find(self, admin: &StoreAdmin, key: &str) -> Result<Option<serde_json::Value>, Error> {
+        let record = match self {
+            ImportKind::Products => match admin.get_product_by_sku().sku(key).send().await {
+                Ok(answer) => serde_json::to_value(answer.into_inner().data).ok(),
+                Err(error) => {
+                    let error = Error::from(error);
+                    if error.is_not_found() {
+                        return Ok(None);
+                    }
+                    return Err(error);
+                }
+            },
+            ImportKind::Customers => {
+                let page = admin.list_customers().keyword(key).send().await?;
+                page.into_inner()
+                    .data
+                    .into_iter()
+                    .filter_map(|c| serde_json::to_value(c).ok())
+                    .find(|c| c.get("email").and_then(serde_json::Value::as_str) == Some(key))
+            }
+        };
+        Ok(record)
+    }
+}
+
+/// The records an import is about, as they were before it started: the import has finished for
+/// a record once it exists and is not as it was (its `updated_at`, or the whole record, changed).
+#[derive(Debug, Clone)]
+pub struct ImportWatch {
+    kind: ImportKind,
+    /// Each key with its record before the import (none: the record did not exist).
+    before: Vec<(String, Option<serde_json::Value>)>,
+}
+
+/// What a record's change is judged by: its `updated_at`, else the whole record.
+fn version(record: &serde_json::Value) -> serde_json::Value {
+    record
+        .get("updated_at")
+        .filter(|v| !v.is_null())
+        .cloned()
+        .unwrap_or_else(|| record.clone())
+}
+
+impl ImportWatch {
+    /// Reads the records of `keys` (the SKUs or emails of the file's rows) now, before the
+    /// import is uploaded: one call per key.
+    pub async fn snapshot(
+        admin: &StoreAdmin,
+        kind: ImportKind,
+        keys: impl IntoIterator<Item = String>,
+    ) -> Result<Self, Error> {
+        let mut before = Vec::new();
+        for key in keys {
+            let record = kind.find(admin, &key).await?;
+            before.push((key, record));
+        }
+        Ok(Self { kind, before })
+    }
+
+    /// Waits until every record of the snapshot's keys exists and has changed since the
+    /// snapshot, and returns them (in the keys' order). Each poll asks only for the records not
+    /// yet imported. On a timeout, [`WaitError::TimedOut`]'s `what` names how many are missing.
+    pub async fn wait_until_imported(
+        &self,
+        admin: &StoreAdmin,
+        options: &WaitOptions,
+    ) -> Result<Vec<serde_json::Value>, WaitError> {
+        let kind = self.kind;
+        let total = self.before.len();
+        let found = std::sync::Mutex::new(vec![None; total]);
+        let what = format!("the import of {total} {}", kind.name());
+        let result = wait_until(&what, options, || async {
+            for (at, (key, before)) in self.before.iter().enumerate() {
+                if found.lock().map(|f| f[at].is_some()).unwrap_or(false) {
+                    continue;
+                }
+                let Some(now) = kind.find(admin, key).await? else {
+                    continue;
+                };
+                if before.as_ref().is_none_or(|b| version(b) != version(&now))
+                    && let Ok(mut found) = found.lock()
+                {
+                    found[at] = Some(now);
+                }
+            }
+            let found = found.lock().map(|f| f.clone()).unwrap_or_default();
+            Ok(found
+                .iter()
+                .all(Option::is_some)
+                .then(|| found.into_iter().flatten().collect()))
+        })
+        .await;
+        match result {
+            Err(WaitError::TimedOut { waited, polls, .. }) => {
+                let missing: Vec<&str> = {
+                    let found = found.lock().map(|f| f.clone()).unwrap_or_default();
+                    self.before
+                        .iter()
+                        .zip(found.iter().chain(std::iter::repeat(&None)))
+                        .filter(|(_, f)| f.is_none())
+                        .map(|((key, _), _)| key.as_str())
+                        .collect()
+                };
+                let shown: Vec<&str> = missing.iter().take(5).copied().collect();
+                Err(WaitError::TimedOut {
+                    what: format!(
+                        "{what} ({} of {total} not imported yet, by {}: {}{})",
+                        missing.len(),
+                        kind.key_field(),
+                        shown.join(", "),
+                        if missing.len() > shown.len() {
+                            ", ..."
+                        } else {
+                            ""
+                        }
+                    ),
+                    waited,
+                    polls,
+                })
+            }
+            other => other,
+        }
     }
 }
 

@@ -68,6 +68,8 @@ pub(crate) struct Call<'a> {
     pub body: Value,
     /// The language of the error messages (the request's `Accept-Language`).
     pub lang: Lang,
+    /// The files of a `multipart/form-data` body, by field name.
+    pub files: Vec<(String, Bytes)>,
 }
 
 impl Call<'_> {
@@ -407,6 +409,13 @@ impl Engine {
         {
             return error.respond(lang);
         }
+        let files = match &form {
+            Some(Ok(Some(fields))) => fields
+                .iter()
+                .filter_map(|f| Some((f.name.clone(), f.content.clone()?)))
+                .collect(),
+            _ => Vec::new(),
+        };
         let (body, body_errors) = match self.read_body(state, index, op, plan, &raw_body, form) {
             Ok(body) => body,
             Err(error) => return error.respond(lang),
@@ -428,6 +437,7 @@ impl Engine {
             path: path.to_owned(),
             body,
             lang,
+            files,
         };
         let handled = match self.overrides.get(index).copied().flatten() {
             Some(handler) => handler(&call),
@@ -760,6 +770,8 @@ pub(crate) struct FormField {
     pub text: Option<String>,
     /// Whether the field is a file (it has a file name).
     pub file: bool,
+    /// A file's bytes.
+    pub content: Option<Bytes>,
 }
 
 /// A form field's text as the JSON value of the schema's type `kind`.

@@ -3,12 +3,13 @@
 //! against the document, and shapes their answers by the response schemas; an override only says
 //! what changes in the store (a shipment's transitions, a webhook's subscription, an option's
 //! variants, an order's status, a language from the catalogue, a currency of the store, an
-//! export's file, a customer's ban), or how a record is answered (an order's details, projected from the record
+//! export's file, an import's records, a customer's ban), or how a record is answered (an order's details, projected from the record
 //! the orders list summarizes).
 
 mod currencies;
 mod customers;
 mod exports;
+mod imports;
 mod languages;
 mod order_details;
 mod orders;
@@ -29,6 +30,8 @@ pub(crate) fn registry() -> &'static [(&'static str, Override)] {
         ("export_orders", exports::export_orders),
         ("export_customers", exports::export_customers),
         ("export_products", exports::export_products),
+        ("import_customers", imports::import_customers),
+        ("import_products", imports::import_products),
         ("ban_customer", customers::ban_customer),
         ("unban_customer", customers::unban_customer),
         ("get_order", orders::get_order),
@@ -170,6 +173,8 @@ mod tests {
             ("subscribe_webhook", "POST", "/webhooks/subscribe"),
             ("update_webhook", "PUT", "/webhooks/{}"),
             ("unsubscribe_webhooks", "DELETE", "/webhooks/unsubscribe"),
+            ("import_customers", "POST", "/customers/import"),
+            ("import_products", "POST", "/products/import"),
         ];
         let doc = Document::embedded().unwrap();
         let template = |path: &str| {
