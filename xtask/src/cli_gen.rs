@@ -40,7 +40,7 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 use syn::visit_mut::VisitMut;
 
-use crate::generate::{Output, paged_operations};
+use crate::model::{Output, paged_operations};
 use crate::{Document, lint};
 
 /// The generated command tree, relative to the workspace root.

@@ -16,6 +16,7 @@ mod document;
 mod generate;
 mod hand_written;
 mod lint;
+mod model;
 mod openapi;
 mod rewrite;
 mod split;

@@ -30,7 +30,7 @@ use syn::punctuated::Punctuated;
 use syn::visit_mut::VisitMut;
 use syn::{Attribute, Fields, ImplItem, Item, Meta, Type, parse_quote};
 
-use crate::generate::OperationMeta;
+use crate::model::OperationMeta;
 
 /// The core crate's name in paths.
 pub const CORE: &str = "store_admin_client_core";

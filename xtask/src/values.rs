@@ -13,7 +13,7 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::Document;
-use crate::generate::Output;
+use crate::model::Output;
 
 /// The generated open enums, relative to the workspace root.
 pub const VALUES_OUT: &str = "crates/store-admin/src/generated_values.rs";
