@@ -340,37 +340,16 @@ fn resume_needs_a_file_to_append_to_and_a_line_format() {
     // Standard output is a pipe here.
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("j");
-    let mut command = store_admin();
-    command.args([
-        "--sandbox",
-        "products",
-        "list",
-        "--all",
-        "-o",
-        "ndjson",
-        "--resume",
-    ]);
-    command.arg(&journal);
-    let (_, err) = run(command, 2);
+    let refused = |args: &[&str]| {
+        let mut command = store_admin();
+        command.args(["--sandbox", "products", "list"]).args(args);
+        command.arg("--resume").arg(&journal);
+        run(command, 2).1
+    };
+    let err = refused(&["--all", "-o", "ndjson"]);
     assert!(err.contains("redirected to a file"), "{err}");
-
-    let mut command = store_admin();
-    command.args([
-        "--sandbox",
-        "products",
-        "list",
-        "--all",
-        "-o",
-        "json",
-        "--resume",
-    ]);
-    command.arg(&journal);
-    let (_, err) = run(command, 2);
+    let err = refused(&["--all", "-o", "json"]);
     assert!(err.contains("--output ndjson"), "{err}");
-
-    let mut command = store_admin();
-    command.args(["--sandbox", "products", "list", "--resume"]);
-    command.arg(&journal);
-    let (_, err) = run(command, 2);
+    let err = refused(&[]);
     assert!(err.contains("--all"), "--resume without --all: {err}");
 }
