@@ -1,0 +1,736 @@
+//! Emitting the command tree: the clap argument structs, one async function per operation, the
+//! dispatch, the table columns of each record type and the help texts, as tokens of
+//! `generated_cli.rs`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::model::*;
+use super::naming::*;
+use super::text::*;
+
+/// What the generated CLI imports so that every operation is a method of the client: the prelude
+/// that brings each area's extension trait of the core `Client` into scope.
+const CLIENT_IMPORTS: &[&str] = &["store_admin::prelude::*"];
+
+pub(super) fn values_parser(values: &Values, element: &syn::Type) -> TokenStream {
+    match values {
+        Values::Any => quote!(),
+        Values::Closed(v) => {
+            quote!(, value_parser = crate::commands::choice::<#element>(&[#(#v),*]))
+        }
+        // The help says "known values: ... (others accepted)"; clap's "possible values" would
+        // say the set is closed. Shells still complete them.
+        Values::Known(v) => quote! {
+            , value_parser = crate::commands::known::<#element>(&[#(#v),*]), hide_possible_values = true
+        },
+    }
+}
+
+/// The value parser of a scalar flag of `kind` (Rust type `ty`), and `allow_negative_numbers`
+/// for numbers (`--sort-order -5` without `=`).
+pub(super) fn scalar_parser(kind: ScalarKind, values: &Values, ty: &TokenStream) -> TokenStream {
+    let negative = is_numeric(kind).then(|| quote!(, allow_negative_numbers = true));
+    let parser = match kind {
+        ScalarKind::NumberOrString => quote!(, value_parser = crate::commands::number_or_string),
+        _ => {
+            let element: syn::Type = syn::parse2(ty.clone()).expect("a type");
+            values_parser(values, &element)
+        }
+    };
+    quote!(#parser #negative)
+}
+
+pub(super) fn is_numeric(kind: ScalarKind) -> bool {
+    matches!(
+        kind,
+        ScalarKind::Integer | ScalarKind::Number | ScalarKind::NumberOrString
+    )
+}
+
+/// The Rust type of a scalar flag and its `value_name` argument.
+pub(super) fn scalar_tokens(kind: ScalarKind) -> (TokenStream, TokenStream) {
+    match kind {
+        ScalarKind::Integer => (quote!(i64), quote!(, value_name = "N")),
+        ScalarKind::Number => (quote!(f64), quote!(, value_name = "NUMBER")),
+        ScalarKind::Boolean => (quote!(bool), quote!(, value_name = "BOOL")),
+        ScalarKind::String => (quote!(::std::string::String), quote!()),
+        ScalarKind::NumberOrString => {
+            (quote!(::serde_json::Value), quote!(, value_name = "NUMBER"))
+        }
+    }
+}
+
+/// A flag's help: the description for users ([`user_text`]), what the command line adds
+/// (`more`), the known values of an open set, and whether the body needs it.
+pub(super) fn flag_help(text: &str, values: &Values, required: bool, more: &str) -> String {
+    let mut help = user_text(text);
+    if !help.is_empty() && !help.ends_with(['.', '?', '!', ')']) {
+        help.push('.');
+    }
+    help.push_str(more);
+    if let Values::Known(known) = values
+        && !known.is_empty()
+    {
+        help.push_str(&format!(
+            " [known values: {} (others accepted)]",
+            known.join(", ")
+        ));
+    }
+    if required {
+        help.push_str(" [required]");
+    }
+    help.trim().to_owned()
+}
+
+/// Whether a parameter's Rust type is a signed number (its flag takes `-5` without `=`).
+pub(super) fn numeric_type(ty: &syn::Type) -> bool {
+    ["i64", "i32", "f64", "f32"].iter().any(|n| is_type(ty, n))
+}
+
+pub(super) fn is_type(ty: &syn::Type, name: &str) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == name))
+}
+
+pub(super) fn value_name(ty: &syn::Type) -> Option<&'static str> {
+    let inner = generic_args(ty, "Vec")
+        .and_then(|a| a.into_iter().next())
+        .unwrap_or_else(|| ty.clone());
+    if ["i64", "i32", "u64", "u32", "NonZeroU64", "NonZeroU32"]
+        .iter()
+        .any(|n| is_type(&inner, n))
+    {
+        Some("N")
+    } else if is_type(&inner, "NaiveDate") {
+        Some("YYYY-MM-DD")
+    } else if is_type(&inner, "bool") {
+        Some("BOOL")
+    } else {
+        None
+    }
+}
+
+impl Model {
+    pub(super) fn render(&self) -> TokenStream {
+        let imports = CLIENT_IMPORTS.iter().map(|path| {
+            let item: syn::ItemUse =
+                syn::parse_str(&format!("use {path};")).expect("CLIENT_IMPORTS holds use paths");
+            quote!(#[allow(unused_imports)] #item)
+        });
+        let command_table = self.ops.iter().map(|op| {
+            let path = format!("{} {}", op.group, op.name);
+            let id = &op.id;
+            quote!((#path, #id))
+        });
+        let paged_ops = self.ops.iter().filter(|op| op.paged).map(|op| &op.id);
+        let group_variants = self.groups.iter().map(|g| {
+            let about = &g.about;
+            let name = &g.name;
+            let variant = &g.variant;
+            let enum_name = &g.enum_name;
+            let alias = g.old_name.as_ref().map(|old| quote!(, alias = #old));
+            quote! {
+                #[doc = #about]
+                #[command(subcommand, name = #name #alias)]
+                #variant(#enum_name)
+            }
+        });
+        let group_enums = self.groups.iter().map(|g| {
+            let enum_name = &g.enum_name;
+            let doc = format!(" `{} ...`", g.name);
+            let variants = g.ops.iter().map(|&i| {
+                let op = &self.ops[i];
+                let variant = &op.variant;
+                let args = &op.args;
+                let name = &op.name;
+                let about = doc_text(&op.summary);
+                let alias = op.old_name.as_ref().map(|old| quote!(, alias = #old));
+                quote! {
+                    #[doc = #about]
+                    #[command(name = #name #alias)]
+                    #variant(Box<#args>)
+                }
+            });
+            let extra = GROUP_EXTRAS
+                .iter()
+                .filter(|(group, _)| *group == g.name)
+                .map(|(_, ty)| {
+                    let ty: syn::Type = syn::parse_str(ty).expect("a type");
+                    quote! {
+                        #[command(flatten)]
+                        Receiver(#ty)
+                    }
+                });
+            quote! {
+                #[doc = #doc]
+                #[derive(clap::Subcommand)]
+                pub enum #enum_name {
+                    #(#variants,)*
+                    #(#extra,)*
+                }
+            }
+        });
+        let args_structs = self.ops.iter().map(|op| self.render_args(op));
+        let dispatch_groups = self.groups.iter().map(|g| {
+            let variant = &g.variant;
+            let enum_name = &g.enum_name;
+            let arms = g.ops.iter().map(|&i| {
+                let op = &self.ops[i];
+                let variant = &op.variant;
+                let function = format_ident!("{}", op.id);
+                quote!(#enum_name::#variant(a) => #function(ctx, *a).await)
+            });
+            let extra = GROUP_EXTRAS
+                .iter()
+                .filter(|(group, _)| *group == g.name)
+                .map(|_| {
+                    quote!(#enum_name::Receiver(_) => Err(CliError::other("internal: this command runs without a client")))
+                });
+            quote! {
+                Operations::#variant(command) => match command {
+                    #(#arms,)*
+                    #(#extra,)*
+                }
+            }
+        });
+        let receiver_fn = GROUP_EXTRAS.first().map(|(group, ty)| {
+            let g = self
+                .groups
+                .iter()
+                .find(|g| g.name == *group)
+                .expect("checked in build");
+            let variant = &g.variant;
+            let enum_name = &g.enum_name;
+            let ty: syn::Type = syn::parse_str(ty).expect("a type");
+            quote! {
+                /// The hand-written commands that run without a client, taken out of the tree.
+                pub fn without_client(command: Operations) -> Result<#ty, Operations> {
+                    match command {
+                        Operations::#variant(#enum_name::Receiver(command)) => Ok(command),
+                        other => Err(other),
+                    }
+                }
+            }
+        });
+        let functions = self.ops.iter().map(|op| self.render_function(op));
+        let records = self.records.iter().map(|(name, columns)| {
+            let ty = format_ident!("{}", name);
+            let columns = columns.iter().map(|(h, p)| quote!((#h, #p)));
+            quote! {
+                impl Record for types::#ty {
+                    const COLUMNS: &'static [(&'static str, &'static str)] = &[#(#columns),*];
+                }
+            }
+        });
+        quote! {
+            #[allow(unused_imports)]
+            use store_admin::types;
+            #(#imports)*
+            use crate::cli::{BodyArg, PageArgs, WaitArgs};
+            use crate::commands::{Ctx, paged};
+            use crate::error::CliError;
+            use crate::output::Record;
+
+            /// Every operation command: its path (the words after `store-admin`) and the
+            /// document's `operationId`, in document order.
+            pub const OPERATION_COMMANDS: &[(&str, &str)] = &[#(#command_table),*];
+
+            /// The paged list operations (their commands take `--page`, `--per-page` and `--all`).
+            pub const PAGED_OPERATIONS: &[&str] = &[#(#paged_ops),*];
+
+            /// One group of commands per tag of the document.
+            #[derive(clap::Subcommand)]
+            pub enum Operations {
+                #(#group_variants,)*
+            }
+
+            #(#group_enums)*
+
+            #(#args_structs)*
+
+            /// Runs an operation command.
+            pub async fn run(ctx: &Ctx, command: Operations) -> Result<(), CliError> {
+                match command {
+                    #(#dispatch_groups,)*
+                }
+            }
+
+            #receiver_fn
+
+            #(#functions)*
+
+            #(#records)*
+        }
+    }
+
+    /// The facade's decoder table (`store_admin_client::decoders::DECODERS`): per operation, the
+    /// generated types of its success, error and request bodies.
+    pub(super) fn render_decoders(&self) -> TokenStream {
+        let decoders = self.ops.iter().map(|op| {
+            let id = &op.id;
+            let success = match &op.success {
+                Some(ty) if is_unit(ty) => quote!(empty),
+                Some(ty) if is_type(ty, "ByteStream") => quote!(bytes),
+                Some(ty) => quote!(json::<#ty>),
+                None => quote!(json::<::serde_json::Value>),
+            };
+            let error = match &op.error {
+                Some(ty) if !is_unit(ty) && !is_type(ty, "ByteStream") => quote!(json::<#ty>),
+                _ => quote!(json::<types::ErrorResponse>),
+            };
+            let request = match (&op.body, &op.form_type) {
+                (Some((ty, _)), _) | (None, Some(ty)) => quote!(Some(json::<#ty>)),
+                (None, None) => quote!(None),
+            };
+            quote! {
+                Decoder { operation_id: #id, success: #success, error: #error, request: #request }
+            }
+        });
+        quote! {
+            #[allow(unused_imports)]
+            use super::{Decoder, bytes, empty, json};
+            use crate::types;
+
+            /// How to decode each operation's bodies, in document order.
+            pub const DECODERS: &[Decoder] = &[#(#decoders),*];
+        }
+    }
+
+    pub(super) fn render_args(&self, op: &Op) -> TokenStream {
+        let args = &op.args;
+        let mut details = format!(" `{} {}`", op.group, op.name);
+        if !op.description.trim().is_empty() && doc_text(&op.description) != doc_text(&op.summary) {
+            details = format!(" {}", user_text(&op.description));
+        }
+        let path_fields = op.path_params.iter().map(|p| {
+            let field = &p.field;
+            let ty = &p.ty;
+            let id = &p.id;
+            let help = flag_help(&p.help, &p.values, false, "");
+            let value_name = p.id.to_uppercase();
+            let parser = values_parser(&p.values, ty);
+            let negative = numeric_type(ty).then(|| quote!(, allow_negative_numbers = true));
+            quote! {
+                #[doc = #help]
+                #[arg(id = #id, value_name = #value_name #parser #negative)]
+                pub #field: #ty
+            }
+        });
+        let query_fields = op.query_params.iter().map(|p| {
+            let field = &p.field;
+            let id = &p.id;
+            let long = flag(&p.id);
+            let help = flag_help(&p.help, &p.values, false, "");
+            let vec_inner = generic_args(&p.ty, "Vec").and_then(|a| a.into_iter().next());
+            let element = vec_inner.clone().unwrap_or_else(|| p.ty.clone());
+            let mut parser = values_parser(&p.values, &element);
+            if numeric_type(&element) {
+                parser = quote!(#parser, allow_negative_numbers = true);
+            }
+            if matches!(p.values, Values::Any) && is_type(&element, "NonZeroU64") {
+                parser = quote!(, value_parser = crate::commands::positive);
+            }
+            let value_name = value_name(&p.ty)
+                .map(|v| quote!(, value_name = #v))
+                .unwrap_or_default();
+            let ty = &p.ty;
+            // clap's derive knows a list by the bare name `Vec`.
+            let (field_ty, multiple) = match (&vec_inner, p.required) {
+                (Some(inner), true) => (
+                    quote!(Vec<#inner>),
+                    quote!(, value_delimiter = ',', required = true),
+                ),
+                (Some(inner), false) => {
+                    (quote!(Option<Vec<#inner>>), quote!(, value_delimiter = ','))
+                }
+                (None, true) => (quote!(#ty), quote!(, required = true)),
+                (None, false) => (quote!(Option<#ty>), quote!()),
+            };
+            quote! {
+                #[doc = #help]
+                #[arg(id = #id, long = #long #value_name #multiple #parser)]
+                pub #field: #field_ty
+            }
+        });
+        let pages = op.paged.then(|| {
+            quote! {
+                /// Page selection.
+                #[command(flatten)]
+                pub pages: PageArgs,
+            }
+        });
+        let (fields, body_arg, fields_struct) = match &op.body {
+            Some((_, body_fields)) => {
+                let fields_struct = &op.fields_struct;
+                let members = body_fields.iter().map(|f| {
+                    let field = &f.field;
+                    let id = &f.id;
+                    let long = flag(&f.id);
+                    let wire = &f.wire;
+                    let serde =
+                        quote!(#[serde(rename = #wire, skip_serializing_if = "Option::is_none")]);
+                    match &f.kind {
+                        FieldKind::One(kind) => {
+                            let help = flag_help(&f.help, &f.values, f.required, "");
+                            let (ty, value_name) = scalar_tokens(*kind);
+                            let parser = scalar_parser(*kind, &f.values, &ty);
+                            quote! {
+                                #[doc = #help]
+                                #[arg(id = #id, long = #long #value_name #parser)]
+                                #serde
+                                pub #field: Option<#ty>
+                            }
+                        }
+                        FieldKind::Many(kind) => {
+                            let numeric = is_numeric(*kind);
+                            let more = if numeric {
+                                " Repeat the flag, or separate the values with commas."
+                            } else {
+                                " Repeat the flag for each value."
+                            };
+                            let help = flag_help(&f.help, &f.values, f.required, more);
+                            let (ty, value_name) = scalar_tokens(*kind);
+                            let parser = scalar_parser(*kind, &f.values, &ty);
+                            let delimiter = numeric.then(|| quote!(, value_delimiter = ','));
+                            quote! {
+                                #[doc = #help]
+                                #[arg(id = #id, long = #long #value_name #delimiter #parser)]
+                                #serde
+                                pub #field: Option<Vec<#ty>>
+                            }
+                        }
+                        FieldKind::Json { expect, shape } => {
+                            let more = format!(" As JSON (or @FILE), e.g. {shape}");
+                            let help = flag_help(&f.help, &f.values, f.required, &more);
+                            quote! {
+                                #[doc = #help]
+                                #[arg(id = #id, long = #long, value_name = "JSON",
+                                      value_parser = crate::commands::json_flag(#expect, #shape))]
+                                #serde
+                                pub #field: Option<::serde_json::Value>
+                            }
+                        }
+                    }
+                });
+                let doc = format!(" Body fields of `{}` as flags.", op.id);
+                (
+                    Some(quote! {
+                        /// Body fields as flags.
+                        #[command(flatten)]
+                        pub fields: #fields_struct,
+                    }),
+                    Some(quote! {
+                        /// The body as a JSON file.
+                        #[command(flatten)]
+                        pub body: BodyArg,
+                    }),
+                    Some(quote! {
+                        #[doc = #doc]
+                        #[derive(clap::Args, serde::Serialize)]
+                        pub struct #fields_struct {
+                            #(#members,)*
+                        }
+                    }),
+                )
+            }
+            None => (None, None, None),
+        };
+        let extra = op.extra.as_ref().map(|ty| {
+            quote! {
+                /// What the document cannot say as flags of its own.
+                #[command(flatten)]
+                pub extra: #ty,
+            }
+        });
+        let form_fields = op.form.iter().flatten().map(|f| {
+            let field = &f.field;
+            let id = &f.id;
+            let long = flag(&f.id);
+            let more = match f.kind {
+                None => " A path, or `-` for standard input.",
+                Some(_) => "",
+            };
+            let help = flag_help(&f.help, &f.values, false, more);
+            let (ty, value_name, parser) = match f.kind {
+                None => (
+                    quote!(::std::path::PathBuf),
+                    quote!(, value_name = "FILE"),
+                    quote!(),
+                ),
+                Some(kind) => {
+                    let (ty, value_name) = scalar_tokens(kind);
+                    let parser = scalar_parser(kind, &f.values, &ty);
+                    (ty, value_name, parser)
+                }
+            };
+            if f.required {
+                quote! {
+                    #[doc = #help]
+                    #[arg(id = #id, long = #long, required = true #value_name #parser)]
+                    pub #field: #ty
+                }
+            } else {
+                quote! {
+                    #[doc = #help]
+                    #[arg(id = #id, long = #long #value_name #parser)]
+                    pub #field: Option<#ty>
+                }
+            }
+        });
+        let wait = op.job.is_some().then(|| {
+            quote! {
+                /// Waiting for the background job.
+                #[command(flatten)]
+                pub wait: WaitArgs,
+            }
+        });
+        quote! {
+            #[doc = #details]
+            #[derive(clap::Args)]
+            pub struct #args {
+                #(#path_fields,)*
+                #(#query_fields,)*
+                #pages
+                #wait
+                #fields
+                #extra
+                #body_arg
+                #(#form_fields,)*
+            }
+            #fields_struct
+        }
+    }
+
+    pub(super) fn render_function(&self, op: &Op) -> TokenStream {
+        let function = format_ident!("{}", op.id);
+        let args = &op.args;
+        if op.hand_written {
+            return self.render_hand_written(op);
+        }
+        let method = format_ident!("{}", op.id);
+        let allow = op.deprecated.then(|| quote!(#[allow(deprecated)]));
+        let path_sets = op.path_params.iter().map(|p| {
+            let setter = format_ident!("{}", p.setter);
+            let field = &p.field;
+            quote!(request = request.#setter(a.#field);)
+        });
+        let query_sets = op.query_params.iter().map(|p| {
+            let setter = format_ident!("{}", p.setter);
+            let field = &p.field;
+            if p.required {
+                quote!(request = request.#setter(a.#field);)
+            } else {
+                quote! {
+                    if let Some(value) = a.#field {
+                        request = request.#setter(value);
+                    }
+                }
+            }
+        });
+        let extra = match (&op.extra, &op.body) {
+            (Some(_), Some(_)) => {
+                quote!(let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;)
+            }
+            (Some(_), None) => {
+                quote!(let (mut request, _) = crate::extras::Extra::apply(a.extra, request)?;)
+            }
+            (None, Some(_)) => quote!(let extra = ::serde_json::Map::new();),
+            (None, None) => quote!(),
+        };
+        // A background job's body, read for what it exports before it is sent.
+        let job_body = op
+            .job
+            .as_ref()
+            .map(|_| quote!(let job_body = ::serde_json::to_value(&body).ok();));
+        let body = op.body.as_ref().map(|(ty, fields)| {
+            let required = fields
+                .iter()
+                .filter(|f| f.required)
+                .map(|f| {
+                    let wire = &f.wire;
+                    let flag = format!("--{}", flag(&f.id));
+                    quote!((#wire, #flag))
+                })
+                .chain(op.owned_required.iter().map(|wire| quote!((#wire, ""))));
+            let shapes = fields.iter().filter_map(|f| match &f.kind {
+                FieldKind::Json { shape, .. } => {
+                    let wire = &f.wire;
+                    Some(quote!((#wire, #shape)))
+                }
+                _ => None,
+            });
+            quote! {
+                const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+                    required: &[#(#required),*],
+                    shapes: &[#(#shapes),*],
+                };
+                let body: #ty = crate::body::build(&a.body, &a.fields, extra, &SPEC)?;
+                #job_body
+                request = request.body(body);
+            }
+        });
+        let send = if op.paged {
+            quote!(paged(ctx, request, a.pages).await)
+        } else if let Some(kind) = &op.job {
+            let print = print_response(op);
+            let body = if op.body.is_some() {
+                quote!(job_body)
+            } else {
+                quote!(None)
+            };
+            quote! {
+                let job = crate::commands::Job::before(ctx, &a.wait, #kind, #body).await?;
+                let response = request.send().await?;
+                if let Some(job) = job {
+                    return job.finish(ctx).await;
+                }
+                #print
+            }
+        } else {
+            let print = print_response(op);
+            quote! {
+                let response = request.send().await?;
+                #print
+            }
+        };
+        quote! {
+            #allow
+            async fn #function(ctx: &Ctx, a: #args) -> Result<(), CliError> {
+                let mut request = ctx.admin.#method();
+                #(#path_sets)*
+                #(#query_sets)*
+                #extra
+                #body
+                #send
+            }
+        }
+    }
+
+    /// The command of an operation progenitor does not generate: an upload through
+    /// `StoreAdmin::multipart` (path parameters, then each form field: files read from their
+    /// paths), or the hand-written method of the same name when it takes no arguments.
+    pub(super) fn render_hand_written(&self, op: &Op) -> TokenStream {
+        let function = format_ident!("{}", op.id);
+        let args = &op.args;
+        let id = &op.id;
+        let print = print_response(op);
+        let Some(form) = &op.form else {
+            assert!(
+                op.path_params.is_empty() && op.query_params.is_empty() && op.body.is_none(),
+                "{id}: a hand-written operation with arguments and no form has no command yet"
+            );
+            let method = format_ident!("{}", op.id);
+            return quote! {
+                async fn #function(ctx: &Ctx, a: #args) -> Result<(), CliError> {
+                    let _ = a;
+                    let response = ctx.admin.#method().send().await?;
+                    #print
+                }
+            };
+        };
+        let success = op
+            .hand_written_success
+            .clone()
+            .unwrap_or_else(|| syn::parse_quote!(::serde_json::Value));
+        let path_sets = op.path_params.iter().map(|p| {
+            let field = &p.field;
+            let wire = &p.id;
+            quote!(request = request.path_param(#wire, &a.#field);)
+        });
+        let query_sets = op.query_params.iter().map(|p| {
+            let wire = &p.id;
+            quote!(compile_error!(concat!("a query parameter of an upload: ", #wire));)
+        });
+        let form_sets = form.iter().map(|f| {
+            let field = &f.field;
+            let wire = &f.wire;
+            let value = match f.kind {
+                None => quote!(crate::commands::form_file(&value)?),
+                Some(_) => quote!(crate::commands::form_text(value)),
+            };
+            if f.required {
+                quote! {
+                    let value = a.#field;
+                    request = request.field(#wire, #value);
+                }
+            } else {
+                quote! {
+                    if let Some(value) = a.#field {
+                        request = request.field(#wire, #value);
+                    }
+                }
+            }
+        });
+        let (job, finish) = match &op.job {
+            Some(kind) => {
+                assert!(
+                    op.import_job && form.iter().any(|f| f.wire == "file" && f.required),
+                    "{id}: a background job by upload is an import of a required `file`"
+                );
+                (
+                    quote! {
+                        let job = crate::commands::ImportJob::before(ctx, &a.wait, #kind, &a.file)
+                            .await?;
+                    },
+                    quote! {
+                        if let Some(job) = job {
+                            return job.finish(ctx).await;
+                        }
+                    },
+                )
+            }
+            None => (quote!(), quote!()),
+        };
+        quote! {
+            async fn #function(ctx: &Ctx, a: #args) -> Result<(), CliError> {
+                let mut request = ctx.admin.multipart(#id)?;
+                #(#path_sets)*
+                #(#query_sets)*
+                #job
+                #(#form_sets)*
+                let response = request.send::<#success>().await?;
+                #finish
+                #print
+            }
+        }
+    }
+}
+
+/// Prints `response` (a `ResponseValue` of the operation's success type) as its kind says.
+pub(super) fn print_response(op: &Op) -> TokenStream {
+    match op.success.as_ref() {
+        Some(ty) if is_unit(ty) => {
+            return quote! {
+                let _ = response;
+                Ok(())
+            };
+        }
+        Some(ty) if is_type(ty, "ByteStream") => {
+            return quote!(crate::commands::print_bytes(response.into_inner()).await);
+        }
+        _ => {}
+    }
+    match &op.print {
+        Print::One { optional: false } => quote!(ctx.printer.one(&response.into_inner().data)),
+        Print::One { optional: true } => quote! {
+            match response.into_inner().data {
+                Some(data) => ctx.printer.one(&data),
+                None => Ok(()),
+            }
+        },
+        // progenitor makes an optional array a `Vec` with `#[serde(default)]`.
+        Print::List => quote!(ctx.printer.list(&response.into_inner().data)),
+        Print::Document => {
+            quote!(crate::commands::print_document(ctx, &response.into_inner()))
+        }
+        Print::Nothing => quote! {
+            let _ = response;
+            Ok(())
+        },
+        Print::Bytes => quote!(crate::commands::print_bytes(response.into_inner()).await),
+    }
+}
+
+pub(super) fn is_unit(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Tuple(t) if t.elems.is_empty())
+}

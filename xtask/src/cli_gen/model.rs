@@ -1,0 +1,1270 @@
+//! The model of the command tree, read from the document and from progenitor's builders: groups,
+//! operations with their parameters, body and form fields, what a response prints, and table
+//! columns.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::{Context, Result, anyhow, bail};
+use quote::format_ident;
+use serde_json::Value;
+use syn::visit_mut::VisitMut;
+
+#[cfg(test)]
+use super::naming::flag;
+use super::naming::{
+    command_name, earlier_command_name, earlier_group_name, field_ident, group_name, pascal, snake,
+};
+use super::text::{sentences, user_text};
+use crate::model::paged_operations;
+use crate::{Document, lint};
+
+/// Most columns a table shows.
+pub const MAX_COLUMNS: usize = 6;
+
+/// Hand-written additions to a generated command, for what the document cannot say: the
+/// operationId, the CLI type flattened into its arguments (it implements
+/// `store_admin_cli::extras::Extra` for the operation's builder), and the parameters and body
+/// fields that type takes over (the generator makes no flag of its own for them).
+pub const EXTRAS: &[(&str, &str, &[&str])] = &[
+    (
+        "create_product_option",
+        "crate::extras::OptionValues",
+        &["values"],
+    ),
+    ("add_languages", "crate::extras::Locales", &["locales"]),
+    (
+        "create_shipment",
+        "crate::extras::ServiceTypes",
+        &["service_types"],
+    ),
+    ("create_category", "crate::extras::ShowIn", &["show_in"]),
+    (
+        "subscribe_webhook",
+        "crate::extras::WebhookSecurity",
+        &["secret", "headers", "security_strategy"],
+    ),
+    (
+        "update_webhook",
+        "crate::extras::WebhookSecurity",
+        &["secret", "headers", "security_strategy"],
+    ),
+    (
+        "unsubscribe_webhooks",
+        "crate::extras::UnsubscribeTarget",
+        &["id", "url"],
+    ),
+    (
+        "list_reservations",
+        "crate::extras::Period",
+        &["start", "end"],
+    ),
+];
+
+/// Hand-written subcommands that join a generated group: (group, type, dispatch function). They
+/// run without a client (`webhooks verify|listen`).
+pub const GROUP_EXTRAS: &[(&str, &str)] = &[("webhooks", "crate::webhook::ReceiverCommand")];
+
+/// Flags of the root command (global) and of every command: a parameter or body field of the same
+/// name gets a `body-`/`param-` prefix instead.
+const RESERVED: &[&str] = &[
+    "base_url",
+    "token",
+    "token_file",
+    "profile",
+    "output",
+    "retries",
+    "rate_limit",
+    "concurrency",
+    "timeout",
+    "operation_timeout",
+    "sandbox",
+    "sandbox_faults",
+    "sandbox_seed",
+    "sandbox_scopes",
+    "verbose",
+    "help",
+    "body",
+    "allow_unknown_fields",
+    "all",
+    "page",
+    "per_page",
+];
+
+/// What progenitor's builder of one operation takes and returns.
+#[derive(Default, Debug)]
+pub struct Builder {
+    /// Setter name -> the type its `V: TryInto<T>` bound names (paths into `types` shortened).
+    pub setters: BTreeMap<String, syn::Type>,
+    /// `send()`'s success type (`ResponseValue<T>`).
+    pub success: Option<syn::Type>,
+    /// `send()`'s error type (`Error<E>`).
+    pub error: Option<syn::Type>,
+}
+
+/// Every builder of the generated client sources, by type name.
+pub fn builders(sources: &[&str]) -> Result<BTreeMap<String, Builder>> {
+    let mut out = BTreeMap::new();
+    for source in sources {
+        let file = syn::parse_file(source).context("generated client code does not parse")?;
+        collect_builders(&file.items, &mut out);
+    }
+    Ok(out)
+}
+
+pub(super) fn collect_builders(items: &[syn::Item], out: &mut BTreeMap<String, Builder>) {
+    for item in items {
+        match item {
+            syn::Item::Mod(module) => {
+                if let Some((_, items)) = &module.content {
+                    collect_builders(items, out);
+                }
+            }
+            syn::Item::Impl(block) if block.trait_.is_none() => {
+                let syn::Type::Path(path) = &*block.self_ty else {
+                    continue;
+                };
+                let Some(last) = path.path.segments.last() else {
+                    continue;
+                };
+                // Builders carry a lifetime: `impl<'a> ListOrders<'a>`.
+                if block.generics.lifetimes().next().is_none() {
+                    continue;
+                }
+                let builder = out.entry(last.ident.to_string()).or_default();
+                for member in &block.items {
+                    let syn::ImplItem::Fn(method) = member else {
+                        continue;
+                    };
+                    let name = method.sig.ident.to_string();
+                    if name == "send" {
+                        if let syn::ReturnType::Type(_, ty) = &method.sig.output
+                            && let Some([ok, err]) = generic_args(ty, "Result").as_deref()
+                        {
+                            builder.success = generic_args(ok, "ResponseValue")
+                                .and_then(|a| a.into_iter().next())
+                                .map(shorten);
+                            builder.error = generic_args(err, "Error")
+                                .and_then(|a| a.into_iter().next())
+                                .map(shorten);
+                        }
+                        continue;
+                    }
+                    if let Some(ty) = try_into_bound(&method.sig) {
+                        builder.setters.insert(name, shorten(ty));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `T` of a `where V: std::convert::TryInto<T>` bound.
+pub(super) fn try_into_bound(sig: &syn::Signature) -> Option<syn::Type> {
+    let clause = sig.generics.where_clause.as_ref()?;
+    for predicate in &clause.predicates {
+        let syn::WherePredicate::Type(pred) = predicate else {
+            continue;
+        };
+        let syn::Type::Path(bounded) = &pred.bounded_ty else {
+            continue;
+        };
+        if !bounded.path.is_ident("V") {
+            continue;
+        }
+        for bound in &pred.bounds {
+            let syn::TypeParamBound::Trait(tr) = bound else {
+                continue;
+            };
+            let Some(last) = tr.path.segments.last() else {
+                continue;
+            };
+            if last.ident != "TryInto" {
+                continue;
+            }
+            if let syn::PathArguments::AngleBracketed(args) = &last.arguments
+                && let Some(syn::GenericArgument::Type(ty)) = args.args.first()
+            {
+                return Some(ty.clone());
+            }
+        }
+    }
+    None
+}
+
+/// The type arguments of `ty` when its last path segment is `name`.
+pub(super) fn generic_args(ty: &syn::Type, name: &str) -> Option<Vec<syn::Type>> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != name {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    Some(
+        args.args
+            .iter()
+            .filter_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+/// Paths into a `types` module (`types::X`, `super::types::X`,
+/// `::store_admin_client_core::types::X`) become `types::X`: the CLI imports the client's one
+/// `types` module, whichever crate defines the type.
+pub(super) struct Shorten;
+
+impl VisitMut for Shorten {
+    fn visit_path_mut(&mut self, path: &mut syn::Path) {
+        if let Some(at) = path.segments.iter().position(|s| s.ident == "types")
+            && at + 1 < path.segments.len()
+        {
+            path.leading_colon = None;
+            path.segments = path.segments.iter().skip(at).cloned().collect();
+        }
+        syn::visit_mut::visit_path_mut(self, path);
+    }
+}
+
+pub(super) fn shorten(mut ty: syn::Type) -> syn::Type {
+    Shorten.visit_type_mut(&mut ty);
+    ty
+}
+
+// ------------------------------------------------------------------------------------------------
+// the model
+
+/// How a value's flag parses, beside its Rust type.
+#[derive(Debug, Clone)]
+pub(super) enum Values {
+    /// Whatever the type's parser accepts.
+    Any,
+    /// Only these (a closed `enum` of the document).
+    Closed(Vec<String>),
+    /// Any value, these shown as known (`x-known-values`).
+    Known(Vec<String>),
+}
+
+#[derive(Debug)]
+pub(super) struct Param {
+    /// The flag or argument id (`categories`), also the long flag in kebab case.
+    pub(super) id: String,
+    /// The builder's setter.
+    pub(super) setter: String,
+    pub(super) field: syn::Ident,
+    pub(super) ty: syn::Type,
+    pub(super) required: bool,
+    pub(super) help: String,
+    pub(super) values: Values,
+}
+
+#[derive(Debug)]
+pub(super) struct BodyField {
+    pub(super) wire: String,
+    pub(super) id: String,
+    pub(super) field: syn::Ident,
+    pub(super) kind: FieldKind,
+    pub(super) required: bool,
+    pub(super) help: String,
+    pub(super) values: Values,
+}
+
+/// How a body field is given on the command line.
+#[derive(Debug, Clone)]
+pub(super) enum FieldKind {
+    /// One scalar: `--price 10`.
+    One(ScalarKind),
+    /// An array of scalars: the flag repeated (`--tags a --tags b`; numbers also `--ids 1,2`).
+    Many(ScalarKind),
+    /// Anything else (an object, an array of objects, a value of no documented type): JSON text
+    /// of the shown shape, `--packages-json '[...]'`.
+    Json {
+        /// What the JSON must be: `object`, `array` or `any`.
+        expect: &'static str,
+        /// An example of the expected shape, built from the schema.
+        shape: String,
+    },
+}
+
+/// A field of a `multipart/form-data` upload: a file (`kind` `None`, a path on the command line)
+/// or a scalar sent as text.
+#[derive(Debug)]
+pub(super) struct FormField {
+    pub(super) wire: String,
+    pub(super) id: String,
+    pub(super) field: syn::Ident,
+    pub(super) kind: Option<ScalarKind>,
+    pub(super) required: bool,
+    pub(super) help: String,
+    pub(super) values: Values,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ScalarKind {
+    Integer,
+    Number,
+    Boolean,
+    String,
+    /// A union of a number (or integer) and a string (`NumberOrString`, `IntegerOrString`): sent
+    /// as a JSON number when the text is one as written (`10`, `12.5`), else as the string
+    /// (`"007"`, `"10.50"`).
+    NumberOrString,
+}
+
+#[derive(Debug)]
+pub(super) enum Print {
+    /// `data` holds one record of a type with columns.
+    One { optional: bool },
+    /// `data` holds an array of records of a type with columns.
+    List,
+    /// Anything else: print the JSON as it is.
+    Document,
+    /// No body.
+    Nothing,
+    /// Bytes (a file).
+    Bytes,
+}
+
+#[derive(Debug)]
+pub(super) struct Op {
+    pub(super) id: String,
+    pub(super) group: String,
+    pub(super) name: String,
+    pub(super) variant: syn::Ident,
+    pub(super) args: syn::Ident,
+    pub(super) fields_struct: syn::Ident,
+    pub(super) summary: String,
+    pub(super) description: String,
+    pub(super) path_params: Vec<Param>,
+    pub(super) query_params: Vec<Param>,
+    pub(super) body: Option<(syn::Type, Vec<BodyField>)>,
+    pub(super) paged: bool,
+    pub(super) deprecated: bool,
+    pub(super) print: Print,
+    pub(super) success: Option<syn::Type>,
+    pub(super) error: Option<syn::Type>,
+    /// The record type of `data`, for `Print::One`/`List`.
+    pub(super) record: Option<String>,
+    pub(super) extra: Option<syn::Type>,
+    /// No progenitor builder: the command is served by hand-written code.
+    pub(super) hand_written: bool,
+    /// The fields of a `multipart/form-data` upload (sent through `StoreAdmin::multipart`).
+    pub(super) form: Option<Vec<FormField>>,
+    /// The type of an upload's form schema: `decode --request` reads the form's fields as JSON
+    /// (a file as its name), as the documentation shows them.
+    pub(super) form_type: Option<syn::Type>,
+    /// The success body's type of a hand-written operation (its response schema's name).
+    pub(super) hand_written_success: Option<syn::Type>,
+    /// Required body fields whose flags are hand-written ([`EXTRAS`]).
+    pub(super) owned_required: Vec<String>,
+    /// The name of this command in earlier versions, when it differs (a hidden alias).
+    pub(super) old_name: Option<String>,
+    /// What a background job exports (the document's `x-background-job.kind`): the command
+    /// takes `--wait`, and waits for the file in the export logs.
+    pub(super) job: Option<String>,
+    /// Whether the background job is an import (`x-background-job.import`): its result is the
+    /// records of the uploaded file's rows, waited for by the keys the file holds.
+    pub(super) import_job: bool,
+}
+
+pub(super) struct Group {
+    pub(super) name: String,
+    /// The group's name in versions before 0.3, when it differs (a hidden alias).
+    pub(super) old_name: Option<String>,
+    pub(super) variant: syn::Ident,
+    pub(super) enum_name: syn::Ident,
+    pub(super) about: String,
+    pub(super) ops: Vec<usize>,
+}
+
+pub(super) struct Model {
+    pub(super) ops: Vec<Op>,
+    pub(super) groups: Vec<Group>,
+    /// Record type -> table columns (header, JSON pointer).
+    pub(super) records: BTreeMap<String, Vec<(String, String)>>,
+}
+
+/// The document as JSON, with `$ref` resolution.
+pub(super) struct Raw<'a>(&'a Value);
+
+impl<'a> Raw<'a> {
+    pub(super) fn resolve(&self, value: &'a Value) -> &'a Value {
+        let mut current = value;
+        for _ in 0..16 {
+            if let Some(reference) = current.get("$ref").and_then(Value::as_str) {
+                match self.0.pointer(reference.trim_start_matches('#')) {
+                    Some(target) => current = target,
+                    None => return current,
+                }
+            } else if let Some([only]) = current
+                .get("allOf")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+            {
+                current = only;
+            } else {
+                return current;
+            }
+        }
+        current
+    }
+
+    pub(super) fn ref_name(value: &Value) -> Option<String> {
+        let value = match value
+            .get("allOf")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+        {
+            Some([only]) => only,
+            _ => value,
+        };
+        value
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.rsplit('/').next())
+            .map(str::to_owned)
+    }
+
+    pub(super) fn scalar_kind(&self, schema: &'a Value) -> Option<ScalarKind> {
+        let schema = self.resolve(schema);
+        match schema.get("type").and_then(Value::as_str)? {
+            "integer" => Some(ScalarKind::Integer),
+            "number" => Some(ScalarKind::Number),
+            "boolean" => Some(ScalarKind::Boolean),
+            "string" if schema.get("format").and_then(Value::as_str) != Some("binary") => {
+                Some(ScalarKind::String)
+            }
+            _ => None,
+        }
+    }
+
+    /// The value set of a string schema (or of an array's items).
+    pub(super) fn values(&self, schema: &'a Value) -> Values {
+        let mut schema = self.resolve(schema);
+        if schema.get("type").and_then(Value::as_str) == Some("array")
+            && let Some(items) = schema.get("items")
+        {
+            schema = self.resolve(items);
+        }
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|x| match x {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                })
+                .collect()
+        };
+        if let Some(values) = schema.get("enum") {
+            return Values::Closed(strings(values));
+        }
+        if let Some(values) = schema.get("x-known-values") {
+            return Values::Known(strings(values));
+        }
+        Values::Any
+    }
+
+    /// The members of a union (`anyOf`, `oneOf`), resolved.
+    pub(super) fn union_members(&self, schema: &'a Value) -> Option<Vec<&'a Value>> {
+        let schema = self.resolve(schema);
+        let members = schema
+            .get("anyOf")
+            .or_else(|| schema.get("oneOf"))
+            .and_then(Value::as_array)?;
+        Some(members.iter().map(|m| self.resolve(m)).collect())
+    }
+
+    /// The scalar a flag takes for `schema`: a scalar type, or a union with scalar members (a
+    /// number and a string: [`ScalarKind::NumberOrString`]; members that are objects are given
+    /// through `--body`).
+    pub(super) fn flag_scalar(&self, schema: &'a Value) -> Option<ScalarKind> {
+        if let Some(kind) = self.scalar_kind(schema) {
+            return Some(kind);
+        }
+        let kinds: Vec<ScalarKind> = self
+            .union_members(schema)?
+            .into_iter()
+            .filter_map(|m| self.scalar_kind(m))
+            .collect();
+        let numeric = kinds
+            .iter()
+            .any(|k| matches!(k, ScalarKind::Integer | ScalarKind::Number));
+        let text = kinds.contains(&ScalarKind::String);
+        match kinds.first() {
+            None => None,
+            Some(_) if numeric && text => Some(ScalarKind::NumberOrString),
+            Some(first) if kinds.iter().all(|k| k == first) => Some(*first),
+            Some(_) if numeric => Some(ScalarKind::Number),
+            Some(_) => Some(ScalarKind::String),
+        }
+    }
+
+    /// How a body field is given as a flag (see [`FieldKind`]).
+    pub(super) fn field_kind(&self, schema: &'a Value) -> FieldKind {
+        if let Some(kind) = self.flag_scalar(schema) {
+            return FieldKind::One(kind);
+        }
+        let resolved = self.resolve(schema);
+        let is_array = resolved.get("type").and_then(Value::as_str) == Some("array");
+        if is_array
+            && let Some(items) = resolved.get("items")
+            && let Some(kind) = self.flag_scalar(items)
+        {
+            return FieldKind::Many(kind);
+        }
+        let expect = match resolved.get("type").and_then(Value::as_str) {
+            Some("array") => "array",
+            Some("object") => "object",
+            _ if resolved.get("properties").is_some() => "object",
+            _ => "any",
+        };
+        FieldKind::Json {
+            expect,
+            shape: self.shape(schema, 0),
+        }
+    }
+
+    /// An example of the JSON a schema takes, for help and errors: `[{"id": 1, "name": "text"}]`.
+    /// Objects show their required properties first, at most [`SHAPE_PROPERTIES`] of them, two
+    /// levels deep.
+    pub(super) fn shape(&self, schema: &'a Value, depth: usize) -> String {
+        let schema = self.resolve(schema);
+        let first_value = |values: &Values| match values {
+            Values::Closed(v) | Values::Known(v) => v.first().cloned(),
+            Values::Any => None,
+        };
+        if let Some(kind) = self.scalar_kind(schema) {
+            return match kind {
+                ScalarKind::Integer => "1".to_owned(),
+                ScalarKind::Number => "1.5".to_owned(),
+                ScalarKind::Boolean => "true".to_owned(),
+                ScalarKind::NumberOrString => "\"10.00\"".to_owned(),
+                ScalarKind::String => {
+                    let example = first_value(&self.values(schema))
+                        .or_else(|| match schema.get("format").and_then(Value::as_str) {
+                            Some("date") => Some("2024-01-31".to_owned()),
+                            Some("date-time") => Some("2024-01-31T12:00:00Z".to_owned()),
+                            Some("uri" | "url") => Some("https://...".to_owned()),
+                            Some("email") => Some("name@example.com".to_owned()),
+                            _ => None,
+                        })
+                        .unwrap_or_else(|| "text".to_owned());
+                    format!("{example:?}")
+                }
+            };
+        }
+        if let Some(kind) = self.flag_scalar(schema) {
+            return match kind {
+                ScalarKind::Integer => "1",
+                ScalarKind::Number => "1.5",
+                ScalarKind::Boolean => "true",
+                ScalarKind::String => "\"text\"",
+                ScalarKind::NumberOrString => "\"10.00\"",
+            }
+            .to_owned();
+        }
+        match schema.get("type").and_then(Value::as_str) {
+            Some("array") => {
+                let items = schema.get("items").unwrap_or(&NULL);
+                if depth >= 2 {
+                    "[...]".to_owned()
+                } else {
+                    format!("[{}]", self.shape(items, depth + 1))
+                }
+            }
+            _ => {
+                let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+                    return match self.union_members(schema) {
+                        Some(members) if !members.is_empty() => self.shape(members[0], depth),
+                        _ if schema.get("additionalProperties").is_some() => {
+                            "{\"key\": \"value\"}".to_owned()
+                        }
+                        _ => "...".to_owned(),
+                    };
+                };
+                if depth >= 2 {
+                    return "{...}".to_owned();
+                }
+                let required: Vec<&str> = schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                let mut names: Vec<&String> = properties
+                    .keys()
+                    .filter(|k| required.contains(&k.as_str()))
+                    .collect();
+                names.extend(
+                    properties
+                        .keys()
+                        .filter(|k| !required.contains(&k.as_str())),
+                );
+                let mut parts: Vec<String> = names
+                    .iter()
+                    .take(SHAPE_PROPERTIES)
+                    .map(|name| format!("{name:?}: {}", self.shape(&properties[*name], depth + 1)))
+                    .collect();
+                if names.len() > SHAPE_PROPERTIES {
+                    parts.push("...".to_owned());
+                }
+                format!("{{{}}}", parts.join(", "))
+            }
+        }
+    }
+}
+
+pub(super) static NULL: Value = Value::Null;
+
+/// Most properties of an object a shape example shows.
+pub(super) const SHAPE_PROPERTIES: usize = 6;
+
+impl Model {
+    pub(super) fn build(doc: &Document, builders: &BTreeMap<String, Builder>) -> Result<Self> {
+        let raw = Raw(&doc.raw);
+        let paged: BTreeSet<String> = paged_operations(&doc.spec)
+            .into_iter()
+            .map(|p| p.operation_id)
+            .collect();
+        let tag_descriptions: BTreeMap<String, String> = doc
+            .spec
+            .tags
+            .iter()
+            .map(|t| (t.name.clone(), t.description.clone().unwrap_or_default()))
+            .collect();
+        let mut ops = Vec::new();
+        let mut problems = Vec::new();
+        for (pointer, path, method, op) in lint::operations(&doc.spec) {
+            let id = op.operation_id.clone().unwrap_or_default();
+            let tag = op.tags.first().cloned().unwrap_or_default();
+            let raw_op = doc.raw.pointer(&pointer).cloned().unwrap_or(Value::Null);
+            let shared = doc
+                .raw
+                .pointer(&format!("/paths/{}/parameters", lint::escape(path)))
+                .cloned()
+                .unwrap_or(Value::Null);
+            match build_op(
+                doc,
+                &raw,
+                builders,
+                &id,
+                &tag,
+                method,
+                &raw_op,
+                &shared,
+                paged.contains(&id),
+            ) {
+                Ok(built) => ops.push(built),
+                Err(e) => problems.push(format!("{id}: {e:#}")),
+            }
+        }
+        if !problems.is_empty() {
+            bail!(
+                "the command line cannot be generated:\n{}",
+                problems.join("\n")
+            );
+        }
+        // Names: one per operation within its group.
+        let mut groups: Vec<Group> = Vec::new();
+        for (index, op) in ops.iter().enumerate() {
+            match groups.iter_mut().find(|g| g.name == op.group) {
+                Some(group) => group.ops.push(index),
+                None => {
+                    let tag = op_tag(doc, &op.id);
+                    let about = tag_descriptions
+                        .get(&tag)
+                        .filter(|d| !d.trim().is_empty())
+                        .map(|d| first_sentence(d))
+                        .unwrap_or_else(|| format!("{tag}."));
+                    groups.push(Group {
+                        old_name: None,
+                        name: op.group.clone(),
+                        variant: format_ident!("{}", pascal(&op.group)),
+                        enum_name: format_ident!("{}Command", pascal(&op.group)),
+                        about,
+                        ops: vec![index],
+                    })
+                }
+            }
+        }
+        for group in &mut groups {
+            // Two operations of one group that get one name keep their whole operationId.
+            let mut seen: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            let mut earlier: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            for &i in &group.ops {
+                seen.entry(ops[i].name.clone()).or_default().push(i);
+                let tag = op_tag(doc, &ops[i].id);
+                earlier
+                    .entry(earlier_command_name(&ops[i].id, &tag))
+                    .or_default()
+                    .push(i);
+            }
+            for (_, clashing) in seen.into_iter().filter(|(_, v)| v.len() > 1) {
+                for i in clashing {
+                    ops[i].name = ops[i].id.replace('_', "-");
+                }
+            }
+            // The earlier name stays as a hidden alias, unless another command now has it.
+            let names: BTreeSet<String> = group.ops.iter().map(|&i| ops[i].name.clone()).collect();
+            for (name, users) in earlier {
+                for &i in &users {
+                    let old = if users.len() > 1 {
+                        ops[i].id.replace('_', "-")
+                    } else {
+                        name.clone()
+                    };
+                    if old != ops[i].name && !names.contains(&old) {
+                        ops[i].old_name = Some(old);
+                    }
+                }
+            }
+            let tag = op_tag(doc, &ops[group.ops[0]].id);
+            let old_group = earlier_group_name(&tag);
+            if old_group != group.name {
+                group.old_name = Some(old_group);
+            }
+        }
+        for op in &mut ops {
+            op.variant = format_ident!("{}", pascal(&op.name));
+        }
+        for (name, reserved) in [
+            ("api", true),
+            ("decode", true),
+            ("completions", true),
+            ("auth", true),
+        ] {
+            if reserved && groups.iter().any(|g| g.name == name) {
+                bail!("a tag gives the group `{name}`, which the CLI keeps for itself");
+            }
+        }
+        for (group, _) in GROUP_EXTRAS {
+            if !groups.iter().any(|g| g.name == *group) {
+                bail!("no tag gives the group `{group}` that hand-written commands join");
+            }
+        }
+        // Records and their columns.
+        let mut records = BTreeMap::new();
+        for op in &ops {
+            if let Some(record) = &op.record
+                && !records.contains_key(record)
+            {
+                let schema = doc
+                    .raw
+                    .pointer(&format!("/components/schemas/{record}"))
+                    .unwrap_or(&Value::Null);
+                records.insert(
+                    record.clone(),
+                    columns(&raw, schema, &property_order(doc, record)),
+                );
+            }
+        }
+        Ok(Model {
+            ops,
+            groups,
+            records,
+        })
+    }
+}
+
+/// The property names of a component schema in the document's order (serde_json sorts them).
+pub(super) fn property_order(doc: &Document, name: &str) -> Vec<String> {
+    use openapiv3::{ReferenceOr, SchemaKind, Type};
+    let Some(ReferenceOr::Item(schema)) = doc
+        .spec
+        .components
+        .as_ref()
+        .and_then(|c| c.schemas.get(name))
+    else {
+        return Vec::new();
+    };
+    match &schema.schema_kind {
+        SchemaKind::Type(Type::Object(object)) => object.properties.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The keys of `properties`, those of `order` first in its order, then the rest sorted.
+pub(super) fn ordered<'m>(
+    properties: &'m serde_json::Map<String, Value>,
+    order: &[String],
+) -> Vec<&'m String> {
+    let mut names: Vec<&String> = order
+        .iter()
+        .filter_map(|n| properties.get_key_value(n).map(|(k, _)| k))
+        .collect();
+    for key in properties.keys() {
+        if !names.contains(&key) {
+            names.push(key);
+        }
+    }
+    names
+}
+
+pub(super) fn op_tag(doc: &Document, id: &str) -> String {
+    lint::operations(&doc.spec)
+        .find(|(_, _, _, op)| op.operation_id.as_deref() == Some(id))
+        .and_then(|(_, _, _, op)| op.tags.first().cloned())
+        .unwrap_or_default()
+}
+
+/// The first whole sentence of a description (its first paragraph joined into one line), for a
+/// group's one-line help.
+pub(super) fn first_sentence(text: &str) -> String {
+    let text = user_text(text);
+    let first = sentences(&text)
+        .first()
+        .copied()
+        .unwrap_or_default()
+        .to_owned();
+    if first.ends_with(['.', '?', '!']) {
+        first
+    } else {
+        format!("{first}.")
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn build_op(
+    doc: &Document,
+    raw: &Raw<'_>,
+    builders: &BTreeMap<String, Builder>,
+    id: &str,
+    tag: &str,
+    method: &str,
+    op: &Value,
+    shared: &Value,
+    paged: bool,
+) -> Result<Op> {
+    let builder = builders.get(&pascal(id));
+    let extra = EXTRAS.iter().find(|(op_id, _, _)| *op_id == id);
+    let owned: &[&str] = extra.map(|(_, _, owned)| *owned).unwrap_or(&[]);
+    let group = group_name(tag);
+    let name = command_name(id, tag);
+    let mut path_params = Vec::new();
+    let mut query_params = Vec::new();
+    let params = shared.as_array().into_iter().flatten().chain(
+        op.get("parameters")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten(),
+    );
+    let mut taken: BTreeSet<String> = BTreeSet::new();
+    for param in params {
+        let param = raw.resolve(param);
+        let wire = param["name"].as_str().unwrap_or_default().to_owned();
+        let location = param["in"].as_str().unwrap_or_default();
+        if !matches!(location, "path" | "query") {
+            continue;
+        }
+        let base = snake(wire.trim_end_matches("[]"));
+        if paged && location == "query" && matches!(base.as_str(), "page" | "per_page") {
+            continue;
+        }
+        if owned.contains(&base.as_str()) {
+            continue;
+        }
+        let id_name = if RESERVED.contains(&base.as_str()) {
+            format!("param_{base}")
+        } else {
+            base.clone()
+        };
+        // progenitor's setter: the snake-case name, with `_` after a keyword (`type_`).
+        let setter = match builder {
+            Some(b) => [base.clone(), format!("{base}_")]
+                .into_iter()
+                .find(|name| b.setters.contains_key(name))
+                .ok_or_else(|| {
+                    anyhow!("progenitor's builder has no setter `{base}` for `{wire}`")
+                })?,
+            None => base.clone(),
+        };
+        let schema = param.get("schema").unwrap_or(&Value::Null);
+        let ty = match builder {
+            Some(b) => b.setters[&setter].clone(),
+            None => match raw.scalar_kind(schema) {
+                Some(ScalarKind::Integer) => syn::parse_quote!(i64),
+                _ => syn::parse_quote!(::std::string::String),
+            },
+        };
+        let help = param
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| {
+                raw.resolve(schema)
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| format!("The `{wire}` parameter."));
+        taken.insert(id_name.clone());
+        let built = Param {
+            field: field_ident(&id_name),
+            setter,
+            id: id_name,
+            ty,
+            required: param["required"].as_bool().unwrap_or(location == "path"),
+            help,
+            values: raw.values(schema),
+        };
+        if location == "path" {
+            path_params.push(built);
+        } else {
+            query_params.push(built);
+        }
+    }
+    // The body.
+    let mut body = None;
+    let mut owned_required: Vec<String> = Vec::new();
+    let body_schema = op.pointer("/requestBody/content/application~1json/schema");
+    if let Some(schema) = body_schema {
+        let ty = match builder {
+            Some(b) => b
+                .setters
+                .get("body")
+                .cloned()
+                .ok_or_else(|| anyhow!("progenitor's builder has no `body` setter"))?,
+            None => syn::parse_quote!(::serde_json::Value),
+        };
+        let resolved = raw.resolve(schema);
+        let mut fields = Vec::new();
+        let properties = resolved.get("properties").and_then(Value::as_object);
+        let order = Raw::ref_name(schema)
+            .map(|name| property_order(doc, &name))
+            .unwrap_or_default();
+        let required: BTreeSet<&str> = resolved
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        for wire in properties.map(|p| ordered(p, &order)).unwrap_or_default() {
+            let property = &properties.expect("listed from it")[wire];
+            if owned.contains(&wire.as_str()) {
+                continue;
+            }
+            let kind = raw.field_kind(property);
+            let id_name = match kind {
+                FieldKind::Json { .. } => unique_id(&format!("{wire}_json"), "body", &mut taken),
+                _ => unique_id(wire, "body", &mut taken),
+            };
+            let help = property_help(raw, property, &format!("The body field `{wire}`."));
+            fields.push(BodyField {
+                field: field_ident(&id_name),
+                id: id_name,
+                wire: wire.clone(),
+                kind,
+                required: required.contains(wire.as_str()),
+                help,
+                values: raw.values(property),
+            });
+        }
+        // Required fields that hand-written flags own are still named by a missing-field error.
+        owned_required = owned
+            .iter()
+            .filter(|name| required.contains(**name))
+            .map(|name| (*name).to_owned())
+            .collect();
+        body = Some((ty, fields));
+    }
+    let form_schema = op.pointer("/requestBody/content/multipart~1form-data/schema");
+    let form = match form_schema {
+        Some(schema) => Some(form_fields(doc, raw, schema, &taken)?),
+        None => None,
+    };
+    let form_type = form_schema
+        .and_then(Raw::ref_name)
+        .map(|name| syn::parse_str::<syn::Type>(&format!("types::{name}")))
+        .transpose()
+        .context("a form's type")?;
+    let hand_written_success = if builder.is_none() {
+        success_schema_name(raw, op)
+            .map(|name| syn::parse_str::<syn::Type>(&format!("types::{name}")))
+            .transpose()
+            .context("a response type")?
+    } else {
+        None
+    };
+    let (print, record) = print_kind(raw, op);
+    Ok(Op {
+        id: id.to_owned(),
+        group,
+        name,
+        variant: format_ident!("X"),
+        args: format_ident!("{}Args", pascal(id)),
+        fields_struct: format_ident!("{}Fields", pascal(id)),
+        summary: op["summary"].as_str().unwrap_or_default().to_owned(),
+        description: op["description"].as_str().unwrap_or_default().to_owned(),
+        path_params,
+        query_params,
+        body,
+        paged: paged && builder.is_some(),
+        deprecated: op["deprecated"].as_bool().unwrap_or(false),
+        print,
+        success: builder.and_then(|b| b.success.clone()),
+        error: builder.and_then(|b| b.error.clone()),
+        record,
+        extra: extra
+            .map(|(_, ty, _)| syn::parse_str(ty))
+            .transpose()
+            .context("an EXTRAS type")?,
+        hand_written: builder.is_none() || method.is_empty(),
+        form,
+        form_type,
+        hand_written_success,
+        owned_required,
+        old_name: None,
+        job: op["x-background-job"]["kind"].as_str().map(str::to_owned),
+        import_job: op["x-background-job"]["import"].as_bool() == Some(true),
+    })
+}
+
+/// The fields of an upload's form: files and scalars, in the schema's order. Anything else (an
+/// array, an object) cannot be a flag, and fails the generation.
+pub(super) fn form_fields(
+    doc: &Document,
+    raw: &Raw<'_>,
+    schema: &Value,
+    taken: &BTreeSet<String>,
+) -> Result<Vec<FormField>> {
+    let resolved = raw.resolve(schema);
+    let required: BTreeSet<&str> = resolved
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let Some(properties) = resolved.get("properties").and_then(Value::as_object) else {
+        return Ok(Vec::new());
+    };
+    let order = Raw::ref_name(schema)
+        .map(|name| property_order(doc, &name))
+        .unwrap_or_default();
+    let mut fields = Vec::new();
+    let mut names: BTreeSet<String> = taken.clone();
+    for wire in ordered(properties, &order) {
+        let property = &properties[wire];
+        let target = raw.resolve(property);
+        let is_file = target.get("type").and_then(Value::as_str) == Some("string")
+            && target.get("format").and_then(Value::as_str) == Some("binary");
+        let kind =
+            if is_file {
+                None
+            } else {
+                Some(raw.flag_scalar(property).ok_or_else(|| {
+                    anyhow!("the form field `{wire}` is neither a file nor a scalar")
+                })?)
+            };
+        let id = unique_id(wire, "form", &mut names);
+        let help = property_help(raw, property, &format!("The form field `{wire}`."));
+        fields.push(FormField {
+            field: field_ident(&id),
+            id,
+            wire: wire.clone(),
+            kind,
+            required: required.contains(wire.as_str()),
+            help,
+            values: raw.values(property),
+        });
+    }
+    Ok(fields)
+}
+
+/// The snake-case flag id of the property `wire`, prefixed (`body_type`) when it is reserved or
+/// already taken by another flag of the command; recorded in `taken`.
+pub(super) fn unique_id(wire: &str, prefix: &str, taken: &mut BTreeSet<String>) -> String {
+    let base = snake(wire);
+    let id = if RESERVED.contains(&base.as_str()) || taken.contains(&base) {
+        format!("{prefix}_{base}")
+    } else {
+        base
+    };
+    taken.insert(id.clone());
+    id
+}
+
+/// A property's description (its own, else its schema's through `$ref`), else `fallback`.
+pub(super) fn property_help(raw: &Raw<'_>, property: &Value, fallback: &str) -> String {
+    property
+        .get("description")
+        .and_then(Value::as_str)
+        .or_else(|| {
+            raw.resolve(property)
+                .get("description")
+                .and_then(Value::as_str)
+        })
+        .map_or_else(|| fallback.to_owned(), str::to_owned)
+}
+
+/// The component name of the first success response's JSON schema.
+pub(super) fn success_schema_name(raw: &Raw<'_>, op: &Value) -> Option<String> {
+    let responses = op.get("responses").and_then(Value::as_object)?;
+    let (_, response) = responses.iter().find(|(code, _)| code.starts_with('2'))?;
+    let schema = raw
+        .resolve(response)
+        .pointer("/content/application~1json/schema")?;
+    Raw::ref_name(schema)
+}
+
+/// How the success response is printed, and the record type of its `data`.
+pub(super) fn print_kind(raw: &Raw<'_>, op: &Value) -> (Print, Option<String>) {
+    let Some(responses) = op.get("responses").and_then(Value::as_object) else {
+        return (Print::Nothing, None);
+    };
+    let Some((_, response)) = responses.iter().find(|(code, _)| code.starts_with('2')) else {
+        return (Print::Nothing, None);
+    };
+    let response = raw.resolve(response);
+    let Some(content) = response.get("content").and_then(Value::as_object) else {
+        return (Print::Nothing, None);
+    };
+    let Some(schema) = content
+        .get("application/json")
+        .and_then(|m| m.get("schema"))
+    else {
+        return if content.is_empty() {
+            (Print::Nothing, None)
+        } else {
+            (Print::Bytes, None)
+        };
+    };
+    let envelope = raw.resolve(schema);
+    let Some(data) = envelope.get("properties").and_then(|p| p.get("data")) else {
+        return (Print::Document, None);
+    };
+    let required = envelope
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|r| r.iter().any(|x| x == "data"));
+    let optional = !required || raw.resolve(data).get("nullable") == Some(&Value::Bool(true));
+    let is_record = |name: &str| {
+        raw.0
+            .pointer(&format!("/components/schemas/{name}/properties"))
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty())
+    };
+    if let Some(name) = Raw::ref_name(data) {
+        if is_record(&name) {
+            return (Print::One { optional }, Some(name));
+        }
+        return (Print::Document, None);
+    }
+    if data.get("type").and_then(Value::as_str) == Some("array")
+        && let Some(name) = data.get("items").and_then(Raw::ref_name)
+        && is_record(&name)
+    {
+        return (Print::List, Some(name));
+    }
+    (Print::Document, None)
+}
+
+/// The table columns of a record schema (see the module documentation for the rule).
+pub(super) fn columns(raw: &Raw<'_>, schema: &Value, order: &[String]) -> Vec<(String, String)> {
+    let schema = raw.resolve(schema);
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    let names = ordered(properties, order);
+    let mut chosen: Vec<String> = Vec::new();
+    let take = |name: &str, chosen: &mut Vec<String>| {
+        if properties.contains_key(name) && !chosen.iter().any(|c| c == name) {
+            chosen.push(name.to_owned());
+        }
+    };
+    let scalar = |name: &str| {
+        properties
+            .get(name)
+            .is_some_and(|p| raw.scalar_kind(p).is_some())
+    };
+    take("id", &mut chosen);
+    if let Some(title) = [
+        "name", "title", "label", "event", "slug", "iso_code", "code",
+    ]
+    .into_iter()
+    .find(|n| scalar(n))
+    {
+        take(title, &mut chosen);
+    }
+    take("status", &mut chosen);
+    if scalar("type") {
+        take("type", &mut chosen);
+    }
+    for name in names {
+        if chosen.len() >= MAX_COLUMNS {
+            break;
+        }
+        let property = raw.resolve(&properties[name]);
+        let compact = raw.scalar_kind(property).is_some() || {
+            let inner = property.get("properties").and_then(Value::as_object);
+            inner.is_some_and(|p| {
+                (p.contains_key("amount") && p.contains_key("currency")) || p.contains_key("date")
+            })
+        };
+        if compact {
+            take(name, &mut chosen);
+        }
+    }
+    chosen
+        .into_iter()
+        .map(|name| (name.replace('_', " ").to_uppercase(), format!("/{name}")))
+        .collect()
+}
+
+// ------------------------------------------------------------------------------------------------
+// names
+
+#[cfg(test)]
+impl Model {
+    /// One line per command: its path, operationId, arguments and flags (snapshotted).
+    pub(super) fn summary(&self) -> String {
+        let mut out = String::new();
+        for op in &self.ops {
+            let mut parts = vec![format!("{} {}", op.group, op.name), op.id.clone()];
+            if let Some(old) = &op.old_name {
+                parts.push(format!("(was {old})"));
+            }
+            for p in &op.path_params {
+                parts.push(format!("<{}>", p.id));
+            }
+            for p in &op.query_params {
+                let required = if p.required { "!" } else { "" };
+                parts.push(format!("--{}{required}", flag(&p.id)));
+            }
+            if op.paged {
+                parts.push("[--page --per-page --all]".to_owned());
+            }
+            if op.job.is_some() {
+                parts.push("[--wait]".to_owned());
+            }
+            for f in op.body.iter().flat_map(|(_, fields)| fields) {
+                let required = if f.required { "!" } else { "" };
+                parts.push(format!("--{}{required}", flag(&f.id)));
+            }
+            if op.body.is_some() {
+                parts.push("[--body]".to_owned());
+            }
+            for f in op.form.iter().flatten() {
+                let required = if f.required { "!" } else { "" };
+                let file = if f.kind.is_none() { " FILE" } else { "" };
+                parts.push(format!("--{}{required}{file}", flag(&f.id)));
+            }
+            if let Some((_, ty, _)) = EXTRAS.iter().find(|(id, _, _)| *id == op.id) {
+                parts.push(format!("+{}", ty.rsplit("::").next().unwrap_or(ty)));
+            }
+            out.push_str(&parts.join(" "));
+            out.push('\n');
+        }
+        out
+    }
+}
