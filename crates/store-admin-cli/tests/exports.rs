@@ -9,7 +9,7 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::OpenOptions;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
@@ -172,6 +172,15 @@ async fn wait(child: Child) -> i32 {
     .expect("joined")
 }
 
+/// A directory for one export: its output, its standard error and its journal (the directory
+/// goes with the first value).
+fn files() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let (out, err, journal) = (path("out.ndjson"), path("err.txt"), path("export.journal"));
+    (dir, out, err, journal)
+}
+
 /// Every record that existed throughout is written exactly once, no record twice.
 fn assert_lasting_once(counts: &BTreeMap<String, usize>, lasting: &BTreeSet<String>) {
     let repeated: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
@@ -237,9 +246,7 @@ async fn an_export_while_products_are_created_and_deleted_has_every_lasting_reco
 #[tokio::test(flavor = "multi_thread")]
 async fn a_killed_export_resumes_with_no_record_lost_or_repeated() {
     let server = mock(150, 20).await;
-    let dir = tempfile::tempdir().unwrap();
-    let (out, err) = (dir.path().join("out.ndjson"), dir.path().join("err.txt"));
-    let journal = dir.path().join("export.journal");
+    let (_dir, out, err, journal) = files();
     let journal_arg = journal.to_str().unwrap();
     let before = product_ids(&server).await;
 
@@ -295,9 +302,7 @@ async fn a_killed_export_resumes_with_no_record_lost_or_repeated() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_export_that_fails_says_what_was_written_and_resumes_after_it() {
     let server = mock(100, 15).await;
-    let dir = tempfile::tempdir().unwrap();
-    let (out, err) = (dir.path().join("out.ndjson"), dir.path().join("err.txt"));
-    let journal = dir.path().join("export.journal");
+    let (_dir, out, err, journal) = files();
     let journal_arg = journal.to_str().unwrap();
     let before = product_ids(&server).await;
 
