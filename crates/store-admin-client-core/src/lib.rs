@@ -15,6 +15,7 @@
 //! Use it through `store-admin-client` (or `store-admin`), which gathers the enabled areas.
 
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 use std::fmt;

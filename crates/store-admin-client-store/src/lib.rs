@@ -8,6 +8,7 @@
 //! `store-admin` with the feature `store` (on by default).
 
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[rustfmt::skip]
 #[allow(missing_docs, unused_imports, unreachable_patterns, clippy::all, clippy::pedantic, rustdoc::all)]

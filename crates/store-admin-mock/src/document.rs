@@ -11,11 +11,10 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use axum::http::Method;
 use serde_json::{Map, Value, json};
 
-/// The document embedded in the mock (the same file the client is generated from).
-pub(crate) const EMBEDDED: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../openapi/store-admin.yaml"
-));
+/// The document embedded in the mock (the same file the client is generated from:
+/// `store-admin.yaml` in the crate is a link to `openapi/store-admin.yaml`, so that the published
+/// package carries it).
+pub(crate) const EMBEDDED: &str = include_str!("../store-admin.yaml");
 
 /// Why a document cannot be served.
 #[derive(Debug, thiserror::Error)]
