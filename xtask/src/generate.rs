@@ -485,6 +485,9 @@ fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
     rewrite::headers_in_chain(&mut file)?;
     rewrite::into_area(&mut file, &areas::trait_name(part.name), part.name)?;
     rewrite::mark_deprecated(&mut file, shared.operations);
+    let operations = crate::operation_impls::operation_impls(&file)
+        .with_context(|| format!("the builders of the `{}` area", part.name))?;
+    file.items.extend(operations);
     for p in shared.paged.iter().filter(|p| {
         shared
             .operations

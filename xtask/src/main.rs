@@ -18,6 +18,7 @@ mod hand_written;
 mod lint;
 mod model;
 mod openapi;
+mod operation_impls;
 mod readmes;
 mod rewrite;
 mod split;

@@ -101,6 +101,25 @@ impl progenitor_client::ClientHooks<Inner> for Client {
     }
 }
 
+/// One operation of the document, ready to send: `cargo xtask generate` implements it for the
+/// builder of every operation (in its area's crate), from the builder's own `send`, as it
+/// implements [`PagedRequest`] for the lists. `store-admin`'s `call()` sends any of them and
+/// answers its typed body or one error type.
+pub trait Operation<'a>: Send + Sized + 'a {
+    /// The body of a success (`()` for an operation that answers none).
+    type Output: Send + 'static;
+    /// The body of the error answers the document declares.
+    type ErrorBody: Send + 'static;
+    /// The operation's `operationId`.
+    const OPERATION_ID: &'static str;
+    /// Sends the request: the builder's `send`.
+    fn send_operation(self) -> Sent<'a, Self::Output, Self::ErrorBody>;
+}
+
+/// What an [`Operation`]'s `send_operation` answers: progenitor's `ResponseValue<T>` or its
+/// `Error<E>`.
+pub type Sent<'a, T, E> = BoxFuture<'a, Result<ResponseValue<T>, Error<E>>>;
+
 /// What a paged list response carries: its items and the pagination object.
 pub struct PageParts<T> {
     /// The items of the page, in order.

@@ -5496,6 +5496,331 @@ impl CustomersApi for ::store_admin_client_core::Client {
         builder::UpdateReview::new(self)
     }
 }
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCustomers<'a> {
+    type Output = types::CustomerList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_customers";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CustomerList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateCustomer<'a> {
+    type Output = types::CustomerResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "create_customer";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CustomerResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetCustomer<'a> {
+    type Output = types::CustomerResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "get_customer";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CustomerResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateCustomer<'a> {
+    type Output = types::CustomerResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_customer";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CustomerResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteCustomer<'a> {
+    type Output = types::CustomerAcknowledgementResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "delete_customer";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CustomerAcknowledgementResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::BanCustomer<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "ban_customer";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::UnbanCustomer<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "unban_customer";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCustomerGroups<'a> {
+    type Output = types::CustomerGroupList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_customer_groups";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CustomerGroupList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateCustomerGroup<'a> {
+    type Output = types::CustomerGroupResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "create_customer_group";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CustomerGroupResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::AddCustomersToGroup<'a> {
+    type Output = types::CustomerAcknowledgementResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "add_customers_to_group";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CustomerAcknowledgementResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::UpdateDefaultCustomerGroup<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_default_customer_group";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateCustomerGroup<'a> {
+    type Output = types::CustomerGroupResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_customer_group";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CustomerGroupResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteCustomerGroup<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "delete_customer_group";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::DepositCustomerWallet<'a> {
+    type Output = types::CustomerWalletTransactionResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "deposit_customer_wallet";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CustomerWalletTransactionResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::WithdrawCustomerWallet<'a> {
+    type Output = types::CustomerWalletTransactionResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "withdraw_customer_wallet";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CustomerWalletTransactionResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::ListCustomerLoyaltyPoints<'a> {
+    type Output = types::LoyaltyPointEntryList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_customer_loyalty_points";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::LoyaltyPointEntryList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::UpdateCustomerLoyaltyPoints<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_customer_loyalty_points";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListReviews<'a> {
+    type Output = types::ReviewList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_reviews";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ReviewList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetReview<'a> {
+    type Output = types::ReviewResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "get_review";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ReviewResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateReview<'a> {
+    type Output = types::ReviewResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_review";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ReviewResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
 impl<'a> ::store_admin_client_core::PagedRequest<'a> for builder::ListCustomers<'a> {
     type Item = types::Customer;
     type Response = types::CustomerList;

@@ -21137,6 +21137,857 @@ impl ProductsApi for ::store_admin_client_core::Client {
         builder::ListCategoryProducts::new(self)
     }
 }
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::ListProductQuantities<'a> {
+    type Output = types::ProductQuantityList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_product_quantities";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductQuantityList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateProductOption<'a> {
+    type Output = types::ProductOptionResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "create_product_option";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductOptionResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetProductVariant<'a> {
+    type Output = types::ProductVariantResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "get_product_variant";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductVariantResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateProductVariant<'a> {
+    type Output = types::ProductVariantResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_product_variant";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductVariantResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCategories<'a> {
+    type Output = types::CategoryList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_categories";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CategoryList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateCategory<'a> {
+    type Output = types::CategoryResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "create_category";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CategoryResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListProducts<'a> {
+    type Output = types::ProductList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_products";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateProduct<'a> {
+    type Output = types::ProductResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "create_product";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetProduct<'a> {
+    type Output = types::ProductResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "get_product";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateProduct<'a> {
+    type Output = types::ProductResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_product";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteProduct<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "delete_product";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::ChangeProductStatus<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "change_product_status";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetProductBySku<'a> {
+    type Output = types::ProductResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "get_product_by_sku";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateProductBySku<'a> {
+    type Output = types::ProductResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_product_by_sku";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteProductBySku<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "delete_product_by_sku";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::UpdateProductPriceBySku<'a> {
+    type Output = types::ProductResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_product_price_by_sku";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateProductPrices<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_product_prices";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::RunBulkProductActions<'a> {
+    type Output = types::ProductBulkActionList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "run_bulk_product_actions";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductBulkActionList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListProductTags<'a> {
+    type Output = types::ProductTagList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_product_tags";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductTagList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateProductTag<'a> {
+    type Output = types::ProductTagResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "create_product_tag";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductTagResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::CreateProductDigitalCodes<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "create_product_digital_codes";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::DeleteProductDigitalFile<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "delete_product_digital_file";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateProductVideo<'a> {
+    type Output = types::ProductImageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "create_product_video";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductImageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::CreateProductVideoBySku<'a> {
+    type Output = types::ProductImageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "create_product_video_by_sku";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductImageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteProductImage<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "delete_product_image";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::UpdateProductQuantities<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_product_quantities";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::ListProductQuantityChangeReasons<'a> {
+    type Output = types::ProductQuantityChangeReasonList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_product_quantity_change_reasons";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductQuantityChangeReasonList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::ListProductQuantityAudit<'a> {
+    type Output = types::ProductQuantityAuditList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_product_quantity_audit";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductQuantityAuditList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListProductVariants<'a> {
+    type Output = types::ProductVariantList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_product_variants";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductVariantList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::UpdateProductVariantQuantity<'a> {
+    type Output = types::ProductVariantResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_product_variant_quantity";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductVariantResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetProductOption<'a> {
+    type Output = types::ProductOptionResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "get_product_option";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductOptionResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateProductOption<'a> {
+    type Output = types::ProductOptionResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_product_option";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductOptionResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::CreateProductOptionValue<'a> {
+    type Output = types::ProductOptionResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "create_product_option_value";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductOptionResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteProductOption<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "delete_product_option";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::GetProductOptionValue<'a> {
+    type Output = types::ProductOptionValueResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "get_product_option_value";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductOptionValueResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::UpdateProductOptionValue<'a> {
+    type Output = types::ProductOptionValueResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_product_option_value";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductOptionValueResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::DeleteProductOptionValue<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "delete_product_option_value";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::ListProductOptionTemplates<'a> {
+    type Output = types::ProductOptionTemplateList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_product_option_templates";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductOptionTemplateList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::CreateProductOptionTemplate<'a> {
+    type Output = types::ProductOptionTemplateResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "create_product_option_template";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductOptionTemplateResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::GetProductOptionTemplate<'a> {
+    type Output = types::ProductOptionTemplateResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "get_product_option_template";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductOptionTemplateResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::UpdateProductOptionTemplate<'a> {
+    type Output = types::ProductOptionTemplateResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_product_option_template";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::ProductOptionTemplateResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a>
+for builder::DeleteProductOptionTemplate<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "delete_product_option_template";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListBrands<'a> {
+    type Output = types::BrandList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_brands";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::BrandList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetBrand<'a> {
+    type Output = types::BrandResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "get_brand";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::BrandResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateBrand<'a> {
+    type Output = types::BrandResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_brand";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::BrandResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteBrand<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "delete_brand";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::SearchCategories<'a> {
+    type Output = types::CategoryList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "search_categories";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CategoryList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetCategory<'a> {
+    type Output = types::CategoryResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "get_category";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CategoryResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateCategory<'a> {
+    type Output = types::CategoryResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "update_category";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CategoryResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteCategory<'a> {
+    type Output = ::store_admin_client_core::types::MessageResponse;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "delete_category";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<::store_admin_client_core::types::MessageResponse>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCategoryChildren<'a> {
+    type Output = types::CategoryChildList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_category_children";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CategoryChildList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
+impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCategoryProducts<'a> {
+    type Output = types::CategoryProductList;
+    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
+    const OPERATION_ID: &'static str = "list_category_products";
+    fn send_operation(
+        self,
+    ) -> ::store_admin_client_core::BoxFuture<
+        'a,
+        Result<
+            ResponseValue<types::CategoryProductList>,
+            Error<::store_admin_client_core::types::ErrorResponse>,
+        >,
+    > {
+        Box::pin(self.send())
+    }
+}
 impl<'a> ::store_admin_client_core::PagedRequest<'a>
 for builder::ListProductQuantities<'a> {
     type Item = types::ProductQuantity;

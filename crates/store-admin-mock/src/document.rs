@@ -18,6 +18,7 @@ pub(crate) const EMBEDDED: &str = include_str!("../store-admin.yaml");
 
 /// Why a document cannot be served.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum DocumentError {
     /// The file cannot be read.
     #[error("cannot read the OpenAPI document {path}: {source}")]

@@ -27,6 +27,7 @@ use crate::state::{API_PREFIX, AppState, Parts, RequestCounts};
 
 /// Why the mock could not start.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StartError {
     /// Binding 127.0.0.1 failed (port in use...).
     #[error("cannot listen on 127.0.0.1:{port}: {source}")]

@@ -95,7 +95,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         stores,
         StoreAdmin::builder().with_base_url(mock.base_url()),
     )?;
-    let orders = merchants.store("4242")?.list_orders().send().await?;
+    let orders = merchants.store("4242")?.list_orders().call().await?;
     println!(
         "merchant 4242: {} orders on the first page",
         orders.data.len()

@@ -11,7 +11,7 @@ use store_admin::webhooks::{OrderRuleAttribute, Rule};
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (admin, _mock) = common::connect().await?;
 
-    let events = admin.list_webhook_events().send().await?;
+    let events = admin.list_webhook_events().call().await?;
     println!(
         "{} events can be subscribed to, e.g. {}",
         events.data.len(),
@@ -37,7 +37,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 )))
                 .secret(Some("a-long-random-secret".to_string())),
         )
-        .send()
+        .call()
         .await?;
     println!(
         "registered webhook {} for {} with rule {rule}",
@@ -55,20 +55,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     value: "fulfilment".into(),
                 }]),
         )
-        .send()
+        .call()
         .await?;
     println!(
         "renamed it to {:?}, custom headers {:?}",
         updated.data.name, updated.data.headers
     );
 
-    let listed = admin.list_webhooks().send().await?;
+    let listed = admin.list_webhooks().call().await?;
     println!("{} webhooks are active", listed.data.len());
 
     let removed = admin
         .unsubscribe_webhooks()
         .id(created.data.id)
-        .send()
+        .call()
         .await?;
     println!("removed: {:?}", removed.data.message);
     Ok(())

@@ -7,7 +7,7 @@
 
 use futures::TryStreamExt;
 use store_admin::prelude::*;
-use store_admin::{Error, PageOptions, Paginate, StoreAdmin, types};
+use store_admin::{PageOptions, Paginate, StoreAdmin, types};
 use store_admin_mock::{MockConfig, MockServer};
 
 #[tokio::main]
@@ -24,7 +24,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let page = admin
         .list_product_quantities()
         .per_page(5u64)
-        .send()
+        .call()
         .await?;
     println!(
         "\nproduct quantities: page {} of {} ({} rows in all)",
@@ -68,13 +68,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .iso_code("not-a-language")
             .try_into()?,
     ]);
-    match admin
-        .add_languages()
-        .body(bad)
-        .send()
-        .await
-        .map_err(Error::from)
-    {
+    match admin.add_languages().body(bad).call().await {
         Err(e) => println!("\nadding a bad language fails as expected:\n  {e}"),
         Ok(_) => println!("\nunexpected: the bad language was accepted"),
     }

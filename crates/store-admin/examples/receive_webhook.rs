@@ -232,13 +232,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     )))
                     .secret(Some(secret.clone())),
             )
-            .send()
+            .call()
             .await?;
     }
     admin
         .create_category()
         .body(types::CreateCategoryRequest::builder().name("Webhook demo"))
-        .send()
+        .call()
         .await?;
     let event = next_event(&mut events, "category.created").await?;
     println!(
@@ -264,12 +264,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let installed = next_event(&mut events, "app.store.authorize").await?;
     let merchant = installed.merchant.to_string();
     let merchants = receiver.merchants.as_ref().ok_or("no app")?;
-    let orders = merchants
-        .store(&merchant)?
-        .list_orders()
-        .send()
-        .await
-        .map_err(Error::from)?;
+    let orders = merchants.store(&merchant)?.list_orders().call().await?;
     println!(
         "merchant {merchant}: {} orders on the first page, with the delivered tokens",
         orders.data.len()
@@ -278,13 +273,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The merchant uninstalls the app: its tokens are revoked.
     mock.emit_event("app.uninstalled", serde_json::json!({}));
     next_event(&mut events, "app.uninstalled").await?;
-    match merchants
-        .store(&merchant)?
-        .list_orders()
-        .send()
-        .await
-        .map_err(Error::from)
-    {
+    match merchants.store(&merchant)?.list_orders().call().await {
         Err(Error::Auth(AuthError::ReinstallRequired { .. })) => {
             println!("merchant {merchant}: the app must be installed again, as expected");
             Ok(())

@@ -10,15 +10,15 @@
 //!
 //! ```no_run
 //! # async fn run(admin: store_admin::StoreAdmin) -> Result<(), store_admin::Error> {
+//! use store_admin::Call;
 //! use store_admin::multipart::Part;
 //! let png = std::fs::read("logo.png").unwrap_or_default();
 //! let brand = admin
 //!     .create_brand()
 //!     .name("Acme")
 //!     .logo(Part::bytes(png).file_name("logo.png").mime("image/png"))
-//!     .send()
-//!     .await?
-//!     .into_inner();
+//!     .call()
+//!     .await?;
 //! println!("brand {}", brand.data.id);
 //! # Ok(()) }
 //! ```
@@ -97,6 +97,15 @@ macro_rules! uploads {
                 /// documented success body.
                 pub async fn send(self) -> Result<ResponseValue<$success>, Error> {
                     self.0.send().await
+                }
+            }
+
+            #[cfg(feature = $area)]
+            impl<'a> crate::Call<'a> for $builder<'a> {
+                type Output = $success;
+
+                fn call(self) -> futures::future::BoxFuture<'a, Result<$success, Error>> {
+                    Box::pin(async move { self.send().await.map(ResponseValue::into_inner) })
                 }
             }
 
@@ -265,6 +274,15 @@ impl StoreAdmin {
     /// [`StoreAdminBuilder::with_accounts_url`](crate::StoreAdminBuilder::with_accounts_url)).
     pub fn get_user_info(&self) -> GetUserInfo<'_> {
         GetUserInfo { admin: self }
+    }
+}
+
+#[cfg(feature = "store")]
+impl<'a> crate::Call<'a> for GetUserInfo<'a> {
+    type Output = types::UserInfoResponse;
+
+    fn call(self) -> futures::future::BoxFuture<'a, Result<types::UserInfoResponse, Error>> {
+        Box::pin(async move { self.send().await.map(ResponseValue::into_inner) })
     }
 }
 

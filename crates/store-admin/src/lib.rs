@@ -10,6 +10,7 @@ mod open_enum;
 #[allow(missing_docs, clippy::all)]
 mod generated_values;
 
+pub mod call;
 mod client;
 pub mod credentials;
 pub mod error;
@@ -25,11 +26,13 @@ pub mod multipart;
 pub mod pagination;
 pub mod ratelimit;
 pub mod retry;
+pub mod service;
 pub mod values;
 #[cfg(feature = "store")]
 pub mod waiters;
 pub mod webhooks;
 
+pub use call::Call;
 pub use client::{
     DEFAULT_MAX_RESPONSE_BYTES, LIVE_ACCOUNTS_URL, LIVE_BASE_URL, RawResponse, Runtime, StoreAdmin,
     StoreAdminBuilder,
@@ -47,9 +50,9 @@ pub use store_admin_client::{
 };
 
 /// The `Client` and the traits of the enabled areas (`OrdersApi`, `ProductsApi`, ...) that make
-/// every operation of the document a method: `use store_admin::prelude::*;` then
-/// `admin.list_orders().send().await`.
+/// every operation of the document a method, with [`Call`] and [`Paginate`]:
+/// `use store_admin::prelude::*;` then `admin.list_orders().call().await`.
 pub mod prelude {
-    pub use crate::{Paginate, StoreAdmin};
+    pub use crate::{Call, Paginate, StoreAdmin};
     pub use store_admin_client::prelude::*;
 }

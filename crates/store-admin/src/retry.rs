@@ -50,6 +50,7 @@ use crate::ratelimit::RateLimitHeaders;
 
 /// Limits for retrying one logical request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// Attempts in total, the first one included (default 3). `1` disables retries.
     pub max_attempts: u32,

@@ -38,6 +38,7 @@ impl OrderStatusSlug {
 
 /// Why a money amount could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum MoneyError {
     /// The text is not a decimal number (`"10.70"`, `"127"`, `"-3.5"` are).
     #[error("not a decimal amount: {0:?}")]
@@ -205,6 +206,7 @@ pub struct CurrencyAmount {
 
 /// Why a timestamp could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TimestampError {
     /// The text is not one of the accepted date-time shapes.
     #[error(

@@ -309,11 +309,11 @@ fn admin(base_url: &str, accounts_url: &str) -> StoreAdmin {
         .with_base_url(base_url)
         .with_accounts_url(accounts_url)
         .with_token(TOKEN)
-        .with_retry_policy(RetryPolicy {
-            max_attempts: 3,
-            base_delay: std::time::Duration::from_millis(1),
-            ..RetryPolicy::default()
-        })
+        .with_retry_policy(
+            RetryPolicy::default()
+                .with_max_attempts(3)
+                .with_base_delay(std::time::Duration::from_millis(1)),
+        )
         .build()
         .expect("client")
 }

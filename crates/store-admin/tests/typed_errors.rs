@@ -270,3 +270,79 @@ async fn a_file_download_streams_the_body_the_runtime_read() {
             .expect("streams");
     assert_eq!(chunks.concat(), WORKBOOK.as_bytes());
 }
+
+/// `call()` answers the typed body, and every failure as the same typed [`Error`] as `send()`
+/// then `Error::from`: the operation and the envelope of an error answer, the operation and the
+/// JSON path of a body that does not match the document, a raw body's status.
+#[tokio::test]
+async fn call_answers_the_typed_body_or_the_typed_error() {
+    let server = mock(MockConfig::new()).await;
+    let admin = admin(server.base_url());
+
+    let statuses = admin.list_order_statuses().call().await.expect("statuses");
+    assert!(!statuses.data.is_empty(), "the typed body: {statuses:?}");
+
+    let missing = admin
+        .get_shipment()
+        .shipment_id(987_654_i64)
+        .call()
+        .await
+        .expect_err("no such shipment");
+    let api = missing.api().expect("an API error");
+    assert_eq!(
+        (api.operation, api.status.as_u16()),
+        (Some("get_shipment"), 404)
+    );
+    assert!(api.message.is_some(), "the service's envelope: {api:?}");
+
+    // A success whose body does not match the document: the JSON path of the mismatch.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binds");
+    let addr = listener.local_addr().expect("address");
+    let app = axum::Router::new().fallback(|| async {
+        (
+            [("content-type", "application/json")],
+            r#"{"status": 200, "success": true, "data": [{"id": 1, "name": {"no": "text"}}]}"#,
+        )
+    });
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    let bad = self::admin(&format!("http://{addr}/admin/v2"))
+        .list_order_statuses()
+        .call()
+        .await
+        .expect_err("a body that is not the document's");
+    match &bad {
+        Error::Decode {
+            operation, path, ..
+        } => {
+            assert_eq!(*operation, Some("list_order_statuses"));
+            assert!(path.starts_with("data[0]"), "the JSON path: {path}");
+        }
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+
+    // The hand-written operations answer the same way.
+    let base = bare_server(502, "<html>Bad Gateway</html>").await;
+    let admin = StoreAdmin::builder()
+        .with_base_url(&base)
+        .with_accounts_url(base.trim_end_matches("/admin/v2"))
+        .with_token(TOKEN)
+        .with_retry_policy(RetryPolicy::no_retries())
+        .build()
+        .expect("client builds");
+    let upstream = admin.get_user_info().call().await.expect_err("a 502");
+    let api = upstream.api().expect("an API error");
+    assert_eq!(
+        (api.operation, api.status.as_u16()),
+        (Some("get_user_info"), 502)
+    );
+    assert!(
+        api.raw_body
+            .as_deref()
+            .is_some_and(|b| b.contains("Bad Gateway")),
+        "{api:?}"
+    );
+}

@@ -69,6 +69,7 @@ pub struct UndecodableRecord {
 ///
 /// [`PageOptions::undecodable`]: crate::PageOptions::undecodable
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub enum Undecodable {
     /// The list fails there with [`Error::Record`], naming it (the default).
     #[default]

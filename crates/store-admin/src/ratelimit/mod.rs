@@ -150,6 +150,7 @@ impl Plan {
 
 /// A rate-limit configuration was invalid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RateLimitError {
     /// Zero requests per period.
     #[error("a rate limit must allow at least one request per period")]

@@ -1,0 +1,166 @@
+//! A pass that adds items, never edits them: `Operation` for every builder of an area, read off
+//! the builder's own `send` (its success and error types) and the `operationId` its body hands to
+//! progenitor's hooks, so that one hand-written `call()` in `store-admin` serves every operation.
+
+use anyhow::{Result, bail};
+use quote::{ToTokens, format_ident, quote};
+use syn::{ImplItem, Item, ReturnType, Type};
+
+use crate::rewrite::{CORE, last_ident};
+
+/// `impl Operation<'a> for builder::X<'a>` for each builder of `file`'s `mod builder` that has a
+/// `send`, in the builders' order.
+pub fn operation_impls(file: &syn::File) -> Result<Vec<Item>> {
+    let core = format_ident!("{CORE}");
+    let Some(builders) = file.items.iter().find_map(|item| match item {
+        Item::Mod(m) if m.ident == "builder" => m.content.as_ref().map(|(_, items)| items),
+        _ => None,
+    }) else {
+        return Ok(Vec::new());
+    };
+    let mut impls = Vec::new();
+    for item in builders {
+        let Item::Impl(block) = item else { continue };
+        let Some(name) = last_ident(&block.self_ty) else {
+            continue;
+        };
+        let Some(send) = block.items.iter().find_map(|i| match i {
+            ImplItem::Fn(f) if f.sig.ident == "send" => Some(f),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let ReturnType::Type(_, ty) = &send.sig.output else {
+            bail!("`builder::{name}::send` returns nothing");
+        };
+        let (Some(ok), Some(err)) = (first_arg_of_arg(ty, 0), first_arg_of_arg(ty, 1)) else {
+            bail!("`builder::{name}::send` does not return `Result<ResponseValue<T>, Error<E>>`");
+        };
+        let Some(operation_id) = operation_id(&send.block) else {
+            bail!("`builder::{name}::send` names no operation_id for the hooks");
+        };
+        let builder = format_ident!("{name}");
+        impls.push(syn::parse_quote! {
+            impl<'a> ::#core::Operation<'a> for builder::#builder<'a> {
+                type Output = #ok;
+                type ErrorBody = #err;
+                const OPERATION_ID: &'static str = #operation_id;
+                fn send_operation(
+                    self,
+                ) -> ::#core::BoxFuture<'a, Result<ResponseValue<#ok>, Error<#err>>> {
+                    Box::pin(self.send())
+                }
+            }
+        });
+    }
+    Ok(impls)
+}
+
+/// `T` of the `at`-th generic argument of `ty`, itself generic over `T`:
+/// `Result<ResponseValue<T>, Error<E>>` gives `T` at 0 and `E` at 1.
+fn first_arg_of_arg(ty: &Type, at: usize) -> Option<Type> {
+    let outer = generic_args(ty);
+    let inner = generic_args(outer.get(at)?);
+    inner.into_iter().next()
+}
+
+fn generic_args(ty: &Type) -> Vec<Type> {
+    let Type::Path(path) = ty else {
+        return Vec::new();
+    };
+    let Some(last) = path.path.segments.last() else {
+        return Vec::new();
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return Vec::new();
+    };
+    args.args
+        .iter()
+        .filter_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The string given as `operation_id` in the body (progenitor's `OperationInfo`).
+fn operation_id(block: &syn::Block) -> Option<String> {
+    let mut tokens = block.to_token_stream().into_iter().peekable();
+    find_operation_id(&mut tokens)
+}
+
+fn find_operation_id(
+    tokens: &mut std::iter::Peekable<impl Iterator<Item = proc_macro2::TokenTree>>,
+) -> Option<String> {
+    use proc_macro2::TokenTree;
+    while let Some(token) = tokens.next() {
+        match token {
+            TokenTree::Ident(ident) if ident == "operation_id" => {
+                if matches!(tokens.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ':') {
+                    tokens.next();
+                    if let Some(TokenTree::Literal(lit)) = tokens.next()
+                        && let Ok(syn::Lit::Str(s)) = syn::parse2::<syn::Lit>(quote!(#lit))
+                    {
+                        return Some(s.value());
+                    }
+                }
+            }
+            TokenTree::Group(group) => {
+                let mut inner = group.stream().into_iter().peekable();
+                if let Some(found) = find_operation_id(&mut inner) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_builder_gets_its_send_types_and_operation_id() {
+        let file: syn::File = syn::parse_quote! {
+            pub mod builder {
+                pub struct ListCoupons<'a> { client: &'a super::Client }
+                impl<'a> ListCoupons<'a> {
+                    pub fn page(self) -> Self { self }
+                    pub async fn send(self) -> Result<ResponseValue<types::CouponList>, Error<::c::types::ErrorResponse>> {
+                        let info = OperationInfo { operation_id: "list_coupons" };
+                        todo!()
+                    }
+                }
+                impl<'a> NoSend<'a> { pub fn new() -> Self { todo!() } }
+            }
+        };
+        let impls = operation_impls(&file).expect("impls");
+        assert_eq!(impls.len(), 1);
+        let text = impls[0].to_token_stream().to_string();
+        assert!(text.contains("for builder :: ListCoupons < 'a >"), "{text}");
+        assert!(text.contains("type Output = types :: CouponList"), "{text}");
+        assert!(
+            text.contains("type ErrorBody = :: c :: types :: ErrorResponse"),
+            "{text}"
+        );
+        assert!(
+            text.contains("OPERATION_ID : & 'static str = \"list_coupons\""),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_send_without_an_operation_id_is_an_error() {
+        let file: syn::File = syn::parse_quote! {
+            pub mod builder {
+                impl<'a> X<'a> {
+                    pub async fn send(self) -> Result<ResponseValue<T>, Error<E>> { todo!() }
+                }
+            }
+        };
+        let error = operation_impls(&file).unwrap_err().to_string();
+        assert!(error.contains("names no operation_id"), "{error}");
+    }
+}
