@@ -17,6 +17,19 @@ const TOKEN: &str = "threads-token";
 
 fn send_sync<T: Send + Sync + 'static>() {}
 
+/// The mock store, and a client of it with every scope.
+async fn mock_and_client() -> (MockServer, StoreAdmin) {
+    let server = MockServer::start(MockConfig::new().token_all_scopes(TOKEN))
+        .await
+        .expect("mock");
+    let admin = StoreAdmin::builder()
+        .with_base_url(server.base_url())
+        .with_token(TOKEN)
+        .build()
+        .expect("client");
+    (server, admin)
+}
+
 #[test]
 fn clients_errors_and_options_are_send_sync_and_static() {
     send_sync::<StoreAdmin>();
@@ -33,14 +46,7 @@ fn clients_errors_and_options_are_send_sync_and_static() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_streams_and_uploads_run_on_spawned_tasks() {
-    let server = MockServer::start(MockConfig::new().token_all_scopes(TOKEN))
-        .await
-        .expect("mock");
-    let admin = StoreAdmin::builder()
-        .with_base_url(server.base_url())
-        .with_token(TOKEN)
-        .build()
-        .expect("client");
+    let (server, admin) = mock_and_client().await;
 
     // A generated operation.
     let call = tokio::spawn({
@@ -104,14 +110,7 @@ async fn tower_layers_wrap_the_client() {
     use store_admin::service::OperationName;
     use tower::{ServiceBuilder, ServiceExt};
 
-    let server = MockServer::start(MockConfig::new().token_all_scopes(TOKEN))
-        .await
-        .expect("mock");
-    let admin = StoreAdmin::builder()
-        .with_base_url(server.base_url())
-        .with_token(TOKEN)
-        .build()
-        .expect("client");
+    let (_server, admin) = mock_and_client().await;
     let seen = Arc::new(AtomicUsize::new(0));
     let service = ServiceBuilder::new()
         .map_request({
