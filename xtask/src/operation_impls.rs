@@ -1,4 +1,5 @@
-//! A pass that adds items, never edits them: `Operation` for every builder of an area, read off
+//! A pass that adds items, never edits them: `Operation` for every builder of an area (one line
+//! each, through the core's `operation!` macro), read off
 //! the builder's own `send` (its success and error types) and the `operationId` its body hands to
 //! progenitor's hooks, so that one hand-written `call()` in `store-admin` serves every operation.
 
@@ -41,16 +42,7 @@ pub fn operation_impls(file: &syn::File) -> Result<Vec<Item>> {
         };
         let builder = format_ident!("{name}");
         impls.push(syn::parse_quote! {
-            impl<'a> ::#core::Operation<'a> for builder::#builder<'a> {
-                type Output = #ok;
-                type ErrorBody = #err;
-                const OPERATION_ID: &'static str = #operation_id;
-                fn send_operation(
-                    self,
-                ) -> ::#core::BoxFuture<'a, Result<ResponseValue<#ok>, Error<#err>>> {
-                    Box::pin(self.send())
-                }
-            }
+            ::#core::operation!(#builder, #ok, #err, #operation_id);
         });
     }
     Ok(impls)
@@ -139,15 +131,9 @@ mod tests {
         let impls = operation_impls(&file).expect("impls");
         assert_eq!(impls.len(), 1);
         let text = impls[0].to_token_stream().to_string();
-        assert!(text.contains("for builder :: ListCoupons < 'a >"), "{text}");
-        assert!(text.contains("type Output = types :: CouponList"), "{text}");
-        assert!(
-            text.contains("type ErrorBody = :: c :: types :: ErrorResponse"),
-            "{text}"
-        );
-        assert!(
-            text.contains("OPERATION_ID : & 'static str = \"list_coupons\""),
-            "{text}"
+        assert_eq!(
+            text,
+            ":: store_admin_client_core :: operation ! (ListCoupons , types :: CouponList , :: c :: types :: ErrorResponse , \"list_coupons\") ;",
         );
     }
 

@@ -116,6 +116,23 @@ pub trait Operation<'a>: Send + Sized + 'a {
     fn send_operation(self) -> Sent<'a, Self::Output, Self::ErrorBody>;
 }
 
+/// `impl Operation for builder::$builder<'a>`: what `cargo xtask generate` writes for every
+/// builder of an area, one line each (the builder's success and error types, its `operationId`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! operation {
+    ($builder:ident, $ok:ty, $err:ty, $id:literal) => {
+        impl<'a> $crate::Operation<'a> for builder::$builder<'a> {
+            type Output = $ok;
+            type ErrorBody = $err;
+            const OPERATION_ID: &'static str = $id;
+            fn send_operation(self) -> $crate::Sent<'a, $ok, $err> {
+                Box::pin(self.send())
+            }
+        }
+    };
+}
+
 /// What an [`Operation`]'s `send_operation` answers: progenitor's `ResponseValue<T>` or its
 /// `Error<E>`.
 pub type Sent<'a, T, E> = BoxFuture<'a, Result<ResponseValue<T>, Error<E>>>;

@@ -5496,331 +5496,86 @@ impl CustomersApi for ::store_admin_client_core::Client {
         builder::UpdateReview::new(self)
     }
 }
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCustomers<'a> {
-    type Output = types::CustomerList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_customers";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CustomerList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateCustomer<'a> {
-    type Output = types::CustomerResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_customer";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CustomerResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetCustomer<'a> {
-    type Output = types::CustomerResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_customer";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CustomerResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateCustomer<'a> {
-    type Output = types::CustomerResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_customer";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CustomerResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteCustomer<'a> {
-    type Output = types::CustomerAcknowledgementResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_customer";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CustomerAcknowledgementResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::BanCustomer<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "ban_customer";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UnbanCustomer<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "unban_customer";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCustomerGroups<'a> {
-    type Output = types::CustomerGroupList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_customer_groups";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CustomerGroupList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateCustomerGroup<'a> {
-    type Output = types::CustomerGroupResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_customer_group";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CustomerGroupResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::AddCustomersToGroup<'a> {
-    type Output = types::CustomerAcknowledgementResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "add_customers_to_group";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CustomerAcknowledgementResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::UpdateDefaultCustomerGroup<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_default_customer_group";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateCustomerGroup<'a> {
-    type Output = types::CustomerGroupResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_customer_group";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CustomerGroupResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteCustomerGroup<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_customer_group";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::DepositCustomerWallet<'a> {
-    type Output = types::CustomerWalletTransactionResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "deposit_customer_wallet";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CustomerWalletTransactionResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::WithdrawCustomerWallet<'a> {
-    type Output = types::CustomerWalletTransactionResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "withdraw_customer_wallet";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CustomerWalletTransactionResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ListCustomerLoyaltyPoints<'a> {
-    type Output = types::LoyaltyPointEntryList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_customer_loyalty_points";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::LoyaltyPointEntryList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::UpdateCustomerLoyaltyPoints<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_customer_loyalty_points";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListReviews<'a> {
-    type Output = types::ReviewList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_reviews";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ReviewList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetReview<'a> {
-    type Output = types::ReviewResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_review";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ReviewResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateReview<'a> {
-    type Output = types::ReviewResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_review";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ReviewResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
+::store_admin_client_core::operation!(
+    ListCustomers, types::CustomerList, ::store_admin_client_core::types::ErrorResponse,
+    "list_customers"
+);
+::store_admin_client_core::operation!(
+    CreateCustomer, types::CustomerResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_customer"
+);
+::store_admin_client_core::operation!(
+    GetCustomer, types::CustomerResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_customer"
+);
+::store_admin_client_core::operation!(
+    UpdateCustomer, types::CustomerResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_customer"
+);
+::store_admin_client_core::operation!(
+    DeleteCustomer, types::CustomerAcknowledgementResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_customer"
+);
+::store_admin_client_core::operation!(
+    BanCustomer, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "ban_customer"
+);
+::store_admin_client_core::operation!(
+    UnbanCustomer, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "unban_customer"
+);
+::store_admin_client_core::operation!(
+    ListCustomerGroups, types::CustomerGroupList,
+    ::store_admin_client_core::types::ErrorResponse, "list_customer_groups"
+);
+::store_admin_client_core::operation!(
+    CreateCustomerGroup, types::CustomerGroupResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_customer_group"
+);
+::store_admin_client_core::operation!(
+    AddCustomersToGroup, types::CustomerAcknowledgementResponse,
+    ::store_admin_client_core::types::ErrorResponse, "add_customers_to_group"
+);
+::store_admin_client_core::operation!(
+    UpdateDefaultCustomerGroup, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_default_customer_group"
+);
+::store_admin_client_core::operation!(
+    UpdateCustomerGroup, types::CustomerGroupResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_customer_group"
+);
+::store_admin_client_core::operation!(
+    DeleteCustomerGroup, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_customer_group"
+);
+::store_admin_client_core::operation!(
+    DepositCustomerWallet, types::CustomerWalletTransactionResponse,
+    ::store_admin_client_core::types::ErrorResponse, "deposit_customer_wallet"
+);
+::store_admin_client_core::operation!(
+    WithdrawCustomerWallet, types::CustomerWalletTransactionResponse,
+    ::store_admin_client_core::types::ErrorResponse, "withdraw_customer_wallet"
+);
+::store_admin_client_core::operation!(
+    ListCustomerLoyaltyPoints, types::LoyaltyPointEntryList,
+    ::store_admin_client_core::types::ErrorResponse, "list_customer_loyalty_points"
+);
+::store_admin_client_core::operation!(
+    UpdateCustomerLoyaltyPoints, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_customer_loyalty_points"
+);
+::store_admin_client_core::operation!(
+    ListReviews, types::ReviewList, ::store_admin_client_core::types::ErrorResponse,
+    "list_reviews"
+);
+::store_admin_client_core::operation!(
+    GetReview, types::ReviewResponse, ::store_admin_client_core::types::ErrorResponse,
+    "get_review"
+);
+::store_admin_client_core::operation!(
+    UpdateReview, types::ReviewResponse, ::store_admin_client_core::types::ErrorResponse,
+    "update_review"
+);
 impl<'a> ::store_admin_client_core::PagedRequest<'a> for builder::ListCustomers<'a> {
     type Item = types::Customer;
     type Response = types::CustomerList;

@@ -9559,375 +9559,98 @@ impl MarketingApi for ::store_admin_client_core::Client {
         builder::DeleteAdvertisement::new(self)
     }
 }
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCoupons<'a> {
-    type Output = types::CouponList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_coupons";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CouponList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateCoupon<'a> {
-    type Output = types::CouponResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_coupon";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CouponResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCouponCodes<'a> {
-    type Output = types::CouponCodeList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_coupon_codes";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CouponCodeList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetCoupon<'a> {
-    type Output = types::CouponResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_coupon";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CouponResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateCoupon<'a> {
-    type Output = types::CouponResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_coupon";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CouponResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteCoupon<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_coupon";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListSpecialOffers<'a> {
-    type Output = types::SpecialOfferList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_special_offers";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::SpecialOfferList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateSpecialOffer<'a> {
-    type Output = types::SpecialOfferResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_special_offer";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::SpecialOfferResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetSpecialOffer<'a> {
-    type Output = types::SpecialOfferResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_special_offer";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::SpecialOfferResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateSpecialOffer<'a> {
-    type Output = types::SpecialOfferResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_special_offer";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::SpecialOfferResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteSpecialOffer<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_special_offer";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ChangeSpecialOfferStatus<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "change_special_offer_status";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListAffiliates<'a> {
-    type Output = types::AffiliateList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_affiliates";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::AffiliateList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateAffiliate<'a> {
-    type Output = types::AffiliateResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_affiliate";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::AffiliateResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetAffiliate<'a> {
-    type Output = types::AffiliateResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_affiliate";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::AffiliateResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateAffiliate<'a> {
-    type Output = types::AffiliateResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_affiliate";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::AffiliateResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteAffiliate<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_affiliate";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListAffiliateLinks<'a> {
-    type Output = types::AffiliateLinkList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_affiliate_links";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::AffiliateLinkList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListAdvertisements<'a> {
-    type Output = types::AdvertisementList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_advertisements";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::AdvertisementList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateAdvertisement<'a> {
-    type Output = types::AdvertisementResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_advertisement";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::AdvertisementResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetAdvertisement<'a> {
-    type Output = types::AdvertisementResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_advertisement";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::AdvertisementResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateAdvertisement<'a> {
-    type Output = types::AdvertisementResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_advertisement";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::AdvertisementResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteAdvertisement<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_advertisement";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
+::store_admin_client_core::operation!(
+    ListCoupons, types::CouponList, ::store_admin_client_core::types::ErrorResponse,
+    "list_coupons"
+);
+::store_admin_client_core::operation!(
+    CreateCoupon, types::CouponResponse, ::store_admin_client_core::types::ErrorResponse,
+    "create_coupon"
+);
+::store_admin_client_core::operation!(
+    ListCouponCodes, types::CouponCodeList,
+    ::store_admin_client_core::types::ErrorResponse, "list_coupon_codes"
+);
+::store_admin_client_core::operation!(
+    GetCoupon, types::CouponResponse, ::store_admin_client_core::types::ErrorResponse,
+    "get_coupon"
+);
+::store_admin_client_core::operation!(
+    UpdateCoupon, types::CouponResponse, ::store_admin_client_core::types::ErrorResponse,
+    "update_coupon"
+);
+::store_admin_client_core::operation!(
+    DeleteCoupon, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_coupon"
+);
+::store_admin_client_core::operation!(
+    ListSpecialOffers, types::SpecialOfferList,
+    ::store_admin_client_core::types::ErrorResponse, "list_special_offers"
+);
+::store_admin_client_core::operation!(
+    CreateSpecialOffer, types::SpecialOfferResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_special_offer"
+);
+::store_admin_client_core::operation!(
+    GetSpecialOffer, types::SpecialOfferResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_special_offer"
+);
+::store_admin_client_core::operation!(
+    UpdateSpecialOffer, types::SpecialOfferResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_special_offer"
+);
+::store_admin_client_core::operation!(
+    DeleteSpecialOffer, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_special_offer"
+);
+::store_admin_client_core::operation!(
+    ChangeSpecialOfferStatus, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "change_special_offer_status"
+);
+::store_admin_client_core::operation!(
+    ListAffiliates, types::AffiliateList,
+    ::store_admin_client_core::types::ErrorResponse, "list_affiliates"
+);
+::store_admin_client_core::operation!(
+    CreateAffiliate, types::AffiliateResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_affiliate"
+);
+::store_admin_client_core::operation!(
+    GetAffiliate, types::AffiliateResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_affiliate"
+);
+::store_admin_client_core::operation!(
+    UpdateAffiliate, types::AffiliateResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_affiliate"
+);
+::store_admin_client_core::operation!(
+    DeleteAffiliate, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_affiliate"
+);
+::store_admin_client_core::operation!(
+    ListAffiliateLinks, types::AffiliateLinkList,
+    ::store_admin_client_core::types::ErrorResponse, "list_affiliate_links"
+);
+::store_admin_client_core::operation!(
+    ListAdvertisements, types::AdvertisementList,
+    ::store_admin_client_core::types::ErrorResponse, "list_advertisements"
+);
+::store_admin_client_core::operation!(
+    CreateAdvertisement, types::AdvertisementResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_advertisement"
+);
+::store_admin_client_core::operation!(
+    GetAdvertisement, types::AdvertisementResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_advertisement"
+);
+::store_admin_client_core::operation!(
+    UpdateAdvertisement, types::AdvertisementResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_advertisement"
+);
+::store_admin_client_core::operation!(
+    DeleteAdvertisement, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_advertisement"
+);
 impl<'a> ::store_admin_client_core::PagedRequest<'a> for builder::ListCoupons<'a> {
     type Item = types::Coupon;
     type Response = types::CouponList;

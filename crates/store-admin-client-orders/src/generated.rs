@@ -16982,603 +16982,154 @@ impl OrdersApi for ::store_admin_client_core::Client {
         builder::ListOrderAssignedEmployees::new(self)
     }
 }
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListReservations<'a> {
-    type Output = types::ReservationList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_reservations";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ReservationList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListOrders<'a> {
-    type Output = types::OrderList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_orders";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateOrder<'a> {
-    type Output = types::OrderDetailsResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_order";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderDetailsResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListOrderStatuses<'a> {
-    type Output = types::OrderStatusList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_order_statuses";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderStatusList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateOrderStatus<'a> {
-    type Output = types::OrderStatusResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_order_status";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderStatusResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetOrder<'a> {
-    type Output = types::OrderDetailsResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_order";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderDetailsResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateOrder<'a> {
-    type Output = types::OrderDetailsResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_order";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderDetailsResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateDraftOrder<'a> {
-    type Output = types::OrderDraftResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_draft_order";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderDraftResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DuplicateOrder<'a> {
-    type Output = types::OrderDetailsResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "duplicate_order";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderDetailsResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::RunOrderActions<'a> {
-    type Output = types::OrderActionResultList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "run_order_actions";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderActionResultList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::RelocateOrderInventory<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "relocate_order_inventory";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListOrderItems<'a> {
-    type Output = types::OrderLineItemList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_order_items";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderLineItemList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateOrderItem<'a> {
-    type Output = types::OrderLineItemList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_order_item";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderLineItemList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateOrderItem<'a> {
-    type Output = types::OrderLineItemList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_order_item";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderLineItemList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteOrderItem<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_order_item";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ChangeOrderStatus<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "change_order_status";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetOrderStatus<'a> {
-    type Output = types::OrderStatusResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_order_status";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderStatusResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateOrderStatus<'a> {
-    type Output = types::OrderStatusResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_order_status";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderStatusResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::SortOrderStatuses<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "sort_order_statuses";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListOrderHistories<'a> {
-    type Output = types::OrderHistoryList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_order_histories";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderHistoryList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateOrderHistory<'a> {
-    type Output = types::OrderHistoryResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_order_history";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderHistoryResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListOrderOptions<'a> {
-    type Output = types::OrderOptionList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_order_options";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderOptionList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateOrderOption<'a> {
-    type Output = types::OrderOptionResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_order_option";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderOptionResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetOrderOption<'a> {
-    type Output = types::OrderOptionResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_order_option";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderOptionResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateOrderOption<'a> {
-    type Output = types::OrderOptionResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_order_option";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderOptionResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteOrderOption<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_order_option";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListOrderInvoices<'a> {
-    type Output = types::OrderInvoiceList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_order_invoices";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderInvoiceList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateOrderInvoice<'a> {
-    type Output = types::OrderInvoiceResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_order_invoice";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderInvoiceResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetOrderInvoice<'a> {
-    type Output = types::OrderInvoiceResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_order_invoice";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderInvoiceResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::SendOrderInvoice<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "send_order_invoice";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::PrintOrderInvoice<'a> {
-    type Output = types::OrderInvoiceLinkResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "print_order_invoice";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderInvoiceLinkResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListAbandonedCarts<'a> {
-    type Output = types::AbandonedCartList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_abandoned_carts";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::AbandonedCartList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetAbandonedCart<'a> {
-    type Output = types::AbandonedCartResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_abandoned_cart";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::AbandonedCartResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ListOrderAssignmentRules<'a> {
-    type Output = types::OrderAssignmentRuleList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_order_assignment_rules";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderAssignmentRuleList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::CreateOrderAssignmentRule<'a> {
-    type Output = types::OrderAssignmentRuleResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_order_assignment_rule";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderAssignmentRuleResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::UpdateOrderAssignmentRule<'a> {
-    type Output = types::OrderAssignmentRuleResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_order_assignment_rule";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderAssignmentRuleResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ListOrderAssignedEmployees<'a> {
-    type Output = types::OrderAssignedEmployeeList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_order_assigned_employees";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::OrderAssignedEmployeeList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
+::store_admin_client_core::operation!(
+    ListReservations, types::ReservationList,
+    ::store_admin_client_core::types::ErrorResponse, "list_reservations"
+);
+::store_admin_client_core::operation!(
+    ListOrders, types::OrderList, ::store_admin_client_core::types::ErrorResponse,
+    "list_orders"
+);
+::store_admin_client_core::operation!(
+    CreateOrder, types::OrderDetailsResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_order"
+);
+::store_admin_client_core::operation!(
+    ListOrderStatuses, types::OrderStatusList,
+    ::store_admin_client_core::types::ErrorResponse, "list_order_statuses"
+);
+::store_admin_client_core::operation!(
+    CreateOrderStatus, types::OrderStatusResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_order_status"
+);
+::store_admin_client_core::operation!(
+    GetOrder, types::OrderDetailsResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_order"
+);
+::store_admin_client_core::operation!(
+    UpdateOrder, types::OrderDetailsResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_order"
+);
+::store_admin_client_core::operation!(
+    CreateDraftOrder, types::OrderDraftResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_draft_order"
+);
+::store_admin_client_core::operation!(
+    DuplicateOrder, types::OrderDetailsResponse,
+    ::store_admin_client_core::types::ErrorResponse, "duplicate_order"
+);
+::store_admin_client_core::operation!(
+    RunOrderActions, types::OrderActionResultList,
+    ::store_admin_client_core::types::ErrorResponse, "run_order_actions"
+);
+::store_admin_client_core::operation!(
+    RelocateOrderInventory, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "relocate_order_inventory"
+);
+::store_admin_client_core::operation!(
+    ListOrderItems, types::OrderLineItemList,
+    ::store_admin_client_core::types::ErrorResponse, "list_order_items"
+);
+::store_admin_client_core::operation!(
+    CreateOrderItem, types::OrderLineItemList,
+    ::store_admin_client_core::types::ErrorResponse, "create_order_item"
+);
+::store_admin_client_core::operation!(
+    UpdateOrderItem, types::OrderLineItemList,
+    ::store_admin_client_core::types::ErrorResponse, "update_order_item"
+);
+::store_admin_client_core::operation!(
+    DeleteOrderItem, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_order_item"
+);
+::store_admin_client_core::operation!(
+    ChangeOrderStatus, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "change_order_status"
+);
+::store_admin_client_core::operation!(
+    GetOrderStatus, types::OrderStatusResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_order_status"
+);
+::store_admin_client_core::operation!(
+    UpdateOrderStatus, types::OrderStatusResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_order_status"
+);
+::store_admin_client_core::operation!(
+    SortOrderStatuses, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "sort_order_statuses"
+);
+::store_admin_client_core::operation!(
+    ListOrderHistories, types::OrderHistoryList,
+    ::store_admin_client_core::types::ErrorResponse, "list_order_histories"
+);
+::store_admin_client_core::operation!(
+    CreateOrderHistory, types::OrderHistoryResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_order_history"
+);
+::store_admin_client_core::operation!(
+    ListOrderOptions, types::OrderOptionList,
+    ::store_admin_client_core::types::ErrorResponse, "list_order_options"
+);
+::store_admin_client_core::operation!(
+    CreateOrderOption, types::OrderOptionResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_order_option"
+);
+::store_admin_client_core::operation!(
+    GetOrderOption, types::OrderOptionResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_order_option"
+);
+::store_admin_client_core::operation!(
+    UpdateOrderOption, types::OrderOptionResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_order_option"
+);
+::store_admin_client_core::operation!(
+    DeleteOrderOption, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_order_option"
+);
+::store_admin_client_core::operation!(
+    ListOrderInvoices, types::OrderInvoiceList,
+    ::store_admin_client_core::types::ErrorResponse, "list_order_invoices"
+);
+::store_admin_client_core::operation!(
+    CreateOrderInvoice, types::OrderInvoiceResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_order_invoice"
+);
+::store_admin_client_core::operation!(
+    GetOrderInvoice, types::OrderInvoiceResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_order_invoice"
+);
+::store_admin_client_core::operation!(
+    SendOrderInvoice, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "send_order_invoice"
+);
+::store_admin_client_core::operation!(
+    PrintOrderInvoice, types::OrderInvoiceLinkResponse,
+    ::store_admin_client_core::types::ErrorResponse, "print_order_invoice"
+);
+::store_admin_client_core::operation!(
+    ListAbandonedCarts, types::AbandonedCartList,
+    ::store_admin_client_core::types::ErrorResponse, "list_abandoned_carts"
+);
+::store_admin_client_core::operation!(
+    GetAbandonedCart, types::AbandonedCartResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_abandoned_cart"
+);
+::store_admin_client_core::operation!(
+    ListOrderAssignmentRules, types::OrderAssignmentRuleList,
+    ::store_admin_client_core::types::ErrorResponse, "list_order_assignment_rules"
+);
+::store_admin_client_core::operation!(
+    CreateOrderAssignmentRule, types::OrderAssignmentRuleResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_order_assignment_rule"
+);
+::store_admin_client_core::operation!(
+    UpdateOrderAssignmentRule, types::OrderAssignmentRuleResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_order_assignment_rule"
+);
+::store_admin_client_core::operation!(
+    ListOrderAssignedEmployees, types::OrderAssignedEmployeeList,
+    ::store_admin_client_core::types::ErrorResponse, "list_order_assigned_employees"
+);
 impl<'a> ::store_admin_client_core::PagedRequest<'a> for builder::ListOrders<'a> {
     type Item = types::Order;
     type Response = types::OrderList;

@@ -21137,857 +21137,215 @@ impl ProductsApi for ::store_admin_client_core::Client {
         builder::ListCategoryProducts::new(self)
     }
 }
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ListProductQuantities<'a> {
-    type Output = types::ProductQuantityList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_product_quantities";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductQuantityList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateProductOption<'a> {
-    type Output = types::ProductOptionResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_product_option";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductOptionResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetProductVariant<'a> {
-    type Output = types::ProductVariantResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_product_variant";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductVariantResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateProductVariant<'a> {
-    type Output = types::ProductVariantResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_product_variant";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductVariantResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCategories<'a> {
-    type Output = types::CategoryList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_categories";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CategoryList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateCategory<'a> {
-    type Output = types::CategoryResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_category";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CategoryResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListProducts<'a> {
-    type Output = types::ProductList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_products";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateProduct<'a> {
-    type Output = types::ProductResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_product";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetProduct<'a> {
-    type Output = types::ProductResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_product";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateProduct<'a> {
-    type Output = types::ProductResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_product";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteProduct<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_product";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ChangeProductStatus<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "change_product_status";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetProductBySku<'a> {
-    type Output = types::ProductResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_product_by_sku";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateProductBySku<'a> {
-    type Output = types::ProductResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_product_by_sku";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteProductBySku<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_product_by_sku";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::UpdateProductPriceBySku<'a> {
-    type Output = types::ProductResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_product_price_by_sku";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateProductPrices<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_product_prices";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::RunBulkProductActions<'a> {
-    type Output = types::ProductBulkActionList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "run_bulk_product_actions";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductBulkActionList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListProductTags<'a> {
-    type Output = types::ProductTagList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_product_tags";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductTagList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateProductTag<'a> {
-    type Output = types::ProductTagResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_product_tag";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductTagResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::CreateProductDigitalCodes<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_product_digital_codes";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::DeleteProductDigitalFile<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_product_digital_file";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateProductVideo<'a> {
-    type Output = types::ProductImageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_product_video";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductImageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::CreateProductVideoBySku<'a> {
-    type Output = types::ProductImageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_product_video_by_sku";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductImageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteProductImage<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_product_image";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::UpdateProductQuantities<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_product_quantities";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ListProductQuantityChangeReasons<'a> {
-    type Output = types::ProductQuantityChangeReasonList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_product_quantity_change_reasons";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductQuantityChangeReasonList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ListProductQuantityAudit<'a> {
-    type Output = types::ProductQuantityAuditList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_product_quantity_audit";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductQuantityAuditList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListProductVariants<'a> {
-    type Output = types::ProductVariantList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_product_variants";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductVariantList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::UpdateProductVariantQuantity<'a> {
-    type Output = types::ProductVariantResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_product_variant_quantity";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductVariantResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetProductOption<'a> {
-    type Output = types::ProductOptionResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_product_option";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductOptionResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateProductOption<'a> {
-    type Output = types::ProductOptionResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_product_option";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductOptionResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::CreateProductOptionValue<'a> {
-    type Output = types::ProductOptionResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_product_option_value";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductOptionResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteProductOption<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_product_option";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::GetProductOptionValue<'a> {
-    type Output = types::ProductOptionValueResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_product_option_value";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductOptionValueResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::UpdateProductOptionValue<'a> {
-    type Output = types::ProductOptionValueResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_product_option_value";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductOptionValueResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::DeleteProductOptionValue<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_product_option_value";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ListProductOptionTemplates<'a> {
-    type Output = types::ProductOptionTemplateList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_product_option_templates";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductOptionTemplateList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::CreateProductOptionTemplate<'a> {
-    type Output = types::ProductOptionTemplateResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_product_option_template";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductOptionTemplateResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::GetProductOptionTemplate<'a> {
-    type Output = types::ProductOptionTemplateResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_product_option_template";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductOptionTemplateResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::UpdateProductOptionTemplate<'a> {
-    type Output = types::ProductOptionTemplateResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_product_option_template";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ProductOptionTemplateResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::DeleteProductOptionTemplate<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_product_option_template";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListBrands<'a> {
-    type Output = types::BrandList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_brands";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BrandList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetBrand<'a> {
-    type Output = types::BrandResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_brand";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BrandResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateBrand<'a> {
-    type Output = types::BrandResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_brand";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BrandResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteBrand<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_brand";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::SearchCategories<'a> {
-    type Output = types::CategoryList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "search_categories";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CategoryList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetCategory<'a> {
-    type Output = types::CategoryResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_category";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CategoryResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateCategory<'a> {
-    type Output = types::CategoryResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_category";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CategoryResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteCategory<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_category";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCategoryChildren<'a> {
-    type Output = types::CategoryChildList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_category_children";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CategoryChildList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCategoryProducts<'a> {
-    type Output = types::CategoryProductList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_category_products";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CategoryProductList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
+::store_admin_client_core::operation!(
+    ListProductQuantities, types::ProductQuantityList,
+    ::store_admin_client_core::types::ErrorResponse, "list_product_quantities"
+);
+::store_admin_client_core::operation!(
+    CreateProductOption, types::ProductOptionResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_product_option"
+);
+::store_admin_client_core::operation!(
+    GetProductVariant, types::ProductVariantResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_product_variant"
+);
+::store_admin_client_core::operation!(
+    UpdateProductVariant, types::ProductVariantResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_product_variant"
+);
+::store_admin_client_core::operation!(
+    ListCategories, types::CategoryList, ::store_admin_client_core::types::ErrorResponse,
+    "list_categories"
+);
+::store_admin_client_core::operation!(
+    CreateCategory, types::CategoryResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_category"
+);
+::store_admin_client_core::operation!(
+    ListProducts, types::ProductList, ::store_admin_client_core::types::ErrorResponse,
+    "list_products"
+);
+::store_admin_client_core::operation!(
+    CreateProduct, types::ProductResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_product"
+);
+::store_admin_client_core::operation!(
+    GetProduct, types::ProductResponse, ::store_admin_client_core::types::ErrorResponse,
+    "get_product"
+);
+::store_admin_client_core::operation!(
+    UpdateProduct, types::ProductResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_product"
+);
+::store_admin_client_core::operation!(
+    DeleteProduct, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_product"
+);
+::store_admin_client_core::operation!(
+    ChangeProductStatus, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "change_product_status"
+);
+::store_admin_client_core::operation!(
+    GetProductBySku, types::ProductResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_product_by_sku"
+);
+::store_admin_client_core::operation!(
+    UpdateProductBySku, types::ProductResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_product_by_sku"
+);
+::store_admin_client_core::operation!(
+    DeleteProductBySku, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_product_by_sku"
+);
+::store_admin_client_core::operation!(
+    UpdateProductPriceBySku, types::ProductResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_product_price_by_sku"
+);
+::store_admin_client_core::operation!(
+    UpdateProductPrices, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_product_prices"
+);
+::store_admin_client_core::operation!(
+    RunBulkProductActions, types::ProductBulkActionList,
+    ::store_admin_client_core::types::ErrorResponse, "run_bulk_product_actions"
+);
+::store_admin_client_core::operation!(
+    ListProductTags, types::ProductTagList,
+    ::store_admin_client_core::types::ErrorResponse, "list_product_tags"
+);
+::store_admin_client_core::operation!(
+    CreateProductTag, types::ProductTagResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_product_tag"
+);
+::store_admin_client_core::operation!(
+    CreateProductDigitalCodes, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_product_digital_codes"
+);
+::store_admin_client_core::operation!(
+    DeleteProductDigitalFile, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_product_digital_file"
+);
+::store_admin_client_core::operation!(
+    CreateProductVideo, types::ProductImageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_product_video"
+);
+::store_admin_client_core::operation!(
+    CreateProductVideoBySku, types::ProductImageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_product_video_by_sku"
+);
+::store_admin_client_core::operation!(
+    DeleteProductImage, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_product_image"
+);
+::store_admin_client_core::operation!(
+    UpdateProductQuantities, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_product_quantities"
+);
+::store_admin_client_core::operation!(
+    ListProductQuantityChangeReasons, types::ProductQuantityChangeReasonList,
+    ::store_admin_client_core::types::ErrorResponse,
+    "list_product_quantity_change_reasons"
+);
+::store_admin_client_core::operation!(
+    ListProductQuantityAudit, types::ProductQuantityAuditList,
+    ::store_admin_client_core::types::ErrorResponse, "list_product_quantity_audit"
+);
+::store_admin_client_core::operation!(
+    ListProductVariants, types::ProductVariantList,
+    ::store_admin_client_core::types::ErrorResponse, "list_product_variants"
+);
+::store_admin_client_core::operation!(
+    UpdateProductVariantQuantity, types::ProductVariantResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_product_variant_quantity"
+);
+::store_admin_client_core::operation!(
+    GetProductOption, types::ProductOptionResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_product_option"
+);
+::store_admin_client_core::operation!(
+    UpdateProductOption, types::ProductOptionResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_product_option"
+);
+::store_admin_client_core::operation!(
+    CreateProductOptionValue, types::ProductOptionResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_product_option_value"
+);
+::store_admin_client_core::operation!(
+    DeleteProductOption, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_product_option"
+);
+::store_admin_client_core::operation!(
+    GetProductOptionValue, types::ProductOptionValueResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_product_option_value"
+);
+::store_admin_client_core::operation!(
+    UpdateProductOptionValue, types::ProductOptionValueResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_product_option_value"
+);
+::store_admin_client_core::operation!(
+    DeleteProductOptionValue, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_product_option_value"
+);
+::store_admin_client_core::operation!(
+    ListProductOptionTemplates, types::ProductOptionTemplateList,
+    ::store_admin_client_core::types::ErrorResponse, "list_product_option_templates"
+);
+::store_admin_client_core::operation!(
+    CreateProductOptionTemplate, types::ProductOptionTemplateResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_product_option_template"
+);
+::store_admin_client_core::operation!(
+    GetProductOptionTemplate, types::ProductOptionTemplateResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_product_option_template"
+);
+::store_admin_client_core::operation!(
+    UpdateProductOptionTemplate, types::ProductOptionTemplateResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_product_option_template"
+);
+::store_admin_client_core::operation!(
+    DeleteProductOptionTemplate, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_product_option_template"
+);
+::store_admin_client_core::operation!(
+    ListBrands, types::BrandList, ::store_admin_client_core::types::ErrorResponse,
+    "list_brands"
+);
+::store_admin_client_core::operation!(
+    GetBrand, types::BrandResponse, ::store_admin_client_core::types::ErrorResponse,
+    "get_brand"
+);
+::store_admin_client_core::operation!(
+    UpdateBrand, types::BrandResponse, ::store_admin_client_core::types::ErrorResponse,
+    "update_brand"
+);
+::store_admin_client_core::operation!(
+    DeleteBrand, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_brand"
+);
+::store_admin_client_core::operation!(
+    SearchCategories, types::CategoryList,
+    ::store_admin_client_core::types::ErrorResponse, "search_categories"
+);
+::store_admin_client_core::operation!(
+    GetCategory, types::CategoryResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_category"
+);
+::store_admin_client_core::operation!(
+    UpdateCategory, types::CategoryResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_category"
+);
+::store_admin_client_core::operation!(
+    DeleteCategory, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_category"
+);
+::store_admin_client_core::operation!(
+    ListCategoryChildren, types::CategoryChildList,
+    ::store_admin_client_core::types::ErrorResponse, "list_category_children"
+);
+::store_admin_client_core::operation!(
+    ListCategoryProducts, types::CategoryProductList,
+    ::store_admin_client_core::types::ErrorResponse, "list_category_products"
+);
 impl<'a> ::store_admin_client_core::PagedRequest<'a>
 for builder::ListProductQuantities<'a> {
     type Item = types::ProductQuantity;

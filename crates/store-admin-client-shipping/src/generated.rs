@@ -18615,743 +18615,186 @@ impl ShippingApi for ::store_admin_client_core::Client {
         builder::DeleteBranchDeliveryZone::new(self)
     }
 }
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListOrderShipments<'a> {
-    type Output = types::ShipmentList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_order_shipments";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShipmentList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateOrderShipment<'a> {
-    type Output = types::ShipmentResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_order_shipment";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShipmentResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CancelOrderShipment<'a> {
-    type Output = types::ShipmentResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "cancel_order_shipment";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShipmentResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ListShippingCompanies<'a> {
-    type Output = types::ShippingCompanyList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_shipping_companies";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingCompanyList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::CreateShippingCompany<'a> {
-    type Output = types::ShippingCompanyResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_shipping_company";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingCompanyResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetShippingCompany<'a> {
-    type Output = types::ShippingCompanyResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_shipping_company";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingCompanyResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::UpdateShippingCompany<'a> {
-    type Output = types::ShippingCompanyResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_shipping_company";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingCompanyResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::DeleteShippingCompany<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_shipping_company";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetShippingRule<'a> {
-    type Output = types::ShippingRuleResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_shipping_rule";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingRuleResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListShippingRoutes<'a> {
-    type Output = types::ShippingRouteList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_shipping_routes";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingRouteList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateShippingRoute<'a> {
-    type Output = types::ShippingRouteResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_shipping_route";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingRouteResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetShippingRoute<'a> {
-    type Output = types::ShippingRouteResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_shipping_route";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingRouteResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteShippingRoute<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_shipping_route";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateShippingRoute<'a> {
-    type Output = types::ShippingRouteResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_shipping_route";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingRouteResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListShipments<'a> {
-    type Output = types::ShipmentList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_shipments";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShipmentList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateShipment<'a> {
-    type Output = types::ShipmentResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_shipment";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShipmentResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetShipment<'a> {
-    type Output = types::ShipmentResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_shipment";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShipmentResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateShipment<'a> {
-    type Output = types::ShipmentResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_shipment";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShipmentResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CancelShipment<'a> {
-    type Output = types::ShipmentResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "cancel_shipment";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShipmentResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ReturnShipment<'a> {
-    type Output = types::ShipmentResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "return_shipment";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShipmentResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetShipmentTracking<'a> {
-    type Output = types::ShipmentTrackingResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_shipment_tracking";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShipmentTrackingResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ListShippingEstimateRates<'a> {
-    type Output = types::ShippingEstimateRateList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_shipping_estimate_rates";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingEstimateRateList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ListShippingCompanyOptions<'a> {
-    type Output = types::ShippingCompanyOptionList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_shipping_company_options";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingCompanyOptionList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::UpdateDefaultShippingRoute<'a> {
-    type Output = types::ShippingRouteResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_default_shipping_route";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingRouteResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListShippingZones<'a> {
-    type Output = types::ShippingZoneList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_shipping_zones";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingZoneList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateShippingZone<'a> {
-    type Output = types::ShippingZoneResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_shipping_zone";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingZoneResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetShippingZone<'a> {
-    type Output = types::ShippingZoneResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_shipping_zone";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingZoneResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateShippingZone<'a> {
-    type Output = types::ShippingZoneResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_shipping_zone";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingZoneResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteShippingZone<'a> {
-    type Output = types::ShippingZoneDeletedResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_shipping_zone";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ShippingZoneDeletedResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListBranches<'a> {
-    type Output = types::BranchList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_branches";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateBranch<'a> {
-    type Output = types::BranchResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_branch";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetBranch<'a> {
-    type Output = types::BranchResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_branch";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateBranch<'a> {
-    type Output = types::BranchResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_branch";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteBranch<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_branch";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ListBranchAllocations<'a> {
-    type Output = types::BranchAllocationList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_branch_allocations";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchAllocationList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::CreateBranchAllocation<'a> {
-    type Output = types::BranchAllocationResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_branch_allocation";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchAllocationResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::UpdateBranchAllocationSettings<'a> {
-    type Output = types::BranchAllocationSettingsResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_branch_allocation_settings";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchAllocationSettingsResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetBranchAllocation<'a> {
-    type Output = types::BranchAllocationResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_branch_allocation";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchAllocationResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::UpdateBranchAllocation<'a> {
-    type Output = types::BranchAllocationResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_branch_allocation";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchAllocationResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::DeleteBranchAllocation<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_branch_allocation";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ListBranchDeliveryZones<'a> {
-    type Output = types::BranchDeliveryZoneList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_branch_delivery_zones";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchDeliveryZoneList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::CreateBranchDeliveryZone<'a> {
-    type Output = types::BranchDeliveryZoneResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_branch_delivery_zone";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchDeliveryZoneResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::GetBranchDeliveryZone<'a> {
-    type Output = types::BranchDeliveryZoneResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_branch_delivery_zone";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchDeliveryZoneResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::UpdateBranchDeliveryZone<'a> {
-    type Output = types::BranchDeliveryZoneResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_branch_delivery_zone";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchDeliveryZoneResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::DeleteBranchDeliveryZone<'a> {
-    type Output = types::BranchDeliveryZoneDeletedResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_branch_delivery_zone";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::BranchDeliveryZoneDeletedResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
+::store_admin_client_core::operation!(
+    ListOrderShipments, types::ShipmentList,
+    ::store_admin_client_core::types::ErrorResponse, "list_order_shipments"
+);
+::store_admin_client_core::operation!(
+    UpdateOrderShipment, types::ShipmentResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_order_shipment"
+);
+::store_admin_client_core::operation!(
+    CancelOrderShipment, types::ShipmentResponse,
+    ::store_admin_client_core::types::ErrorResponse, "cancel_order_shipment"
+);
+::store_admin_client_core::operation!(
+    ListShippingCompanies, types::ShippingCompanyList,
+    ::store_admin_client_core::types::ErrorResponse, "list_shipping_companies"
+);
+::store_admin_client_core::operation!(
+    CreateShippingCompany, types::ShippingCompanyResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_shipping_company"
+);
+::store_admin_client_core::operation!(
+    GetShippingCompany, types::ShippingCompanyResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_shipping_company"
+);
+::store_admin_client_core::operation!(
+    UpdateShippingCompany, types::ShippingCompanyResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_shipping_company"
+);
+::store_admin_client_core::operation!(
+    DeleteShippingCompany, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_shipping_company"
+);
+::store_admin_client_core::operation!(
+    GetShippingRule, types::ShippingRuleResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_shipping_rule"
+);
+::store_admin_client_core::operation!(
+    ListShippingRoutes, types::ShippingRouteList,
+    ::store_admin_client_core::types::ErrorResponse, "list_shipping_routes"
+);
+::store_admin_client_core::operation!(
+    CreateShippingRoute, types::ShippingRouteResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_shipping_route"
+);
+::store_admin_client_core::operation!(
+    GetShippingRoute, types::ShippingRouteResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_shipping_route"
+);
+::store_admin_client_core::operation!(
+    DeleteShippingRoute, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_shipping_route"
+);
+::store_admin_client_core::operation!(
+    UpdateShippingRoute, types::ShippingRouteResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_shipping_route"
+);
+::store_admin_client_core::operation!(
+    ListShipments, types::ShipmentList, ::store_admin_client_core::types::ErrorResponse,
+    "list_shipments"
+);
+::store_admin_client_core::operation!(
+    CreateShipment, types::ShipmentResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_shipment"
+);
+::store_admin_client_core::operation!(
+    GetShipment, types::ShipmentResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_shipment"
+);
+::store_admin_client_core::operation!(
+    UpdateShipment, types::ShipmentResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_shipment"
+);
+::store_admin_client_core::operation!(
+    CancelShipment, types::ShipmentResponse,
+    ::store_admin_client_core::types::ErrorResponse, "cancel_shipment"
+);
+::store_admin_client_core::operation!(
+    ReturnShipment, types::ShipmentResponse,
+    ::store_admin_client_core::types::ErrorResponse, "return_shipment"
+);
+::store_admin_client_core::operation!(
+    GetShipmentTracking, types::ShipmentTrackingResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_shipment_tracking"
+);
+::store_admin_client_core::operation!(
+    ListShippingEstimateRates, types::ShippingEstimateRateList,
+    ::store_admin_client_core::types::ErrorResponse, "list_shipping_estimate_rates"
+);
+::store_admin_client_core::operation!(
+    ListShippingCompanyOptions, types::ShippingCompanyOptionList,
+    ::store_admin_client_core::types::ErrorResponse, "list_shipping_company_options"
+);
+::store_admin_client_core::operation!(
+    UpdateDefaultShippingRoute, types::ShippingRouteResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_default_shipping_route"
+);
+::store_admin_client_core::operation!(
+    ListShippingZones, types::ShippingZoneList,
+    ::store_admin_client_core::types::ErrorResponse, "list_shipping_zones"
+);
+::store_admin_client_core::operation!(
+    CreateShippingZone, types::ShippingZoneResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_shipping_zone"
+);
+::store_admin_client_core::operation!(
+    GetShippingZone, types::ShippingZoneResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_shipping_zone"
+);
+::store_admin_client_core::operation!(
+    UpdateShippingZone, types::ShippingZoneResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_shipping_zone"
+);
+::store_admin_client_core::operation!(
+    DeleteShippingZone, types::ShippingZoneDeletedResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_shipping_zone"
+);
+::store_admin_client_core::operation!(
+    ListBranches, types::BranchList, ::store_admin_client_core::types::ErrorResponse,
+    "list_branches"
+);
+::store_admin_client_core::operation!(
+    CreateBranch, types::BranchResponse, ::store_admin_client_core::types::ErrorResponse,
+    "create_branch"
+);
+::store_admin_client_core::operation!(
+    GetBranch, types::BranchResponse, ::store_admin_client_core::types::ErrorResponse,
+    "get_branch"
+);
+::store_admin_client_core::operation!(
+    UpdateBranch, types::BranchResponse, ::store_admin_client_core::types::ErrorResponse,
+    "update_branch"
+);
+::store_admin_client_core::operation!(
+    DeleteBranch, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_branch"
+);
+::store_admin_client_core::operation!(
+    ListBranchAllocations, types::BranchAllocationList,
+    ::store_admin_client_core::types::ErrorResponse, "list_branch_allocations"
+);
+::store_admin_client_core::operation!(
+    CreateBranchAllocation, types::BranchAllocationResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_branch_allocation"
+);
+::store_admin_client_core::operation!(
+    UpdateBranchAllocationSettings, types::BranchAllocationSettingsResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_branch_allocation_settings"
+);
+::store_admin_client_core::operation!(
+    GetBranchAllocation, types::BranchAllocationResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_branch_allocation"
+);
+::store_admin_client_core::operation!(
+    UpdateBranchAllocation, types::BranchAllocationResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_branch_allocation"
+);
+::store_admin_client_core::operation!(
+    DeleteBranchAllocation, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_branch_allocation"
+);
+::store_admin_client_core::operation!(
+    ListBranchDeliveryZones, types::BranchDeliveryZoneList,
+    ::store_admin_client_core::types::ErrorResponse, "list_branch_delivery_zones"
+);
+::store_admin_client_core::operation!(
+    CreateBranchDeliveryZone, types::BranchDeliveryZoneResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_branch_delivery_zone"
+);
+::store_admin_client_core::operation!(
+    GetBranchDeliveryZone, types::BranchDeliveryZoneResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_branch_delivery_zone"
+);
+::store_admin_client_core::operation!(
+    UpdateBranchDeliveryZone, types::BranchDeliveryZoneResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_branch_delivery_zone"
+);
+::store_admin_client_core::operation!(
+    DeleteBranchDeliveryZone, types::BranchDeliveryZoneDeletedResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_branch_delivery_zone"
+);
 impl<'a> ::store_admin_client_core::PagedRequest<'a>
 for builder::ListShippingRoutes<'a> {
     type Item = types::ShippingRouteSummary;

@@ -11659,792 +11659,202 @@ impl StoreApi for ::store_admin_client_core::Client {
         builder::DeleteTax::new(self)
     }
 }
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListLanguages<'a> {
-    type Output = types::LanguageList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_languages";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::LanguageList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::AddLanguages<'a> {
-    type Output = types::LanguageList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "add_languages";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::LanguageList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListWebhooks<'a> {
-    type Output = types::WebhookList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_webhooks";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::WebhookList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListWebhookEvents<'a> {
-    type Output = types::WebhookEventList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_webhook_events";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::WebhookEventList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::SubscribeWebhook<'a> {
-    type Output = types::WebhookResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "subscribe_webhook";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::WebhookResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UnsubscribeWebhooks<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "unsubscribe_webhooks";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateWebhook<'a> {
-    type Output = types::WebhookResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_webhook";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::WebhookResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ExportOrders<'a> {
-    type Output = types::ExportJobResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "export_orders";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ExportJobResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListExportLogs<'a> {
-    type Output = types::ExportLogList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_export_logs";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ExportLogList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListExportTemplates<'a> {
-    type Output = types::ExportTemplateList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_export_templates";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ExportTemplateList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateExportTemplate<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_export_template";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateExportTemplate<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_export_template";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteExportTemplate<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_export_template";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListExportColumns<'a> {
-    type Output = types::ExportColumnList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_export_columns";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ExportColumnList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ExportCustomers<'a> {
-    type Output = types::ExportJobResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "export_customers";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ExportJobResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ExportCustomUrls<'a> {
-    type Output = ByteStream;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "export_custom_urls";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<ByteStream>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ExportProducts<'a> {
-    type Output = types::ExportJobResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "export_products";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::ExportJobResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListDnsRecords<'a> {
-    type Output = types::DnsRecordList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_dns_records";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::DnsRecordList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateDnsRecord<'a> {
-    type Output = types::DnsRecordResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_dns_record";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::DnsRecordResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteDnsRecord<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_dns_record";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListEmployees<'a> {
-    type Output = types::EmployeeList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_employees";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::EmployeeList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetStoreInfo<'a> {
-    type Output = types::StoreInfoResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_store_info";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::StoreInfoResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListPaymentMethods<'a> {
-    type Output = types::PaymentMethodList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_payment_methods";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::PaymentMethodList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListPaymentBanks<'a> {
-    type Output = types::PaymentBankList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_payment_banks";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::PaymentBankList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetPaymentBank<'a> {
-    type Output = types::PaymentBankResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_payment_bank";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::PaymentBankResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetSeoSettings<'a> {
-    type Output = types::SeoSettingsResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_seo_settings";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::SeoSettingsResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateSeoSettings<'a> {
-    type Output = types::SeoSettingsResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_seo_settings";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::SeoSettingsResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListSettings<'a> {
-    type Output = types::SettingList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_settings";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::SettingList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetSetting<'a> {
-    type Output = types::SettingValueResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_setting";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::SettingValueResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateSetting<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_setting";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListStoreScopes<'a> {
-    type Output = types::StoreScopeList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_store_scopes";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::StoreScopeList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetStoreScope<'a> {
-    type Output = types::StoreScopeResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_store_scope";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::StoreScopeResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListTransactions<'a> {
-    type Output = types::TransactionList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_transactions";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::TransactionList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetTransaction<'a> {
-    type Output = types::TransactionResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_transaction";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::TransactionResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateTransaction<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_transaction";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::PrintTransactionInvoice<'a> {
-    type Output = types::TransactionInvoiceResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "print_transaction_invoice";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::TransactionInvoiceResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateLanguage<'a> {
-    type Output = types::LanguageList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_language";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::LanguageList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCurrencies<'a> {
-    type Output = types::CurrencyList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_currencies";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CurrencyList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ActivateCurrencies<'a> {
-    type Output = types::CurrencyList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "activate_currencies";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CurrencyList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a>
-for builder::ListAvailableCurrencies<'a> {
-    type Output = types::AvailableCurrencyList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_available_currencies";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::AvailableCurrencyList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCountries<'a> {
-    type Output = types::CountryList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_countries";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CountryList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetCountry<'a> {
-    type Output = types::CountryResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_country";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CountryResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListCities<'a> {
-    type Output = types::CityList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_cities";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::CityList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListDistricts<'a> {
-    type Output = types::DistrictList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_districts";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::DistrictList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::ListTaxes<'a> {
-    type Output = types::TaxList;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "list_taxes";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::TaxList>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::CreateTax<'a> {
-    type Output = types::TaxResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "create_tax";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::TaxResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::GetTax<'a> {
-    type Output = types::TaxResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "get_tax";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::TaxResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::UpdateTax<'a> {
-    type Output = types::TaxResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "update_tax";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<types::TaxResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
-impl<'a> ::store_admin_client_core::Operation<'a> for builder::DeleteTax<'a> {
-    type Output = ::store_admin_client_core::types::MessageResponse;
-    type ErrorBody = ::store_admin_client_core::types::ErrorResponse;
-    const OPERATION_ID: &'static str = "delete_tax";
-    fn send_operation(
-        self,
-    ) -> ::store_admin_client_core::BoxFuture<
-        'a,
-        Result<
-            ResponseValue<::store_admin_client_core::types::MessageResponse>,
-            Error<::store_admin_client_core::types::ErrorResponse>,
-        >,
-    > {
-        Box::pin(self.send())
-    }
-}
+::store_admin_client_core::operation!(
+    ListLanguages, types::LanguageList, ::store_admin_client_core::types::ErrorResponse,
+    "list_languages"
+);
+::store_admin_client_core::operation!(
+    AddLanguages, types::LanguageList, ::store_admin_client_core::types::ErrorResponse,
+    "add_languages"
+);
+::store_admin_client_core::operation!(
+    ListWebhooks, types::WebhookList, ::store_admin_client_core::types::ErrorResponse,
+    "list_webhooks"
+);
+::store_admin_client_core::operation!(
+    ListWebhookEvents, types::WebhookEventList,
+    ::store_admin_client_core::types::ErrorResponse, "list_webhook_events"
+);
+::store_admin_client_core::operation!(
+    SubscribeWebhook, types::WebhookResponse,
+    ::store_admin_client_core::types::ErrorResponse, "subscribe_webhook"
+);
+::store_admin_client_core::operation!(
+    UnsubscribeWebhooks, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "unsubscribe_webhooks"
+);
+::store_admin_client_core::operation!(
+    UpdateWebhook, types::WebhookResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_webhook"
+);
+::store_admin_client_core::operation!(
+    ExportOrders, types::ExportJobResponse,
+    ::store_admin_client_core::types::ErrorResponse, "export_orders"
+);
+::store_admin_client_core::operation!(
+    ListExportLogs, types::ExportLogList,
+    ::store_admin_client_core::types::ErrorResponse, "list_export_logs"
+);
+::store_admin_client_core::operation!(
+    ListExportTemplates, types::ExportTemplateList,
+    ::store_admin_client_core::types::ErrorResponse, "list_export_templates"
+);
+::store_admin_client_core::operation!(
+    CreateExportTemplate, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_export_template"
+);
+::store_admin_client_core::operation!(
+    UpdateExportTemplate, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_export_template"
+);
+::store_admin_client_core::operation!(
+    DeleteExportTemplate, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_export_template"
+);
+::store_admin_client_core::operation!(
+    ListExportColumns, types::ExportColumnList,
+    ::store_admin_client_core::types::ErrorResponse, "list_export_columns"
+);
+::store_admin_client_core::operation!(
+    ExportCustomers, types::ExportJobResponse,
+    ::store_admin_client_core::types::ErrorResponse, "export_customers"
+);
+::store_admin_client_core::operation!(
+    ExportCustomUrls, ByteStream, ::store_admin_client_core::types::ErrorResponse,
+    "export_custom_urls"
+);
+::store_admin_client_core::operation!(
+    ExportProducts, types::ExportJobResponse,
+    ::store_admin_client_core::types::ErrorResponse, "export_products"
+);
+::store_admin_client_core::operation!(
+    ListDnsRecords, types::DnsRecordList,
+    ::store_admin_client_core::types::ErrorResponse, "list_dns_records"
+);
+::store_admin_client_core::operation!(
+    CreateDnsRecord, types::DnsRecordResponse,
+    ::store_admin_client_core::types::ErrorResponse, "create_dns_record"
+);
+::store_admin_client_core::operation!(
+    DeleteDnsRecord, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_dns_record"
+);
+::store_admin_client_core::operation!(
+    ListEmployees, types::EmployeeList, ::store_admin_client_core::types::ErrorResponse,
+    "list_employees"
+);
+::store_admin_client_core::operation!(
+    GetStoreInfo, types::StoreInfoResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_store_info"
+);
+::store_admin_client_core::operation!(
+    ListPaymentMethods, types::PaymentMethodList,
+    ::store_admin_client_core::types::ErrorResponse, "list_payment_methods"
+);
+::store_admin_client_core::operation!(
+    ListPaymentBanks, types::PaymentBankList,
+    ::store_admin_client_core::types::ErrorResponse, "list_payment_banks"
+);
+::store_admin_client_core::operation!(
+    GetPaymentBank, types::PaymentBankResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_payment_bank"
+);
+::store_admin_client_core::operation!(
+    GetSeoSettings, types::SeoSettingsResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_seo_settings"
+);
+::store_admin_client_core::operation!(
+    UpdateSeoSettings, types::SeoSettingsResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_seo_settings"
+);
+::store_admin_client_core::operation!(
+    ListSettings, types::SettingList, ::store_admin_client_core::types::ErrorResponse,
+    "list_settings"
+);
+::store_admin_client_core::operation!(
+    GetSetting, types::SettingValueResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_setting"
+);
+::store_admin_client_core::operation!(
+    UpdateSetting, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_setting"
+);
+::store_admin_client_core::operation!(
+    ListStoreScopes, types::StoreScopeList,
+    ::store_admin_client_core::types::ErrorResponse, "list_store_scopes"
+);
+::store_admin_client_core::operation!(
+    GetStoreScope, types::StoreScopeResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_store_scope"
+);
+::store_admin_client_core::operation!(
+    ListTransactions, types::TransactionList,
+    ::store_admin_client_core::types::ErrorResponse, "list_transactions"
+);
+::store_admin_client_core::operation!(
+    GetTransaction, types::TransactionResponse,
+    ::store_admin_client_core::types::ErrorResponse, "get_transaction"
+);
+::store_admin_client_core::operation!(
+    UpdateTransaction, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "update_transaction"
+);
+::store_admin_client_core::operation!(
+    PrintTransactionInvoice, types::TransactionInvoiceResponse,
+    ::store_admin_client_core::types::ErrorResponse, "print_transaction_invoice"
+);
+::store_admin_client_core::operation!(
+    UpdateLanguage, types::LanguageList, ::store_admin_client_core::types::ErrorResponse,
+    "update_language"
+);
+::store_admin_client_core::operation!(
+    ListCurrencies, types::CurrencyList, ::store_admin_client_core::types::ErrorResponse,
+    "list_currencies"
+);
+::store_admin_client_core::operation!(
+    ActivateCurrencies, types::CurrencyList,
+    ::store_admin_client_core::types::ErrorResponse, "activate_currencies"
+);
+::store_admin_client_core::operation!(
+    ListAvailableCurrencies, types::AvailableCurrencyList,
+    ::store_admin_client_core::types::ErrorResponse, "list_available_currencies"
+);
+::store_admin_client_core::operation!(
+    ListCountries, types::CountryList, ::store_admin_client_core::types::ErrorResponse,
+    "list_countries"
+);
+::store_admin_client_core::operation!(
+    GetCountry, types::CountryResponse, ::store_admin_client_core::types::ErrorResponse,
+    "get_country"
+);
+::store_admin_client_core::operation!(
+    ListCities, types::CityList, ::store_admin_client_core::types::ErrorResponse,
+    "list_cities"
+);
+::store_admin_client_core::operation!(
+    ListDistricts, types::DistrictList, ::store_admin_client_core::types::ErrorResponse,
+    "list_districts"
+);
+::store_admin_client_core::operation!(
+    ListTaxes, types::TaxList, ::store_admin_client_core::types::ErrorResponse,
+    "list_taxes"
+);
+::store_admin_client_core::operation!(
+    CreateTax, types::TaxResponse, ::store_admin_client_core::types::ErrorResponse,
+    "create_tax"
+);
+::store_admin_client_core::operation!(
+    GetTax, types::TaxResponse, ::store_admin_client_core::types::ErrorResponse,
+    "get_tax"
+);
+::store_admin_client_core::operation!(
+    UpdateTax, types::TaxResponse, ::store_admin_client_core::types::ErrorResponse,
+    "update_tax"
+);
+::store_admin_client_core::operation!(
+    DeleteTax, ::store_admin_client_core::types::MessageResponse,
+    ::store_admin_client_core::types::ErrorResponse, "delete_tax"
+);
 impl<'a> ::store_admin_client_core::PagedRequest<'a> for builder::ListWebhooks<'a> {
     type Item = types::Webhook;
     type Response = types::WebhookList;
