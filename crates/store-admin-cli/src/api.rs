@@ -6,10 +6,12 @@
 
 use progenitor_client::ClientInfo;
 use serde_json::{Map, Value};
+use std::path::PathBuf;
+
+use clap::Args;
 use store_admin::{Client, OPERATIONS, OperationMeta, StoreAdmin};
 
 use crate::body;
-use crate::cli::ApiArgs;
 use crate::error::CliError;
 use crate::output::Printer;
 
@@ -183,6 +185,34 @@ fn operation_for(method: &http::Method, path: &str) -> Option<&'static Operation
                 .zip(&segments)
                 .all(|(t, s)| (t.starts_with('{') && t.ends_with('}')) || t == s)
     })
+}
+
+/// `api METHOD PATH`
+#[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    store-admin --sandbox api GET /orders -f per_page=5\n  \
+    store-admin --sandbox api POST /languages --body langs.json\n  \
+    store-admin --sandbox api DELETE /webhooks/unsubscribe -f id=7")]
+pub struct ApiArgs {
+    /// The HTTP method.
+    #[arg(value_parser = crate::global::parse_method)]
+    pub method: http::Method,
+    /// The path below the base URL, e.g. `/orders?per_page=5` or `/shipments/12`.
+    pub path: String,
+    /// A field `key=value`: a query parameter for GET and DELETE, else a JSON body field; the
+    /// value is read as JSON when it parses (numbers, true, false, null, arrays), else as text.
+    #[arg(long = "field", short = 'f', value_name = "KEY=VALUE")]
+    pub fields: Vec<String>,
+    /// A field `key=value` whose value is always text.
+    #[arg(long = "raw-field", short = 'F', value_name = "KEY=VALUE")]
+    pub raw_fields: Vec<String>,
+    /// The request body as a JSON file (`-` for standard input); --field values override its
+    /// fields. Any JSON object is sent as it is.
+    #[arg(long, value_name = "FILE|-")]
+    pub body: Option<PathBuf>,
+    /// Print the response status line and headers on standard error.
+    #[arg(long, short = 'i')]
+    pub include: bool,
 }
 
 #[cfg(test)]

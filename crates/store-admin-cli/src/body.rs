@@ -2,13 +2,14 @@
 //! document's type before anything is sent.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::cli::BodyArg;
 use crate::error::CliError;
 
 /// Who read standard input first (a flag given `-`): it can be read once.
@@ -275,6 +276,18 @@ pub fn header_line(text: &str, flag: &str) -> Result<(String, String), CliError>
             "{flag} {text:?}: expected `Name: value`"
         ))),
     }
+}
+
+/// `--body FILE|-`: the request body as JSON; flags override its fields.
+#[derive(Args, Debug, Clone)]
+pub struct BodyArg {
+    /// The request body as a JSON file (`-` for standard input); flags override its fields.
+    #[arg(long, value_name = "FILE|-")]
+    pub body: Option<PathBuf>,
+    /// Go on when the body has fields the API document does not know (they are dropped with a
+    /// warning); without it such a body is refused, as the field is usually a typo.
+    #[arg(long)]
+    pub allow_unknown_fields: bool,
 }
 
 #[cfg(test)]

@@ -5,13 +5,13 @@ use std::io::Read;
 use std::num::NonZeroU64;
 use std::path::Path;
 
+use clap::Args;
 use clap::builder::{PossibleValue, TypedValueParser};
 use futures::StreamExt;
 use serde::Serialize;
 use store_admin::multipart::{FieldValue, Part};
 use store_admin::{Consistency, PageOptions, Paginate, Skipped, StoreAdmin};
 
-use crate::cli::PageArgs;
 use crate::error::CliError;
 use crate::output::{Printer, Record, stderr_is_terminal, terminal_safe};
 use crate::resume::{Export, Journal};
@@ -166,7 +166,7 @@ impl Job {
     /// body, whose `type` (`prices`, `customers`...) names what is exported better than `kind`.
     pub async fn before(
         ctx: &Ctx,
-        wait: &crate::cli::WaitArgs,
+        wait: &WaitArgs,
         kind: &str,
         body: Option<serde_json::Value>,
     ) -> Result<Option<Job>, CliError> {
@@ -220,7 +220,7 @@ impl ImportJob {
     /// records they name now, before the upload.
     pub async fn before(
         ctx: &Ctx,
-        wait: &crate::cli::WaitArgs,
+        wait: &WaitArgs,
         kind: &str,
         file: &Path,
     ) -> Result<Option<ImportJob>, CliError> {
@@ -607,4 +607,44 @@ pub fn relevant_suggestion(error: clap::Error, root: &clap::Command) -> clap::Er
         }
     }
     plain
+}
+
+/// Page selection of a paged list.
+#[derive(Args, Debug, Clone)]
+pub struct PageArgs {
+    /// The page to return, from 1.
+    #[arg(long, value_name = "N", conflicts_with = "all", value_parser = crate::global::parse_page)]
+    pub page: Option<NonZeroU64>,
+    /// Items per page, 1 to 60 [default: 15, or 60 with --all].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=60))]
+    pub per_page: Option<u64>,
+    /// Every page, fetched concurrently, printed in order as they arrive, each record once.
+    ///
+    /// A record is printed once even when the store changes while it is read (a record created
+    /// or deleted moves the others between pages): the list is then read again for what moved
+    /// past the pages read. Exit 5 when it was still changing after three readings.
+    #[arg(long)]
+    pub all: bool,
+    /// With --all: a journal of the pages written, to continue an interrupted export.
+    ///
+    /// Run the same command again with the same FILE and the output appended to
+    /// (`>> out.ndjson`; NDJSON or CSV): the export continues where it stopped, no record lost
+    /// or repeated.
+    #[arg(long, value_name = "FILE", requires = "all")]
+    pub resume: Option<std::path::PathBuf>,
+}
+
+/// Waiting for a background job (an export, an import) to finish.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct WaitArgs {
+    /// Wait until the job has finished and print its result instead of the confirmation.
+    ///
+    /// An export's result is its file's entry in the export logs; an import's, the records of
+    /// the file's rows once each has appeared or changed (found by the CSV file's `sku` or
+    /// `email` column).
+    #[arg(long)]
+    pub wait: bool,
+    /// With --wait, give up after this many seconds (exit 6; the job may still finish).
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, requires = "wait")]
+    pub wait_timeout: u64,
 }

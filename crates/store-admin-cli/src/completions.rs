@@ -7,6 +7,7 @@
 
 use std::io::Write;
 
+use clap::Args;
 use clap_complete::env::{EnvCompleter, Shells};
 
 use crate::error::CliError;
@@ -52,4 +53,12 @@ fn completer() -> String {
         path
     };
     path.to_string_lossy().into_owned()
+}
+
+/// `completions SHELL`
+#[derive(Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }

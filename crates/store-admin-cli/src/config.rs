@@ -46,8 +46,8 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use store_admin::Language;
 
-use crate::cli::{Format, Global, StoreLocation};
 use crate::error::CliError;
+use crate::global::{Format, Global, StoreLocation};
 
 /// The configuration file. Each profile is read only when it is used: a mistake in one profile
 /// does not keep the others (or `--sandbox`) from working.
@@ -312,7 +312,7 @@ fn apply_profile(global: &mut Global, matches: &ArgMatches) -> Result<(), CliErr
     if let Some(url) = &profile.base_url
         && !given(matches, "base_url")
     {
-        global.base_url = crate::cli::parse_base_url(url)
+        global.base_url = crate::global::parse_base_url(url)
             .map_err(|e| CliError::usage(format!("profile base_url: {e}")))?;
     }
     if let Some(output) = profile.output
@@ -392,7 +392,7 @@ fn apply_oauth(global: &mut Global, profile: &Profile) -> Result<(), CliError> {
         && let Some(store) = &profile.store
     {
         global.store = Some(
-            crate::cli::parse_store_id(store)
+            crate::global::parse_store_id(store)
                 .map_err(|e| CliError::usage(format!("profile store: {e}")))?,
         );
     }
@@ -401,13 +401,13 @@ fn apply_oauth(global: &mut Global, profile: &Profile) -> Result<(), CliError> {
             "token_store",
             &profile.token_store,
             &mut global.token_store,
-            crate::cli::parse_store_location as fn(&str) -> Result<StoreLocation, String>,
+            crate::global::parse_store_location as fn(&str) -> Result<StoreLocation, String>,
         ),
         (
             "rate_limit_store",
             &profile.rate_limit_store,
             &mut global.rate_limit_store,
-            crate::cli::parse_redis_location,
+            crate::global::parse_redis_location,
         ),
     ] {
         if let Some(text) = text
@@ -443,7 +443,7 @@ fn apply_oauth(global: &mut Global, profile: &Profile) -> Result<(), CliError> {
         && let Some(url) = &profile.token_url
     {
         global.token_url = Some(
-            crate::cli::parse_oauth_url(url)
+            crate::global::parse_oauth_url(url)
                 .map_err(|e| CliError::usage(format!("profile token_url: {e}")))?,
         );
     }
@@ -494,7 +494,7 @@ pub fn profile_authorize_url(global: &Global) -> Result<Option<url::Url>, CliErr
         .authorize_url
         .as_deref()
         .map(|url| {
-            crate::cli::parse_oauth_url(url)
+            crate::global::parse_oauth_url(url)
                 .map_err(|e| CliError::usage(format!("profile authorize_url: {e}")))
         })
         .transpose()

@@ -10,8 +10,8 @@ use serde_json::{Map, Value, json};
 use store_admin::{builder, types};
 
 use crate::body;
-use crate::cli::enum_values;
 use crate::error::CliError;
+use crate::global::enum_values;
 
 /// Hand-written flags of one operation's command: they may set parameters of the request and
 /// give body fields (laid over `--body`, like the generated flags).

@@ -5,8 +5,8 @@
 use store_admin::types;
 #[allow(unused_imports)]
 use store_admin::prelude::*;
-use crate::cli::{BodyArg, PageArgs, WaitArgs};
-use crate::commands::{Ctx, paged};
+use crate::body::BodyArg;
+use crate::commands::{Ctx, PageArgs, WaitArgs, paged};
 use crate::error::CliError;
 use crate::output::Record;
 /// Every operation command: its path (the words after `store-admin`) and the

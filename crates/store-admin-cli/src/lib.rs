@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod completions;
 pub mod config;
+pub mod connect;
 pub mod decode;
 pub mod error;
 pub mod extras;
@@ -15,9 +16,11 @@ pub mod extras;
 // The help texts mark required flags `[required]`, which rustdoc would take for links.
 #[allow(missing_docs, unused_mut, unused_variables, clippy::all, clippy::pedantic, rustdoc::broken_intra_doc_links)]
 pub mod generated_cli;
+pub mod global;
 pub mod legacy;
 pub mod output;
 pub mod resume;
+pub mod safe;
 pub mod webhook;
 
 mod api;
@@ -32,9 +35,10 @@ use store_admin::retry::RetryPolicy;
 use store_admin::{OperationMeta, StoreAdmin};
 use store_admin_mock::MockServer;
 
-use crate::cli::{Cli, Command, Global, StoreLocation};
+use crate::cli::{Cli, Command};
 use crate::commands::Ctx;
 use crate::error::CliError;
+use crate::global::{Global, StoreLocation};
 use crate::output::{Printer, default_format, stderr_is_terminal};
 
 /// The token the sandbox accepts, and the one the CLI sends it (whatever `--token` says).

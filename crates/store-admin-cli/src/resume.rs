@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use store_admin::{Checkpoint, Consistency, ConsistencyReport};
 
-use crate::cli::Format;
 use crate::error::CliError;
+use crate::global::Format;
 
 /// The journal's first line.
 #[derive(Debug, Serialize, Deserialize, PartialEq)]

@@ -4,6 +4,8 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
+use std::num::NonZeroU64;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -11,14 +13,15 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
+use clap::Args;
 use secrecy::SecretString;
 use serde_json::{Value, json};
 use store_admin::webhooks::{self, WebhookError, WebhookEvent};
 use tokio::sync::Notify;
 
 use crate::body::{header_line, read_input_for};
-use crate::cli::{Format, ListenArgs, VerifyArgs};
 use crate::error::CliError;
+use crate::global::{Format, positive_seconds};
 use crate::output::{csv_text, redact, terminal_safe};
 
 /// The environment variable holding a webhook's secret.
@@ -491,6 +494,55 @@ fn print_event(receiver: &Receiver, event: &WebhookEvent) -> std::io::Result<()>
         }
     }
     out.flush()
+}
+
+/// `webhooks verify`
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// The webhook's secret: --secret-file PATH or STORE_ADMIN_WEBHOOK_SECRET.
+    #[command(flatten)]
+    pub secret: SecretArg,
+    /// A file of the delivery's headers, one `Name: value` a line (a request line is skipped).
+    #[arg(long, value_name = "FILE", conflicts_with = "request")]
+    pub headers: Option<PathBuf>,
+    /// A header of the delivery, `Name: value` (repeatable).
+    #[arg(
+        long = "header",
+        short = 'H',
+        value_name = "NAME: VALUE",
+        conflicts_with = "request"
+    )]
+    pub header: Vec<String>,
+    /// The delivery's raw body, byte for byte (`-` for standard input).
+    #[arg(long, value_name = "FILE|-", required_unless_present = "request")]
+    pub body: Option<PathBuf>,
+    /// The whole delivery as received: headers, a blank line, the raw body (`-` for standard input).
+    #[arg(long, value_name = "FILE|-", conflicts_with = "body")]
+    pub request: Option<PathBuf>,
+}
+
+/// `webhooks listen`
+#[derive(Args)]
+pub struct ListenArgs {
+    /// The port to listen on (0 picks a free one, printed on standard error).
+    #[arg(long, default_value_t = 8787)]
+    pub port: u16,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+    /// The webhook's secret: --secret-file PATH or STORE_ADMIN_WEBHOOK_SECRET.
+    #[command(flatten)]
+    pub secret: SecretArg,
+    /// Seconds a connection has to send a whole request head (slower or idle connections are
+    /// closed).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = positive_seconds)]
+    pub header_timeout: f64,
+    /// Seconds a delivery has to send its whole body (a body that trickles is refused with 408).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = positive_seconds)]
+    pub body_timeout: f64,
+    /// Stop after this many valid deliveries.
+    #[arg(long, value_name = "N")]
+    pub max_events: Option<NonZeroU64>,
 }
 
 #[cfg(test)]

@@ -226,8 +226,8 @@ impl Model {
             #[allow(unused_imports)]
             use store_admin::types;
             #(#imports)*
-            use crate::cli::{BodyArg, PageArgs, WaitArgs};
-            use crate::commands::{Ctx, paged};
+            use crate::body::BodyArg;
+            use crate::commands::{Ctx, PageArgs, WaitArgs, paged};
             use crate::error::CliError;
             use crate::output::Record;
 
