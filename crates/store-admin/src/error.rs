@@ -65,7 +65,7 @@ pub enum Error {
     /// record's index and the JSON path (a list fails there unless it skips such records:
     /// [`PageOptions::skip_undecodable`](crate::PageOptions::skip_undecodable)).
     #[error(transparent)]
-    Record(Box<crate::pagination::UndecodableRecord>),
+    Record(Box<UndecodableRecord>),
     /// An argument was rejected before anything was sent.
     #[error("invalid request: {0}")]
     InvalidRequest(String),
@@ -631,4 +631,30 @@ pub(crate) fn truncate(text: &str, limit: usize) -> String {
         end -= 1;
     }
     format!("{}…", &text[..end])
+}
+
+/// A record of a list that does not match the API document.
+///
+/// Every text in it is safe to print: the record is shortened to [`RECORD_SNIPPET_LIMIT`](crate::pagination::undecodable::RECORD_SNIPPET_LIMIT)
+/// characters, the values of secret properties (and of custom `headers`) are `[redacted]`, and
+/// control and bidirectional characters are written as visible escapes (`\u{1b}`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{operation}: record {index} of page {page} does not match the API document at `{path}`: \
+     {message} (record: {record})"
+)]
+pub struct UndecodableRecord {
+    /// The list operation (`operationId`).
+    pub operation: &'static str,
+    /// The page number, from 1.
+    pub page: u64,
+    /// The record's index in its page, from 0.
+    pub index: usize,
+    /// The JSON path that failed, from the page's body: `data[3].id` (`data[3]` for the record as
+    /// a whole).
+    pub path: String,
+    /// What the decoder expected.
+    pub message: String,
+    /// The record as JSON, shortened, secrets redacted, control characters escaped.
+    pub record: String,
 }

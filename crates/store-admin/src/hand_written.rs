@@ -315,6 +315,28 @@ impl GetUserInfo<'_> {
     }
 }
 
+impl StoreAdmin {
+    /// The upload `operation_id` (one of the `multipart/form-data` operations of
+    /// [`HAND_WRITTEN`](crate::HAND_WRITTEN)), to fill by field name; the typed methods
+    /// (`create_brand()`, ...) are the same with a setter per field.
+    pub fn multipart(&self, operation_id: &str) -> Result<MultipartRequest<'_>, Error> {
+        let method = METHODS
+            .iter()
+            .find(|m| m.operation_id == operation_id && m.multipart)
+            .ok_or_else(|| {
+                Error::InvalidRequest(format!(
+                    "{operation_id:?} is not a multipart upload of the document (see HAND_WRITTEN)"
+                ))
+            })?;
+        Ok(MultipartRequest::new(
+            self,
+            method.operation_id,
+            method.path_params,
+            method.fields,
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

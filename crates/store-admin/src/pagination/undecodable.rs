@@ -22,6 +22,7 @@ use serde_json::value::RawValue;
 use store_admin_client::{lenient, types};
 
 use crate::error::Error;
+pub use crate::error::UndecodableRecord;
 
 /// How much of a record an [`UndecodableRecord`] keeps, in characters (then `…`).
 pub const RECORD_SNIPPET_LIMIT: usize = 200;
@@ -38,32 +39,6 @@ const SECRET_KEYS: &[&str] = &[
     "client_secret",
     "password",
 ];
-
-/// A record of a list that does not match the API document.
-///
-/// Every text in it is safe to print: the record is shortened to [`RECORD_SNIPPET_LIMIT`]
-/// characters, the values of secret properties (and of custom `headers`) are `[redacted]`, and
-/// control and bidirectional characters are written as visible escapes (`\u{1b}`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{operation}: record {index} of page {page} does not match the API document at `{path}`: \
-     {message} (record: {record})"
-)]
-pub struct UndecodableRecord {
-    /// The list operation (`operationId`).
-    pub operation: &'static str,
-    /// The page number, from 1.
-    pub page: u64,
-    /// The record's index in its page, from 0.
-    pub index: usize,
-    /// The JSON path that failed, from the page's body: `data[3].id` (`data[3]` for the record as
-    /// a whole).
-    pub path: String,
-    /// What the decoder expected.
-    pub message: String,
-    /// The record as JSON, shortened, secrets redacted, control characters escaped.
-    pub record: String,
-}
 
 /// What a list does with a record that does not decode ([`PageOptions::undecodable`]).
 ///
