@@ -11,6 +11,9 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use axum::http::Method;
 use serde_json::{Map, Value, json};
 
+/// The path prefix of every API operation.
+pub const API_PREFIX: &str = "/admin/v2";
+
 /// The document embedded in the mock (the same file the client is generated from:
 /// `store-admin.yaml` in the crate is a link to `openapi/store-admin.yaml`, so that the published
 /// package carries it).

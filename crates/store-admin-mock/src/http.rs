@@ -18,12 +18,13 @@ use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 
 use crate::auth::constant_time_eq;
+use crate::document::API_PREFIX;
 use crate::engine::router::Found;
 use crate::error::{ApiError, Lang, Text};
 use crate::faults::{self, FaultConfig};
 use crate::oauth::{AUTHORIZE_PATH, Authorization, TOKEN_PATH, found};
 use crate::respond::{json_bytes_response, json_response};
-use crate::state::{API_PREFIX, Shared};
+use crate::state::Shared;
 
 /// A handle on the connection a request arrived on, used to drop it without an answer.
 #[derive(Clone)]

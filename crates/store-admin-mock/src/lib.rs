@@ -31,6 +31,7 @@ mod values;
 pub use auth::{DEFAULT_TOKEN, MockToken};
 pub use config::{DEFAULT_ACCESS_TOKEN_LIFETIME, DeliveryConfig, Limits, MockConfig};
 pub use delivery::{DeliveryAttempt, signature};
+pub use document::API_PREFIX;
 pub use document::{DocumentError, openapi_to_json_schema};
 pub use drift::{Habit, OperationDrift};
 pub use error::{
@@ -46,4 +47,4 @@ pub use oauth::{AUTHORIZE_PATH, TOKEN_PATH};
 pub use paging::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 pub use rules::{Rule, RuleError};
 pub use server::{MockServer, StartError};
-pub use state::{API_PREFIX, RequestCounts};
+pub use state::RequestCounts;

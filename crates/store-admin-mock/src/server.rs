@@ -18,12 +18,13 @@ use tower::ServiceExt;
 use crate::auth::MockToken;
 use crate::config::MockConfig;
 use crate::delivery::{DeliveryAttempt, Dispatcher};
+use crate::document::API_PREFIX;
 use crate::document::{Document, DocumentError};
 use crate::engine::Engine;
 use crate::faults::{FaultConfig, FaultConfigError, FaultInjector};
 use crate::http::{ConnectionKill, router};
 use crate::oauth::{AUTHORIZE_PATH, OAuth, TOKEN_PATH};
-use crate::state::{API_PREFIX, AppState, Parts, RequestCounts};
+use crate::state::{AppState, Parts, RequestCounts};
 
 /// Why the mock could not start.
 #[derive(Debug, thiserror::Error)]

@@ -19,9 +19,6 @@ use crate::faults::FaultInjector;
 use crate::oauth::OAuth;
 use crate::store::Store;
 
-/// The path prefix of every API operation.
-pub const API_PREFIX: &str = "/admin/v2";
-
 /// The collection of registered webhooks (read by event deliveries).
 pub(crate) const WEBHOOKS: &str = "/webhooks";
 

@@ -27,18 +27,9 @@ use crate::generate::stable_hash;
 use crate::respond::{Handled, Reply, deleted_message};
 use crate::store::{Store, id_text, now_local, object_mut};
 
-/// Serves `call` by its plan.
+/// Serves `call` by its plan (a collection of its own; [`super::generic`] sends those embedded in
+/// a record to [`super::embedded`]).
 pub(crate) fn generic(call: &Call<'_>) -> Handled {
-    if let Some(embedded) = call
-        .plan
-        .collection
-        .as_deref()
-        .and_then(|key| call.engine.collections.get(key))
-        .and_then(|info| info.embedded.as_ref())
-        && !matches!(call.plan.action, Action::Create | Action::Command(_))
-    {
-        return super::embedded::handle(call, embedded);
-    }
     match &call.plan.action {
         Action::List => list(call),
         Action::Create => create(call, call.plan.collection.as_deref()),

@@ -105,6 +105,22 @@ impl Call<'_> {
     }
 }
 
+/// Serves `call` by its plan: the operations on records embedded in another record's array by
+/// [`embedded`] (all but a create), the others by [`crud`].
+fn generic(call: &Call<'_>) -> Handled {
+    if let Some(embedded) = call
+        .plan
+        .collection
+        .as_deref()
+        .and_then(|key| call.engine.collections.get(key))
+        .and_then(|info| info.embedded.as_ref())
+        && !matches!(call.plan.action, Action::Create | Action::Command(_))
+    {
+        return embedded::handle(call, embedded);
+    }
+    crud::generic(call)
+}
+
 /// The singular of a collection name (`categories` gives `category`), for event names.
 pub(crate) fn singular(name: &str) -> String {
     if let Some(stem) = name.strip_suffix("ies") {
@@ -441,7 +457,7 @@ impl Engine {
         };
         let handled = match self.overrides.get(index).copied().flatten() {
             Some(handler) => handler(&call),
-            None => crud::generic(&call),
+            None => generic(&call),
         };
         match handled {
             Ok(reply) => self.finish(&call, reply),
@@ -742,7 +758,7 @@ impl Engine {
             "{}{}",
             call.state
                 .base_url
-                .trim_end_matches(crate::state::API_PREFIX),
+                .trim_end_matches(crate::document::API_PREFIX),
             call.path
         );
         let (window, pagination) = page_window(selected.len(), request, &url, &call.query);
