@@ -127,6 +127,11 @@ pub fn crate_name(area: &str) -> String {
     format!("store-admin-client-{area}")
 }
 
+/// The directory of an area's crate, relative to the workspace root.
+pub fn area_dir(area: &str) -> String {
+    format!("crates/{}", crate_name(area))
+}
+
 /// Rule: every tag of every operation belongs to an area of [`AREAS`], and an operation's tags
 /// all belong to the same one.
 pub fn unmapped_tags(spec: &OpenAPI, out: &mut Vec<Problem>) {

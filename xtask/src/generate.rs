@@ -13,7 +13,7 @@ use proc_macro2::TokenStream;
 use progenitor::{GenerationSettings, Generator, HooksMode, InterfaceStyle, TagStyle};
 use quote::quote;
 
-use crate::areas::{self, AREAS};
+use crate::areas::{self, AREAS, area_dir};
 use crate::hand_written::{self, HandWritten};
 use crate::model::{
     OperationMeta, Output, PagedOperation, header, operation_table, paged_operations, part_header,
@@ -28,11 +28,6 @@ pub const OPERATIONS: &str = "crates/store-admin-client/src/generated_operations
 pub const FIXTURES_DIR: &str = "openapi/fixtures";
 /// Where fixture clients are written, relative to the workspace root.
 pub const FIXTURES_OUT: &str = "crates/store-admin-fixtures/src";
-
-/// The directory of an area's crate, relative to the workspace root.
-pub fn area_dir(area: &str) -> String {
-    format!("crates/{}", areas::crate_name(area))
-}
 
 /// The generated file of a crate directory.
 pub fn generated_file(crate_dir: &str) -> String {

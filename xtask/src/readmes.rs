@@ -4,8 +4,8 @@
 use anyhow::Result;
 
 use crate::Document;
+use crate::areas::area_dir;
 use crate::areas::{self, AREAS, Area};
-use crate::generate::area_dir;
 use crate::lint::operations;
 use crate::model::Output;
 
