@@ -102,46 +102,10 @@ fn bundle_is_deterministic_and_every_ref_is_internal() {
     }
 }
 
-/// The page's text as a person sees it: without scripts, styles and tags.
-fn visible_text(dom: &str) -> String {
-    let mut out = String::new();
-    let mut rest = dom;
-    while let Some(open) = rest.find('<') {
-        out.push_str(&rest[..open]);
-        out.push(' ');
-        let tag = &rest[open..];
-        let head: String = tag.chars().take(7).collect::<String>().to_ascii_lowercase();
-        let end = if head.starts_with("<script") {
-            closing(tag, "</script>")
-        } else if head.starts_with("<style") {
-            closing(tag, "</style>")
-        } else {
-            tag.find('>').map(|e| e + 1)
-        };
-        rest = end.map_or("", |e| &tag[e..]);
-    }
-    out.push_str(rest);
-    let decoded = out
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#x27;", "'")
-        .replace("&#39;", "'")
-        .replace("&nbsp;", " ")
-        .replace("&amp;", "&");
-    decoded.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The offset just past `close` (ASCII, any case) in `text`.
-fn closing(text: &str, close: &str) -> Option<usize> {
-    text.to_ascii_lowercase()
-        .find(close)
-        .map(|at| at + close.len())
-}
-
 /// Opens `url` in headless Chromium with every network request sent to a closed local port and
-/// no name resolution; returns the DOM after scripts ran, and the browser's log.
-fn open_in_chromium(url: &str, profile: &Path) -> (String, String) {
+/// no name resolution; returns the DOM once scripts have had `budget_ms` of (virtual, fast-forwarded)
+/// time, and the browser's log.
+fn open_in_chromium(url: &str, profile: &Path, budget_ms: usize) -> (String, String) {
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".to_owned());
     let output = Command::new(&chromium)
         .args([
@@ -156,8 +120,8 @@ fn open_in_chromium(url: &str, profile: &Path) -> (String, String) {
             "--host-resolver-rules=MAP * ~NOTFOUND",
             "--enable-logging=stderr",
             "--v=0",
-            "--virtual-time-budget=10000",
         ])
+        .arg(format!("--virtual-time-budget={budget_ms}"))
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--dump-dom")
         .arg(url)
@@ -174,35 +138,119 @@ fn open_in_chromium(url: &str, profile: &Path) -> (String, String) {
     )
 }
 
-/// [`open_in_chromium`] for every `(url, profile)`, a few at a time (a load mostly waits, about
-/// 0.7 s of CPU in 4 s), the answers in order.
-fn open_all_in_chromium(pages: &[(String, PathBuf)]) -> Vec<(String, String)> {
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()) * 3;
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<(String, String)>>> =
-        pages.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..workers.min(pages.len()) {
-            scope.spawn(|| {
-                loop {
-                    let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some((url, profile)) = pages.get(at) else {
-                        break;
-                    };
-                    let answer = open_in_chromium(url, profile);
-                    *results[at].lock().expect("not poisoned") = Some(answer);
-                }
-            });
-        }
+/// What one route of the reference showed: its text as a person reads it (the text outside
+/// scripts and styles, whitespace collapsed) and the `href` of every link.
+struct Shown {
+    route: String,
+    text: String,
+    hrefs: Vec<String>,
+}
+
+/// The script added to a copy of the reference by [`open_routes`]: once the page has loaded, it
+/// shows each route in turn as a click on one of the page's links does (`location.hash`), reads
+/// what it shows, and writes all of it into a JSON element of the `<head>`.
+const ROUTES_SCRIPT: &str = r#"<script>
+(function () {
+  var routes = ROUTES;
+  var shown = [];
+  function visible() {
+    var parts = [];
+    var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {
+      acceptNode: function (node) {
+        var parent = node.parentNode ? node.parentNode.nodeName : "";
+        return parent === "SCRIPT" || parent === "STYLE" ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
+      }
     });
-    results
-        .into_iter()
-        .map(|r| {
-            r.into_inner()
-                .expect("not poisoned")
-                .expect("every page was opened")
+    while (walker.nextNode()) parts.push(walker.currentNode.nodeValue);
+    return parts.join(" ");
+  }
+  function step(i) {
+    if (i === routes.length) {
+      var out = document.createElement("script");
+      out.type = "application/json";
+      out.id = "routes-shown";
+      out.textContent = JSON.stringify(shown).replace(/</g, "\\u003c");
+      document.head.appendChild(out);
+      return;
+    }
+    if (routes[i] !== "") location.hash = routes[i];
+    setTimeout(function () {
+      var hrefs = Array.prototype.map.call(document.querySelectorAll("a[href]"), function (a) {
+        return a.getAttribute("href");
+      });
+      shown.push({ route: routes[i], text: visible(), hrefs: hrefs });
+      step(i + 1);
+    }, ROUTE_MS);
+  }
+  window.addEventListener("load", function () { setTimeout(function () { step(0); }, ROUTE_MS); });
+})();
+</script>"#;
+
+/// Virtual milliseconds a route has to render in [`open_routes`] (time is fast-forwarded: a route
+/// costs what its rendering costs).
+const ROUTE_MS: usize = 1000;
+
+/// Opens the reference `html` once in headless Chromium ([`open_in_chromium`]: network off) and
+/// shows each of `routes` (`#/orders`; `""` for the page as it loads) in turn, in one browser:
+/// a browser costs about 3 s of CPU to start, and the reference has 60-odd pages. Returns what
+/// each route showed, in order, and the browser's log.
+fn open_routes(html: &Path, routes: &[String], name: &str) -> (Vec<Shown>, String) {
+    let source = std::fs::read_to_string(html).expect("the reference");
+    let end = source
+        .rfind("</body>")
+        .expect("the reference has a </body>");
+    let script = ROUTES_SCRIPT
+        .replace(
+            "ROUTES",
+            &serde_json::to_string(routes).expect("routes as JSON"),
+        )
+        .replace("ROUTE_MS", &ROUTE_MS.to_string());
+    let copy = html.with_file_name(format!("{name}.html"));
+    std::fs::write(
+        &copy,
+        format!("{}{script}{}", &source[..end], &source[end..]),
+    )
+    .expect("write the copy");
+    let budget = ROUTE_MS * (routes.len() + 2) + 10_000;
+    let (dom, log) = open_in_chromium(
+        &format!("file://{}", copy.display()),
+        &html.with_file_name(format!("profile-{name}")),
+        budget,
+    );
+    let start = r#"<script type="application/json" id="routes-shown">"#;
+    let json = dom
+        .find(start)
+        .map(|at| &dom[at + start.len()..])
+        .and_then(|rest| rest.find("</script>").map(|end| &rest[..end]))
+        .unwrap_or_else(|| {
+            panic!("the routes were not all shown within {budget} ms of virtual time:\n{log}")
+        });
+    let read: Value = serde_json::from_str(json).expect("the routes' JSON");
+    let text = |page: &Value, key: &str| page[key].as_str().expect("a text").to_owned();
+    let shown: Vec<Shown> = read
+        .as_array()
+        .expect("a list of routes")
+        .iter()
+        .map(|page| Shown {
+            route: text(page, "route"),
+            text: text(page, "text")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+            hrefs: page["hrefs"]
+                .as_array()
+                .expect("the links")
+                .iter()
+                .map(|h| h.as_str().expect("an href").to_owned())
+                .collect(),
         })
-        .collect()
+        .collect();
+    assert_eq!(
+        shown.iter().map(|s| s.route.as_str()).collect::<Vec<_>>(),
+        routes.iter().map(String::as_str).collect::<Vec<_>>(),
+        "every route was shown, in order"
+    );
+    (shown, log)
 }
 
 /// Console lines that show the page tried to load something, or broke.
@@ -281,53 +329,35 @@ fn bundled_reference_shows_every_operation_without_network() {
         "the bundle has every operation of the document"
     );
 
-    let page = format!("file://{}", html.display());
-    let (landing, log) = open_in_chromium(&page, &dir.join("profile-landing"));
-    assert_eq!(
-        page_problems(&log),
-        Vec::<&str>::new(),
-        "on the landing page"
-    );
-    let landing_text = visible_text(&landing);
+    // The page as it loads, then each tag's page (the sidebar names all its operations; the page
+    // shows the first few with method and path, and "Show N more"), in one browser. An operation
+    // whose method and path are not on its tag's page is looked for on its own page,
+    // `#/<tag>/<operationId>`, in a second one.
+    let routes: Vec<String> = std::iter::once(String::new())
+        .chain(by_tag.iter().map(|(tag, _)| format!("#/{}", slug(tag))))
+        .collect();
+    let (pages, log) = open_routes(&html, &routes, "tags");
+    assert_eq!(page_problems(&log), Vec::<&str>::new(), "on the tag pages");
+    let landing = &pages[0];
     let title = spec["info"]["title"].as_str().expect("title");
     assert!(
-        landing_text.contains(title),
+        landing.text.contains(title),
         "the landing page shows {title}"
     );
-
-    // Each tag's page lists its operations (the sidebar names them all; the page shows the first
-    // few with method and path, and "Show N more"). An operation whose method and path are not on
-    // its tag's page is looked for on its own page, `#/<tag>/<operationId>`.
-    // Chromium runs a few pages at a time (each load is one process).
-    let tag_urls: Vec<(String, PathBuf)> = by_tag
-        .iter()
-        .map(|(tag, _)| {
-            let route = slug(tag);
-            (
-                format!("{page}#/{route}"),
-                dir.join(format!("profile-{route}")),
-            )
-        })
-        .collect();
-    let tag_pages = open_all_in_chromium(&tag_urls);
     let mut seen = 0;
     let mut own: Vec<(String, String, String, String)> = Vec::new();
-    for ((tag, operations), (dom, log)) in by_tag.iter().zip(&tag_pages) {
+    for ((tag, operations), page) in by_tag.iter().zip(&pages[1..]) {
         let route = slug(tag);
         assert!(
-            landing.contains(&format!("href=\"/{route}\""))
-                || landing.contains(&format!("href=\"#/{route}\"")),
+            landing
+                .hrefs
+                .iter()
+                .any(|h| *h == format!("/{route}") || *h == format!("#/{route}")),
             "the sidebar links tag {tag} to #/{route}"
         );
-        assert_eq!(
-            page_problems(log),
-            Vec::<&str>::new(),
-            "on the page of {tag}"
-        );
-        let shown = visible_text(dom);
         // Method and path: `get /a` in lists, `GET /a` on an operation's page; lowercased on both
         // sides, as paths may have capitals (`/products/prices/bulkPrice`).
-        let shown_lower = shown.to_lowercase();
+        let shown_lower = page.text.to_lowercase();
         for Operation {
             id,
             summary,
@@ -335,11 +365,11 @@ fn bundled_reference_shows_every_operation_without_network() {
         } in operations
         {
             assert!(
-                shown.contains(summary.as_str()),
+                page.text.contains(summary.as_str()),
                 "{tag}: `{summary}` is not on the page"
             );
             assert!(
-                dom.contains(&format!("href=\"#/{route}/{id}\"")),
+                page.hrefs.contains(&format!("#/{route}/{id}")),
                 "{tag}: no link to the page of {id}"
             );
             if !shown_lower.contains(method_path.to_lowercase().as_str()) {
@@ -353,41 +383,36 @@ fn bundled_reference_shows_every_operation_without_network() {
             seen += 1;
         }
     }
-    let own_urls: Vec<(String, PathBuf)> = own
+    let own_routes: Vec<String> = own
         .iter()
-        .map(|(route, id, _, _)| {
-            (
-                format!("{page}#/{route}/{id}"),
-                dir.join(format!("profile-{id}")),
-            )
-        })
+        .map(|(route, id, _, _)| format!("#/{route}/{id}"))
         .collect();
-    let own_pages = open_all_in_chromium(&own_urls);
-    for ((_, id, summary, method_path), (dom, log)) in own.iter().zip(&own_pages) {
-        assert_eq!(
-            page_problems(log),
-            Vec::<&str>::new(),
-            "on the page of {id}"
-        );
-        let text = visible_text(dom);
+    let (own_pages, log) = open_routes(&html, &own_routes, "operations");
+    assert_eq!(
+        page_problems(&log),
+        Vec::<&str>::new(),
+        "on the operation pages"
+    );
+    for ((_, id, summary, method_path), page) in own.iter().zip(&own_pages) {
         assert!(
-            text.contains(summary.as_str()),
+            page.text.contains(summary.as_str()),
             "{id}: `{summary}` is not on its page"
         );
         assert!(
-            text.to_lowercase()
+            page.text
+                .to_lowercase()
                 .contains(method_path.to_lowercase().as_str()),
             "{id}: `{method_path}` is not on its page"
         );
     }
-    let own_pages = own_pages.len();
     assert_eq!(
         seen, count,
         "every operation was looked for on its tag's page"
     );
     println!(
-        "{seen} operations found on {} tag pages and {own_pages} operation pages, no request left the file",
-        by_tag.len()
+        "{seen} operations found on {} tag pages and {} operation pages, no request left the file",
+        by_tag.len(),
+        own_pages.len()
     );
 }
 
