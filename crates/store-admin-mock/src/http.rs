@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::{FromRef, Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 
 use crate::auth::constant_time_eq;
 use crate::document::API_PREFIX;
+use crate::engine::Engine;
 use crate::engine::router::Found;
 use crate::error::{ApiError, Lang, Text};
 use crate::faults::{self, FaultConfig};
@@ -173,9 +174,30 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
+/// What the handlers reach: the running mock's state, and the engine (the document made
+/// executable), each taken by the handlers that need it (`State<Shared>`, `State<Arc<Engine>>`).
+#[derive(Clone)]
+struct App {
+    state: Shared,
+    engine: Arc<Engine>,
+}
+
+impl FromRef<App> for Shared {
+    fn from_ref(app: &App) -> Shared {
+        app.state.clone()
+    }
+}
+
+impl FromRef<App> for Arc<Engine> {
+    fn from_ref(app: &App) -> Arc<Engine> {
+        app.engine.clone()
+    }
+}
+
 /// Builds the whole application.
-pub(crate) fn router(state: Shared) -> Router {
-    let admin: Router<Shared> = Router::new()
+pub(crate) fn router(state: Shared, engine: Arc<Engine>) -> Router {
+    let app = App { state, engine };
+    let admin: Router<App> = Router::new()
         .route(
             "/faults",
             get(get_faults).put(put_faults).delete(delete_faults),
@@ -195,7 +217,7 @@ pub(crate) fn router(state: Shared) -> Router {
             |headers: HeaderMap| async move { ApiError::not_found().respond(Lang::of(&headers)) },
         )
         .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
+            app.clone(),
             admin_guard,
         ));
     Router::new()
@@ -207,7 +229,7 @@ pub(crate) fn router(state: Shared) -> Router {
         .method_not_allowed_fallback(|headers: HeaderMap| async move {
             method_not_allowed().respond(Lang::of(&headers))
         })
-        .with_state(state)
+        .with_state(app)
 }
 
 fn method_not_allowed() -> ApiError {
@@ -234,7 +256,11 @@ async fn admin_guard(
 }
 
 /// Every API operation: routed from the document, then the shared gate.
-async fn api(State(state): State<Shared>, request: Request) -> Response {
+async fn api(
+    State(state): State<Shared>,
+    State(engine): State<Arc<Engine>>,
+    request: Request,
+) -> Response {
     let lang = Lang::of(request.headers());
     // Below `/admin/v2`, every operation; at the root, those of another host (the accounts
     // host's `/oauth2/user/info`), as a client pointed at the mock for both hosts calls them.
@@ -242,11 +268,10 @@ async fn api(State(state): State<Shared>, request: Request) -> Response {
         Some(path) => (path.to_owned(), false),
         None => (request.uri().path().to_owned(), true),
     };
-    let (index, params) = match state.engine.router.find(request.method(), &path) {
+    let (index, params) = match engine.router.find(request.method(), &path) {
         Found::Operation { index, params }
             if !root
-                || state
-                    .engine
+                || engine
                     .doc
                     .operations
                     .get(index)
@@ -267,13 +292,7 @@ async fn api(State(state): State<Shared>, request: Request) -> Response {
         Found::Nothing => {
             if let Some(proxy) = state.proxy.as_ref().filter(|_| !root) {
                 return proxy
-                    .forward(
-                        &state.engine.doc,
-                        None,
-                        &path,
-                        request,
-                        state.limits.body_bytes,
-                    )
+                    .forward(&state.doc, None, &path, request, state.limits.body_bytes)
                     .await;
             }
             return ApiError::not_found().respond(lang);
@@ -283,10 +302,10 @@ async fn api(State(state): State<Shared>, request: Request) -> Response {
         counter.fetch_add(1, Ordering::Relaxed);
     }
     if let Some(proxy) = &state.proxy {
-        let op = &state.engine.doc.operations[index];
+        let op = &state.doc.operations[index];
         return proxy
             .forward(
-                &state.engine.doc,
+                &state.doc,
                 Some((&op.id, op.success_schema.as_ref())),
                 &path,
                 request,
@@ -298,11 +317,11 @@ async fn api(State(state): State<Shared>, request: Request) -> Response {
         request.method(),
         request.uri(),
         request.headers(),
-        &state.engine.doc.operations[index].id,
+        &engine.doc.operations[index].id,
     );
-    let user_info = state.engine.doc.operations[index].id == USER_INFO;
+    let user_info = engine.doc.operations[index].id == USER_INFO;
     let token = user_info.then(|| bearer(request.headers()).map(str::to_owned));
-    let response = operation(&state, index, params, request, lang).await;
+    let response = operation(&state, &engine, index, params, request, lang).await;
     state.count_answer(index, response.status());
     match token {
         Some(token) if response.status() == StatusCode::OK => {
@@ -369,15 +388,16 @@ fn unreadable_own_response() -> ApiError {
 /// language of its error messages.
 async fn operation(
     state: &Shared,
+    engine: &Engine,
     index: usize,
     params: Vec<(String, String)>,
     request: Request,
     lang: Lang,
 ) -> Response {
     if state.faults.is_idle() {
-        return authorized(state, index, params, request, lang).await;
+        return authorized(state, engine, index, params, request, lang).await;
     }
-    let operation_id = state.engine.doc.operations[index].id.clone();
+    let operation_id = engine.doc.operations[index].id.clone();
     let decision = state.faults.decide(&operation_id);
     if let Some(latency) = decision.latency {
         tokio::time::sleep(latency).await;
@@ -405,7 +425,7 @@ async fn operation(
     }
     let mut response = match decision.error {
         Some(status) => ApiError::server(status).respond(lang),
-        None => authorized(state, index, params, request, lang).await,
+        None => authorized(state, engine, index, params, request, lang).await,
     };
     if let Some(outcome) = &rate {
         outcome.apply(&mut response);
@@ -438,12 +458,13 @@ async fn operation(
 /// can, reads the body within its limit and runs the engine.
 async fn authorized(
     state: &Shared,
+    engine: &Engine,
     index: usize,
     params: Vec<(String, String)>,
     request: Request,
     lang: Lang,
 ) -> Response {
-    let op = &state.engine.doc.operations[index];
+    let op = &engine.doc.operations[index];
     if op.secured
         && let Err(error) = state.authorize(bearer(request.headers()), &op.scopes)
     {
@@ -471,7 +492,7 @@ async fn authorized(
         _ => None,
     };
     let generation = state.generation();
-    let response = state.engine.handle(
+    let response = engine.handle(
         state,
         index,
         params,
@@ -492,17 +513,17 @@ async fn authorized(
     Response::from_parts(parts, Body::from(bytes))
 }
 
-async fn index(State(state): State<Shared>) -> Response {
-    let doc = &state.engine.doc;
+async fn index(State(state): State<Shared>, State(engine): State<Arc<Engine>>) -> Response {
+    let doc = &engine.doc;
     let operations: Vec<Value> = doc
         .operations
         .iter()
-        .zip(&state.engine.plans)
+        .zip(&engine.plans)
         .map(|(op, plan)| {
             json!({
                 "operation_id": op.id, "method": op.method.as_str(), "path": op.path,
                 "action": format!("{:?}", plan.action), "collection": plan.collection,
-                "records": plan.collection.as_deref().map(|c| state.engine.real_key(c)),
+                "records": plan.collection.as_deref().map(|c| engine.real_key(c)),
                 "override": crate::overrides::registry().iter().any(|(id, _)| *id == op.id),
             })
         })
@@ -513,8 +534,7 @@ async fn index(State(state): State<Shared>) -> Response {
         .iter()
         .filter_map(|r| r.get("id").cloned())
         .collect();
-    let state_rules: Vec<Value> = state
-        .engine
+    let state_rules: Vec<Value> = engine
         .state_rules(crate::overrides::STATE_RULES)
         .into_iter()
         .map(|(op, why)| json!({ "operation_id": op, "why": why }))
@@ -621,6 +641,7 @@ fn redact_tokens(body: &str) -> String {
 
 async fn post_event(
     State(state): State<Shared>,
+    State(engine): State<Arc<Engine>>,
     axum::extract::Path(event): axum::extract::Path<String>,
     request: Request,
 ) -> Response {
@@ -640,7 +661,7 @@ async fn post_event(
             }
         }
     };
-    let known = crate::seed::event_names(&state.engine);
+    let known = crate::seed::event_names(&engine);
     if event != "app.store.authorize" && !known.contains(&event) {
         let message = format!(
             "{event:?} is not an event of the document (the webhooks' events: {})",

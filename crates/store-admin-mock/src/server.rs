@@ -63,6 +63,7 @@ pub struct MockServer {
     addr: SocketAddr,
     base_url: String,
     state: Arc<AppState>,
+    engine: Arc<Engine>,
     shutdown: watch::Sender<bool>,
     task: Option<tokio::task::JoinHandle<()>>,
 }
@@ -113,7 +114,7 @@ impl MockServer {
         let state = Arc::new(AppState::new(Parts {
             store,
             oauth: OAuth::new(&config.oauth, config.seed, engine.doc.scopes.clone()),
-            engine,
+            doc: engine.doc.clone(),
             tokens: config.effective_tokens(),
             admin_token: config.admin_token.clone(),
             faults: FaultInjector::new(config.faults.clone(), config.seed),
@@ -124,13 +125,14 @@ impl MockServer {
             base_url: base_url.clone(),
             proxy,
         }));
-        let app = router(state.clone());
+        let app = router(state.clone(), engine.clone());
         let header_timeout = config.limits.header_read_timeout;
         let task = tokio::spawn(serve(listener, app, shutdown_rx, header_timeout));
         Ok(MockServer {
             addr,
             base_url,
             state,
+            engine,
             shutdown,
             task: Some(task),
         })
@@ -213,8 +215,7 @@ impl MockServer {
     /// document), whatever their outcome: refused ones (401, injected faults) count too. Tests
     /// use it to see how many times a client sent a call. An unknown id has none.
     pub fn requests_received(&self, operation_id: &str) -> u64 {
-        self.state
-            .engine
+        self.engine
             .index_of(operation_id)
             .and_then(|index| self.state.requests.get(index))
             .map_or(0, |counter| {
@@ -238,11 +239,9 @@ impl MockServer {
     /// document (required fields, with ids of records that exist where a field names one), or
     /// `None` for an operation without a JSON body. Tests and tools use it to call any operation.
     pub fn sample_body(&self, operation_id: &str) -> Option<Value> {
-        let index = self.state.engine.index_of(operation_id)?;
+        let index = self.engine.index_of(operation_id)?;
         let store = self.state.read();
-        self.state
-            .engine
-            .sample_body(&store, index, self.state.seed)
+        self.engine.sample_body(&store, index, self.state.seed)
     }
 
     /// What the mock's check of the JSON body of operation `operation_id` finds wrong with `body`,
@@ -255,8 +254,8 @@ impl MockServer {
         operation_id: &str,
         body: &Value,
     ) -> Option<std::collections::BTreeMap<String, Vec<String>>> {
-        let index = self.state.engine.index_of(operation_id)?;
-        self.state.engine.body_errors(&self.state, index, body)
+        let index = self.engine.index_of(operation_id)?;
+        self.engine.body_errors(&self.state, index, body)
     }
 
     /// The tokens it accepts, with their scopes.

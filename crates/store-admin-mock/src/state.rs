@@ -1,6 +1,7 @@
-//! Shared state of one running mock: the engine (the document and what it says), the store, the
-//! tokens, the OAuth grants, faults, webhook deliveries and the response cache. Everything the
-//! HTTP layer, the engine and the overrides reach; it depends on none of them.
+//! Shared state of one running mock: the document, the store, the tokens, the OAuth grants, faults,
+//! webhook deliveries and the response cache. Everything the HTTP layer, the engine and the
+//! overrides reach; it depends on none of them (the engine, which serves requests with this state,
+//! is handed to the HTTP layer beside it).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,7 +14,7 @@ use serde_json::Value;
 use crate::auth::MockToken;
 use crate::config::Limits;
 use crate::delivery::{Dispatcher, Webhook};
-use crate::engine::Engine;
+use crate::document::Document;
 use crate::error::ApiError;
 use crate::faults::FaultInjector;
 use crate::oauth::OAuth;
@@ -35,7 +36,8 @@ pub(crate) struct AppState {
     responses: RwLock<ResponseCache>,
     /// Derived lists (the quantities rows of the products), by name, with their generation.
     views: RwLock<Views>,
-    pub engine: Arc<Engine>,
+    /// The document (its operations index the counters below).
+    pub doc: Arc<Document>,
     pub tokens: Vec<MockToken>,
     pub admin_token: Option<SecretString>,
     pub oauth: OAuth,
@@ -97,7 +99,7 @@ const RESPONSE_CACHE_SIZE: usize = 4096;
 /// The parts of an [`AppState`] that are not derived.
 pub(crate) struct Parts {
     pub store: Store,
-    pub engine: Arc<Engine>,
+    pub doc: Arc<Document>,
     pub tokens: Vec<MockToken>,
     pub admin_token: Option<SecretString>,
     pub oauth: OAuth,
@@ -114,7 +116,6 @@ impl AppState {
     pub fn new(parts: Parts) -> Self {
         let counters = || -> Box<[AtomicU64]> {
             parts
-                .engine
                 .doc
                 .operations
                 .iter()
@@ -130,7 +131,7 @@ impl AppState {
             answered: counters(),
             throttled: counters(),
             journal: crate::journal::Journal::default(),
-            engine: parts.engine,
+            doc: parts.doc,
             tokens: parts.tokens,
             admin_token: parts.admin_token,
             oauth: parts.oauth,
@@ -192,8 +193,7 @@ impl AppState {
 
     /// The requests answered per operation, by `operationId`, every operation of the document.
     pub fn request_counts(&self) -> std::collections::BTreeMap<String, RequestCounts> {
-        self.engine
-            .doc
+        self.doc
             .operations
             .iter()
             .enumerate()

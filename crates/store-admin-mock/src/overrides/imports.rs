@@ -88,9 +88,9 @@ fn start(call: &Call<'_>, key: &'static str, rows: Rows, match_by: &'static str)
         .unwrap_or_default();
     let state = call.state.clone();
     let delay = call.state.limits.background_job;
+    let real = call.engine.real_key(key).to_owned();
     tokio::spawn(async move {
         tokio::time::sleep(delay).await;
-        let real = state.engine.real_key(key).to_owned();
         let mut store = state.write();
         for row in read_rows(&file) {
             let existing = row.get(match_by).and_then(|wanted| {
