@@ -1,5 +1,5 @@
 //! Text from the service is data: made safe for a terminal ([`terminal_safe`]) and a spreadsheet
-//! ([`csv_text`]), and with its secrets redacted ([`redact`]) before any format prints it.
+//! (`csv_text`), and with its secrets redacted ([`redact`]) before any format prints it.
 
 use serde_json::Value;
 
