@@ -474,7 +474,6 @@ fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
     .with_context(|| format!("the types of the `{}` area", part.name))?;
     rewrite::gate_json_schema(&mut file);
     rewrite::decode_with_paths(&mut file, &quote!(::store_admin_client_core));
-    rewrite::merge_status_arms(&mut file);
     rewrite::one_query(&mut file, &quote!(::store_admin_client_core))?;
     rewrite::drop_version_header(&mut file)?;
     rewrite::headers_in_chain(&mut file)?;

@@ -3175,7 +3175,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3260,7 +3288,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3349,7 +3405,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3449,7 +3540,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3515,7 +3641,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3613,7 +3767,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3679,7 +3868,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3772,7 +3989,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3859,7 +4104,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -3946,7 +4219,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4033,7 +4334,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4135,7 +4464,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4201,7 +4565,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4288,7 +4680,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4375,7 +4795,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4485,7 +4933,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4572,7 +5048,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4862,7 +5366,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -4927,7 +5459,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -5024,7 +5584,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,

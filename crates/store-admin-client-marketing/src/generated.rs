@@ -7218,7 +7218,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7301,7 +7329,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7409,7 +7465,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7474,7 +7565,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7571,7 +7697,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7636,7 +7797,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7729,7 +7918,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7816,7 +8033,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7884,7 +8129,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -7990,7 +8263,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8058,7 +8366,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8164,7 +8500,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8257,7 +8628,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8323,7 +8722,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8389,7 +8816,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8470,7 +8925,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8536,7 +9026,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8644,7 +9162,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8737,7 +9290,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8824,7 +9405,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8892,7 +9501,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -8998,7 +9635,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -9066,7 +9738,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,

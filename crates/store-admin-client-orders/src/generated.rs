@@ -12623,7 +12623,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13182,7 +13210,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13265,7 +13321,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13314,7 +13398,28 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13400,7 +13505,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13508,7 +13641,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13605,7 +13766,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13654,7 +13850,28 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13739,7 +13956,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13822,7 +14067,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13924,7 +14197,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -13994,7 +14302,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14079,7 +14422,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14179,7 +14557,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14245,7 +14658,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14346,7 +14787,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14412,7 +14888,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14513,7 +15017,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14580,7 +15119,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14688,7 +15255,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14790,7 +15385,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14883,7 +15513,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -14969,7 +15627,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15035,7 +15728,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15136,7 +15857,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15202,7 +15958,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15349,7 +16133,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15436,7 +16248,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15502,7 +16349,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15568,7 +16450,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15634,7 +16551,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15762,7 +16714,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15828,7 +16808,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15877,7 +16885,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15964,7 +17000,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16046,7 +17110,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16112,7 +17211,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,

@@ -15132,7 +15132,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15234,7 +15262,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15303,7 +15366,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15408,7 +15499,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15557,7 +15683,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15642,7 +15796,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15809,7 +15991,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15894,7 +16104,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -15960,7 +16198,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16060,7 +16326,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16126,7 +16427,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16228,7 +16557,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16296,7 +16660,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16398,7 +16790,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16466,7 +16893,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16571,7 +17026,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16658,7 +17148,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16745,7 +17263,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16838,7 +17384,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -16911,7 +17485,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17013,7 +17615,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17079,7 +17716,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17181,7 +17846,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17286,7 +17986,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17352,7 +18087,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17439,7 +18202,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17490,7 +18281,28 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17689,7 +18501,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17797,7 +18637,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17902,7 +18777,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -17968,7 +18878,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18070,7 +19008,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18172,7 +19145,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18238,7 +19246,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18304,7 +19340,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18406,7 +19470,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18472,7 +19571,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18584,7 +19711,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18694,7 +19849,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18783,7 +19966,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18885,7 +20103,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -18951,7 +20204,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19081,7 +20362,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19166,7 +20475,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19263,7 +20607,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19328,7 +20707,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 202u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19459,7 +20866,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19548,7 +20983,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19648,7 +21118,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19714,7 +21219,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19822,7 +21355,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
@@ -19930,7 +21491,35 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ::store_admin_client_core::decode(response, &info).await,
-                400u16..=499u16 | 500u16..=599u16 => {
+                400u16..=499u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                429u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ::store_admin_client_core::decode(response, &info).await?,
+                        ),
+                    )
+                }
+                500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
                             ::store_admin_client_core::decode(response, &info).await?,
