@@ -45,7 +45,7 @@ async fn typed_call_with_filters_decodes_a_page() {
     let page = admin
         .list_product_quantities()
         .per_page(7u64)
-        .send()
+        .call_full()
         .await
         .expect("lists");
     assert_eq!(page.status().as_u16(), 200);
@@ -64,7 +64,7 @@ async fn every_item_of_a_list_is_yielded_exactly_once_with_concurrent_pages() {
     let first = admin
         .list_product_quantities()
         .per_page(60u64)
-        .send()
+        .call_full()
         .await
         .expect("lists");
     let total = first.pagination.total as usize;
@@ -189,14 +189,14 @@ async fn retries_429_after_retry_after_and_succeeds() {
     for _ in 0..60 {
         admin
             .list_order_statuses()
-            .send()
+            .call_full()
             .await
             .expect("within the bucket");
     }
     let started = std::time::Instant::now();
     let statuses = admin
         .list_order_statuses()
-        .send()
+        .call_full()
         .await
         .expect("retried after Retry-After");
     assert!(!statuses.data.is_empty());
@@ -221,7 +221,7 @@ async fn a_burst_of_5xx_is_retried() {
     let admin = admin(&server);
     let statuses = admin
         .list_order_statuses()
-        .send()
+        .call_full()
         .await
         .expect("third attempt succeeds");
     assert!(!statuses.data.is_empty());
@@ -247,10 +247,9 @@ async fn exhausted_retries_return_the_last_5xx_with_its_status() {
     let admin = admin(&server);
     let err: Error = admin
         .list_order_statuses()
-        .send()
+        .call()
         .await
-        .expect_err("always 503")
-        .into();
+        .expect_err("always 503");
     assert_eq!(
         server.requests_received("list_order_statuses"),
         3,
@@ -275,7 +274,7 @@ async fn dropped_connection_is_retried_for_get() {
     let admin = admin(&server);
     admin
         .list_order_statuses()
-        .send()
+        .call_full()
         .await
         .expect("second attempt succeeds");
 }
@@ -296,10 +295,9 @@ async fn dropped_connection_is_not_retried_for_post() {
     let err: Error = admin
         .create_category()
         .body(body)
-        .send()
+        .call()
         .await
-        .expect_err("not retried")
-        .into();
+        .expect_err("not retried");
     assert!(matches!(err, Error::Transport { .. }), "{err:?}");
     // The request may have been processed: it was sent once, never repeated.
     assert_eq!(server.requests_received("create_category"), 1);
@@ -319,7 +317,7 @@ async fn truncated_body_is_retried() {
     let admin = admin(&server);
     let statuses = admin
         .list_order_statuses()
-        .send()
+        .call_full()
         .await
         .expect("second attempt whole");
     assert!(!statuses.data.is_empty());
@@ -348,10 +346,9 @@ async fn a_slow_service_times_out_with_a_clear_error() {
         .expect("builds");
     let err: Error = admin
         .list_order_statuses()
-        .send()
+        .call()
         .await
-        .expect_err("times out")
-        .into();
+        .expect_err("times out");
     assert!(
         matches!(
             err,
@@ -384,10 +381,9 @@ async fn validation_errors_name_their_fields() {
     let err: Error = admin
         .add_languages()
         .body(body)
-        .send()
+        .call()
         .await
-        .expect_err("422")
-        .into();
+        .expect_err("422");
     assert_eq!(err.status().map(|s| s.as_u16()), Some(422));
     let fields = err.validation_errors().expect("field errors");
     assert!(
@@ -404,10 +400,9 @@ async fn not_found_is_matchable() {
     let err: Error = admin
         .cancel_shipment()
         .shipment_id(987_654_321_i64)
-        .send()
+        .call()
         .await
-        .expect_err("404")
-        .into();
+        .expect_err("404");
     assert!(err.is_not_found(), "{err:?}");
     assert!(!err.is_retryable());
 }
@@ -426,7 +421,7 @@ async fn missing_scope_names_the_scope_the_operation_needs() {
         .with_token("orders-only")
         .build()
         .expect("builds");
-    let err: Error = admin.list_webhooks().send().await.expect_err("401").into();
+    let err: Error = admin.list_webhooks().call().await.expect_err("401");
     assert!(err.is_unauthorized());
     let text = err.to_string();
     assert!(text.contains("webhooks.read"), "{text}");
@@ -448,10 +443,9 @@ async fn secrets_never_appear_in_debug_output() {
         .build()
         .expect("builds")
         .list_orders()
-        .send()
+        .call()
         .await
-        .expect_err("401")
-        .into();
+        .expect_err("401");
     assert!(!format!("{err:?}").contains("wrong-secret-token"));
     assert!(!err.to_string().contains("wrong-secret-token"));
 }
@@ -477,9 +471,9 @@ async fn bulk_job_meets_no_429(limit: store_admin::ratelimit::RateLimit, request
     for i in 0..requests {
         admin
             .list_order_statuses()
-            .send()
+            .call_full()
             .await
-            .unwrap_or_else(|e| panic!("request {i} met {}", Error::from(e)));
+            .unwrap_or_else(|e| panic!("request {i} met {}", e));
     }
 }
 
@@ -555,7 +549,12 @@ async fn each_call_has_a_span_with_operation_method_path_status_and_attempt_but_
     })
     .await;
     let admin = admin(&server);
-    admin.get_shipment().shipment_id(1_i64).send().await.ok();
+    admin
+        .get_shipment()
+        .shipment_id(1_i64)
+        .call_full()
+        .await
+        .ok();
 
     let lines = captured.0.lock().expect("lock").clone();
     let text = lines.join("\n");
@@ -622,7 +621,7 @@ async fn a_call_whose_span_is_filtered_out_records_nothing_in_the_callers_span()
         .expect("mock");
     let admin = admin(&server);
     let job = tracing::info_span!("job", status = tracing::field::Empty);
-    let answer = async { admin.get_shipment().shipment_id(1_i64).send().await }
+    let answer = async { admin.get_shipment().shipment_id(1_i64).call_full().await }
         .instrument(job.clone())
         .await;
     assert!(answer.is_err(), "shipment 1 is not seeded: a 404");
@@ -697,9 +696,8 @@ async fn an_answer_larger_than_the_bound_fails_once_and_names_the_bound() {
     let error = small
         .list_products()
         .per_page(20u64)
-        .send()
+        .call()
         .await
-        .map_err(Error::from)
         .expect_err("20 products are more than 1 KiB");
     match &error {
         Error::Transport { kind, .. } => assert_eq!(*kind, TransportKind::TooLarge, "{error}"),
@@ -713,7 +711,7 @@ async fn an_answer_larger_than_the_bound_fails_once_and_names_the_bound() {
     let page = admin(&server)
         .list_products()
         .per_page(20u64)
-        .send()
+        .call_full()
         .await
         .expect("within 64 MiB");
     assert_eq!(page.data.len(), 20);

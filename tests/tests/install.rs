@@ -126,7 +126,7 @@ async fn an_app_store_install_is_stored_for_the_merchant_the_tokens_belong_to_on
             .store(merchant)
             .unwrap()
             .list_orders()
-            .send()
+            .call_full()
             .await
             .expect("the installed tokens work");
     }
@@ -223,7 +223,7 @@ async fn token_chain_health(server: &MockServer, stores: Arc<dyn TokenStores>) {
         .store("1")
         .unwrap()
         .list_orders()
-        .send()
+        .call_full()
         .await
         .expect("called");
     assert_eq!(
@@ -235,7 +235,7 @@ async fn token_chain_health(server: &MockServer, stores: Arc<dyn TokenStores>) {
         .store("1")
         .unwrap()
         .list_orders()
-        .send()
+        .call_full()
         .await
         .expect("called");
     assert_eq!(server.token_refreshes(), 1, "the new pair lasts 14 days");
@@ -243,10 +243,9 @@ async fn token_chain_health(server: &MockServer, stores: Arc<dyn TokenStores>) {
         .store("2")
         .unwrap()
         .list_orders()
-        .send()
+        .call()
         .await
-        .expect_err("spent")
-        .into();
+        .expect_err("spent");
     assert!(
         matches!(error, Error::Auth(AuthError::ReinstallRequired { .. })),
         "{error:?}"
@@ -351,7 +350,7 @@ async fn a_failed_refresh_ahead_of_expiry_is_recorded_and_the_token_still_used()
         .store("9")
         .unwrap()
         .list_orders()
-        .send()
+        .call_full()
         .await
         .expect("the valid token is used");
     let health = fleet.needing_attention().await.unwrap();

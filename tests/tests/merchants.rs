@@ -51,10 +51,9 @@ async fn deliveries_install_and_uninstall_each_merchants_tokens() {
         .store("1305")
         .expect("client")
         .list_order_statuses()
-        .send()
+        .call()
         .await
-        .expect_err("no tokens")
-        .into();
+        .expect_err("no tokens");
     assert!(
         matches!(error, Error::Auth(AuthError::NoTokens)),
         "{error:?}"
@@ -81,7 +80,7 @@ async fn deliveries_install_and_uninstall_each_merchants_tokens() {
         .store("1305")
         .expect("client")
         .list_order_statuses()
-        .send()
+        .call_full()
         .await
         .expect("installed tokens work");
     assert!(!statuses.data.is_empty());
@@ -113,10 +112,9 @@ async fn deliveries_install_and_uninstall_each_merchants_tokens() {
         .store("77")
         .expect("client")
         .list_order_statuses()
-        .send()
+        .call()
         .await
-        .expect_err("merchant 77 never installed the app")
-        .into();
+        .expect_err("merchant 77 never installed the app");
     assert!(
         matches!(other, Error::Auth(AuthError::NoTokens)),
         "{other:?}"
@@ -149,10 +147,9 @@ async fn deliveries_install_and_uninstall_each_merchants_tokens() {
         .store("1305")
         .expect("client")
         .list_order_statuses()
-        .send()
+        .call()
         .await
-        .expect_err("uninstalled")
-        .into();
+        .expect_err("uninstalled");
     assert!(
         matches!(error, Error::Auth(AuthError::ReinstallRequired { .. })),
         "{error:?}"
@@ -260,7 +257,7 @@ async fn the_mock_s_app_store_authorize_delivery_installs_the_merchant_s_tokens(
                 )))
                 .secret(Some(HOOK_SECRET.to_string())),
         )
-        .send()
+        .call_full()
         .await
         .expect("subscribed");
     // The merchant approves the app.
@@ -289,16 +286,15 @@ async fn the_mock_s_app_store_authorize_delivery_installs_the_merchant_s_tokens(
     let client = merchants.store("4242").expect("client");
     client
         .list_orders()
-        .send()
+        .call_full()
         .await
         .expect("the delivered tokens work");
     // They carry the scopes asked for, and nothing more.
     let error: Error = client
         .list_products()
-        .send()
+        .call()
         .await
-        .expect_err("no products scope")
-        .into();
+        .expect_err("no products scope");
     assert_eq!(error.status().map(|s| s.as_u16()), Some(401), "{error:?}");
     assert_eq!(server.token_refreshes(), 0);
 }

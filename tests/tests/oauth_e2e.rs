@@ -116,7 +116,7 @@ async fn an_expired_access_token_with_a_hundred_concurrent_calls_causes_exactly_
     let calls: Vec<_> = (0..100)
         .map(|_| {
             let admin = admin.clone();
-            tokio::spawn(async move { admin.list_order_statuses().send().await })
+            tokio::spawn(async move { admin.list_order_statuses().call_full().await })
         })
         .collect();
     let mut succeeded = 0;
@@ -149,7 +149,7 @@ async fn a_token_rejected_mid_life_is_refreshed_once_replayed_once_and_saved_to_
     let admin = admin(&server, store.clone());
     admin
         .list_order_statuses()
-        .send()
+        .call_full()
         .await
         .expect("first call");
     assert_eq!(
@@ -163,7 +163,7 @@ async fn a_token_rejected_mid_life_is_refreshed_once_replayed_once_and_saved_to_
     assert_eq!(server.expire_access_tokens(), 1);
     let statuses = admin
         .list_order_statuses()
-        .send()
+        .call_full()
         .await
         .expect("refreshed and replayed transparently");
     assert!(!statuses.data.is_empty());
@@ -191,7 +191,7 @@ async fn a_token_rejected_mid_life_is_refreshed_once_replayed_once_and_saved_to_
     // Later calls use the new token without refreshing again.
     admin
         .list_order_statuses()
-        .send()
+        .call_full()
         .await
         .expect("later call");
     assert_eq!(server.token_refreshes(), 1);
@@ -211,7 +211,7 @@ async fn a_hundred_calls_rejected_mid_life_share_one_refresh() {
     let admin = admin(&server, store.clone());
     admin
         .list_order_statuses()
-        .send()
+        .call_full()
         .await
         .expect("first call");
     server.expire_access_tokens();
@@ -219,7 +219,7 @@ async fn a_hundred_calls_rejected_mid_life_share_one_refresh() {
     let calls: Vec<_> = (0..100)
         .map(|_| {
             let admin = admin.clone();
-            tokio::spawn(async move { admin.list_order_statuses().send().await })
+            tokio::spawn(async move { admin.list_order_statuses().call_full().await })
         })
         .collect();
     for call in calls {
@@ -249,10 +249,9 @@ async fn a_reused_refresh_token_says_the_merchant_must_reinstall_without_leaking
     let admin = admin(&server, store.clone());
     let error: Error = admin
         .list_order_statuses()
-        .send()
+        .call()
         .await
-        .expect_err("no usable token")
-        .into();
+        .expect_err("no usable token");
     assert!(matches!(error, Error::Auth(_)), "{error:?}");
     let display = error.to_string();
     let debug = format!("{error:?}");
@@ -300,12 +299,7 @@ async fn a_token_without_the_scope_gets_401_and_no_refresh_is_attempted() {
         MID_LIFE,
     )));
     let admin = admin(&server, store);
-    let error: Error = admin
-        .list_orders()
-        .send()
-        .await
-        .expect_err("missing scope")
-        .into();
+    let error: Error = admin.list_orders().call().await.expect_err("missing scope");
     let api = error.api().expect("the service's answer");
     assert_eq!(api.status.as_u16(), 401);
     assert_eq!(
@@ -365,13 +359,13 @@ async fn the_authorization_code_flow_gives_tokens_the_client_then_uses_and_refre
     let admin = admin(&server, store.clone());
     admin
         .list_orders()
-        .send()
+        .call_full()
         .await
         .expect("the new token works");
     server.expire_access_tokens();
     admin
         .list_orders()
-        .send()
+        .call_full()
         .await
         .expect("refreshed and replayed");
     assert_eq!(server.token_refreshes(), 1);
@@ -438,10 +432,9 @@ async fn a_token_rejected_mid_life_whose_refresh_token_is_spent_ends_with_reinst
     let admin = admin(&server, store.clone());
     let error: Error = admin
         .list_order_statuses()
-        .send()
+        .call()
         .await
-        .expect_err("the token is refused and cannot be refreshed")
-        .into();
+        .expect_err("the token is refused and cannot be refreshed");
     assert!(
         matches!(
             error,

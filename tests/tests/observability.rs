@@ -10,7 +10,7 @@ use futures::TryStreamExt;
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};
 use store_admin::prelude::*;
 use store_admin::retry::RetryPolicy;
-use store_admin::{Error, PageOptions, Paginate, Skipped, StoreAdmin};
+use store_admin::{PageOptions, Paginate, Skipped, StoreAdmin};
 use store_admin_mock::{CorruptRecordsFault, ErrorFault, FaultConfig, MockConfig, MockServer};
 
 const TOKEN: &str = "observability-secret-token";
@@ -65,7 +65,7 @@ fn metrics_count_calls_retries_and_skipped_records_per_operation_and_store() {
             });
             let server = mock(faults).await;
             let admin = admin(&server);
-            admin.list_orders().send().await.expect("answered");
+            admin.list_orders().call_full().await.expect("answered");
             let skipped = Skipped::new();
             let rows: Vec<_> = admin
                 .list_product_quantities()
@@ -75,7 +75,11 @@ fn metrics_count_calls_retries_and_skipped_records_per_operation_and_store() {
                 .expect("lenient");
             assert!(!rows.is_empty());
             assert!(!skipped.is_empty());
-            let missing = admin.get_order().order_id(999_999_999_i64).send().await;
+            let missing = admin
+                .get_order()
+                .order_id(999_999_999_i64)
+                .call_full()
+                .await;
             assert!(missing.is_err());
             skipped.len()
         })
@@ -141,14 +145,12 @@ async fn an_error_names_the_answers_request_id_and_date() {
         .with_token(TOKEN)
         .build()
         .unwrap();
-    let error = Error::from(
-        admin
-            .get_order()
-            .order_id(1_i64)
-            .send()
-            .await
-            .expect_err("404"),
-    );
+    let error = admin
+        .get_order()
+        .order_id(1_i64)
+        .call()
+        .await
+        .expect_err("404");
     let api = error.api().expect("an API error");
     assert_eq!(
         api.request_ids,

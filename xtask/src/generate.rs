@@ -473,7 +473,6 @@ fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
     )
     .with_context(|| format!("the types of the `{}` area", part.name))?;
     rewrite::gate_json_schema(&mut file);
-    rewrite::decode_with_paths(&mut file, &quote!(::store_admin_client_core));
     rewrite::one_query(&mut file, &quote!(::store_admin_client_core))?;
     rewrite::drop_version_header(&mut file)?;
     rewrite::headers_in_chain(&mut file)?;
@@ -882,13 +881,10 @@ mod tests {
         assert!(orders.contains("impl OrdersApi for ::store_admin_client_core::Client {"));
         assert!(!orders.contains("pub struct Client"));
         assert!(!orders.contains("super::Client"));
-        // Bodies decode through the core, whose errors name the operation and the JSON path.
-        assert!(orders.contains("::store_admin_client_core::decode(response, &info).await"));
-        assert!(!orders.contains("from_response"));
-        // A file download streams through the core too, which streams a body the runtime has read.
+        // Bodies decode and stream as progenitor writes it: no function body is edited for it.
+        assert!(orders.contains("ResponseValue::from_response(response).await"));
         let store = area("store");
-        assert!(store.contains("Ok(::store_admin_client_core::stream(response))"));
-        assert!(!store.contains("ResponseValue::stream"));
+        assert!(store.contains("Ok(ResponseValue::stream(response))"));
         // A schema only orders use is generated there; one two areas use is the core's.
         assert!(orders.contains("pub struct OrderList {"));
         assert!(orders.contains("::store_admin_client_core::types::ErrorResponse"));

@@ -7,8 +7,6 @@
 //!   the types a request body reaches, the only ones anyone builds.
 //! - [`lenient_fields`]: every field whose type holds a number or an object decodes through the core
 //!   crate's `lenient` adapters (`[]` for an empty object, numbers as strings).
-//! - [`decode_with_paths`]: response bodies decode through the core crate's `decode`, whose errors
-//!   name the operation and the JSON path.
 //! - [`gate_json_schema`]: the `schemars::JsonSchema` derives behind a `schemars` feature.
 //! - [`mark_deprecated`]: `#[deprecated]` on the methods of deprecated operations.
 //! - [`one_query`]: the query parameters written into one core `Query`, not one
@@ -476,39 +474,6 @@ pub fn gate_json_schema(file: &mut syn::File) {
             parse_quote!(#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]),
         );
     }
-}
-
-/// Replaces `ResponseValue::from_response(response)` (progenitor's decoding of a response body)
-/// by `<core>::decode(response, &info)`, which names the operation and the JSON path of a body
-/// that does not match; and `ResponseValue::stream(response)` by `<core>::stream(response)`, which
-/// streams a body an interceptor has read already from where it keeps it.
-pub fn decode_with_paths(file: &mut syn::File, core: &TokenStream) {
-    struct Decode<'a>(&'a TokenStream);
-    impl VisitMut for Decode<'_> {
-        fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
-            if let syn::Expr::Call(call) = expr
-                && let syn::Expr::Path(func) = &*call.func
-                && func.path.segments.len() == 2
-                && func.path.segments[0].ident == "ResponseValue"
-                && call.args.len() == 1
-            {
-                let response = &call.args[0];
-                let core = self.0;
-                let replaced: Option<syn::Expr> =
-                    match func.path.segments[1].ident.to_string().as_str() {
-                        "from_response" => Some(parse_quote!(#core::decode(#response, &info))),
-                        "stream" => Some(parse_quote!(#core::stream(#response))),
-                        _ => None,
-                    };
-                if let Some(replaced) = replaced {
-                    *expr = replaced;
-                    return;
-                }
-            }
-            syn::visit_mut::visit_expr_mut(self, expr);
-        }
-    }
-    Decode(core).visit_file_mut(file);
 }
 
 /// Whether `stmt` is `let name = ..` (or `let mut name`).

@@ -10,7 +10,7 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use futures::StreamExt;
 use serde::Serialize;
 use store_admin::multipart::{FieldValue, Part};
-use store_admin::{Consistency, PageOptions, Paginate, Skipped, StoreAdmin};
+use store_admin::{Call, Consistency, PageOptions, Paginate, Skipped, StoreAdmin};
 
 use crate::error::CliError;
 use crate::output::{Printer, Record, stderr_is_terminal, terminal_safe};
@@ -30,7 +30,7 @@ pub struct Ctx {
 /// concurrent pagination, streamed to the printer.
 pub async fn paged<'a, R>(ctx: &'a Ctx, request: R, pages: PageArgs) -> Result<(), CliError>
 where
-    R: Paginate<'a>,
+    R: Paginate<'a> + Call<'a, Output = R::Response>,
     R::Item: Record,
 {
     if pages.all {
@@ -43,8 +43,7 @@ where
     if let Some(per_page) = pages.per_page.and_then(NonZeroU64::new) {
         request = request.with_per_page(per_page);
     }
-    let response = request.send_page().await?;
-    let parts = R::into_parts(response.into_inner());
+    let parts = R::into_parts(request.call().await?);
     ctx.printer.list(&parts.items)?;
     if let Some(p) = parts.pagination
         && stderr_is_terminal()

@@ -9896,8 +9896,8 @@ async fn list_product_quantities(
 async fn list_reservations(ctx: &Ctx, a: ListReservationsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_reservations();
     let (mut request, _) = crate::extras::Extra::apply(a.extra, request)?;
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn list_orders(ctx: &Ctx, a: ListOrdersArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_orders();
@@ -10004,16 +10004,16 @@ async fn create_order(ctx: &Ctx, a: CreateOrderArgs) -> Result<(), CliError> {
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_order_statuses(
     ctx: &Ctx,
     a: ListOrderStatusesArgs,
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.list_order_statuses();
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn create_order_status(
     ctx: &Ctx,
@@ -10036,8 +10036,8 @@ async fn create_order_status(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 #[allow(deprecated)]
 async fn list_order_shipments(
@@ -10046,8 +10046,8 @@ async fn list_order_shipments(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.list_order_shipments();
     request = request.order_id(a.order_id);
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 #[allow(deprecated)]
 async fn update_order_shipment(
@@ -10068,8 +10068,8 @@ async fn update_order_shipment(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 #[allow(deprecated)]
 async fn cancel_order_shipment(
@@ -10078,8 +10078,8 @@ async fn cancel_order_shipment(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.cancel_order_shipment();
     request = request.order_id(a.order_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn create_product_option(
     ctx: &Ctx,
@@ -10099,8 +10099,8 @@ async fn create_product_option(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_product_variant(
     ctx: &Ctx,
@@ -10108,8 +10108,8 @@ async fn get_product_variant(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.get_product_variant();
     request = request.variant(a.variant);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_product_variant(
     ctx: &Ctx,
@@ -10139,16 +10139,16 @@ async fn update_product_variant(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_shipping_companies(
     ctx: &Ctx,
     a: ListShippingCompaniesArgs,
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.list_shipping_companies();
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn create_shipping_company(
     ctx: &Ctx,
@@ -10167,8 +10167,8 @@ async fn create_shipping_company(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_shipping_company(
     ctx: &Ctx,
@@ -10176,8 +10176,8 @@ async fn get_shipping_company(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.get_shipping_company();
     request = request.company_id(a.company_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_shipping_company(
     ctx: &Ctx,
@@ -10197,8 +10197,8 @@ async fn update_shipping_company(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_shipping_company(
     ctx: &Ctx,
@@ -10206,14 +10206,14 @@ async fn delete_shipping_company(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_shipping_company();
     request = request.company_id(a.company_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_shipping_rule(ctx: &Ctx, a: GetShippingRuleArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_shipping_rule();
     request = request.rule_id(a.rule_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_shipping_routes(
     ctx: &Ctx,
@@ -10263,14 +10263,14 @@ async fn create_shipping_route(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_shipping_route(ctx: &Ctx, a: GetShippingRouteArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_shipping_route();
     request = request.route_id(a.route_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_shipping_route(
     ctx: &Ctx,
@@ -10278,8 +10278,8 @@ async fn delete_shipping_route(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_shipping_route();
     request = request.route_id(a.route_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_shipping_route(
     ctx: &Ctx,
@@ -10313,13 +10313,13 @@ async fn update_shipping_route(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_languages(ctx: &Ctx, a: ListLanguagesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_languages();
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn add_languages(ctx: &Ctx, a: AddLanguagesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.add_languages();
@@ -10335,8 +10335,8 @@ async fn add_languages(ctx: &Ctx, a: AddLanguagesArgs) -> Result<(), CliError> {
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn list_categories(ctx: &Ctx, a: ListCategoriesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_categories();
@@ -10369,8 +10369,8 @@ async fn create_category(ctx: &Ctx, a: CreateCategoryArgs) -> Result<(), CliErro
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_webhooks(ctx: &Ctx, a: ListWebhooksArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_webhooks();
@@ -10381,8 +10381,8 @@ async fn list_webhook_events(
     a: ListWebhookEventsArgs,
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.list_webhook_events();
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn subscribe_webhook(ctx: &Ctx, a: SubscribeWebhookArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.subscribe_webhook();
@@ -10398,8 +10398,8 @@ async fn subscribe_webhook(ctx: &Ctx, a: SubscribeWebhookArgs) -> Result<(), Cli
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn unsubscribe_webhooks(
     ctx: &Ctx,
@@ -10407,8 +10407,8 @@ async fn unsubscribe_webhooks(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.unsubscribe_webhooks();
     let (mut request, _) = crate::extras::Extra::apply(a.extra, request)?;
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_webhook(ctx: &Ctx, a: UpdateWebhookArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_webhook();
@@ -10425,8 +10425,8 @@ async fn update_webhook(ctx: &Ctx, a: UpdateWebhookArgs) -> Result<(), CliError>
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_shipments(ctx: &Ctx, a: ListShipmentsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_shipments();
@@ -10511,14 +10511,14 @@ async fn create_shipment(ctx: &Ctx, a: CreateShipmentArgs) -> Result<(), CliErro
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_shipment(ctx: &Ctx, a: GetShipmentArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_shipment();
     request = request.shipment_id(a.shipment_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_shipment(ctx: &Ctx, a: UpdateShipmentArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_shipment();
@@ -10535,20 +10535,20 @@ async fn update_shipment(ctx: &Ctx, a: UpdateShipmentArgs) -> Result<(), CliErro
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn cancel_shipment(ctx: &Ctx, a: CancelShipmentArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.cancel_shipment();
     request = request.shipment_id(a.shipment_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn return_shipment(ctx: &Ctx, a: ReturnShipmentArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.return_shipment();
     request = request.shipment_id(a.shipment_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_shipment_tracking(
     ctx: &Ctx,
@@ -10556,8 +10556,8 @@ async fn get_shipment_tracking(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.get_shipment_tracking();
     request = request.shipment_id(a.shipment_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn export_orders(ctx: &Ctx, a: ExportOrdersArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.export_orders();
@@ -10571,11 +10571,11 @@ async fn export_orders(ctx: &Ctx, a: ExportOrdersArgs) -> Result<(), CliError> {
         request = request.to_date(value);
     }
     let job = crate::commands::Job::before(ctx, &a.wait, "orders", None).await?;
-    let response = request.send().await?;
+    let response = store_admin::Call::call(request).await?;
     if let Some(job) = job {
         return job.finish(ctx).await;
     }
-    ctx.printer.one(&response.into_inner().data)
+    ctx.printer.one(&response.data)
 }
 async fn list_export_logs(ctx: &Ctx, a: ListExportLogsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_export_logs();
@@ -10591,8 +10591,8 @@ async fn list_export_logs(ctx: &Ctx, a: ListExportLogsArgs) -> Result<(), CliErr
     if let Some(value) = a.employee {
         request = request.employee(value);
     }
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn list_export_templates(
     ctx: &Ctx,
@@ -10602,8 +10602,8 @@ async fn list_export_templates(
     if let Some(value) = a.entity {
         request = request.entity(value);
     }
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn create_export_template(
     ctx: &Ctx,
@@ -10626,8 +10626,8 @@ async fn create_export_template(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_export_template(
     ctx: &Ctx,
@@ -10647,8 +10647,8 @@ async fn update_export_template(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_export_template(
     ctx: &Ctx,
@@ -10656,8 +10656,8 @@ async fn delete_export_template(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_export_template();
     request = request.template_id(a.template_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_export_columns(
     ctx: &Ctx,
@@ -10665,8 +10665,8 @@ async fn list_export_columns(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.list_export_columns();
     request = request.entity(a.entity);
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn export_customers(ctx: &Ctx, a: ExportCustomersArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.export_customers();
@@ -10684,16 +10684,16 @@ async fn export_customers(ctx: &Ctx, a: ExportCustomersArgs) -> Result<(), CliEr
     let job_body = ::serde_json::to_value(&body).ok();
     request = request.body(body);
     let job = crate::commands::Job::before(ctx, &a.wait, "customers", job_body).await?;
-    let response = request.send().await?;
+    let response = store_admin::Call::call(request).await?;
     if let Some(job) = job {
         return job.finish(ctx).await;
     }
-    ctx.printer.one(&response.into_inner().data)
+    ctx.printer.one(&response.data)
 }
 async fn export_custom_urls(ctx: &Ctx, a: ExportCustomUrlsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.export_custom_urls();
-    let response = request.send().await?;
-    crate::commands::print_bytes(response.into_inner()).await
+    let response = store_admin::CallFull::call_full(request).await?.into_inner();
+    crate::commands::print_bytes(response).await
 }
 async fn export_products(ctx: &Ctx, a: ExportProductsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.export_products();
@@ -10711,16 +10711,16 @@ async fn export_products(ctx: &Ctx, a: ExportProductsArgs) -> Result<(), CliErro
     let job_body = ::serde_json::to_value(&body).ok();
     request = request.body(body);
     let job = crate::commands::Job::before(ctx, &a.wait, "products", job_body).await?;
-    let response = request.send().await?;
+    let response = store_admin::Call::call(request).await?;
     if let Some(job) = job {
         return job.finish(ctx).await;
     }
-    ctx.printer.one(&response.into_inner().data)
+    ctx.printer.one(&response.data)
 }
 async fn list_dns_records(ctx: &Ctx, a: ListDnsRecordsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_dns_records();
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn create_dns_record(ctx: &Ctx, a: CreateDnsRecordArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_dns_record();
@@ -10736,14 +10736,14 @@ async fn create_dns_record(ctx: &Ctx, a: CreateDnsRecordArgs) -> Result<(), CliE
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_dns_record(ctx: &Ctx, a: DeleteDnsRecordArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_dns_record();
     request = request.dns_record_id(a.dns_record_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_employees(ctx: &Ctx, a: ListEmployeesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_employees();
@@ -10751,13 +10751,13 @@ async fn list_employees(ctx: &Ctx, a: ListEmployeesArgs) -> Result<(), CliError>
 }
 async fn get_user_info(ctx: &Ctx, a: GetUserInfoArgs) -> Result<(), CliError> {
     let _ = a;
-    let response = ctx.admin.get_user_info().send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(ctx.admin.get_user_info()).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_store_info(ctx: &Ctx, a: GetStoreInfoArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_store_info();
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_payment_methods(
     ctx: &Ctx,
@@ -10779,13 +10779,13 @@ async fn list_payment_banks(ctx: &Ctx, a: ListPaymentBanksArgs) -> Result<(), Cl
 async fn get_payment_bank(ctx: &Ctx, a: GetPaymentBankArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_payment_bank();
     request = request.bank_id(a.bank_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_seo_settings(ctx: &Ctx, a: GetSeoSettingsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_seo_settings();
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_seo_settings(
     ctx: &Ctx,
@@ -10804,20 +10804,20 @@ async fn update_seo_settings(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_settings(ctx: &Ctx, a: ListSettingsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_settings();
     request = request.entity(a.entity);
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn get_setting(ctx: &Ctx, a: GetSettingArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_setting();
     request = request.slug(a.slug);
-    let response = request.send().await?;
-    crate::commands::print_document(ctx, &response.into_inner())
+    let response = store_admin::Call::call(request).await?;
+    crate::commands::print_document(ctx, &response)
 }
 async fn update_setting(ctx: &Ctx, a: UpdateSettingArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_setting();
@@ -10834,8 +10834,8 @@ async fn update_setting(ctx: &Ctx, a: UpdateSettingArgs) -> Result<(), CliError>
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_store_scopes(ctx: &Ctx, a: ListStoreScopesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_store_scopes();
@@ -10844,8 +10844,8 @@ async fn list_store_scopes(ctx: &Ctx, a: ListStoreScopesArgs) -> Result<(), CliE
 async fn get_store_scope(ctx: &Ctx, a: GetStoreScopeArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_store_scope();
     request = request.scope_id(a.scope_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_transactions(ctx: &Ctx, a: ListTransactionsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_transactions();
@@ -10872,8 +10872,8 @@ async fn list_transactions(ctx: &Ctx, a: ListTransactionsArgs) -> Result<(), Cli
 async fn get_transaction(ctx: &Ctx, a: GetTransactionArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_transaction();
     request = request.transaction_id(a.transaction_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_transaction(
     ctx: &Ctx,
@@ -10893,8 +10893,8 @@ async fn update_transaction(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn print_transaction_invoice(
     ctx: &Ctx,
@@ -10902,8 +10902,8 @@ async fn print_transaction_invoice(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.print_transaction_invoice();
     request = request.transaction_id(a.transaction_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_customers(ctx: &Ctx, a: ListCustomersArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_customers();
@@ -10935,8 +10935,8 @@ async fn create_customer(ctx: &Ctx, a: CreateCustomerArgs) -> Result<(), CliErro
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_customer(ctx: &Ctx, a: GetCustomerArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_customer();
@@ -10944,8 +10944,8 @@ async fn get_customer(ctx: &Ctx, a: GetCustomerArgs) -> Result<(), CliError> {
     if let Some(value) = a.fields {
         request = request.fields(value);
     }
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_customer(ctx: &Ctx, a: UpdateCustomerArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_customer();
@@ -10962,14 +10962,14 @@ async fn update_customer(ctx: &Ctx, a: UpdateCustomerArgs) -> Result<(), CliErro
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_customer(ctx: &Ctx, a: DeleteCustomerArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_customer();
     request = request.customer_id(a.customer_id);
-    let response = request.send().await?;
-    crate::commands::print_document(ctx, &response.into_inner())
+    let response = store_admin::Call::call(request).await?;
+    crate::commands::print_document(ctx, &response)
 }
 async fn ban_customer(ctx: &Ctx, a: BanCustomerArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.ban_customer();
@@ -10986,14 +10986,14 @@ async fn ban_customer(ctx: &Ctx, a: BanCustomerArgs) -> Result<(), CliError> {
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn unban_customer(ctx: &Ctx, a: UnbanCustomerArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.unban_customer();
     request = request.customer_id(a.customer_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn import_customers(ctx: &Ctx, a: ImportCustomersArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.multipart("import_customers")?;
@@ -11001,11 +11001,11 @@ async fn import_customers(ctx: &Ctx, a: ImportCustomersArgs) -> Result<(), CliEr
         .await?;
     let value = a.file;
     request = request.field("file", crate::commands::form_file(&value)?);
-    let response = request.send::<types::MessageResponse>().await?;
+    let response = request.send::<types::MessageResponse>().await?.into_inner();
     if let Some(job) = job {
         return job.finish(ctx).await;
     }
-    ctx.printer.one(&response.into_inner().data)
+    ctx.printer.one(&response.data)
 }
 async fn list_customer_groups(
     ctx: &Ctx,
@@ -11037,8 +11037,8 @@ async fn create_customer_group(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn add_customers_to_group(
     ctx: &Ctx,
@@ -11057,8 +11057,8 @@ async fn add_customers_to_group(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    crate::commands::print_document(ctx, &response.into_inner())
+    let response = store_admin::Call::call(request).await?;
+    crate::commands::print_document(ctx, &response)
 }
 async fn update_default_customer_group(
     ctx: &Ctx,
@@ -11079,8 +11079,8 @@ async fn update_default_customer_group(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_customer_group(
     ctx: &Ctx,
@@ -11106,8 +11106,8 @@ async fn update_customer_group(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_customer_group(
     ctx: &Ctx,
@@ -11115,8 +11115,8 @@ async fn delete_customer_group(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_customer_group();
     request = request.group_id(a.group_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn deposit_customer_wallet(
     ctx: &Ctx,
@@ -11135,8 +11135,8 @@ async fn deposit_customer_wallet(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn withdraw_customer_wallet(
     ctx: &Ctx,
@@ -11155,8 +11155,8 @@ async fn withdraw_customer_wallet(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_customer_loyalty_points(
     ctx: &Ctx,
@@ -11189,8 +11189,8 @@ async fn update_customer_loyalty_points(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_coupons(ctx: &Ctx, a: ListCouponsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_coupons();
@@ -11219,8 +11219,8 @@ async fn create_coupon(ctx: &Ctx, a: CreateCouponArgs) -> Result<(), CliError> {
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_coupon_codes(ctx: &Ctx, a: ListCouponCodesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_coupon_codes();
@@ -11230,8 +11230,8 @@ async fn list_coupon_codes(ctx: &Ctx, a: ListCouponCodesArgs) -> Result<(), CliE
 async fn get_coupon(ctx: &Ctx, a: GetCouponArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_coupon();
     request = request.coupon_id(a.coupon_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_coupon(ctx: &Ctx, a: UpdateCouponArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_coupon();
@@ -11248,14 +11248,14 @@ async fn update_coupon(ctx: &Ctx, a: UpdateCouponArgs) -> Result<(), CliError> {
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_coupon(ctx: &Ctx, a: DeleteCouponArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_coupon();
     request = request.coupon_id(a.coupon_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_special_offers(
     ctx: &Ctx,
@@ -11297,14 +11297,14 @@ async fn create_special_offer(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_special_offer(ctx: &Ctx, a: GetSpecialOfferArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_special_offer();
     request = request.special_offer_id(a.special_offer_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_special_offer(
     ctx: &Ctx,
@@ -11340,8 +11340,8 @@ async fn update_special_offer(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_special_offer(
     ctx: &Ctx,
@@ -11349,8 +11349,8 @@ async fn delete_special_offer(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_special_offer();
     request = request.special_offer_id(a.special_offer_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn change_special_offer_status(
     ctx: &Ctx,
@@ -11370,8 +11370,8 @@ async fn change_special_offer_status(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_affiliates(ctx: &Ctx, a: ListAffiliatesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_affiliates();
@@ -11391,14 +11391,14 @@ async fn create_affiliate(ctx: &Ctx, a: CreateAffiliateArgs) -> Result<(), CliEr
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_affiliate(ctx: &Ctx, a: GetAffiliateArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_affiliate();
     request = request.affiliate_id(a.affiliate_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_affiliate(ctx: &Ctx, a: UpdateAffiliateArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_affiliate();
@@ -11415,14 +11415,14 @@ async fn update_affiliate(ctx: &Ctx, a: UpdateAffiliateArgs) -> Result<(), CliEr
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_affiliate(ctx: &Ctx, a: DeleteAffiliateArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_affiliate();
     request = request.affiliate_id(a.affiliate_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_affiliate_links(
     ctx: &Ctx,
@@ -11464,14 +11464,14 @@ async fn create_advertisement(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_advertisement(ctx: &Ctx, a: GetAdvertisementArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_advertisement();
     request = request.advertisement_id(a.advertisement_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_advertisement(
     ctx: &Ctx,
@@ -11499,8 +11499,8 @@ async fn update_advertisement(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_advertisement(
     ctx: &Ctx,
@@ -11508,8 +11508,8 @@ async fn delete_advertisement(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_advertisement();
     request = request.advertisement_id(a.advertisement_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_reviews(ctx: &Ctx, a: ListReviewsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_reviews();
@@ -11548,8 +11548,8 @@ async fn list_reviews(ctx: &Ctx, a: ListReviewsArgs) -> Result<(), CliError> {
 async fn get_review(ctx: &Ctx, a: GetReviewArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_review();
     request = request.review_id(a.review_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_review(ctx: &Ctx, a: UpdateReviewArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_review();
@@ -11566,8 +11566,8 @@ async fn update_review(ctx: &Ctx, a: UpdateReviewArgs) -> Result<(), CliError> {
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_products(ctx: &Ctx, a: ListProductsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_products();
@@ -11616,14 +11616,14 @@ async fn create_product(ctx: &Ctx, a: CreateProductArgs) -> Result<(), CliError>
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    crate::commands::print_document(ctx, &response.into_inner())
+    let response = store_admin::Call::call(request).await?;
+    crate::commands::print_document(ctx, &response)
 }
 async fn get_product(ctx: &Ctx, a: GetProductArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_product();
     request = request.product_id(a.product_id);
-    let response = request.send().await?;
-    crate::commands::print_document(ctx, &response.into_inner())
+    let response = store_admin::Call::call(request).await?;
+    crate::commands::print_document(ctx, &response)
 }
 async fn update_product(ctx: &Ctx, a: UpdateProductArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_product();
@@ -11645,14 +11645,14 @@ async fn update_product(ctx: &Ctx, a: UpdateProductArgs) -> Result<(), CliError>
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    crate::commands::print_document(ctx, &response.into_inner())
+    let response = store_admin::Call::call(request).await?;
+    crate::commands::print_document(ctx, &response)
 }
 async fn delete_product(ctx: &Ctx, a: DeleteProductArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_product();
     request = request.product_id(a.product_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn change_product_status(
     ctx: &Ctx,
@@ -11672,14 +11672,14 @@ async fn change_product_status(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_product_by_sku(ctx: &Ctx, a: GetProductBySkuArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_product_by_sku();
     request = request.sku(a.sku);
-    let response = request.send().await?;
-    crate::commands::print_document(ctx, &response.into_inner())
+    let response = store_admin::Call::call(request).await?;
+    crate::commands::print_document(ctx, &response)
 }
 async fn update_product_by_sku(
     ctx: &Ctx,
@@ -11704,8 +11704,8 @@ async fn update_product_by_sku(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    crate::commands::print_document(ctx, &response.into_inner())
+    let response = store_admin::Call::call(request).await?;
+    crate::commands::print_document(ctx, &response)
 }
 async fn delete_product_by_sku(
     ctx: &Ctx,
@@ -11713,8 +11713,8 @@ async fn delete_product_by_sku(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_product_by_sku();
     request = request.sku(a.sku);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_product_price_by_sku(
     ctx: &Ctx,
@@ -11734,8 +11734,8 @@ async fn update_product_price_by_sku(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    crate::commands::print_document(ctx, &response.into_inner())
+    let response = store_admin::Call::call(request).await?;
+    crate::commands::print_document(ctx, &response)
 }
 async fn update_product_prices(
     ctx: &Ctx,
@@ -11759,8 +11759,8 @@ async fn update_product_prices(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn import_products(ctx: &Ctx, a: ImportProductsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.multipart("import_products")?;
@@ -11770,11 +11770,11 @@ async fn import_products(ctx: &Ctx, a: ImportProductsArgs) -> Result<(), CliErro
     request = request.field("file", crate::commands::form_file(&value)?);
     let value = a.type_;
     request = request.field("type", crate::commands::form_text(value));
-    let response = request.send::<types::MessageResponse>().await?;
+    let response = request.send::<types::MessageResponse>().await?.into_inner();
     if let Some(job) = job {
         return job.finish(ctx).await;
     }
-    ctx.printer.one(&response.into_inner().data)
+    ctx.printer.one(&response.data)
 }
 async fn run_bulk_product_actions(
     ctx: &Ctx,
@@ -11799,8 +11799,8 @@ async fn run_bulk_product_actions(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn list_product_tags(ctx: &Ctx, a: ListProductTagsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_product_tags();
@@ -11809,8 +11809,8 @@ async fn list_product_tags(ctx: &Ctx, a: ListProductTagsArgs) -> Result<(), CliE
 async fn create_product_tag(ctx: &Ctx, a: CreateProductTagArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_product_tag();
     request = request.tag_name(a.tag_name);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn create_product_digital_codes(
     ctx: &Ctx,
@@ -11830,8 +11830,8 @@ async fn create_product_digital_codes(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn create_product_digital_file(
     ctx: &Ctx,
@@ -11845,8 +11845,11 @@ async fn create_product_digital_file(
     if let Some(value) = a.file_name {
         request = request.field("file_name", crate::commands::form_text(value));
     }
-    let response = request.send::<types::ProductDigitalFileResponse>().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = request
+        .send::<types::ProductDigitalFileResponse>()
+        .await?
+        .into_inner();
+    ctx.printer.one(&response.data)
 }
 async fn delete_product_digital_file(
     ctx: &Ctx,
@@ -11854,8 +11857,8 @@ async fn delete_product_digital_file(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_product_digital_file();
     request = request.file_id(a.file_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn create_product_image(
     ctx: &Ctx,
@@ -11881,8 +11884,8 @@ async fn create_product_image(
     if let Some(value) = a.alt {
         request = request.field("alt", crate::commands::form_text(value));
     }
-    let response = request.send::<types::ProductImageResponse>().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = request.send::<types::ProductImageResponse>().await?.into_inner();
+    ctx.printer.one(&response.data)
 }
 async fn create_product_video(
     ctx: &Ctx,
@@ -11902,8 +11905,8 @@ async fn create_product_video(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn create_product_image_by_sku(
     ctx: &Ctx,
@@ -11914,8 +11917,8 @@ async fn create_product_image_by_sku(
     if let Some(value) = a.photo {
         request = request.field("photo", crate::commands::form_file(&value)?);
     }
-    let response = request.send::<types::ProductImageResponse>().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = request.send::<types::ProductImageResponse>().await?.into_inner();
+    ctx.printer.one(&response.data)
 }
 async fn create_product_video_by_sku(
     ctx: &Ctx,
@@ -11935,8 +11938,8 @@ async fn create_product_video_by_sku(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_product_image(
     ctx: &Ctx,
@@ -11955,8 +11958,8 @@ async fn update_product_image(
     if let Some(value) = a.alt {
         request = request.field("alt", crate::commands::form_text(value));
     }
-    let response = request.send::<types::ProductImageResponse>().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = request.send::<types::ProductImageResponse>().await?.into_inner();
+    ctx.printer.one(&response.data)
 }
 async fn delete_product_image(
     ctx: &Ctx,
@@ -11964,8 +11967,8 @@ async fn delete_product_image(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_product_image();
     request = request.image_id(a.image_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_product_quantities(
     ctx: &Ctx,
@@ -11989,16 +11992,16 @@ async fn update_product_quantities(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_product_quantity_change_reasons(
     ctx: &Ctx,
     a: ListProductQuantityChangeReasonsArgs,
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.list_product_quantity_change_reasons();
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn list_product_quantity_audit(
     ctx: &Ctx,
@@ -12048,14 +12051,14 @@ async fn update_product_variant_quantity(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_product_option(ctx: &Ctx, a: GetProductOptionArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_product_option();
     request = request.option_id(a.option_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_product_option(
     ctx: &Ctx,
@@ -12080,8 +12083,8 @@ async fn update_product_option(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn create_product_option_value(
     ctx: &Ctx,
@@ -12101,8 +12104,8 @@ async fn create_product_option_value(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_product_option(
     ctx: &Ctx,
@@ -12110,8 +12113,8 @@ async fn delete_product_option(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_product_option();
     request = request.option_id(a.option_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_product_option_value(
     ctx: &Ctx,
@@ -12119,8 +12122,8 @@ async fn get_product_option_value(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.get_product_option_value();
     request = request.value_id(a.value_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_product_option_value(
     ctx: &Ctx,
@@ -12140,8 +12143,8 @@ async fn update_product_option_value(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_product_option_value(
     ctx: &Ctx,
@@ -12149,8 +12152,8 @@ async fn delete_product_option_value(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_product_option_value();
     request = request.value_id(a.value_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_product_option_templates(
     ctx: &Ctx,
@@ -12188,8 +12191,8 @@ async fn create_product_option_template(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_product_option_template(
     ctx: &Ctx,
@@ -12200,8 +12203,8 @@ async fn get_product_option_template(
     if let Some(value) = a.with {
         request = request.with(value);
     }
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_product_option_template(
     ctx: &Ctx,
@@ -12227,8 +12230,8 @@ async fn update_product_option_template(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_product_option_template(
     ctx: &Ctx,
@@ -12236,8 +12239,8 @@ async fn delete_product_option_template(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_product_option_template();
     request = request.template_id(a.template_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_brands(ctx: &Ctx, a: ListBrandsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_brands();
@@ -12293,8 +12296,8 @@ async fn create_brand(ctx: &Ctx, a: CreateBrandArgs) -> Result<(), CliError> {
         request = request
             .field("translations[en][metadata][url]", crate::commands::form_text(value));
     }
-    let response = request.send::<types::BrandResponse>().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = request.send::<types::BrandResponse>().await?.into_inner();
+    ctx.printer.one(&response.data)
 }
 async fn get_brand(ctx: &Ctx, a: GetBrandArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_brand();
@@ -12302,8 +12305,8 @@ async fn get_brand(ctx: &Ctx, a: GetBrandArgs) -> Result<(), CliError> {
     if let Some(value) = a.with {
         request = request.with(value);
     }
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_brand(ctx: &Ctx, a: UpdateBrandArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_brand();
@@ -12334,14 +12337,14 @@ async fn update_brand(ctx: &Ctx, a: UpdateBrandArgs) -> Result<(), CliError> {
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_brand(ctx: &Ctx, a: DeleteBrandArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_brand();
     request = request.brand_id(a.brand_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn search_categories(ctx: &Ctx, a: SearchCategoriesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.search_categories();
@@ -12359,8 +12362,8 @@ async fn get_category(ctx: &Ctx, a: GetCategoryArgs) -> Result<(), CliError> {
     if let Some(value) = a.with {
         request = request.with(value);
     }
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_category(ctx: &Ctx, a: UpdateCategoryArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_category();
@@ -12382,14 +12385,14 @@ async fn update_category(ctx: &Ctx, a: UpdateCategoryArgs) -> Result<(), CliErro
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_category(ctx: &Ctx, a: DeleteCategoryArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_category();
     request = request.category_id(a.category_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_category_children(
     ctx: &Ctx,
@@ -12422,13 +12425,13 @@ async fn update_language(ctx: &Ctx, a: UpdateLanguageArgs) -> Result<(), CliErro
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn list_currencies(ctx: &Ctx, a: ListCurrenciesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_currencies();
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn activate_currencies(
     ctx: &Ctx,
@@ -12447,16 +12450,16 @@ async fn activate_currencies(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn list_available_currencies(
     ctx: &Ctx,
     a: ListAvailableCurrenciesArgs,
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.list_available_currencies();
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn list_countries(ctx: &Ctx, a: ListCountriesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_countries();
@@ -12465,8 +12468,8 @@ async fn list_countries(ctx: &Ctx, a: ListCountriesArgs) -> Result<(), CliError>
 async fn get_country(ctx: &Ctx, a: GetCountryArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_country();
     request = request.country_id(a.country_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_cities(ctx: &Ctx, a: ListCitiesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_cities();
@@ -12496,14 +12499,14 @@ async fn create_tax(ctx: &Ctx, a: CreateTaxArgs) -> Result<(), CliError> {
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_tax(ctx: &Ctx, a: GetTaxArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_tax();
     request = request.tax_id(a.tax_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_tax(ctx: &Ctx, a: UpdateTaxArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_tax();
@@ -12520,21 +12523,21 @@ async fn update_tax(ctx: &Ctx, a: UpdateTaxArgs) -> Result<(), CliError> {
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_tax(ctx: &Ctx, a: DeleteTaxArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_tax();
     request = request.tax_id(a.tax_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn import_custom_urls(ctx: &Ctx, a: ImportCustomUrlsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.multipart("import_custom_urls")?;
     let value = a.file;
     request = request.field("file", crate::commands::form_file(&value)?);
-    let response = request.send::<types::MessageResponse>().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = request.send::<types::MessageResponse>().await?.into_inner();
+    ctx.printer.one(&response.data)
 }
 async fn list_shipping_estimate_rates(
     ctx: &Ctx,
@@ -12552,8 +12555,8 @@ async fn list_shipping_estimate_rates(
     if let Some(value) = a.postal_code {
         request = request.postal_code(value);
     }
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn list_shipping_company_options(
     ctx: &Ctx,
@@ -12561,8 +12564,8 @@ async fn list_shipping_company_options(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.list_shipping_company_options();
     request = request.company_id(a.company_id);
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn update_default_shipping_route(
     ctx: &Ctx,
@@ -12587,8 +12590,8 @@ async fn update_default_shipping_route(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_shipping_zones(
     ctx: &Ctx,
@@ -12622,14 +12625,14 @@ async fn create_shipping_zone(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_shipping_zone(ctx: &Ctx, a: GetShippingZoneArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_shipping_zone();
     request = request.zone_id(a.zone_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_shipping_zone(
     ctx: &Ctx,
@@ -12654,8 +12657,8 @@ async fn update_shipping_zone(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_shipping_zone(
     ctx: &Ctx,
@@ -12663,8 +12666,8 @@ async fn delete_shipping_zone(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_shipping_zone();
     request = request.zone_id(a.zone_id);
-    let response = request.send().await?;
-    match response.into_inner().data {
+    let response = store_admin::Call::call(request).await?;
+    match response.data {
         Some(data) => ctx.printer.one(&data),
         None => Ok(()),
     }
@@ -12713,8 +12716,8 @@ async fn create_branch(ctx: &Ctx, a: CreateBranchArgs) -> Result<(), CliError> {
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_branch(ctx: &Ctx, a: GetBranchArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_branch();
@@ -12722,8 +12725,8 @@ async fn get_branch(ctx: &Ctx, a: GetBranchArgs) -> Result<(), CliError> {
     if let Some(value) = a.with {
         request = request.with(value);
     }
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_branch(ctx: &Ctx, a: UpdateBranchArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_branch();
@@ -12746,14 +12749,14 @@ async fn update_branch(ctx: &Ctx, a: UpdateBranchArgs) -> Result<(), CliError> {
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_branch(ctx: &Ctx, a: DeleteBranchArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_branch();
     request = request.branch_id(a.branch_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_branch_allocations(
     ctx: &Ctx,
@@ -12792,8 +12795,8 @@ async fn create_branch_allocation(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_branch_allocation_settings(
     ctx: &Ctx,
@@ -12816,8 +12819,8 @@ async fn update_branch_allocation_settings(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_branch_allocation(
     ctx: &Ctx,
@@ -12825,8 +12828,8 @@ async fn get_branch_allocation(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.get_branch_allocation();
     request = request.allocation_id(a.allocation_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_branch_allocation(
     ctx: &Ctx,
@@ -12855,8 +12858,8 @@ async fn update_branch_allocation(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_branch_allocation(
     ctx: &Ctx,
@@ -12864,8 +12867,8 @@ async fn delete_branch_allocation(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_branch_allocation();
     request = request.allocation_id(a.allocation_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_branch_delivery_zones(
     ctx: &Ctx,
@@ -12903,8 +12906,8 @@ async fn create_branch_delivery_zone(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_branch_delivery_zone(
     ctx: &Ctx,
@@ -12912,8 +12915,8 @@ async fn get_branch_delivery_zone(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.get_branch_delivery_zone();
     request = request.zone_id(a.zone_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_branch_delivery_zone(
     ctx: &Ctx,
@@ -12938,8 +12941,8 @@ async fn update_branch_delivery_zone(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_branch_delivery_zone(
     ctx: &Ctx,
@@ -12947,8 +12950,8 @@ async fn delete_branch_delivery_zone(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_branch_delivery_zone();
     request = request.zone_id(a.zone_id);
-    let response = request.send().await?;
-    match response.into_inner().data {
+    let response = store_admin::Call::call(request).await?;
+    match response.data {
         Some(data) => ctx.printer.one(&data),
         None => Ok(()),
     }
@@ -12962,8 +12965,8 @@ async fn get_order(ctx: &Ctx, a: GetOrderArgs) -> Result<(), CliError> {
     if let Some(value) = a.reference_id {
         request = request.reference_id(value);
     }
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_order(ctx: &Ctx, a: UpdateOrderArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_order();
@@ -12997,13 +13000,13 @@ async fn update_order(ctx: &Ctx, a: UpdateOrderArgs) -> Result<(), CliError> {
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn create_draft_order(ctx: &Ctx, a: CreateDraftOrderArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_draft_order();
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn duplicate_order(ctx: &Ctx, a: DuplicateOrderArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.duplicate_order();
@@ -13019,8 +13022,8 @@ async fn duplicate_order(ctx: &Ctx, a: DuplicateOrderArgs) -> Result<(), CliErro
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn run_order_actions(ctx: &Ctx, a: RunOrderActionsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.run_order_actions();
@@ -13042,8 +13045,8 @@ async fn run_order_actions(ctx: &Ctx, a: RunOrderActionsArgs) -> Result<(), CliE
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn relocate_order_inventory(
     ctx: &Ctx,
@@ -13063,14 +13066,14 @@ async fn relocate_order_inventory(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_order_items(ctx: &Ctx, a: ListOrderItemsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_order_items();
     request = request.order_id(a.order_id);
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn create_order_item(ctx: &Ctx, a: CreateOrderItemArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_order_item();
@@ -13086,8 +13089,8 @@ async fn create_order_item(ctx: &Ctx, a: CreateOrderItemArgs) -> Result<(), CliE
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn update_order_item(ctx: &Ctx, a: UpdateOrderItemArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_order_item();
@@ -13104,14 +13107,14 @@ async fn update_order_item(ctx: &Ctx, a: UpdateOrderItemArgs) -> Result<(), CliE
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn delete_order_item(ctx: &Ctx, a: DeleteOrderItemArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_order_item();
     request = request.item_id(a.item_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn change_order_status(
     ctx: &Ctx,
@@ -13131,14 +13134,14 @@ async fn change_order_status(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_order_status(ctx: &Ctx, a: GetOrderStatusArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_order_status();
     request = request.status_id(a.status_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_order_status(
     ctx: &Ctx,
@@ -13158,8 +13161,8 @@ async fn update_order_status(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn change_bulk_order_statuses(
     ctx: &Ctx,
@@ -13168,8 +13171,8 @@ async fn change_bulk_order_statuses(
     let mut request = ctx.admin.multipart("change_bulk_order_statuses")?;
     let value = a.file;
     request = request.field("file", crate::commands::form_file(&value)?);
-    let response = request.send::<types::MessageResponse>().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = request.send::<types::MessageResponse>().await?.into_inner();
+    ctx.printer.one(&response.data)
 }
 async fn sort_order_statuses(
     ctx: &Ctx,
@@ -13188,8 +13191,8 @@ async fn sort_order_statuses(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_order_histories(
     ctx: &Ctx,
@@ -13217,8 +13220,8 @@ async fn create_order_history(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_order_options(ctx: &Ctx, a: ListOrderOptionsArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.list_order_options();
@@ -13250,14 +13253,14 @@ async fn create_order_option(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_order_option(ctx: &Ctx, a: GetOrderOptionArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_order_option();
     request = request.option_id(a.option_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_order_option(
     ctx: &Ctx,
@@ -13287,8 +13290,8 @@ async fn update_order_option(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn delete_order_option(
     ctx: &Ctx,
@@ -13296,8 +13299,8 @@ async fn delete_order_option(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_order_option();
     request = request.option_id(a.option_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_order_invoices(
     ctx: &Ctx,
@@ -13336,20 +13339,20 @@ async fn create_order_invoice(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn get_order_invoice(ctx: &Ctx, a: GetOrderInvoiceArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_order_invoice();
     request = request.invoice_id(a.invoice_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn send_order_invoice(ctx: &Ctx, a: SendOrderInvoiceArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.send_order_invoice();
     request = request.order_id(a.order_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn print_order_invoice(
     ctx: &Ctx,
@@ -13357,8 +13360,8 @@ async fn print_order_invoice(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.print_order_invoice();
     request = request.order_id(a.order_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_abandoned_carts(
     ctx: &Ctx,
@@ -13376,16 +13379,16 @@ async fn list_abandoned_carts(
 async fn get_abandoned_cart(ctx: &Ctx, a: GetAbandonedCartArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_abandoned_cart();
     request = request.cart_id(a.cart_id);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_order_assignment_rules(
     ctx: &Ctx,
     a: ListOrderAssignmentRulesArgs,
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.list_order_assignment_rules();
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 async fn create_order_assignment_rule(
     ctx: &Ctx,
@@ -13404,8 +13407,8 @@ async fn create_order_assignment_rule(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn update_order_assignment_rule(
     ctx: &Ctx,
@@ -13425,8 +13428,8 @@ async fn update_order_assignment_rule(
         &SPEC,
     )?;
     request = request.body(body);
-    let response = request.send().await?;
-    ctx.printer.one(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.one(&response.data)
 }
 async fn list_order_assigned_employees(
     ctx: &Ctx,
@@ -13434,8 +13437,8 @@ async fn list_order_assigned_employees(
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.list_order_assigned_employees();
     request = request.order_id(a.order_id);
-    let response = request.send().await?;
-    ctx.printer.list(&response.into_inner().data)
+    let response = store_admin::Call::call(request).await?;
+    ctx.printer.list(&response.data)
 }
 impl Record for types::AbandonedCart {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[

@@ -5,8 +5,9 @@
 //! every area needs: the progenitor [`Client`] (generated), the schemas that operations of two
 //! areas or more use and the envelope, error and pagination objects ([`types`], generated), and
 //! the hand-written hand-off from progenitor's hooks to one [`Interceptor`], with the
-//! [`PagedRequest`] trait that every paged list's builder implements, the decoding of response
-//! bodies ([`decode`], whose errors name the operation and the JSON path), the query string of a
+//! [`Operation`] and [`PagedRequest`] traits that every builder (every paged list's builder)
+//! implements, the reading of response bodies ([`read_body`]) and the errors of a body that does
+//! not decode, naming the operation and the JSON path ([`DecodeError`]), the query string of a
 //! request written in one buffer ([`Query`]) and the tolerant
 //! adapters every generated field decodes through ([`lenient`]). Each area's crate
 //! (`store-admin-client-orders`, ...) holds its operations' builders, the types only it uses and
@@ -32,7 +33,7 @@ mod decode;
 pub mod lenient;
 mod query;
 
-pub use decode::{BodyError, DecodeError, WholeBody, decode, decode_slice, read_body, stream};
+pub use decode::{BodyError, DecodeError, decode_slice, read_body};
 pub use query::Query;
 
 /// A boxed future, as returned by [`Interceptor`] methods.
@@ -46,19 +47,48 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// tracing), so that even a call made through the raw generated builder gets the same behaviour.
 pub trait Interceptor: Send + Sync + 'static {
     /// Authenticates and sends the request (possibly several times), and returns the response
-    /// to decode.
+    /// to decode, or why the call ended without one.
     ///
-    /// The generated code passes on nothing but a `reqwest::Error` from here (it becomes
-    /// [`Error::CommunicationError`]); an interceptor that fails for its own reasons (no token, an
-    /// error answer it read) returns a `reqwest::Error` whose [`source`](std::error::Error::source)
-    /// chain holds its own typed error, and the caller finds it there.
+    /// A [`Refusal`] reaches the generated builder's caller as progenitor's
+    /// [`Error::Custom`], with the refusal's message (progenitor's hooks can return no other
+    /// error of their own); an interceptor that has a typed error to give keeps it for its caller
+    /// itself (`store-admin`'s `call()` takes it back whole).
     fn execute<'a>(
         &'a self,
         client: &'a reqwest::Client,
         request: reqwest::Request,
         operation: &'a progenitor_client::OperationInfo,
-    ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>>;
+    ) -> BoxFuture<'a, Result<reqwest::Response, Refusal>>;
 }
+
+/// Why an [`Interceptor`] ended a call without a response: the generated builder fails with
+/// progenitor's [`Error::Custom`] carrying [`Refusal::message`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    message: String,
+}
+
+impl Refusal {
+    /// A refusal that the caller reads as `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    /// What the caller reads.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Refusal {}
 
 /// The state the generated [`Client`] carries for its hooks: an optional [`Interceptor`].
 #[derive(Clone, Default)]
@@ -88,6 +118,12 @@ impl fmt::Debug for Inner {
     }
 }
 
+/// progenitor's hooks, as the generated code calls them for every request: `pre`, `exec`, then
+/// `post` with what `exec` answered, before the status is looked at.
+///
+/// `exec` can only answer a response or a `reqwest::Error`: an interceptor's [`Refusal`] is
+/// answered as a response that carries it (status 500, no body, the refusal in its extensions),
+/// which `post` turns into [`Error::Custom`] before anything reads it.
 impl progenitor_client::ClientHooks<Inner> for Client {
     async fn exec(
         &self,
@@ -95,8 +131,31 @@ impl progenitor_client::ClientHooks<Inner> for Client {
         info: &progenitor_client::OperationInfo,
     ) -> reqwest::Result<reqwest::Response> {
         match &self.inner.interceptor {
-            Some(interceptor) => interceptor.execute(&self.client, request, info).await,
+            Some(interceptor) => match interceptor.execute(&self.client, request, info).await {
+                Ok(response) => Ok(response),
+                Err(refusal) => {
+                    let mut response = http::Response::new(reqwest::Body::from(""));
+                    *response.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
+                    response.extensions_mut().insert(refusal);
+                    Ok(reqwest::Response::from(response))
+                }
+            },
             None => self.client.execute(request).await,
+        }
+    }
+
+    async fn post<E>(
+        &self,
+        result: &reqwest::Result<reqwest::Response>,
+        _info: &progenitor_client::OperationInfo,
+    ) -> Result<(), Error<E>> {
+        match result
+            .as_ref()
+            .ok()
+            .and_then(|response| response.extensions().get::<Refusal>())
+        {
+            Some(refusal) => Err(Error::Custom(refusal.message.clone())),
+            None => Ok(()),
         }
     }
 }

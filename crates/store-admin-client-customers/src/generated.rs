@@ -3174,39 +3174,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -3287,39 +3287,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -3404,46 +3404,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -3539,46 +3539,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -3640,39 +3640,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -3766,46 +3766,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -3867,39 +3867,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ::store_admin_client_core::decode(response, &info).await,
+                202u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -3988,39 +3988,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -4103,39 +4103,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -4218,39 +4218,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -4333,39 +4333,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -4463,46 +4463,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -4564,39 +4564,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -4679,39 +4679,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -4794,39 +4794,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -4932,39 +4932,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -5047,39 +5047,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -5365,39 +5365,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -5458,39 +5458,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -5583,46 +5583,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }

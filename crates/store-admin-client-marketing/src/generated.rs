@@ -7217,39 +7217,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7328,39 +7328,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7464,46 +7464,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7564,46 +7564,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7696,46 +7696,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7796,39 +7796,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7917,39 +7917,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8032,39 +8032,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8128,39 +8128,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8262,46 +8262,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8365,39 +8365,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8499,46 +8499,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8627,39 +8627,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8721,39 +8721,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8815,39 +8815,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8924,46 +8924,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9025,39 +9025,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9161,46 +9161,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9289,39 +9289,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9404,39 +9404,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9500,39 +9500,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9634,46 +9634,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9737,39 +9737,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ::store_admin_client_core::decode(response, &info).await,
+                202u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }

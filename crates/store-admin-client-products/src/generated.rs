@@ -15131,39 +15131,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -15261,46 +15261,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -15365,39 +15365,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -15498,46 +15498,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -15682,39 +15682,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -15795,39 +15795,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -15990,39 +15990,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16103,39 +16103,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16197,39 +16197,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16325,46 +16325,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16426,39 +16426,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ::store_admin_client_core::decode(response, &info).await,
+                202u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16556,46 +16556,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16659,39 +16659,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16789,46 +16789,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16892,39 +16892,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ::store_admin_client_core::decode(response, &info).await,
+                202u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17025,46 +17025,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17147,39 +17147,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17262,39 +17262,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17383,39 +17383,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17484,39 +17484,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17614,46 +17614,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17715,39 +17715,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ::store_admin_client_core::decode(response, &info).await,
+                202u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17845,46 +17845,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17985,46 +17985,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18086,39 +18086,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ::store_admin_client_core::decode(response, &info).await,
+                202u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18201,39 +18201,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18280,32 +18280,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18500,39 +18500,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18636,46 +18636,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18776,46 +18776,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18877,39 +18877,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -19007,46 +19007,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -19144,46 +19144,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -19245,39 +19245,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ::store_admin_client_core::decode(response, &info).await,
+                202u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -19339,39 +19339,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -19469,46 +19469,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -19570,39 +19570,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ::store_admin_client_core::decode(response, &info).await,
+                202u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -19710,39 +19710,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -19848,39 +19848,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -19965,46 +19965,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -20102,46 +20102,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -20203,39 +20203,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ::store_admin_client_core::decode(response, &info).await,
+                202u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -20361,39 +20361,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -20474,46 +20474,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -20606,46 +20606,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -20706,39 +20706,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ::store_admin_client_core::decode(response, &info).await,
+                202u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -20865,39 +20865,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -20982,46 +20982,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -21117,46 +21117,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -21218,39 +21218,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -21354,39 +21354,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -21490,39 +21490,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }

@@ -13561,39 +13561,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -13689,46 +13689,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -13790,39 +13790,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -13867,32 +13867,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -13975,39 +13975,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -14069,39 +14069,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -14199,46 +14199,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -14300,39 +14300,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -14394,39 +14394,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -14534,39 +14534,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -14649,39 +14649,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -14743,39 +14743,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -14837,39 +14837,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -14967,46 +14967,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -15435,39 +15435,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -15548,39 +15548,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -15642,39 +15642,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -15770,46 +15770,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -15871,39 +15871,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -15965,46 +15965,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16066,39 +16066,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16235,39 +16235,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16329,39 +16329,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16444,39 +16444,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16581,39 +16581,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16696,39 +16696,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16790,39 +16790,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -16920,46 +16920,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17021,39 +17021,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17198,39 +17198,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17309,39 +17309,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17424,39 +17424,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17549,46 +17549,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17649,39 +17649,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17770,39 +17770,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -17885,39 +17885,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18000,39 +18000,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18094,39 +18094,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18224,46 +18224,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18325,39 +18325,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18462,39 +18462,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18577,39 +18577,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18671,39 +18671,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18801,46 +18801,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -18902,39 +18902,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }

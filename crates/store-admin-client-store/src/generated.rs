@@ -6531,32 +6531,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -6635,39 +6635,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -6756,32 +6756,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -6826,32 +6826,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -6933,39 +6933,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7051,46 +7051,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                202u16 => ::store_admin_client_core::decode(response, &info).await,
+                202u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7185,46 +7185,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7377,39 +7377,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7532,39 +7532,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7634,39 +7634,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7749,39 +7749,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7879,46 +7879,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -7980,39 +7980,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8081,39 +8081,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8194,39 +8194,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8264,32 +8264,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => Ok(::store_admin_client_core::stream(response)),
+                200u16 => Ok(ResponseValue::stream(response)),
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8370,46 +8370,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8454,32 +8454,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8560,39 +8560,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8654,39 +8654,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8775,39 +8775,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8852,32 +8852,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -8985,39 +8985,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9125,39 +9125,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9219,39 +9219,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9296,32 +9296,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9403,39 +9403,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9503,39 +9503,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9599,39 +9599,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9729,46 +9729,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9857,39 +9857,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -9950,39 +9950,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -10202,39 +10202,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -10298,39 +10298,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -10429,46 +10429,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -10532,39 +10532,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -10662,46 +10662,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -10746,32 +10746,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -10854,39 +10854,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -10931,32 +10931,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -11045,32 +11045,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -11132,39 +11132,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -11268,39 +11268,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -11404,39 +11404,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -11525,32 +11525,32 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -11629,39 +11629,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ::store_admin_client_core::decode(response, &info).await,
+                201u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -11722,39 +11722,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -11847,46 +11847,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
@@ -11947,39 +11947,39 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ::store_admin_client_core::decode(response, &info).await,
+                200u16 => ResponseValue::from_response(response).await,
                 400u16..=499u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 429u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }
                 500u16..=599u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ::store_admin_client_core::decode(response, &info).await?,
+                            ResponseValue::from_response(response).await?,
                         ),
                     )
                 }

@@ -16,13 +16,19 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The builders' own `send()` stays, for the status and headers of a success
-//! (`ResponseValue`) and for the one download that streams (`export_custom_urls`, whose body is
-//! a `ByteStream`, not a document: it has no `call()`).
+//! [`CallFull::call_full`] answers the same with the status and headers of a success
+//! (progenitor's `ResponseValue`); it also sends the one download that streams
+//! (`export_custom_urls`, whose body is a `ByteStream`, not a document: it has no `call()`). The
+//! builders' own `send()` stays, with progenitor's error type: an error the runtime raises (an
+//! error answer, a transport failure, no token) reaches it as `Error::Custom` with the message
+//! only.
+
+use std::cell::RefCell;
+use std::future::Future;
 
 use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
-use store_admin_client::Operation;
+use store_admin_client::{Operation, Refusal, ResponseValue};
 
 use crate::{Error, types};
 
@@ -46,13 +52,74 @@ where
 
     fn call(self) -> BoxFuture<'a, Result<O::Output, Error>> {
         Box::pin(async move {
-            match self.send_operation().await {
-                Ok(answer) => Ok(answer.into_inner()),
-                Err(error) => Err(Error::from_progenitor::<O::Output>(
+            match keeping_failure(self.send_operation()).await {
+                (Ok(answer), _) => Ok(answer.into_inner()),
+                (Err(_), Some(kept)) => Err(kept),
+                (Err(error), None) => Err(Error::from_progenitor::<O::Output>(
                     error,
                     Some(O::OPERATION_ID),
                 )),
             }
         })
     }
+}
+
+/// Sends an operation as [`Call::call`] does, and answers its typed body with the status and
+/// headers of the success (progenitor's `ResponseValue`), or the same [`Error`]; the way to send
+/// an operation whose body is a file that streams (`export_custom_urls`).
+pub trait CallFull<'a>: Sized {
+    /// The body of a success.
+    type Output;
+    /// Sends the request and reads the answer, as [`Call::call`].
+    fn call_full(self) -> BoxFuture<'a, Result<ResponseValue<Self::Output>, Error>>;
+}
+
+impl<'a, O> CallFull<'a> for O
+where
+    O: Operation<'a, ErrorBody = types::ErrorResponse>,
+{
+    type Output = O::Output;
+
+    fn call_full(self) -> BoxFuture<'a, Result<ResponseValue<O::Output>, Error>> {
+        Box::pin(async move {
+            match keeping_failure(self.send_operation()).await {
+                (Ok(answer), _) => Ok(answer),
+                (Err(_), Some(kept)) => Err(kept),
+                // A body that does not decode is located in it as JSON (its type may not decode).
+                (Err(error), None) => Err(Error::from_progenitor::<serde_json::Value>(
+                    error,
+                    Some(O::OPERATION_ID),
+                )),
+            }
+        })
+    }
+}
+
+tokio::task_local! {
+    /// The error the interceptor ended the call being sent with, kept for [`keeping_failure`].
+    static FAILURE: RefCell<Option<Error>>;
+}
+
+/// Runs `send` (a generated builder's `send`), and answers its result with the error the
+/// interceptor ended it with, if it did.
+///
+/// progenitor's hooks can give the generated code no error of ours (only its `Error::Custom`, a
+/// message): the interceptor keeps the typed error here ([`keep_failure`]), in the task that
+/// sends, and the caller takes it back as it was raised.
+pub(crate) async fn keeping_failure<F: Future>(send: F) -> (F::Output, Option<Error>) {
+    FAILURE
+        .scope(RefCell::new(None), async {
+            let output = send.await;
+            (output, FAILURE.with(RefCell::take))
+        })
+        .await
+}
+
+/// Ends a call with `error`: kept for the [`keeping_failure`] around the call, if there is one,
+/// and its message handed to the generated code (which fails with it as `Error::Custom`).
+pub(crate) fn keep_failure(error: Error) -> Refusal {
+    let refusal = Refusal::new(error.to_string());
+    // Outside `keeping_failure` (a builder's own `send`), the message is all the caller gets.
+    let _outside = FAILURE.try_with(|slot| slot.replace(Some(error)));
+    refusal
 }

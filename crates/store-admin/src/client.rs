@@ -39,9 +39,12 @@ use std::time::{Duration, Instant, SystemTime};
 
 use futures::FutureExt;
 use futures::future::Either;
-use store_admin_client::{BodyError, BoxFuture, Client, Inner, Interceptor, OperationMeta};
+use store_admin_client::{
+    BodyError, BoxFuture, Client, Inner, Interceptor, OperationMeta, Refusal,
+};
 use tracing::Instrument;
 
+use crate::call::keep_failure;
 use crate::credentials::{Authenticator, Bearer, Credentials, Unauthorized, classify_unauthorized};
 use crate::error::{ApiError, Error, TransportError};
 use crate::language::Language;
@@ -1116,14 +1119,14 @@ fn is_invalid_token(body: &[u8]) -> bool {
 
 impl Interceptor for Runtime {
     /// A success goes to the generated code to decode; an error answer, a transport failure or
-    /// an authentication failure ends the call with this crate's [`Error`], carried to the
-    /// caller inside the `reqwest::Error` the generated code passes on.
+    /// an authentication failure ends the call with this crate's [`Error`], kept for the caller
+    /// (see the `call` module).
     fn execute<'a>(
         &'a self,
         client: &'a reqwest::Client,
         request: reqwest::Request,
         operation: &'a progenitor_client::OperationInfo,
-    ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
+    ) -> BoxFuture<'a, Result<reqwest::Response, Refusal>> {
         intercept(self, client, request, operation, self.language.as_ref())
     }
 }
@@ -1135,13 +1138,13 @@ fn intercept<'a>(
     request: reqwest::Request,
     operation: &'a progenitor_client::OperationInfo,
     language: Option<&'a Language>,
-) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
+) -> BoxFuture<'a, Result<reqwest::Response, Refusal>> {
     let operation_id = operation.operation_id;
     // `map`, not an `async` block: a block awaiting the moved-in call would hold it twice.
     Box::pin(
         runtime
             .call(client, request, operation_id, language)
-            .map(move |result| answer(result, operation_id).map_err(Error::into_reqwest)),
+            .map(move |result| answer(result, operation_id).map_err(keep_failure)),
     )
 }
 
@@ -1152,7 +1155,7 @@ impl Interceptor for InLanguage {
         client: &'a reqwest::Client,
         request: reqwest::Request,
         operation: &'a progenitor_client::OperationInfo,
-    ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
+    ) -> BoxFuture<'a, Result<reqwest::Response, Refusal>> {
         intercept(
             &self.runtime,
             client,
@@ -1163,17 +1166,14 @@ impl Interceptor for InLanguage {
     }
 }
 
-/// What the generated code gets back from a call: a success, to decode (its body read already,
-/// as [`WholeBody`](store_admin_client::WholeBody), which the decoder takes); or this crate's
-/// [`Error`] (an error answer, a transport failure, no token), to carry in the `reqwest::Error`
-/// the generated code passes on.
-///
-/// The success is reqwest's own response, its body read, with the whole body in its extensions.
+/// What the generated code gets back from a call: a success, to decode (reqwest's response, with
+/// the body the runtime has read in place of the one it read); or this crate's [`Error`] (an error
+/// answer, a transport failure, no token), to keep for the caller.
 fn answer(
     result: Result<Answered, Error>,
     operation_id: &'static str,
 ) -> Result<reqwest::Response, Error> {
-    let Answered { mut response, body } = result?;
+    let Answered { response, body } = result?;
     let status = response.status();
     if status.is_client_error() || status.is_server_error() {
         return Err(Error::Api(Box::new(ApiError::from_response(
@@ -1183,13 +1183,20 @@ fn answer(
             Some(operation_id),
         ))));
     }
-    response
-        .extensions_mut()
-        .insert(store_admin_client::WholeBody {
-            body,
-            operation: operation_id,
-        });
-    Ok(response)
+    Ok(with_body(response, body))
+}
+
+/// `response`, whose body the runtime has read, with `body` in its place: the same status,
+/// version, headers, extensions and URL.
+fn with_body(response: reqwest::Response, body: bytes::Bytes) -> reqwest::Response {
+    use reqwest::ResponseBuilderExt;
+    let url = response.url().clone();
+    let (mut parts, _spent) = http::Response::from(response).into_parts();
+    // reqwest keeps a response's URL in an extension only its builder extension can write.
+    if let Ok(carrier) = http::Response::builder().url(url).body(()) {
+        parts.extensions.extend(carrier.into_parts().0.extensions);
+    }
+    reqwest::Response::from(http::Response::from_parts(parts, body))
 }
 
 #[cfg(test)]

@@ -8,9 +8,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::pin::Pin;
-use std::sync::{Mutex, PoisonError};
-use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime};
 
 use futures::FutureExt;
@@ -400,8 +397,11 @@ impl Error {
     }
 
     /// Converts the generated client's error, decoding a success body that failed again as `T` to
-    /// name the JSON path that failed. An error of [`StoreAdmin`](crate::StoreAdmin)'s
-    /// interceptor comes back as it was raised (see [`Error::into_reqwest`]).
+    /// name the JSON path that failed (only then: a body that decodes pays nothing for it). An
+    /// error of [`StoreAdmin`](crate::StoreAdmin)'s interceptor reaches the generated code as
+    /// progenitor's `Error::Custom` with its message only; [`call`](crate::Call::call) and the
+    /// pagination stream take it back whole (see `crate::call::keeping_failure`), and this
+    /// conversion, which has only the message, makes it an [`Error::InvalidRequest`].
     pub(crate) fn from_progenitor<T: DeserializeOwned>(
         error: progenitor_client::Error<types::ErrorResponse>,
         operation: Option<&'static str>,
@@ -411,123 +411,43 @@ impl Error {
             P::InvalidRequest(message) | P::Custom(message) => Error::InvalidRequest(message),
             P::CommunicationError(source)
             | P::InvalidUpgrade(source)
-            | P::ResponseBodyError(source) => match Carried::take(&source) {
-                Some(error) => error,
-                None => {
-                    let source = TransportError::Http(source);
-                    Error::Transport {
-                        operation,
-                        kind: source.failure().into(),
-                        source,
-                    }
-                }
-            },
-            P::ErrorResponse(value) => Error::Api(Box::new(api_error(value, operation))),
-            P::InvalidResponsePayload(bytes, serde_error) => {
-                match store_admin_client::DecodeError::from_payload_error(serde_error) {
-                    // The generated builders name the operation and the path themselves.
-                    Ok(decode) => Error::Decode {
-                        operation: Some(decode.operation()),
-                        path: decode.path().to_owned(),
-                        message: decode.inner().to_string(),
-                        snippet: truncate(&String::from_utf8_lossy(&bytes), 200),
-                    },
-                    Err(serde_error) => decode_error::<T>(&bytes, serde_error, operation),
+            | P::ResponseBodyError(source) => {
+                let source = TransportError::Http(source);
+                Error::Transport {
+                    operation,
+                    kind: source.failure().into(),
+                    source,
                 }
             }
+            P::ErrorResponse(value) => Error::Api(Box::new(api_error(value, operation))),
+            P::InvalidResponsePayload(bytes, serde_error) => {
+                decode_error::<T>(&bytes, serde_error, operation)
+            }
             P::UnexpectedResponse(response) => {
-                // The runtime has read the body; it rides in the response's extensions with the
-                // operation it answers.
-                let whole = response.extensions().get::<store_admin_client::WholeBody>();
+                let status = response.status();
                 let (request_ids, date) = identifiers(response.headers());
+                let retry_after =
+                    RateLimitHeaders::parse(response.headers(), SystemTime::now()).retry_after;
+                // The runtime hands the generated code a response whose body it has read whole: it
+                // is there at once. (Without the runtime, a body still on the wire is not waited for.)
+                let body = response.bytes().now_or_never().and_then(Result::ok);
                 Error::Api(Box::new(ApiError {
-                    operation: operation.or(whole.map(|whole| whole.operation)),
-                    status: response.status(),
+                    operation,
+                    status,
                     code: None,
                     message: Some(
                         "a status the API document does not list for this operation".into(),
                     ),
                     fields: BTreeMap::new(),
-                    raw_body: whole.filter(|whole| !whole.body.is_empty()).map(|whole| {
-                        truncate(&String::from_utf8_lossy(&whole.body), RAW_BODY_LIMIT)
-                    }),
-                    retry_after: RateLimitHeaders::parse(response.headers(), SystemTime::now())
-                        .retry_after,
+                    raw_body: body
+                        .filter(|body| !body.is_empty())
+                        .map(|body| truncate(&String::from_utf8_lossy(&body), RAW_BODY_LIMIT)),
+                    retry_after,
                     request_ids,
                     date,
                 }))
             }
         }
-    }
-
-    /// This error as a `reqwest::Error`, the only error the generated code passes on from the
-    /// interceptor: it rides in the returned error's `source` chain, and
-    /// `From<progenitor_client::Error>` takes it back out, as it was.
-    pub(crate) fn into_reqwest(self) -> reqwest::Error {
-        let carrier = FailingBody(Some(Carried(Mutex::new(Some(self)))));
-        let response = reqwest::Response::from(http::Response::new(reqwest::Body::wrap(carrier)));
-        // Reading it ends at its first poll: the body is ready at once, and its first frame is the
-        // error (`FailingBody` never waits), so the call's future need not wait for it either.
-        match response.bytes().now_or_never() {
-            Some(Err(error)) => error,
-            _ => unreachable!("a body whose first frame is ready and an error cannot be read"),
-        }
-    }
-}
-
-/// An [`Error`] in transit through the generated code (see [`Error::into_reqwest`]).
-struct Carried(Mutex<Option<Error>>);
-
-impl Carried {
-    /// The error carried in `error`'s source chain, taken out (once).
-    fn take(error: &reqwest::Error) -> Option<Error> {
-        let mut next: Option<&(dyn std::error::Error + 'static)> = Some(error);
-        while let Some(current) = next {
-            if let Some(carried) = current.downcast_ref::<Carried>() {
-                return carried
-                    .0
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .take();
-            }
-            next = current.source();
-        }
-        None
-    }
-}
-
-impl fmt::Display for Carried {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &*self.0.lock().unwrap_or_else(PoisonError::into_inner) {
-            Some(error) => error.fmt(f),
-            None => f.write_str("store-admin error (already taken)"),
-        }
-    }
-}
-
-impl fmt::Debug for Carried {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &*self.0.lock().unwrap_or_else(PoisonError::into_inner) {
-            Some(error) => f.debug_tuple("Carried").field(error).finish(),
-            None => f.write_str("Carried(taken)"),
-        }
-    }
-}
-
-impl std::error::Error for Carried {}
-
-/// A response body that fails at once with the error it holds.
-struct FailingBody(Option<Carried>);
-
-impl http_body::Body for FailingBody {
-    type Data = bytes::Bytes;
-    type Error = Carried;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<bytes::Bytes>, Carried>>> {
-        Poll::Ready(self.0.take().map(Err))
     }
 }
 

@@ -110,6 +110,17 @@ macro_rules! uploads {
             }
 
             #[cfg(feature = $area)]
+            impl<'a> crate::CallFull<'a> for $builder<'a> {
+                type Output = $success;
+
+                fn call_full(
+                    self,
+                ) -> futures::future::BoxFuture<'a, Result<ResponseValue<$success>, Error>> {
+                    Box::pin(self.send())
+                }
+            }
+
+            #[cfg(feature = $area)]
             impl StoreAdmin {
                 $(#[$doc])*
                 pub fn $operation(&self) -> $builder<'_> {
@@ -283,6 +294,17 @@ impl<'a> crate::Call<'a> for GetUserInfo<'a> {
 
     fn call(self) -> futures::future::BoxFuture<'a, Result<types::UserInfoResponse, Error>> {
         Box::pin(async move { self.send().await.map(ResponseValue::into_inner) })
+    }
+}
+
+#[cfg(feature = "store")]
+impl<'a> crate::CallFull<'a> for GetUserInfo<'a> {
+    type Output = types::UserInfoResponse;
+
+    fn call_full(
+        self,
+    ) -> futures::future::BoxFuture<'a, Result<ResponseValue<types::UserInfoResponse>, Error>> {
+        Box::pin(self.send())
     }
 }
 

@@ -32,7 +32,7 @@ pub mod values;
 pub mod waiters;
 pub mod webhooks;
 
-pub use call::Call;
+pub use call::{Call, CallFull};
 pub use client::{
     DEFAULT_MAX_RESPONSE_BYTES, LIVE_ACCOUNTS_URL, LIVE_BASE_URL, RawResponse, Runtime, StoreAdmin,
     StoreAdminBuilder,
@@ -53,6 +53,6 @@ pub use store_admin_client::{
 /// every operation of the document a method, with [`Call`] and [`Paginate`]:
 /// `use store_admin::prelude::*;` then `admin.list_orders().call().await`.
 pub mod prelude {
-    pub use crate::{Call, Paginate, StoreAdmin};
+    pub use crate::{Call, CallFull, Paginate, StoreAdmin};
     pub use store_admin_client::prelude::*;
 }

@@ -14,7 +14,7 @@
 //! use store_admin::types::{ExportProductsRequest as Export, ExportProductsRequestFormat as Format,
 //!     ExportProductsRequestType as Type};
 //! let job = Export { type_: Type::Prices, format: Format::Csv };
-//! admin.export_products().body(job).send().await?;
+//! admin.export_products().body(job).call().await?;
 //! let file = before.wait_until_exported(&admin, Some("prices"), &WaitOptions::default()).await?;
 //! println!("{}", file.url.unwrap_or_default());
 //! # Ok(()) }
@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::{Error, StoreAdmin, types};
+use crate::{Call, Error, StoreAdmin, types};
 use store_admin_client::prelude::*;
 
 /// How a waiter polls: the first interval, the factor it grows by, its bound, and the deadline.
@@ -167,7 +167,7 @@ fn normal(text: &str) -> String {
 impl ExportLogs {
     /// Reads the export logs now, before the export is started.
     pub async fn snapshot(admin: &StoreAdmin) -> Result<Self, Error> {
-        let logs = admin.list_export_logs().send().await?.into_inner().data;
+        let logs = admin.list_export_logs().call().await?.data;
         Ok(Self {
             seen: logs.iter().map(identity).collect(),
         })
@@ -188,7 +188,7 @@ impl ExportLogs {
         };
         let kind = kind.map(normal);
         wait_until(&what, options, || async {
-            let logs = admin.list_export_logs().send().await?.into_inner().data;
+            let logs = admin.list_export_logs().call().await?.data;
             Ok(logs.into_iter().find(|entry| {
                 !self.seen.contains(&identity(entry))
                     && kind.as_ref().is_none_or(|kind| {
@@ -235,20 +235,14 @@ impl ImportKind {
     /// The record of `key` now, as JSON (none when the store has none).
     async fn find(self, admin: &StoreAdmin, key: &str) -> Result<Option<serde_json::Value>, Error> {
         let record = match self {
-            ImportKind::Products => match admin.get_product_by_sku().sku(key).send().await {
-                Ok(answer) => serde_json::to_value(answer.into_inner().data).ok(),
-                Err(error) => {
-                    let error = Error::from(error);
-                    if error.is_not_found() {
-                        return Ok(None);
-                    }
-                    return Err(error);
-                }
+            ImportKind::Products => match admin.get_product_by_sku().sku(key).call().await {
+                Ok(answer) => serde_json::to_value(answer.data).ok(),
+                Err(error) if error.is_not_found() => return Ok(None),
+                Err(error) => return Err(error),
             },
             ImportKind::Customers => {
-                let page = admin.list_customers().keyword(key).send().await?;
-                page.into_inner()
-                    .data
+                let page = admin.list_customers().keyword(key).call().await?;
+                page.data
                     .into_iter()
                     .filter_map(|c| serde_json::to_value(c).ok())
                     .find(|c| c.get("email").and_then(serde_json::Value::as_str) == Some(key))

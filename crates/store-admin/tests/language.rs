@@ -32,14 +32,12 @@ fn client(server: &MockServer, language: Option<Language>) -> StoreAdmin {
 
 /// The messages of a 422 for `per_page=61` (the service's maximum is 60).
 async fn per_page_messages(admin: &StoreAdmin) -> Vec<String> {
-    let error = Error::from(
-        admin
-            .list_orders()
-            .per_page(61_u64)
-            .send()
-            .await
-            .expect_err("per_page 61 is refused"),
-    );
+    let error = admin
+        .list_orders()
+        .per_page(61_u64)
+        .call()
+        .await
+        .expect_err("per_page 61 is refused");
     let api = error
         .api()
         .unwrap_or_else(|| panic!("an API error: {error:?}"));
@@ -49,14 +47,12 @@ async fn per_page_messages(admin: &StoreAdmin) -> Vec<String> {
 
 /// The message of a 404 for a shipment that does not exist.
 async fn not_found_message(admin: &StoreAdmin) -> String {
-    let error = Error::from(
-        admin
-            .get_shipment()
-            .shipment_id(999_999_999_i64)
-            .send()
-            .await
-            .expect_err("no such shipment"),
-    );
+    let error = admin
+        .get_shipment()
+        .shipment_id(999_999_999_i64)
+        .call()
+        .await
+        .expect_err("no such shipment");
     assert!(error.is_not_found(), "{error:?}");
     error
         .api()
@@ -69,14 +65,12 @@ async fn add_unknown_language(admin: &StoreAdmin) -> Vec<String> {
     let body: types::AddLanguagesRequest =
         serde_json::from_value(serde_json::json!({"locales": [{"iso_code": "zzz"}]}))
             .expect("a request body");
-    let error = Error::from(
-        admin
-            .add_languages()
-            .body(body)
-            .send()
-            .await
-            .expect_err("zzz is not a language of the service"),
-    );
+    let error = admin
+        .add_languages()
+        .body(body)
+        .call()
+        .await
+        .expect_err("zzz is not a language of the service");
     let api = error
         .api()
         .unwrap_or_else(|| panic!("an API error: {error:?}"));
@@ -212,7 +206,7 @@ async fn a_view_in_a_language_covers_raw_requests_and_uploads_too() {
                 .file_name("logo.png")
                 .mime("image/png"),
         )
-        .send()
+        .call_full()
         .await
         .expect("brand created");
     let upload = last(&server, "create_brand");
@@ -224,7 +218,11 @@ async fn a_view_in_a_language_covers_raw_requests_and_uploads_too() {
 async fn no_request_carries_an_api_version_header() {
     let server = mock().await;
     let admin = client(&server, Some(Language::ENGLISH));
-    admin.list_order_statuses().send().await.expect("statuses");
+    admin
+        .list_order_statuses()
+        .call_full()
+        .await
+        .expect("statuses");
     let _ = add_unknown_language(&admin).await;
     admin
         .create_brand()
@@ -234,7 +232,7 @@ async fn no_request_carries_an_api_version_header() {
                 .file_name("logo.png")
                 .mime("image/png"),
         )
-        .send()
+        .call_full()
         .await
         .expect("brand created");
     let url = format!("{}/orders", server.base_url());

@@ -51,13 +51,7 @@ async fn calls_streams_and_uploads_run_on_spawned_tasks() {
     // A generated operation.
     let call = tokio::spawn({
         let admin = admin.clone();
-        async move {
-            admin
-                .list_order_statuses()
-                .send()
-                .await
-                .map_err(Error::from)
-        }
+        async move { admin.list_order_statuses().call().await }
     });
     // A pagination stream, driven on another task.
     let items = tokio::spawn({

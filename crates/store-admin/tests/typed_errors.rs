@@ -63,10 +63,9 @@ async fn an_error_envelope_names_the_operation_through_the_generated_builder() {
     let error: Error = admin(server.base_url())
         .get_shipment()
         .shipment_id(987_654_i64)
-        .send()
+        .call()
         .await
-        .expect_err("no such shipment")
-        .into();
+        .expect_err("no such shipment");
     let api = error.api().expect("an API error");
     assert_eq!(api.operation, Some("get_shipment"));
     assert_eq!(api.status.as_u16(), 404);
@@ -87,12 +86,7 @@ async fn a_body_that_is_not_the_envelope_keeps_its_status_and_raw_text() {
         .with_retry_policy(RetryPolicy::no_retries())
         .build()
         .expect("client builds");
-    let error: Error = admin
-        .list_order_statuses()
-        .send()
-        .await
-        .expect_err("502")
-        .into();
+    let error: Error = admin.list_order_statuses().call().await.expect_err("502");
     let api = error.api().expect("an API error, not a decode error");
     assert_eq!(api.status.as_u16(), 502);
     assert_eq!(api.operation, Some("list_order_statuses"));
@@ -145,15 +139,62 @@ async fn no_stored_tokens_is_a_typed_auth_error_and_nothing_is_sent() {
         .expect("client builds");
     let error: Error = admin
         .list_order_statuses()
-        .send()
+        .call()
         .await
-        .expect_err("no tokens")
-        .into();
+        .expect_err("no tokens");
     assert!(
         matches!(error, Error::Auth(AuthError::NoTokens)),
         "{error:?}"
     );
     assert_eq!(server.requests_received("list_order_statuses"), 0);
+}
+
+#[tokio::test]
+async fn a_builders_own_send_gets_the_runtimes_error_as_a_message_and_call_gets_it_typed() {
+    let server = mock(MockConfig::new()).await;
+    let admin = StoreAdmin::builder()
+        .with_base_url(server.base_url())
+        .with_token(TOKEN)
+        .build()
+        .expect("client builds");
+    // progenitor's own error type: the runtime's 404 reaches it as `Error::Custom`, the message.
+    let raw = admin
+        .get_shipment()
+        .shipment_id(987_654_321_i64)
+        .send()
+        .await
+        .expect_err("404");
+    let progenitor_client::Error::Custom(message) = &raw else {
+        panic!("not progenitor's Custom: {raw:?}");
+    };
+    assert!(message.contains("get_shipment"), "{message}");
+    assert!(message.contains("404"), "{message}");
+    // The same call through `call()` and `call_full()`: the typed error, as the runtime raised it.
+    let typed = admin
+        .get_shipment()
+        .shipment_id(987_654_321_i64)
+        .call()
+        .await
+        .expect_err("404");
+    assert!(typed.is_not_found(), "{typed:?}");
+    assert_eq!(typed.operation(), Some("get_shipment"));
+    assert_eq!(
+        typed.to_string(),
+        *message,
+        "the same error, the same words"
+    );
+    let full = admin
+        .get_shipment()
+        .shipment_id(987_654_321_i64)
+        .call_full()
+        .await
+        .expect_err("404");
+    assert!(full.is_not_found(), "{full:?}");
+    // A success through `call_full()` keeps its status and headers.
+    let statuses = admin.list_order_statuses().call_full().await.expect("200");
+    assert_eq!(statuses.status().as_u16(), 200);
+    assert!(statuses.headers().contains_key("content-type"));
+    assert!(!statuses.into_inner().data.is_empty());
 }
 
 #[tokio::test]
@@ -171,10 +212,9 @@ async fn a_transport_failure_names_the_operation_and_its_kind() {
         .expect("client builds");
     let error: Error = admin
         .list_order_statuses()
-        .send()
+        .call()
         .await
-        .expect_err("refused")
-        .into();
+        .expect_err("refused");
     match &error {
         Error::Transport {
             operation, kind, ..
@@ -215,22 +255,12 @@ async fn clients_sharing_a_retry_budget_stop_retrying_together() {
             .expect("client builds")
     };
     let (first, second) = (build(), build());
-    let error: Error = first
-        .list_order_statuses()
-        .send()
-        .await
-        .expect_err("503")
-        .into();
+    let error: Error = first.list_order_statuses().call().await.expect_err("503");
     assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
     assert_eq!(server.requests_received("list_order_statuses"), 3);
     assert_eq!(budget.available(), 0);
     // The other client finds the budget spent: one attempt, no retry.
-    let error: Error = second
-        .list_order_statuses()
-        .send()
-        .await
-        .expect_err("503")
-        .into();
+    let error: Error = second.list_order_statuses().call().await.expect_err("503");
     assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
     assert_eq!(server.requests_received("list_order_statuses"), 4);
 }
@@ -240,10 +270,9 @@ async fn a_status_the_document_does_not_list_keeps_its_body() {
     let base = bare_server(203, "a body in no documented shape").await;
     let error: Error = admin(&base)
         .list_webhooks()
-        .send()
+        .call()
         .await
-        .expect_err("203 is not listed for list_webhooks")
-        .into();
+        .expect_err("203 is not listed for list_webhooks");
     let api = error.api().expect("an API error");
     assert_eq!(api.status.as_u16(), 203);
     assert_eq!(api.operation, Some("list_webhooks"));
@@ -260,7 +289,7 @@ async fn a_file_download_streams_the_body_the_runtime_read() {
     let base = bare_server(200, WORKBOOK).await;
     let response = admin(&base)
         .export_custom_urls()
-        .send()
+        .call_full()
         .await
         .expect("the file");
     assert_eq!(response.status().as_u16(), 200);

@@ -41,17 +41,7 @@ async fn an_export_is_waited_for_until_its_file_is_listed() {
     let before = ExportLogs::snapshot(&admin).await.unwrap();
     let listed = |admin: &StoreAdmin| {
         let admin = admin.clone();
-        async move {
-            admin
-                .list_export_logs()
-                .send()
-                .await
-                .map_err(Error::from)
-                .unwrap()
-                .into_inner()
-                .data
-                .len()
-        }
+        async move { admin.list_export_logs().call().await.unwrap().data.len() }
     };
     let count = listed(&admin).await;
     let started = std::time::Instant::now();
@@ -61,14 +51,10 @@ async fn an_export_is_waited_for_until_its_file_is_listed() {
             type_: ExportProductsRequestType::Prices,
             format: ExportProductsRequestFormat::Csv,
         })
-        .send()
+        .call()
         .await
-        .map_err(Error::from)
         .unwrap();
-    assert!(
-        job.into_inner().data.message.is_some(),
-        "the job is confirmed"
-    );
+    assert!(job.data.message.is_some(), "the job is confirmed");
     assert_eq!(
         listed(&admin).await,
         count,

@@ -67,12 +67,7 @@ async fn calls() -> serde_json::Value {
     let mut ok = 0;
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     for _ in 0..number("FLEET_CALLS", 25) {
-        match admin
-            .list_order_statuses()
-            .send()
-            .await
-            .map_err(Error::from)
-        {
+        match admin.list_order_statuses().call().await {
             Ok(_) => ok += 1,
             Err(error) => *errors.entry(kind(&error)).or_default() += 1,
         }

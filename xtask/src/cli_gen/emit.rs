@@ -573,6 +573,7 @@ impl Model {
             quote!(paged(ctx, request, a.pages).await)
         } else if let Some(kind) = &op.job {
             let print = print_response(op);
+            let sent = sent(op, quote!(request));
             let body = if op.body.is_some() {
                 quote!(job_body)
             } else {
@@ -580,7 +581,7 @@ impl Model {
             };
             quote! {
                 let job = crate::commands::Job::before(ctx, &a.wait, #kind, #body).await?;
-                let response = request.send().await?;
+                let response = #sent;
                 if let Some(job) = job {
                     return job.finish(ctx).await;
                 }
@@ -588,8 +589,9 @@ impl Model {
             }
         } else {
             let print = print_response(op);
+            let sent = sent(op, quote!(request));
             quote! {
-                let response = request.send().await?;
+                let response = #sent;
                 #print
             }
         };
@@ -620,10 +622,11 @@ impl Model {
                 "{id}: a hand-written operation with arguments and no form has no command yet"
             );
             let method = format_ident!("{}", op.id);
+            let sent = sent(op, quote!(ctx.admin.#method()));
             return quote! {
                 async fn #function(ctx: &Ctx, a: #args) -> Result<(), CliError> {
                     let _ = a;
-                    let response = ctx.admin.#method().send().await?;
+                    let response = #sent;
                     #print
                 }
             };
@@ -688,7 +691,7 @@ impl Model {
                 #(#query_sets)*
                 #job
                 #(#form_sets)*
-                let response = request.send::<#success>().await?;
+                let response = request.send::<#success>().await?.into_inner();
                 #finish
                 #print
             }
@@ -697,6 +700,22 @@ impl Model {
 }
 
 /// Prints `response` (a `ResponseValue` of the operation's success type) as its kind says.
+/// The typed body of `request` sent: `call()` (the `store_admin::Call` trait), or `call_full()` for a
+/// body that streams, which has no `call()`.
+fn sent(op: &Op, request: TokenStream) -> TokenStream {
+    let streams = matches!(op.print, Print::Bytes)
+        || op
+            .success
+            .as_ref()
+            .is_some_and(|ty| is_type(ty, "ByteStream"));
+    if streams {
+        quote!(store_admin::CallFull::call_full(#request).await?.into_inner())
+    } else {
+        quote!(store_admin::Call::call(#request).await?)
+    }
+}
+
+/// Prints `response`, the typed body of a success.
 pub(super) fn print_response(op: &Op) -> TokenStream {
     match op.success.as_ref() {
         Some(ty) if is_unit(ty) => {
@@ -706,28 +725,28 @@ pub(super) fn print_response(op: &Op) -> TokenStream {
             };
         }
         Some(ty) if is_type(ty, "ByteStream") => {
-            return quote!(crate::commands::print_bytes(response.into_inner()).await);
+            return quote!(crate::commands::print_bytes(response).await);
         }
         _ => {}
     }
     match &op.print {
-        Print::One { optional: false } => quote!(ctx.printer.one(&response.into_inner().data)),
+        Print::One { optional: false } => quote!(ctx.printer.one(&response.data)),
         Print::One { optional: true } => quote! {
-            match response.into_inner().data {
+            match response.data {
                 Some(data) => ctx.printer.one(&data),
                 None => Ok(()),
             }
         },
         // progenitor makes an optional array a `Vec` with `#[serde(default)]`.
-        Print::List => quote!(ctx.printer.list(&response.into_inner().data)),
+        Print::List => quote!(ctx.printer.list(&response.data)),
         Print::Document => {
-            quote!(crate::commands::print_document(ctx, &response.into_inner()))
+            quote!(crate::commands::print_document(ctx, &response))
         }
         Print::Nothing => quote! {
             let _ = response;
             Ok(())
         },
-        Print::Bytes => quote!(crate::commands::print_bytes(response.into_inner()).await),
+        Print::Bytes => quote!(crate::commands::print_bytes(response).await),
     }
 }
 
