@@ -374,6 +374,7 @@ pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Outp
     rewrite::lenient_fields(&mut core_file, &core_shapes, &quote!(crate::lenient))
         .context("the core's types")?;
     rewrite::gate_json_schema(&mut core_file);
+    rewrite::expose_client_fields(&mut core_file)?;
     core_file.items.retain(|item| match item {
         syn::Item::Mod(m) => m.ident != "prelude" && !(m.ident == "builder" && only_uses(m)),
         syn::Item::Impl(i) => !(i.trait_.is_none() && i.items.is_empty()),
@@ -452,6 +453,7 @@ fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
         .with_context(|| format!("generating the `{}` area of {}", part.name, doc.rel_path))?;
     let mut file: syn::File = syn::parse2(tokens)
         .with_context(|| format!("progenitor's output for `{}` does not parse", part.name))?;
+    let bodies = rewrite::function_bodies(&file);
     let (area_shapes, _) = rewrite::type_facts(&file);
     if let Some(twice) = area_shapes
         .records
@@ -473,11 +475,10 @@ fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
     )
     .with_context(|| format!("the types of the `{}` area", part.name))?;
     rewrite::gate_json_schema(&mut file);
-    rewrite::one_query(&mut file, &quote!(::store_admin_client_core))?;
-    rewrite::drop_version_header(&mut file)?;
-    rewrite::headers_in_chain(&mut file)?;
     rewrite::into_area(&mut file, &areas::trait_name(part.name), part.name)?;
     rewrite::mark_deprecated(&mut file, shared.operations);
+    rewrite::bodies_unchanged(&bodies, &file)
+        .with_context(|| format!("the `{}` area", part.name))?;
     let operations = crate::operation_impls::operation_impls(&file)
         .with_context(|| format!("the builders of the `{}` area", part.name))?;
     file.items.extend(operations);
@@ -878,9 +879,9 @@ mod tests {
         };
         let orders = area("orders");
         assert!(orders.contains("pub trait OrdersApi {"), "{orders}");
-        assert!(orders.contains("impl OrdersApi for ::store_admin_client_core::Client {"));
+        assert!(orders.contains("impl OrdersApi for Client {"));
         assert!(!orders.contains("pub struct Client"));
-        assert!(!orders.contains("super::Client"));
+        assert!(orders.contains("use ::store_admin_client_core::Client;"));
         // Bodies decode and stream as progenitor writes it: no function body is edited for it.
         assert!(orders.contains("ResponseValue::from_response(response).await"));
         let store = area("store");

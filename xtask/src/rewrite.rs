@@ -9,12 +9,8 @@
 //!   crate's `lenient` adapters (`[]` for an empty object, numbers as strings).
 //! - [`gate_json_schema`]: the `schemars::JsonSchema` derives behind a `schemars` feature.
 //! - [`mark_deprecated`]: `#[deprecated]` on the methods of deprecated operations.
-//! - [`one_query`]: the query parameters written into one core `Query`, not one
-//!   `RequestBuilder::query` call each.
-//! - [`drop_version_header`]: no `api-version` header: the service versions by its path only
-//!   (`/admin/v2`) and reads no version header.
-//! - [`headers_in_chain`]: the headers every request sends set on the request builder, not
-//!   through a `HeaderMap` of their own (none at all when there are none).
+//! - [`expose_client_fields`]: the core `Client`'s `baseurl` and `client` fields, which the area
+//!   crates' builders read, public (and hidden from the documentation).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -476,244 +472,76 @@ pub fn gate_json_schema(file: &mut syn::File) {
     }
 }
 
-/// Whether `stmt` is `let name = ..` (or `let mut name`).
-fn binds(stmt: &syn::Stmt, name: &str) -> bool {
-    matches!(stmt, syn::Stmt::Local(l)
-        if matches!(&l.pat, syn::Pat::Ident(p) if p.ident == name))
-}
-
-/// Takes the `.query(param)` calls out of a request builder chain (`client.client().get(url)
-/// .header(..).query(a).query(b).headers(..).build()?`), in order, and returns the name of the
-/// URL variable the chain starts from (`url`; progenitor writes `_url` when an operation has a
-/// parameter called `url`).
-fn strip_queries(expr: &mut syn::Expr, params: &mut Vec<syn::Expr>) -> Option<syn::Ident> {
-    match expr {
-        syn::Expr::Try(t) => strip_queries(&mut t.expr, params),
-        syn::Expr::MethodCall(call) => {
-            // `client.client` (progenitor's field, before `into_area`) or `client.client()`.
-            let from_client = match &*call.receiver {
-                syn::Expr::MethodCall(inner) => inner.method == "client" && inner.args.is_empty(),
-                syn::Expr::Field(field) => {
-                    matches!(&field.member, syn::Member::Named(name) if name == "client")
-                }
-                _ => false,
-            };
-            if from_client {
-                return match call.args.first() {
-                    Some(syn::Expr::Path(p)) => p.path.get_ident().cloned(),
-                    _ => None,
-                };
-            }
-            let url = strip_queries(&mut call.receiver, params);
-            if call.method == "query" && call.args.len() == 1 {
-                params.push(call.args[0].clone());
-                let receiver =
-                    std::mem::replace(&mut *call.receiver, syn::Expr::Verbatim(TokenStream::new()));
-                *expr = receiver;
-            }
-            url
-        }
-        _ => None,
-    }
-}
-
-/// Rewrites every operation's query parameters, which progenitor adds with one
-/// `RequestBuilder::query` call each (each reopening the URL's query), into one `<core>::Query`
-/// appended to the `url` string before the request builder parses it. The bytes sent are the same
-/// (the core crate's `query` module tests it against reqwest); a parameter that cannot be encoded
-/// is an `Error::InvalidRequest`, like a parameter that failed its conversion.
-pub fn one_query(file: &mut syn::File, core: &TokenStream) -> Result<()> {
-    struct OneQuery<'a> {
-        core: &'a TokenStream,
-        error: Option<String>,
-    }
-    impl VisitMut for OneQuery<'_> {
-        fn visit_block_mut(&mut self, block: &mut syn::Block) {
-            syn::visit_mut::visit_block_mut(self, block);
-            let mut i = 0;
-            while i < block.stmts.len() {
-                let mut params = Vec::new();
-                let mut url = None;
-                if binds(&block.stmts[i], "request")
-                    && let syn::Stmt::Local(local) = &mut block.stmts[i]
-                    && let Some(init) = &mut local.init
-                {
-                    url = strip_queries(&mut init.expr, &mut params);
-                }
-                if !params.is_empty() {
-                    let bound = url
-                        .as_ref()
-                        .filter(|url| block.stmts[..i].iter().any(|s| binds(s, &url.to_string())));
-                    let Some(url) = bound else {
-                        let stmt = block.stmts[i].to_token_stream().to_string();
-                        self.error = Some(format!(
-                            "a request with query parameters whose chain does not start from a \
-                             URL variable bound before it (progenitor's output changed shape): \
-                             {}",
-                            stmt.chars().take(300).collect::<String>()
-                        ));
-                        return;
-                    };
-                    let core = self.core;
-                    block.stmts.insert(
-                        i,
-                        parse_quote! {
-                            let #url = {
-                                let mut query = #core::Query::default();
-                                #( query.push(#params).map_err(Error::InvalidRequest)?; )*
-                                query.finish(#url)
-                            };
-                        },
-                    );
-                    i += 1;
-                }
-                i += 1;
-            }
+/// The body of every function of `file` (`fn` items and methods), as text, with how many times
+/// each occurs.
+pub fn function_bodies(file: &syn::File) -> BTreeMap<String, usize> {
+    struct Bodies(BTreeMap<String, usize>);
+    impl Bodies {
+        fn add(&mut self, block: &syn::Block) {
+            *self
+                .0
+                .entry(block.to_token_stream().to_string())
+                .or_default() += 1;
         }
     }
-    let mut rewrite = OneQuery { core, error: None };
-    rewrite.visit_file_mut(file);
-    match rewrite.error {
-        Some(error) => bail!(error),
-        None => Ok(()),
-    }
-}
-
-/// Replaces, in a request builder chain, the call `.headers(header_map)` with `.header(name,
-/// value)` calls for `appends`; whether the chain had that call.
-fn headers_into_chain(expr: &mut syn::Expr, appends: &[(syn::Expr, syn::Expr)]) -> bool {
-    match expr {
-        syn::Expr::Try(t) => headers_into_chain(&mut t.expr, appends),
-        syn::Expr::MethodCall(call) => {
-            let takes_map = call.method == "headers"
-                && call.args.len() == 1
-                && matches!(&call.args[0], syn::Expr::Path(p) if p.path.is_ident("header_map"));
-            if !takes_map {
-                return headers_into_chain(&mut call.receiver, appends);
-            }
-            let mut chained =
-                std::mem::replace(&mut *call.receiver, syn::Expr::Verbatim(TokenStream::new()));
-            for (name, value) in appends {
-                chained = parse_quote!(#chained.header(#name, #value));
-            }
-            *expr = chained;
-            true
+    impl<'ast> syn::visit::Visit<'ast> for Bodies {
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            self.add(&f.block);
         }
-        _ => false,
-    }
-}
-
-/// The name and value of `header_map.append(name, value);`, progenitor's statement for a header
-/// every request of an operation sends.
-fn header_map_append(stmt: &syn::Stmt) -> Option<(syn::Expr, syn::Expr)> {
-    let syn::Stmt::Expr(syn::Expr::MethodCall(call), Some(_)) = stmt else {
-        return None;
-    };
-    let on_map = matches!(&*call.receiver, syn::Expr::Path(p) if p.path.is_ident("header_map"));
-    (on_map && call.method == "append" && call.args.len() == 2)
-        .then(|| (call.args[0].clone(), call.args[1].clone()))
-}
-
-/// Whether `name` (a header name expression) is progenitor's `api-version`.
-fn is_version_header(name: &syn::Expr) -> bool {
-    name.to_token_stream()
-        .to_string()
-        .contains("\"api-version\"")
-}
-
-/// Drops progenitor's `header_map.append("api-version", Client::api_version())` from every
-/// request: the service versions its API by the path only (`/admin/v2`) and reads no version
-/// header, so the header is noise on every request (and a value, the document's
-/// `info.version`, that says nothing about the service). [`headers_in_chain`] then removes the
-/// map left empty. (`ClientInfo::api_version` stays: progenitor's trait requires it.)
-/// Fails when an `"api-version"` is left anywhere else (progenitor's output changed shape).
-pub fn drop_version_header(file: &mut syn::File) -> Result<()> {
-    struct DropVersionHeader {
-        left: usize,
-    }
-    impl VisitMut for DropVersionHeader {
-        fn visit_block_mut(&mut self, block: &mut syn::Block) {
-            block.stmts.retain(|stmt| {
-                !header_map_append(stmt).is_some_and(|(name, _)| is_version_header(&name))
-            });
-            syn::visit_mut::visit_block_mut(self, block);
-        }
-        fn visit_lit_str_mut(&mut self, lit: &mut syn::LitStr) {
-            if lit.value() == "api-version" {
-                self.left += 1;
-            }
+        fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+            self.add(&f.block);
         }
     }
-    let mut drop = DropVersionHeader { left: 0 };
-    drop.visit_file_mut(file);
-    if drop.left > 0 {
-        bail!(
-            "{} `api-version` header(s) left in progenitor's output, not in the shape \
-             `header_map.append(name, value);` (progenitor's output changed shape)",
-            drop.left
-        );
+    let mut bodies = Bodies(BTreeMap::new());
+    syn::visit::Visit::visit_file(&mut bodies, file);
+    bodies.0
+}
+
+/// Fails unless every function body of `after` is one of `before` (progenitor's output, before
+/// the passes): the passes add attributes and items, move functions whole and drop some, and
+/// never edit a body.
+pub fn bodies_unchanged(before: &BTreeMap<String, usize>, after: &syn::File) -> Result<()> {
+    for (body, count) in function_bodies(after) {
+        if before.get(&body).copied().unwrap_or(0) < count {
+            bail!(
+                "a pass edited a function body of progenitor's output: {}",
+                body.chars().take(300).collect::<String>()
+            );
+        }
     }
     Ok(())
 }
 
-/// Rewrites the headers every request of an operation sends, which progenitor appends to a
-/// `HeaderMap` of their own that the request builder then merges in, into `.header(name,
-/// value)` calls on the request builder: the same headers, in the same order, without a map
-/// allocated, filled and merged on every call (a map with no headers left, after
-/// [`drop_version_header`], goes with its `.headers(..)` call). A map that also takes other
-/// statements (an optional header parameter) is left as progenitor wrote it.
-pub fn headers_in_chain(file: &mut syn::File) -> Result<()> {
-    struct HeadersInChain {
-        error: Option<String>,
-    }
-    impl VisitMut for HeadersInChain {
-        fn visit_block_mut(&mut self, block: &mut syn::Block) {
-            syn::visit_mut::visit_block_mut(self, block);
-            let Some(at) = block.stmts.iter().position(|s| binds(s, "header_map")) else {
-                return;
-            };
-            let appends: Vec<_> = block.stmts[at + 1..]
-                .iter()
-                .map_while(header_map_append)
-                .collect();
-            let later = &block.stmts[at + 1 + appends.len()..];
-            // Any other mention of the map but the builder's: left as it is.
-            let mentions = later
-                .iter()
-                .filter(|stmt| stmt.to_token_stream().to_string().contains("header_map"))
-                .count();
-            if mentions != 1 {
-                return;
-            }
-            let Some(request) = later.iter().position(|s| binds(s, "request")) else {
-                return;
-            };
-            let index = at + 1 + appends.len() + request;
-            let rewritten = match &mut block.stmts[index] {
-                syn::Stmt::Local(local) => local
-                    .init
-                    .as_mut()
-                    .is_some_and(|init| headers_into_chain(&mut init.expr, &appends)),
-                _ => false,
-            };
-            if !rewritten {
-                let stmt = block.stmts[index].to_token_stream().to_string();
-                self.error = Some(format!(
-                    "a request whose header map is not passed to its builder with `.headers(..)` \
-                     (progenitor's output changed shape): {}",
-                    stmt.chars().take(300).collect::<String>()
-                ));
-                return;
-            }
-            block.stmts.drain(at..at + 1 + appends.len());
+/// Makes the fields of the core's `Client` that progenitor's builders read (`client.baseurl`,
+/// `client.client`) visible to the area crates, whose builders take the core's `Client`: public
+/// and hidden from the documentation (`inner` stays private, so no one builds a `Client` by its
+/// fields). An item's visibility, not a function body: the builders' code is left as progenitor
+/// writes it.
+pub fn expose_client_fields(file: &mut syn::File) -> Result<()> {
+    let Some(Fields::Named(fields)) = file.items.iter_mut().find_map(|item| match item {
+        Item::Struct(s) if s.ident == "Client" => Some(&mut s.fields),
+        _ => None,
+    }) else {
+        bail!("no `struct Client` with named fields in progenitor's output");
+    };
+    let mut exposed = 0;
+    for field in &mut fields.named {
+        if field
+            .ident
+            .as_ref()
+            .is_some_and(|name| name == "baseurl" || name == "client")
+        {
+            field.vis = parse_quote!(pub);
+            field.attrs.push(parse_quote!(#[doc(hidden)]));
+            exposed += 1;
         }
     }
-    let mut rewrite = HeadersInChain { error: None };
-    rewrite.visit_file_mut(file);
-    match rewrite.error {
-        Some(error) => bail!(error),
-        None => Ok(()),
+    if exposed != 2 {
+        bail!(
+            "progenitor's `Client` has no `baseurl` and `client` fields (its output changed shape)"
+        );
     }
+    Ok(())
 }
 
 /// Turns progenitor's output for an area into an area crate's code: the generated `Client` and
@@ -777,55 +605,29 @@ pub fn into_area(file: &mut syn::File, trait_name: &str, area: &str) -> Result<(
             #(#declarations)*
         }
     });
+    // `super::Client` in the builders (progenitor's path, in their fields, signatures and bodies)
+    // names the core's, through an import: nothing in a body is rewritten.
     file.items.push(parse_quote! {
-        impl #trait_ident for ::#core::Client {
+        use ::#core::Client;
+    });
+    file.items.push(parse_quote! {
+        impl #trait_ident for Client {
             #(#definitions)*
         }
     });
-    ToCore {
-        core: &core,
+    DocLinks {
         trait_ident: &trait_ident,
     }
     .visit_file_mut(file);
     Ok(())
 }
 
-/// `super::Client` -> the core `Client`; `client.baseurl` / `client.client` -> `ClientInfo`
-/// methods (the core's fields are private to it); doc links to `Client::op` -> the trait.
-struct ToCore<'a> {
-    core: &'a proc_macro2::Ident,
+/// Doc links to `Client::op` (an operation, now a method of the area's trait) -> the trait's.
+struct DocLinks<'a> {
     trait_ident: &'a proc_macro2::Ident,
 }
 
-impl VisitMut for ToCore<'_> {
-    fn visit_path_mut(&mut self, path: &mut syn::Path) {
-        let idents: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        if idents.len() >= 2 && idents[0] == "super" && idents[1] == "Client" {
-            let core = self.core;
-            let rest = path.segments.iter().skip(2);
-            *path = parse_quote!(::#core::Client #(:: #rest)*);
-        }
-        syn::visit_mut::visit_path_mut(self, path);
-    }
-
-    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
-        mac.tokens = client_fields_to_calls(mac.tokens.clone());
-    }
-
-    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
-        if let syn::Expr::Field(field) = expr
-            && let syn::Member::Named(member) = &field.member
-            && (member == "baseurl" || member == "client")
-            && let syn::Expr::Path(base) = &*field.base
-            && base.path.is_ident("client")
-        {
-            let member = member.clone();
-            *expr = parse_quote!(client.#member());
-            return;
-        }
-        syn::visit_mut::visit_expr_mut(self, expr);
-    }
-
+impl VisitMut for DocLinks<'_> {
     fn visit_attribute_mut(&mut self, attr: &mut Attribute) {
         if let Meta::NameValue(nv) = &mut attr.meta
             && nv.path.is_ident("doc")
@@ -843,36 +645,9 @@ impl VisitMut for ToCore<'_> {
             }
         }
     }
-}
 
-/// In macro tokens (`format!("{}/x", client.baseurl,)`): `client.baseurl` -> `client.baseurl()`,
-/// `client.client` -> `client.client()`.
-fn client_fields_to_calls(tokens: TokenStream) -> TokenStream {
-    use proc_macro2::{Delimiter, Group, TokenTree};
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let mut out: Vec<TokenTree> = Vec::with_capacity(trees.len());
-    for (i, tree) in trees.iter().enumerate() {
-        match tree {
-            TokenTree::Group(g) => {
-                let mut inner = Group::new(g.delimiter(), client_fields_to_calls(g.stream()));
-                inner.set_span(g.span());
-                out.push(TokenTree::Group(inner));
-            }
-            other => out.push(other.clone()),
-        }
-        let is_field = matches!(tree, TokenTree::Ident(id) if id == "baseurl" || id == "client")
-            && i >= 2
-            && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.')
-            && matches!(&trees[i - 2], TokenTree::Ident(id) if id == "client");
-        let called = matches!(trees.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis);
-        if is_field && !called {
-            out.push(TokenTree::Group(Group::new(
-                Delimiter::Parenthesis,
-                TokenStream::new(),
-            )));
-        }
-    }
-    out.into_iter().collect()
+    /// Attributes of items only: a function body is not visited.
+    fn visit_block_mut(&mut self, _: &mut syn::Block) {}
 }
 
 /// progenitor ignores `deprecated`: give the method of every deprecated operation (an
@@ -947,155 +722,6 @@ mod tests {
             .expect("covered")
             .map(|a| a.to_string().replace(' ', ""))
             .unwrap_or_else(|| "-".to_owned())
-    }
-
-    #[test]
-    fn query_calls_become_one_query_before_the_request_is_built() {
-        let mut file: syn::File = parse_quote! {
-            async fn send() {
-                let url = format!("{}/products", client.baseurl());
-                let mut request = client
-                    .client()
-                    .get(url)
-                    .header(ACCEPT, json)
-                    .query(&QueryParam::new("page", &page))
-                    .query(&QueryParam::new("tags[]", &tags))
-                    .headers(header_map)
-                    .build()?;
-                let other = x.query(&y);
-            }
-            async fn send_url() {
-                let _url = format!("{}/webhooks", client.baseurl());
-                let mut request = client.client().delete(_url).query(&QueryParam::new("url", &url)).build()?;
-            }
-        };
-        one_query(&mut file, &quote!(core)).expect("rewritten");
-        let text = file.to_token_stream().to_string().replace(' ', "");
-        assert!(
-            text.contains(
-                "leturl={letmutquery=core::Query::default();\
-                 query.push(&QueryParam::new(\"page\",&page)).map_err(Error::InvalidRequest)?;\
-                 query.push(&QueryParam::new(\"tags[]\",&tags)).map_err(Error::InvalidRequest)?;\
-                 query.finish(url)};\
-                 letmutrequest=client.client().get(url).header(ACCEPT,json).headers(header_map).build()?;"
-            ),
-            "{text}"
-        );
-        // Only the request builder's chain is rewritten.
-        assert!(text.contains("letother=x.query(&y);"), "{text}");
-        // progenitor's `_url` when a parameter is called `url`.
-        assert!(
-            text.contains(
-                "let_url={letmutquery=core::Query::default();\
-                 query.push(&QueryParam::new(\"url\",&url)).map_err(Error::InvalidRequest)?;\
-                 query.finish(_url)};letmutrequest=client.client().delete(_url).build()?;"
-            ),
-            "{text}"
-        );
-
-        let mut no_url: syn::File = parse_quote! {
-            async fn send() {
-                let mut request = client.client().get(u).query(&p).build()?;
-            }
-        };
-        assert!(one_query(&mut no_url, &quote!(core)).is_err());
-    }
-
-    #[test]
-    fn a_header_map_of_constant_headers_becomes_header_calls_in_the_same_order() {
-        let mut file: syn::File = parse_quote! {
-            async fn send() {
-                let url = format!("{}/products", client.baseurl());
-                let mut header_map = HeaderMap::with_capacity(2usize);
-                header_map.append(HeaderName::from_static("x-a"), HeaderValue::from_static(v));
-                header_map.append(HeaderName::from_static("x-b"), HeaderValue::from_static("b"));
-                let mut request = client.client().get(url).header(ACCEPT, json).headers(header_map).build()?;
-            }
-            async fn optional() {
-                let mut header_map = HeaderMap::with_capacity(2usize);
-                header_map.append(HeaderName::from_static("x-a"), HeaderValue::from_static(v));
-                if let Some(v) = x { header_map.append("x-c", v); }
-                let mut request = client.client().get(url).headers(header_map).build()?;
-            }
-            async fn empty() {
-                let mut header_map = HeaderMap::with_capacity(1usize);
-                let mut request = client.client().get(url).header(ACCEPT, json).headers(header_map).build()?;
-            }
-        };
-        headers_in_chain(&mut file).expect("rewritten");
-        let text = file.to_token_stream().to_string().replace(' ', "");
-        assert!(
-            text.contains(
-                "asyncfnsend(){leturl=format!(\"{}/products\",client.baseurl());\
-                 letmutrequest=client.client().get(url).header(ACCEPT,json)\
-                 .header(HeaderName::from_static(\"x-a\"),HeaderValue::from_static(v))\
-                 .header(HeaderName::from_static(\"x-b\"),HeaderValue::from_static(\"b\")).build()?;}"
-            ),
-            "{text}"
-        );
-        // A map left with no header: gone, with its `.headers(..)`.
-        assert!(
-            text.contains(
-                "asyncfnempty(){letmutrequest=client.client().get(url).header(ACCEPT,json).build()?;}"
-            ),
-            "{text}"
-        );
-        // A map other statements also fill is left as it is.
-        assert!(
-            text.contains("asyncfnoptional(){letmutheader_map=HeaderMap::with_capacity(2usize);"),
-            "{text}"
-        );
-
-        let mut no_builder: syn::File = parse_quote! {
-            async fn send() {
-                let mut header_map = HeaderMap::with_capacity(1usize);
-                header_map.append(a, b);
-                let mut request = client.client().get(url).build_with(header_map)?;
-            }
-        };
-        assert!(headers_in_chain(&mut no_builder).is_err());
-    }
-
-    #[test]
-    fn the_api_version_header_is_dropped_from_every_request() {
-        let mut file: syn::File = parse_quote! {
-            async fn send() {
-                let mut header_map = HeaderMap::with_capacity(2usize);
-                header_map.append(HeaderName::from_static("api-version"), HeaderValue::from_static(Client::api_version()));
-                header_map.append(HeaderName::from_static("x-b"), HeaderValue::from_static("b"));
-                let mut request = client.client().get(url).headers(header_map).build()?;
-            }
-            async fn only() {
-                let mut header_map = HeaderMap::with_capacity(1usize);
-                header_map.append(HeaderName::from_static("api-version"), HeaderValue::from_static(Client::api_version()));
-                let mut request = client.client().get(url).header(ACCEPT, json).headers(header_map).build()?;
-            }
-        };
-        drop_version_header(&mut file).expect("dropped");
-        headers_in_chain(&mut file).expect("rewritten");
-        let text = file.to_token_stream().to_string().replace(' ', "");
-        assert!(!text.contains("api-version"), "{text}");
-        assert!(
-            text.contains(
-                "asyncfnsend(){letmutrequest=client.client().get(url)\
-                 .header(HeaderName::from_static(\"x-b\"),HeaderValue::from_static(\"b\")).build()?;}"
-            ),
-            "{text}"
-        );
-        assert!(
-            text.contains(
-                "asyncfnonly(){letmutrequest=client.client().get(url).header(ACCEPT,json).build()?;}"
-            ),
-            "{text}"
-        );
-
-        // Sent some other way: refused, not left on the wire unnoticed.
-        let mut in_chain: syn::File = parse_quote! {
-            async fn send() {
-                let mut request = client.client().get(url).header("api-version", v).build()?;
-            }
-        };
-        assert!(drop_version_header(&mut in_chain).is_err());
     }
 
     #[test]
@@ -1290,23 +916,69 @@ mod tests {
     }
 
     #[test]
-    fn client_fields_in_macros_become_client_info_calls() {
-        let tokens = quote!(format!(
-            "{}/orders/{}",
-            client.baseurl,
-            client.baseurl(),
-            other.baseurl
-        ));
-        assert_eq!(
-            client_fields_to_calls(tokens).to_string(),
-            quote!(format!(
-                "{}/orders/{}",
-                client.baseurl(),
-                client.baseurl(),
-                other.baseurl
-            ))
-            .to_string()
+    fn a_body_edited_by_a_pass_is_found_and_moved_or_dropped_ones_are_not() {
+        let original: syn::File = parse_quote! {
+            impl Client {
+                pub fn get_order(&self) -> u8 { self.send(1) }
+                pub fn new() -> Self { Self }
+            }
+            fn helper() -> u8 { 2 }
+        };
+        let before = function_bodies(&original);
+        // Moved whole into a trait impl, `new` and `helper` dropped: nothing edited.
+        let moved: syn::File = parse_quote! {
+            #[deprecated]
+            impl OrdersApi for Client {
+                fn get_order(&self) -> u8 { self.send(1) }
+            }
+        };
+        bodies_unchanged(&before, &moved).expect("moved, not edited");
+        let edited: syn::File = parse_quote! {
+            impl OrdersApi for Client {
+                fn get_order(&self) -> u8 { self.send(2) }
+            }
+        };
+        let error = bodies_unchanged(&before, &edited).expect_err("edited");
+        assert!(error.to_string().contains("self . send (2)"), "{error}");
+        let twice: syn::File = parse_quote! {
+            fn helper() -> u8 { 2 }
+            fn other() -> u8 { 2 }
+        };
+        assert!(
+            bodies_unchanged(&before, &twice).is_err(),
+            "one body, written twice"
         );
+    }
+
+    #[test]
+    fn the_core_client_s_fields_the_builders_read_are_public_and_hidden() {
+        let mut file: syn::File = parse_quote! {
+            pub struct Client {
+                pub(crate) baseurl: String,
+                pub(crate) client: reqwest::Client,
+                pub(crate) inner: crate::Inner,
+            }
+        };
+        expose_client_fields(&mut file).expect("exposed");
+        let text = prettyplease::unparse(&file);
+        assert!(
+            text.contains("#[doc(hidden)]\n    pub baseurl: String,"),
+            "{text}"
+        );
+        assert!(
+            text.contains("#[doc(hidden)]\n    pub client: reqwest::Client,"),
+            "{text}"
+        );
+        assert!(text.contains("pub(crate) inner: crate::Inner,"), "{text}");
+        let mut renamed: syn::File = parse_quote! {
+            pub struct Client { pub(crate) base_url: String, pub(crate) client: reqwest::Client }
+        };
+        let error = expose_client_fields(&mut renamed).expect_err("a field is missing");
+        assert!(error.to_string().contains("changed shape"), "{error}");
+        let mut none: syn::File = parse_quote!(
+            pub struct Other;
+        );
+        assert!(expose_client_fields(&mut none).is_err());
     }
 
     #[test]
@@ -1341,7 +1013,10 @@ mod tests {
         into_area(&mut file, "OrdersApi", "orders").expect("rewrites");
         let text = prettyplease::unparse(&file);
         assert!(!text.contains("pub struct Client"), "{text}");
-        assert!(!text.contains("super::Client"), "{text}");
+        assert!(
+            text.contains("use ::store_admin_client_core::Client;"),
+            "{text}"
+        );
         assert!(!text.contains("pub mod error"), "{text}");
         assert!(
             text.contains("pub use ::store_admin_client_core::types::error;"),
@@ -1354,23 +1029,16 @@ mod tests {
         assert!(!text.contains("pub use progenitor_client"), "{text}");
         assert!(text.contains("pub trait OrdersApi {\n    ///Get an order\n    fn get_order(&self) -> builder::GetOrder<'_>;\n}"), "{text}");
         assert!(
-            text.contains(
-                "impl OrdersApi for ::store_admin_client_core::Client {\n    fn get_order(&self)"
-            ),
+            text.contains("impl OrdersApi for Client {\n    fn get_order(&self)"),
             "{text}"
         );
+        // The builders are as progenitor wrote them: `super::Client` is the core's, imported.
+        assert!(text.contains("client: &'a super::Client"), "{text}");
         assert!(
-            text.contains("client: &'a ::store_admin_client_core::Client"),
+            text.contains("format!(\"{}/orders\", client.baseurl,)"),
             "{text}"
         );
-        assert!(
-            text.contains("format!(\"{}/orders\", client.baseurl(),)"),
-            "{text}"
-        );
-        assert!(
-            text.contains("::store_admin_client_core::Client::api_version()"),
-            "{text}"
-        );
+        assert!(text.contains("super::Client::api_version()"), "{text}");
         assert!(text.contains("super::OrdersApi::get_order"), "{text}");
     }
 }

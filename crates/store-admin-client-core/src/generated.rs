@@ -460,8 +460,10 @@ from it), and it is published for teams generating clients in other languages.
 
 Version: 3.0.0*/
 pub struct Client {
-    pub(crate) baseurl: String,
-    pub(crate) client: reqwest::Client,
+    #[doc(hidden)]
+    pub baseurl: String,
+    #[doc(hidden)]
+    pub client: reqwest::Client,
     pub(crate) inner: crate::Inner,
 }
 impl Client {

@@ -7,8 +7,7 @@
 //! the hand-written hand-off from progenitor's hooks to one [`Interceptor`], with the
 //! [`Operation`] and [`PagedRequest`] traits that every builder (every paged list's builder)
 //! implements, the reading of response bodies ([`read_body`]) and the errors of a body that does
-//! not decode, naming the operation and the JSON path ([`DecodeError`]), the query string of a
-//! request written in one buffer ([`Query`]) and the tolerant
+//! not decode, naming the operation and the JSON path ([`DecodeError`]), and the tolerant
 //! adapters every generated field decodes through ([`lenient`]). Each area's crate
 //! (`store-admin-client-orders`, ...) holds its operations' builders, the types only it uses and
 //! the extension trait (`OrdersApi`) that makes its operations methods of this [`Client`].
@@ -31,10 +30,8 @@ pub use generated::*;
 
 mod decode;
 pub mod lenient;
-mod query;
 
 pub use decode::{BodyError, DecodeError, decode_slice, read_body};
-pub use query::Query;
 
 /// A boxed future, as returned by [`Interceptor`] methods.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -118,6 +115,9 @@ impl fmt::Debug for Inner {
     }
 }
 
+/// The header progenitor adds to every request, which the service does not read.
+const API_VERSION: http::HeaderName = http::HeaderName::from_static("api-version");
+
 /// progenitor's hooks, as the generated code calls them for every request: `pre`, `exec`, then
 /// `post` with what `exec` answered, before the status is looked at.
 ///
@@ -125,6 +125,18 @@ impl fmt::Debug for Inner {
 /// answered as a response that carries it (status 500, no body, the refusal in its extensions),
 /// which `post` turns into [`Error::Custom`] before anything reads it.
 impl progenitor_client::ClientHooks<Inner> for Client {
+    /// Takes progenitor's `api-version` header off: progenitor sends the document's
+    /// `info.version` on every request, and the service versions its API by the path only
+    /// (`/admin/v2`) and reads no such header.
+    async fn pre<E>(
+        &self,
+        request: &mut reqwest::Request,
+        _info: &progenitor_client::OperationInfo,
+    ) -> Result<(), Error<E>> {
+        request.headers_mut().remove(API_VERSION);
+        Ok(())
+    }
+
     async fn exec(
         &self,
         request: reqwest::Request,

@@ -3022,7 +3022,7 @@ pub mod builder {
 [`CustomersApi::list_customers`]: super::CustomersApi::list_customers*/
     #[derive(Debug, Clone)]
     pub struct ListCustomers<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         date_from: Result<Option<::std::string::String>, String>,
         date_to: Result<Option<::std::string::String>, String>,
         fields: Result<Option<::std::vec::Vec<types::ListCustomersFieldsItem>>, String>,
@@ -3031,7 +3031,7 @@ pub mod builder {
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListCustomers<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 date_from: Ok(None),
@@ -3134,37 +3134,30 @@ pub mod builder {
             let keyword = keyword.map_err(Error::InvalidRequest)?;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/customers", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("date_from", &date_from))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("date_to", &date_to))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("fields[]", &fields))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/customers", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("date_from", &date_from))
+                .query(&progenitor_client::QueryParam::new("date_to", &date_to))
+                .query(&progenitor_client::QueryParam::new("fields[]", &fields))
+                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_customers",
@@ -3219,11 +3212,11 @@ pub mod builder {
 [`CustomersApi::create_customer`]: super::CustomersApi::create_customer*/
     #[derive(Debug, Clone)]
     pub struct CreateCustomer<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateCustomerRequest, String>,
     }
     impl<'a> CreateCustomer<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -3268,16 +3261,25 @@ pub mod builder {
                     types::CreateCustomerRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/customers", client.baseurl(),);
+            let url = format!("{}/customers", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_customer",
@@ -3332,12 +3334,12 @@ pub mod builder {
 [`CustomersApi::get_customer`]: super::CustomersApi::get_customer*/
     #[derive(Debug, Clone)]
     pub struct GetCustomer<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         customer_id: Result<i64, String>,
         fields: Result<Option<::std::vec::Vec<::std::string::String>>, String>,
     }
     impl<'a> GetCustomer<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 customer_id: Err("customer_id was not initialized".to_string()),
@@ -3377,24 +3379,27 @@ pub mod builder {
             let customer_id = customer_id.map_err(Error::InvalidRequest)?;
             let fields = fields.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/customers/{}", client.baseurl(), encode_path(& customer_id
+                "{}/customers/{}", client.baseurl, encode_path(& customer_id
                 .to_string()),
             );
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("fields[]", &fields))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("fields[]", &fields))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_customer",
@@ -3456,12 +3461,12 @@ pub mod builder {
 [`CustomersApi::update_customer`]: super::CustomersApi::update_customer*/
     #[derive(Debug, Clone)]
     pub struct UpdateCustomer<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         customer_id: Result<i64, String>,
         body: Result<types::builder::UpdateCustomerRequest, String>,
     }
     impl<'a> UpdateCustomer<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 customer_id: Err("customer_id was not initialized".to_string()),
@@ -3518,18 +3523,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/customers/{}", client.baseurl(), encode_path(& customer_id
+                "{}/customers/{}", client.baseurl, encode_path(& customer_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_customer",
@@ -3591,11 +3605,11 @@ pub mod builder {
 [`CustomersApi::delete_customer`]: super::CustomersApi::delete_customer*/
     #[derive(Debug, Clone)]
     pub struct DeleteCustomer<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         customer_id: Result<i64, String>,
     }
     impl<'a> DeleteCustomer<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 customer_id: Err("customer_id was not initialized".to_string()),
@@ -3620,17 +3634,26 @@ pub mod builder {
             let Self { client, customer_id } = self;
             let customer_id = customer_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/customers/{}", client.baseurl(), encode_path(& customer_id
+                "{}/customers/{}", client.baseurl, encode_path(& customer_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_customer",
@@ -3685,12 +3708,12 @@ pub mod builder {
 [`CustomersApi::ban_customer`]: super::CustomersApi::ban_customer*/
     #[derive(Debug, Clone)]
     pub struct BanCustomer<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         customer_id: Result<i64, String>,
         body: Result<types::builder::BanCustomerRequest, String>,
     }
     impl<'a> BanCustomer<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 customer_id: Err("customer_id was not initialized".to_string()),
@@ -3745,18 +3768,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/customers/blacklist/{}", client.baseurl(), encode_path(& customer_id
+                "{}/customers/blacklist/{}", client.baseurl, encode_path(& customer_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "ban_customer",
@@ -3818,11 +3850,11 @@ pub mod builder {
 [`CustomersApi::unban_customer`]: super::CustomersApi::unban_customer*/
     #[derive(Debug, Clone)]
     pub struct UnbanCustomer<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         customer_id: Result<i64, String>,
     }
     impl<'a> UnbanCustomer<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 customer_id: Err("customer_id was not initialized".to_string()),
@@ -3847,17 +3879,26 @@ pub mod builder {
             let Self { client, customer_id } = self;
             let customer_id = customer_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/customers/blacklist/{}", client.baseurl(), encode_path(& customer_id
+                "{}/customers/blacklist/{}", client.baseurl, encode_path(& customer_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "unban_customer",
@@ -3912,12 +3953,12 @@ pub mod builder {
 [`CustomersApi::list_customer_groups`]: super::CustomersApi::list_customer_groups*/
     #[derive(Debug, Clone)]
     pub struct ListCustomerGroups<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListCustomerGroups<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -3960,25 +4001,26 @@ pub mod builder {
             let Self { client, page, per_page } = self;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/customers/groups", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/customers/groups", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_customer_groups",
@@ -4033,11 +4075,11 @@ pub mod builder {
 [`CustomersApi::create_customer_group`]: super::CustomersApi::create_customer_group*/
     #[derive(Debug, Clone)]
     pub struct CreateCustomerGroup<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateCustomerGroupRequest, String>,
     }
     impl<'a> CreateCustomerGroup<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -4084,16 +4126,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/customers/groups", client.baseurl(),);
+            let url = format!("{}/customers/groups", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_customer_group",
@@ -4148,11 +4199,11 @@ pub mod builder {
 [`CustomersApi::add_customers_to_group`]: super::CustomersApi::add_customers_to_group*/
     #[derive(Debug, Clone)]
     pub struct AddCustomersToGroup<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::AddCustomersToGroupRequest, String>,
     }
     impl<'a> AddCustomersToGroup<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -4199,16 +4250,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/customers/groups/add_customers", client.baseurl(),);
+            let url = format!("{}/customers/groups/add_customers", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "add_customers_to_group",
@@ -4263,11 +4323,11 @@ pub mod builder {
 [`CustomersApi::update_default_customer_group`]: super::CustomersApi::update_default_customer_group*/
     #[derive(Debug, Clone)]
     pub struct UpdateDefaultCustomerGroup<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::UpdateDefaultCustomerGroupRequest, String>,
     }
     impl<'a> UpdateDefaultCustomerGroup<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -4314,16 +4374,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/customers/groups/default", client.baseurl(),);
+            let url = format!("{}/customers/groups/default", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_default_customer_group",
@@ -4378,12 +4447,12 @@ pub mod builder {
 [`CustomersApi::update_customer_group`]: super::CustomersApi::update_customer_group*/
     #[derive(Debug, Clone)]
     pub struct UpdateCustomerGroup<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         group_id: Result<i64, String>,
         body: Result<types::builder::UpdateCustomerGroupRequest, String>,
     }
     impl<'a> UpdateCustomerGroup<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 group_id: Err("group_id was not initialized".to_string()),
@@ -4442,18 +4511,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/customers/groups/{}", client.baseurl(), encode_path(& group_id
+                "{}/customers/groups/{}", client.baseurl, encode_path(& group_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_customer_group",
@@ -4515,11 +4593,11 @@ pub mod builder {
 [`CustomersApi::delete_customer_group`]: super::CustomersApi::delete_customer_group*/
     #[derive(Debug, Clone)]
     pub struct DeleteCustomerGroup<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         group_id: Result<i64, String>,
     }
     impl<'a> DeleteCustomerGroup<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 group_id: Err("group_id was not initialized".to_string()),
@@ -4544,17 +4622,26 @@ pub mod builder {
             let Self { client, group_id } = self;
             let group_id = group_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/customers/groups/{}", client.baseurl(), encode_path(& group_id
+                "{}/customers/groups/{}", client.baseurl, encode_path(& group_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_customer_group",
@@ -4609,11 +4696,11 @@ pub mod builder {
 [`CustomersApi::deposit_customer_wallet`]: super::CustomersApi::deposit_customer_wallet*/
     #[derive(Debug, Clone)]
     pub struct DepositCustomerWallet<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::DepositCustomerWalletRequest, String>,
     }
     impl<'a> DepositCustomerWallet<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -4660,16 +4747,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/customers/wallets/deposit", client.baseurl(),);
+            let url = format!("{}/customers/wallets/deposit", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "deposit_customer_wallet",
@@ -4724,11 +4820,11 @@ pub mod builder {
 [`CustomersApi::withdraw_customer_wallet`]: super::CustomersApi::withdraw_customer_wallet*/
     #[derive(Debug, Clone)]
     pub struct WithdrawCustomerWallet<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::WithdrawCustomerWalletRequest, String>,
     }
     impl<'a> WithdrawCustomerWallet<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -4775,16 +4871,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/customers/wallets/withdraw", client.baseurl(),);
+            let url = format!("{}/customers/wallets/withdraw", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "withdraw_customer_wallet",
@@ -4839,13 +4944,13 @@ pub mod builder {
 [`CustomersApi::list_customer_loyalty_points`]: super::CustomersApi::list_customer_loyalty_points*/
     #[derive(Debug, Clone)]
     pub struct ListCustomerLoyaltyPoints<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         customer_id: Result<i64, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListCustomerLoyaltyPoints<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 customer_id: Err("customer_id was not initialized".to_string()),
@@ -4899,30 +5004,27 @@ pub mod builder {
             let customer_id = customer_id.map_err(Error::InvalidRequest)?;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/customers/loyalty/points", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new("customer_id", &customer_id),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/customers/loyalty/points", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("customer_id", &customer_id))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_customer_loyalty_points",
@@ -4977,11 +5079,11 @@ pub mod builder {
 [`CustomersApi::update_customer_loyalty_points`]: super::CustomersApi::update_customer_loyalty_points*/
     #[derive(Debug, Clone)]
     pub struct UpdateCustomerLoyaltyPoints<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::UpdateCustomerLoyaltyPointsRequest, String>,
     }
     impl<'a> UpdateCustomerLoyaltyPoints<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -5028,16 +5130,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/customers/loyalty/points", client.baseurl(),);
+            let url = format!("{}/customers/loyalty/points", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_customer_loyalty_points",
@@ -5092,7 +5203,7 @@ pub mod builder {
 [`CustomersApi::list_reviews`]: super::CustomersApi::list_reviews*/
     #[derive(Debug, Clone)]
     pub struct ListReviews<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         blogs: Result<Option<::std::vec::Vec<i64>>, String>,
         customers: Result<Option<::std::vec::Vec<i64>>, String>,
         end_date: Result<Option<::std::string::String>, String>,
@@ -5107,7 +5218,7 @@ pub mod builder {
         type_: Result<Option<types::ListReviewsType>, String>,
     }
     impl<'a> ListReviews<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 blogs: Ok(None),
@@ -5307,55 +5418,36 @@ pub mod builder {
             let stars = stars.map_err(Error::InvalidRequest)?;
             let start_date = start_date.map_err(Error::InvalidRequest)?;
             let type_ = type_.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/reviews", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("blogs[]", &blogs))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("customers[]", &customers))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("end_date", &end_date))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("products[]", &products))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("publish", &publish))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("reply", &reply))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("stars[]", &stars))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("start_date", &start_date))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("type", &type_))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/reviews", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("blogs[]", &blogs))
+                .query(&progenitor_client::QueryParam::new("customers[]", &customers))
+                .query(&progenitor_client::QueryParam::new("end_date", &end_date))
+                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .query(&progenitor_client::QueryParam::new("products[]", &products))
+                .query(&progenitor_client::QueryParam::new("publish", &publish))
+                .query(&progenitor_client::QueryParam::new("reply", &reply))
+                .query(&progenitor_client::QueryParam::new("stars[]", &stars))
+                .query(&progenitor_client::QueryParam::new("start_date", &start_date))
+                .query(&progenitor_client::QueryParam::new("type", &type_))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_reviews",
@@ -5410,11 +5502,11 @@ pub mod builder {
 [`CustomersApi::get_review`]: super::CustomersApi::get_review*/
     #[derive(Debug, Clone)]
     pub struct GetReview<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         review_id: Result<i64, String>,
     }
     impl<'a> GetReview<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 review_id: Err("review_id was not initialized".to_string()),
@@ -5439,16 +5531,25 @@ pub mod builder {
             let Self { client, review_id } = self;
             let review_id = review_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/reviews/{}", client.baseurl(), encode_path(& review_id.to_string()),
+                "{}/reviews/{}", client.baseurl, encode_path(& review_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_review",
@@ -5503,12 +5604,12 @@ pub mod builder {
 [`CustomersApi::update_review`]: super::CustomersApi::update_review*/
     #[derive(Debug, Clone)]
     pub struct UpdateReview<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         review_id: Result<i64, String>,
         body: Result<types::builder::UpdateReviewRequest, String>,
     }
     impl<'a> UpdateReview<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 review_id: Err("review_id was not initialized".to_string()),
@@ -5563,17 +5664,26 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/reviews/{}", client.baseurl(), encode_path(& review_id.to_string()),
+                "{}/reviews/{}", client.baseurl, encode_path(& review_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_review",
@@ -6027,7 +6137,8 @@ let response = client.update_review()
 ```*/
     fn update_review(&self) -> builder::UpdateReview<'_>;
 }
-impl CustomersApi for ::store_admin_client_core::Client {
+use ::store_admin_client_core::Client;
+impl CustomersApi for Client {
     fn list_customers(&self) -> builder::ListCustomers<'_> {
         builder::ListCustomers::new(self)
     }

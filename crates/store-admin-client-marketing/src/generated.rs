@@ -7122,13 +7122,13 @@ pub mod builder {
 [`MarketingApi::list_coupons`]: super::MarketingApi::list_coupons*/
     #[derive(Debug, Clone)]
     pub struct ListCoupons<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         keyword: Result<Option<::std::string::String>, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListCoupons<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 keyword: Ok(None),
@@ -7186,28 +7186,27 @@ pub mod builder {
             let keyword = keyword.map_err(Error::InvalidRequest)?;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/coupons", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/coupons", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_coupons",
@@ -7262,11 +7261,11 @@ pub mod builder {
 [`MarketingApi::create_coupon`]: super::MarketingApi::create_coupon*/
     #[derive(Debug, Clone)]
     pub struct CreateCoupon<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateCouponRequest, String>,
     }
     impl<'a> CreateCoupon<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -7309,16 +7308,25 @@ pub mod builder {
                     types::CreateCouponRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/coupons", client.baseurl(),);
+            let url = format!("{}/coupons", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_coupon",
@@ -7373,13 +7381,13 @@ pub mod builder {
 [`MarketingApi::list_coupon_codes`]: super::MarketingApi::list_coupon_codes*/
     #[derive(Debug, Clone)]
     pub struct ListCouponCodes<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         coupon_id: Result<i64, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListCouponCodes<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 coupon_id: Err("coupon_id was not initialized".to_string()),
@@ -7433,28 +7441,27 @@ pub mod builder {
             let coupon_id = coupon_id.map_err(Error::InvalidRequest)?;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/coupons/codes", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("coupon_id", &coupon_id))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/coupons/codes", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("coupon_id", &coupon_id))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_coupon_codes",
@@ -7516,11 +7523,11 @@ pub mod builder {
 [`MarketingApi::get_coupon`]: super::MarketingApi::get_coupon*/
     #[derive(Debug, Clone)]
     pub struct GetCoupon<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         coupon_id: Result<i64, String>,
     }
     impl<'a> GetCoupon<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 coupon_id: Err("coupon_id was not initialized".to_string()),
@@ -7545,16 +7552,25 @@ pub mod builder {
             let Self { client, coupon_id } = self;
             let coupon_id = coupon_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/coupons/{}", client.baseurl(), encode_path(& coupon_id.to_string()),
+                "{}/coupons/{}", client.baseurl, encode_path(& coupon_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_coupon",
@@ -7616,12 +7632,12 @@ pub mod builder {
 [`MarketingApi::update_coupon`]: super::MarketingApi::update_coupon*/
     #[derive(Debug, Clone)]
     pub struct UpdateCoupon<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         coupon_id: Result<i64, String>,
         body: Result<types::builder::UpdateCouponRequest, String>,
     }
     impl<'a> UpdateCoupon<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 coupon_id: Err("coupon_id was not initialized".to_string()),
@@ -7676,17 +7692,26 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/coupons/{}", client.baseurl(), encode_path(& coupon_id.to_string()),
+                "{}/coupons/{}", client.baseurl, encode_path(& coupon_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_coupon",
@@ -7748,11 +7773,11 @@ pub mod builder {
 [`MarketingApi::delete_coupon`]: super::MarketingApi::delete_coupon*/
     #[derive(Debug, Clone)]
     pub struct DeleteCoupon<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         coupon_id: Result<i64, String>,
     }
     impl<'a> DeleteCoupon<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 coupon_id: Err("coupon_id was not initialized".to_string()),
@@ -7777,16 +7802,25 @@ pub mod builder {
             let Self { client, coupon_id } = self;
             let coupon_id = coupon_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/coupons/{}", client.baseurl(), encode_path(& coupon_id.to_string()),
+                "{}/coupons/{}", client.baseurl, encode_path(& coupon_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_coupon",
@@ -7841,12 +7875,12 @@ pub mod builder {
 [`MarketingApi::list_special_offers`]: super::MarketingApi::list_special_offers*/
     #[derive(Debug, Clone)]
     pub struct ListSpecialOffers<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListSpecialOffers<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -7889,25 +7923,26 @@ pub mod builder {
             let Self { client, page, per_page } = self;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/specialoffers", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/specialoffers", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_special_offers",
@@ -7962,11 +7997,11 @@ pub mod builder {
 [`MarketingApi::create_special_offer`]: super::MarketingApi::create_special_offer*/
     #[derive(Debug, Clone)]
     pub struct CreateSpecialOffer<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateSpecialOfferRequest, String>,
     }
     impl<'a> CreateSpecialOffer<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -8013,16 +8048,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/specialoffers", client.baseurl(),);
+            let url = format!("{}/specialoffers", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_special_offer",
@@ -8077,11 +8121,11 @@ pub mod builder {
 [`MarketingApi::get_special_offer`]: super::MarketingApi::get_special_offer*/
     #[derive(Debug, Clone)]
     pub struct GetSpecialOffer<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         special_offer_id: Result<i64, String>,
     }
     impl<'a> GetSpecialOffer<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 special_offer_id: Err("special_offer_id was not initialized".to_string()),
@@ -8108,17 +8152,26 @@ pub mod builder {
             let Self { client, special_offer_id } = self;
             let special_offer_id = special_offer_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/specialoffers/{}", client.baseurl(), encode_path(& special_offer_id
+                "{}/specialoffers/{}", client.baseurl, encode_path(& special_offer_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_special_offer",
@@ -8173,12 +8226,12 @@ pub mod builder {
 [`MarketingApi::update_special_offer`]: super::MarketingApi::update_special_offer*/
     #[derive(Debug, Clone)]
     pub struct UpdateSpecialOffer<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         special_offer_id: Result<i64, String>,
         body: Result<types::builder::UpdateSpecialOfferRequest, String>,
     }
     impl<'a> UpdateSpecialOffer<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 special_offer_id: Err(
@@ -8241,18 +8294,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/specialoffers/{}", client.baseurl(), encode_path(& special_offer_id
+                "{}/specialoffers/{}", client.baseurl, encode_path(& special_offer_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_special_offer",
@@ -8314,11 +8376,11 @@ pub mod builder {
 [`MarketingApi::delete_special_offer`]: super::MarketingApi::delete_special_offer*/
     #[derive(Debug, Clone)]
     pub struct DeleteSpecialOffer<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         special_offer_id: Result<i64, String>,
     }
     impl<'a> DeleteSpecialOffer<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 special_offer_id: Err("special_offer_id was not initialized".to_string()),
@@ -8345,17 +8407,26 @@ pub mod builder {
             let Self { client, special_offer_id } = self;
             let special_offer_id = special_offer_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/specialoffers/{}", client.baseurl(), encode_path(& special_offer_id
+                "{}/specialoffers/{}", client.baseurl, encode_path(& special_offer_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_special_offer",
@@ -8410,12 +8481,12 @@ pub mod builder {
 [`MarketingApi::change_special_offer_status`]: super::MarketingApi::change_special_offer_status*/
     #[derive(Debug, Clone)]
     pub struct ChangeSpecialOfferStatus<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         special_offer_id: Result<i64, String>,
         body: Result<types::builder::ChangeSpecialOfferStatusRequest, String>,
     }
     impl<'a> ChangeSpecialOfferStatus<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 special_offer_id: Err(
@@ -8478,18 +8549,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/specialoffers/{}/status", client.baseurl(), encode_path(&
+                "{}/specialoffers/{}/status", client.baseurl, encode_path(&
                 special_offer_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "change_special_offer_status",
@@ -8551,12 +8631,12 @@ pub mod builder {
 [`MarketingApi::list_affiliates`]: super::MarketingApi::list_affiliates*/
     #[derive(Debug, Clone)]
     pub struct ListAffiliates<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListAffiliates<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -8599,25 +8679,26 @@ pub mod builder {
             let Self { client, page, per_page } = self;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/affiliates", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/affiliates", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_affiliates",
@@ -8672,11 +8753,11 @@ pub mod builder {
 [`MarketingApi::create_affiliate`]: super::MarketingApi::create_affiliate*/
     #[derive(Debug, Clone)]
     pub struct CreateAffiliate<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::CreateAffiliateRequest, String>,
     }
     impl<'a> CreateAffiliate<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Err("body was not initialized".to_string()),
@@ -8702,16 +8783,25 @@ pub mod builder {
         > {
             let Self { client, body } = self;
             let body = body.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/affiliates", client.baseurl(),);
+            let url = format!("{}/affiliates", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_affiliate",
@@ -8766,11 +8856,11 @@ pub mod builder {
 [`MarketingApi::get_affiliate`]: super::MarketingApi::get_affiliate*/
     #[derive(Debug, Clone)]
     pub struct GetAffiliate<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         affiliate_id: Result<i64, String>,
     }
     impl<'a> GetAffiliate<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 affiliate_id: Err("affiliate_id was not initialized".to_string()),
@@ -8795,17 +8885,26 @@ pub mod builder {
             let Self { client, affiliate_id } = self;
             let affiliate_id = affiliate_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/affiliates/{}", client.baseurl(), encode_path(& affiliate_id
+                "{}/affiliates/{}", client.baseurl, encode_path(& affiliate_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_affiliate",
@@ -8860,12 +8959,12 @@ pub mod builder {
 [`MarketingApi::update_affiliate`]: super::MarketingApi::update_affiliate*/
     #[derive(Debug, Clone)]
     pub struct UpdateAffiliate<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         affiliate_id: Result<i64, String>,
         body: Result<types::UpdateAffiliateRequest, String>,
     }
     impl<'a> UpdateAffiliate<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 affiliate_id: Err("affiliate_id was not initialized".to_string()),
@@ -8903,18 +9002,27 @@ pub mod builder {
             let affiliate_id = affiliate_id.map_err(Error::InvalidRequest)?;
             let body = body.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/affiliates/{}", client.baseurl(), encode_path(& affiliate_id
+                "{}/affiliates/{}", client.baseurl, encode_path(& affiliate_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_affiliate",
@@ -8976,11 +9084,11 @@ pub mod builder {
 [`MarketingApi::delete_affiliate`]: super::MarketingApi::delete_affiliate*/
     #[derive(Debug, Clone)]
     pub struct DeleteAffiliate<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         affiliate_id: Result<i64, String>,
     }
     impl<'a> DeleteAffiliate<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 affiliate_id: Err("affiliate_id was not initialized".to_string()),
@@ -9005,17 +9113,26 @@ pub mod builder {
             let Self { client, affiliate_id } = self;
             let affiliate_id = affiliate_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/affiliates/{}", client.baseurl(), encode_path(& affiliate_id
+                "{}/affiliates/{}", client.baseurl, encode_path(& affiliate_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_affiliate",
@@ -9070,13 +9187,13 @@ pub mod builder {
 [`MarketingApi::list_affiliate_links`]: super::MarketingApi::list_affiliate_links*/
     #[derive(Debug, Clone)]
     pub struct ListAffiliateLinks<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         affiliate_id: Result<i64, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListAffiliateLinks<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 affiliate_id: Err("affiliate_id was not initialized".to_string()),
@@ -9131,27 +9248,28 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/affiliates/{}/links", client.baseurl(), encode_path(& affiliate_id
+                "{}/affiliates/{}/links", client.baseurl, encode_path(& affiliate_id
                 .to_string()),
             );
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_affiliate_links",
@@ -9213,12 +9331,12 @@ pub mod builder {
 [`MarketingApi::list_advertisements`]: super::MarketingApi::list_advertisements*/
     #[derive(Debug, Clone)]
     pub struct ListAdvertisements<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListAdvertisements<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -9261,25 +9379,26 @@ pub mod builder {
             let Self { client, page, per_page } = self;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/advertisements", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/advertisements", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_advertisements",
@@ -9334,11 +9453,11 @@ pub mod builder {
 [`MarketingApi::create_advertisement`]: super::MarketingApi::create_advertisement*/
     #[derive(Debug, Clone)]
     pub struct CreateAdvertisement<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateAdvertisementRequest, String>,
     }
     impl<'a> CreateAdvertisement<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -9385,16 +9504,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/advertisements", client.baseurl(),);
+            let url = format!("{}/advertisements", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_advertisement",
@@ -9449,11 +9577,11 @@ pub mod builder {
 [`MarketingApi::get_advertisement`]: super::MarketingApi::get_advertisement*/
     #[derive(Debug, Clone)]
     pub struct GetAdvertisement<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         advertisement_id: Result<i64, String>,
     }
     impl<'a> GetAdvertisement<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 advertisement_id: Err("advertisement_id was not initialized".to_string()),
@@ -9480,17 +9608,26 @@ pub mod builder {
             let Self { client, advertisement_id } = self;
             let advertisement_id = advertisement_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/advertisements/{}", client.baseurl(), encode_path(& advertisement_id
+                "{}/advertisements/{}", client.baseurl, encode_path(& advertisement_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_advertisement",
@@ -9545,12 +9682,12 @@ pub mod builder {
 [`MarketingApi::update_advertisement`]: super::MarketingApi::update_advertisement*/
     #[derive(Debug, Clone)]
     pub struct UpdateAdvertisement<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         advertisement_id: Result<i64, String>,
         body: Result<types::builder::UpdateAdvertisementRequest, String>,
     }
     impl<'a> UpdateAdvertisement<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 advertisement_id: Err(
@@ -9613,18 +9750,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/advertisements/{}", client.baseurl(), encode_path(& advertisement_id
+                "{}/advertisements/{}", client.baseurl, encode_path(& advertisement_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_advertisement",
@@ -9686,11 +9832,11 @@ pub mod builder {
 [`MarketingApi::delete_advertisement`]: super::MarketingApi::delete_advertisement*/
     #[derive(Debug, Clone)]
     pub struct DeleteAdvertisement<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         advertisement_id: Result<i64, String>,
     }
     impl<'a> DeleteAdvertisement<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 advertisement_id: Err("advertisement_id was not initialized".to_string()),
@@ -9717,17 +9863,26 @@ pub mod builder {
             let Self { client, advertisement_id } = self;
             let advertisement_id = advertisement_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/advertisements/{}", client.baseurl(), encode_path(& advertisement_id
+                "{}/advertisements/{}", client.baseurl, encode_path(& advertisement_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_advertisement",
@@ -10188,7 +10343,8 @@ let response = client.delete_advertisement()
 ```*/
     fn delete_advertisement(&self) -> builder::DeleteAdvertisement<'_>;
 }
-impl MarketingApi for ::store_admin_client_core::Client {
+use ::store_admin_client_core::Client;
+impl MarketingApi for Client {
     fn list_coupons(&self) -> builder::ListCoupons<'_> {
         builder::ListCoupons::new(self)
     }

@@ -12548,12 +12548,12 @@ pub mod builder {
 [`OrdersApi::list_reservations`]: super::OrdersApi::list_reservations*/
     #[derive(Debug, Clone)]
     pub struct ListReservations<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         end: Result<::chrono::naive::NaiveDate, String>,
         start: Result<::chrono::naive::NaiveDate, String>,
     }
     impl<'a> ListReservations<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 end: Err("end was not initialized".to_string()),
@@ -12594,25 +12594,26 @@ pub mod builder {
             let Self { client, end, start } = self;
             let end = end.map_err(Error::InvalidRequest)?;
             let start = start.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/reservations", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("end", &end))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("start", &start))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/reservations", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("end", &end))
+                .query(&progenitor_client::QueryParam::new("start", &start))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_reservations",
@@ -12667,7 +12668,7 @@ pub mod builder {
 [`OrdersApi::list_orders`]: super::OrdersApi::list_orders*/
     #[derive(Debug, Clone)]
     pub struct ListOrders<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         accounting_services: Result<Option<types::ListOrdersAccountingServices>, String>,
         assign_employee: Result<Option<::std::vec::Vec<i64>>, String>,
         branch: Result<Option<::std::vec::Vec<i64>>, String>,
@@ -12700,7 +12701,7 @@ pub mod builder {
         unread: Result<Option<bool>, String>,
     }
     impl<'a> ListOrders<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 accounting_services: Ok(None),
@@ -13083,123 +13084,75 @@ pub mod builder {
             let tags = tags.map_err(Error::InvalidRequest)?;
             let to_date = to_date.map_err(Error::InvalidRequest)?;
             let unread = unread.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/orders", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "accounting_services",
-                            &accounting_services,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "assign_employee[]",
-                            &assign_employee,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("branch[]", &branch))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("city", &city))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("country", &country))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("coupon", &coupon))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("created_by", &created_by))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new("customer_id", &customer_id),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("expanded", &expanded))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("from_date", &from_date))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "payment_method[]",
-                            &payment_method,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("product", &product))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "reference_id",
-                            &reference_id,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "selling_channel[]",
-                            &selling_channel,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "shipping_app_id[]",
-                            &shipping_app_id,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("sort_by", &sort_by))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("source[]", &source))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("status[]", &status))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("tags[]", &tags))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("to_date", &to_date))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("unread", &unread))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/orders", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "accounting_services",
+                        &accounting_services,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "assign_employee[]",
+                        &assign_employee,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("branch[]", &branch))
+                .query(&progenitor_client::QueryParam::new("city", &city))
+                .query(&progenitor_client::QueryParam::new("country", &country))
+                .query(&progenitor_client::QueryParam::new("coupon", &coupon))
+                .query(&progenitor_client::QueryParam::new("created_by", &created_by))
+                .query(&progenitor_client::QueryParam::new("customer_id", &customer_id))
+                .query(&progenitor_client::QueryParam::new("expanded", &expanded))
+                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
+                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "payment_method[]",
+                        &payment_method,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .query(&progenitor_client::QueryParam::new("product", &product))
+                .query(
+                    &progenitor_client::QueryParam::new("reference_id", &reference_id),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "selling_channel[]",
+                        &selling_channel,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "shipping_app_id[]",
+                        &shipping_app_id,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("sort_by", &sort_by))
+                .query(&progenitor_client::QueryParam::new("source[]", &source))
+                .query(&progenitor_client::QueryParam::new("status[]", &status))
+                .query(&progenitor_client::QueryParam::new("tags[]", &tags))
+                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
+                .query(&progenitor_client::QueryParam::new("unread", &unread))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_orders",
@@ -13254,11 +13207,11 @@ pub mod builder {
 [`OrdersApi::create_order`]: super::OrdersApi::create_order*/
     #[derive(Debug, Clone)]
     pub struct CreateOrder<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateOrderRequest, String>,
     }
     impl<'a> CreateOrder<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -13301,16 +13254,25 @@ pub mod builder {
                     types::CreateOrderRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/orders", client.baseurl(),);
+            let url = format!("{}/orders", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order",
@@ -13365,10 +13327,10 @@ pub mod builder {
 [`OrdersApi::list_order_statuses`]: super::OrdersApi::list_order_statuses*/
     #[derive(Debug, Clone)]
     pub struct ListOrderStatuses<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
     }
     impl<'a> ListOrderStatuses<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self { client: client }
         }
         ///Sends a `GET` request to `/orders/statuses`
@@ -13379,15 +13341,24 @@ pub mod builder {
             Error<::store_admin_client_core::types::ErrorResponse>,
         > {
             let Self { client } = self;
-            let url = format!("{}/orders/statuses", client.baseurl(),);
+            let url = format!("{}/orders/statuses", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_statuses",
@@ -13435,11 +13406,11 @@ pub mod builder {
 [`OrdersApi::create_order_status`]: super::OrdersApi::create_order_status*/
     #[derive(Debug, Clone)]
     pub struct CreateOrderStatus<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateOrderStatusRequest, String>,
     }
     impl<'a> CreateOrderStatus<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -13485,16 +13456,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/orders/statuses", client.baseurl(),);
+            let url = format!("{}/orders/statuses", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_status",
@@ -13549,13 +13529,13 @@ pub mod builder {
 [`OrdersApi::get_order`]: super::OrdersApi::get_order*/
     #[derive(Debug, Clone)]
     pub struct GetOrder<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         order_id: Result<i64, String>,
         format: Result<Option<types::GetOrderFormat>, String>,
         reference_id: Result<Option<i64>, String>,
     }
     impl<'a> GetOrder<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 order_id: Err("order_id was not initialized".to_string()),
@@ -13606,31 +13586,29 @@ pub mod builder {
             let format = format.map_err(Error::InvalidRequest)?;
             let reference_id = reference_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/{}", client.baseurl(), encode_path(& order_id.to_string()),
+                "{}/orders/{}", client.baseurl, encode_path(& order_id.to_string()),
             );
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("format", &format))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "reference_id",
-                            &reference_id,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("format", &format))
+                .query(
+                    &progenitor_client::QueryParam::new("reference_id", &reference_id),
+                )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_order",
@@ -13685,12 +13663,12 @@ pub mod builder {
 [`OrdersApi::update_order`]: super::OrdersApi::update_order*/
     #[derive(Debug, Clone)]
     pub struct UpdateOrder<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         order_id: Result<i64, String>,
         body: Result<types::builder::UpdateOrderRequest, String>,
     }
     impl<'a> UpdateOrder<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 order_id: Err("order_id was not initialized".to_string()),
@@ -13745,17 +13723,26 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/{}", client.baseurl(), encode_path(& order_id.to_string()),
+                "{}/orders/{}", client.baseurl, encode_path(& order_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order",
@@ -13817,10 +13804,10 @@ pub mod builder {
 [`OrdersApi::create_draft_order`]: super::OrdersApi::create_draft_order*/
     #[derive(Debug, Clone)]
     pub struct CreateDraftOrder<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
     }
     impl<'a> CreateDraftOrder<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self { client: client }
         }
         ///Sends a `POST` request to `/orders/draft`
@@ -13831,15 +13818,24 @@ pub mod builder {
             Error<::store_admin_client_core::types::ErrorResponse>,
         > {
             let Self { client } = self;
-            let url = format!("{}/orders/draft", client.baseurl(),);
+            let url = format!("{}/orders/draft", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_draft_order",
@@ -13887,11 +13883,11 @@ pub mod builder {
 [`OrdersApi::duplicate_order`]: super::OrdersApi::duplicate_order*/
     #[derive(Debug, Clone)]
     pub struct DuplicateOrder<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::DuplicateOrderRequest, String>,
     }
     impl<'a> DuplicateOrder<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -13936,16 +13932,25 @@ pub mod builder {
                     types::DuplicateOrderRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/orders/duplicate", client.baseurl(),);
+            let url = format!("{}/orders/duplicate", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "duplicate_order",
@@ -14000,11 +14005,11 @@ pub mod builder {
 [`OrdersApi::run_order_actions`]: super::OrdersApi::run_order_actions*/
     #[derive(Debug, Clone)]
     pub struct RunOrderActions<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::OrderActionsRequest, String>,
     }
     impl<'a> RunOrderActions<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -14047,16 +14052,25 @@ pub mod builder {
                     types::OrderActionsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/orders/actions", client.baseurl(),);
+            let url = format!("{}/orders/actions", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "run_order_actions",
@@ -14111,12 +14125,12 @@ pub mod builder {
 [`OrdersApi::relocate_order_inventory`]: super::OrdersApi::relocate_order_inventory*/
     #[derive(Debug, Clone)]
     pub struct RelocateOrderInventory<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         order_id: Result<i64, String>,
         body: Result<types::builder::RelocateOrderInventoryRequest, String>,
     }
     impl<'a> RelocateOrderInventory<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 order_id: Err("order_id was not initialized".to_string()),
@@ -14175,18 +14189,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/{}/inventory/relocate", client.baseurl(), encode_path(&
-                order_id.to_string()),
+                "{}/orders/{}/inventory/relocate", client.baseurl, encode_path(& order_id
+                .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "relocate_order_inventory",
@@ -14248,11 +14271,11 @@ pub mod builder {
 [`OrdersApi::list_order_items`]: super::OrdersApi::list_order_items*/
     #[derive(Debug, Clone)]
     pub struct ListOrderItems<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         order_id: Result<i64, String>,
     }
     impl<'a> ListOrderItems<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 order_id: Err("order_id was not initialized".to_string()),
@@ -14276,22 +14299,25 @@ pub mod builder {
         > {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/orders/items", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("order_id", &order_id))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/orders/items", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("order_id", &order_id))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_items",
@@ -14353,11 +14379,11 @@ pub mod builder {
 [`OrdersApi::create_order_item`]: super::OrdersApi::create_order_item*/
     #[derive(Debug, Clone)]
     pub struct CreateOrderItem<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateOrderItemRequest, String>,
     }
     impl<'a> CreateOrderItem<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -14402,16 +14428,25 @@ pub mod builder {
                     types::CreateOrderItemRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/orders/items", client.baseurl(),);
+            let url = format!("{}/orders/items", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_item",
@@ -14473,12 +14508,12 @@ pub mod builder {
 [`OrdersApi::update_order_item`]: super::OrdersApi::update_order_item*/
     #[derive(Debug, Clone)]
     pub struct UpdateOrderItem<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         item_id: Result<i64, String>,
         body: Result<types::builder::UpdateOrderItemRequest, String>,
     }
     impl<'a> UpdateOrderItem<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 item_id: Err("item_id was not initialized".to_string()),
@@ -14535,18 +14570,26 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/items/{}", client.baseurl(), encode_path(& item_id
-                .to_string()),
+                "{}/orders/items/{}", client.baseurl, encode_path(& item_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_item",
@@ -14608,11 +14651,11 @@ pub mod builder {
 [`OrdersApi::delete_order_item`]: super::OrdersApi::delete_order_item*/
     #[derive(Debug, Clone)]
     pub struct DeleteOrderItem<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         item_id: Result<i64, String>,
     }
     impl<'a> DeleteOrderItem<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 item_id: Err("item_id was not initialized".to_string()),
@@ -14637,17 +14680,25 @@ pub mod builder {
             let Self { client, item_id } = self;
             let item_id = item_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/items/{}", client.baseurl(), encode_path(& item_id
-                .to_string()),
+                "{}/orders/items/{}", client.baseurl, encode_path(& item_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_order_item",
@@ -14702,12 +14753,12 @@ pub mod builder {
 [`OrdersApi::change_order_status`]: super::OrdersApi::change_order_status*/
     #[derive(Debug, Clone)]
     pub struct ChangeOrderStatus<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         order_id: Result<i64, String>,
         body: Result<types::builder::ChangeOrderStatusRequest, String>,
     }
     impl<'a> ChangeOrderStatus<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 order_id: Err("order_id was not initialized".to_string()),
@@ -14765,18 +14816,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/{}/status", client.baseurl(), encode_path(& order_id
+                "{}/orders/{}/status", client.baseurl, encode_path(& order_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "change_order_status",
@@ -14838,11 +14898,11 @@ pub mod builder {
 [`OrdersApi::get_order_status`]: super::OrdersApi::get_order_status*/
     #[derive(Debug, Clone)]
     pub struct GetOrderStatus<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         status_id: Result<i64, String>,
     }
     impl<'a> GetOrderStatus<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 status_id: Err("status_id was not initialized".to_string()),
@@ -14867,17 +14927,26 @@ pub mod builder {
             let Self { client, status_id } = self;
             let status_id = status_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/statuses/{}", client.baseurl(), encode_path(& status_id
+                "{}/orders/statuses/{}", client.baseurl, encode_path(& status_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_order_status",
@@ -14932,12 +15001,12 @@ pub mod builder {
 [`OrdersApi::update_order_status`]: super::OrdersApi::update_order_status*/
     #[derive(Debug, Clone)]
     pub struct UpdateOrderStatus<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         status_id: Result<i64, String>,
         body: Result<types::builder::UpdateOrderStatusRequest, String>,
     }
     impl<'a> UpdateOrderStatus<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 status_id: Err("status_id was not initialized".to_string()),
@@ -14995,18 +15064,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/statuses/{}", client.baseurl(), encode_path(& status_id
+                "{}/orders/statuses/{}", client.baseurl, encode_path(& status_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_status",
@@ -15068,11 +15146,11 @@ pub mod builder {
 [`OrdersApi::sort_order_statuses`]: super::OrdersApi::sort_order_statuses*/
     #[derive(Debug, Clone)]
     pub struct SortOrderStatuses<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::SortOrderStatusesRequest, String>,
     }
     impl<'a> SortOrderStatuses<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Err("body was not initialized".to_string()),
@@ -15099,16 +15177,25 @@ pub mod builder {
         > {
             let Self { client, body } = self;
             let body = body.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/orders/statuses/sort", client.baseurl(),);
+            let url = format!("{}/orders/statuses/sort", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "sort_order_statuses",
@@ -15163,13 +15250,13 @@ pub mod builder {
 [`OrdersApi::list_order_histories`]: super::OrdersApi::list_order_histories*/
     #[derive(Debug, Clone)]
     pub struct ListOrderHistories<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         order_id: Result<i64, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListOrderHistories<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 order_id: Err("order_id was not initialized".to_string()),
@@ -15224,27 +15311,28 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/{}/histories", client.baseurl(), encode_path(& order_id
+                "{}/orders/{}/histories", client.baseurl, encode_path(& order_id
                 .to_string()),
             );
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_histories",
@@ -15299,12 +15387,12 @@ pub mod builder {
 [`OrdersApi::create_order_history`]: super::OrdersApi::create_order_history*/
     #[derive(Debug, Clone)]
     pub struct CreateOrderHistory<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         order_id: Result<i64, String>,
         body: Result<types::builder::CreateOrderHistoryRequest, String>,
     }
     impl<'a> CreateOrderHistory<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 order_id: Err("order_id was not initialized".to_string()),
@@ -15363,18 +15451,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/{}/histories", client.baseurl(), encode_path(& order_id
+                "{}/orders/{}/histories", client.baseurl, encode_path(& order_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_history",
@@ -15436,12 +15533,12 @@ pub mod builder {
 [`OrdersApi::list_order_options`]: super::OrdersApi::list_order_options*/
     #[derive(Debug, Clone)]
     pub struct ListOrderOptions<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListOrderOptions<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -15484,25 +15581,26 @@ pub mod builder {
             let Self { client, page, per_page } = self;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/orders/options", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/orders/options", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_options",
@@ -15557,11 +15655,11 @@ pub mod builder {
 [`OrdersApi::create_order_option`]: super::OrdersApi::create_order_option*/
     #[derive(Debug, Clone)]
     pub struct CreateOrderOption<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateOrderOptionRequest, String>,
     }
     impl<'a> CreateOrderOption<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -15607,16 +15705,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/orders/options", client.baseurl(),);
+            let url = format!("{}/orders/options", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_option",
@@ -15678,11 +15785,11 @@ pub mod builder {
 [`OrdersApi::get_order_option`]: super::OrdersApi::get_order_option*/
     #[derive(Debug, Clone)]
     pub struct GetOrderOption<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         option_id: Result<i64, String>,
     }
     impl<'a> GetOrderOption<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 option_id: Err("option_id was not initialized".to_string()),
@@ -15707,17 +15814,26 @@ pub mod builder {
             let Self { client, option_id } = self;
             let option_id = option_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/options/{}", client.baseurl(), encode_path(& option_id
+                "{}/orders/options/{}", client.baseurl, encode_path(& option_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_order_option",
@@ -15772,12 +15888,12 @@ pub mod builder {
 [`OrdersApi::update_order_option`]: super::OrdersApi::update_order_option*/
     #[derive(Debug, Clone)]
     pub struct UpdateOrderOption<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         option_id: Result<i64, String>,
         body: Result<types::builder::UpdateOrderOptionRequest, String>,
     }
     impl<'a> UpdateOrderOption<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 option_id: Err("option_id was not initialized".to_string()),
@@ -15835,18 +15951,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/options/{}", client.baseurl(), encode_path(& option_id
+                "{}/orders/options/{}", client.baseurl, encode_path(& option_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_option",
@@ -15908,11 +16033,11 @@ pub mod builder {
 [`OrdersApi::delete_order_option`]: super::OrdersApi::delete_order_option*/
     #[derive(Debug, Clone)]
     pub struct DeleteOrderOption<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         option_id: Result<i64, String>,
     }
     impl<'a> DeleteOrderOption<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 option_id: Err("option_id was not initialized".to_string()),
@@ -15937,17 +16062,26 @@ pub mod builder {
             let Self { client, option_id } = self;
             let option_id = option_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/options/{}", client.baseurl(), encode_path(& option_id
+                "{}/orders/options/{}", client.baseurl, encode_path(& option_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_order_option",
@@ -16002,7 +16136,7 @@ pub mod builder {
 [`OrdersApi::list_order_invoices`]: super::OrdersApi::list_order_invoices*/
     #[derive(Debug, Clone)]
     pub struct ListOrderInvoices<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         from_date: Result<Option<::std::string::String>, String>,
         order_id: Result<Option<i64>, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
@@ -16010,7 +16144,7 @@ pub mod builder {
         to_date: Result<Option<::std::string::String>, String>,
     }
     impl<'a> ListOrderInvoices<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 from_date: Ok(None),
@@ -16095,34 +16229,29 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let to_date = to_date.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/orders/invoices", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("from_date", &from_date))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("order_id", &order_id))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("to_date", &to_date))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/orders/invoices", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
+                .query(&progenitor_client::QueryParam::new("order_id", &order_id))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_invoices",
@@ -16177,11 +16306,11 @@ pub mod builder {
 [`OrdersApi::create_order_invoice`]: super::OrdersApi::create_order_invoice*/
     #[derive(Debug, Clone)]
     pub struct CreateOrderInvoice<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateOrderInvoiceRequest, String>,
     }
     impl<'a> CreateOrderInvoice<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -16228,16 +16357,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/orders/invoices", client.baseurl(),);
+            let url = format!("{}/orders/invoices", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_invoice",
@@ -16299,11 +16437,11 @@ pub mod builder {
 [`OrdersApi::get_order_invoice`]: super::OrdersApi::get_order_invoice*/
     #[derive(Debug, Clone)]
     pub struct GetOrderInvoice<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         invoice_id: Result<i64, String>,
     }
     impl<'a> GetOrderInvoice<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 invoice_id: Err("invoice_id was not initialized".to_string()),
@@ -16328,17 +16466,26 @@ pub mod builder {
             let Self { client, invoice_id } = self;
             let invoice_id = invoice_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/invoices/{}", client.baseurl(), encode_path(& invoice_id
+                "{}/orders/invoices/{}", client.baseurl, encode_path(& invoice_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_order_invoice",
@@ -16400,11 +16547,11 @@ pub mod builder {
 [`OrdersApi::send_order_invoice`]: super::OrdersApi::send_order_invoice*/
     #[derive(Debug, Clone)]
     pub struct SendOrderInvoice<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         order_id: Result<i64, String>,
     }
     impl<'a> SendOrderInvoice<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 order_id: Err("order_id was not initialized".to_string()),
@@ -16429,17 +16576,26 @@ pub mod builder {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/{}/send-invoice", client.baseurl(), encode_path(& order_id
+                "{}/orders/{}/send-invoice", client.baseurl, encode_path(& order_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "send_order_invoice",
@@ -16501,11 +16657,11 @@ pub mod builder {
 [`OrdersApi::print_order_invoice`]: super::OrdersApi::print_order_invoice*/
     #[derive(Debug, Clone)]
     pub struct PrintOrderInvoice<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         order_id: Result<i64, String>,
     }
     impl<'a> PrintOrderInvoice<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 order_id: Err("order_id was not initialized".to_string()),
@@ -16530,17 +16686,26 @@ pub mod builder {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/{}/print-invoice", client.baseurl(), encode_path(& order_id
+                "{}/orders/{}/print-invoice", client.baseurl, encode_path(& order_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "print_order_invoice",
@@ -16602,14 +16767,14 @@ pub mod builder {
 [`OrdersApi::list_abandoned_carts`]: super::OrdersApi::list_abandoned_carts*/
     #[derive(Debug, Clone)]
     pub struct ListAbandonedCarts<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         keyword: Result<Option<::std::string::String>, String>,
         offset: Result<Option<i64>, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListAbandonedCarts<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 keyword: Ok(None),
@@ -16679,31 +16844,28 @@ pub mod builder {
             let offset = offset.map_err(Error::InvalidRequest)?;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/carts/abandoned", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("offset", &offset))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/carts/abandoned", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
+                .query(&progenitor_client::QueryParam::new("offset", &offset))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_abandoned_carts",
@@ -16758,11 +16920,11 @@ pub mod builder {
 [`OrdersApi::get_abandoned_cart`]: super::OrdersApi::get_abandoned_cart*/
     #[derive(Debug, Clone)]
     pub struct GetAbandonedCart<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         cart_id: Result<i64, String>,
     }
     impl<'a> GetAbandonedCart<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 cart_id: Err("cart_id was not initialized".to_string()),
@@ -16787,17 +16949,26 @@ pub mod builder {
             let Self { client, cart_id } = self;
             let cart_id = cart_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/carts/abandoned/{}", client.baseurl(), encode_path(& cart_id
+                "{}/carts/abandoned/{}", client.baseurl, encode_path(& cart_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_abandoned_cart",
@@ -16852,10 +17023,10 @@ pub mod builder {
 [`OrdersApi::list_order_assignment_rules`]: super::OrdersApi::list_order_assignment_rules*/
     #[derive(Debug, Clone)]
     pub struct ListOrderAssignmentRules<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
     }
     impl<'a> ListOrderAssignmentRules<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self { client: client }
         }
         ///Sends a `GET` request to `/orders/assignment/rules`
@@ -16866,15 +17037,24 @@ pub mod builder {
             Error<::store_admin_client_core::types::ErrorResponse>,
         > {
             let Self { client } = self;
-            let url = format!("{}/orders/assignment/rules", client.baseurl(),);
+            let url = format!("{}/orders/assignment/rules", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_assignment_rules",
@@ -16929,11 +17109,11 @@ pub mod builder {
 [`OrdersApi::create_order_assignment_rule`]: super::OrdersApi::create_order_assignment_rule*/
     #[derive(Debug, Clone)]
     pub struct CreateOrderAssignmentRule<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateOrderAssignmentRuleRequest, String>,
     }
     impl<'a> CreateOrderAssignmentRule<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -16980,16 +17160,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/orders/assignment/rules", client.baseurl(),);
+            let url = format!("{}/orders/assignment/rules", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_order_assignment_rule",
@@ -17044,12 +17233,12 @@ pub mod builder {
 [`OrdersApi::update_order_assignment_rule`]: super::OrdersApi::update_order_assignment_rule*/
     #[derive(Debug, Clone)]
     pub struct UpdateOrderAssignmentRule<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         rule_id: Result<i64, String>,
         body: Result<types::UpdateOrderAssignmentRuleRequest, String>,
     }
     impl<'a> UpdateOrderAssignmentRule<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 rule_id: Err("rule_id was not initialized".to_string()),
@@ -17088,18 +17277,27 @@ pub mod builder {
             let rule_id = rule_id.map_err(Error::InvalidRequest)?;
             let body = body.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/assignment/rules/{}", client.baseurl(), encode_path(& rule_id
+                "{}/orders/assignment/rules/{}", client.baseurl, encode_path(& rule_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_assignment_rule",
@@ -17161,11 +17359,11 @@ pub mod builder {
 [`OrdersApi::list_order_assigned_employees`]: super::OrdersApi::list_order_assigned_employees*/
     #[derive(Debug, Clone)]
     pub struct ListOrderAssignedEmployees<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         order_id: Result<i64, String>,
     }
     impl<'a> ListOrderAssignedEmployees<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 order_id: Err("order_id was not initialized".to_string()),
@@ -17190,17 +17388,26 @@ pub mod builder {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/assignment/{}", client.baseurl(), encode_path(& order_id
+                "{}/orders/assignment/{}", client.baseurl, encode_path(& order_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_assigned_employees",
@@ -17996,7 +18203,8 @@ let response = client.list_order_assigned_employees()
 ```*/
     fn list_order_assigned_employees(&self) -> builder::ListOrderAssignedEmployees<'_>;
 }
-impl OrdersApi for ::store_admin_client_core::Client {
+use ::store_admin_client_core::Client;
+impl OrdersApi for Client {
     fn list_reservations(&self) -> builder::ListReservations<'_> {
         builder::ListReservations::new(self)
     }

@@ -14952,7 +14952,7 @@ pub mod builder {
 [`ProductsApi::list_product_quantities`]: super::ProductsApi::list_product_quantities*/
     #[derive(Debug, Clone)]
     pub struct ListProductQuantities<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         branch: Result<Option<i64>, String>,
         brands: Result<Option<::std::vec::Vec<::std::string::String>>, String>,
         categories: Result<Option<::std::vec::Vec<::std::string::String>>, String>,
@@ -14962,7 +14962,7 @@ pub mod builder {
         tags: Result<Option<::std::vec::Vec<::std::string::String>>, String>,
     }
     impl<'a> ListProductQuantities<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 branch: Ok(None),
@@ -15086,42 +15086,31 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let tags = tags.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/products/quantities", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("branch", &branch))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("brands[]", &brands))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new("categories[]", &categories),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("tags[]", &tags))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/products/quantities", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("branch", &branch))
+                .query(&progenitor_client::QueryParam::new("brands[]", &brands))
+                .query(&progenitor_client::QueryParam::new("categories[]", &categories))
+                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .query(&progenitor_client::QueryParam::new("tags[]", &tags))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_product_quantities",
@@ -15176,12 +15165,12 @@ pub mod builder {
 [`ProductsApi::create_product_option`]: super::ProductsApi::create_product_option*/
     #[derive(Debug, Clone)]
     pub struct CreateProductOption<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         product: Result<i64, String>,
         body: Result<types::builder::CreateProductOptionRequest, String>,
     }
     impl<'a> CreateProductOption<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 product: Err("product was not initialized".to_string()),
@@ -15240,18 +15229,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/{}/options", client.baseurl(), encode_path(& product
+                "{}/products/{}/options", client.baseurl, encode_path(& product
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product_option",
@@ -15313,11 +15311,11 @@ pub mod builder {
 [`ProductsApi::get_product_variant`]: super::ProductsApi::get_product_variant*/
     #[derive(Debug, Clone)]
     pub struct GetProductVariant<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         variant: Result<::std::string::String, String>,
     }
     impl<'a> GetProductVariant<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 variant: Err("variant was not initialized".to_string()),
@@ -15345,17 +15343,26 @@ pub mod builder {
             let Self { client, variant } = self;
             let variant = variant.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/variants/{}", client.baseurl(), encode_path(& variant
+                "{}/products/variants/{}", client.baseurl, encode_path(& variant
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_product_variant",
@@ -15410,12 +15417,12 @@ pub mod builder {
 [`ProductsApi::update_product_variant`]: super::ProductsApi::update_product_variant*/
     #[derive(Debug, Clone)]
     pub struct UpdateProductVariant<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         variant: Result<::std::string::String, String>,
         body: Result<types::builder::UpdateProductVariantRequest, String>,
     }
     impl<'a> UpdateProductVariant<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 variant: Err("variant was not initialized".to_string()),
@@ -15477,18 +15484,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/variants/{}", client.baseurl(), encode_path(& variant
+                "{}/products/variants/{}", client.baseurl, encode_path(& variant
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_variant",
@@ -15550,7 +15566,7 @@ pub mod builder {
 [`ProductsApi::list_categories`]: super::ProductsApi::list_categories*/
     #[derive(Debug, Clone)]
     pub struct ListCategories<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         keyword: Result<Option<::std::string::String>, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
@@ -15558,7 +15574,7 @@ pub mod builder {
         with: Result<Option<::std::vec::Vec<::std::string::String>>, String>,
     }
     impl<'a> ListCategories<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 keyword: Ok(None),
@@ -15645,34 +15661,29 @@ pub mod builder {
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let status = status.map_err(Error::InvalidRequest)?;
             let with = with.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/categories", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("status", &status))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("with[]", &with))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/categories", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .query(&progenitor_client::QueryParam::new("status", &status))
+                .query(&progenitor_client::QueryParam::new("with[]", &with))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_categories",
@@ -15727,11 +15738,11 @@ pub mod builder {
 [`ProductsApi::create_category`]: super::ProductsApi::create_category*/
     #[derive(Debug, Clone)]
     pub struct CreateCategory<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateCategoryRequest, String>,
     }
     impl<'a> CreateCategory<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -15776,16 +15787,25 @@ pub mod builder {
                     types::CreateCategoryRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/categories", client.baseurl(),);
+            let url = format!("{}/categories", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_category",
@@ -15840,7 +15860,7 @@ pub mod builder {
 [`ProductsApi::list_products`]: super::ProductsApi::list_products*/
     #[derive(Debug, Clone)]
     pub struct ListProducts<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         category: Result<Option<::std::string::String>, String>,
         format: Result<Option<types::ListProductsFormat>, String>,
         keyword: Result<Option<::std::string::String>, String>,
@@ -15849,7 +15869,7 @@ pub mod builder {
         status: Result<Option<types::ListProductsStatus>, String>,
     }
     impl<'a> ListProducts<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 category: Ok(None),
@@ -15950,37 +15970,30 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let status = status.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/products", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("category", &category))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("format", &format))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("status", &status))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/products", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("category", &category))
+                .query(&progenitor_client::QueryParam::new("format", &format))
+                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .query(&progenitor_client::QueryParam::new("status", &status))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_products",
@@ -16035,11 +16048,11 @@ pub mod builder {
 [`ProductsApi::create_product`]: super::ProductsApi::create_product*/
     #[derive(Debug, Clone)]
     pub struct CreateProduct<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateProductRequest, String>,
     }
     impl<'a> CreateProduct<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -16084,16 +16097,25 @@ pub mod builder {
                     types::CreateProductRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/products", client.baseurl(),);
+            let url = format!("{}/products", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product",
@@ -16148,11 +16170,11 @@ pub mod builder {
 [`ProductsApi::get_product`]: super::ProductsApi::get_product*/
     #[derive(Debug, Clone)]
     pub struct GetProduct<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         product_id: Result<i64, String>,
     }
     impl<'a> GetProduct<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 product_id: Err("product_id was not initialized".to_string()),
@@ -16177,17 +16199,25 @@ pub mod builder {
             let Self { client, product_id } = self;
             let product_id = product_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/{}", client.baseurl(), encode_path(& product_id
-                .to_string()),
+                "{}/products/{}", client.baseurl, encode_path(& product_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_product",
@@ -16242,12 +16272,12 @@ pub mod builder {
 [`ProductsApi::update_product`]: super::ProductsApi::update_product*/
     #[derive(Debug, Clone)]
     pub struct UpdateProduct<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         product_id: Result<i64, String>,
         body: Result<types::builder::UpdateProductRequest, String>,
     }
     impl<'a> UpdateProduct<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 product_id: Err("product_id was not initialized".to_string()),
@@ -16304,18 +16334,26 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/{}", client.baseurl(), encode_path(& product_id
-                .to_string()),
+                "{}/products/{}", client.baseurl, encode_path(& product_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product",
@@ -16377,11 +16415,11 @@ pub mod builder {
 [`ProductsApi::delete_product`]: super::ProductsApi::delete_product*/
     #[derive(Debug, Clone)]
     pub struct DeleteProduct<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         product_id: Result<i64, String>,
     }
     impl<'a> DeleteProduct<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 product_id: Err("product_id was not initialized".to_string()),
@@ -16406,17 +16444,25 @@ pub mod builder {
             let Self { client, product_id } = self;
             let product_id = product_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/{}", client.baseurl(), encode_path(& product_id
-                .to_string()),
+                "{}/products/{}", client.baseurl, encode_path(& product_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_product",
@@ -16471,12 +16517,12 @@ pub mod builder {
 [`ProductsApi::change_product_status`]: super::ProductsApi::change_product_status*/
     #[derive(Debug, Clone)]
     pub struct ChangeProductStatus<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         product_id: Result<i64, String>,
         body: Result<types::builder::ChangeProductStatusRequest, String>,
     }
     impl<'a> ChangeProductStatus<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 product_id: Err("product_id was not initialized".to_string()),
@@ -16535,18 +16581,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/{}/status", client.baseurl(), encode_path(& product_id
+                "{}/products/{}/status", client.baseurl, encode_path(& product_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "change_product_status",
@@ -16608,11 +16663,11 @@ pub mod builder {
 [`ProductsApi::get_product_by_sku`]: super::ProductsApi::get_product_by_sku*/
     #[derive(Debug, Clone)]
     pub struct GetProductBySku<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         sku: Result<::std::string::String, String>,
     }
     impl<'a> GetProductBySku<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 sku: Err("sku was not initialized".to_string()),
@@ -16640,16 +16695,25 @@ pub mod builder {
             let Self { client, sku } = self;
             let sku = sku.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/sku/{}", client.baseurl(), encode_path(& sku.to_string()),
+                "{}/products/sku/{}", client.baseurl, encode_path(& sku.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_product_by_sku",
@@ -16704,12 +16768,12 @@ pub mod builder {
 [`ProductsApi::update_product_by_sku`]: super::ProductsApi::update_product_by_sku*/
     #[derive(Debug, Clone)]
     pub struct UpdateProductBySku<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         sku: Result<::std::string::String, String>,
         body: Result<types::builder::UpdateProductRequest, String>,
     }
     impl<'a> UpdateProductBySku<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 sku: Err("sku was not initialized".to_string()),
@@ -16769,17 +16833,26 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/sku/{}", client.baseurl(), encode_path(& sku.to_string()),
+                "{}/products/sku/{}", client.baseurl, encode_path(& sku.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_by_sku",
@@ -16841,11 +16914,11 @@ pub mod builder {
 [`ProductsApi::delete_product_by_sku`]: super::ProductsApi::delete_product_by_sku*/
     #[derive(Debug, Clone)]
     pub struct DeleteProductBySku<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         sku: Result<::std::string::String, String>,
     }
     impl<'a> DeleteProductBySku<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 sku: Err("sku was not initialized".to_string()),
@@ -16873,16 +16946,25 @@ pub mod builder {
             let Self { client, sku } = self;
             let sku = sku.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/sku/{}", client.baseurl(), encode_path(& sku.to_string()),
+                "{}/products/sku/{}", client.baseurl, encode_path(& sku.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_product_by_sku",
@@ -16937,12 +17019,12 @@ pub mod builder {
 [`ProductsApi::update_product_price_by_sku`]: super::ProductsApi::update_product_price_by_sku*/
     #[derive(Debug, Clone)]
     pub struct UpdateProductPriceBySku<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         sku: Result<::std::string::String, String>,
         body: Result<types::builder::UpdateProductPriceRequest, String>,
     }
     impl<'a> UpdateProductPriceBySku<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 sku: Err("sku was not initialized".to_string()),
@@ -17004,18 +17086,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/sku/{}/price", client.baseurl(), encode_path(& sku
+                "{}/products/sku/{}/price", client.baseurl, encode_path(& sku
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_price_by_sku",
@@ -17077,11 +17168,11 @@ pub mod builder {
 [`ProductsApi::update_product_prices`]: super::ProductsApi::update_product_prices*/
     #[derive(Debug, Clone)]
     pub struct UpdateProductPrices<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::UpdateProductPricesRequest, String>,
     }
     impl<'a> UpdateProductPrices<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -17128,16 +17219,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/products/prices/bulkPrice", client.baseurl(),);
+            let url = format!("{}/products/prices/bulkPrice", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_prices",
@@ -17192,11 +17292,11 @@ pub mod builder {
 [`ProductsApi::run_bulk_product_actions`]: super::ProductsApi::run_bulk_product_actions*/
     #[derive(Debug, Clone)]
     pub struct RunBulkProductActions<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::RunBulkProductActionsRequest, String>,
     }
     impl<'a> RunBulkProductActions<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -17243,16 +17343,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/products/actions", client.baseurl(),);
+            let url = format!("{}/products/actions", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "run_bulk_product_actions",
@@ -17307,12 +17416,12 @@ pub mod builder {
 [`ProductsApi::list_product_tags`]: super::ProductsApi::list_product_tags*/
     #[derive(Debug, Clone)]
     pub struct ListProductTags<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListProductTags<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -17355,25 +17464,26 @@ pub mod builder {
             let Self { client, page, per_page } = self;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/products/tags", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/products/tags", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_product_tags",
@@ -17428,11 +17538,11 @@ pub mod builder {
 [`ProductsApi::create_product_tag`]: super::ProductsApi::create_product_tag*/
     #[derive(Debug, Clone)]
     pub struct CreateProductTag<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         tag_name: Result<types::CreateProductTagTagName, String>,
     }
     impl<'a> CreateProductTag<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 tag_name: Err("tag_name was not initialized".to_string()),
@@ -17459,22 +17569,25 @@ pub mod builder {
         > {
             let Self { client, tag_name } = self;
             let tag_name = tag_name.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/products/tags", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("tag_name", &tag_name))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/products/tags", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("tag_name", &tag_name))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product_tag",
@@ -17529,12 +17642,12 @@ pub mod builder {
 [`ProductsApi::create_product_digital_codes`]: super::ProductsApi::create_product_digital_codes*/
     #[derive(Debug, Clone)]
     pub struct CreateProductDigitalCodes<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         product_id: Result<i64, String>,
         body: Result<types::builder::CreateProductDigitalCodesRequest, String>,
     }
     impl<'a> CreateProductDigitalCodes<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 product_id: Err("product_id was not initialized".to_string()),
@@ -17593,18 +17706,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/{}/digital-codes", client.baseurl(), encode_path(&
-                product_id.to_string()),
+                "{}/products/{}/digital-codes", client.baseurl, encode_path(& product_id
+                .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product_digital_codes",
@@ -17666,11 +17788,11 @@ pub mod builder {
 [`ProductsApi::delete_product_digital_file`]: super::ProductsApi::delete_product_digital_file*/
     #[derive(Debug, Clone)]
     pub struct DeleteProductDigitalFile<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         file_id: Result<i64, String>,
     }
     impl<'a> DeleteProductDigitalFile<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 file_id: Err("file_id was not initialized".to_string()),
@@ -17695,17 +17817,26 @@ pub mod builder {
             let Self { client, file_id } = self;
             let file_id = file_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/digital-files/{}", client.baseurl(), encode_path(& file_id
+                "{}/products/digital-files/{}", client.baseurl, encode_path(& file_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_product_digital_file",
@@ -17760,12 +17891,12 @@ pub mod builder {
 [`ProductsApi::create_product_video`]: super::ProductsApi::create_product_video*/
     #[derive(Debug, Clone)]
     pub struct CreateProductVideo<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         product_id: Result<i64, String>,
         body: Result<types::builder::CreateProductVideoRequest, String>,
     }
     impl<'a> CreateProductVideo<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 product_id: Err("product_id was not initialized".to_string()),
@@ -17824,18 +17955,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/{}/video", client.baseurl(), encode_path(& product_id
+                "{}/products/{}/video", client.baseurl, encode_path(& product_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product_video",
@@ -17897,12 +18037,12 @@ pub mod builder {
 [`ProductsApi::create_product_video_by_sku`]: super::ProductsApi::create_product_video_by_sku*/
     #[derive(Debug, Clone)]
     pub struct CreateProductVideoBySku<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         sku: Result<::std::string::String, String>,
         body: Result<types::builder::CreateProductVideoBySkuRequest, String>,
     }
     impl<'a> CreateProductVideoBySku<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 sku: Err("sku was not initialized".to_string()),
@@ -17964,18 +18104,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/sku/{}/videos", client.baseurl(), encode_path(& sku
+                "{}/products/sku/{}/videos", client.baseurl, encode_path(& sku
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product_video_by_sku",
@@ -18037,11 +18186,11 @@ pub mod builder {
 [`ProductsApi::delete_product_image`]: super::ProductsApi::delete_product_image*/
     #[derive(Debug, Clone)]
     pub struct DeleteProductImage<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         image_id: Result<i64, String>,
     }
     impl<'a> DeleteProductImage<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 image_id: Err("image_id was not initialized".to_string()),
@@ -18066,17 +18215,26 @@ pub mod builder {
             let Self { client, image_id } = self;
             let image_id = image_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/images/{}", client.baseurl(), encode_path(& image_id
+                "{}/products/images/{}", client.baseurl, encode_path(& image_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_product_image",
@@ -18131,11 +18289,11 @@ pub mod builder {
 [`ProductsApi::update_product_quantities`]: super::ProductsApi::update_product_quantities*/
     #[derive(Debug, Clone)]
     pub struct UpdateProductQuantities<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::UpdateProductQuantitiesRequest, String>,
     }
     impl<'a> UpdateProductQuantities<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -18182,16 +18340,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/products/quantities/bulk", client.baseurl(),);
+            let url = format!("{}/products/quantities/bulk", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_quantities",
@@ -18246,10 +18413,10 @@ pub mod builder {
 [`ProductsApi::list_product_quantity_change_reasons`]: super::ProductsApi::list_product_quantity_change_reasons*/
     #[derive(Debug, Clone)]
     pub struct ListProductQuantityChangeReasons<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
     }
     impl<'a> ListProductQuantityChangeReasons<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self { client: client }
         }
         ///Sends a `GET` request to `/products/quantities/quantity-change-reason`
@@ -18261,16 +18428,25 @@ pub mod builder {
         > {
             let Self { client } = self;
             let url = format!(
-                "{}/products/quantities/quantity-change-reason", client.baseurl(),
+                "{}/products/quantities/quantity-change-reason", client.baseurl,
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_product_quantity_change_reasons",
@@ -18318,7 +18494,7 @@ pub mod builder {
 [`ProductsApi::list_product_quantity_audit`]: super::ProductsApi::list_product_quantity_audit*/
     #[derive(Debug, Clone)]
     pub struct ListProductQuantityAudit<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         branch: Result<Option<::std::vec::Vec<::std::string::String>>, String>,
         brands: Result<Option<::std::vec::Vec<::std::string::String>>, String>,
         categories: Result<Option<::std::vec::Vec<::std::string::String>>, String>,
@@ -18328,7 +18504,7 @@ pub mod builder {
         tags: Result<Option<::std::vec::Vec<::std::string::String>>, String>,
     }
     impl<'a> ListProductQuantityAudit<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 branch: Ok(None),
@@ -18455,42 +18631,31 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let tags = tags.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/products/quantities/audit", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("branch[]", &branch))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("brands[]", &brands))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new("categories[]", &categories),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("tags[]", &tags))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/products/quantities/audit", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("branch[]", &branch))
+                .query(&progenitor_client::QueryParam::new("brands[]", &brands))
+                .query(&progenitor_client::QueryParam::new("categories[]", &categories))
+                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .query(&progenitor_client::QueryParam::new("tags[]", &tags))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_product_quantity_audit",
@@ -18545,13 +18710,13 @@ pub mod builder {
 [`ProductsApi::list_product_variants`]: super::ProductsApi::list_product_variants*/
     #[derive(Debug, Clone)]
     pub struct ListProductVariants<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         product_id: Result<i64, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListProductVariants<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 product_id: Err("product_id was not initialized".to_string()),
@@ -18606,27 +18771,28 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/{}/variants", client.baseurl(), encode_path(& product_id
+                "{}/products/{}/variants", client.baseurl, encode_path(& product_id
                 .to_string()),
             );
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_product_variants",
@@ -18688,12 +18854,12 @@ pub mod builder {
 [`ProductsApi::update_product_variant_quantity`]: super::ProductsApi::update_product_variant_quantity*/
     #[derive(Debug, Clone)]
     pub struct UpdateProductVariantQuantity<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         variant_id: Result<::std::string::String, String>,
         body: Result<types::builder::UpdateProductVariantQuantityRequest, String>,
     }
     impl<'a> UpdateProductVariantQuantity<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 variant_id: Err("variant_id was not initialized".to_string()),
@@ -18755,18 +18921,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/quantities/variant/{}", client.baseurl(), encode_path(&
+                "{}/products/quantities/variant/{}", client.baseurl, encode_path(&
                 variant_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_variant_quantity",
@@ -18828,11 +19003,11 @@ pub mod builder {
 [`ProductsApi::get_product_option`]: super::ProductsApi::get_product_option*/
     #[derive(Debug, Clone)]
     pub struct GetProductOption<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         option_id: Result<i64, String>,
     }
     impl<'a> GetProductOption<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 option_id: Err("option_id was not initialized".to_string()),
@@ -18857,17 +19032,26 @@ pub mod builder {
             let Self { client, option_id } = self;
             let option_id = option_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/options/{}", client.baseurl(), encode_path(& option_id
+                "{}/products/options/{}", client.baseurl, encode_path(& option_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_product_option",
@@ -18922,12 +19106,12 @@ pub mod builder {
 [`ProductsApi::update_product_option`]: super::ProductsApi::update_product_option*/
     #[derive(Debug, Clone)]
     pub struct UpdateProductOption<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         option_id: Result<i64, String>,
         body: Result<types::builder::UpdateProductOptionRequest, String>,
     }
     impl<'a> UpdateProductOption<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 option_id: Err("option_id was not initialized".to_string()),
@@ -18986,18 +19170,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/options/{}", client.baseurl(), encode_path(& option_id
+                "{}/products/options/{}", client.baseurl, encode_path(& option_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_option",
@@ -19059,12 +19252,12 @@ pub mod builder {
 [`ProductsApi::create_product_option_value`]: super::ProductsApi::create_product_option_value*/
     #[derive(Debug, Clone)]
     pub struct CreateProductOptionValue<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         option_id: Result<i64, String>,
         body: Result<types::builder::CreateProductOptionValueRequest, String>,
     }
     impl<'a> CreateProductOptionValue<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 option_id: Err("option_id was not initialized".to_string()),
@@ -19123,18 +19316,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/options/{}", client.baseurl(), encode_path(& option_id
+                "{}/products/options/{}", client.baseurl, encode_path(& option_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product_option_value",
@@ -19196,11 +19398,11 @@ pub mod builder {
 [`ProductsApi::delete_product_option`]: super::ProductsApi::delete_product_option*/
     #[derive(Debug, Clone)]
     pub struct DeleteProductOption<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         option_id: Result<i64, String>,
     }
     impl<'a> DeleteProductOption<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 option_id: Err("option_id was not initialized".to_string()),
@@ -19225,17 +19427,26 @@ pub mod builder {
             let Self { client, option_id } = self;
             let option_id = option_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/options/{}", client.baseurl(), encode_path(& option_id
+                "{}/products/options/{}", client.baseurl, encode_path(& option_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_product_option",
@@ -19290,11 +19501,11 @@ pub mod builder {
 [`ProductsApi::get_product_option_value`]: super::ProductsApi::get_product_option_value*/
     #[derive(Debug, Clone)]
     pub struct GetProductOptionValue<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         value_id: Result<i64, String>,
     }
     impl<'a> GetProductOptionValue<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 value_id: Err("value_id was not initialized".to_string()),
@@ -19319,17 +19530,26 @@ pub mod builder {
             let Self { client, value_id } = self;
             let value_id = value_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/options/values/{}", client.baseurl(), encode_path(& value_id
+                "{}/products/options/values/{}", client.baseurl, encode_path(& value_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_product_option_value",
@@ -19384,12 +19604,12 @@ pub mod builder {
 [`ProductsApi::update_product_option_value`]: super::ProductsApi::update_product_option_value*/
     #[derive(Debug, Clone)]
     pub struct UpdateProductOptionValue<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         value_id: Result<i64, String>,
         body: Result<types::builder::UpdateProductOptionValueRequest, String>,
     }
     impl<'a> UpdateProductOptionValue<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 value_id: Err("value_id was not initialized".to_string()),
@@ -19448,18 +19668,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/options/values/{}", client.baseurl(), encode_path(& value_id
+                "{}/products/options/values/{}", client.baseurl, encode_path(& value_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_option_value",
@@ -19521,11 +19750,11 @@ pub mod builder {
 [`ProductsApi::delete_product_option_value`]: super::ProductsApi::delete_product_option_value*/
     #[derive(Debug, Clone)]
     pub struct DeleteProductOptionValue<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         value_id: Result<i64, String>,
     }
     impl<'a> DeleteProductOptionValue<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 value_id: Err("value_id was not initialized".to_string()),
@@ -19550,17 +19779,26 @@ pub mod builder {
             let Self { client, value_id } = self;
             let value_id = value_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/options/values/{}", client.baseurl(), encode_path(& value_id
+                "{}/products/options/values/{}", client.baseurl, encode_path(& value_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_product_option_value",
@@ -19615,13 +19853,13 @@ pub mod builder {
 [`ProductsApi::list_product_option_templates`]: super::ProductsApi::list_product_option_templates*/
     #[derive(Debug, Clone)]
     pub struct ListProductOptionTemplates<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
         with: Result<Option<types::ListProductOptionTemplatesWith>, String>,
     }
     impl<'a> ListProductOptionTemplates<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -19679,28 +19917,27 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let with = with.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/products/options/templates", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("with", &with))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/products/options/templates", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .query(&progenitor_client::QueryParam::new("with", &with))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_product_option_templates",
@@ -19755,12 +19992,12 @@ pub mod builder {
 [`ProductsApi::create_product_option_template`]: super::ProductsApi::create_product_option_template*/
     #[derive(Debug, Clone)]
     pub struct CreateProductOptionTemplate<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         with: Result<Option<types::CreateProductOptionTemplateWith>, String>,
         body: Result<types::builder::CreateProductOptionTemplateRequest, String>,
     }
     impl<'a> CreateProductOptionTemplate<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 with: Ok(None),
@@ -19822,23 +20059,26 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/products/options/templates", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("with", &with))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/products/options/templates", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .query(&progenitor_client::QueryParam::new("with", &with))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_product_option_template",
@@ -19893,12 +20133,12 @@ pub mod builder {
 [`ProductsApi::get_product_option_template`]: super::ProductsApi::get_product_option_template*/
     #[derive(Debug, Clone)]
     pub struct GetProductOptionTemplate<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         template_id: Result<i64, String>,
         with: Result<Option<types::GetProductOptionTemplateWith>, String>,
     }
     impl<'a> GetProductOptionTemplate<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 template_id: Err("template_id was not initialized".to_string()),
@@ -19938,24 +20178,27 @@ pub mod builder {
             let template_id = template_id.map_err(Error::InvalidRequest)?;
             let with = with.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/options/templates/{}", client.baseurl(), encode_path(&
+                "{}/products/options/templates/{}", client.baseurl, encode_path(&
                 template_id.to_string()),
             );
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("with", &with))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("with", &with))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_product_option_template",
@@ -20017,12 +20260,12 @@ pub mod builder {
 [`ProductsApi::update_product_option_template`]: super::ProductsApi::update_product_option_template*/
     #[derive(Debug, Clone)]
     pub struct UpdateProductOptionTemplate<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         template_id: Result<i64, String>,
         body: Result<types::builder::UpdateProductOptionTemplateRequest, String>,
     }
     impl<'a> UpdateProductOptionTemplate<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 template_id: Err("template_id was not initialized".to_string()),
@@ -20081,18 +20324,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/options/templates/{}", client.baseurl(), encode_path(&
+                "{}/products/options/templates/{}", client.baseurl, encode_path(&
                 template_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_product_option_template",
@@ -20154,11 +20406,11 @@ pub mod builder {
 [`ProductsApi::delete_product_option_template`]: super::ProductsApi::delete_product_option_template*/
     #[derive(Debug, Clone)]
     pub struct DeleteProductOptionTemplate<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         template_id: Result<i64, String>,
     }
     impl<'a> DeleteProductOptionTemplate<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 template_id: Err("template_id was not initialized".to_string()),
@@ -20183,17 +20435,26 @@ pub mod builder {
             let Self { client, template_id } = self;
             let template_id = template_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/products/options/templates/{}", client.baseurl(), encode_path(&
+                "{}/products/options/templates/{}", client.baseurl, encode_path(&
                 template_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_product_option_template",
@@ -20248,14 +20509,14 @@ pub mod builder {
 [`ProductsApi::list_brands`]: super::ProductsApi::list_brands*/
     #[derive(Debug, Clone)]
     pub struct ListBrands<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         keyword: Result<Option<::std::string::String>, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
         with: Result<Option<types::ListBrandsWith>, String>,
     }
     impl<'a> ListBrands<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 keyword: Ok(None),
@@ -20327,31 +20588,28 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let with = with.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/brands", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("with", &with))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/brands", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .query(&progenitor_client::QueryParam::new("with", &with))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_brands",
@@ -20406,12 +20664,12 @@ pub mod builder {
 [`ProductsApi::get_brand`]: super::ProductsApi::get_brand*/
     #[derive(Debug, Clone)]
     pub struct GetBrand<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         brand_id: Result<i64, String>,
         with: Result<Option<types::GetBrandWith>, String>,
     }
     impl<'a> GetBrand<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 brand_id: Err("brand_id was not initialized".to_string()),
@@ -20448,23 +20706,26 @@ pub mod builder {
             let brand_id = brand_id.map_err(Error::InvalidRequest)?;
             let with = with.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/brands/{}", client.baseurl(), encode_path(& brand_id.to_string()),
+                "{}/brands/{}", client.baseurl, encode_path(& brand_id.to_string()),
             );
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("with", &with))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("with", &with))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_brand",
@@ -20526,12 +20787,12 @@ pub mod builder {
 [`ProductsApi::update_brand`]: super::ProductsApi::update_brand*/
     #[derive(Debug, Clone)]
     pub struct UpdateBrand<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         brand_id: Result<i64, String>,
         body: Result<types::builder::UpdateBrandRequest, String>,
     }
     impl<'a> UpdateBrand<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 brand_id: Err("brand_id was not initialized".to_string()),
@@ -20586,17 +20847,26 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/brands/{}", client.baseurl(), encode_path(& brand_id.to_string()),
+                "{}/brands/{}", client.baseurl, encode_path(& brand_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_brand",
@@ -20658,11 +20928,11 @@ pub mod builder {
 [`ProductsApi::delete_brand`]: super::ProductsApi::delete_brand*/
     #[derive(Debug, Clone)]
     pub struct DeleteBrand<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         brand_id: Result<i64, String>,
     }
     impl<'a> DeleteBrand<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 brand_id: Err("brand_id was not initialized".to_string()),
@@ -20687,16 +20957,25 @@ pub mod builder {
             let Self { client, brand_id } = self;
             let brand_id = brand_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/brands/{}", client.baseurl(), encode_path(& brand_id.to_string()),
+                "{}/brands/{}", client.baseurl, encode_path(& brand_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_brand",
@@ -20751,14 +21030,14 @@ pub mod builder {
 [`ProductsApi::search_categories`]: super::ProductsApi::search_categories*/
     #[derive(Debug, Clone)]
     pub struct SearchCategories<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         ids: Result<Option<::std::string::String>, String>,
         keyword: Result<Option<::std::string::String>, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> SearchCategories<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 ids: Ok(None),
@@ -20831,31 +21110,28 @@ pub mod builder {
             let keyword = keyword.map_err(Error::InvalidRequest)?;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/categories/search", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("ids", &ids))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/categories/search", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("ids", &ids))
+                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "search_categories",
@@ -20910,12 +21186,12 @@ pub mod builder {
 [`ProductsApi::get_category`]: super::ProductsApi::get_category*/
     #[derive(Debug, Clone)]
     pub struct GetCategory<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         category_id: Result<i64, String>,
         with: Result<Option<::std::vec::Vec<::std::string::String>>, String>,
     }
     impl<'a> GetCategory<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 category_id: Err("category_id was not initialized".to_string()),
@@ -20955,24 +21231,27 @@ pub mod builder {
             let category_id = category_id.map_err(Error::InvalidRequest)?;
             let with = with.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/categories/{}", client.baseurl(), encode_path(& category_id
+                "{}/categories/{}", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("with[]", &with))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("with[]", &with))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_category",
@@ -21034,12 +21313,12 @@ pub mod builder {
 [`ProductsApi::update_category`]: super::ProductsApi::update_category*/
     #[derive(Debug, Clone)]
     pub struct UpdateCategory<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         category_id: Result<i64, String>,
         body: Result<types::builder::UpdateCategoryRequest, String>,
     }
     impl<'a> UpdateCategory<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 category_id: Err("category_id was not initialized".to_string()),
@@ -21096,18 +21375,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/categories/{}", client.baseurl(), encode_path(& category_id
+                "{}/categories/{}", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_category",
@@ -21169,11 +21457,11 @@ pub mod builder {
 [`ProductsApi::delete_category`]: super::ProductsApi::delete_category*/
     #[derive(Debug, Clone)]
     pub struct DeleteCategory<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         category_id: Result<i64, String>,
     }
     impl<'a> DeleteCategory<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 category_id: Err("category_id was not initialized".to_string()),
@@ -21198,17 +21486,26 @@ pub mod builder {
             let Self { client, category_id } = self;
             let category_id = category_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/categories/{}", client.baseurl(), encode_path(& category_id
+                "{}/categories/{}", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_category",
@@ -21263,13 +21560,13 @@ pub mod builder {
 [`ProductsApi::list_category_children`]: super::ProductsApi::list_category_children*/
     #[derive(Debug, Clone)]
     pub struct ListCategoryChildren<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         category_id: Result<i64, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListCategoryChildren<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 category_id: Err("category_id was not initialized".to_string()),
@@ -21324,27 +21621,28 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/categories/{}/children", client.baseurl(), encode_path(& category_id
+                "{}/categories/{}/children", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_category_children",
@@ -21399,13 +21697,13 @@ pub mod builder {
 [`ProductsApi::list_category_products`]: super::ProductsApi::list_category_products*/
     #[derive(Debug, Clone)]
     pub struct ListCategoryProducts<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         category_id: Result<i64, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListCategoryProducts<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 category_id: Err("category_id was not initialized".to_string()),
@@ -21460,27 +21758,28 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/categories/{}/products", client.baseurl(), encode_path(& category_id
+                "{}/categories/{}/products", client.baseurl, encode_path(& category_id
                 .to_string()),
             );
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_category_products",
@@ -22558,7 +22857,8 @@ let response = client.list_category_products()
 ```*/
     fn list_category_products(&self) -> builder::ListCategoryProducts<'_>;
 }
-impl ProductsApi for ::store_admin_client_core::Client {
+use ::store_admin_client_core::Client;
+impl ProductsApi for Client {
     fn list_product_quantities(&self) -> builder::ListProductQuantities<'_> {
         builder::ListProductQuantities::new(self)
     }

@@ -13512,11 +13512,11 @@ pub mod builder {
 [`ShippingApi::list_order_shipments`]: super::ShippingApi::list_order_shipments*/
     #[derive(Debug, Clone)]
     pub struct ListOrderShipments<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         order_id: Result<i64, String>,
     }
     impl<'a> ListOrderShipments<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 order_id: Err("order_id was not initialized".to_string()),
@@ -13541,17 +13541,26 @@ pub mod builder {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/{}/shipments", client.baseurl(), encode_path(& order_id
+                "{}/orders/{}/shipments", client.baseurl, encode_path(& order_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_order_shipments",
@@ -13606,12 +13615,12 @@ pub mod builder {
 [`ShippingApi::update_order_shipment`]: super::ShippingApi::update_order_shipment*/
     #[derive(Debug, Clone)]
     pub struct UpdateOrderShipment<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         order_id: Result<i64, String>,
         body: Result<types::builder::UpdateShipmentRequest, String>,
     }
     impl<'a> UpdateOrderShipment<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 order_id: Err("order_id was not initialized".to_string()),
@@ -13668,18 +13677,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/{}/update-shipment", client.baseurl(), encode_path(& order_id
+                "{}/orders/{}/update-shipment", client.baseurl, encode_path(& order_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_order_shipment",
@@ -13741,11 +13759,11 @@ pub mod builder {
 [`ShippingApi::cancel_order_shipment`]: super::ShippingApi::cancel_order_shipment*/
     #[derive(Debug, Clone)]
     pub struct CancelOrderShipment<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         order_id: Result<i64, String>,
     }
     impl<'a> CancelOrderShipment<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 order_id: Err("order_id was not initialized".to_string()),
@@ -13770,17 +13788,26 @@ pub mod builder {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/orders/{}/cancel-shipment", client.baseurl(), encode_path(& order_id
+                "{}/orders/{}/cancel-shipment", client.baseurl, encode_path(& order_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cancel_order_shipment",
@@ -13835,10 +13862,10 @@ pub mod builder {
 [`ShippingApi::list_shipping_companies`]: super::ShippingApi::list_shipping_companies*/
     #[derive(Debug, Clone)]
     pub struct ListShippingCompanies<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
     }
     impl<'a> ListShippingCompanies<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self { client: client }
         }
         ///Sends a `GET` request to `/shipping/companies/`
@@ -13849,15 +13876,24 @@ pub mod builder {
             Error<::store_admin_client_core::types::ErrorResponse>,
         > {
             let Self { client } = self;
-            let url = format!("{}/shipping/companies/", client.baseurl(),);
+            let url = format!("{}/shipping/companies/", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipping_companies",
@@ -13905,11 +13941,11 @@ pub mod builder {
 [`ShippingApi::create_shipping_company`]: super::ShippingApi::create_shipping_company*/
     #[derive(Debug, Clone)]
     pub struct CreateShippingCompany<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateShippingCompanyRequest, String>,
     }
     impl<'a> CreateShippingCompany<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -13956,16 +13992,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/shipping/companies/", client.baseurl(),);
+            let url = format!("{}/shipping/companies/", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_shipping_company",
@@ -14020,11 +14065,11 @@ pub mod builder {
 [`ShippingApi::get_shipping_company`]: super::ShippingApi::get_shipping_company*/
     #[derive(Debug, Clone)]
     pub struct GetShippingCompany<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         company_id: Result<i64, String>,
     }
     impl<'a> GetShippingCompany<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 company_id: Err("company_id was not initialized".to_string()),
@@ -14049,17 +14094,26 @@ pub mod builder {
             let Self { client, company_id } = self;
             let company_id = company_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipping/companies/{}", client.baseurl(), encode_path(& company_id
+                "{}/shipping/companies/{}", client.baseurl, encode_path(& company_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_shipping_company",
@@ -14114,12 +14168,12 @@ pub mod builder {
 [`ShippingApi::update_shipping_company`]: super::ShippingApi::update_shipping_company*/
     #[derive(Debug, Clone)]
     pub struct UpdateShippingCompany<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         company_id: Result<i64, String>,
         body: Result<types::builder::UpdateShippingCompanyRequest, String>,
     }
     impl<'a> UpdateShippingCompany<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 company_id: Err("company_id was not initialized".to_string()),
@@ -14178,18 +14232,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipping/companies/{}", client.baseurl(), encode_path(& company_id
+                "{}/shipping/companies/{}", client.baseurl, encode_path(& company_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_shipping_company",
@@ -14251,11 +14314,11 @@ pub mod builder {
 [`ShippingApi::delete_shipping_company`]: super::ShippingApi::delete_shipping_company*/
     #[derive(Debug, Clone)]
     pub struct DeleteShippingCompany<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         company_id: Result<i64, String>,
     }
     impl<'a> DeleteShippingCompany<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 company_id: Err("company_id was not initialized".to_string()),
@@ -14280,17 +14343,26 @@ pub mod builder {
             let Self { client, company_id } = self;
             let company_id = company_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipping/companies/{}", client.baseurl(), encode_path(& company_id
+                "{}/shipping/companies/{}", client.baseurl, encode_path(& company_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_shipping_company",
@@ -14345,11 +14417,11 @@ pub mod builder {
 [`ShippingApi::get_shipping_rule`]: super::ShippingApi::get_shipping_rule*/
     #[derive(Debug, Clone)]
     pub struct GetShippingRule<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         rule_id: Result<i64, String>,
     }
     impl<'a> GetShippingRule<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 rule_id: Err("rule_id was not initialized".to_string()),
@@ -14374,17 +14446,26 @@ pub mod builder {
             let Self { client, rule_id } = self;
             let rule_id = rule_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipping/rules/{}", client.baseurl(), encode_path(& rule_id
+                "{}/shipping/rules/{}", client.baseurl, encode_path(& rule_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_shipping_rule",
@@ -14439,13 +14520,13 @@ pub mod builder {
 [`ShippingApi::list_shipping_routes`]: super::ShippingApi::list_shipping_routes*/
     #[derive(Debug, Clone)]
     pub struct ListShippingRoutes<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         name: Result<Option<::std::string::String>, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListShippingRoutes<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 name: Ok(None),
@@ -14503,28 +14584,27 @@ pub mod builder {
             let name = name.map_err(Error::InvalidRequest)?;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/shipping/routes", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("name", &name))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/shipping/routes", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("name", &name))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipping_routes",
@@ -14579,11 +14659,11 @@ pub mod builder {
 [`ShippingApi::create_shipping_route`]: super::ShippingApi::create_shipping_route*/
     #[derive(Debug, Clone)]
     pub struct CreateShippingRoute<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateShippingRouteRequest, String>,
     }
     impl<'a> CreateShippingRoute<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -14630,16 +14710,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/shipping/routes", client.baseurl(),);
+            let url = format!("{}/shipping/routes", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_shipping_route",
@@ -14694,11 +14783,11 @@ pub mod builder {
 [`ShippingApi::get_shipping_route`]: super::ShippingApi::get_shipping_route*/
     #[derive(Debug, Clone)]
     pub struct GetShippingRoute<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         route_id: Result<i64, String>,
     }
     impl<'a> GetShippingRoute<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 route_id: Err("route_id was not initialized".to_string()),
@@ -14723,17 +14812,26 @@ pub mod builder {
             let Self { client, route_id } = self;
             let route_id = route_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipping/routes/{}", client.baseurl(), encode_path(& route_id
+                "{}/shipping/routes/{}", client.baseurl, encode_path(& route_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_shipping_route",
@@ -14788,11 +14886,11 @@ pub mod builder {
 [`ShippingApi::delete_shipping_route`]: super::ShippingApi::delete_shipping_route*/
     #[derive(Debug, Clone)]
     pub struct DeleteShippingRoute<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         route_id: Result<i64, String>,
     }
     impl<'a> DeleteShippingRoute<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 route_id: Err("route_id was not initialized".to_string()),
@@ -14817,17 +14915,26 @@ pub mod builder {
             let Self { client, route_id } = self;
             let route_id = route_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipping/routes/{}", client.baseurl(), encode_path(& route_id
+                "{}/shipping/routes/{}", client.baseurl, encode_path(& route_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_shipping_route",
@@ -14882,12 +14989,12 @@ pub mod builder {
 [`ShippingApi::update_shipping_route`]: super::ShippingApi::update_shipping_route*/
     #[derive(Debug, Clone)]
     pub struct UpdateShippingRoute<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         route_id: Result<i64, String>,
         body: Result<types::builder::UpdateShippingRouteRequest, String>,
     }
     impl<'a> UpdateShippingRoute<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 route_id: Err("route_id was not initialized".to_string()),
@@ -14946,18 +15053,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipping/routes/{}", client.baseurl(), encode_path(& route_id
+                "{}/shipping/routes/{}", client.baseurl, encode_path(& route_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .patch(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_shipping_route",
@@ -15019,7 +15135,7 @@ pub mod builder {
 [`ShippingApi::list_shipments`]: super::ShippingApi::list_shipments*/
     #[derive(Debug, Clone)]
     pub struct ListShipments<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         courier_id: Result<Option<i64>, String>,
         courier_slug: Result<Option<::std::string::String>, String>,
         from_date: Result<Option<::chrono::naive::NaiveDate>, String>,
@@ -15039,7 +15155,7 @@ pub mod builder {
         to_date: Result<Option<::chrono::naive::NaiveDate>, String>,
     }
     impl<'a> ListShipments<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 courier_id: Ok(None),
@@ -15317,115 +15433,80 @@ pub mod builder {
             let source = source.map_err(Error::InvalidRequest)?;
             let status = status.map_err(Error::InvalidRequest)?;
             let to_date = to_date.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/shipments", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("courier_id", &courier_id))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "courier_slug",
-                            &courier_slug,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("from_date", &from_date))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("order_id", &order_id))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "payment_method",
-                            &payment_method,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "ship_from[city_id]",
-                            &ship_from_city_id,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "ship_from[country_code]",
-                            &ship_from_country_code,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "ship_from[country_id]",
-                            &ship_from_country_id,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "ship_to[city_id]",
-                            &ship_to_city_id,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "ship_to[country_code]",
-                            &ship_to_country_code,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "ship_to[country_id]",
-                            &ship_to_country_id,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "shipment_type",
-                            &shipment_type,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("source", &source))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("status", &status))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("to_date", &to_date))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/shipments", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("courier_id", &courier_id))
+                .query(
+                    &progenitor_client::QueryParam::new("courier_slug", &courier_slug),
+                )
+                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
+                .query(&progenitor_client::QueryParam::new("order_id", &order_id))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "payment_method",
+                        &payment_method,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "ship_from[city_id]",
+                        &ship_from_city_id,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "ship_from[country_code]",
+                        &ship_from_country_code,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "ship_from[country_id]",
+                        &ship_from_country_id,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "ship_to[city_id]",
+                        &ship_to_city_id,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "ship_to[country_code]",
+                        &ship_to_country_code,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "ship_to[country_id]",
+                        &ship_to_country_id,
+                    ),
+                )
+                .query(
+                    &progenitor_client::QueryParam::new("shipment_type", &shipment_type),
+                )
+                .query(&progenitor_client::QueryParam::new("source", &source))
+                .query(&progenitor_client::QueryParam::new("status", &status))
+                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipments",
@@ -15480,11 +15561,11 @@ pub mod builder {
 [`ShippingApi::create_shipment`]: super::ShippingApi::create_shipment*/
     #[derive(Debug, Clone)]
     pub struct CreateShipment<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateShipmentRequest, String>,
     }
     impl<'a> CreateShipment<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -15529,16 +15610,25 @@ pub mod builder {
                     types::CreateShipmentRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/shipments", client.baseurl(),);
+            let url = format!("{}/shipments", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_shipment",
@@ -15593,11 +15683,11 @@ pub mod builder {
 [`ShippingApi::get_shipment`]: super::ShippingApi::get_shipment*/
     #[derive(Debug, Clone)]
     pub struct GetShipment<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         shipment_id: Result<i64, String>,
     }
     impl<'a> GetShipment<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 shipment_id: Err("shipment_id was not initialized".to_string()),
@@ -15622,17 +15712,26 @@ pub mod builder {
             let Self { client, shipment_id } = self;
             let shipment_id = shipment_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipments/{}", client.baseurl(), encode_path(& shipment_id
+                "{}/shipments/{}", client.baseurl, encode_path(& shipment_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_shipment",
@@ -15687,12 +15786,12 @@ pub mod builder {
 [`ShippingApi::update_shipment`]: super::ShippingApi::update_shipment*/
     #[derive(Debug, Clone)]
     pub struct UpdateShipment<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         shipment_id: Result<i64, String>,
         body: Result<types::builder::UpdateShipmentRequest, String>,
     }
     impl<'a> UpdateShipment<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 shipment_id: Err("shipment_id was not initialized".to_string()),
@@ -15749,18 +15848,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipments/{}", client.baseurl(), encode_path(& shipment_id
+                "{}/shipments/{}", client.baseurl, encode_path(& shipment_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_shipment",
@@ -15822,11 +15930,11 @@ pub mod builder {
 [`ShippingApi::cancel_shipment`]: super::ShippingApi::cancel_shipment*/
     #[derive(Debug, Clone)]
     pub struct CancelShipment<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         shipment_id: Result<i64, String>,
     }
     impl<'a> CancelShipment<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 shipment_id: Err("shipment_id was not initialized".to_string()),
@@ -15851,17 +15959,26 @@ pub mod builder {
             let Self { client, shipment_id } = self;
             let shipment_id = shipment_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipments/{}/cancel", client.baseurl(), encode_path(& shipment_id
+                "{}/shipments/{}/cancel", client.baseurl, encode_path(& shipment_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cancel_shipment",
@@ -15916,11 +16033,11 @@ pub mod builder {
 [`ShippingApi::return_shipment`]: super::ShippingApi::return_shipment*/
     #[derive(Debug, Clone)]
     pub struct ReturnShipment<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         shipment_id: Result<i64, String>,
     }
     impl<'a> ReturnShipment<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 shipment_id: Err("shipment_id was not initialized".to_string()),
@@ -15945,17 +16062,26 @@ pub mod builder {
             let Self { client, shipment_id } = self;
             let shipment_id = shipment_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipments/{}/return", client.baseurl(), encode_path(& shipment_id
+                "{}/shipments/{}/return", client.baseurl, encode_path(& shipment_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "return_shipment",
@@ -16017,11 +16143,11 @@ pub mod builder {
 [`ShippingApi::get_shipment_tracking`]: super::ShippingApi::get_shipment_tracking*/
     #[derive(Debug, Clone)]
     pub struct GetShipmentTracking<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         shipment_id: Result<i64, String>,
     }
     impl<'a> GetShipmentTracking<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 shipment_id: Err("shipment_id was not initialized".to_string()),
@@ -16046,17 +16172,26 @@ pub mod builder {
             let Self { client, shipment_id } = self;
             let shipment_id = shipment_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipments/{}/tracking", client.baseurl(), encode_path(& shipment_id
+                "{}/shipments/{}/tracking", client.baseurl, encode_path(& shipment_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_shipment_tracking",
@@ -16111,7 +16246,7 @@ pub mod builder {
 [`ShippingApi::list_shipping_estimate_rates`]: super::ShippingApi::list_shipping_estimate_rates*/
     #[derive(Debug, Clone)]
     pub struct ListShippingEstimateRates<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         city_id: Result<i64, String>,
         country_id: Result<i64, String>,
         geocode: Result<Option<::std::string::String>, String>,
@@ -16119,7 +16254,7 @@ pub mod builder {
         postal_code: Result<Option<::std::string::String>, String>,
     }
     impl<'a> ListShippingEstimateRates<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 city_id: Err("city_id was not initialized".to_string()),
@@ -16196,36 +16331,29 @@ pub mod builder {
             let geocode = geocode.map_err(Error::InvalidRequest)?;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let postal_code = postal_code.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/shipping/companies/estimate-rate", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("city_id", &city_id))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("country_id", &country_id))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("geocode", &geocode))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("order_id", &order_id))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new("postal_code", &postal_code),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/shipping/companies/estimate-rate", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("city_id", &city_id))
+                .query(&progenitor_client::QueryParam::new("country_id", &country_id))
+                .query(&progenitor_client::QueryParam::new("geocode", &geocode))
+                .query(&progenitor_client::QueryParam::new("order_id", &order_id))
+                .query(&progenitor_client::QueryParam::new("postal_code", &postal_code))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipping_estimate_rates",
@@ -16280,11 +16408,11 @@ pub mod builder {
 [`ShippingApi::list_shipping_company_options`]: super::ShippingApi::list_shipping_company_options*/
     #[derive(Debug, Clone)]
     pub struct ListShippingCompanyOptions<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         company_id: Result<i64, String>,
     }
     impl<'a> ListShippingCompanyOptions<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 company_id: Err("company_id was not initialized".to_string()),
@@ -16309,17 +16437,26 @@ pub mod builder {
             let Self { client, company_id } = self;
             let company_id = company_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipping/companies/{}/options", client.baseurl(), encode_path(&
+                "{}/shipping/companies/{}/options", client.baseurl, encode_path(&
                 company_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipping_company_options",
@@ -16374,11 +16511,11 @@ pub mod builder {
 [`ShippingApi::update_default_shipping_route`]: super::ShippingApi::update_default_shipping_route*/
     #[derive(Debug, Clone)]
     pub struct UpdateDefaultShippingRoute<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::UpdateDefaultShippingRouteRequest, String>,
     }
     impl<'a> UpdateDefaultShippingRoute<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -16425,16 +16562,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/shipping/routes/default", client.baseurl(),);
+            let url = format!("{}/shipping/routes/default", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .patch(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_default_shipping_route",
@@ -16489,13 +16635,13 @@ pub mod builder {
 [`ShippingApi::list_shipping_zones`]: super::ShippingApi::list_shipping_zones*/
     #[derive(Debug, Clone)]
     pub struct ListShippingZones<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         company: Result<Option<i64>, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListShippingZones<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 company: Ok(None),
@@ -16550,28 +16696,27 @@ pub mod builder {
             let company = company.map_err(Error::InvalidRequest)?;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/shipping/zones", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("company", &company))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/shipping/zones", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("company", &company))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_shipping_zones",
@@ -16626,11 +16771,11 @@ pub mod builder {
 [`ShippingApi::create_shipping_zone`]: super::ShippingApi::create_shipping_zone*/
     #[derive(Debug, Clone)]
     pub struct CreateShippingZone<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateShippingZoneRequest, String>,
     }
     impl<'a> CreateShippingZone<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -16677,16 +16822,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/shipping/zones", client.baseurl(),);
+            let url = format!("{}/shipping/zones", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_shipping_zone",
@@ -16741,11 +16895,11 @@ pub mod builder {
 [`ShippingApi::get_shipping_zone`]: super::ShippingApi::get_shipping_zone*/
     #[derive(Debug, Clone)]
     pub struct GetShippingZone<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         zone_id: Result<i64, String>,
     }
     impl<'a> GetShippingZone<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 zone_id: Err("zone_id was not initialized".to_string()),
@@ -16770,17 +16924,26 @@ pub mod builder {
             let Self { client, zone_id } = self;
             let zone_id = zone_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipping/zones/{}", client.baseurl(), encode_path(& zone_id
+                "{}/shipping/zones/{}", client.baseurl, encode_path(& zone_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_shipping_zone",
@@ -16835,12 +16998,12 @@ pub mod builder {
 [`ShippingApi::update_shipping_zone`]: super::ShippingApi::update_shipping_zone*/
     #[derive(Debug, Clone)]
     pub struct UpdateShippingZone<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         zone_id: Result<i64, String>,
         body: Result<types::builder::UpdateShippingZoneRequest, String>,
     }
     impl<'a> UpdateShippingZone<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 zone_id: Err("zone_id was not initialized".to_string()),
@@ -16899,18 +17062,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipping/zones/{}", client.baseurl(), encode_path(& zone_id
+                "{}/shipping/zones/{}", client.baseurl, encode_path(& zone_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_shipping_zone",
@@ -16972,11 +17144,11 @@ pub mod builder {
 [`ShippingApi::delete_shipping_zone`]: super::ShippingApi::delete_shipping_zone*/
     #[derive(Debug, Clone)]
     pub struct DeleteShippingZone<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         zone_id: Result<i64, String>,
     }
     impl<'a> DeleteShippingZone<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 zone_id: Err("zone_id was not initialized".to_string()),
@@ -17001,17 +17173,26 @@ pub mod builder {
             let Self { client, zone_id } = self;
             let zone_id = zone_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/shipping/zones/{}", client.baseurl(), encode_path(& zone_id
+                "{}/shipping/zones/{}", client.baseurl, encode_path(& zone_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_shipping_zone",
@@ -17066,7 +17247,7 @@ pub mod builder {
 [`ShippingApi::list_branches`]: super::ShippingApi::list_branches*/
     #[derive(Debug, Clone)]
     pub struct ListBranches<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         branch_code: Result<Option<::std::string::String>, String>,
         is_default: Result<Option<bool>, String>,
         keyword: Result<Option<::std::string::String>, String>,
@@ -17074,7 +17255,7 @@ pub mod builder {
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListBranches<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 branch_code: Ok(None),
@@ -17159,36 +17340,29 @@ pub mod builder {
             let keyword = keyword.map_err(Error::InvalidRequest)?;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/branches", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new("branch_code", &branch_code),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("is_default", &is_default))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/branches", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("branch_code", &branch_code))
+                .query(&progenitor_client::QueryParam::new("is_default", &is_default))
+                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_branches",
@@ -17243,11 +17417,11 @@ pub mod builder {
 [`ShippingApi::create_branch`]: super::ShippingApi::create_branch*/
     #[derive(Debug, Clone)]
     pub struct CreateBranch<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateBranchRequest, String>,
     }
     impl<'a> CreateBranch<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -17290,16 +17464,25 @@ pub mod builder {
                     types::CreateBranchRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/branches", client.baseurl(),);
+            let url = format!("{}/branches", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_branch",
@@ -17354,12 +17537,12 @@ pub mod builder {
 [`ShippingApi::get_branch`]: super::ShippingApi::get_branch*/
     #[derive(Debug, Clone)]
     pub struct GetBranch<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         branch_id: Result<i64, String>,
         with: Result<Option<types::GetBranchWith>, String>,
     }
     impl<'a> GetBranch<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 branch_id: Err("branch_id was not initialized".to_string()),
@@ -17398,23 +17581,26 @@ pub mod builder {
             let branch_id = branch_id.map_err(Error::InvalidRequest)?;
             let with = with.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/branches/{}", client.baseurl(), encode_path(& branch_id.to_string()),
+                "{}/branches/{}", client.baseurl, encode_path(& branch_id.to_string()),
             );
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("with", &with))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("with", &with))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_branch",
@@ -17469,12 +17655,12 @@ pub mod builder {
 [`ShippingApi::update_branch`]: super::ShippingApi::update_branch*/
     #[derive(Debug, Clone)]
     pub struct UpdateBranch<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         branch_id: Result<i64, String>,
         body: Result<types::builder::UpdateBranchRequest, String>,
     }
     impl<'a> UpdateBranch<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 branch_id: Err("branch_id was not initialized".to_string()),
@@ -17529,17 +17715,26 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/branches/{}", client.baseurl(), encode_path(& branch_id.to_string()),
+                "{}/branches/{}", client.baseurl, encode_path(& branch_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_branch",
@@ -17601,11 +17796,11 @@ pub mod builder {
 [`ShippingApi::delete_branch`]: super::ShippingApi::delete_branch*/
     #[derive(Debug, Clone)]
     pub struct DeleteBranch<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         branch_id: Result<i64, String>,
     }
     impl<'a> DeleteBranch<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 branch_id: Err("branch_id was not initialized".to_string()),
@@ -17630,16 +17825,25 @@ pub mod builder {
             let Self { client, branch_id } = self;
             let branch_id = branch_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/branches/{}", client.baseurl(), encode_path(& branch_id.to_string()),
+                "{}/branches/{}", client.baseurl, encode_path(& branch_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_branch",
@@ -17694,12 +17898,12 @@ pub mod builder {
 [`ShippingApi::list_branch_allocations`]: super::ShippingApi::list_branch_allocations*/
     #[derive(Debug, Clone)]
     pub struct ListBranchAllocations<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListBranchAllocations<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -17742,25 +17946,26 @@ pub mod builder {
             let Self { client, page, per_page } = self;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/branches/allocation", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/branches/allocation", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_branch_allocations",
@@ -17815,11 +18020,11 @@ pub mod builder {
 [`ShippingApi::create_branch_allocation`]: super::ShippingApi::create_branch_allocation*/
     #[derive(Debug, Clone)]
     pub struct CreateBranchAllocation<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateBranchAllocationRequest, String>,
     }
     impl<'a> CreateBranchAllocation<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -17866,16 +18071,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/branches/allocation", client.baseurl(),);
+            let url = format!("{}/branches/allocation", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_branch_allocation",
@@ -17930,11 +18144,11 @@ pub mod builder {
 [`ShippingApi::update_branch_allocation_settings`]: super::ShippingApi::update_branch_allocation_settings*/
     #[derive(Debug, Clone)]
     pub struct UpdateBranchAllocationSettings<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::UpdateBranchAllocationSettingsRequest, String>,
     }
     impl<'a> UpdateBranchAllocationSettings<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -17981,16 +18195,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/branches/allocation/settings", client.baseurl(),);
+            let url = format!("{}/branches/allocation/settings", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_branch_allocation_settings",
@@ -18045,11 +18268,11 @@ pub mod builder {
 [`ShippingApi::get_branch_allocation`]: super::ShippingApi::get_branch_allocation*/
     #[derive(Debug, Clone)]
     pub struct GetBranchAllocation<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         allocation_id: Result<i64, String>,
     }
     impl<'a> GetBranchAllocation<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 allocation_id: Err("allocation_id was not initialized".to_string()),
@@ -18074,17 +18297,26 @@ pub mod builder {
             let Self { client, allocation_id } = self;
             let allocation_id = allocation_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/branches/allocation/{}", client.baseurl(), encode_path(&
-                allocation_id.to_string()),
+                "{}/branches/allocation/{}", client.baseurl, encode_path(& allocation_id
+                .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_branch_allocation",
@@ -18139,12 +18371,12 @@ pub mod builder {
 [`ShippingApi::update_branch_allocation`]: super::ShippingApi::update_branch_allocation*/
     #[derive(Debug, Clone)]
     pub struct UpdateBranchAllocation<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         allocation_id: Result<i64, String>,
         body: Result<types::builder::UpdateBranchAllocationRequest, String>,
     }
     impl<'a> UpdateBranchAllocation<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 allocation_id: Err("allocation_id was not initialized".to_string()),
@@ -18203,18 +18435,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/branches/allocation/{}", client.baseurl(), encode_path(&
-                allocation_id.to_string()),
+                "{}/branches/allocation/{}", client.baseurl, encode_path(& allocation_id
+                .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_branch_allocation",
@@ -18276,11 +18517,11 @@ pub mod builder {
 [`ShippingApi::delete_branch_allocation`]: super::ShippingApi::delete_branch_allocation*/
     #[derive(Debug, Clone)]
     pub struct DeleteBranchAllocation<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         allocation_id: Result<i64, String>,
     }
     impl<'a> DeleteBranchAllocation<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 allocation_id: Err("allocation_id was not initialized".to_string()),
@@ -18305,17 +18546,26 @@ pub mod builder {
             let Self { client, allocation_id } = self;
             let allocation_id = allocation_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/branches/allocation/{}", client.baseurl(), encode_path(&
-                allocation_id.to_string()),
+                "{}/branches/allocation/{}", client.baseurl, encode_path(& allocation_id
+                .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_branch_allocation",
@@ -18370,13 +18620,13 @@ pub mod builder {
 [`ShippingApi::list_branch_delivery_zones`]: super::ShippingApi::list_branch_delivery_zones*/
     #[derive(Debug, Clone)]
     pub struct ListBranchDeliveryZones<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         branch_id: Result<Option<i64>, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListBranchDeliveryZones<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 branch_id: Ok(None),
@@ -18431,28 +18681,27 @@ pub mod builder {
             let branch_id = branch_id.map_err(Error::InvalidRequest)?;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/branches/delivery-zones", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("branch_id", &branch_id))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/branches/delivery-zones", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("branch_id", &branch_id))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_branch_delivery_zones",
@@ -18507,11 +18756,11 @@ pub mod builder {
 [`ShippingApi::create_branch_delivery_zone`]: super::ShippingApi::create_branch_delivery_zone*/
     #[derive(Debug, Clone)]
     pub struct CreateBranchDeliveryZone<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateBranchDeliveryZoneRequest, String>,
     }
     impl<'a> CreateBranchDeliveryZone<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -18558,16 +18807,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/branches/delivery-zones", client.baseurl(),);
+            let url = format!("{}/branches/delivery-zones", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_branch_delivery_zone",
@@ -18622,11 +18880,11 @@ pub mod builder {
 [`ShippingApi::get_branch_delivery_zone`]: super::ShippingApi::get_branch_delivery_zone*/
     #[derive(Debug, Clone)]
     pub struct GetBranchDeliveryZone<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         zone_id: Result<i64, String>,
     }
     impl<'a> GetBranchDeliveryZone<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 zone_id: Err("zone_id was not initialized".to_string()),
@@ -18651,17 +18909,26 @@ pub mod builder {
             let Self { client, zone_id } = self;
             let zone_id = zone_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/branches/delivery-zones/{}", client.baseurl(), encode_path(& zone_id
+                "{}/branches/delivery-zones/{}", client.baseurl, encode_path(& zone_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_branch_delivery_zone",
@@ -18716,12 +18983,12 @@ pub mod builder {
 [`ShippingApi::update_branch_delivery_zone`]: super::ShippingApi::update_branch_delivery_zone*/
     #[derive(Debug, Clone)]
     pub struct UpdateBranchDeliveryZone<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         zone_id: Result<i64, String>,
         body: Result<types::builder::UpdateBranchDeliveryZoneRequest, String>,
     }
     impl<'a> UpdateBranchDeliveryZone<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 zone_id: Err("zone_id was not initialized".to_string()),
@@ -18780,18 +19047,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/branches/delivery-zones/{}", client.baseurl(), encode_path(& zone_id
+                "{}/branches/delivery-zones/{}", client.baseurl, encode_path(& zone_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_branch_delivery_zone",
@@ -18853,11 +19129,11 @@ pub mod builder {
 [`ShippingApi::delete_branch_delivery_zone`]: super::ShippingApi::delete_branch_delivery_zone*/
     #[derive(Debug, Clone)]
     pub struct DeleteBranchDeliveryZone<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         zone_id: Result<i64, String>,
     }
     impl<'a> DeleteBranchDeliveryZone<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 zone_id: Err("zone_id was not initialized".to_string()),
@@ -18882,17 +19158,26 @@ pub mod builder {
             let Self { client, zone_id } = self;
             let zone_id = zone_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/branches/delivery-zones/{}", client.baseurl(), encode_path(& zone_id
+                "{}/branches/delivery-zones/{}", client.baseurl, encode_path(& zone_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_branch_delivery_zone",
@@ -19792,7 +20077,8 @@ let response = client.delete_branch_delivery_zone()
 ```*/
     fn delete_branch_delivery_zone(&self) -> builder::DeleteBranchDeliveryZone<'_>;
 }
-impl ShippingApi for ::store_admin_client_core::Client {
+use ::store_admin_client_core::Client;
+impl ShippingApi for Client {
     fn list_order_shipments(&self) -> builder::ListOrderShipments<'_> {
         builder::ListOrderShipments::new(self)
     }

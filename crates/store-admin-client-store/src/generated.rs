@@ -6499,10 +6499,10 @@ pub mod builder {
 [`StoreApi::list_languages`]: super::StoreApi::list_languages*/
     #[derive(Debug, Clone)]
     pub struct ListLanguages<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
     }
     impl<'a> ListLanguages<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self { client: client }
         }
         ///Sends a `GET` request to `/languages`
@@ -6513,15 +6513,24 @@ pub mod builder {
             Error<::store_admin_client_core::types::ErrorResponse>,
         > {
             let Self { client } = self;
-            let url = format!("{}/languages", client.baseurl(),);
+            let url = format!("{}/languages", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_languages",
@@ -6569,11 +6578,11 @@ pub mod builder {
 [`StoreApi::add_languages`]: super::StoreApi::add_languages*/
     #[derive(Debug, Clone)]
     pub struct AddLanguages<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::AddLanguagesRequest, String>,
     }
     impl<'a> AddLanguages<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -6616,16 +6625,25 @@ pub mod builder {
                     types::AddLanguagesRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/languages", client.baseurl(),);
+            let url = format!("{}/languages", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "add_languages",
@@ -6680,12 +6698,12 @@ pub mod builder {
 [`StoreApi::list_webhooks`]: super::StoreApi::list_webhooks*/
     #[derive(Debug, Clone)]
     pub struct ListWebhooks<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListWebhooks<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -6728,25 +6746,26 @@ pub mod builder {
             let Self { client, page, per_page } = self;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/webhooks", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/webhooks", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_webhooks",
@@ -6794,10 +6813,10 @@ pub mod builder {
 [`StoreApi::list_webhook_events`]: super::StoreApi::list_webhook_events*/
     #[derive(Debug, Clone)]
     pub struct ListWebhookEvents<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
     }
     impl<'a> ListWebhookEvents<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self { client: client }
         }
         ///Sends a `GET` request to `/webhooks/events`
@@ -6808,15 +6827,24 @@ pub mod builder {
             Error<::store_admin_client_core::types::ErrorResponse>,
         > {
             let Self { client } = self;
-            let url = format!("{}/webhooks/events", client.baseurl(),);
+            let url = format!("{}/webhooks/events", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_webhook_events",
@@ -6864,11 +6892,11 @@ pub mod builder {
 [`StoreApi::subscribe_webhook`]: super::StoreApi::subscribe_webhook*/
     #[derive(Debug, Clone)]
     pub struct SubscribeWebhook<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::SubscribeWebhookRequest, String>,
     }
     impl<'a> SubscribeWebhook<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -6914,16 +6942,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/webhooks/subscribe", client.baseurl(),);
+            let url = format!("{}/webhooks/subscribe", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "subscribe_webhook",
@@ -6978,12 +7015,12 @@ pub mod builder {
 [`StoreApi::unsubscribe_webhooks`]: super::StoreApi::unsubscribe_webhooks*/
     #[derive(Debug, Clone)]
     pub struct UnsubscribeWebhooks<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         id: Result<Option<i64>, String>,
         url: Result<Option<::std::string::String>, String>,
     }
     impl<'a> UnsubscribeWebhooks<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 id: Ok(None),
@@ -7023,25 +7060,26 @@ pub mod builder {
             let Self { client, id, url } = self;
             let id = id.map_err(Error::InvalidRequest)?;
             let url = url.map_err(Error::InvalidRequest)?;
-            let _url = format!("{}/webhooks/unsubscribe", client.baseurl(),);
-            let _url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("id", &id))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("url", &url))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(_url)
-            };
+            let _url = format!("{}/webhooks/unsubscribe", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(_url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("id", &id))
+                .query(&progenitor_client::QueryParam::new("url", &url))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "unsubscribe_webhooks",
@@ -7103,12 +7141,12 @@ pub mod builder {
 [`StoreApi::update_webhook`]: super::StoreApi::update_webhook*/
     #[derive(Debug, Clone)]
     pub struct UpdateWebhook<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         id: Result<i64, String>,
         body: Result<types::builder::UpdateWebhookRequest, String>,
     }
     impl<'a> UpdateWebhook<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 id: Err("id was not initialized".to_string()),
@@ -7165,17 +7203,26 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/webhooks/{}", client.baseurl(), encode_path(& id.to_string()),
+                "{}/webhooks/{}", client.baseurl, encode_path(& id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_webhook",
@@ -7237,7 +7284,7 @@ pub mod builder {
 [`StoreApi::export_orders`]: super::StoreApi::export_orders*/
     #[derive(Debug, Clone)]
     pub struct ExportOrders<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         filter_orders: Result<types::ExportOrdersFilterOrders, String>,
         format: Result<types::ExportOrdersFormat, String>,
         from_date: Result<Option<::std::string::String>, String>,
@@ -7245,7 +7292,7 @@ pub mod builder {
         to_date: Result<Option<::std::string::String>, String>,
     }
     impl<'a> ExportOrders<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 filter_orders: Err("filter_orders was not initialized".to_string()),
@@ -7333,41 +7380,31 @@ pub mod builder {
             let from_date = from_date.map_err(Error::InvalidRequest)?;
             let template_id = template_id.map_err(Error::InvalidRequest)?;
             let to_date = to_date.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/exports/orders", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "filter_orders",
-                            &filter_orders,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("format", &format))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("from_date", &from_date))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new("template_id", &template_id),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("to_date", &to_date))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/exports/orders", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(
+                    &progenitor_client::QueryParam::new("filter_orders", &filter_orders),
+                )
+                .query(&progenitor_client::QueryParam::new("format", &format))
+                .query(&progenitor_client::QueryParam::new("from_date", &from_date))
+                .query(&progenitor_client::QueryParam::new("template_id", &template_id))
+                .query(&progenitor_client::QueryParam::new("to_date", &to_date))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "export_orders",
@@ -7422,14 +7459,14 @@ pub mod builder {
 [`StoreApi::list_export_logs`]: super::StoreApi::list_export_logs*/
     #[derive(Debug, Clone)]
     pub struct ListExportLogs<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         employee: Result<Option<i64>, String>,
         event: Result<Option<types::ListExportLogsEvent>, String>,
         from: Result<Option<::std::string::String>, String>,
         to: Result<Option<::std::string::String>, String>,
     }
     impl<'a> ListExportLogs<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 employee: Ok(None),
@@ -7498,31 +7535,28 @@ pub mod builder {
             let event = event.map_err(Error::InvalidRequest)?;
             let from = from.map_err(Error::InvalidRequest)?;
             let to = to.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/exports/logs", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("employee", &employee))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("event", &event))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("from", &from))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("to", &to))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/exports/logs", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("employee", &employee))
+                .query(&progenitor_client::QueryParam::new("event", &event))
+                .query(&progenitor_client::QueryParam::new("from", &from))
+                .query(&progenitor_client::QueryParam::new("to", &to))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_export_logs",
@@ -7577,11 +7611,11 @@ pub mod builder {
 [`StoreApi::list_export_templates`]: super::StoreApi::list_export_templates*/
     #[derive(Debug, Clone)]
     pub struct ListExportTemplates<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         entity: Result<Option<types::ListExportTemplatesEntity>, String>,
     }
     impl<'a> ListExportTemplates<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 entity: Ok(None),
@@ -7609,22 +7643,25 @@ pub mod builder {
         > {
             let Self { client, entity } = self;
             let entity = entity.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/exports/templates", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("entity", &entity))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/exports/templates", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("entity", &entity))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_export_templates",
@@ -7679,11 +7716,11 @@ pub mod builder {
 [`StoreApi::create_export_template`]: super::StoreApi::create_export_template*/
     #[derive(Debug, Clone)]
     pub struct CreateExportTemplate<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateExportTemplateRequest, String>,
     }
     impl<'a> CreateExportTemplate<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -7730,16 +7767,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/exports/templates", client.baseurl(),);
+            let url = format!("{}/exports/templates", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_export_template",
@@ -7794,12 +7840,12 @@ pub mod builder {
 [`StoreApi::update_export_template`]: super::StoreApi::update_export_template*/
     #[derive(Debug, Clone)]
     pub struct UpdateExportTemplate<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         template_id: Result<i64, String>,
         body: Result<types::builder::UpdateExportTemplateRequest, String>,
     }
     impl<'a> UpdateExportTemplate<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 template_id: Err("template_id was not initialized".to_string()),
@@ -7858,18 +7904,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/exports/templates/{}", client.baseurl(), encode_path(& template_id
+                "{}/exports/templates/{}", client.baseurl, encode_path(& template_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_export_template",
@@ -7931,11 +7986,11 @@ pub mod builder {
 [`StoreApi::delete_export_template`]: super::StoreApi::delete_export_template*/
     #[derive(Debug, Clone)]
     pub struct DeleteExportTemplate<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         template_id: Result<i64, String>,
     }
     impl<'a> DeleteExportTemplate<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 template_id: Err("template_id was not initialized".to_string()),
@@ -7960,17 +8015,26 @@ pub mod builder {
             let Self { client, template_id } = self;
             let template_id = template_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/exports/templates/{}", client.baseurl(), encode_path(& template_id
+                "{}/exports/templates/{}", client.baseurl, encode_path(& template_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_export_template",
@@ -8025,11 +8089,11 @@ pub mod builder {
 [`StoreApi::list_export_columns`]: super::StoreApi::list_export_columns*/
     #[derive(Debug, Clone)]
     pub struct ListExportColumns<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         entity: Result<types::ListExportColumnsEntity, String>,
     }
     impl<'a> ListExportColumns<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 entity: Err("entity was not initialized".to_string()),
@@ -8056,22 +8120,25 @@ pub mod builder {
         > {
             let Self { client, entity } = self;
             let entity = entity.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/exports/columns", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("entity", &entity))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/exports/columns", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("entity", &entity))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_export_columns",
@@ -8126,11 +8193,11 @@ pub mod builder {
 [`StoreApi::export_customers`]: super::StoreApi::export_customers*/
     #[derive(Debug, Clone)]
     pub struct ExportCustomers<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::ExportCustomersRequest, String>,
     }
     impl<'a> ExportCustomers<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -8175,16 +8242,25 @@ pub mod builder {
                     types::ExportCustomersRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/exports/customers", client.baseurl(),);
+            let url = format!("{}/exports/customers", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "export_customers",
@@ -8239,10 +8315,10 @@ pub mod builder {
 [`StoreApi::export_custom_urls`]: super::StoreApi::export_custom_urls*/
     #[derive(Debug, Clone)]
     pub struct ExportCustomUrls<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
     }
     impl<'a> ExportCustomUrls<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self { client: client }
         }
         ///Sends a `POST` request to `/exports/custom-urls`
@@ -8253,9 +8329,17 @@ pub mod builder {
             Error<::store_admin_client_core::types::ErrorResponse>,
         > {
             let Self { client } = self;
-            let url = format!("{}/exports/custom-urls", client.baseurl(),);
+            let url = format!("{}/exports/custom-urls", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
-            let mut request = client.client().post(url).build()?;
+            let mut request = client.client.post(url).headers(header_map).build()?;
             let info = OperationInfo {
                 operation_id: "export_custom_urls",
             };
@@ -8302,11 +8386,11 @@ pub mod builder {
 [`StoreApi::export_products`]: super::StoreApi::export_products*/
     #[derive(Debug, Clone)]
     pub struct ExportProducts<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::ExportProductsRequest, String>,
     }
     impl<'a> ExportProducts<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -8351,16 +8435,25 @@ pub mod builder {
                     types::ExportProductsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/exports/products", client.baseurl(),);
+            let url = format!("{}/exports/products", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "export_products",
@@ -8422,10 +8515,10 @@ pub mod builder {
 [`StoreApi::list_dns_records`]: super::StoreApi::list_dns_records*/
     #[derive(Debug, Clone)]
     pub struct ListDnsRecords<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
     }
     impl<'a> ListDnsRecords<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self { client: client }
         }
         ///Sends a `GET` request to `/dns-records`
@@ -8436,15 +8529,24 @@ pub mod builder {
             Error<::store_admin_client_core::types::ErrorResponse>,
         > {
             let Self { client } = self;
-            let url = format!("{}/dns-records", client.baseurl(),);
+            let url = format!("{}/dns-records", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_dns_records",
@@ -8492,11 +8594,11 @@ pub mod builder {
 [`StoreApi::create_dns_record`]: super::StoreApi::create_dns_record*/
     #[derive(Debug, Clone)]
     pub struct CreateDnsRecord<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateDnsRecordRequest, String>,
     }
     impl<'a> CreateDnsRecord<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -8541,16 +8643,25 @@ pub mod builder {
                     types::CreateDnsRecordRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/dns-records", client.baseurl(),);
+            let url = format!("{}/dns-records", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_dns_record",
@@ -8605,11 +8716,11 @@ pub mod builder {
 [`StoreApi::delete_dns_record`]: super::StoreApi::delete_dns_record*/
     #[derive(Debug, Clone)]
     pub struct DeleteDnsRecord<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         dns_record_id: Result<i64, String>,
     }
     impl<'a> DeleteDnsRecord<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 dns_record_id: Err("dns_record_id was not initialized".to_string()),
@@ -8634,17 +8745,26 @@ pub mod builder {
             let Self { client, dns_record_id } = self;
             let dns_record_id = dns_record_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/dns-records/{}", client.baseurl(), encode_path(& dns_record_id
+                "{}/dns-records/{}", client.baseurl, encode_path(& dns_record_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_dns_record",
@@ -8699,12 +8819,12 @@ pub mod builder {
 [`StoreApi::list_employees`]: super::StoreApi::list_employees*/
     #[derive(Debug, Clone)]
     pub struct ListEmployees<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListEmployees<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -8747,25 +8867,26 @@ pub mod builder {
             let Self { client, page, per_page } = self;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/users", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/users", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_employees",
@@ -8820,10 +8941,10 @@ pub mod builder {
 [`StoreApi::get_store_info`]: super::StoreApi::get_store_info*/
     #[derive(Debug, Clone)]
     pub struct GetStoreInfo<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
     }
     impl<'a> GetStoreInfo<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self { client: client }
         }
         ///Sends a `GET` request to `/store/info`
@@ -8834,15 +8955,24 @@ pub mod builder {
             Error<::store_admin_client_core::types::ErrorResponse>,
         > {
             let Self { client } = self;
-            let url = format!("{}/store/info", client.baseurl(),);
+            let url = format!("{}/store/info", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_store_info",
@@ -8890,13 +9020,13 @@ pub mod builder {
 [`StoreApi::list_payment_methods`]: super::StoreApi::list_payment_methods*/
     #[derive(Debug, Clone)]
     pub struct ListPaymentMethods<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
         status: Result<Option<types::ListPaymentMethodsStatus>, String>,
     }
     impl<'a> ListPaymentMethods<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -8954,28 +9084,27 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let status = status.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/payment/methods", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("status", &status))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/payment/methods", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .query(&progenitor_client::QueryParam::new("status", &status))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_payment_methods",
@@ -9030,13 +9159,13 @@ pub mod builder {
 [`StoreApi::list_payment_banks`]: super::StoreApi::list_payment_banks*/
     #[derive(Debug, Clone)]
     pub struct ListPaymentBanks<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
         status: Result<Option<::std::string::String>, String>,
     }
     impl<'a> ListPaymentBanks<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -9094,28 +9223,27 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let status = status.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/payment/banks", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("status", &status))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/payment/banks", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .query(&progenitor_client::QueryParam::new("status", &status))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_payment_banks",
@@ -9170,11 +9298,11 @@ pub mod builder {
 [`StoreApi::get_payment_bank`]: super::StoreApi::get_payment_bank*/
     #[derive(Debug, Clone)]
     pub struct GetPaymentBank<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         bank_id: Result<i64, String>,
     }
     impl<'a> GetPaymentBank<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 bank_id: Err("bank_id was not initialized".to_string()),
@@ -9199,17 +9327,26 @@ pub mod builder {
             let Self { client, bank_id } = self;
             let bank_id = bank_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/payment/banks/{}", client.baseurl(), encode_path(& bank_id
+                "{}/payment/banks/{}", client.baseurl, encode_path(& bank_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_payment_bank",
@@ -9264,10 +9401,10 @@ pub mod builder {
 [`StoreApi::get_seo_settings`]: super::StoreApi::get_seo_settings*/
     #[derive(Debug, Clone)]
     pub struct GetSeoSettings<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
     }
     impl<'a> GetSeoSettings<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self { client: client }
         }
         ///Sends a `GET` request to `/seo`
@@ -9278,15 +9415,24 @@ pub mod builder {
             Error<::store_admin_client_core::types::ErrorResponse>,
         > {
             let Self { client } = self;
-            let url = format!("{}/seo", client.baseurl(),);
+            let url = format!("{}/seo", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_seo_settings",
@@ -9334,11 +9480,11 @@ pub mod builder {
 [`StoreApi::update_seo_settings`]: super::StoreApi::update_seo_settings*/
     #[derive(Debug, Clone)]
     pub struct UpdateSeoSettings<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::UpdateSeoSettingsRequest, String>,
     }
     impl<'a> UpdateSeoSettings<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -9384,16 +9530,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/seo", client.baseurl(),);
+            let url = format!("{}/seo", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_seo_settings",
@@ -9448,11 +9603,11 @@ pub mod builder {
 [`StoreApi::list_settings`]: super::StoreApi::list_settings*/
     #[derive(Debug, Clone)]
     pub struct ListSettings<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         entity: Result<types::ListSettingsEntity, String>,
     }
     impl<'a> ListSettings<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 entity: Err("entity was not initialized".to_string()),
@@ -9478,22 +9633,25 @@ pub mod builder {
         > {
             let Self { client, entity } = self;
             let entity = entity.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/settings", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("entity", &entity))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/settings", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("entity", &entity))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_settings",
@@ -9548,11 +9706,11 @@ pub mod builder {
 [`StoreApi::get_setting`]: super::StoreApi::get_setting*/
     #[derive(Debug, Clone)]
     pub struct GetSetting<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         slug: Result<types::GetSettingSlug, String>,
     }
     impl<'a> GetSetting<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 slug: Err("slug was not initialized".to_string()),
@@ -9579,17 +9737,25 @@ pub mod builder {
             let Self { client, slug } = self;
             let slug = slug.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/settings/fields/{}", client.baseurl(), encode_path(& slug
-                .to_string()),
+                "{}/settings/fields/{}", client.baseurl, encode_path(& slug.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_setting",
@@ -9644,12 +9810,12 @@ pub mod builder {
 [`StoreApi::update_setting`]: super::StoreApi::update_setting*/
     #[derive(Debug, Clone)]
     pub struct UpdateSetting<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         slug: Result<types::UpdateSettingSlug, String>,
         body: Result<types::builder::UpdateSettingRequest, String>,
     }
     impl<'a> UpdateSetting<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 slug: Err("slug was not initialized".to_string()),
@@ -9708,18 +9874,26 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/settings/fields/{}", client.baseurl(), encode_path(& slug
-                .to_string()),
+                "{}/settings/fields/{}", client.baseurl, encode_path(& slug.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_setting",
@@ -9781,12 +9955,12 @@ pub mod builder {
 [`StoreApi::list_store_scopes`]: super::StoreApi::list_store_scopes*/
     #[derive(Debug, Clone)]
     pub struct ListStoreScopes<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListStoreScopes<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -9829,25 +10003,26 @@ pub mod builder {
             let Self { client, page, per_page } = self;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/scopes", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/scopes", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_store_scopes",
@@ -9902,11 +10077,11 @@ pub mod builder {
 [`StoreApi::get_store_scope`]: super::StoreApi::get_store_scope*/
     #[derive(Debug, Clone)]
     pub struct GetStoreScope<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         scope_id: Result<i64, String>,
     }
     impl<'a> GetStoreScope<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 scope_id: Err("scope_id was not initialized".to_string()),
@@ -9931,16 +10106,25 @@ pub mod builder {
             let Self { client, scope_id } = self;
             let scope_id = scope_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/scopes/{}", client.baseurl(), encode_path(& scope_id.to_string()),
+                "{}/scopes/{}", client.baseurl, encode_path(& scope_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_store_scope",
@@ -9995,7 +10179,7 @@ pub mod builder {
 [`StoreApi::list_transactions`]: super::StoreApi::list_transactions*/
     #[derive(Debug, Clone)]
     pub struct ListTransactions<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         amount: Result<Option<::std::string::String>, String>,
         keyword: Result<Option<::std::string::String>, String>,
         last_4_digit: Result<Option<types::ListTransactionsLast4Digit>, String>,
@@ -10006,7 +10190,7 @@ pub mod builder {
         status: Result<Option<types::ListTransactionsStatus>, String>,
     }
     impl<'a> ListTransactions<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 amount: Ok(None),
@@ -10146,53 +10330,39 @@ pub mod builder {
             let payment_method = payment_method.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let status = status.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/transactions", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("amount", &amount))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("keyword", &keyword))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "last_4_digit",
-                            &last_4_digit,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("order_id", &order_id))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(
-                        &progenitor_client::QueryParam::new(
-                            "payment_method",
-                            &payment_method,
-                        ),
-                    )
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("status", &status))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/transactions", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("amount", &amount))
+                .query(&progenitor_client::QueryParam::new("keyword", &keyword))
+                .query(
+                    &progenitor_client::QueryParam::new("last_4_digit", &last_4_digit),
+                )
+                .query(&progenitor_client::QueryParam::new("order_id", &order_id))
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(
+                    &progenitor_client::QueryParam::new(
+                        "payment_method",
+                        &payment_method,
+                    ),
+                )
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .query(&progenitor_client::QueryParam::new("status", &status))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_transactions",
@@ -10247,11 +10417,11 @@ pub mod builder {
 [`StoreApi::get_transaction`]: super::StoreApi::get_transaction*/
     #[derive(Debug, Clone)]
     pub struct GetTransaction<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         transaction_id: Result<i64, String>,
     }
     impl<'a> GetTransaction<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 transaction_id: Err("transaction_id was not initialized".to_string()),
@@ -10278,17 +10448,26 @@ pub mod builder {
             let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/transactions/{}", client.baseurl(), encode_path(& transaction_id
+                "{}/transactions/{}", client.baseurl, encode_path(& transaction_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_transaction",
@@ -10343,12 +10522,12 @@ pub mod builder {
 [`StoreApi::update_transaction`]: super::StoreApi::update_transaction*/
     #[derive(Debug, Clone)]
     pub struct UpdateTransaction<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         transaction_id: Result<i64, String>,
         body: Result<types::builder::UpdateTransactionRequest, String>,
     }
     impl<'a> UpdateTransaction<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 transaction_id: Err("transaction_id was not initialized".to_string()),
@@ -10408,18 +10587,27 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/transactions/{}", client.baseurl(), encode_path(& transaction_id
+                "{}/transactions/{}", client.baseurl, encode_path(& transaction_id
                 .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_transaction",
@@ -10481,11 +10669,11 @@ pub mod builder {
 [`StoreApi::print_transaction_invoice`]: super::StoreApi::print_transaction_invoice*/
     #[derive(Debug, Clone)]
     pub struct PrintTransactionInvoice<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         transaction_id: Result<i64, String>,
     }
     impl<'a> PrintTransactionInvoice<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 transaction_id: Err("transaction_id was not initialized".to_string()),
@@ -10512,17 +10700,26 @@ pub mod builder {
             let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/transactions/{}/print", client.baseurl(), encode_path(&
-                transaction_id.to_string()),
+                "{}/transactions/{}/print", client.baseurl, encode_path(& transaction_id
+                .to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "print_transaction_invoice",
@@ -10577,12 +10774,12 @@ pub mod builder {
 [`StoreApi::update_language`]: super::StoreApi::update_language*/
     #[derive(Debug, Clone)]
     pub struct UpdateLanguage<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         locale: Result<::std::string::String, String>,
         body: Result<types::builder::UpdateLanguageRequest, String>,
     }
     impl<'a> UpdateLanguage<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 locale: Err("locale was not initialized".to_string()),
@@ -10642,17 +10839,26 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/languages/{}", client.baseurl(), encode_path(& locale.to_string()),
+                "{}/languages/{}", client.baseurl, encode_path(& locale.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_language",
@@ -10714,10 +10920,10 @@ pub mod builder {
 [`StoreApi::list_currencies`]: super::StoreApi::list_currencies*/
     #[derive(Debug, Clone)]
     pub struct ListCurrencies<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
     }
     impl<'a> ListCurrencies<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self { client: client }
         }
         ///Sends a `GET` request to `/currencies`
@@ -10728,15 +10934,24 @@ pub mod builder {
             Error<::store_admin_client_core::types::ErrorResponse>,
         > {
             let Self { client } = self;
-            let url = format!("{}/currencies", client.baseurl(),);
+            let url = format!("{}/currencies", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_currencies",
@@ -10784,11 +10999,11 @@ pub mod builder {
 [`StoreApi::activate_currencies`]: super::StoreApi::activate_currencies*/
     #[derive(Debug, Clone)]
     pub struct ActivateCurrencies<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::ActivateCurrenciesRequest, String>,
     }
     impl<'a> ActivateCurrencies<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -10835,16 +11050,25 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/currencies", client.baseurl(),);
+            let url = format!("{}/currencies", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "activate_currencies",
@@ -10899,10 +11123,10 @@ pub mod builder {
 [`StoreApi::list_available_currencies`]: super::StoreApi::list_available_currencies*/
     #[derive(Debug, Clone)]
     pub struct ListAvailableCurrencies<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
     }
     impl<'a> ListAvailableCurrencies<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self { client: client }
         }
         ///Sends a `GET` request to `/currencies/available`
@@ -10913,15 +11137,24 @@ pub mod builder {
             Error<::store_admin_client_core::types::ErrorResponse>,
         > {
             let Self { client } = self;
-            let url = format!("{}/currencies/available", client.baseurl(),);
+            let url = format!("{}/currencies/available", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_available_currencies",
@@ -10969,12 +11202,12 @@ pub mod builder {
 [`StoreApi::list_countries`]: super::StoreApi::list_countries*/
     #[derive(Debug, Clone)]
     pub struct ListCountries<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListCountries<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -11017,25 +11250,26 @@ pub mod builder {
             let Self { client, page, per_page } = self;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/countries", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/countries", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_countries",
@@ -11083,11 +11317,11 @@ pub mod builder {
 [`StoreApi::get_country`]: super::StoreApi::get_country*/
     #[derive(Debug, Clone)]
     pub struct GetCountry<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         country_id: Result<i64, String>,
     }
     impl<'a> GetCountry<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 country_id: Err("country_id was not initialized".to_string()),
@@ -11112,17 +11346,25 @@ pub mod builder {
             let Self { client, country_id } = self;
             let country_id = country_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/countries/{}", client.baseurl(), encode_path(& country_id
-                .to_string()),
+                "{}/countries/{}", client.baseurl, encode_path(& country_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_country",
@@ -11177,13 +11419,13 @@ pub mod builder {
 [`StoreApi::list_cities`]: super::StoreApi::list_cities*/
     #[derive(Debug, Clone)]
     pub struct ListCities<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         country_id: Result<i64, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListCities<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 country_id: Err("country_id was not initialized".to_string()),
@@ -11238,27 +11480,28 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/countries/{}/cities", client.baseurl(), encode_path(& country_id
+                "{}/countries/{}/cities", client.baseurl, encode_path(& country_id
                 .to_string()),
             );
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_cities",
@@ -11313,13 +11556,13 @@ pub mod builder {
 [`StoreApi::list_districts`]: super::StoreApi::list_districts*/
     #[derive(Debug, Clone)]
     pub struct ListDistricts<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         city_id: Result<i64, String>,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListDistricts<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 city_id: Err("city_id was not initialized".to_string()),
@@ -11374,27 +11617,28 @@ pub mod builder {
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/cities/{}/districts", client.baseurl(), encode_path(& city_id
+                "{}/cities/{}/districts", client.baseurl, encode_path(& city_id
                 .to_string()),
             );
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_districts",
@@ -11449,12 +11693,12 @@ pub mod builder {
 [`StoreApi::list_taxes`]: super::StoreApi::list_taxes*/
     #[derive(Debug, Clone)]
     pub struct ListTaxes<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         page: Result<Option<::std::num::NonZeroU64>, String>,
         per_page: Result<Option<::std::num::NonZeroU64>, String>,
     }
     impl<'a> ListTaxes<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 page: Ok(None),
@@ -11497,25 +11741,26 @@ pub mod builder {
             let Self { client, page, per_page } = self;
             let page = page.map_err(Error::InvalidRequest)?;
             let per_page = per_page.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/taxes", client.baseurl(),);
-            let url = {
-                let mut query = ::store_admin_client_core::Query::default();
-                query
-                    .push(&progenitor_client::QueryParam::new("page", &page))
-                    .map_err(Error::InvalidRequest)?;
-                query
-                    .push(&progenitor_client::QueryParam::new("per_page", &per_page))
-                    .map_err(Error::InvalidRequest)?;
-                query.finish(url)
-            };
+            let url = format!("{}/taxes", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .query(&progenitor_client::QueryParam::new("page", &page))
+                .query(&progenitor_client::QueryParam::new("per_page", &per_page))
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_taxes",
@@ -11563,11 +11808,11 @@ pub mod builder {
 [`StoreApi::create_tax`]: super::StoreApi::create_tax*/
     #[derive(Debug, Clone)]
     pub struct CreateTax<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         body: Result<types::builder::CreateTaxRequest, String>,
     }
     impl<'a> CreateTax<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 body: Ok(::std::default::Default::default()),
@@ -11610,16 +11855,25 @@ pub mod builder {
                     types::CreateTaxRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/taxes", client.baseurl(),);
+            let url = format!("{}/taxes", client.baseurl,);
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .post(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "create_tax",
@@ -11674,11 +11928,11 @@ pub mod builder {
 [`StoreApi::get_tax`]: super::StoreApi::get_tax*/
     #[derive(Debug, Clone)]
     pub struct GetTax<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         tax_id: Result<i64, String>,
     }
     impl<'a> GetTax<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 tax_id: Err("tax_id was not initialized".to_string()),
@@ -11703,16 +11957,25 @@ pub mod builder {
             let Self { client, tax_id } = self;
             let tax_id = tax_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/taxes/{}", client.baseurl(), encode_path(& tax_id.to_string()),
+                "{}/taxes/{}", client.baseurl, encode_path(& tax_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .get(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_tax",
@@ -11767,12 +12030,12 @@ pub mod builder {
 [`StoreApi::update_tax`]: super::StoreApi::update_tax*/
     #[derive(Debug, Clone)]
     pub struct UpdateTax<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         tax_id: Result<i64, String>,
         body: Result<types::builder::UpdateTaxRequest, String>,
     }
     impl<'a> UpdateTax<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 tax_id: Err("tax_id was not initialized".to_string()),
@@ -11827,17 +12090,26 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/taxes/{}", client.baseurl(), encode_path(& tax_id.to_string()),
+                "{}/taxes/{}", client.baseurl, encode_path(& tax_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .put(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_tax",
@@ -11899,11 +12171,11 @@ pub mod builder {
 [`StoreApi::delete_tax`]: super::StoreApi::delete_tax*/
     #[derive(Debug, Clone)]
     pub struct DeleteTax<'a> {
-        client: &'a ::store_admin_client_core::Client,
+        client: &'a super::Client,
         tax_id: Result<i64, String>,
     }
     impl<'a> DeleteTax<'a> {
-        pub fn new(client: &'a ::store_admin_client_core::Client) -> Self {
+        pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
                 tax_id: Err("tax_id was not initialized".to_string()),
@@ -11928,16 +12200,25 @@ pub mod builder {
             let Self { client, tax_id } = self;
             let tax_id = tax_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/taxes/{}", client.baseurl(), encode_path(& tax_id.to_string()),
+                "{}/taxes/{}", client.baseurl, encode_path(& tax_id.to_string()),
             );
+            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
-                .client()
+                .client
                 .delete(url)
                 .header(
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
+                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_tax",
@@ -12861,7 +13142,8 @@ let response = client.delete_tax()
 ```*/
     fn delete_tax(&self) -> builder::DeleteTax<'_>;
 }
-impl StoreApi for ::store_admin_client_core::Client {
+use ::store_admin_client_core::Client;
+impl StoreApi for Client {
     fn list_languages(&self) -> builder::ListLanguages<'_> {
         builder::ListLanguages::new(self)
     }

@@ -38,8 +38,8 @@ use crate::Document;
 use crate::model::Output;
 
 mod emit;
-mod model;
-mod naming;
+pub(crate) mod model;
+pub(crate) mod naming;
 mod text;
 
 use model::{Model, builders};

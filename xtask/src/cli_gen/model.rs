@@ -776,7 +776,7 @@ impl Model {
 }
 
 /// The property names of a component schema in the document's order (serde_json sorts them).
-pub(super) fn property_order(doc: &Document, name: &str) -> Vec<String> {
+pub(crate) fn property_order(doc: &Document, name: &str) -> Vec<String> {
     use openapiv3::{ReferenceOr, SchemaKind, Type};
     let Some(ReferenceOr::Item(schema)) = doc
         .spec
@@ -793,7 +793,7 @@ pub(super) fn property_order(doc: &Document, name: &str) -> Vec<String> {
 }
 
 /// The keys of `properties`, those of `order` first in its order, then the rest sorted.
-pub(super) fn ordered<'m>(
+pub(crate) fn ordered<'m>(
     properties: &'m serde_json::Map<String, Value>,
     order: &[String],
 ) -> Vec<&'m String> {

@@ -163,7 +163,7 @@ pub fn pascal(text: &str) -> String {
 }
 
 /// progenitor's setter name of a parameter: snake case, non-alphanumerics as `_`.
-pub(super) fn snake(text: &str) -> String {
+pub(crate) fn snake(text: &str) -> String {
     let mut out = String::new();
     let mut previous_lower = false;
     for c in text.chars() {
@@ -186,7 +186,7 @@ pub(super) fn snake(text: &str) -> String {
     out.trim_matches('_').to_owned()
 }
 
-pub(super) fn field_ident(id: &str) -> syn::Ident {
+pub(crate) fn field_ident(id: &str) -> syn::Ident {
     if KEYWORDS.contains(&id) || id.starts_with(|c: char| c.is_ascii_digit()) {
         format_ident!("{id}_")
     } else {
