@@ -147,6 +147,7 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>> {
         let cli = crate::cli_gen::outputs(&doc, &client)?;
         client.extend(cli);
         client.extend(crate::values::outputs(&doc)?);
+        client.extend(crate::uploads::outputs(&doc)?);
         client.extend(crate::readmes::outputs(&doc)?);
         Ok(client)
     });

@@ -23,6 +23,7 @@ mod readmes;
 mod rewrite;
 mod split;
 mod summary;
+mod uploads;
 mod values;
 
 use std::path::PathBuf;

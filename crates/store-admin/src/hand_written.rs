@@ -3,8 +3,10 @@
 //! method of each (a test fails when an operation of `HAND_WRITTEN` has none).
 //!
 //! - The nine `multipart/form-data` uploads: one builder each, a setter per field of the
-//!   document's request schema (files take a [`Part`], the rest text), over the one generic
-//!   [`MultipartRequest`]; method and path come from [`OPERATIONS`](crate::OPERATIONS).
+//!   document's request schema (files take a [`Part`], the rest their type), over the one generic
+//!   [`MultipartRequest`]; method and path come from [`OPERATIONS`](crate::OPERATIONS). The table
+//!   of builders and fields is generated from the document (`generated_uploads.rs`, written by
+//!   `cargo xtask generate`), so a field the document adds or renames changes its setter.
 //! - `get_user_info`, served by the accounts host
 //!   ([`StoreAdminBuilder::with_accounts_url`](crate::StoreAdminBuilder::with_accounts_url)).
 //!
@@ -152,121 +154,47 @@ macro_rules! uploads {
     };
 }
 
-uploads! {
-    /// Creates a brand (`POST /brands`): a name and a logo, optionally a banner, a description,
-    /// search-engine fields and the English translation.
-    "products" create_brand -> CreateBrand, types::BrandResponse {
-        path {}
-        /// The brand name (not empty).
-        name = "name": String, true;
-        /// The logo image file.
-        logo = "logo": Part, true;
-        /// A banner image file.
-        banner = "banner": Part, false;
-        /// A description of the brand.
-        description = "description": String, false;
-        /// The page title for search engines.
-        metadata_title = "metadata_title": String, false;
-        /// The page description for search engines.
-        metadata_description = "metadata_description": String, false;
-        /// The page's address slug.
-        metadata_url = "metadata_url": String, false;
-        /// The English name (required when any English translation field is sent).
-        translation_en_name = "translations[en][name]": String, false;
-        /// The English page title for search engines.
-        translation_en_metadata_title = "translations[en][metadata][title]": String, false;
-        /// The English page description for search engines.
-        translation_en_metadata_description = "translations[en][metadata][description]": String, false;
-        /// The English page address slug.
-        translation_en_metadata_url = "translations[en][metadata][url]": String, false;
+// The uploads and the rows of `METHODS`, generated from the document's form schemas by
+// `cargo xtask generate` (`xtask/src/uploads.rs`).
+include!("generated_uploads.rs");
+
+/// The setters of `CreateBrand`'s English translation as 0.1.0 named them.
+#[cfg(feature = "products")]
+impl CreateBrand<'_> {
+    /// The form field `translations[en][name]`.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `translations_en_name`, named after the form field"
+    )]
+    pub fn translation_en_name(self, value: impl Into<String>) -> Self {
+        self.translations_en_name(value)
     }
 
-    /// Imports a spreadsheet of products (`POST /products/import`).
-    "products" import_products -> ImportProducts, types::MessageResponse {
-        path {}
-        /// The spreadsheet file.
-        file = "file": Part, true;
-        /// What the file holds (new products, quantities, prices, ...).
-        type_ = "type": types::ImportProductsRequestType, true;
+    /// The form field `translations[en][metadata][title]`.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `translations_en_metadata_title`, named after the form field"
+    )]
+    pub fn translation_en_metadata_title(self, value: impl Into<String>) -> Self {
+        self.translations_en_metadata_title(value)
     }
 
-    /// Attaches an image to a product (`POST /products/{product_id}/images`): a file (`photo`)
-    /// or the address of one (`original`).
-    "products" create_product_image -> CreateProductImage, types::ProductImageResponse {
-        path { product_id: i64 }
-        /// The image file.
-        photo = "photo": Part, false;
-        /// Address of an image to attach instead of a file.
-        original = "original": String, false;
-        /// Whether this becomes the product's main image (sent as `1`/`0`).
-        main = "main": bool, false;
-        /// 1 to make this the product's default image, else 0.
-        default = "default": i64, false;
-        /// Position among the product's images.
-        sort = "sort": i64, false;
-        /// Alternative text of the image.
-        alt = "alt": String, false;
+    /// The form field `translations[en][metadata][description]`.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `translations_en_metadata_description`, named after the form field"
+    )]
+    pub fn translation_en_metadata_description(self, value: impl Into<String>) -> Self {
+        self.translations_en_metadata_description(value)
     }
 
-    /// Attaches an image to the product with this SKU (`POST /products/sku/{sku}/images`).
-    "products" create_product_image_by_sku -> CreateProductImageBySku, types::ProductImageResponse {
-        path { sku: String }
-        /// The image file.
-        photo = "photo": Part, false;
-    }
-
-    /// Replaces a product image's file and settings (`POST /products/images/{image_id}`).
-    "products" update_product_image -> UpdateProductImage, types::ProductImageResponse {
-        path { image_id: i64 }
-        /// The new image file.
-        photo = "photo": Part, true;
-        /// 1 to make this the product's default image, else 0.
-        default = "default": i64, false;
-        /// Position among the product's images.
-        sort = "sort": i64, false;
-        /// Alternative text of the image.
-        alt = "alt": String, false;
-    }
-
-    /// Attaches a file to a digital product (`POST /products/{product_id}/digital-files`).
-    "products" create_product_digital_file -> CreateProductDigitalFile, types::ProductDigitalFileResponse {
-        path { product_id: i64 }
-        /// The file.
-        file = "file": Part, false;
-        /// The name buyers see for the file.
-        file_name = "file_name": String, false;
-    }
-
-    /// Imports a spreadsheet of customers (`POST /customers/import`).
-    "customers" import_customers -> ImportCustomers, types::MessageResponse {
-        path {}
-        /// The Excel file of customers.
-        file = "file": Part, true;
-    }
-
-    /// Imports a file of custom URLs (`POST /custom-urls/import`).
-    "store" import_custom_urls -> ImportCustomUrls, types::MessageResponse {
-        path {}
-        /// The file to import.
-        file = "file": Part, true;
-    }
-
-    /// Changes the statuses of the orders a spreadsheet lists (`POST /orders/statuses/bulk`).
-    "orders" change_bulk_order_statuses -> ChangeBulkOrderStatuses, types::MessageResponse {
-        path {}
-        /// The spreadsheet of orders and their new statuses.
-        file = "file": Part, true;
-    }
-
-    others {
-        #[cfg(feature = "store")]
-        HandWrittenMethod {
-            operation_id: "get_user_info",
-            method: "StoreAdmin::get_user_info",
-            multipart: false,
-            path_params: &[],
-            fields: &[],
-        },
+    /// The form field `translations[en][metadata][url]`.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `translations_en_metadata_url`, named after the form field"
+    )]
+    pub fn translation_en_metadata_url(self, value: impl Into<String>) -> Self {
+        self.translations_en_metadata_url(value)
     }
 }
 

@@ -337,7 +337,7 @@ async fn create_brand_sends_the_file_and_text_fields_with_the_token() {
                 .mime("image/png"),
         )
         .description("Tools")
-        .translation_en_name("Acme EN")
+        .translations_en_name("Acme EN")
         .send()
         .await
         .expect("created");
@@ -377,6 +377,41 @@ async fn create_brand_sends_the_file_and_text_fields_with_the_token() {
     assert_eq!(sent_logo.file_name.as_deref(), Some("logo.png"));
     assert_eq!(sent_logo.content_type.as_deref(), Some("image/png"));
     assert_eq!(seen.fields.len(), 4, "no unset field is sent");
+}
+
+#[tokio::test]
+#[allow(deprecated)]
+async fn the_translation_setters_of_0_1_0_send_the_same_fields() {
+    let store = Store::default();
+    let base = api(store.clone()).await;
+    let admin = admin(&base, "http://127.0.0.1:9");
+    admin
+        .create_brand()
+        .name("Acme")
+        .logo(Part::bytes(b"logo".to_vec()).file_name("logo.png"))
+        .translation_en_name("Acme EN")
+        .translation_en_metadata_title("Title")
+        .translation_en_metadata_description("About")
+        .translation_en_metadata_url("acme")
+        .send()
+        .await
+        .expect("created");
+    let seen = store.seen();
+    let sent: Vec<(&str, &[u8])> = seen[0]
+        .fields
+        .iter()
+        .filter(|f| f.name.starts_with("translations"))
+        .map(|f| (f.name.as_str(), f.bytes.as_slice()))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            ("translations[en][name]", &b"Acme EN"[..]),
+            ("translations[en][metadata][title]", b"Title"),
+            ("translations[en][metadata][description]", b"About"),
+            ("translations[en][metadata][url]", b"acme"),
+        ]
+    );
 }
 
 #[tokio::test]
