@@ -20,6 +20,7 @@ mod model;
 mod openapi;
 mod operation_impls;
 mod readmes;
+mod render;
 mod rewrite;
 mod split;
 mod summary;

@@ -7,6 +7,31 @@ use sha2::{Digest, Sha256};
 
 use crate::{Document, areas, lint};
 
+/// The core crate of the generated client: the `Client`, the shared types, the hand-off to hooks.
+pub const CORE_DIR: &str = "crates/store-admin-client-core";
+/// The facade's table of operations (and the modules that gather the areas).
+pub const OPERATIONS: &str = "crates/store-admin-client/src/generated_operations.rs";
+/// Where fixture documents live, relative to the workspace root.
+pub const FIXTURES_DIR: &str = "openapi/fixtures";
+/// Where fixture clients are written, relative to the workspace root.
+pub const FIXTURES_OUT: &str = "crates/store-admin-fixtures/src";
+
+/// The generated file of a crate directory.
+pub fn generated_file(crate_dir: &str) -> String {
+    format!("{crate_dir}/src/generated.rs")
+}
+
+/// Every generated client file (the core's, then each area's), relative to the workspace root.
+pub fn client_files() -> Vec<String> {
+    std::iter::once(generated_file(CORE_DIR))
+        .chain(
+            areas::AREAS
+                .iter()
+                .map(|a| generated_file(&areas::area_dir(a.name))),
+        )
+        .collect()
+}
+
 /// One file the generator produces: where it goes and what it should hold.
 pub struct Output {
     /// Path relative to the workspace root.
@@ -242,7 +267,7 @@ mod tests {
 
     fn fixture(name: &str) -> Document {
         let root = crate::workspace_root();
-        let path = format!("{}/{name}.yaml", crate::generate::FIXTURES_DIR);
+        let path = format!("{}/{name}.yaml", FIXTURES_DIR);
         Document::load(&root, &path).expect("fixture loads")
     }
 

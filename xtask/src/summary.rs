@@ -21,10 +21,10 @@ use syn::{
 };
 
 /// One line per operation of the split client: each area's file in turn (see
-/// [`crate::generate::client_files`]).
+/// [`crate::model::client_files`]).
 pub fn summarize_client(root: &std::path::Path) -> Result<String> {
     let mut out = String::new();
-    for rel_path in crate::generate::client_files().iter().skip(1) {
+    for rel_path in crate::model::client_files().iter().skip(1) {
         let source = std::fs::read_to_string(root.join(rel_path))
             .with_context(|| format!("reading {rel_path} (run `cargo xtask generate`)"))?;
         out.push_str(&summarize(&source).with_context(|| format!("summarizing {rel_path}"))?);
@@ -275,7 +275,8 @@ fn render(ty: &Type) -> String {
 mod tests {
     use super::*;
     use crate::Document;
-    use crate::generate::{Flavor, progenitor_version, render_client};
+    use crate::generate::progenitor_version;
+    use crate::render::{Flavor, render_client};
 
     fn fixture_summary(name: &str) -> String {
         let root = crate::workspace_root();

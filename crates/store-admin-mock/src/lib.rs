@@ -10,8 +10,9 @@ mod document;
 mod drift;
 mod engine;
 mod error;
+mod fake;
 mod faults;
-mod generate;
+mod formats;
 mod http;
 mod journal;
 mod language;
@@ -26,7 +27,6 @@ mod server;
 mod shape;
 mod state;
 mod store;
-mod values;
 
 pub use auth::{DEFAULT_TOKEN, MockToken};
 pub use config::{DEFAULT_ACCESS_TOKEN_LIFETIME, DeliveryConfig, Limits, MockConfig};

@@ -20,7 +20,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use crate::document::{Document, View};
-use crate::generate::Generator;
+use crate::fake::Generator;
 
 /// The type a schema declares (or implies), as shaping tells them apart.
 #[derive(Clone, Copy, PartialEq, Eq)]

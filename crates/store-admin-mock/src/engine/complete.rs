@@ -13,7 +13,7 @@
 use serde_json::Value;
 
 use crate::document::Document;
-use crate::generate::Generator;
+use crate::fake::Generator;
 use crate::shape::shape;
 
 /// Completes `record` against every schema of `schemas`, generating with `seed`.

@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 
 use super::{Action, Call, Engine, singular};
 use crate::error::{ApiError, collection_full, selected_invalid};
-use crate::generate::stable_hash;
+use crate::fake::stable_hash;
 use crate::respond::{Handled, Reply, deleted_message};
 use crate::store::{Store, id_text, now_local, object_mut};
 

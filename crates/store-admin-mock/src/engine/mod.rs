@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::document::{Document, Operation};
 use crate::error::{ApiError, FieldErrors, Lang, Text};
-use crate::generate::{Generator, stable_hash};
+use crate::fake::{Generator, stable_hash};
 use crate::paging::{PageRequest, QueryPairs, page_window};
 use crate::respond::{Handled, Reply, envelope, json_bytes_response};
 use crate::shape::{Input, render};

@@ -13,10 +13,10 @@
 use serde_json::{Map, Value, json};
 
 use crate::engine::Engine;
-use crate::generate::stable_hash;
+use crate::fake::stable_hash;
+use crate::formats::{CURRENCY, local_date, number};
 use crate::seed::tables::keys::{PRODUCTS, SHIPMENTS, SHIPPING_COMPANIES, TAGS};
 use crate::store::{Store, id_text_value, value_as_f64};
-use crate::values::{CURRENCY, local_date, number};
 
 /// The VAT rate the prices include, in percent.
 const VAT_PERCENT: f64 = 15.0;

@@ -10,11 +10,11 @@ use super::order_details::details;
 use crate::engine::Call;
 use crate::engine::crud::find_id;
 use crate::error::{ApiError, FieldErrors, Text, collection_full, required, selected_invalid};
+use crate::formats::{local_date, money, number};
 use crate::respond::{Handled, Reply};
 use crate::seed::tables::SHIPPING_COST;
 use crate::seed::tables::keys::{BRANCHES, ORDER_STATUSES, ORDERS, PRODUCTS, SHIPPING_COMPANIES};
 use crate::store::{Store, id_text_value, now_local, object_mut, value_as_f64};
-use crate::values::{local_date, money, number};
 
 /// Seconds a new order waits for its payment.
 const PAYMENT_WINDOW_SECONDS: i64 = 86_400;
@@ -145,7 +145,7 @@ fn choose_customer(
             "customer": "https://store.example/profile",
             "admin": format!("https://s.example/customers/{id}"),
         },
-        "currency": crate::values::CURRENCY,
+        "currency": crate::formats::CURRENCY,
         "updated_at": local_date(&now_local()),
         "groups": [],
     });

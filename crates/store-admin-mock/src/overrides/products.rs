@@ -5,10 +5,10 @@ use serde_json::{Map, Value, json};
 
 use crate::engine::Call;
 use crate::error::{ApiError, FieldErrors, Text};
+use crate::formats::{money, number};
 use crate::respond::{Handled, Reply};
 use crate::seed::tables::keys::{BRANDS, CATEGORIES, PRODUCTS, TAGS};
 use crate::store::{Store, id_text_value, object_mut, value_as_f64};
-use crate::values::{money, number};
 
 fn ids(value: Option<&Value>) -> Vec<i64> {
     match value {

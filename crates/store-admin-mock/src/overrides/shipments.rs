@@ -6,10 +6,10 @@ use serde_json::{Map, Value, json};
 
 use crate::engine::Call;
 use crate::error::{ApiError, FieldErrors, Text, selected_invalid};
+use crate::formats::{local_date, money, money_string};
 use crate::respond::{Handled, Reply};
 use crate::seed::tables::keys::{BRANCHES, ORDERS, SHIPMENTS, SHIPPING_COMPANIES};
 use crate::store::{Store, id_text_value, now_local, object_mut, value_as_f64};
-use crate::values::{local_date, money, money_string};
 
 /// The message of the live service for returning a shipment that is not delivered.
 /// The service's answer to returning a shipment not delivered yet.

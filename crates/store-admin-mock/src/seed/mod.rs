@@ -15,7 +15,7 @@ use rand::rngs::StdRng;
 use serde_json::{Map, Value, json};
 
 use crate::engine::Engine;
-use crate::generate::{Generator, stable_hash};
+use crate::fake::{Generator, stable_hash};
 use crate::store::{Store, id_text, object_mut};
 
 /// Records generated for each collection without a table.

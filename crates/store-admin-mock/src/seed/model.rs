@@ -3,7 +3,7 @@
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Map, Value, json};
 
-use crate::values::{CURRENCY, local_date, money, money_string, number};
+use crate::formats::{CURRENCY, local_date, money, money_string, number};
 
 #[derive(Debug, Clone)]
 pub(crate) struct Product {

@@ -209,8 +209,7 @@ pub(crate) fn documented_records(
         } else {
             json!(id)
         };
-        let record_seed =
-            crate::generate::stable_hash(&[&seed.to_string(), &real, &id.to_string()]);
+        let record_seed = crate::fake::stable_hash(&[&seed.to_string(), &real, &id.to_string()]);
         let mut record = json!({ "id": id_value });
         crate::engine::complete::complete(
             &engine.doc,

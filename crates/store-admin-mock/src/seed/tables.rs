@@ -14,9 +14,9 @@ use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
 use super::model::*;
-use crate::generate::stable_hash;
+use crate::fake::stable_hash;
+use crate::formats::money_string;
 use crate::store::{Store, value_as_f64};
-use crate::values::money_string;
 
 /// The built-in order status slugs (the document's `OrderStatusSlug`) with (parent slug, built-in
 /// Arabic name).
