@@ -661,7 +661,7 @@ async fn post_event(
             }
         }
     };
-    let known = crate::seed::event_names(&engine);
+    let known = crate::events::event_names(&engine);
     if event != "app.store.authorize" && !known.contains(&event) {
         let message = format!(
             "{event:?} is not an event of the document (the webhooks' events: {})",

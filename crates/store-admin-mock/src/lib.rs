@@ -10,6 +10,7 @@ mod document;
 mod drift;
 mod engine;
 mod error;
+mod events;
 mod fake;
 mod faults;
 mod formats;

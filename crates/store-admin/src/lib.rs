@@ -14,7 +14,6 @@ pub mod call;
 mod client;
 pub mod credentials;
 pub mod error;
-pub mod ext;
 pub mod fair;
 pub mod hand_written;
 pub mod inbox;
@@ -28,6 +27,8 @@ pub mod ratelimit;
 pub mod retry;
 pub mod service;
 pub mod values;
+/// The extension traits of [`values`]; also `store_admin::values::ext`.
+pub use values::ext;
 #[cfg(feature = "store")]
 pub mod waiters;
 pub mod webhooks;

@@ -53,20 +53,6 @@ pub(crate) fn registry() -> &'static [(&'static str, Override)] {
     ]
 }
 
-/// Events the overrides emit (beside the engine's `<thing>.created/updated/deleted`): where the
-/// document lists no event names, these and the engine's are the ones a webhook may subscribe to.
-pub(crate) const EMITTED_EVENTS: &[&str] = &[
-    "customer.banned",
-    "customer.unbanned",
-    "order.status.updated",
-    "product.updated",
-    "shipment.creating",
-    "shipment.created",
-    "shipment.updated",
-    "shipment.cancelled",
-    "test",
-];
-
 /// Operations whose 422 for schema-valid data depends on the store's state or on two fields at
 /// once, with the reason: what `.ci/mock-checks` tells schemathesis (`GET /` lists them).
 pub(crate) const STATE_RULES: &[(&str, &str)] = &[

@@ -29,9 +29,9 @@ fn valid_url(url: &str) -> bool {
         .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
 }
 
-/// Whether `event` may be subscribed to (see [`crate::seed::event_names`]).
+/// Whether `event` may be subscribed to (see [`crate::events::event_names`]).
 fn known_event(call: &Call<'_>, event: &str) -> bool {
-    crate::seed::event_names(call.engine)
+    crate::events::event_names(call.engine)
         .iter()
         .any(|e| e == event)
 }

@@ -1,6 +1,6 @@
 //! The store's first state, deterministic by the seed: the hand-made tables ([`tables`]) for the
 //! resources where realistic data matters, then every other collection of the document filled
-//! with records generated from its schemas ([`crate::generate`]): a few records per collection
+//! with records generated from its schemas ([`crate::fake`]): a few records per collection
 //! (a few per parent for a sub-collection), related ids (`customer_id`, `category: {id}`) naming
 //! records that exist. Webhook event names are the document's known values.
 
@@ -48,36 +48,6 @@ pub(crate) fn store(
     store
 }
 
-/// The event names a webhook may subscribe to: the document's known values, or else the events
-/// the mock emits (`created/updated/deleted` of each collection, and the overrides' own).
-pub(crate) fn event_names(engine: &Engine) -> Vec<String> {
-    if !engine.events.is_empty() {
-        return engine.events.clone();
-    }
-    let mut names: Vec<String> = crate::overrides::EMITTED_EVENTS
-        .iter()
-        .map(|e| (*e).to_owned())
-        .collect();
-    let mut collections: Vec<&String> = engine
-        .collections
-        .values()
-        .filter(|c| c.parent.is_none() && c.alias_of.is_none() && !c.singleton)
-        .map(|c| &c.name)
-        .collect();
-    collections.sort();
-    collections.dedup();
-    for name in collections {
-        for what in ["created", "updated", "deleted"] {
-            let event = format!("{}.{what}", crate::engine::singular(name));
-            if !names.contains(&event) {
-                names.push(event);
-            }
-        }
-    }
-    names.sort();
-    names
-}
-
 /// Per collection, the ids given to its records, each with the parent (collection key and id) it
 /// belongs to, if any.
 type SeededIds = BTreeMap<String, Vec<(Value, Option<(String, Value)>)>>;
@@ -97,7 +67,7 @@ fn seed_events(engine: &Engine, store: &mut Store, seed: u64) {
     }
     let mut rng: StdRng =
         rand::SeedableRng::seed_from_u64(stable_hash(&[&seed.to_string(), EVENTS]));
-    for event in event_names(engine).into_iter().rev() {
+    for event in crate::events::event_names(engine).into_iter().rev() {
         let id = loop {
             let id = rng.random_range(100_000_000..2_147_483_647_i64);
             if store.get(EVENTS, &id.to_string()).is_none() {

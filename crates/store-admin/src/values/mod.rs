@@ -4,6 +4,8 @@
 //! The OpenAPI document keeps these fields as plain strings (or "number or string") so that the
 //! generated client never rejects a response; the types here give them meaning afterwards.
 
+pub mod ext;
+
 use std::fmt;
 use std::str::FromStr;
 
