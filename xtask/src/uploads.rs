@@ -10,7 +10,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde_json::Value;
 
 use crate::Document;
-use crate::cli_gen::model::{ordered, property_order};
+use crate::cli_gen::model::{Raw, ordered, property_order};
 use crate::cli_gen::naming::{field_ident, pascal, snake};
 use crate::hand_written::{HandWritten, hand_written};
 use crate::lint::escape;
@@ -76,31 +76,6 @@ fn area(op: &Value) -> Result<&'static str> {
         .ok_or_else(|| anyhow!("the tag `{tag}` is in no area"))
 }
 
-/// `node`, or what its `$ref` points at (followed until it is no reference).
-fn resolve<'a>(doc: &'a Document, mut node: &'a Value) -> Result<&'a Value> {
-    for _ in 0..16 {
-        let Some(reference) = node.get("$ref").and_then(Value::as_str) else {
-            return Ok(node);
-        };
-        let pointer = reference
-            .strip_prefix('#')
-            .ok_or_else(|| anyhow!("`{reference}` is not a reference within the document"))?;
-        node = doc
-            .raw
-            .pointer(pointer)
-            .ok_or_else(|| anyhow!("`{reference}` points at nothing"))?;
-    }
-    bail!("a chain of more than 16 references")
-}
-
-/// The component name a schema refers to (`#/components/schemas/Name` -> `Name`).
-fn ref_name(schema: &Value) -> Option<&str> {
-    schema
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| r.strip_prefix("#/components/schemas/"))
-}
-
 /// One upload, as a row of the `uploads!` macro.
 fn upload(
     doc: &Document,
@@ -116,9 +91,9 @@ fn upload(
         .pointer(&format!("/paths/{}", escape(&op.path)))
         .unwrap_or(&Value::Null);
     let params = path_params(doc, item, json)?;
-    let schema_name = ref_name(schema)
+    let schema_name = Raw::ref_name(schema)
         .ok_or_else(|| anyhow!("the form's schema is not a component (its enums need a name)"))?;
-    let form = resolve(doc, schema)?;
+    let form = Raw(&doc.raw).resolve(schema);
     let required: Vec<&str> = form
         .get("required")
         .and_then(Value::as_array)
@@ -143,14 +118,15 @@ fn upload(
             false => format!("{{ {} }}", params.join(", ")),
         }
     ));
-    for wire in ordered(properties, &property_order(doc, schema_name)) {
+    for wire in ordered(properties, &property_order(doc, &schema_name)) {
         let property = &properties[wire];
         let setter = field_ident(&snake(wire));
-        let ty = field_type(doc, schema_name, wire, property)
+        let ty = field_type(doc, &schema_name, wire, property)
             .with_context(|| format!("the form field `{wire}`"))?;
         let description = match property.get("description") {
             Some(text) => text.as_str(),
-            None => resolve(doc, property)?
+            None => Raw(&doc.raw)
+                .resolve(property)
                 .get("description")
                 .and_then(Value::as_str),
         };
@@ -219,9 +195,9 @@ fn success_type(doc: &Document, op: &Value) -> Result<String> {
         if !status.starts_with('2') {
             continue;
         }
-        let response = resolve(doc, response)?;
+        let response = Raw(&doc.raw).resolve(response);
         if let Some(schema) = response.pointer("/content/application~1json/schema") {
-            let name = ref_name(schema)
+            let name = Raw::ref_name(schema)
                 .ok_or_else(|| anyhow!("the {status} response's schema is not a component"))?;
             return Ok(format!("types::{name}"));
         }
@@ -241,7 +217,7 @@ fn path_params(
         .filter_map(|node| node.get("parameters").and_then(Value::as_array))
         .flatten();
     for param in declared {
-        let param = resolve(doc, param)?;
+        let param = Raw(&doc.raw).resolve(param);
         if param.get("in").and_then(Value::as_str) != Some("path") {
             continue;
         }
@@ -249,7 +225,7 @@ fn path_params(
             .get("name")
             .and_then(Value::as_str)
             .ok_or_else(|| anyhow!("a path parameter without a name"))?;
-        let schema = resolve(doc, param.get("schema").unwrap_or(&Value::Null))?;
+        let schema = Raw(&doc.raw).resolve(param.get("schema").unwrap_or(&Value::Null));
         let ty = match schema.get("type").and_then(Value::as_str) {
             Some("integer") => "i64",
             Some("string") => "String",
@@ -263,12 +239,12 @@ fn path_params(
 /// A form field's Rust type: a file is a `Part`; a scalar its type (an enum of strings its
 /// generated type, named by typify: the form's schema then the field, or its component's name).
 fn field_type(doc: &Document, form: &str, wire: &str, property: &Value) -> Result<String> {
-    let target = resolve(doc, property)?;
+    let target = Raw(&doc.raw).resolve(property);
     let kind = target.get("type").and_then(Value::as_str);
     let format = target.get("format").and_then(Value::as_str);
     Ok(match (kind, format) {
         (Some("string"), Some("binary")) => "Part".to_owned(),
-        (Some("string"), _) if target.get("enum").is_some() => match ref_name(property) {
+        (Some("string"), _) if target.get("enum").is_some() => match Raw::ref_name(property) {
             Some(name) => format!("types::{name}"),
             None => format!("types::{form}{}", pascal(wire)),
         },

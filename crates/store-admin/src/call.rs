@@ -52,14 +52,9 @@ where
 
     fn call(self) -> BoxFuture<'a, Result<O::Output, Error>> {
         Box::pin(async move {
-            match keeping_failure(self.send_operation()).await {
-                (Ok(answer), _) => Ok(answer.into_inner()),
-                (Err(_), Some(kept)) => Err(kept),
-                (Err(error), None) => Err(Error::from_progenitor::<O::Output>(
-                    error,
-                    Some(O::OPERATION_ID),
-                )),
-            }
+            sent::<O::Output, _>(O::OPERATION_ID, self.send_operation())
+                .await
+                .map(ResponseValue::into_inner)
         })
     }
 }
@@ -81,17 +76,25 @@ where
     type Output = O::Output;
 
     fn call_full(self) -> BoxFuture<'a, Result<ResponseValue<O::Output>, Error>> {
-        Box::pin(async move {
-            match keeping_failure(self.send_operation()).await {
-                (Ok(answer), _) => Ok(answer),
-                (Err(_), Some(kept)) => Err(kept),
-                // A body that does not decode is located in it as JSON (its type may not decode).
-                (Err(error), None) => Err(Error::from_progenitor::<serde_json::Value>(
-                    error,
-                    Some(O::OPERATION_ID),
-                )),
-            }
-        })
+        // A body that does not decode is located in it as JSON (its type may not decode).
+        Box::pin(sent::<serde_json::Value, _>(
+            O::OPERATION_ID,
+            self.send_operation(),
+        ))
+    }
+}
+
+/// Awaits `send` (a generated builder's `send`) and answers its success, or this crate's [`Error`]:
+/// the one the interceptor ended the call with, or progenitor's converted (a body that does not
+/// decode located by reading it again as `T`).
+async fn sent<T: DeserializeOwned, O>(
+    operation: &'static str,
+    send: impl Future<Output = Result<ResponseValue<O>, progenitor_client::Error<types::ErrorResponse>>>,
+) -> Result<ResponseValue<O>, Error> {
+    match keeping_failure(send).await {
+        (Ok(answer), _) => Ok(answer),
+        (Err(_), Some(kept)) => Err(kept),
+        (Err(error), None) => Err(Error::from_progenitor::<T>(error, Some(operation))),
     }
 }
 

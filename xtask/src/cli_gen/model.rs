@@ -391,10 +391,10 @@ pub(super) struct Model {
 }
 
 /// The document as JSON, with `$ref` resolution.
-pub(super) struct Raw<'a>(&'a Value);
+pub(crate) struct Raw<'a>(pub(crate) &'a Value);
 
 impl<'a> Raw<'a> {
-    pub(super) fn resolve(&self, value: &'a Value) -> &'a Value {
+    pub(crate) fn resolve(&self, value: &'a Value) -> &'a Value {
         let mut current = value;
         for _ in 0..16 {
             if let Some(reference) = current.get("$ref").and_then(Value::as_str) {
@@ -415,7 +415,7 @@ impl<'a> Raw<'a> {
         current
     }
 
-    pub(super) fn ref_name(value: &Value) -> Option<String> {
+    pub(crate) fn ref_name(value: &Value) -> Option<String> {
         let value = match value
             .get("allOf")
             .and_then(Value::as_array)
