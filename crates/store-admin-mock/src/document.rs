@@ -690,11 +690,106 @@ impl<'a> View<'a> {
     pub fn keyword(&self, name: &str) -> Option<&'a Value> {
         self.keywords.get(name).copied()
     }
+
+    /// A number's bounds: the one place `minimum`, `maximum` and the exclusive bounds are read
+    /// (query and path checks, fake values, the examples the shaper keeps).
+    pub fn range(&self) -> Range {
+        let bound = |name| self.keyword(name).and_then(Value::as_f64);
+        Range {
+            min: bound("minimum"),
+            max: bound("maximum"),
+            exclusive_min: bound("exclusiveMinimum"),
+            exclusive_max: bound("exclusiveMaximum"),
+        }
+    }
+
+    /// Whether a text of `len` characters keeps to `minLength` and `maxLength`.
+    pub fn length_admits(&self, len: u64) -> bool {
+        self.keyword("minLength")
+            .and_then(Value::as_u64)
+            .is_none_or(|min| len >= min)
+            && self
+                .keyword("maxLength")
+                .and_then(Value::as_u64)
+                .is_none_or(|max| len <= max)
+    }
+}
+
+/// A number schema's bounds (see [`View::range`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Range {
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub exclusive_min: Option<f64>,
+    pub exclusive_max: Option<f64>,
+}
+
+/// The bound a number breaks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Breach {
+    /// Below `minimum`.
+    Below(f64),
+    /// Above `maximum`.
+    Above(f64),
+    /// At or below `exclusiveMinimum`.
+    NotAbove(f64),
+    /// At or above `exclusiveMaximum`.
+    NotBelow(f64),
+}
+
+impl Range {
+    /// Whether `x` keeps to every bound.
+    pub fn admits(&self, x: f64) -> bool {
+        self.breach(x).is_none()
+    }
+
+    /// The first bound `x` breaks, if any.
+    pub fn breach(&self, x: f64) -> Option<Breach> {
+        if let Some(min) = self.min.filter(|&min| x < min) {
+            return Some(Breach::Below(min));
+        }
+        if let Some(max) = self.max.filter(|&max| x > max) {
+            return Some(Breach::Above(max));
+        }
+        if let Some(min) = self.exclusive_min.filter(|&min| x <= min) {
+            return Some(Breach::NotAbove(min));
+        }
+        if let Some(max) = self.exclusive_max.filter(|&max| x >= max) {
+            return Some(Breach::NotBelow(max));
+        }
+        None
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_range_admits_what_keeps_to_every_bound_and_names_the_first_it_breaks() {
+        let doc = Document::embedded().unwrap();
+        let schema = serde_json::json!({
+            "type": "number", "minimum": 1, "maximum": 10, "exclusiveMaximum": 10
+        });
+        let range = doc.view(&schema).range();
+        assert!(range.admits(1.0));
+        assert!(range.admits(9.5));
+        assert_eq!(range.breach(0.5), Some(Breach::Below(1.0)));
+        assert_eq!(range.breach(11.0), Some(Breach::Above(10.0)));
+        assert_eq!(range.breach(10.0), Some(Breach::NotBelow(10.0)));
+        let open = serde_json::json!({ "type": "integer", "exclusiveMinimum": 0 });
+        assert_eq!(
+            doc.view(&open).range().breach(0.0),
+            Some(Breach::NotAbove(0.0))
+        );
+        assert!(doc.view(&open).range().admits(1.0));
+        assert!(Range::default().admits(f64::MAX));
+        let text = serde_json::json!({ "type": "string", "minLength": 2, "maxLength": 3 });
+        let view = doc.view(&text);
+        assert!(!view.length_admits(1));
+        assert!(view.length_admits(2) && view.length_admits(3));
+        assert!(!view.length_admits(4));
+    }
 
     #[test]
     fn the_embedded_document_has_operations_with_scopes_and_bodies() {

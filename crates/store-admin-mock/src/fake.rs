@@ -166,43 +166,15 @@ impl<'d> Generator<'d> {
             (Some("string"), Value::String(s)) => {
                 (known.is_empty() || known.contains(s))
                     && view.keyword("pattern").is_none()
-                    && self.length_fits(&view, s)
+                    && view.length_admits(s.chars().count() as u64)
             }
-            (Some("integer"), Value::Number(n)) => n.is_i64() && self.range_fits(&view, n),
-            (Some("number"), Value::Number(n)) => self.range_fits(&view, n),
+            (Some("integer"), Value::Number(n)) => {
+                n.is_i64() && view.range().admits(n.as_f64().unwrap_or(0.0))
+            }
+            (Some("number"), Value::Number(n)) => view.range().admits(n.as_f64().unwrap_or(0.0)),
             (Some("boolean"), Value::Bool(_)) => true,
             _ => false,
         }
-    }
-
-    fn length_fits(&self, view: &crate::document::View<'_>, s: &str) -> bool {
-        let len = s.chars().count() as u64;
-        view.keyword("minLength")
-            .and_then(Value::as_u64)
-            .is_none_or(|min| len >= min)
-            && view
-                .keyword("maxLength")
-                .and_then(Value::as_u64)
-                .is_none_or(|max| len <= max)
-    }
-
-    fn range_fits(&self, view: &crate::document::View<'_>, n: &Number) -> bool {
-        let value = n.as_f64().unwrap_or(0.0);
-        view.keyword("minimum")
-            .and_then(Value::as_f64)
-            .is_none_or(|min| value >= min)
-            && view
-                .keyword("maximum")
-                .and_then(Value::as_f64)
-                .is_none_or(|max| value <= max)
-            && view
-                .keyword("exclusiveMinimum")
-                .and_then(Value::as_f64)
-                .is_none_or(|min| value > min)
-            && view
-                .keyword("exclusiveMaximum")
-                .and_then(Value::as_f64)
-                .is_none_or(|max| value < max)
     }
 
     /// An object of `schema`: every required property, and most optional ones near the top.
@@ -295,10 +267,12 @@ impl<'d> Generator<'d> {
         } else {
             (0, 500)
         };
-        let min = view.keyword("minimum").and_then(Value::as_f64);
-        let max = view.keyword("maximum").and_then(Value::as_f64);
-        let ex_min = view.keyword("exclusiveMinimum").and_then(Value::as_f64);
-        let ex_max = view.keyword("exclusiveMaximum").and_then(Value::as_f64);
+        let crate::document::Range {
+            min,
+            max,
+            exclusive_min: ex_min,
+            exclusive_max: ex_max,
+        } = view.range();
         let mut low = low as f64;
         let mut high = high as f64;
         if let Some(min) = min {
@@ -339,16 +313,17 @@ impl<'d> Generator<'d> {
         } else {
             (1.0, 2000.0)
         };
-        if let Some(min) = view.keyword("minimum").and_then(Value::as_f64) {
+        let range = view.range();
+        if let Some(min) = range.min {
             low = low.max(min);
         }
-        if let Some(max) = view.keyword("maximum").and_then(Value::as_f64) {
+        if let Some(max) = range.max {
             high = high.min(max);
         }
-        if let Some(min) = view.keyword("exclusiveMinimum").and_then(Value::as_f64) {
+        if let Some(min) = range.exclusive_min {
             low = low.max(min + 0.01);
         }
-        if let Some(max) = view.keyword("exclusiveMaximum").and_then(Value::as_f64) {
+        if let Some(max) = range.exclusive_max {
             high = high.min(max - 0.01);
         }
         if low > high {

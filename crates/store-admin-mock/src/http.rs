@@ -524,7 +524,7 @@ async fn index(State(state): State<Shared>, State(engine): State<Arc<Engine>>) -
                 "operation_id": op.id, "method": op.method.as_str(), "path": op.path,
                 "action": format!("{:?}", plan.action), "collection": plan.collection,
                 "records": plan.collection.as_deref().map(|c| engine.real_key(c)),
-                "override": crate::overrides::registry().iter().any(|(id, _)| *id == op.id),
+                "override": engine.overridden(&op.id),
             })
         })
         .collect();
@@ -535,7 +535,7 @@ async fn index(State(state): State<Shared>, State(engine): State<Arc<Engine>>) -
         .filter_map(|r| r.get("id").cloned())
         .collect();
     let state_rules: Vec<Value> = engine
-        .state_rules(crate::overrides::STATE_RULES)
+        .state_rules()
         .into_iter()
         .map(|(op, why)| json!({ "operation_id": op, "why": why }))
         .collect();

@@ -817,36 +817,13 @@ fn scalar_fits(view: &View<'_>, value: &Value) -> bool {
     match value {
         Value::String(text) => {
             let len = text.chars().count() as u64;
-            view.keyword("minLength")
-                .and_then(Value::as_u64)
-                .is_none_or(|min| len >= min)
-                && view
-                    .keyword("maxLength")
-                    .and_then(Value::as_u64)
-                    .is_none_or(|max| len <= max)
+            view.length_admits(len)
                 && view
                     .keyword("pattern")
                     .and_then(Value::as_str)
                     .is_none_or(|p| pattern_matches(p, text))
         }
-        Value::Number(n) => {
-            let x = n.as_f64().unwrap_or(0.0);
-            view.keyword("minimum")
-                .and_then(Value::as_f64)
-                .is_none_or(|m| x >= m)
-                && view
-                    .keyword("maximum")
-                    .and_then(Value::as_f64)
-                    .is_none_or(|m| x <= m)
-                && view
-                    .keyword("exclusiveMinimum")
-                    .and_then(Value::as_f64)
-                    .is_none_or(|m| x > m)
-                && view
-                    .keyword("exclusiveMaximum")
-                    .and_then(Value::as_f64)
-                    .is_none_or(|m| x < m)
-        }
+        Value::Number(n) => view.range().admits(n.as_f64().unwrap_or(0.0)),
         _ => true,
     }
 }

@@ -36,6 +36,42 @@ type Engines = Vec<(usize, Arc<Engine>)>;
 /// A handler of its own for one operation (see [`crate::overrides`]).
 pub(crate) type Override = fn(&Call<'_>) -> Handled;
 
+/// One operation the document cannot describe alone: its handler and, when its 422 for
+/// schema-valid data depends on the store's state or on two fields at once, why (what `GET /`
+/// lists and `.ci/mock-checks` tells schemathesis).
+#[derive(Clone, Copy)]
+pub(crate) struct OverrideRow {
+    /// The `operationId` it serves.
+    pub operation_id: &'static str,
+    pub handler: Override,
+    /// Why schema-valid data can be refused with 422, if it can.
+    pub state_rule: Option<&'static str>,
+}
+
+impl OverrideRow {
+    /// An override whose answers follow from its input alone.
+    pub const fn new(operation_id: &'static str, handler: Override) -> Self {
+        Self {
+            operation_id,
+            handler,
+            state_rule: None,
+        }
+    }
+
+    /// An override that refuses schema-valid data for the reason `why`.
+    pub const fn refusing(
+        operation_id: &'static str,
+        handler: Override,
+        why: &'static str,
+    ) -> Self {
+        Self {
+            operation_id,
+            handler,
+            state_rule: Some(why),
+        }
+    }
+}
+
 /// The document made executable.
 pub(crate) struct Engine {
     pub doc: Arc<Document>,
@@ -45,7 +81,7 @@ pub(crate) struct Engine {
     by_id: HashMap<String, usize>,
     /// Validators of the JSON bodies, compiled on first use.
     bodies: Vec<OnceLock<Option<jsonschema::Validator>>>,
-    overrides: Vec<Option<Override>>,
+    overrides: Vec<Option<OverrideRow>>,
     /// Webhook event names the document knows (`x-known-values` of the event schemas).
     pub events: Vec<String>,
     /// [`Engine::collection_for_field`]'s answers so far.
@@ -140,7 +176,7 @@ pub(crate) fn singular(name: &str) -> String {
 
 impl Engine {
     /// The engine of `doc`, built once per document and process.
-    pub fn for_document(doc: Arc<Document>, registry: &[(&str, Override)]) -> Arc<Engine> {
+    pub fn for_document(doc: Arc<Document>, registry: &[OverrideRow]) -> Arc<Engine> {
         static ENGINES: OnceLock<Mutex<Engines>> = OnceLock::new();
         let key = Arc::as_ptr(&doc) as usize;
         let engines = ENGINES.get_or_init(Default::default);
@@ -161,7 +197,7 @@ impl Engine {
         engine
     }
 
-    fn new(doc: Arc<Document>, registry: &[(&str, Override)]) -> Self {
+    fn new(doc: Arc<Document>, registry: &[OverrideRow]) -> Self {
         let (plans, collections) = infer::plan(&doc);
         let router = Router::new(&doc.operations);
         let by_id = doc
@@ -177,8 +213,8 @@ impl Engine {
             .map(|op| {
                 registry
                     .iter()
-                    .find(|(id, _)| *id == op.id)
-                    .map(|(_, handler)| *handler)
+                    .find(|row| row.operation_id == op.id)
+                    .copied()
             })
             .collect();
         let mut events: Vec<String> = Vec::new();
@@ -218,16 +254,29 @@ impl Engine {
         }
     }
 
+    /// Whether operation `id` has a handler of its own.
+    pub fn overridden(&self, id: &str) -> bool {
+        self.by_id
+            .get(id)
+            .is_some_and(|&index| self.overrides[index].is_some())
+    }
+
     /// Operations whose 422 for schema-valid data depends on the store or on two fields at once,
-    /// with the reason: the overrides' own (`rules`), and what the generic semantics imply (a
+    /// with the reason: the overrides' own ([`OverrideRow::state_rule`]), and what the generic semantics imply (a
     /// `<thing>_id` naming a record, a date range, a `sort_by` attribute).
-    pub fn state_rules(&self, rules: &[(&str, &str)]) -> Vec<(String, String)> {
+    pub fn state_rules(&self) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = Vec::new();
-        for (op, plan) in self.doc.operations.iter().zip(&self.plans) {
-            let mut why: Vec<String> = rules
-                .iter()
-                .filter(|(id, _)| *id == op.id)
-                .map(|(_, reason)| (*reason).to_owned())
+        for ((op, plan), row) in self
+            .doc
+            .operations
+            .iter()
+            .zip(&self.plans)
+            .zip(&self.overrides)
+        {
+            let mut why: Vec<String> = row
+                .and_then(|row| row.state_rule)
+                .map(str::to_owned)
+                .into_iter()
                 .collect();
             if let Some(schema) = op.body.as_ref().and_then(|b| b.schema.as_ref()) {
                 for (name, _) in self.doc.view(schema).properties {
@@ -400,16 +449,10 @@ impl Engine {
             };
             let view = self.doc.view(&param.schema);
             if view.kind() == Some("integer") {
-                let fits = value.trim().parse::<i64>().is_ok_and(|n| {
-                    let n = n as f64;
-                    view.keyword("minimum")
-                        .and_then(Value::as_f64)
-                        .is_none_or(|m| n >= m)
-                        && view
-                            .keyword("maximum")
-                            .and_then(Value::as_f64)
-                            .is_none_or(|m| n <= m)
-                });
+                let fits = value
+                    .trim()
+                    .parse::<i64>()
+                    .is_ok_and(|n| view.range().admits(n as f64));
                 if !fits {
                     return ApiError::not_found().respond(lang);
                 }
@@ -456,7 +499,7 @@ impl Engine {
             files,
         };
         let handled = match self.overrides.get(index).copied().flatten() {
-            Some(handler) => handler(&call),
+            Some(row) => (row.handler)(&call),
             None => generic(&call),
         };
         match handled {

@@ -212,28 +212,27 @@ pub(crate) fn check(doc: &Document, op: &Operation, query: &QueryPairs) -> Resul
 }
 
 fn check_range(view: &crate::document::View<'_>, n: f64, field: &str, errors: &mut FieldErrors) {
-    if let Some(min) = view.keyword("minimum").and_then(Value::as_f64)
-        && n < min
-    {
-        errors.add(
-            field,
-            Text::new(
-                format!("The {field} must be at least {min}."),
-                format!("يجب أن تكون قيمة {field} مساوية أو أكبر من {min}."),
-            ),
-        );
-    }
-    if let Some(max) = view.keyword("maximum").and_then(Value::as_f64)
-        && n > max
-    {
-        errors.add(
-            field,
-            Text::new(
-                format!("The {field} may not be greater than {max}."),
-                format!("يجب أن تكون قيمة {field} مساوية أو أصغر من {max}."),
-            ),
-        );
-    }
+    use crate::document::Breach;
+    let message = match view.range().breach(n) {
+        None => return,
+        Some(Breach::Below(min)) => Text::new(
+            format!("The {field} must be at least {min}."),
+            format!("يجب أن تكون قيمة {field} مساوية أو أكبر من {min}."),
+        ),
+        Some(Breach::Above(max)) => Text::new(
+            format!("The {field} may not be greater than {max}."),
+            format!("يجب أن تكون قيمة {field} مساوية أو أصغر من {max}."),
+        ),
+        Some(Breach::NotAbove(min)) => Text::new(
+            format!("The {field} must be greater than {min}."),
+            format!("يجب أن تكون قيمة {field} أكبر من {min}."),
+        ),
+        Some(Breach::NotBelow(max)) => Text::new(
+            format!("The {field} must be less than {max}."),
+            format!("يجب أن تكون قيمة {field} أصغر من {max}."),
+        ),
+    };
+    errors.add(field, message);
 }
 
 /// Text of a scalar, for comparisons.

@@ -17,105 +17,106 @@ mod products;
 mod shipments;
 mod webhooks;
 
-use crate::engine::Override;
+use crate::engine::OverrideRow;
 
-/// Every override, by `operationId`.
-pub(crate) fn registry() -> &'static [(&'static str, Override)] {
-    &[
-        ("list_product_quantities", products::list_product_quantities),
-        ("create_product_option", products::create_product_option),
-        ("get_product_variant", products::get_product_variant),
-        ("add_languages", languages::add_languages),
-        ("activate_currencies", currencies::activate_currencies),
-        ("export_orders", exports::export_orders),
-        ("export_customers", exports::export_customers),
-        ("export_products", exports::export_products),
-        ("import_customers", imports::import_customers),
-        ("import_products", imports::import_products),
-        ("ban_customer", customers::ban_customer),
-        ("unban_customer", customers::unban_customer),
-        ("get_order", orders::get_order),
-        ("create_order", orders::create_order),
-        ("update_order", orders::update_order),
-        ("duplicate_order", orders::duplicate_order),
-        ("change_order_status", orders::change_order_status),
-        ("list_shipments", shipments::list_shipments),
-        ("create_shipment", shipments::create_shipment),
-        ("update_shipment", shipments::update_shipment),
-        ("update_order_shipment", shipments::update_order_shipment),
-        ("cancel_shipment", shipments::cancel_shipment),
-        ("cancel_order_shipment", shipments::cancel_order_shipment),
-        ("return_shipment", shipments::return_shipment),
-        ("get_shipment_tracking", shipments::get_shipment_tracking),
-        ("subscribe_webhook", webhooks::subscribe_webhook),
-        ("update_webhook", webhooks::update_webhook),
-        ("unsubscribe_webhooks", webhooks::unsubscribe_webhooks),
-    ]
+/// Every override, by `operationId`, with why it may refuse schema-valid data (422) where the
+/// store's state or two fields at once decide.
+pub(crate) fn registry() -> &'static [OverrideRow] {
+    REGISTRY
 }
 
-/// Operations whose 422 for schema-valid data depends on the store's state or on two fields at
-/// once, with the reason: what `.ci/mock-checks` tells schemathesis (`GET /` lists them).
-pub(crate) const STATE_RULES: &[(&str, &str)] = &[
-    (
-        "create_shipment",
-        "the courier and the order must exist in the store",
-    ),
-    (
-        "update_shipment",
-        "the status must be a known shipment status",
-    ),
-    (
-        "update_order_shipment",
-        "the status must be a known shipment status",
-    ),
-    (
-        "return_shipment",
-        "only a delivered shipment can be returned",
-    ),
-    (
-        "list_shipments",
-        "courier_slug must name a shipping company of the store",
-    ),
-    (
+const REGISTRY: &[OverrideRow] = &[
+    OverrideRow::new("list_product_quantities", products::list_product_quantities),
+    OverrideRow::refusing(
         "create_product_option",
+        products::create_product_option,
         "visibility on_condition needs visibility_condition_option and _value (two fields)",
     ),
-    (
+    OverrideRow::new("get_product_variant", products::get_product_variant),
+    OverrideRow::refusing(
         "add_languages",
+        languages::add_languages,
         "the language must be in the catalogue and not added yet",
     ),
-    (
+    OverrideRow::refusing(
         "activate_currencies",
+        currencies::activate_currencies,
         "the currency must be one of the store's currencies",
     ),
-    (
-        "subscribe_webhook",
-        "a signature strategy needs a secret (two fields); the event must be known; the rule must \
-         parse and header keys and values must be valid HTTP headers",
-    ),
-    (
-        "update_webhook",
-        "a signature strategy needs a secret, given now or before; the event must be known; the \
-         rule must parse and header keys and values must be valid HTTP headers",
-    ),
-    (
-        "unsubscribe_webhooks",
-        "id or url is required (two fields), and must name a webhook",
-    ),
-    ("change_order_status", "the status must exist in the store"),
-    (
+    OverrideRow::new("export_orders", exports::export_orders),
+    OverrideRow::new("export_customers", exports::export_customers),
+    OverrideRow::new("export_products", exports::export_products),
+    OverrideRow::new("import_customers", imports::import_customers),
+    OverrideRow::new("import_products", imports::import_products),
+    OverrideRow::new("ban_customer", customers::ban_customer),
+    OverrideRow::new("unban_customer", customers::unban_customer),
+    OverrideRow::new("get_order", orders::get_order),
+    OverrideRow::refusing(
         "create_order",
+        orders::create_order,
         "an order needs a customer and products: customer.id and each product's identifier \
          (an id or a SKU, by identifier_type) must name records of the store; courier_id must \
          name a shipping company",
     ),
-    (
+    OverrideRow::refusing(
         "update_order",
+        orders::update_order,
         "customer.id must name a customer of the store; courier_id must name a shipping company",
     ),
-    (
+    OverrideRow::refusing(
         "duplicate_order",
+        orders::duplicate_order,
         "order_id must name an order of the store",
+    ),
+    OverrideRow::refusing(
+        "change_order_status",
+        orders::change_order_status,
+        "the status must exist in the store",
+    ),
+    OverrideRow::refusing(
+        "list_shipments",
+        shipments::list_shipments,
+        "courier_slug must name a shipping company of the store",
+    ),
+    OverrideRow::refusing(
+        "create_shipment",
+        shipments::create_shipment,
+        "the courier and the order must exist in the store",
+    ),
+    OverrideRow::refusing(
+        "update_shipment",
+        shipments::update_shipment,
+        "the status must be a known shipment status",
+    ),
+    OverrideRow::refusing(
+        "update_order_shipment",
+        shipments::update_order_shipment,
+        "the status must be a known shipment status",
+    ),
+    OverrideRow::new("cancel_shipment", shipments::cancel_shipment),
+    OverrideRow::new("cancel_order_shipment", shipments::cancel_order_shipment),
+    OverrideRow::refusing(
+        "return_shipment",
+        shipments::return_shipment,
+        "only a delivered shipment can be returned",
+    ),
+    OverrideRow::new("get_shipment_tracking", shipments::get_shipment_tracking),
+    OverrideRow::refusing(
+        "subscribe_webhook",
+        webhooks::subscribe_webhook,
+        "a signature strategy needs a secret (two fields); the event must be known; the rule must \
+         parse and header keys and values must be valid HTTP headers",
+    ),
+    OverrideRow::refusing(
+        "update_webhook",
+        webhooks::update_webhook,
+        "a signature strategy needs a secret, given now or before; the event must be known; the \
+         rule must parse and header keys and values must be valid HTTP headers",
+    ),
+    OverrideRow::refusing(
+        "unsubscribe_webhooks",
+        webhooks::unsubscribe_webhooks,
+        "id or url is required (two fields), and must name a webhook",
     ),
 ];
 
@@ -169,7 +170,8 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join("/")
         };
-        for (id, _) in registry() {
+        for row in registry() {
+            let id = &row.operation_id;
             let op = doc
                 .operations
                 .iter()
@@ -185,11 +187,27 @@ mod tests {
                 "{id}"
             );
         }
-        for (id, _) in STATE_RULES {
-            assert!(
-                doc.operations.iter().any(|op| op.id == *id),
-                "state rule of {id}: not an operation of the document"
-            );
+    }
+
+    /// The engine lists each override's own reason among the operations whose 422 for valid data
+    /// depends on the store, and says which operations have a handler of their own.
+    #[test]
+    fn the_engine_lists_each_overrides_state_rule_and_handler() {
+        let engine = crate::engine::Engine::for_document(Document::embedded().unwrap(), registry());
+        let rules = engine.state_rules();
+        for row in registry() {
+            assert!(engine.overridden(row.operation_id), "{}", row.operation_id);
+            if let Some(why) = row.state_rule {
+                assert!(
+                    rules
+                        .iter()
+                        .any(|(id, reasons)| id == row.operation_id && reasons.contains(why)),
+                    "{}: its state rule is not listed",
+                    row.operation_id
+                );
+            }
         }
+        assert!(!engine.overridden("list_orders"));
+        assert!(!engine.overridden("no_such_operation"));
     }
 }
