@@ -7,7 +7,7 @@ use crate::Document;
 use crate::areas::area_dir;
 use crate::areas::{self, AREAS, Area};
 use crate::lint::operations;
-use crate::model::Output;
+use crate::model::{Output, paged_operations};
 
 /// `crates/store-admin-client-<area>/README.md` for every area.
 pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
@@ -55,7 +55,9 @@ fn area_readme(doc: &Document, area: &Area) -> String {
          refresh, retries, rate limits, pagination, one error type) or\n\
          [`store-admin-client`](https://crates.io/crates/store-admin-client), with the feature\n\
          `{area}` (on by default); its version follows theirs.\n\n\
+         {example}\
          | operation | method | path |\n|---|---|---|\n",
+        example = example(doc, area),
         doc_path = doc.rel_path,
         area = area.name,
         count = rows.len(),
@@ -70,6 +72,73 @@ fn area_readme(doc: &Document, area: &Area) -> String {
         out.push_str(&format!("| `{id}` | {method} | `{path}` |\n"));
     }
     out
+}
+
+/// The README's example (and so the crate's front page and a doctest, which runs against the
+/// mock store): the area's first paged list that needs no argument, called bare on the core's
+/// `Client`.
+fn example(doc: &Document, area: &Area) -> String {
+    let paged: Vec<String> = paged_operations(&doc.spec)
+        .into_iter()
+        .map(|p| p.operation_id)
+        .collect();
+    let mut lists: Vec<(usize, String)> = operations(&doc.spec)
+        .filter(|(_, path, method, op)| {
+            *method == "get"
+                && !path.contains('{')
+                && areas::area_of(op).is_some_and(|a| a.name == area.name)
+                && op
+                    .operation_id
+                    .as_ref()
+                    .is_some_and(|id| paged.contains(id))
+                && op.parameters.iter().all(|p| match p {
+                    openapiv3::ReferenceOr::Item(p) => !p.parameter_data_ref().required,
+                    // The shared parameters are the paging ones, never required.
+                    openapiv3::ReferenceOr::Reference { .. } => true,
+                })
+        })
+        .map(|(_, _, _, op)| {
+            let group = op
+                .tags
+                .first()
+                .and_then(|tag| area.tags.iter().position(|t| t == tag))
+                .unwrap_or(usize::MAX);
+            (group, op.operation_id.clone().unwrap_or_default())
+        })
+        .collect();
+    lists.sort();
+    let Some((_, id)) = lists.into_iter().next() else {
+        return String::new();
+    };
+    let krate = areas::crate_name(area.name).replace('-', "_");
+    let trait_name = areas::trait_name(area.name);
+    format!(
+        "The bare generated call (here against the mock store, `store-admin-mock`; \
+         `store-admin` adds the rest):\n\n\
+         ```rust\n\
+         use store_admin_client_core::{{Client, Inner}};\n\
+         use {krate}::{trait_name};\n\
+         \n\
+         # #[tokio::main(flavor = \"current_thread\")]\n\
+         # async fn main() -> Result<(), Box<dyn std::error::Error>> {{\n\
+         # let mock = store_admin_mock::MockServer::start(store_admin_mock::MockConfig::new()).await?;\n\
+         # let (base_url, token) = (mock.base_url().to_string(), store_admin_mock::DEFAULT_TOKEN);\n\
+         // base_url: the store's `/admin/v2` (here: the mock store's).\n\
+         let http = reqwest::Client::builder()\n    \
+             .default_headers(reqwest::header::HeaderMap::from_iter([(\n        \
+                 reqwest::header::AUTHORIZATION,\n        \
+                 format!(\"Bearer {{token}}\").parse()?,\n    \
+             )]))\n    \
+             .build()?;\n\
+         let client = Client::new_with_client(&base_url, http, Inner::new());\n\
+         \n\
+         let page = client.{id}().send().await?;\n\
+         println!(\"{{}} records on the first page\", page.data.len());\n\
+         # assert!(!page.data.is_empty());\n\
+         # Ok(())\n\
+         # }}\n\
+         ```\n\n"
+    )
 }
 
 #[cfg(test)]
@@ -93,5 +162,33 @@ mod tests {
             "{orders}"
         );
         assert!(orders.contains("trait `OrdersApi`"), "{orders}");
+    }
+
+    /// Each area's front page (its README) runs an example: a list of the area that needs no
+    /// argument, through the area's trait, against the mock store.
+    #[test]
+    fn every_areas_readme_has_a_runnable_example_of_its_own_list() {
+        let doc = Document::load(&workspace_root(), SPEC).expect("document");
+        for (area, readme) in AREAS.iter().zip(outputs(&doc).expect("readmes")) {
+            let readme = readme.content;
+            let krate = areas::crate_name(area.name).replace('-', "_");
+            let trait_name = areas::trait_name(area.name);
+            assert!(readme.contains("```rust\n"), "{}: no example", area.name);
+            assert!(
+                readme.contains(&format!("use {krate}::{trait_name};")),
+                "{readme}"
+            );
+            let call = readme
+                .lines()
+                .find_map(|l| l.strip_prefix("let page = client."))
+                .unwrap_or_else(|| panic!("{}: no call", area.name));
+            let id = call.split('(').next().unwrap_or_default();
+            assert!(
+                readme.contains(&format!("| `{id}` | GET |")),
+                "{}: {id} is not a GET of the area",
+                area.name
+            );
+        }
+        assert!(example(&doc, &AREAS[0]).contains("client.list_orders()"));
     }
 }

@@ -1,19 +1,4 @@
-//! The core of the generated client of the store administration API.
-//!
-//! `cargo xtask generate` splits the client by area (orders, products, customers, marketing,
-//! shipping, store: `xtask/src/areas.rs`) so that one area rebuilds alone. This crate holds what
-//! every area needs: the progenitor [`Client`] (generated), the schemas that operations of two
-//! areas or more use and the envelope, error and pagination objects ([`types`], generated), and
-//! the hand-written hand-off from progenitor's hooks to one [`Interceptor`], with the
-//! [`Operation`] and [`PagedRequest`] traits that every builder (every paged list's builder)
-//! implements, the reading of response bodies ([`read_body`]) and the errors of a body that does
-//! not decode, naming the operation and the JSON path ([`DecodeError`]), and the tolerant
-//! adapters every generated field decodes through ([`lenient`]). Each area's crate
-//! (`store-admin-client-orders`, ...) holds its operations' builders, the types only it uses and
-//! the extension trait (`OrdersApi`) that makes its operations methods of this [`Client`].
-//!
-//! Use it through `store-admin-client` (or `store-admin`), which gathers the enabled areas.
-
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]

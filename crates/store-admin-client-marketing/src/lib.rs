@@ -1,11 +1,4 @@
-//! The `marketing` area of the generated client of the store administration API: coupons, special
-//! offers, affiliates and advertisements.
-//!
-//! `src/generated.rs` is written by `cargo xtask generate` (the area's operations, as the trait
-//! [`MarketingApi`] of the core crate's `Client`, their builders, and the schemas only this area uses;
-//! shared schemas are `store_admin_client_core::types`). Use it through `store-admin-client` or
-//! `store-admin` with the feature `marketing` (on by default).
-
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

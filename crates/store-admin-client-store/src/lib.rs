@@ -1,12 +1,4 @@
-//! The `store` area of the generated client of the store administration API: the store itself:
-//! languages, currencies, countries, cities, districts, webhooks, taxes, custom URLs, exports, DNS
-//! records, employees, merchant, payments, SEO, settings, scopes and transactions.
-//!
-//! `src/generated.rs` is written by `cargo xtask generate` (the area's operations, as the trait
-//! [`StoreApi`] of the core crate's `Client`, their builders, and the schemas only this area uses;
-//! shared schemas are `store_admin_client_core::types`). Use it through `store-admin-client` or
-//! `store-admin` with the feature `store` (on by default).
-
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
