@@ -152,19 +152,28 @@ fn ref_name(reference: &str) -> Option<&str> {
     reference.rsplit('/').next()
 }
 
+/// The parameter `p` is, or names among the document's shared parameters.
+pub fn parameter<'a>(
+    spec: &'a OpenAPI,
+    p: &'a openapiv3::ReferenceOr<openapiv3::Parameter>,
+) -> Option<&'a openapiv3::Parameter> {
+    match p {
+        openapiv3::ReferenceOr::Item(p) => Some(p),
+        openapiv3::ReferenceOr::Reference { reference } => spec
+            .components
+            .as_ref()?
+            .parameters
+            .get(ref_name(reference)?)?
+            .as_item(),
+    }
+}
+
 /// Every paged list operation of a document, in document order.
 pub fn paged_operations(spec: &OpenAPI) -> Vec<PagedOperation> {
     use openapiv3::{ReferenceOr, SchemaKind, Type};
     let components = spec.components.as_ref();
     let param_name = |p: &ReferenceOr<openapiv3::Parameter>| -> Option<String> {
-        let p = match p {
-            ReferenceOr::Item(p) => p,
-            ReferenceOr::Reference { reference } => components?
-                .parameters
-                .get(ref_name(reference)?)?
-                .as_item()?,
-        };
-        Some(p.parameter_data_ref().name.clone())
+        Some(parameter(spec, p)?.parameter_data_ref().name.clone())
     };
     let mut out = Vec::new();
     for (_, _, method, op) in lint::operations(spec) {

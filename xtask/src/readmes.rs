@@ -7,7 +7,7 @@ use crate::Document;
 use crate::areas::area_dir;
 use crate::areas::{self, AREAS, Area};
 use crate::lint::operations;
-use crate::model::{Output, paged_operations};
+use crate::model::{Output, paged_operations, parameter};
 
 /// `crates/store-admin-client-<area>/README.md` for every area.
 pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
@@ -91,10 +91,8 @@ fn example(doc: &Document, area: &Area) -> String {
                     .operation_id
                     .as_ref()
                     .is_some_and(|id| paged.contains(id))
-                && op.parameters.iter().all(|p| match p {
-                    openapiv3::ReferenceOr::Item(p) => !p.parameter_data_ref().required,
-                    // The shared parameters are the paging ones, never required.
-                    openapiv3::ReferenceOr::Reference { .. } => true,
+                && op.parameters.iter().all(|p| {
+                    parameter(&doc.spec, p).is_some_and(|p| !p.parameter_data_ref().required)
                 })
         })
         .map(|(_, _, _, op)| {

@@ -262,8 +262,8 @@ impl Engine {
     }
 
     /// Operations whose 422 for schema-valid data depends on the store or on two fields at once,
-    /// with the reason: the overrides' own ([`OverrideRow::state_rule`]), and what the generic semantics imply (a
-    /// `<thing>_id` naming a record, a date range, a `sort_by` attribute).
+    /// with the reason: the overrides' own ([`OverrideRow::state_rule`]), and what the generic
+    /// semantics imply (a `<thing>_id` naming a record, a date range, a `sort_by` attribute).
     pub fn state_rules(&self) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = Vec::new();
         for ((op, plan), row) in self
