@@ -3,18 +3,18 @@
 //! `auth login` is driven as a person would: the test fetches the authorize URL the command
 //! prints; the mock approves at once and redirects to the command's loopback port.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use common::{json, store_admin, store_admin_process};
 use serde_json::Value;
 use store_admin_mock::{MockConfig, MockServer};
 use tempfile::TempDir;
 use url::Url;
+
+use crate::common;
+use crate::common::{json, store_admin, store_admin_process};
 
 const CLIENT_ID: &str = "cli-test-app";
 const CLIENT_SECRET: &str = "cli-test-client-secret-value";

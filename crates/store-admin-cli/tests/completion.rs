@@ -3,9 +3,9 @@
 //! bash calls it on TAB; zsh and fish are driven through the same protocol their scripts use
 //! (the binary run with `COMPLETE=SHELL` and the words typed).
 
-mod common;
-
 use std::process::Command;
+
+use crate::common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_store-admin");
 

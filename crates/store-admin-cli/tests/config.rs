@@ -1,13 +1,11 @@
 //! The configuration file's profiles, the token sources that keep secrets off the command line,
 //! shell completions, and `decode`.
 
-mod common;
-
 use std::path::Path;
 
 use store_admin_mock::{DEFAULT_TOKEN, MockConfig, MockServer};
 
-use common::{json, run, store_admin};
+use crate::common::{json, run, store_admin};
 
 /// `store-admin` reading its configuration from `dir` (as `$XDG_CONFIG_HOME`).
 fn with_config(dir: &Path, config: &str) -> assert_cmd::Command {

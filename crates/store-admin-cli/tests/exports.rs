@@ -5,17 +5,16 @@
 //! The exports run as processes of the real binary against the mock store over HTTP, slowed by
 //! the mock's latency so that the store can be changed while they read.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{run, store_admin, store_admin_process};
 use serde_json::{Value, json};
 use store_admin_mock::{FaultConfig, MockConfig, MockServer};
+
+use crate::common::{run, store_admin, store_admin_process};
 
 const TOKEN: &str = "T";
 

@@ -3,11 +3,9 @@
 //! fields named all at once, open and closed value sets, negative numbers, and clap's
 //! suggestions. Parsing is checked in process; what is sent is checked against the sandbox.
 
-mod common;
-
 use store_admin_cli::cli::{command, command_for};
 
-use common::{json, ok, run, sandbox};
+use crate::common::{json, ok, run, sandbox};
 
 /// The command path of an operation, as words.
 fn path(operation_id: &str) -> Vec<&'static str> {

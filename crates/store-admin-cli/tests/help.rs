@@ -2,15 +2,13 @@
 //! body field a flag, the names of earlier versions still resolve; and snapshots of the help
 //! text.
 
-mod common;
-
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 use store_admin::OPERATIONS;
 use store_admin_cli::cli::{OPERATION_COMMANDS, command};
 
-use common::{run, store_admin};
+use crate::common::{run, store_admin};
 
 fn find(words: &str) -> clap::Command {
     let mut current = command();

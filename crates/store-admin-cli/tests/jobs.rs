@@ -1,12 +1,11 @@
 //! `--wait` on a background job (an export): the command waits until the file is listed in the
 //! export logs and prints that entry; a job that does not finish in time exits 6.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{json, run, store_admin};
 use store_admin_mock::{Limits, MockConfig, MockServer};
+
+use crate::common::{json, run, store_admin};
 
 async fn mock(job: Duration) -> MockServer {
     MockServer::start(MockConfig::new().token_all_scopes("T").limits(Limits {

@@ -3,11 +3,9 @@
 //! else none (the service's default, Arabic). Against the embedded sandbox, whose messages follow
 //! `Accept-Language` as the service's do.
 
-mod common;
-
 use std::path::Path;
 
-use common::{run, sandbox, store_admin};
+use crate::common::{run, sandbox, store_admin};
 
 /// The sandbox refuses a language it does not offer with a 422 naming the field.
 const ADD_UNKNOWN: &[&str] = &["languages", "add", "--locale", "zzz"];

@@ -1,8 +1,6 @@
 //! The defects a new user met when running the CLI (issue 10): each test failed before its fix.
 
-mod common;
-
-use common::{json, ok, run, sandbox, store_admin};
+use crate::common::{json, ok, run, sandbox, store_admin};
 
 #[test]
 fn the_sandbox_ignores_the_users_token_from_the_environment_and_the_flag() {

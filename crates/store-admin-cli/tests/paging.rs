@@ -1,10 +1,8 @@
 //! `--all`: every page through the ergonomics crate's concurrent pagination, streamed.
 
-mod common;
-
 use store_admin::types;
 
-use common::{json, run, sandbox};
+use crate::common::{json, run, sandbox};
 
 /// The pagination's `total` of product quantities, read through `api` from a sandbox of the same
 /// seed.

@@ -6,10 +6,9 @@
 //!
 //! The figures (larger runs, the time against the store's floor) are in `benches/rate_limit.rs`.
 
-mod common;
-
-use common::fleet;
 use store_admin_tests::RedisServer;
+
+use crate::common::fleet;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_process_learns_the_stores_rate_and_meets_no_429() {

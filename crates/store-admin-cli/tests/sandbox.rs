@@ -2,12 +2,10 @@
 //! output deterministic, so table, JSON and CSV output are pinned by snapshots. Each invocation
 //! starts a fresh sandbox, so a write is always made on the seeded data.
 
-mod common;
-
 use serde_json::Value;
 use store_admin::types;
 
-use common::{json, ok, run, sandbox, store_admin};
+use crate::common::{json, ok, run, sandbox, store_admin};
 
 /// The id of the first record a list command prints.
 fn first_id(args: &[&str]) -> String {

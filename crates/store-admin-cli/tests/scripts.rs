@@ -4,13 +4,12 @@
 //! reads the CLI's own output, a 401 names the token's source, profiles fail one at a time,
 //! webhook secrets stay off the command line, and `api` keeps the token below the base URL.
 
-mod common;
-
 use std::io::Write;
 use std::process::Stdio;
 
-use common::{json, ok, run, sandbox, store_admin, store_admin_process};
 use store_admin_mock::{Limits, MockConfig, MockServer};
+
+use crate::common::{json, ok, run, sandbox, store_admin, store_admin_process};
 
 /// The id of the first product of the sandbox.
 fn a_product() -> String {

@@ -2,11 +2,10 @@
 //! uploads (a flag per form field, files read from paths or standard input) and `get_user_info`
 //! on the accounts host, all against the sandbox (nothing leaves 127.0.0.1).
 
-mod common;
-
 use std::io::Write;
 
-use common::{json, ok, run, sandbox};
+use crate::common;
+use crate::common::{json, ok, run, sandbox};
 
 fn png(dir: &tempfile::TempDir, name: &str) -> String {
     let path = dir.path().join(name);

@@ -1,14 +1,12 @@
 //! `webhooks verify` and `webhooks listen`: deliveries signed as the service signs them.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
 use secrecy::SecretString;
 use store_admin::webhooks::sign;
 
-use common::{json, run, store_admin};
+use crate::common::{json, run, store_admin};
 
 const SECRET: &str = "whsec-test-1234";
 const BODY: &str = r#"{"event":"order.created","merchant":1234509876,"created_at":"2022-12-31 12:31:25","data":{"id":7,"total":{"amount":10,"currency":"SAR"}}}"#;

@@ -2,16 +2,16 @@
 //! slow or silent connections, path segments that are not text, and the admin routes behind
 //! their token. Every refusal is the service's error envelope.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{ADMIN, call, post, start_with};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use store_admin_mock::{Limits, MockConfig, MockServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+
+use crate::common;
+use crate::common::{ADMIN, call, post, start_with};
 
 const MIB: usize = 1024 * 1024;
 

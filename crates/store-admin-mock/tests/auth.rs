@@ -1,12 +1,12 @@
 //! Bearer tokens, scopes and the 401 envelope.
 
-mod common;
-
-use common::{ADMIN, call, start_with};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 use store_admin_client::OPERATIONS;
 use store_admin_mock::MockConfig;
+
+use crate::common;
+use crate::common::{ADMIN, call, start_with};
 
 async fn server() -> store_admin_mock::MockServer {
     start_with(

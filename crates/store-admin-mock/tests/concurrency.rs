@@ -1,13 +1,13 @@
 //! 64 concurrent clients doing mixed reads and writes: no errors, nothing lost, no duplicate ids.
 
-mod common;
-
 use std::collections::HashSet;
 
-use common::{ADMIN, all_pages, start_with};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use store_admin_mock::MockConfig;
+
+use crate::common;
+use crate::common::{ADMIN, all_pages, start_with};
 
 const CLIENTS: usize = 64;
 const SHIPMENTS_EACH: usize = 3;

@@ -2,14 +2,14 @@
 //! `openapi/store-admin.yaml`, is one the document declares for that operation and validates against
 //! the document's own JSON schema for it.
 
-mod common;
-
 use std::collections::{BTreeSet, HashMap};
 
-use common::{ADMIN, all_pages, get, start_with};
 use reqwest::Method;
 use serde_json::{Map, Value, json};
 use store_admin_mock::{ErrorFault, FaultConfig, MockConfig, MockServer, RateLimitFault};
+
+use crate::common;
+use crate::common::{ADMIN, all_pages, get, start_with};
 
 const EMBEDDED: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

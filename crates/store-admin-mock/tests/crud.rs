@@ -5,14 +5,14 @@
 //! Set `STORE_ADMIN_MOCK_DOCUMENT=/path/to/openapi.yaml` to run it on another document (the
 //! merged whole API, say); by default it walks the embedded `openapi/store-admin.yaml`.
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::{ADMIN, call, delete, get, post, put, start};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use store_admin_mock::{MockConfig, MockServer};
+
+use crate::common;
+use crate::common::{ADMIN, call, delete, get, post, put, start};
 
 struct Op {
     id: String,

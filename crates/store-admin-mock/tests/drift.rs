@@ -3,17 +3,16 @@
 //! a small rewriting server on 127.0.0.1 that renames a field of the order statuses (`name` to
 //! `title`) and sends their ids as strings; the other answers pass unaltered.
 
-mod common;
-
 use std::net::SocketAddr;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::Response;
-use common::{ADMIN, start, start_with};
 use reqwest::StatusCode;
 use serde_json::Value;
 use store_admin_mock::{MockConfig, MockServer};
+
+use crate::common::{ADMIN, start, start_with};
 
 /// Forwards to `upstream` and rewrites the answers of two lists.
 async fn altering(State(upstream): State<String>, request: Request) -> Response {

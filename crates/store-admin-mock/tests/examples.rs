@@ -6,13 +6,13 @@
 //! Every one: no example is excused, neither for the document (a field typed otherwise than the
 //! example sends it) nor for the seed (a record the example names that the store lacks).
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::{ADMIN, get, start};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
+
+use crate::common;
+use crate::common::{ADMIN, get, start};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/examples");
 const DOCUMENT: &str = concat!(

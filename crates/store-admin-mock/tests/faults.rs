@@ -1,15 +1,14 @@
 //! Each fault kind, observed by a plain reqwest client.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{ADMIN, client, start_with};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use store_admin_mock::{
     ChanceFault, ErrorFault, FaultConfig, LatencyFault, MockConfig, RateLimitFault, SlowBodyFault,
 };
+
+use crate::common::{ADMIN, client, start_with};
 
 fn config(faults: FaultConfig) -> MockConfig {
     MockConfig::new()

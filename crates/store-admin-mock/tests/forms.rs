@@ -2,12 +2,12 @@
 //! ones: a missing required field, a field below its `minLength`, a text field that is not of its
 //! property's type, and a body that is no form at all are refused, naming the field.
 
-mod common;
-
-use common::{ADMIN, start};
 use reqwest::StatusCode;
 use reqwest::multipart::{Form, Part};
 use serde_json::Value;
+
+use crate::common;
+use crate::common::{ADMIN, start};
 
 fn logo() -> Part {
     Part::bytes(vec![0x89, b'P', b'N', b'G'])

@@ -1,15 +1,14 @@
 //! Error messages in Arabic and English, chosen by `Accept-Language` as the service chooses them
 //! (Arabic by default), over HTTP; and the journal of what requests carried.
 
-mod common;
-
-use common::{ADMIN, client, start, start_with};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use store_admin_mock::{
     ErrorFault, FaultConfig, INVALID_TOKEN_MESSAGE, MockConfig, NOT_FOUND_MESSAGE,
     NOT_FOUND_MESSAGE_AR, RateLimitFault,
 };
+
+use crate::common::{ADMIN, client, start, start_with};
 
 /// `method path` with the admin token, `Accept-Language: language` when given, and `body`.
 async fn ask(

@@ -1,13 +1,12 @@
 //! The OAuth token endpoint (`POST /oauth2/token`) and the access tokens it issues.
 
-mod common;
-
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::{call, client, start_with};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use store_admin_mock::{MockConfig, MockServer};
+
+use crate::common::{call, client, start_with};
 
 const CLIENT_ID: &str = "app-client";
 const CLIENT_SECRET: &str = "app-secret";

@@ -1,14 +1,13 @@
 //! Order details over HTTP: `get_order` (and the creation, update and duplication of an order)
 //! answer the details' shape (`OrderDetails`), telling the same order as the list's record.
 
-mod common;
-
 use std::collections::{BTreeSet, HashMap};
 
-use common::{all_pages, get, post, put, start};
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
 use store_admin_mock::MockServer;
+
+use crate::common::{all_pages, get, post, put, start};
 
 /// A validator of `OrderDetailsResponse`, from the document's own schemas.
 fn details_validator() -> jsonschema::Validator {

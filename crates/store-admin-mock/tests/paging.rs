@@ -1,12 +1,12 @@
 //! Paging and filters of the list operations.
 
-mod common;
-
 use std::collections::HashSet;
 
-use common::{ADMIN, all_pages, client, get, start};
 use reqwest::StatusCode;
 use serde_json::Value;
+
+use crate::common;
+use crate::common::{ADMIN, all_pages, client, get, start};
 
 #[tokio::test]
 async fn default_page_has_15_rows_and_full_url_links() {

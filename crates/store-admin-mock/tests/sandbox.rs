@@ -7,14 +7,14 @@
 //! reference data and ids, lists and details as views of one collection, child collections that
 //! hold only their parent's children, and multipart uploads checked like JSON bodies.
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::{ADMIN, call, get, post, put, start};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use store_admin_mock::MockServer;
+
+use crate::common;
+use crate::common::{ADMIN, call, get, post, put, start};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/examples");
 const DOCUMENT: &str = concat!(

@@ -1,10 +1,9 @@
 //! State changes, each visible to the next read.
 
-mod common;
-
-use common::{all_pages, delete, get, post, put, start};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+
+use crate::common::{all_pages, delete, get, post, put, start};
 
 async fn rows_of(server: &store_admin_mock::MockServer, product: i64) -> Vec<Value> {
     all_pages(server, "/products/quantities?per_page=60")

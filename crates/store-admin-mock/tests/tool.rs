@@ -2,18 +2,18 @@
 //! JSON, the admin routes' resets and refusals, the redaction of installation tokens in the
 //! delivery log, and request bodies that trickle.
 
-mod common;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{ADMIN, start_with};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use store_admin_mock::{Limits, MockConfig, MockServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+
+use crate::common;
+use crate::common::{ADMIN, start_with};
 
 fn mock_command() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_store-admin-mock"));

@@ -1,8 +1,6 @@
 //! Webhook deliveries to a receiver on 127.0.0.1: envelope, custom headers, signature, token,
 //! retries and rules.
 
-mod common;
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,9 +9,11 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
-use common::{ADMIN, post as api_post, start_with};
 use serde_json::{Value, json};
 use store_admin_mock::{DeliveryConfig, MockConfig, MockServer};
+
+use crate::common;
+use crate::common::{ADMIN, post as api_post, start_with};
 
 #[derive(Clone, Default)]
 struct Receiver {
