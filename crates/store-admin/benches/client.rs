@@ -81,8 +81,20 @@ fn overhead(c: &mut Criterion) {
     group.bench_function("bare_reqwest_serde", |b| {
         b.to_async(&rt).iter(|| bare_page(bare.get(&url)))
     });
-    // The generated client with no interceptor: separates progenitor's own cost from ours.
-    let generated = store_admin_client::Client::new_with_client(
+    let generated = generated_client(&server);
+    group.bench_function("generated_client", |b| {
+        b.to_async(&rt).iter(|| client_page(&generated))
+    });
+    group.bench_function("store_admin", |b| {
+        b.to_async(&rt).iter(|| client_page(&admin))
+    });
+    group.finish();
+}
+
+/// The generated client with no interceptor (the token a default header): separates progenitor's
+/// own cost from ours.
+fn generated_client(server: &MockServer) -> store_admin_client::Client {
+    store_admin_client::Client::new_with_client(
         server.base_url(),
         reqwest::Client::builder()
             .default_headers(
@@ -96,14 +108,7 @@ fn overhead(c: &mut Criterion) {
             .build()
             .expect("client"),
         store_admin_client::Inner::new(),
-    );
-    group.bench_function("generated_client", |b| {
-        b.to_async(&rt).iter(|| client_page(&generated))
-    });
-    group.bench_function("store_admin", |b| {
-        b.to_async(&rt).iter(|| client_page(&admin))
-    });
-    group.finish();
+    )
 }
 
 /// One page through bare reqwest + serde_json: `request` sent with the token, the body read and
@@ -410,10 +415,70 @@ fn undecodable_export_ratio() {
 
 criterion_group!(benches, overhead, export);
 
+/// `client -- profile SIDE CALLS` (SIDE `bare`, `generated` or `store_admin`): CALLS calls of one
+/// side alone, on the client runtime of the interleaved measure, inside [`profiled_calls`], for a
+/// profiler to count: `valgrind --tool=callgrind --collect-atstart=no
+/// --toggle-collect='*profiled_calls*'` counts the client thread's instructions per call
+/// (repeatable, whatever else the machine does), and the difference between two sides is what one
+/// adds.
+fn profile(side: &str, calls: usize) {
+    let mock_runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("mock runtime");
+    let server = page_mock(&mock_runtime);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("client runtime");
+    let admin = admin(&server);
+    let generated = generated_client(&server);
+    let bare = reqwest::Client::new();
+    let url = page_url(&server, "per_page=60&page=2");
+    let call = |warm: bool| {
+        let n = if warm { 50 } else { calls };
+        let (admin, generated, bare, url) = (&admin, &generated, &bare, &url);
+        async move {
+            for _ in 0..n {
+                match side {
+                    "bare" => bare_page(bare.get(url)).await,
+                    "generated" => client_page(generated).await,
+                    "store_admin" => client_page(admin).await,
+                    other => panic!("profile: no side {other:?} (bare, generated, store_admin)"),
+                }
+            }
+        }
+    };
+    rt.block_on(call(true));
+    let started = Instant::now();
+    profiled_calls(&rt, call(false));
+    println!(
+        "profile: {calls} calls of {side} in {:.2?}",
+        started.elapsed()
+    );
+}
+
+/// What a profiler counts in [`profile`]: `calls` driven to the end on `rt`.
+#[inline(never)]
+fn profiled_calls(rt: &tokio::runtime::Runtime, calls: impl Future<Output = ()>) {
+    rt.block_on(calls);
+}
+
 fn main() {
     // `cargo bench -p store-admin --bench client -- undecodable`: that figure alone.
-    if std::env::args().skip(1).any(|arg| arg == "undecodable") {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|arg| arg == "undecodable") {
         undecodable_export_ratio();
+        return;
+    }
+    if let Some(at) = args.iter().position(|arg| arg == "profile") {
+        let side = args.get(at + 1).map_or("store_admin", String::as_str);
+        let calls = args
+            .get(at + 2)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(2000);
+        profile(side, calls);
         return;
     }
     benches();
