@@ -50,6 +50,14 @@ pub trait RateLimiter: Send + Sync + std::fmt::Debug {
     /// Waits until one more request may be sent, and counts it.
     async fn acquire(&self);
 
+    /// Counts one more request if it may be sent now, without waiting; `false` when it must wait,
+    /// and then [`RateLimiter::acquire`] waits. The client asks this first, so that a call the
+    /// limiter lets through at once allocates no future for the wait. By default `false`: every
+    /// request goes through [`RateLimiter::acquire`] (as with a limiter whose count is remote).
+    fn try_acquire(&self) -> bool {
+        false
+    }
+
     /// Reads a response's `X-RateLimit-*` and `Retry-After` to stay in step with the server.
     fn observe(&self, headers: &HeaderMap);
 
@@ -69,6 +77,10 @@ pub trait RateLimiter: Send + Sync + std::fmt::Debug {
 impl RateLimiter for RateLimit {
     async fn acquire(&self) {
         RateLimit::acquire(self).await;
+    }
+
+    fn try_acquire(&self) -> bool {
+        self.try_acquire_at(Instant::now()).is_ok()
     }
 
     fn observe(&self, headers: &HeaderMap) {
@@ -338,14 +350,14 @@ impl RateLimit {
 
     /// Waits until one more request may be sent, and counts it.
     pub async fn acquire(&self) {
-        while let Err(until) = self.try_acquire(Instant::now()) {
+        while let Err(until) = self.try_acquire_at(Instant::now()) {
             tokio::time::sleep_until(until).await;
         }
     }
 
     /// Counts one request now if the server's state and the limiter's bucket allow it, else says
     /// until when to wait. One lock: this is on every call's path.
-    fn try_acquire(&self, now: Instant) -> Result<(), Instant> {
+    fn try_acquire_at(&self, now: Instant) -> Result<(), Instant> {
         let mut state = self.server.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(until) = self.server_wait(&mut state, now) {
             return Err(until);
@@ -542,6 +554,22 @@ mod tests {
         let start = Instant::now();
         acquire_n(&limit, 120).await;
         assert_eq!(Instant::now(), start, "no waiting within the burst");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn try_acquire_counts_what_it_lets_through_and_refuses_without_waiting() {
+        let limit = RateLimit::per_minute(NonZeroU32::new(3).unwrap());
+        let limiter: &dyn RateLimiter = &limit;
+        let start = Instant::now();
+        assert!((0..3).all(|_| limiter.try_acquire()), "the full bucket");
+        assert!(!limiter.try_acquire(), "spent: refused at once");
+        assert_eq!(Instant::now(), start, "nothing waited");
+        // A refusal counts nothing: the next request goes one leak interval (20 s) later.
+        limiter.acquire().await;
+        assert_eq!(Instant::now() - start, Duration::from_secs(20));
+        tokio::time::advance(Duration::from_secs(20)).await;
+        assert!(limiter.try_acquire(), "one leak interval later");
+        assert!(!limiter.try_acquire());
     }
 
     #[tokio::test(start_paused = true)]
