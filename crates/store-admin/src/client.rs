@@ -1195,9 +1195,14 @@ fn with_body(response: reqwest::Response, body: bytes::Bytes) -> reqwest::Respon
     use reqwest::ResponseBuilderExt;
     let url = response.url().clone();
     let (mut parts, _spent) = http::Response::from(response).into_parts();
-    // reqwest keeps a response's URL in an extension only its builder extension can write.
-    if let Ok(carrier) = http::Response::builder().url(url).body(()) {
-        parts.extensions.extend(carrier.into_parts().0.extensions);
+    // reqwest keeps a response's URL in an extension only its builder extension can write: the
+    // answer's extensions lent to a builder for it (one map, not a second one merged in).
+    let mut carrier = http::Response::builder();
+    if let Some(extensions) = carrier.extensions_mut() {
+        std::mem::swap(extensions, &mut parts.extensions);
+    }
+    if let Ok(carrier) = carrier.url(url).body(()) {
+        parts.extensions = carrier.into_parts().0.extensions;
     }
     reqwest::Response::from(http::Response::from_parts(parts, body))
 }
@@ -1205,6 +1210,33 @@ fn with_body(response: reqwest::Response, body: bytes::Bytes) -> reqwest::Respon
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn the_answer_handed_back_keeps_its_url_status_headers_and_extensions_with_the_body_read()
+    {
+        use reqwest::ResponseBuilderExt;
+        #[derive(Clone, Debug, PartialEq)]
+        struct Marker(u8);
+        let url: reqwest::Url = "http://127.0.0.1:9/admin/v2/orders?page=2".parse().unwrap();
+        let answer = http::Response::builder()
+            .status(201)
+            .version(http::Version::HTTP_11)
+            .header("x-ratelimit-remaining", "7")
+            .extension(Marker(3))
+            .url(url.clone())
+            .body("spent")
+            .unwrap();
+        let rebuilt = with_body(
+            reqwest::Response::from(answer),
+            bytes::Bytes::from_static(b"{\"id\":1}"),
+        );
+        assert_eq!(rebuilt.url(), &url);
+        assert_eq!(rebuilt.status(), reqwest::StatusCode::CREATED);
+        assert_eq!(rebuilt.version(), http::Version::HTTP_11);
+        assert_eq!(rebuilt.headers()["x-ratelimit-remaining"], "7");
+        assert_eq!(rebuilt.extensions().get::<Marker>(), Some(&Marker(3)));
+        assert_eq!(rebuilt.bytes().await.unwrap(), &b"{\"id\":1}"[..]);
+    }
 
     #[test]
     fn the_copy_sent_is_the_request_header_for_header() {
