@@ -139,6 +139,23 @@ async fn client_page(client: &store_admin_client::Client) {
     assert_eq!(page.data.len(), 60);
 }
 
+/// The setting of the isolated measures: the mock (1,000 products) serving from a runtime of its
+/// own with one worker thread, and a single-threaded runtime for the client. The mock's runtime is
+/// returned to be kept: dropping it stops the mock.
+fn isolated() -> (tokio::runtime::Runtime, MockServer, tokio::runtime::Runtime) {
+    let mock_runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("mock runtime");
+    let server = page_mock(&mock_runtime);
+    let client_runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("client runtime");
+    (mock_runtime, server, client_runtime)
+}
+
 /// The overhead ratio measured in interleaved rounds (each round runs the three sides one after
 /// the other, in an order that rotates from round to round), so that load from other processes
 /// drifting during the run hits every side alike; medians of the rounds. The mock serves from a
@@ -151,16 +168,7 @@ async fn client_page(client: &store_admin_client::Client) {
 fn interleaved_overhead_ratio() -> Overhead {
     const CALLS: usize = 200;
     const ROUNDS: usize = 40;
-    let mock_runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("mock runtime");
-    let server = page_mock(&mock_runtime);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("client runtime");
+    let (_mock_runtime, server, rt) = isolated();
     let admin = admin(&server);
     let bare = reqwest::Client::new();
     let url = page_url(&server, "per_page=60&page=2");
@@ -422,16 +430,7 @@ criterion_group!(benches, overhead, export);
 /// (repeatable, whatever else the machine does), and the difference between two sides is what one
 /// adds.
 fn profile(side: &str, calls: usize) {
-    let mock_runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("mock runtime");
-    let server = page_mock(&mock_runtime);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("client runtime");
+    let (_mock_runtime, server, rt) = isolated();
     let admin = admin(&server);
     let generated = generated_client(&server);
     let bare = reqwest::Client::new();
