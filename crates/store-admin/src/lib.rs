@@ -25,6 +25,7 @@ pub mod multipart;
 pub mod pagination;
 pub mod ratelimit;
 pub mod retry;
+mod runtime;
 pub mod service;
 pub mod values;
 /// The extension traits of [`values`]; also `store_admin::values::ext`.
@@ -35,8 +36,7 @@ pub mod webhooks;
 
 pub use call::{Call, CallFull};
 pub use client::{
-    DEFAULT_MAX_RESPONSE_BYTES, LIVE_ACCOUNTS_URL, LIVE_BASE_URL, RawResponse, Runtime, StoreAdmin,
-    StoreAdminBuilder,
+    DEFAULT_MAX_RESPONSE_BYTES, LIVE_ACCOUNTS_URL, LIVE_BASE_URL, StoreAdmin, StoreAdminBuilder,
 };
 pub use credentials::{AuthError, Credentials};
 pub use error::{ApiError, Error, TransportError, TransportKind};
@@ -46,6 +46,7 @@ pub use pagination::{
     Checkpoint, Consistency, ConsistencyReport, Page, PageOptions, Paginate, Skipped, Undecodable,
     UndecodableRecord,
 };
+pub use runtime::{RawResponse, Runtime};
 pub use store_admin_client::{
     Client, HAND_WRITTEN, HandWritten, OPERATIONS, OperationMeta, ResponseValue, builder, types,
 };
