@@ -24,13 +24,15 @@ pub struct Ctx {
     pub printer: Printer,
     /// Pages fetched at once by `--all`.
     pub concurrency: usize,
+    /// The `--store` whose tokens are used (an export's journal records it), when known.
+    pub store: Option<String>,
 }
 
 /// A paged list: one page (as asked), or with `--all` every page through the ergonomics crate's
 /// concurrent pagination, streamed to the printer.
 pub async fn paged<'a, R>(ctx: &'a Ctx, request: R, pages: PageArgs) -> Result<(), CliError>
 where
-    R: Paginate<'a> + Call<'a, Output = R::Response>,
+    R: Paginate<'a> + Call<'a, Output = R::Response> + std::fmt::Debug,
     R::Item: Record,
 {
     if pages.all {
@@ -63,7 +65,7 @@ where
 /// was read found by reading it again), with `--resume FILE` continuing an interrupted one.
 async fn export<'a, R>(ctx: &'a Ctx, request: R, pages: &PageArgs) -> Result<(), CliError>
 where
-    R: Paginate<'a>,
+    R: Paginate<'a> + std::fmt::Debug,
     R::Item: Record,
 {
     let skipped = Skipped::new();
@@ -72,6 +74,9 @@ where
         Some(path) => {
             let export = Export {
                 operation: R::OPERATION_ID,
+                base_url: ctx.admin.base_url(),
+                store: ctx.store.as_deref(),
+                query: crate::resume::query_of(&format!("{request:?}")),
                 format: ctx.printer.format(),
                 per_page,
             };
@@ -149,15 +154,54 @@ where
     {
         crate::note!("{}", terminal_safe(&report.to_string(), false));
     }
-    report_skipped(&skipped, before + written)
+    report_skipped(&skipped, before + written)?;
+    if let Some(report) = &report {
+        short_of_total(report)?;
+    }
+    Ok(())
 }
+
+/// After a finished `--all`: fewer records than the list's own `pagination.total` (as last
+/// seen) is an export that missed some (a journal changed by hand, a list that ended early):
+/// said on standard error, exit [`exit::INCOMPLETE`](crate::error::exit::INCOMPLETE).
+fn short_of_total(report: &store_admin::ConsistencyReport) -> Result<(), CliError> {
+    let Some(total) = report.last_total else {
+        return Ok(());
+    };
+    if report.yielded >= total {
+        return Ok(());
+    }
+    crate::note!(
+        "the export wrote {} record(s), but the list's total is {total}: {} record(s) are \
+         missing from the output",
+        report.yielded,
+        total - report.yielded
+    );
+    Err(CliError::Quiet(crate::error::exit::INCOMPLETE))
+}
+
+/// The command that lists the export logs, where a job that did not finish in time shows its
+/// file later (`tests/jobs.rs` checks it is the command of `list_export_logs` in the generated
+/// command table; the table is not read from here: the generated commands are built on this
+/// module).
+pub const EXPORT_LOGS_COMMAND: &str = "exports list-logs";
+
+/// The rows of an import file `--wait` follows at most: their records are read through their
+/// list, and kept (and printed) whole.
+pub const MAX_FOLLOWED_ROWS: usize = 1000;
 
 /// A background job's `--wait`: the export logs read before the job starts, and what the job
 /// exports (the body's `type`, else the operation's kind), to find its file once it is listed.
 pub struct Job {
     before: store_admin::waiters::ExportLogs,
     kind: String,
-    timeout: std::time::Duration,
+    /// When the wait ends, from its start (the snapshot before the job included).
+    deadline: tokio::time::Instant,
+}
+
+/// The time left until `deadline`, as a waiter's deadline.
+fn left(deadline: tokio::time::Instant) -> std::time::Duration {
+    deadline.saturating_duration_since(tokio::time::Instant::now())
 }
 
 impl Job {
@@ -172,17 +216,27 @@ impl Job {
         if !wait.wait {
             return Ok(None);
         }
+        let deadline = wait.deadline();
         let kind = body
             .as_ref()
             .and_then(|b| b.get("type"))
             .and_then(serde_json::Value::as_str)
             .unwrap_or(kind)
             .to_owned();
-        let before = store_admin::waiters::ExportLogs::snapshot(&ctx.admin).await?;
+        let snapshot = store_admin::waiters::ExportLogs::snapshot(&ctx.admin);
+        let before = tokio::time::timeout_at(deadline, snapshot)
+            .await
+            .map_err(|_| {
+                CliError::TimedOut(format!(
+                    "--wait-timeout {}: the export logs could not be read before the {kind} \
+                     export was started (nothing was started)",
+                    wait.wait_timeout
+                ))
+            })??;
         Ok(Some(Job {
             before,
             kind,
-            timeout: std::time::Duration::from_secs(wait.wait_timeout),
+            deadline,
         }))
     }
 
@@ -192,7 +246,7 @@ impl Job {
         if stderr_is_terminal() {
             crate::note!("waiting for the {} export to finish...", self.kind);
         }
-        let options = WaitOptions::default().deadline(self.timeout);
+        let options = WaitOptions::default().deadline(left(self.deadline));
         match self
             .before
             .wait_until_exported(&ctx.admin, Some(&self.kind), &options)
@@ -201,7 +255,7 @@ impl Job {
             Ok(entry) => ctx.printer.one(&entry),
             Err(WaitError::Poll { source, .. }) => Err(CliError::Service(source)),
             Err(timed_out) => Err(CliError::TimedOut(format!(
-                "{timed_out}; it may still finish: see `store-admin exports logs`"
+                "{timed_out}; it may still finish: see `store-admin {EXPORT_LOGS_COMMAND}`"
             ))),
         }
     }
@@ -211,12 +265,15 @@ impl Job {
 /// by the file's `sku` or `email` column), to wait until each has appeared or changed.
 pub struct ImportJob {
     watch: store_admin::waiters::ImportWatch,
-    timeout: std::time::Duration,
+    deadline: tokio::time::Instant,
+    /// Rows of the file with a key, and how many are followed.
+    rows: usize,
 }
 
 impl ImportJob {
     /// With `--wait`, reads the keys of the rows of `file` (CSV with a header line) and the
-    /// records they name now, before the upload.
+    /// records they name now, before the upload: at most [`MAX_FOLLOWED_ROWS`] rows, spread over
+    /// the file (its last row included), read through their list.
     pub async fn before(
         ctx: &Ctx,
         wait: &WaitArgs,
@@ -227,6 +284,7 @@ impl ImportJob {
         if !wait.wait {
             return Ok(None);
         }
+        let deadline = wait.deadline();
         let kind = match kind {
             "customers" => ImportKind::Customers,
             "products" => ImportKind::Products,
@@ -251,28 +309,79 @@ impl ImportJob {
                 file.display()
             )));
         }
-        let watch = ImportWatch::snapshot(&ctx.admin, kind, keys).await?;
+        let rows = keys.len();
+        let followed = spread(keys, MAX_FOLLOWED_ROWS);
+        if followed.len() < rows {
+            crate::note!(
+                "--wait checks {} of the file's {rows} rows (spread over the file, its last row \
+                 included); the others are not checked",
+                followed.len()
+            );
+        }
+        let snapshot = ImportWatch::snapshot(&ctx.admin, kind, followed);
+        let watch = tokio::time::timeout_at(deadline, snapshot)
+            .await
+            .map_err(|_| {
+                CliError::TimedOut(format!(
+                    "--wait-timeout {}: the {} of the file could not be read before the upload \
+                     (nothing was uploaded)",
+                    wait.wait_timeout,
+                    kind.name()
+                ))
+            })??;
         Ok(Some(ImportJob {
             watch,
-            timeout: std::time::Duration::from_secs(wait.wait_timeout),
+            deadline,
+            rows,
         }))
     }
 
-    /// Waits until every row's record has appeared or changed, and prints them.
+    /// Waits until every followed row's record has appeared or changed, and prints them.
     pub async fn finish(self, ctx: &Ctx) -> Result<(), CliError> {
         use store_admin::waiters::{WaitError, WaitOptions};
         if stderr_is_terminal() {
             crate::note!("waiting for the import to finish...");
         }
-        let options = WaitOptions::default().deadline(self.timeout);
+        let options = WaitOptions::default().deadline(left(self.deadline));
+        let checked = format!(
+            "checked {} of the file's {} rows",
+            self.watch.len(),
+            self.rows
+        );
         match self.watch.wait_until_imported(&ctx.admin, &options).await {
-            Ok(records) => ctx.printer.data(&serde_json::Value::Array(records)),
+            Ok(records) => {
+                if self.watch.len() < self.rows {
+                    crate::note!("{checked}: all imported");
+                }
+                ctx.printer.data(&serde_json::Value::Array(records))
+            }
             Err(WaitError::Poll { source, .. }) => Err(CliError::Service(source)),
             Err(timed_out) => Err(CliError::TimedOut(format!(
-                "{timed_out}; it may still finish"
+                "{timed_out}; {checked}; it may still finish"
             ))),
         }
     }
+}
+
+/// At most `most` of `keys`, spread evenly over them, the first and the last included.
+fn spread(keys: Vec<String>, most: usize) -> Vec<String> {
+    let count = keys.len();
+    if count <= most {
+        return keys;
+    }
+    if most < 2 {
+        return keys.into_iter().skip(count - most).collect();
+    }
+    let mut picked = Vec::with_capacity(most);
+    let mut next = 0usize;
+    for (at, key) in keys.into_iter().enumerate() {
+        // The `next`th of `most` picks sits at `next * (count - 1) / (most - 1)`.
+        if next < most && at == next * (count - 1) / (most - 1) {
+            picked.push(key);
+            next += 1;
+        }
+    }
+    picked
 }
 
 /// The values of `column` in the CSV file at `path` (its header line names the columns), in
@@ -640,10 +749,40 @@ pub struct WaitArgs {
     ///
     /// An export's result is its file's entry in the export logs; an import's, the records of
     /// the file's rows once each has appeared or changed (found by the CSV file's `sku` or
-    /// `email` column).
+    /// `email` column, read through their list; 1000 rows at most, spread over the file, are
+    /// checked).
     #[arg(long)]
     pub wait: bool,
     /// With --wait, give up after this many seconds (exit 6; the job may still finish).
+    ///
+    /// It bounds the whole wait: the reading before the job starts, and every poll.
     #[arg(long, value_name = "SECONDS", default_value_t = 600, requires = "wait")]
     pub wait_timeout: u64,
+}
+
+impl WaitArgs {
+    /// When the wait ends, counted from now (`--wait-timeout`).
+    fn deadline(&self) -> tokio::time::Instant {
+        let now = tokio::time::Instant::now();
+        now.checked_add(std::time::Duration::from_secs(self.wait_timeout))
+            .unwrap_or_else(|| now + std::time::Duration::from_secs(86_400 * 365 * 30))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spread;
+
+    #[test]
+    fn spread_keeps_at_most_so_many_keys_over_the_whole_list_the_ends_included() {
+        let keys: Vec<String> = (0..10).map(|n| n.to_string()).collect();
+        assert_eq!(spread(keys.clone(), 20), keys);
+        assert_eq!(spread(keys.clone(), 4), ["0", "3", "6", "9"]);
+        assert_eq!(spread(keys.clone(), 1), ["9"]);
+        let many: Vec<String> = (0..8791).map(|n| n.to_string()).collect();
+        let picked = spread(many, 1000);
+        assert_eq!(picked.len(), 1000);
+        assert_eq!(picked.first().map(String::as_str), Some("0"));
+        assert_eq!(picked.last().map(String::as_str), Some("8790"));
+    }
 }

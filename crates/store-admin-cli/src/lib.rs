@@ -316,6 +316,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         admin,
         printer,
         concurrency: usize::from(global.concurrency),
+        store: Some(connect::store_id(&global)),
     };
     generated_cli::run(&ctx, operations).await
 }

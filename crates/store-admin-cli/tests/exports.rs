@@ -16,9 +16,9 @@ use store_admin_mock::{FaultConfig, MockConfig, MockServer};
 
 use crate::common::{run, store_admin, store_admin_process};
 
-const TOKEN: &str = "T";
+pub(crate) const TOKEN: &str = "T";
 
-async fn mock(products: usize, latency_millis: u64) -> MockServer {
+pub(crate) async fn mock(products: usize, latency_millis: u64) -> MockServer {
     let server = MockServer::start(
         MockConfig::new()
             .seed(7)
@@ -31,7 +31,7 @@ async fn mock(products: usize, latency_millis: u64) -> MockServer {
     server
 }
 
-fn slow(server: &MockServer, millis: u64) {
+pub(crate) fn slow(server: &MockServer, millis: u64) {
     let faults: FaultConfig = serde_json::from_value(json!({
         "latency": {"millis": millis, "operations": ["list_products"]}
     }))
@@ -44,7 +44,7 @@ fn client() -> reqwest::Client {
 }
 
 /// The ids of every product now, read page by page while nothing changes.
-async fn product_ids(server: &MockServer) -> BTreeSet<String> {
+pub(crate) async fn product_ids(server: &MockServer) -> BTreeSet<String> {
     let mut ids = BTreeSet::new();
     for page in 1.. {
         let body: Value = client()
@@ -104,7 +104,7 @@ async fn delete(server: &MockServer, id: &str) {
 
 /// `store-admin products list --all -o ndjson --per-page 5 [extra]`, its output appended to
 /// `out`, standard error to `err`.
-fn export(server: &MockServer, out: &Path, err: &Path, extra: &[&str]) -> Child {
+pub(crate) fn export(server: &MockServer, out: &Path, err: &Path, extra: &[&str]) -> Child {
     let append = |path: &Path| {
         OpenOptions::new()
             .create(true)
@@ -132,7 +132,7 @@ fn export(server: &MockServer, out: &Path, err: &Path, extra: &[&str]) -> Child 
 }
 
 /// The ids in an NDJSON output, with how many times each is there.
-fn written(out: &Path) -> BTreeMap<String, usize> {
+pub(crate) fn written(out: &Path) -> BTreeMap<String, usize> {
     let text = std::fs::read_to_string(out).expect("output");
     let mut counts = BTreeMap::new();
     for line in text.lines() {
@@ -143,11 +143,11 @@ fn written(out: &Path) -> BTreeMap<String, usize> {
     counts
 }
 
-fn lines(out: &Path) -> usize {
+pub(crate) fn lines(out: &Path) -> usize {
     std::fs::read_to_string(out).map_or(0, |t| t.lines().count())
 }
 
-async fn wait_for_lines(out: &Path, at_least: usize, child: &mut Child) {
+pub(crate) async fn wait_for_lines(out: &Path, at_least: usize, child: &mut Child) {
     let start = Instant::now();
     while lines(out) < at_least {
         assert!(
@@ -162,7 +162,7 @@ async fn wait_for_lines(out: &Path, at_least: usize, child: &mut Child) {
     }
 }
 
-async fn wait(child: Child) -> i32 {
+pub(crate) async fn wait(child: Child) -> i32 {
     tokio::task::spawn_blocking(move || {
         let mut child = child;
         child.wait().expect("waited").code().unwrap_or(-1)
@@ -173,7 +173,7 @@ async fn wait(child: Child) -> i32 {
 
 /// A directory for one export: its output, its standard error and its journal (the directory
 /// goes with the first value).
-fn files() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+pub(crate) fn files() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name);
     let (out, err, journal) = (path("out.ndjson"), path("err.txt"), path("export.journal"));
@@ -181,7 +181,7 @@ fn files() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
 }
 
 /// Every record that existed throughout is written exactly once, no record twice.
-fn assert_lasting_once(counts: &BTreeMap<String, usize>, lasting: &BTreeSet<String>) {
+pub(crate) fn assert_lasting_once(counts: &BTreeMap<String, usize>, lasting: &BTreeSet<String>) {
     let repeated: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
     assert!(repeated.is_empty(), "records written twice: {repeated:?}");
     let missing: Vec<_> = lasting

@@ -15,6 +15,7 @@ mod exports;
 mod flags;
 mod help;
 mod jobs;
+mod journal;
 mod language;
 mod new_user;
 mod paging;

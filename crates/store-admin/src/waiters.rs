@@ -20,13 +20,15 @@
 //! # Ok(()) }
 //! ```
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::{Call, Error, StoreAdmin, types};
+use futures::StreamExt;
+
+use crate::{Call, Error, PageOptions, Paginate, StoreAdmin, types};
 use store_admin_client::prelude::*;
 
 /// How a waiter polls: the first interval, the factor it grows by, its bound, and the deadline.
@@ -108,7 +110,8 @@ pub enum WaitError {
 }
 
 /// Polls `probe` after each of `options`' intervals until it gives a result or the deadline
-/// passes (the last poll is made at the deadline).
+/// passes (the last poll is made at the deadline). The deadline bounds the whole wait: a poll
+/// still under way when it passes is abandoned.
 pub async fn wait_until<T, F, Fut>(
     what: &str,
     options: &WaitOptions,
@@ -126,15 +129,17 @@ where
         let last = now + wait >= deadline;
         tokio::time::sleep(if last { deadline - now } else { wait }).await;
         polls += 1;
-        match probe().await {
-            Ok(Some(done)) => return Ok(done),
-            Ok(None) => {}
-            Err(source) => {
+        // A poll is bounded by the deadline too: one still under way then is abandoned.
+        match tokio::time::timeout_at(deadline, probe()).await {
+            Ok(Ok(Some(done))) => return Ok(done),
+            Ok(Ok(None)) => {}
+            Ok(Err(source)) => {
                 return Err(WaitError::Poll {
                     what: what.to_owned(),
                     source,
                 });
             }
+            Err(_) => break,
         }
         if last {
             break;
@@ -209,10 +214,54 @@ impl ExportLogs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ImportKind {
-    /// `POST /products/import`: a product per row, found by `get_product_by_sku`.
+    /// `POST /products/import`: a product per row, found in `list_products` by its `sku`.
     Products,
-    /// `POST /customers/import`: a customer per row, found by `list_customers`' `keyword`.
+    /// `POST /customers/import`: a customer per row, found in `list_customers` by its `email`.
     Customers,
+}
+
+/// Records a page when an import's records are looked for in their list (the largest page).
+const SCAN_PAGE: u64 = 60;
+
+/// A record's key field as text (`sku` may be a number).
+fn key_text(value: &serde_json::Value) -> Option<String> {
+    match value {
+        serde_json::Value::String(text) => Some(text.clone()),
+        serde_json::Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+/// The records of `wanted` keys (by `field`) in the list `request` reads, page by page, in
+/// order, until every key is found or the list ends: as many calls as pages read, whatever the
+/// number of keys.
+async fn scan<'a, R: Paginate<'a>>(
+    request: R,
+    field: &str,
+    wanted: &HashSet<&str>,
+) -> Result<HashMap<String, serde_json::Value>, Error> {
+    let mut found = HashMap::new();
+    if wanted.is_empty() {
+        return Ok(found);
+    }
+    let options = PageOptions::default().per_page(SCAN_PAGE).concurrency(1);
+    let mut pages = std::pin::pin!(request.pages(options));
+    while let Some(page) = pages.next().await {
+        for item in page?.items {
+            let Ok(record) = serde_json::to_value(item) else {
+                continue;
+            };
+            if let Some(key) = record.get(field).and_then(key_text)
+                && wanted.contains(key.as_str())
+            {
+                found.insert(key, record);
+            }
+        }
+        if found.len() == wanted.len() {
+            break;
+        }
+    }
+    Ok(found)
 }
 
 impl ImportKind {
@@ -232,28 +281,25 @@ impl ImportKind {
         }
     }
 
-    /// The record of `key` now, as JSON (none when the store has none).
-    async fn find(self, admin: &StoreAdmin, key: &str) -> Result<Option<serde_json::Value>, Error> {
-        let record = match self {
-            ImportKind::Products => match admin.get_product_by_sku().sku(key).call().await {
-                Ok(answer) => serde_json::to_value(answer.data).ok(),
-                Err(error) if error.is_not_found() => return Ok(None),
-                Err(error) => return Err(error),
-            },
-            ImportKind::Customers => {
-                let page = admin.list_customers().keyword(key).call().await?;
-                page.data
-                    .into_iter()
-                    .filter_map(|c| serde_json::to_value(c).ok())
-                    .find(|c| c.get("email").and_then(serde_json::Value::as_str) == Some(key))
-            }
-        };
-        Ok(record)
+    /// The records of `keys` now, as JSON, read from the kind's list (the keys the store has
+    /// no record of are missing from the answer).
+    async fn find(
+        self,
+        admin: &StoreAdmin,
+        keys: &HashSet<&str>,
+    ) -> Result<HashMap<String, serde_json::Value>, Error> {
+        match self {
+            ImportKind::Products => scan(admin.list_products(), self.key_field(), keys).await,
+            ImportKind::Customers => scan(admin.list_customers(), self.key_field(), keys).await,
+        }
     }
 }
 
 /// The records an import is about, as they were before it started: the import has finished for
 /// a record once it exists and is not as it was (its `updated_at`, or the whole record, changed).
+///
+/// Records are read through their list, page by page (never one call per key): a snapshot or a
+/// poll costs at most the list's pages, and stops as soon as every key it looks for is found.
 #[derive(Debug, Clone)]
 pub struct ImportWatch {
     kind: ImportKind,
@@ -272,23 +318,40 @@ fn version(record: &serde_json::Value) -> serde_json::Value {
 
 impl ImportWatch {
     /// Reads the records of `keys` (the SKUs or emails of the file's rows) now, before the
-    /// import is uploaded: one call per key.
+    /// import is uploaded, from their list (see [`ImportWatch`]).
     pub async fn snapshot(
         admin: &StoreAdmin,
         kind: ImportKind,
         keys: impl IntoIterator<Item = String>,
     ) -> Result<Self, Error> {
-        let mut before = Vec::new();
-        for key in keys {
-            let record = kind.find(admin, &key).await?;
-            before.push((key, record));
-        }
+        let mut seen = HashSet::new();
+        let keys: Vec<String> = keys
+            .into_iter()
+            .filter(|key| seen.insert(key.clone()))
+            .collect();
+        let wanted: HashSet<&str> = keys.iter().map(String::as_str).collect();
+        let mut found = kind.find(admin, &wanted).await?;
+        let before = keys
+            .iter()
+            .map(|key| (key.clone(), found.remove(key)))
+            .collect();
         Ok(Self { kind, before })
     }
 
+    /// How many records the watch follows.
+    pub fn len(&self) -> usize {
+        self.before.len()
+    }
+
+    /// Whether the watch follows no record.
+    pub fn is_empty(&self) -> bool {
+        self.before.is_empty()
+    }
+
     /// Waits until every record of the snapshot's keys exists and has changed since the
-    /// snapshot, and returns them (in the keys' order). Each poll asks only for the records not
-    /// yet imported. On a timeout, [`WaitError::TimedOut`]'s `what` names how many are missing.
+    /// snapshot, and returns them (in the keys' order). Each poll reads the list for the records
+    /// not yet imported only. On a timeout, [`WaitError::TimedOut`]'s `what` names how many are
+    /// missing.
     pub async fn wait_until_imported(
         &self,
         admin: &StoreAdmin,
@@ -299,17 +362,25 @@ impl ImportWatch {
         let found = std::sync::Mutex::new(vec![None; total]);
         let what = format!("the import of {total} {}", kind.name());
         let result = wait_until(&what, options, || async {
-            for (at, (key, before)) in self.before.iter().enumerate() {
-                if found.lock().map(|f| f[at].is_some()).unwrap_or(false) {
-                    continue;
-                }
-                let Some(now) = kind.find(admin, key).await? else {
-                    continue;
-                };
-                if before.as_ref().is_none_or(|b| version(b) != version(&now))
-                    && let Ok(mut found) = found.lock()
-                {
-                    found[at] = Some(now);
+            let missing: Vec<usize> = {
+                let found = found.lock().map(|f| f.clone()).unwrap_or_default();
+                (0..total).filter(|at| found[*at].is_none()).collect()
+            };
+            let wanted: HashSet<&str> = missing
+                .iter()
+                .map(|at| self.before[*at].0.as_str())
+                .collect();
+            let mut now = kind.find(admin, &wanted).await?;
+            if let Ok(mut found) = found.lock() {
+                for at in missing {
+                    let (key, before) = &self.before[at];
+                    if let Some(record) = now.remove(key)
+                        && before
+                            .as_ref()
+                            .is_none_or(|b| version(b) != version(&record))
+                    {
+                        found[at] = Some(record);
+                    }
                 }
             }
             let found = found.lock().map(|f| f.clone()).unwrap_or_default();
