@@ -113,10 +113,13 @@ pub(crate) fn need_app(global: &Global, sandbox: bool, what: &str) -> Result<App
     })
 }
 
-/// An HTTP client for the token endpoint.
+/// An HTTP client for the token endpoint. It follows no redirect: a token request carries the
+/// app's secrets (and a code, a PKCE verifier or a refresh token), and goes to the token URL only;
+/// a redirect fails the exchange, naming where it pointed.
 pub(crate) fn http(global: &Global) -> Result<reqwest::Client, CliError> {
     reqwest::Client::builder()
         .user_agent(concat!("store-admin-cli/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none())
         .timeout(Duration::try_from_secs_f64(global.timeout).unwrap_or(Duration::from_secs(30)))
         .build()
         .map_err(|e| CliError::other(format!("cannot build the HTTP client: {e}")))

@@ -173,6 +173,12 @@ fn service_exit_code(error: &store_admin::Error) -> u8 {
             kind: store_admin::error::TransportKind::TooLarge,
             ..
         } => exit::FAILURE,
+        // A redirect elsewhere was refused: not the service being away.
+        E::Transport { source, .. }
+            if source.failure() == store_admin::retry::TransportFailure::Redirected =>
+        {
+            exit::FAILURE
+        }
         E::Api(_) | E::Transport { .. } => exit::UNAVAILABLE,
         E::InvalidRequest(_) => exit::USAGE,
         E::Auth(auth) => auth_exit_code(auth),
@@ -184,8 +190,13 @@ fn service_exit_code(error: &store_admin::Error) -> u8 {
 /// endpoint failing (5xx), is 4, another failing token store 1, a refusal (revoked tokens, a
 /// refused client) 3.
 fn auth_exit_code(error: &store_admin::credentials::AuthError) -> u8 {
-    use store_admin::credentials::AuthError as A;
+    use store_admin::credentials::{AuthError as A, OAuthError as O};
     match error {
+        // A redirect or an oversized answer of the token endpoint: refused here, not by it.
+        A::TokenEndpoint {
+            error: O::Redirected { .. } | O::TooLarge { .. },
+            ..
+        } => exit::FAILURE,
         A::TokenEndpoint { status: None, .. } => exit::UNAVAILABLE,
         A::TokenEndpoint {
             status: Some(status),

@@ -334,17 +334,12 @@ async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), Cl
     let attempt_timeout = seconds("--timeout", global.timeout)?;
     let operation_timeout = seconds("--operation-timeout", global.operation_timeout)?;
     let user_agent = concat!("store-admin-cli/", env!("CARGO_PKG_VERSION"));
-    let http = reqwest::Client::builder()
-        .user_agent(user_agent)
-        .connect_timeout(Duration::from_secs(10))
-        .redirect(same_host_redirects())
-        // The runtime retries; reqwest's own retries would only copy every request.
-        .retry(reqwest::retry::never().max_retries_per_request(0))
-        .build()
-        .map_err(|e| CliError::other(format!("cannot make the HTTP client: {e}")))?;
+    // The library's own HTTP client: its redirect policy (`store_admin::redirect`) follows a
+    // redirect only on the base URL's origin and under its path, and the runtime never retries
+    // one it refused.
     let mut builder = StoreAdmin::builder()
-        .with_http_client(http)
         .with_user_agent(user_agent)
+        .with_connect_timeout(Duration::from_secs(10))
         .with_retry_policy(
             RetryPolicy::default().with_max_attempts(global.retries.saturating_add(1)),
         )
@@ -381,31 +376,6 @@ async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), Cl
         .build()
         .map_err(|e| CliError::usage(e.to_string()))?;
     Ok((admin, server))
-}
-
-/// The redirects the CLI follows: to the same scheme, host and port only (at most 5). A redirect
-/// elsewhere is refused, naming where it pointed: the request (and its token) is not sent there.
-fn same_host_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
-        let Some(first) = attempt.previous().first() else {
-            return attempt.follow();
-        };
-        let same = attempt.url().scheme() == first.scheme()
-            && attempt.url().host() == first.host()
-            && attempt.url().port_or_known_default() == first.port_or_known_default();
-        if !same {
-            let target = attempt.url().origin().ascii_serialization();
-            let from = first.origin().ascii_serialization();
-            return attempt.error(format!(
-                "the service at {from} redirected to another host, {target}: refused (the \
-                 request and its token are only sent to the base URL's host)"
-            ));
-        }
-        if attempt.previous().len() > 5 {
-            return attempt.error("more than 5 redirects: refused".to_string());
-        }
-        attempt.follow()
-    })
 }
 
 /// Warns on standard error when the command calls an operation the service replaced.

@@ -22,5 +22,6 @@ mod paging;
 mod rate_limit;
 mod sandbox;
 mod scripts;
+mod token_redirects;
 mod uploads;
 mod webhooks;

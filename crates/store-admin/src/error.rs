@@ -151,7 +151,9 @@ impl From<TransportFailure> for TransportKind {
             TransportFailure::TimedOut => Self::Timeout,
             TransportFailure::BodyTruncated => Self::Body,
             TransportFailure::TooLarge => Self::TooLarge,
-            TransportFailure::ConnectionReset | TransportFailure::Other => Self::Other,
+            TransportFailure::ConnectionReset
+            | TransportFailure::Redirected
+            | TransportFailure::Other => Self::Other,
         }
     }
 }

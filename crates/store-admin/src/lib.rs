@@ -24,6 +24,7 @@ pub mod metrics;
 pub mod multipart;
 pub mod pagination;
 pub mod ratelimit;
+pub mod redirect;
 pub mod retry;
 mod runtime;
 pub mod service;

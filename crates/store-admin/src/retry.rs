@@ -15,6 +15,7 @@
 //! | [`TransportFailure::ConnectFailed`] | retried | retried |
 //! | other transport failures | retried | **not** retried |
 //! | a body larger than the client reads ([`TransportFailure::TooLarge`]) | not retried | not retried |
+//! | a refused redirect ([`TransportFailure::Redirected`]) | not retried | not retried |
 //! | any other status | not retried | not retried |
 //!
 //! A non-idempotent request is repeated only when it surely had no effect: the connection was
@@ -136,6 +137,9 @@ pub enum TransportFailure {
     /// The response's body is larger than the client reads: never retried (it would be as large
     /// again).
     TooLarge,
+    /// A redirect was refused (see [`redirect`](crate::redirect)): never retried (it would be
+    /// refused again).
+    Redirected,
     /// Any other failure.
     Other,
 }
@@ -146,7 +150,9 @@ impl TransportFailure {
     /// timed out while connecting counts as [`TransportFailure::ConnectFailed`]: the request
     /// surely never left.
     pub fn classify(error: &reqwest::Error) -> Self {
-        if error.is_connect() {
+        if error.is_redirect() {
+            TransportFailure::Redirected
+        } else if error.is_connect() {
             TransportFailure::ConnectFailed
         } else if error.is_timeout() {
             TransportFailure::TimedOut
@@ -213,6 +219,8 @@ pub enum StopReason {
     NotReplayable,
     /// The response's body was larger than the client reads: it would be as large again.
     TooLarge,
+    /// A redirect was refused: it would be refused again.
+    Redirected,
 }
 
 /// The verdict for one finished attempt.
@@ -275,6 +283,9 @@ pub fn decide(policy: &RetryPolicy, input: &RetryInput<'_>) -> RetryDecision {
         }
         Outcome::Transport(TransportFailure::TooLarge) => {
             return RetryDecision::Stop(StopReason::TooLarge);
+        }
+        Outcome::Transport(TransportFailure::Redirected) => {
+            return RetryDecision::Stop(StopReason::Redirected);
         }
         Outcome::Transport(failure) => {
             if !idempotent && failure != TransportFailure::ConnectFailed {
@@ -864,6 +875,20 @@ mod tests {
                 Got::Net(BodyTruncated),
                 1,
                 RetryAfter(MS(100)),
+            ),
+            row(
+                "GET refused redirect stops",
+                Method::GET,
+                Got::Net(Redirected),
+                1,
+                Stop(StopReason::Redirected),
+            ),
+            row(
+                "POST refused redirect stops",
+                Method::POST,
+                Got::Net(Redirected),
+                1,
+                Stop(StopReason::Redirected),
             ),
             row(
                 "DELETE other retries",

@@ -13,6 +13,7 @@ mod no_secrets;
 mod oauth_refresh;
 mod pagination;
 mod threads;
+mod token_redirects;
 mod typed_errors;
 mod values_samples;
 mod waiters;

@@ -233,6 +233,7 @@ impl StoreAdminBuilder {
         reqwest::Client::builder()
             .user_agent(self.user_agent.as_str())
             .connect_timeout(self.connect_timeout)
+            .redirect(crate::redirect::policy_for(&self.base_url))
             // The runtime retries. reqwest's own retries (of HTTP/2 and HTTP/3 refusals, which
             // this client does not speak) would copy every request's headers in case: none.
             .retry(reqwest::retry::never().max_retries_per_request(0))

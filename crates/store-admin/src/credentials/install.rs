@@ -33,7 +33,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use url::Url;
 
-use super::oauth::describe;
+use super::oauth::{MAX_TOKEN_RESPONSE_BYTES, describe, read_bounded, redirected};
 use super::{OAuthError, TokenSet, TokenStoreError, TokenStores, exchange_authorization_code};
 use crate::merchants::OAuthApp;
 
@@ -226,12 +226,18 @@ impl InstallCallback {
             redirect_uri,
             user_info_url,
             tokens,
-            http: reqwest::Client::new(),
+            http: no_redirects(),
             used: Mutex::new(UsedCodes::default()),
         }
     }
 
     /// Another HTTP client for the token exchange and the user information (a shared pool).
+    ///
+    /// Whatever its redirect policy, neither request is sent on to a redirect's target with its
+    /// secrets: the token request's body is sent once (a 307 or 308 is not followed), and a
+    /// redirect answered or followed fails the installation naming its target. A client that
+    /// follows redirects may still send a 301, 302 or 303's target a `GET` without them: give
+    /// one built with `.redirect(reqwest::redirect::Policy::none())`, as the default is.
     pub fn with_http(mut self, http: reqwest::Client) -> Self {
         self.http = http;
         self
@@ -322,9 +328,10 @@ impl InstallCallback {
             .access
             .bearer_header()
             .map_err(|e| failed(None, e.to_string()))?;
+        let sent = self.user_info_url.clone();
         let response = self
             .http
-            .get(self.user_info_url.clone())
+            .get(sent.clone())
             .header(http::header::AUTHORIZATION, authorization)
             .header(http::header::ACCEPT, "application/json")
             .timeout(Duration::from_secs(30))
@@ -332,13 +339,27 @@ impl InstallCallback {
             .await
             .map_err(|e| failed(None, e.without_url().to_string()))?;
         let status = response.status().as_u16();
+        if let Some(target) = redirected(&sent, &response) {
+            return Err(failed(
+                Some(status),
+                format!(
+                    "redirected to {target}: refused (the access token goes to the accounts host only)"
+                ),
+            ));
+        }
         if !response.status().is_success() {
             return Err(failed(Some(status), format!("HTTP {status}")));
         }
-        let body: Value = response
-            .json()
+        let body = read_bounded(response, MAX_TOKEN_RESPONSE_BYTES)
             .await
-            .map_err(|e| failed(Some(status), format!("not JSON: {}", e.without_url())))?;
+            .map_err(|e| match e {
+                super::oauth::Bounded::TooLarge { limit } => {
+                    failed(Some(status), format!("larger than {limit} bytes: refused"))
+                }
+                super::oauth::Bounded::Http(e) => failed(Some(status), e.without_url().to_string()),
+            })?;
+        let body: Value = serde_json::from_slice(&body)
+            .map_err(|e| failed(Some(status), format!("not JSON: {e}")))?;
         merchant_of_user_info(&body).ok_or_else(|| {
             failed(
                 Some(status),
@@ -346,6 +367,16 @@ impl InstallCallback {
             )
         })
     }
+}
+
+/// An HTTP client that follows no redirect (the callback's default).
+fn no_redirects() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        // Building fails only when the TLS backend cannot start; the default client would fail
+        // the same way. The token requests refuse a redirect whatever the client's policy.
+        .unwrap_or_default()
 }
 
 /// The merchant (store) id of a user-information answer: `data.merchant.id` (the documented

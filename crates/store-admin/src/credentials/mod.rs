@@ -49,7 +49,8 @@ pub use install::axum_callback;
 pub use install::{InstallCallback, InstallError, InstallOutcome, merchant_of_user_info};
 pub use oauth::{
     AuthorizationRequest, DEFAULT_ACCESS_TOKEN_LIFETIME, DEFAULT_AUTHORIZE_URL, DEFAULT_TOKEN_URL,
-    OAuthError, RedirectError, exchange_authorization_code, refresh_token_set,
+    MAX_TOKEN_RESPONSE_BYTES, OAuthError, RedirectError, exchange_authorization_code,
+    refresh_token_set,
 };
 #[cfg(feature = "redis")]
 pub(crate) use redis::connect as connect_redis;

@@ -31,6 +31,12 @@ pub const DEFAULT_AUTHORIZE_URL: &str = "https://accounts.salla.sa/oauth2/auth";
 
 /// How long an access token lasts when the token response does not say (14 days).
 pub const DEFAULT_ACCESS_TOKEN_LIFETIME: Duration = Duration::from_secs(14 * 24 * 3600);
+
+/// The most bytes of a token endpoint's answer (and of the user information's) that are read:
+/// 1 MiB. A token response is a few hundred bytes; a larger answer fails with
+/// [`OAuthError::TooLarge`] as soon as its `content-length` or the bytes read pass the bound.
+pub const MAX_TOKEN_RESPONSE_BYTES: u64 = 1024 * 1024;
+
 /// Why a refresh or token exchange failed. Never contains a token or the client secret.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
@@ -80,6 +86,31 @@ pub enum OAuthError {
     /// The token endpoint URL was refused by the OAuth client.
     #[error("invalid token endpoint URL: {0}")]
     InvalidTokenUrl(String),
+    /// The token endpoint answered with a redirect (or the HTTP client followed one): refused.
+    /// A token request carries the app's client secret (and a code, a PKCE verifier or a refresh
+    /// token) in its body, which is never sent again, to the redirect's target or anywhere else.
+    #[error(
+        "the token endpoint redirected the request{} to {target}: refused (a token request, which \
+         carries the app's secrets, is only sent to the token URL; give the token URL the \
+         redirect points to if it is the right one)",
+        status_of(*.status)
+    )]
+    Redirected {
+        /// The redirect's HTTP status (`307`, `302`, ...); `0` when the HTTP client followed the
+        /// redirect itself and only its end was seen.
+        status: u16,
+        /// Where the redirect pointed: its origin and path (never its query).
+        target: String,
+    },
+    /// The token endpoint's answer is larger than [`MAX_TOKEN_RESPONSE_BYTES`]: refused, and
+    /// nothing past the bound was read.
+    #[error("the token endpoint's answer (HTTP {status}) is larger than {limit} bytes: refused")]
+    TooLarge {
+        /// The HTTP status of the answer.
+        status: u16,
+        /// The bound, in bytes.
+        limit: u64,
+    },
 }
 
 impl OAuthError {
@@ -88,11 +119,20 @@ impl OAuthError {
         match self {
             OAuthError::InvalidClient { status, .. }
             | OAuthError::Rejected { status, .. }
-            | OAuthError::UnexpectedResponse { status, .. } => Some(*status).filter(|s| *s != 0),
+            | OAuthError::UnexpectedResponse { status, .. }
+            | OAuthError::Redirected { status, .. }
+            | OAuthError::TooLarge { status, .. } => Some(*status).filter(|s| *s != 0),
             OAuthError::InvalidGrant { .. }
             | OAuthError::Transport(_)
             | OAuthError::InvalidTokenUrl(_) => None,
         }
+    }
+}
+
+fn status_of(status: u16) -> String {
+    match status {
+        0 => String::new(),
+        status => format!(" (HTTP {status})"),
     }
 }
 
@@ -148,6 +188,83 @@ enum AdapterError {
     Reqwest(#[from] reqwest::Error),
     #[error("cannot build the response: {0}")]
     Http(#[from] http::Error),
+    #[error("redirected to {target}")]
+    Redirected { status: u16, target: String },
+    #[error("larger than {limit} bytes")]
+    TooLarge { limit: u64 },
+}
+
+impl From<Bounded> for AdapterError {
+    fn from(error: Bounded) -> Self {
+        match error {
+            Bounded::TooLarge { limit } => AdapterError::TooLarge { limit },
+            Bounded::Http(error) => AdapterError::Reqwest(error),
+        }
+    }
+}
+
+/// Why [`read_bounded`] read no whole body.
+#[derive(Debug)]
+pub(super) enum Bounded {
+    /// The body is larger than the bound.
+    TooLarge {
+        /// The bound, in bytes.
+        limit: u64,
+    },
+    /// Reading failed.
+    Http(reqwest::Error),
+}
+
+/// The body of `response`, read chunk by chunk, refused as soon as its `content-length` or the
+/// bytes read pass `limit`.
+pub(super) async fn read_bounded(
+    mut response: reqwest::Response,
+    limit: u64,
+) -> Result<Vec<u8>, Bounded> {
+    if response
+        .content_length()
+        .is_some_and(|length| length > limit)
+    {
+        return Err(Bounded::TooLarge { limit });
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(Bounded::Http)? {
+        if (body.len() as u64).saturating_add(chunk.len() as u64) > limit {
+            return Err(Bounded::TooLarge { limit });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// Where `response`, the answer to a request sent to `sent`, was redirected: a 3xx answer's
+/// `Location`, or the URL the HTTP client ended at when it followed a redirect itself. Its origin
+/// and path only (a query is the target's to choose, and is not repeated).
+pub(super) fn redirected(sent: &Url, response: &reqwest::Response) -> Option<String> {
+    let shown = |url: &Url| format!("{}{}", url.origin().ascii_serialization(), url.path());
+    if response.status().is_redirection() {
+        let target = response
+            .headers()
+            .get(http::header::LOCATION)
+            .and_then(|location| location.to_str().ok())
+            .and_then(|location| sent.join(location).ok())
+            .map_or_else(
+                || "an unnamed place (no Location)".to_owned(),
+                |u| shown(&u),
+            );
+        return Some(target);
+    }
+    let ended = response.url();
+    (ended.origin() != sent.origin() || ended.path() != sent.path()).then(|| shown(ended))
+}
+
+/// The request `request` to hand reqwest: its body made one that reqwest cannot copy, so that a
+/// client that follows redirects cannot send it again (a 307 or 308 is handed back as it is; a
+/// 301, 302 or 303 would be followed as a `GET` without it, which [`redirected`] then refuses).
+fn unreplayable(request: oauth2::HttpRequest) -> Result<reqwest::Request, reqwest::Error> {
+    let (parts, body) = request.into_parts();
+    let body = reqwest::Body::wrap(http_body_util::Full::new(bytes::Bytes::from(body)));
+    reqwest::Request::try_from(http::Request::from_parts(parts, body))
 }
 
 /// `oauth2`'s HTTP client interface over `reqwest` 0.13, remembering the last status seen.
@@ -168,17 +285,26 @@ impl<'c> oauth2::AsyncHttpClient<'c> for ReqwestAdapter {
         let last_status = Arc::clone(&self.last_status);
         let timeout = self.timeout;
         Box::pin(async move {
-            let mut request = reqwest::Request::try_from(request)?;
+            let mut request = unreplayable(request)?;
             *request.timeout_mut() = Some(timeout);
+            let sent = request.url().clone();
             let response = http.execute(request).await?;
-            *last_status.lock().unwrap_or_else(PoisonError::into_inner) =
-                Some(response.status().as_u16());
-            let mut builder = http::Response::builder().status(response.status());
+            let status = response.status();
+            *last_status.lock().unwrap_or_else(PoisonError::into_inner) = Some(status.as_u16());
+            if let Some(target) = redirected(&sent, &response) {
+                let status = if status.is_redirection() {
+                    status.as_u16()
+                } else {
+                    0
+                };
+                return Err(AdapterError::Redirected { status, target });
+            }
+            let mut builder = http::Response::builder().status(status);
             for (name, value) in response.headers() {
                 builder = builder.header(name, value);
             }
-            let body = response.bytes().await?;
-            Ok(builder.body(body.to_vec())?)
+            let body = read_bounded(response, MAX_TOKEN_RESPONSE_BYTES).await?;
+            Ok(builder.body(body)?)
         })
     }
 }
@@ -503,8 +629,26 @@ fn map_oauth_error(
                 },
             }
         }
+        RequestTokenError::Request(AdapterError::Reqwest(e)) if e.is_redirect() => {
+            // The HTTP client's own policy refused a redirect (the runtime's does), or it
+            // followed too many: the refusal names the target, else the last URL reached.
+            let target = match crate::redirect::refusal(&e) {
+                Some(refused) => refused.target().to_owned(),
+                None => e.url().map_or_else(
+                    || "a place its HTTP client refused".to_owned(),
+                    |url| format!("{}{}", url.origin().ascii_serialization(), url.path()),
+                ),
+            };
+            OAuthError::Redirected { status, target }
+        }
         RequestTokenError::Request(AdapterError::Reqwest(e)) => {
             OAuthError::Transport(Arc::new(e.without_url()))
+        }
+        RequestTokenError::Request(AdapterError::Redirected { status, target }) => {
+            OAuthError::Redirected { status, target }
+        }
+        RequestTokenError::Request(AdapterError::TooLarge { limit }) => {
+            OAuthError::TooLarge { status, limit }
         }
         RequestTokenError::Request(AdapterError::Http(e)) => OAuthError::UnexpectedResponse {
             status,
