@@ -311,6 +311,9 @@ struct StoreHealthLine {
     last_refresh: Option<DateTime<Utc>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     last_failure: Option<store_admin::credentials::TokenFailure>,
+    /// Why the store's record could not be read (state `unreadable`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
 /// The token stores of every store of `global`'s token store, and where they are.
@@ -396,6 +399,7 @@ async fn status_all(global: &Global, format: Format) -> Result<(), CliError> {
             installed_at: store.health.installed_at,
             last_refresh: store.health.last_refresh,
             last_failure: store.health.last_failure.clone(),
+            error: store.error.clone(),
         })
         .collect();
     let mut out = std::io::stdout().lock();
@@ -433,7 +437,12 @@ async fn status_all(global: &Global, format: Format) -> Result<(), CliError> {
                     None => "-".to_owned(),
                 };
                 let failure = line.last_failure.as_ref().map_or_else(
-                    || "-".to_owned(),
+                    || {
+                        line.error.as_ref().map_or_else(
+                            || "-".to_owned(),
+                            |e| crate::output::terminal_safe(e, false),
+                        )
+                    },
                     |f| {
                         format!(
                             "{} {}",

@@ -347,12 +347,22 @@ pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
             ));
         }
     };
-    number
+    let too_small = || "give a size of at least 1 KiB, such as 64MiB or 1048576".to_string();
+    if number.is_empty() {
+        return Err(too_small());
+    }
+    // All digits: a number that does not fit (or a multiple that does not) is too large, not small.
+    let too_large = || format!("too large: give at most {} bytes", u64::MAX);
+    let bytes = number
         .parse::<u64>()
         .ok()
-        .and_then(|n| n.checked_mul(1 << shift))
-        .filter(|bytes| *bytes >= 1024)
-        .ok_or_else(|| "give a size of at least 1 KiB, such as 64MiB or 1048576".to_string())
+        .ok_or_else(too_large)?
+        .checked_mul(1 << shift)
+        .ok_or_else(too_large)?;
+    if bytes < 1024 {
+        return Err(too_small());
+    }
+    Ok(bytes)
 }
 
 /// `--rate-limit`: a whole number of requests a minute, from 1.

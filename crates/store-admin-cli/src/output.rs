@@ -384,16 +384,51 @@ macro_rules! note {
     };
 }
 
+/// Which standard streams were closed before Rust's runtime started (bit 1: standard output, bit
+/// 2: standard error), as [`note_closed_streams_at_start`] saw them.
+static CLOSED_AT_START: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Whether the descriptor of `stream` is closed: duplicating it fails with `EBADF`.
+#[cfg(unix)]
+fn is_closed(stream: std::os::fd::BorrowedFd<'_>) -> bool {
+    stream
+        .try_clone_to_owned()
+        .is_err_and(|e| e.raw_os_error() == Some(EBADF))
+}
+
+/// `EBADF`, the same on Linux, the BSDs and macOS.
+#[cfg(unix)]
+const EBADF: i32 = 9;
+
+/// Notes which standard streams are closed. Meant to run before Rust's runtime starts (the
+/// binary calls it from a constructor): the runtime reopens a closed standard stream on
+/// `/dev/null` before `main`, after which `>&-` looks like `>/dev/null`.
+#[cfg(unix)]
+pub fn note_closed_streams_at_start() {
+    use std::os::fd::AsFd;
+    let mut closed = 0;
+    if is_closed(io::stdout().as_fd()) {
+        closed |= 1;
+    }
+    if is_closed(io::stderr().as_fd()) {
+        closed |= 2;
+    }
+    CLOSED_AT_START.store(closed, std::sync::atomic::Ordering::SeqCst);
+}
+
 /// The standard stream (`"standard output"`, `"standard error"`) that is closed when the process
 /// starts (`>&-`), if any. Rust's standard library drops writes to a closed stream silently, and a
 /// file the command opens could take its descriptor: such a command stops before it does anything.
+/// Where the runtime reopened it on `/dev/null` first, what the binary noted before (see
+/// [`note_closed_streams_at_start`]) tells.
 #[cfg(unix)]
 pub fn closed_standard_stream() -> Option<&'static str> {
     use std::os::fd::AsFd;
-    if io::stdout().as_fd().try_clone_to_owned().is_err() {
+    let at_start = CLOSED_AT_START.load(std::sync::atomic::Ordering::SeqCst);
+    if at_start & 1 != 0 || is_closed(io::stdout().as_fd()) {
         return Some("standard output");
     }
-    if io::stderr().as_fd().try_clone_to_owned().is_err() {
+    if at_start & 2 != 0 || is_closed(io::stderr().as_fd()) {
         return Some("standard error");
     }
     None

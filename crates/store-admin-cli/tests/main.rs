@@ -13,6 +13,7 @@ mod config;
 mod documented_examples;
 mod exports;
 mod flags;
+mod hardening;
 mod help;
 mod jobs;
 mod journal;

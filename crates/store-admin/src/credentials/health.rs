@@ -108,6 +108,9 @@ pub enum HealthState {
     ReinstallNeeded,
     /// Nothing stored.
     NotInstalled,
+    /// The store's record could not be read (a corrupt file, a record that does not decode):
+    /// [`StoreHealth::error`] says why. The other stores are reported all the same.
+    Unreadable,
 }
 
 impl HealthState {
@@ -120,6 +123,7 @@ impl HealthState {
             HealthState::Expired => "expired",
             HealthState::ReinstallNeeded => "reinstall-needed",
             HealthState::NotInstalled => "not-installed",
+            HealthState::Unreadable => "unreadable",
         }
     }
 
@@ -160,6 +164,8 @@ pub struct StoreHealth {
     pub scope: Option<String>,
     /// Installation, last refresh, last failure.
     pub health: TokenHealth,
+    /// Why the record could not be read, for [`HealthState::Unreadable`] (never a token).
+    pub error: Option<String>,
 }
 
 impl StoreHealth {
@@ -171,6 +177,19 @@ impl StoreHealth {
             expires_at: snapshot.tokens().map(|t| t.expires_at),
             scope: snapshot.tokens().map(|t| t.scope.clone()),
             health: snapshot.health.clone(),
+            error: None,
+        }
+    }
+
+    /// A store whose record could not be read, for `error`.
+    pub fn unreadable(merchant: &str, error: &TokenStoreError) -> Self {
+        StoreHealth {
+            merchant: merchant.to_owned(),
+            state: HealthState::Unreadable,
+            expires_at: None,
+            scope: None,
+            health: TokenHealth::default(),
+            error: Some(error.to_string()),
         }
     }
 
@@ -182,7 +201,9 @@ impl StoreHealth {
 }
 
 /// Every store `stores` knows (see [`TokenStores::merchants`]), with its health at `now`,
-/// sorted by merchant id; refreshes are due `ahead` of expiry.
+/// sorted by merchant id; refreshes are due `ahead` of expiry. A store whose record cannot be
+/// read is listed as [`HealthState::Unreadable`] with the reason, and the others still are; only
+/// a failure to list the stores fails the report.
 pub async fn health_report(
     stores: &dyn TokenStores,
     now: DateTime<Utc>,
@@ -193,8 +214,10 @@ pub async fn health_report(
     merchants.dedup();
     let mut report = Vec::with_capacity(merchants.len());
     for merchant in merchants {
-        let snapshot = stores.for_merchant(&merchant).load().await?;
-        report.push(StoreHealth::of(&merchant, &snapshot, now, ahead));
+        report.push(match stores.for_merchant(&merchant).load().await {
+            Ok(snapshot) => StoreHealth::of(&merchant, &snapshot, now, ahead),
+            Err(error) => StoreHealth::unreadable(&merchant, &error),
+        });
     }
     Ok(report)
 }
