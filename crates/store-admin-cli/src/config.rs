@@ -377,9 +377,8 @@ fn apply_profile(global: &mut Global, matches: &ArgMatches) -> Result<(), CliErr
                 .filter(|t| !t.trim().is_empty())
                 .map(|t| SecretString::from(t.trim().to_string()));
             if global.token.is_none() {
-                return Err(CliError::usage(format!(
-                    "the profile reads the token from ${name}, which is not set"
-                )));
+                // Told when a command needs the token (see `token`): the offline ones do not.
+                global.token_env_unset = Some(name.clone());
             }
         }
     }
@@ -519,6 +518,11 @@ pub fn token(global: &Global) -> Result<Option<SecretString>, CliError> {
             .map_err(|e| CliError::usage(format!("--token-file {}: {e}", path.display())))?;
         warn_if_readable_by_others(path);
         return first_line(&text, &format!("--token-file {}", path.display())).map(Some);
+    }
+    if let Some(name) = &global.token_env_unset {
+        return Err(CliError::usage(format!(
+            "the profile reads the token from ${name}, which is not set"
+        )));
     }
     Ok(None)
 }

@@ -42,6 +42,12 @@ pub struct Global {
     #[arg(long, value_name = "PATH", global = true, conflicts_with = "token")]
     pub token_file: Option<PathBuf>,
 
+    /// The environment variable the profile reads the token from (`token_env`) when it is not
+    /// set: an error for a command that needs a token only (not for `completions`, `decode`,
+    /// `webhooks verify`...).
+    #[arg(skip)]
+    pub token_env_unset: Option<String>,
+
     /// A profile of the configuration file ($XDG_CONFIG_HOME/store-admin/config.toml): base
     /// URL, where the token is, and defaults of these options.
     #[arg(long, env = "STORE_ADMIN_PROFILE", value_name = "NAME", global = true)]

@@ -1,6 +1,7 @@
-//! Small promises of issue 37, each with a real process: an oversized `--max-response-size`
-//! says it is too large; a closed standard output exits 1; one unreadable token record does not
-//! hide the other stores from `auth status --all`.
+//! Small promises of issue 37 and 41, each with a real process: an oversized
+//! `--max-response-size` says it is too large; a closed standard output exits 1; one unreadable
+//! token record does not hide the other stores from `auth status --all`; the commands that work
+//! offline need no token, whatever the default profile says.
 
 use std::path::Path;
 
@@ -139,3 +140,33 @@ fn one_unreadable_token_record_does_not_hide_the_other_stores() {
     assert!(out.contains("first\t"), "{out}");
 }
 
+#[test]
+fn offline_commands_need_no_token_whatever_the_default_profile_says() {
+    let config = tempfile::tempdir().unwrap();
+    let app = config.path().join("store-admin");
+    std::fs::create_dir_all(&app).unwrap();
+    std::fs::write(
+        app.join("config.toml"),
+        "default_profile = \"live\"\n[profiles.live]\ntoken_env = \"HARDENING_UNSET_TOKEN\"\n",
+    )
+    .unwrap();
+    let offline = |args: &[&str]| {
+        let mut command = store_admin();
+        command
+            .env("XDG_CONFIG_HOME", config.path())
+            .env_remove("HARDENING_UNSET_TOKEN")
+            .args(args);
+        command
+    };
+    let (out, _) = run(offline(&["completions", "bash"]), 0);
+    assert!(out.contains("store-admin"), "{out}");
+    let (out, _) = run(offline(&["--help"]), 0);
+    assert!(out.contains("Usage"), "{out}");
+    let mut decode = offline(&["decode", "list_order_statuses", "-"]);
+    decode.write_stdin(r#"{"status":200,"success":true,"data":[]}"#);
+    let (out, _) = run(decode, 0);
+    assert_eq!(out.trim(), "ok");
+    // A command that calls the service still says the token is missing.
+    let (_, err) = run(offline(&["orders", "statuses"]), 2);
+    assert!(err.contains("HARDENING_UNSET_TOKEN"), "{err}");
+}
