@@ -302,10 +302,10 @@ impl ApiError {
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: HTTP {}", op_name(&self.operation), self.status)?;
-        if let Some(code) = &self.code {
+        if let Some(code) = self.informative_code() {
             write!(f, " [{code}]")?;
         }
-        if let Some(message) = &self.message {
+        if let Some(message) = self.informative_message() {
             write!(f, ": {message}")?;
         }
         for (field, messages) in &self.fields {
@@ -335,6 +335,54 @@ impl fmt::Display for ApiError {
 
 impl std::error::Error for ApiError {}
 
+impl ApiError {
+    /// The service's error code when it says more than the status: `None` for a code that is
+    /// the status again (`404` on a 404, `Unauthorized` or `unauthorized` on a 401,
+    /// `validation_failed` on a 422, `too_many_requests` on a 429) or the generic `error`.
+    /// `Display` shows only this one; [`code`](Self::code) keeps the code as sent.
+    pub fn informative_code(&self) -> Option<&str> {
+        let code = self.code.as_deref()?;
+        let said = normalise(code);
+        let reason = self.status.canonical_reason().map(normalise);
+        let usual = match self.status.as_u16() {
+            422 => Some("validation failed"),
+            _ => None,
+        };
+        let repeats = said.is_empty()
+            || said == "error"
+            || said == self.status.as_str()
+            || reason.as_deref() == Some(said.as_str())
+            || usual == Some(said.as_str());
+        (!repeats).then_some(code)
+    }
+
+    /// The service's message when it says more than the field errors: `None` for a translation
+    /// key (`alert.invalid_fields`) beside field errors, which say it in full. `Display` shows
+    /// only this one; [`message`](Self::message) keeps the message as sent.
+    pub fn informative_message(&self) -> Option<&str> {
+        let message = self.message.as_deref()?;
+        let is_key = message.contains('.')
+            && message.split('.').all(|part| {
+                !part.is_empty() && part.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+            });
+        (!(is_key && !self.fields.is_empty())).then_some(message)
+    }
+}
+
+/// A code or reason as words, to compare: lower case, `_` and `-` as spaces.
+fn normalise(text: &str) -> String {
+    text.trim()
+        .chars()
+        .map(|c| match c {
+            '_' | '-' => ' ',
+            c => c.to_ascii_lowercase(),
+        })
+        .collect()
+}
+
+/// What [`Error::fields`] answers for an error without field errors.
+static NO_FIELDS: BTreeMap<String, Vec<String>> = BTreeMap::new();
+
 impl Error {
     /// The HTTP status of an error answer.
     pub fn status(&self) -> Option<StatusCode> {
@@ -359,6 +407,7 @@ impl Error {
     }
 
     /// The token is missing, invalid, expired or lacks the operation's scope (401).
+    #[doc(alias = "is_unauthorised")]
     pub fn is_unauthorized(&self) -> bool {
         self.status() == Some(StatusCode::UNAUTHORIZED)
     }
@@ -384,6 +433,69 @@ impl Error {
             Error::Api(api) if !api.fields.is_empty() => Some(&api.fields),
             _ => None,
         }
+    }
+
+    /// The service refused the request's values (422, `validation_failed`): [`fields`](Self::fields)
+    /// says which, by name.
+    pub fn is_validation(&self) -> bool {
+        self.status() == Some(StatusCode::UNPROCESSABLE_ENTITY)
+    }
+
+    /// The store refused the request (403): blocked after many errors, or not allowed. (A token
+    /// without the operation's scope is a 401: [`is_unauthorized`](Self::is_unauthorized).)
+    pub fn is_forbidden(&self) -> bool {
+        self.status() == Some(StatusCode::FORBIDDEN)
+    }
+
+    /// The request conflicts with the record's state (409).
+    pub fn is_conflict(&self) -> bool {
+        self.status() == Some(StatusCode::CONFLICT)
+    }
+
+    /// No whole answer came back: the connection could not be made, broke, timed out or the
+    /// answer was too large ([`Error::Transport`]; its `kind` says which). Whether the service
+    /// acted on the request is not known, unless the kind is [`TransportKind::Connect`].
+    pub fn is_transport(&self) -> bool {
+        matches!(self, Error::Transport { .. })
+    }
+
+    /// No whole answer came back within the attempt's time limit (after the retries the policy
+    /// allows): an [`Error::Transport`] of kind [`TransportKind::Timeout`]. The service may
+    /// still have acted on the request.
+    pub fn is_timeout(&self) -> bool {
+        matches!(
+            self,
+            Error::Transport {
+                kind: TransportKind::Timeout,
+                ..
+            }
+        )
+    }
+
+    /// The field errors of the service's answer (the envelope's `error.fields` of a 422), by
+    /// field name or path (`name`, `locales.0.iso_code`), each with its messages; empty when the
+    /// error has none.
+    ///
+    /// ```
+    /// # fn show(error: &store_admin::Error) {
+    /// if error.is_validation() {
+    ///     for (field, messages) in error.fields() {
+    ///         eprintln!("{field}: {}", messages.join("; "));
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub fn fields(&self) -> &BTreeMap<String, Vec<String>> {
+        match self {
+            Error::Api(api) => &api.fields,
+            _ => &NO_FIELDS,
+        }
+    }
+
+    /// The messages of one field of the service's answer (`error.field_errors("name")`); empty
+    /// when that field has none.
+    pub fn field_errors(&self, field: &str) -> &[String] {
+        self.fields().get(field).map_or(&[], Vec::as_slice)
     }
 
     /// The operation (`operationId`) that failed, when known.
@@ -579,4 +691,79 @@ pub struct UndecodableRecord {
     pub message: String,
     /// The record as JSON, shortened, secrets redacted, control characters escaped.
     pub record: String,
+}
+
+#[cfg(test)]
+mod display_tests {
+    use super::*;
+
+    fn api(status: u16, code: Option<&str>, message: &str, fields: &[(&str, &str)]) -> ApiError {
+        ApiError {
+            operation: Some("op"),
+            status: StatusCode::from_u16(status).expect("a status"),
+            code: code.map(str::to_owned),
+            message: Some(message.to_owned()),
+            fields: fields
+                .iter()
+                .map(|(field, text)| ((*field).to_owned(), vec![(*text).to_owned()]))
+                .collect(),
+            raw_body: None,
+            retry_after: None,
+            request_ids: Vec::new(),
+            date: None,
+        }
+    }
+
+    #[test]
+    fn a_code_that_repeats_the_status_is_not_shown() {
+        for (status, code) in [
+            (404, "404"),
+            (401, "Unauthorized"),
+            (422, "validation_failed"),
+            (422, "error"),
+            (429, "too_many_requests"),
+            (400, "bad_request"),
+            (410, "gone"),
+        ] {
+            let error = api(status, Some(code), "m", &[]);
+            assert_eq!(error.informative_code(), None, "{status} {code}");
+            assert!(!error.to_string().contains('['), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_code_that_says_more_is_shown_once() {
+        let error = api(403, Some("store_blocked"), "Too many errors", &[]);
+        assert_eq!(error.informative_code(), Some("store_blocked"));
+        assert!(
+            error
+                .to_string()
+                .starts_with("op: HTTP 403 Forbidden [store_blocked]: Too many errors"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_message_key_is_dropped_only_beside_field_errors() {
+        let with_fields = api(
+            422,
+            Some("error"),
+            "alert.invalid_fields",
+            &[("name", "required")],
+        );
+        assert_eq!(
+            with_fields.to_string(),
+            "op: HTTP 422 Unprocessable Entity; name: required (fix the fields named above)"
+        );
+        let alone = api(422, Some("error"), "alert.invalid_fields", &[]);
+        assert!(
+            alone.to_string().contains(": alert.invalid_fields"),
+            "{alone}"
+        );
+        let words = api(422, None, "The name is required.", &[("name", "required")]);
+        assert!(
+            words.to_string().contains(": The name is required.;"),
+            "{words}"
+        );
+    }
 }

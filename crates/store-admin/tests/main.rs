@@ -6,6 +6,7 @@
 //! of its own.
 
 mod decode_errors;
+mod error_classes;
 mod hand_written;
 mod inbox;
 mod language;
