@@ -52,10 +52,35 @@ pub use store_admin_client::{
     Client, HAND_WRITTEN, HandWritten, OPERATIONS, OperationMeta, ResponseValue, builder, types,
 };
 
+// The crates whose types appear in this crate's signatures, at the versions it was built with: a
+// service names `store_admin::http::HeaderMap` or `store_admin::SecretString` and needs no
+// version of its own to match (two versions of `secrecy` give two `SecretString`s that do not mix).
+pub use chrono;
+pub use http;
+pub use reqwest;
+pub use rust_decimal;
+/// An exact decimal (`rust_decimal`'s): what [`values::Money`] holds, and what an amount field of
+/// a request takes.
+pub use rust_decimal::Decimal;
+pub use secrecy;
+/// Secrets (webhook secrets, tokens) are held as `secrecy`'s `SecretString`; `ExposeSecret` reads one.
+pub use secrecy::{ExposeSecret, SecretString};
+pub use serde_json;
+pub use url;
+
 /// The `Client` and the traits of the enabled areas (`OrdersApi`, `ProductsApi`, ...) that make
 /// every operation of the document a method, with [`Call`] and [`Paginate`]:
 /// `use store_admin::prelude::*;` then `admin.list_orders().call().await`.
+///
+/// The extension traits of [`ext`] (`order.status_slug()`, `money.decimal()`, ...) are in it too,
+/// and `ExposeSecret` (to read a [`SecretString`]).
 pub mod prelude {
+    #[cfg(feature = "orders")]
+    pub use crate::values::ext::OrderExt;
+    pub use crate::values::ext::{DecimalExt, MoneyExt, PaginationExt, ServiceDateTimeExt};
+    #[cfg(feature = "shipping")]
+    pub use crate::values::ext::{ShipmentExt, ShipmentLabelExt};
     pub use crate::{Call, CallFull, Paginate, StoreAdmin};
+    pub use secrecy::ExposeSecret;
     pub use store_admin_client::prelude::*;
 }

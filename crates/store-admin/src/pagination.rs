@@ -130,6 +130,19 @@ pub struct Page<T> {
     pub pagination: Option<types::Pagination>,
 }
 
+impl<T> Page<T> {
+    /// The page's records: the answer's `data`, as the service calls them (the same as
+    /// [`items`](Self::items), the field's name since 0.2).
+    pub fn data(&self) -> &[T] {
+        &self.items
+    }
+
+    /// The page's records, owned (the answer's `data`).
+    pub fn into_data(self) -> Vec<T> {
+        self.items
+    }
+}
+
 /// Pagination for every generated list builder (every operation implementing
 /// [`PagedRequest`]): `client.list_orders().status(vec![1]).pages(options)`.
 pub trait Paginate<'a>: PagedRequest<'a> {

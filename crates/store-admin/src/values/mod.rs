@@ -10,7 +10,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use chrono::{DateTime, FixedOffset, LocalResult, NaiveDateTime, TimeZone};
-use rust_decimal::Decimal;
+/// An exact decimal: what [`Money`] holds (also `store_admin::Decimal`).
+pub use rust_decimal::Decimal;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

@@ -4,8 +4,14 @@
 use std::fmt;
 
 use hmac::{Hmac, Mac};
-use http::{HeaderMap, HeaderValue};
-use secrecy::{ExposeSecret, SecretString};
+use http::HeaderValue;
+use secrecy::ExposeSecret;
+
+/// The headers of a delivery, as `http` 1.x has them (what every server framework gives);
+/// also `store_admin::http::HeaderMap`.
+pub use http::HeaderMap;
+/// A webhook secret; also `store_admin::SecretString`.
+pub use secrecy::SecretString;
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
