@@ -22,6 +22,7 @@ mod operation_impls;
 mod readmes;
 mod render;
 mod rewrite;
+mod setters;
 mod split;
 mod summary;
 mod uploads;

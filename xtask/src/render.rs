@@ -21,7 +21,7 @@ use crate::model::{
     CORE_DIR, OPERATIONS, OperationMeta, Output, PagedOperation, generated_file, header,
     operation_table, paged_operations, part_header,
 };
-use crate::{Document, lint, rewrite, split};
+use crate::{Document, lint, rewrite, setters, split};
 
 /// Which crate a document is generated for.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -123,6 +123,8 @@ struct Shared<'a> {
     core_impls: &'a std::collections::BTreeMap<String, Vec<progenitor::TypeImpl>>,
     /// The core's records and text types (what the lenient pass reads).
     core_shapes: &'a rewrite::Shapes,
+    /// The core's amounts, amount records and open value sets (what the setters convert into).
+    core_kinds: &'a setters::Kinds,
 }
 
 /// The client split by area: the core's and each area's `generated.rs`, and the facade's
@@ -153,6 +155,13 @@ pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Outp
         syn::Item::Impl(i) => !(i.trait_.is_none() && i.items.is_empty()),
         _ => true,
     });
+    // The setters that take what a developer has (their own items, after the passes above).
+    let core_kinds = setters::kinds(&core_file, &setters::Kinds::default());
+    setters::setters(&mut core_file, &quote!(crate));
+    core_file.items.extend(setters::core_traits());
+    core_file
+        .items
+        .extend(setters::conversions(&core_kinds, &quote!(crate)));
     let core = Output {
         rel_path: generated_file(CORE_DIR),
         content: format!(
@@ -172,6 +181,7 @@ pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Outp
         core_types: &core_types,
         core_impls: &core_impls,
         core_shapes: &core_shapes,
+        core_kinds: &core_kinds,
     };
     let areas: Vec<Result<Output>> = std::thread::scope(|scope| {
         let handles: Vec<_> = split
@@ -254,6 +264,11 @@ fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
         .with_context(|| format!("the `{}` area", part.name))?;
     let operations = crate::operation_impls::operation_impls(&file)
         .with_context(|| format!("the builders of the `{}` area", part.name))?;
+    // The setters that take what a developer has: this pass's own items, after the check above.
+    let kinds = setters::kinds(&file, shared.core_kinds);
+    let core = quote!(::store_admin_client_core);
+    setters::setters(&mut file, &core);
+    file.items.extend(setters::conversions(&kinds, &core));
     file.items.extend(operations);
     for p in shared.paged.iter().filter(|p| {
         shared

@@ -337,18 +337,6 @@ to be read in the IANA time zone `timezone`.
                     });
                 self
             }
-            pub fn currency<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.currency = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for currency: {e}")
-                    });
-                self
-            }
         }
         impl ::std::convert::TryFrom<Money> for super::Money {
             type Error = super::error::ConversionError;
@@ -367,6 +355,17 @@ to be read in the IANA time zone `timezone`.
                     amount: Ok(value.amount),
                     currency: Ok(value.currency),
                 }
+            }
+        }
+        impl Money {
+            pub fn currency<V>(mut self, value: V) -> Self
+            where
+                V: crate::IntoOptional<::std::string::String>,
+            {
+                self.currency = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "currency"));
+                self
             }
         }
     }
@@ -521,3 +520,511 @@ const _: () = {
         Client: ClientHooks<crate::Inner>,
     {}
 };
+/// The exact decimal (`rust_decimal`'s) that an amount field of a request takes, sent as
+/// its exact text.
+pub use ::rust_decimal::Decimal;
+/// What a generated setter of an optional field of type `T` takes: a `T`, an
+/// `Option<T>` (`None` unsets it), and what converts into `T` (an amount from
+/// `"149.50"`, a `Decimal` or an integer; an open value set from its text; a
+/// `NaiveDate` from `"2025-01-31"`).
+pub trait IntoOptional<T> {
+    /// The field's value, or why this value cannot be one.
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<::std::option::Option<T>, ::std::string::String>;
+}
+impl<T> IntoOptional<T> for T {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<::std::option::Option<T>, ::std::string::String> {
+        Ok(Some(self))
+    }
+}
+impl<T> IntoOptional<T> for ::std::option::Option<T> {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<::std::option::Option<T>, ::std::string::String> {
+        Ok(self)
+    }
+}
+impl IntoOptional<::std::string::String> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<::std::string::String>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.to_owned()))
+    }
+}
+impl IntoOptional<::chrono::naive::NaiveDate> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<::chrono::naive::NaiveDate>,
+        ::std::string::String,
+    > {
+        <&str as IntoValue<::chrono::naive::NaiveDate>>::into_value(self).map(Some)
+    }
+}
+impl IntoOptional<::chrono::naive::NaiveDate> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<::chrono::naive::NaiveDate>,
+        ::std::string::String,
+    > {
+        <&str as IntoValue<::chrono::naive::NaiveDate>>::into_value(self.as_str())
+            .map(Some)
+    }
+}
+/// What a generated setter of a list field of `T` takes: one `T` as well as many (a
+/// `Vec<T>`, an array, a slice), and for a list of text or of an open value set, `&str`s.
+pub trait IntoList<T> {
+    /// The list, or why this value cannot be one.
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<::std::vec::Vec<T>, ::std::string::String>;
+}
+impl<T> IntoList<T> for T {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<::std::vec::Vec<T>, ::std::string::String> {
+        Ok(::std::vec![self])
+    }
+}
+impl<T> IntoList<T> for ::std::vec::Vec<T> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<::std::vec::Vec<T>, ::std::string::String> {
+        Ok(self)
+    }
+}
+impl<T, const N: usize> IntoList<T> for [T; N] {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<::std::vec::Vec<T>, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+impl<T: ::std::clone::Clone> IntoList<T> for &[T] {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<::std::vec::Vec<T>, ::std::string::String> {
+        Ok(self.to_vec())
+    }
+}
+impl IntoList<::std::string::String> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<::std::string::String>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.to_owned()])
+    }
+}
+impl IntoList<::std::string::String> for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<::std::string::String>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(str::to_owned).collect())
+    }
+}
+/// What a generated setter of a required date field takes: a `NaiveDate`, or its text
+/// (`"2025-01-31"`, checked before anything is sent).
+pub trait IntoValue<T> {
+    /// The field's value, or why this value cannot be one.
+    fn into_value(self) -> ::std::result::Result<T, ::std::string::String>;
+}
+impl<T> IntoValue<T> for T {
+    fn into_value(self) -> ::std::result::Result<T, ::std::string::String> {
+        Ok(self)
+    }
+}
+impl IntoValue<::chrono::naive::NaiveDate> for &str {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<::chrono::naive::NaiveDate, ::std::string::String> {
+        ::chrono::naive::NaiveDate::parse_from_str(self.trim(), "%Y-%m-%d")
+            .map_err(|_| ::std::format!("expected a date as YYYY-MM-DD, got {self:?}"))
+    }
+}
+impl IntoValue<::chrono::naive::NaiveDate> for ::std::string::String {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<::chrono::naive::NaiveDate, ::std::string::String> {
+        <&str as IntoValue<::chrono::naive::NaiveDate>>::into_value(self.as_str())
+    }
+}
+/// The exact decimal text of an amount given as text: `"149.50"` stays `"149.50"`
+/// (surrounding spaces dropped); anything that is not a decimal number is refused.
+#[doc(hidden)]
+pub fn amount_text(
+    text: &str,
+) -> ::std::result::Result<::std::string::String, ::std::string::String> {
+    let trimmed = text.trim();
+    match trimmed.parse::<Decimal>() {
+        Ok(_) => Ok(trimmed.to_owned()),
+        Err(_) => {
+            match Decimal::from_scientific(trimmed) {
+                Ok(_) => Ok(trimmed.to_owned()),
+                Err(_) => {
+                    Err(
+                        ::std::format!(
+                            "expected a decimal amount such as \"149.50\", got {text:?}"
+                        ),
+                    )
+                }
+            }
+        }
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i64> for types::NumberOrString {
+    fn from(value: i64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i32> for types::NumberOrString {
+    fn from(value: i32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u32> for types::NumberOrString {
+    fn from(value: u32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u64> for types::NumberOrString {
+    fn from(value: u64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<crate::Decimal> for types::NumberOrString {
+    fn from(value: crate::Decimal) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// A decimal amount given as text, sent as written (`"149.50"`); anything else is
+/// refused.
+impl ::std::convert::TryFrom<&str> for types::NumberOrString {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        crate::amount_text(value).map(Self::String)
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for types::NumberOrString {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl crate::IntoOptional<types::NumberOrString> for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::NumberOrString>,
+        ::std::string::String,
+    > {
+        <types::NumberOrString as ::std::convert::TryFrom<i64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::NumberOrString> for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::NumberOrString>,
+        ::std::string::String,
+    > {
+        <types::NumberOrString as ::std::convert::TryFrom<i32>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::NumberOrString> for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::NumberOrString>,
+        ::std::string::String,
+    > {
+        <types::NumberOrString as ::std::convert::TryFrom<u32>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::NumberOrString> for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::NumberOrString>,
+        ::std::string::String,
+    > {
+        <types::NumberOrString as ::std::convert::TryFrom<u64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::NumberOrString> for crate::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::NumberOrString>,
+        ::std::string::String,
+    > {
+        <types::NumberOrString as ::std::convert::TryFrom<
+            crate::Decimal,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::NumberOrString> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::NumberOrString>,
+        ::std::string::String,
+    > {
+        <types::NumberOrString as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::NumberOrString> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::NumberOrString>,
+        ::std::string::String,
+    > {
+        <types::NumberOrString as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::NumberOrString> for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::NumberOrString>,
+        ::std::string::String,
+    > {
+        <types::NumberOrString as ::std::convert::TryFrom<f64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+/// The amount alone (no currency): exact.
+impl ::std::convert::From<i64> for types::Money {
+    fn from(value: i64) -> Self {
+        let amount = <types::NumberOrString as ::std::convert::From<i64>>::from(value);
+        Self {
+            amount: amount,
+            currency: ::std::default::Default::default(),
+        }
+    }
+}
+/// The amount alone (no currency): exact.
+impl ::std::convert::From<i32> for types::Money {
+    fn from(value: i32) -> Self {
+        let amount = <types::NumberOrString as ::std::convert::From<i32>>::from(value);
+        Self {
+            amount: amount,
+            currency: ::std::default::Default::default(),
+        }
+    }
+}
+/// The amount alone (no currency): exact.
+impl ::std::convert::From<u32> for types::Money {
+    fn from(value: u32) -> Self {
+        let amount = <types::NumberOrString as ::std::convert::From<u32>>::from(value);
+        Self {
+            amount: amount,
+            currency: ::std::default::Default::default(),
+        }
+    }
+}
+/// The amount alone (no currency): exact.
+impl ::std::convert::From<u64> for types::Money {
+    fn from(value: u64) -> Self {
+        let amount = <types::NumberOrString as ::std::convert::From<u64>>::from(value);
+        Self {
+            amount: amount,
+            currency: ::std::default::Default::default(),
+        }
+    }
+}
+/// The amount alone (no currency): exact.
+impl ::std::convert::From<crate::Decimal> for types::Money {
+    fn from(value: crate::Decimal) -> Self {
+        let amount = <types::NumberOrString as ::std::convert::From<
+            crate::Decimal,
+        >>::from(value);
+        Self {
+            amount: amount,
+            currency: ::std::default::Default::default(),
+        }
+    }
+}
+/// The amount alone (no currency): exact.
+impl ::std::convert::From<f64> for types::Money {
+    fn from(value: f64) -> Self {
+        let amount = <types::NumberOrString as ::std::convert::From<f64>>::from(value);
+        Self {
+            amount: amount,
+            currency: ::std::default::Default::default(),
+        }
+    }
+}
+/// The amount alone (no currency), given as decimal text.
+impl ::std::convert::TryFrom<&str> for types::Money {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        let amount = <types::NumberOrString as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(value)?;
+        Ok(Self {
+            amount: amount,
+            currency: ::std::default::Default::default(),
+        })
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for types::Money {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl ::std::convert::From<types::NumberOrString> for types::Money {
+    fn from(amount: types::NumberOrString) -> Self {
+        Self {
+            amount: amount,
+            currency: ::std::default::Default::default(),
+        }
+    }
+}
+impl crate::IntoOptional<types::Money> for types::NumberOrString {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::Money>,
+        ::std::string::String,
+    > {
+        <types::Money as ::std::convert::TryFrom<types::NumberOrString>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::Money> for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::Money>,
+        ::std::string::String,
+    > {
+        <types::Money as ::std::convert::TryFrom<i64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::Money> for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::Money>,
+        ::std::string::String,
+    > {
+        <types::Money as ::std::convert::TryFrom<i32>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::Money> for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::Money>,
+        ::std::string::String,
+    > {
+        <types::Money as ::std::convert::TryFrom<u32>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::Money> for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::Money>,
+        ::std::string::String,
+    > {
+        <types::Money as ::std::convert::TryFrom<u64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::Money> for crate::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::Money>,
+        ::std::string::String,
+    > {
+        <types::Money as ::std::convert::TryFrom<crate::Decimal>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::Money> for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::Money>,
+        ::std::string::String,
+    > {
+        <types::Money as ::std::convert::TryFrom<f64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::Money> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::Money>,
+        ::std::string::String,
+    > {
+        <types::Money as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl crate::IntoOptional<types::Money> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::Money>,
+        ::std::string::String,
+    > {
+        <types::Money as ::std::convert::TryFrom<::std::string::String>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}

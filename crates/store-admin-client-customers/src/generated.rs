@@ -1710,32 +1710,7 @@ distinct identifier in generated code.
                 }
             }
         }
-        impl AddCustomersToGroupRequest {
-            pub fn customers<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.customers = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for customers: {e}")
-                    });
-                self
-            }
-            pub fn group_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.group_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for group_id: {e}")
-                    });
-                self
-            }
-        }
+        impl AddCustomersToGroupRequest {}
         impl ::std::convert::TryFrom<AddCustomersToGroupRequest>
         for super::AddCustomersToGroupRequest {
             type Error = super::error::ConversionError;
@@ -1822,48 +1797,7 @@ distinct identifier in generated code.
                 }
             }
         }
-        impl CreateCustomerGroupRequest {
-            pub fn conditions<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::CustomerGroupConditionInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.conditions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for conditions: {e}")
-                    });
-                self
-            }
-            pub fn features<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CustomerGroupFeatures>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.features = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for features: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateCustomerGroupRequest {}
         impl ::std::convert::TryFrom<CreateCustomerGroupRequest>
         for super::CreateCustomerGroupRequest {
             type Error = super::error::ConversionError;
@@ -1933,108 +1867,7 @@ distinct identifier in generated code.
                 }
             }
         }
-        impl CreateCustomerRequest {
-            pub fn birthday<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.birthday = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for birthday: {e}")
-                    });
-                self
-            }
-            pub fn email<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.email = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for email: {e}")
-                    });
-                self
-            }
-            pub fn first_name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.first_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for first_name: {e}")
-                    });
-                self
-            }
-            pub fn gender<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CreateCustomerRequestGender>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.gender = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for gender: {e}")
-                    });
-                self
-            }
-            pub fn groups<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.groups = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for groups: {e}")
-                    });
-                self
-            }
-            pub fn last_name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.last_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for last_name: {e}")
-                    });
-                self
-            }
-            pub fn mobile<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.mobile = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for mobile: {e}")
-                    });
-                self
-            }
-            pub fn mobile_code_country<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.mobile_code_country = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for mobile_code_country: {e}"
-                        )
-                    });
-                self
-            }
-        }
+        impl CreateCustomerRequest {}
         impl ::std::convert::TryFrom<CreateCustomerRequest>
         for super::CreateCustomerRequest {
             type Error = super::error::ConversionError;
@@ -2102,82 +1935,7 @@ distinct identifier in generated code.
                 }
             }
         }
-        impl CustomerGroupConditionInput {
-            pub fn max_value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.max_value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for max_value: {e}")
-                    });
-                self
-            }
-            pub fn min_value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.min_value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for min_value: {e}")
-                    });
-                self
-            }
-            pub fn symbol<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.symbol = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for symbol: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CustomerGroupConditionInputType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
-                self
-            }
-        }
+        impl CustomerGroupConditionInput {}
         impl ::std::convert::TryFrom<CustomerGroupConditionInput>
         for super::CustomerGroupConditionInput {
             type Error = super::error::ConversionError;
@@ -2224,34 +1982,7 @@ distinct identifier in generated code.
                 }
             }
         }
-        impl CustomerGroupFeatures {
-            pub fn payment_method<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.payment_method = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for payment_method: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn shipping<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.shipping = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for shipping: {e}")
-                    });
-                self
-            }
-        }
+        impl CustomerGroupFeatures {}
         impl ::std::convert::TryFrom<CustomerGroupFeatures>
         for super::CustomerGroupFeatures {
             type Error = super::error::ConversionError;
@@ -2292,36 +2023,7 @@ distinct identifier in generated code.
                 }
             }
         }
-        impl DepositCustomerWalletRequest {
-            pub fn amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for amount: {e}")
-                    });
-                self
-            }
-            pub fn customer_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.customer_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for customer_id: {e}")
-                    });
-                self
-            }
-        }
+        impl DepositCustomerWalletRequest {}
         impl ::std::convert::TryFrom<DepositCustomerWalletRequest>
         for super::DepositCustomerWalletRequest {
             type Error = super::error::ConversionError;
@@ -2407,48 +2109,7 @@ distinct identifier in generated code.
                 }
             }
         }
-        impl UpdateCustomerGroupRequest {
-            pub fn conditions<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::CustomerGroupConditionInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.conditions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for conditions: {e}")
-                    });
-                self
-            }
-            pub fn features<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CustomerGroupFeatures>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.features = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for features: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateCustomerGroupRequest {}
         impl ::std::convert::TryFrom<UpdateCustomerGroupRequest>
         for super::UpdateCustomerGroupRequest {
             type Error = super::error::ConversionError;
@@ -2516,34 +2177,6 @@ distinct identifier in generated code.
             }
         }
         impl UpdateCustomerLoyaltyPointsRequest {
-            pub fn channel_send<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<
-                        super::UpdateCustomerLoyaltyPointsRequestChannelSendItem,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.channel_send = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for channel_send: {e}")
-                    });
-                self
-            }
-            pub fn customers<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.customers = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for customers: {e}")
-                    });
-                self
-            }
             pub fn points<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -2567,30 +2200,6 @@ distinct identifier in generated code.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for reason: {e}")
-                    });
-                self
-            }
-            pub fn reset_points<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.reset_points = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for reset_points: {e}")
-                    });
-                self
-            }
-            pub fn select_all<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.select_all = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for select_all: {e}")
                     });
                 self
             }
@@ -2686,108 +2295,7 @@ distinct identifier in generated code.
                 }
             }
         }
-        impl UpdateCustomerRequest {
-            pub fn birthday<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.birthday = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for birthday: {e}")
-                    });
-                self
-            }
-            pub fn email<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.email = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for email: {e}")
-                    });
-                self
-            }
-            pub fn first_name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.first_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for first_name: {e}")
-                    });
-                self
-            }
-            pub fn gender<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateCustomerRequestGender>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.gender = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for gender: {e}")
-                    });
-                self
-            }
-            pub fn groups<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.groups = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for groups: {e}")
-                    });
-                self
-            }
-            pub fn last_name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.last_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for last_name: {e}")
-                    });
-                self
-            }
-            pub fn mobile<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.mobile = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for mobile: {e}")
-                    });
-                self
-            }
-            pub fn mobile_code_country<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.mobile_code_country = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for mobile_code_country: {e}"
-                        )
-                    });
-                self
-            }
-        }
+        impl UpdateCustomerRequest {}
         impl ::std::convert::TryFrom<UpdateCustomerRequest>
         for super::UpdateCustomerRequest {
             type Error = super::error::ConversionError;
@@ -2835,22 +2343,7 @@ distinct identifier in generated code.
                 }
             }
         }
-        impl UpdateDefaultCustomerGroupRequest {
-            pub fn features<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CustomerGroupFeatures>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.features = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for features: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateDefaultCustomerGroupRequest {}
         impl ::std::convert::TryFrom<UpdateDefaultCustomerGroupRequest>
         for super::UpdateDefaultCustomerGroupRequest {
             type Error = super::error::ConversionError;
@@ -2882,20 +2375,7 @@ distinct identifier in generated code.
                 }
             }
         }
-        impl UpdateReviewRequest {
-            pub fn is_published<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_published = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_published: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateReviewRequest {}
         impl ::std::convert::TryFrom<UpdateReviewRequest>
         for super::UpdateReviewRequest {
             type Error = super::error::ConversionError;
@@ -2933,36 +2413,7 @@ distinct identifier in generated code.
                 }
             }
         }
-        impl WithdrawCustomerWalletRequest {
-            pub fn amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for amount: {e}")
-                    });
-                self
-            }
-            pub fn customer_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.customer_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for customer_id: {e}")
-                    });
-                self
-            }
-        }
+        impl WithdrawCustomerWalletRequest {}
         impl ::std::convert::TryFrom<WithdrawCustomerWalletRequest>
         for super::WithdrawCustomerWalletRequest {
             type Error = super::error::ConversionError;
@@ -2982,6 +2433,421 @@ distinct identifier in generated code.
                     amount: Ok(value.amount),
                     customer_id: Ok(value.customer_id),
                 }
+            }
+        }
+        impl AddCustomersToGroupRequest {
+            pub fn customers<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.customers = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "customers"));
+                self
+            }
+            pub fn group_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.group_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "group_id"));
+                self
+            }
+        }
+        impl CreateCustomerGroupRequest {
+            pub fn conditions<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::CustomerGroupConditionInput,
+                >,
+            {
+                self.conditions = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "conditions"));
+                self
+            }
+            pub fn features<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::CustomerGroupFeatures>,
+            {
+                self.features = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "features"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+        }
+        impl CreateCustomerRequest {
+            pub fn birthday<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.birthday = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "birthday"));
+                self
+            }
+            pub fn email<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.email = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "email"));
+                self
+            }
+            pub fn first_name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.first_name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "first_name"));
+                self
+            }
+            pub fn gender<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateCustomerRequestGender,
+                >,
+            {
+                self.gender = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "gender"));
+                self
+            }
+            pub fn groups<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.groups = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "groups"));
+                self
+            }
+            pub fn last_name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.last_name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "last_name"));
+                self
+            }
+            pub fn mobile<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.mobile = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "mobile"));
+                self
+            }
+            pub fn mobile_code_country<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.mobile_code_country = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "mobile_code_country"));
+                self
+            }
+        }
+        impl CustomerGroupConditionInput {
+            pub fn max_value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.max_value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "max_value"));
+                self
+            }
+            pub fn min_value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.min_value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "min_value"));
+                self
+            }
+            pub fn symbol<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.symbol = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "symbol"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CustomerGroupConditionInputType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+            pub fn value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "value"));
+                self
+            }
+        }
+        impl CustomerGroupFeatures {
+            pub fn payment_method<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<::std::string::String>,
+            {
+                self.payment_method = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "payment_method"));
+                self
+            }
+            pub fn shipping<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<::std::string::String>,
+            {
+                self.shipping = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "shipping"));
+                self
+            }
+        }
+        impl DepositCustomerWalletRequest {
+            pub fn amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "amount"));
+                self
+            }
+            pub fn customer_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.customer_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "customer_id"));
+                self
+            }
+        }
+        impl UpdateCustomerGroupRequest {
+            pub fn conditions<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::CustomerGroupConditionInput,
+                >,
+            {
+                self.conditions = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "conditions"));
+                self
+            }
+            pub fn features<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::CustomerGroupFeatures>,
+            {
+                self.features = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "features"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+        }
+        impl UpdateCustomerLoyaltyPointsRequest {
+            pub fn channel_send<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::UpdateCustomerLoyaltyPointsRequestChannelSendItem,
+                >,
+            {
+                self.channel_send = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "channel_send"));
+                self
+            }
+            pub fn customers<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.customers = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "customers"));
+                self
+            }
+            pub fn reset_points<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.reset_points = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "reset_points"));
+                self
+            }
+            pub fn select_all<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.select_all = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "select_all"));
+                self
+            }
+        }
+        impl UpdateCustomerRequest {
+            pub fn birthday<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.birthday = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "birthday"));
+                self
+            }
+            pub fn email<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.email = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "email"));
+                self
+            }
+            pub fn first_name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.first_name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "first_name"));
+                self
+            }
+            pub fn gender<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateCustomerRequestGender,
+                >,
+            {
+                self.gender = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "gender"));
+                self
+            }
+            pub fn groups<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.groups = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "groups"));
+                self
+            }
+            pub fn last_name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.last_name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "last_name"));
+                self
+            }
+            pub fn mobile<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.mobile = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "mobile"));
+                self
+            }
+            pub fn mobile_code_country<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.mobile_code_country = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "mobile_code_country"));
+                self
+            }
+        }
+        impl UpdateDefaultCustomerGroupRequest {
+            pub fn features<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::CustomerGroupFeatures>,
+            {
+                self.features = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "features"));
+                self
+            }
+        }
+        impl UpdateReviewRequest {
+            pub fn is_published<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_published = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_published"));
+                self
+            }
+        }
+        impl WithdrawCustomerWalletRequest {
+            pub fn amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "amount"));
+                self
+            }
+            pub fn customer_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.customer_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "customer_id"));
+                self
             }
         }
     }
@@ -3064,19 +2930,6 @@ pub mod builder {
                 .map(Some)
                 .map_err(|_| {
                     "conversion to `:: std :: string :: String` for date_to failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn fields<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<types::ListCustomersFieldsItem>>,
-        {
-            self.fields = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < ListCustomersFieldsItem >` for fields failed"
                         .to_string()
                 });
             self
@@ -3353,19 +3206,6 @@ pub mod builder {
             self.customer_id = value
                 .try_into()
                 .map_err(|_| "conversion to `i64` for customer_id failed".to_string());
-            self
-        }
-        pub fn fields<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-        {
-            self.fields = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for fields failed"
-                        .to_string()
-                });
             self
         }
         ///Sends a `GET` request to `/customers/{customer_id}`
@@ -5235,32 +5075,6 @@ pub mod builder {
                 type_: Ok(None),
             }
         }
-        pub fn blogs<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<i64>>,
-        {
-            self.blogs = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < i64 >` for blogs failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn customers<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<i64>>,
-        {
-            self.customers = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < i64 >` for customers failed"
-                        .to_string()
-                });
-            self
-        }
         pub fn end_date<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
@@ -5313,19 +5127,6 @@ pub mod builder {
                 });
             self
         }
-        pub fn products<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<i64>>,
-        {
-            self.products = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < i64 >` for products failed"
-                        .to_string()
-                });
-            self
-        }
         pub fn publish<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<bool>,
@@ -5344,19 +5145,6 @@ pub mod builder {
                 .try_into()
                 .map(Some)
                 .map_err(|_| "conversion to `bool` for reply failed".to_string());
-            self
-        }
-        pub fn stars<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<i64>>,
-        {
-            self.stars = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < i64 >` for stars failed"
-                        .to_string()
-                });
             self
         }
         pub fn start_date<V>(mut self, value: V) -> Self
@@ -5738,6 +5526,72 @@ pub mod builder {
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
+        }
+    }
+    impl<'a> ListCustomers<'a> {
+        pub fn fields<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<types::ListCustomersFieldsItem>,
+        {
+            self.fields = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "fields"));
+            self
+        }
+    }
+    impl<'a> GetCustomer<'a> {
+        pub fn fields<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<::std::string::String>,
+        {
+            self.fields = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "fields"));
+            self
+        }
+    }
+    impl<'a> ListReviews<'a> {
+        pub fn blogs<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<i64>,
+        {
+            self.blogs = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "blogs"));
+            self
+        }
+        pub fn customers<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<i64>,
+        {
+            self.customers = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "customers"));
+            self
+        }
+        pub fn products<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<i64>,
+        {
+            self.products = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "products"));
+            self
+        }
+        pub fn stars<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<i64>,
+        {
+            self.stars = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "stars"));
+            self
         }
     }
 }
@@ -6200,6 +6054,275 @@ impl CustomersApi for Client {
     }
     fn update_review(&self) -> builder::UpdateReview<'_> {
         builder::UpdateReview::new(self)
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BanCustomerRequestReason> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BanCustomerRequestReason>,
+        ::std::string::String,
+    > {
+        <types::BanCustomerRequestReason as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BanCustomerRequestReason>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BanCustomerRequestReason>,
+        ::std::string::String,
+    > {
+        <types::BanCustomerRequestReason as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateCustomerRequestGender>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateCustomerRequestGender>,
+        ::std::string::String,
+    > {
+        <types::CreateCustomerRequestGender as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateCustomerRequestGender>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateCustomerRequestGender>,
+        ::std::string::String,
+    > {
+        <types::CreateCustomerRequestGender as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CustomerGroupConditionInputType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CustomerGroupConditionInputType>,
+        ::std::string::String,
+    > {
+        <types::CustomerGroupConditionInputType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CustomerGroupConditionInputType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CustomerGroupConditionInputType>,
+        ::std::string::String,
+    > {
+        <types::CustomerGroupConditionInputType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListCustomersFieldsItem> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListCustomersFieldsItem>,
+        ::std::string::String,
+    > {
+        <types::ListCustomersFieldsItem as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListCustomersFieldsItem>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListCustomersFieldsItem>,
+        ::std::string::String,
+    > {
+        <types::ListCustomersFieldsItem as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListReviewsType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListReviewsType>,
+        ::std::string::String,
+    > {
+        <types::ListReviewsType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListReviewsType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListReviewsType>,
+        ::std::string::String,
+    > {
+        <types::ListReviewsType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateCustomerLoyaltyPointsRequestChannelSendItem,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCustomerLoyaltyPointsRequestChannelSendItem>,
+        ::std::string::String,
+    > {
+        <types::UpdateCustomerLoyaltyPointsRequestChannelSendItem as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateCustomerLoyaltyPointsRequestChannelSendItem,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCustomerLoyaltyPointsRequestChannelSendItem>,
+        ::std::string::String,
+    > {
+        <types::UpdateCustomerLoyaltyPointsRequestChannelSendItem as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateCustomerLoyaltyPointsRequestReason,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCustomerLoyaltyPointsRequestReason>,
+        ::std::string::String,
+    > {
+        <types::UpdateCustomerLoyaltyPointsRequestReason as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateCustomerLoyaltyPointsRequestReason,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCustomerLoyaltyPointsRequestReason>,
+        ::std::string::String,
+    > {
+        <types::UpdateCustomerLoyaltyPointsRequestReason as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateCustomerLoyaltyPointsRequestType,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCustomerLoyaltyPointsRequestType>,
+        ::std::string::String,
+    > {
+        <types::UpdateCustomerLoyaltyPointsRequestType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateCustomerLoyaltyPointsRequestType,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCustomerLoyaltyPointsRequestType>,
+        ::std::string::String,
+    > {
+        <types::UpdateCustomerLoyaltyPointsRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateCustomerRequestGender>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCustomerRequestGender>,
+        ::std::string::String,
+    > {
+        <types::UpdateCustomerRequestGender as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateCustomerRequestGender>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCustomerRequestGender>,
+        ::std::string::String,
+    > {
+        <types::UpdateCustomerRequestGender as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
     }
 }
 ::store_admin_client_core::operation!(

@@ -4073,44 +4073,7 @@ states a coupon can be put in) are assumed.
                 }
             }
         }
-        impl AdvertisementTargetInput {
-            pub fn id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
-                self
-            }
-            pub fn link<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.link = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for link: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::AdvertisementTargetInputName>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl AdvertisementTargetInput {}
         impl ::std::convert::TryFrom<AdvertisementTargetInput>
         for super::AdvertisementTargetInput {
             type Error = super::error::ConversionError;
@@ -4261,18 +4224,6 @@ states a coupon can be put in) are assumed.
                     });
                 self
             }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
             pub fn title<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::AffiliateCampaignInputTitle>,
@@ -4358,20 +4309,6 @@ states a coupon can be put in) are assumed.
             }
         }
         impl AffiliateCommissionInput {
-            pub fn minimum_apply<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::AffiliateCommissionInputMinimumApply>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.minimum_apply = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for minimum_apply: {e}")
-                    });
-                self
-            }
             pub fn type_<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::AffiliateCommissionInputType>,
@@ -4441,38 +4378,7 @@ states a coupon can be put in) are assumed.
                 }
             }
         }
-        impl AffiliateDiscountInput {
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::AffiliateDiscountInputType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
-                self
-            }
-        }
+        impl AffiliateDiscountInput {}
         impl ::std::convert::TryFrom<AffiliateDiscountInput>
         for super::AffiliateDiscountInput {
             type Error = super::error::ConversionError;
@@ -4571,18 +4477,6 @@ states a coupon can be put in) are assumed.
                     });
                 self
             }
-            pub fn code<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for code: {e}")
-                    });
-                self
-            }
             pub fn commission_type<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::AffiliateMarketerInputCommissionType>,
@@ -4618,18 +4512,6 @@ states a coupon can be put in) are assumed.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for marketer_name: {e}")
-                    });
-                self
-            }
-            pub fn notes<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.notes = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for notes: {e}")
                     });
                 self
             }
@@ -4764,20 +4646,6 @@ states a coupon can be put in) are assumed.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for expire_date: {e}")
-                    });
-                self
-            }
-            pub fn pages<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::CreateAdvertisementRequestPagesItem>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.pages = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for pages: {e}")
                     });
                 self
             }
@@ -4937,20 +4805,6 @@ states a coupon can be put in) are assumed.
                     });
                 self
             }
-            pub fn code<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CreateCouponRequestCode>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for code: {e}")
-                    });
-                self
-            }
             pub fn exclude_sale_products<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<bool>,
@@ -4965,18 +4819,6 @@ states a coupon can be put in) are assumed.
                     });
                 self
             }
-            pub fn expiry_date<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::chrono::naive::NaiveDate>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.expiry_date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for expiry_date: {e}")
-                    });
-                self
-            }
             pub fn free_shipping<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<bool>,
@@ -4986,162 +4828,6 @@ states a coupon can be put in) are assumed.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for free_shipping: {e}")
-                    });
-                self
-            }
-            pub fn group_coupons_count<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.group_coupons_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for group_coupons_count: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn group_name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.group_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for group_name: {e}")
-                    });
-                self
-            }
-            pub fn group_suffix<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.group_suffix = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for group_suffix: {e}")
-                    });
-                self
-            }
-            pub fn is_apply_with_offer<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_apply_with_offer = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for is_apply_with_offer: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn is_group<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_group = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_group: {e}")
-                    });
-                self
-            }
-            pub fn marketing_active<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.marketing_active = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marketing_active: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn marketing_amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.marketing_amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marketing_amount: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn marketing_name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.marketing_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marketing_name: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn marketing_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.marketing_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marketing_type: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn maximum_amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.maximum_amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for maximum_amount: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn start_date<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::chrono::naive::NaiveDate>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.start_date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for start_date: {e}")
                     });
                 self
             }
@@ -5323,50 +5009,6 @@ states a coupon can be put in) are assumed.
                     });
                 self
             }
-            pub fn applied_with_coupon<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.applied_with_coupon = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for applied_with_coupon: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn buy<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SpecialOfferBuyInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.buy = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for buy: {e}")
-                    });
-                self
-            }
-            pub fn discounts_table<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::SpecialOfferDiscountTier>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.discounts_table = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for discounts_table: {e}"
-                        )
-                    });
-                self
-            }
             pub fn expiry_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -5376,76 +5018,6 @@ states a coupon can be put in) are assumed.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for expiry_date: {e}")
-                    });
-                self
-            }
-            pub fn get<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SpecialOfferGetInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.get = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for get: {e}")
-                    });
-                self
-            }
-            pub fn message<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.message = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for message: {e}")
-                    });
-                self
-            }
-            pub fn min_items<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.min_items = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for min_items: {e}")
-                    });
-                self
-            }
-            pub fn min_items_count<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.min_items_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for min_items_count: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn min_purchase_amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.min_purchase_amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for min_purchase_amount: {e}"
-                        )
                     });
                 self
             }
@@ -5470,32 +5042,6 @@ states a coupon can be put in) are assumed.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for offer_type: {e}")
-                    });
-                self
-            }
-            pub fn start_date<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.start_date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for start_date: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CreateSpecialOfferRequestStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
                     });
                 self
             }
@@ -5578,72 +5124,7 @@ states a coupon can be put in) are assumed.
                 }
             }
         }
-        impl SpecialOfferBuyInput {
-            pub fn categories<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.categories = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for categories: {e}")
-                    });
-                self
-            }
-            pub fn min_amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.min_amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for min_amount: {e}")
-                    });
-                self
-            }
-            pub fn products<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.products = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for products: {e}")
-                    });
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-        }
+        impl SpecialOfferBuyInput {}
         impl ::std::convert::TryFrom<SpecialOfferBuyInput>
         for super::SpecialOfferBuyInput {
             type Error = super::error::ConversionError;
@@ -5689,40 +5170,7 @@ states a coupon can be put in) are assumed.
                 }
             }
         }
-        impl SpecialOfferDiscountTier {
-            pub fn discount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.discount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for discount: {e}")
-                    });
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::IntegerOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
-                    });
-                self
-            }
-        }
+        impl SpecialOfferDiscountTier {}
         impl ::std::convert::TryFrom<SpecialOfferDiscountTier>
         for super::SpecialOfferDiscountTier {
             type Error = super::error::ConversionError;
@@ -5780,88 +5228,7 @@ states a coupon can be put in) are assumed.
                 }
             }
         }
-        impl SpecialOfferGetInput {
-            pub fn categories<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.categories = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for categories: {e}")
-                    });
-                self
-            }
-            pub fn discount_amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.discount_amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for discount_amount: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn discount_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SpecialOfferGetInputDiscountType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.discount_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for discount_type: {e}")
-                    });
-                self
-            }
-            pub fn products<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.products = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for products: {e}")
-                    });
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-        }
+        impl SpecialOfferGetInput {}
         impl ::std::convert::TryFrom<SpecialOfferGetInput>
         for super::SpecialOfferGetInput {
             type Error = super::error::ConversionError;
@@ -5946,20 +5313,6 @@ states a coupon can be put in) are assumed.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for expire_date: {e}")
-                    });
-                self
-            }
-            pub fn pages<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::UpdateAdvertisementRequestPagesItem>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.pages = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for pages: {e}")
                     });
                 self
             }
@@ -6184,470 +5537,7 @@ states a coupon can be put in) are assumed.
                 }
             }
         }
-        impl UpdateCouponRequest {
-            pub fn amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for amount: {e}")
-                    });
-                self
-            }
-            pub fn applied_in<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateCouponRequestAppliedIn>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.applied_in = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for applied_in: {e}")
-                    });
-                self
-            }
-            pub fn beneficiary_domain<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.beneficiary_domain = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for beneficiary_domain: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn code<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateCouponRequestCode>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for code: {e}")
-                    });
-                self
-            }
-            pub fn exclude_sale_products<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.exclude_sale_products = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for exclude_sale_products: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn expiry_date<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::chrono::naive::NaiveDate>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.expiry_date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for expiry_date: {e}")
-                    });
-                self
-            }
-            pub fn free_shipping<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.free_shipping = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for free_shipping: {e}")
-                    });
-                self
-            }
-            pub fn list_exclude_brands<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.list_exclude_brands = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for list_exclude_brands: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn list_exclude_categories<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.list_exclude_categories = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for list_exclude_categories: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn list_exclude_groups<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.list_exclude_groups = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for list_exclude_groups: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn list_exclude_shipping<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.list_exclude_shipping = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for list_exclude_shipping: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn list_include_categories<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.list_include_categories = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for list_include_categories: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn list_include_groups<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.list_include_groups = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for list_include_groups: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn marketing_active<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.marketing_active = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marketing_active: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn marketing_amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.marketing_amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marketing_amount: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn marketing_hide_total_sales<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.marketing_hide_total_sales = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marketing_hide_total_sales: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn marketing_info<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.marketing_info = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marketing_info: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn marketing_maximum_amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.marketing_maximum_amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marketing_maximum_amount: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn marketing_name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.marketing_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marketing_name: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn marketing_show_maximum_amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.marketing_show_maximum_amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marketing_show_maximum_amount: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn marketing_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.marketing_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for marketing_type: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn maximum_amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.maximum_amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for maximum_amount: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn minimum_amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.minimum_amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for minimum_amount: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn payment_methods<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::UpdateCouponRequestPaymentMethodsItem>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.payment_methods = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for payment_methods: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn products_exclude<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.products_exclude = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for products_exclude: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn products_include<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.products_include = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for products_include: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn show_maximum_amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.show_maximum_amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for show_maximum_amount: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn start_date<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::chrono::naive::NaiveDate>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.start_date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for start_date: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateCouponRequestStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn usage_limit<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.usage_limit = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for usage_limit: {e}")
-                    });
-                self
-            }
-            pub fn usage_limit_per_user<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.usage_limit_per_user = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for usage_limit_per_user: {e}"
-                        )
-                    });
-                self
-            }
-        }
+        impl UpdateCouponRequest {}
         impl ::std::convert::TryFrom<UpdateCouponRequest>
         for super::UpdateCouponRequest {
             type Error = super::error::ConversionError;
@@ -6845,50 +5735,6 @@ states a coupon can be put in) are assumed.
                     });
                 self
             }
-            pub fn applied_with_coupon<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.applied_with_coupon = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for applied_with_coupon: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn buy<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SpecialOfferBuyInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.buy = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for buy: {e}")
-                    });
-                self
-            }
-            pub fn discounts_table<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::SpecialOfferDiscountTier>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.discounts_table = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for discounts_table: {e}"
-                        )
-                    });
-                self
-            }
             pub fn expiry_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -6898,76 +5744,6 @@ states a coupon can be put in) are assumed.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for expiry_date: {e}")
-                    });
-                self
-            }
-            pub fn get<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SpecialOfferGetInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.get = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for get: {e}")
-                    });
-                self
-            }
-            pub fn message<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.message = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for message: {e}")
-                    });
-                self
-            }
-            pub fn min_items<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.min_items = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for min_items: {e}")
-                    });
-                self
-            }
-            pub fn min_items_count<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.min_items_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for min_items_count: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn min_purchase_amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.min_purchase_amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for min_purchase_amount: {e}"
-                        )
                     });
                 self
             }
@@ -6992,32 +5768,6 @@ states a coupon can be put in) are assumed.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for offer_type: {e}")
-                    });
-                self
-            }
-            pub fn start_date<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.start_date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for start_date: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateSpecialOfferRequestStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
                     });
                 self
             }
@@ -7067,6 +5817,893 @@ states a coupon can be put in) are assumed.
                     start_date: Ok(value.start_date),
                     status: Ok(value.status),
                 }
+            }
+        }
+        impl AdvertisementTargetInput {
+            pub fn id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "id"));
+                self
+            }
+            pub fn link<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.link = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "link"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::AdvertisementTargetInputName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+        }
+        impl AffiliateCampaignInput {
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+        }
+        impl AffiliateCommissionInput {
+            pub fn minimum_apply<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::AffiliateCommissionInputMinimumApply,
+                >,
+            {
+                self.minimum_apply = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "minimum_apply"));
+                self
+            }
+        }
+        impl AffiliateDiscountInput {
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::AffiliateDiscountInputType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+            pub fn value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "value"));
+                self
+            }
+        }
+        impl AffiliateMarketerInput {
+            pub fn code<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.code = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "code"));
+                self
+            }
+            pub fn notes<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.notes = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "notes"));
+                self
+            }
+        }
+        impl CreateAdvertisementRequest {
+            pub fn pages<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::CreateAdvertisementRequestPagesItem,
+                >,
+            {
+                self.pages = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "pages"));
+                self
+            }
+        }
+        impl CreateCouponRequest {
+            pub fn code<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateCouponRequestCode,
+                >,
+            {
+                self.code = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "code"));
+                self
+            }
+            pub fn expiry_date<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoValue<::chrono::naive::NaiveDate>,
+            {
+                self.expiry_date = value
+                    .into_value()
+                    .map_err(|e| ::std::format!("{}: {e}", "expiry_date"));
+                self
+            }
+            pub fn group_coupons_count<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.group_coupons_count = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "group_coupons_count"));
+                self
+            }
+            pub fn group_name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.group_name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "group_name"));
+                self
+            }
+            pub fn group_suffix<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.group_suffix = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "group_suffix"));
+                self
+            }
+            pub fn is_apply_with_offer<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_apply_with_offer = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_apply_with_offer"));
+                self
+            }
+            pub fn is_group<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_group = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_group"));
+                self
+            }
+            pub fn marketing_active<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.marketing_active = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "marketing_active"));
+                self
+            }
+            pub fn marketing_amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.marketing_amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "marketing_amount"));
+                self
+            }
+            pub fn marketing_name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.marketing_name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "marketing_name"));
+                self
+            }
+            pub fn marketing_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.marketing_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "marketing_type"));
+                self
+            }
+            pub fn maximum_amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.maximum_amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "maximum_amount"));
+                self
+            }
+            pub fn start_date<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::chrono::naive::NaiveDate>,
+            {
+                self.start_date = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "start_date"));
+                self
+            }
+        }
+        impl CreateSpecialOfferRequest {
+            pub fn applied_with_coupon<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.applied_with_coupon = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "applied_with_coupon"));
+                self
+            }
+            pub fn buy<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::SpecialOfferBuyInput>,
+            {
+                self.buy = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "buy"));
+                self
+            }
+            pub fn discounts_table<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::SpecialOfferDiscountTier>,
+            {
+                self.discounts_table = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "discounts_table"));
+                self
+            }
+            pub fn get<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::SpecialOfferGetInput>,
+            {
+                self.get = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "get"));
+                self
+            }
+            pub fn message<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.message = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "message"));
+                self
+            }
+            pub fn min_items<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.min_items = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "min_items"));
+                self
+            }
+            pub fn min_items_count<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.min_items_count = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "min_items_count"));
+                self
+            }
+            pub fn min_purchase_amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.min_purchase_amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "min_purchase_amount"));
+                self
+            }
+            pub fn start_date<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.start_date = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "start_date"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateSpecialOfferRequestStatus,
+                >,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+        }
+        impl SpecialOfferBuyInput {
+            pub fn categories<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.categories = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "categories"));
+                self
+            }
+            pub fn min_amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.min_amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "min_amount"));
+                self
+            }
+            pub fn products<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.products = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "products"));
+                self
+            }
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+        }
+        impl SpecialOfferDiscountTier {
+            pub fn discount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.discount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "discount"));
+                self
+            }
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::IntegerOrString,
+                >,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+        }
+        impl SpecialOfferGetInput {
+            pub fn categories<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.categories = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "categories"));
+                self
+            }
+            pub fn discount_amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.discount_amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "discount_amount"));
+                self
+            }
+            pub fn discount_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::SpecialOfferGetInputDiscountType,
+                >,
+            {
+                self.discount_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "discount_type"));
+                self
+            }
+            pub fn products<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.products = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "products"));
+                self
+            }
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+        }
+        impl UpdateAdvertisementRequest {
+            pub fn pages<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::UpdateAdvertisementRequestPagesItem,
+                >,
+            {
+                self.pages = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "pages"));
+                self
+            }
+        }
+        impl UpdateCouponRequest {
+            pub fn amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "amount"));
+                self
+            }
+            pub fn applied_in<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateCouponRequestAppliedIn,
+                >,
+            {
+                self.applied_in = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "applied_in"));
+                self
+            }
+            pub fn beneficiary_domain<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.beneficiary_domain = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "beneficiary_domain"));
+                self
+            }
+            pub fn code<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateCouponRequestCode,
+                >,
+            {
+                self.code = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "code"));
+                self
+            }
+            pub fn exclude_sale_products<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.exclude_sale_products = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "exclude_sale_products"));
+                self
+            }
+            pub fn expiry_date<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::chrono::naive::NaiveDate>,
+            {
+                self.expiry_date = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "expiry_date"));
+                self
+            }
+            pub fn free_shipping<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.free_shipping = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "free_shipping"));
+                self
+            }
+            pub fn list_exclude_brands<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.list_exclude_brands = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "list_exclude_brands"));
+                self
+            }
+            pub fn list_exclude_categories<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.list_exclude_categories = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "list_exclude_categories"));
+                self
+            }
+            pub fn list_exclude_groups<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.list_exclude_groups = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "list_exclude_groups"));
+                self
+            }
+            pub fn list_exclude_shipping<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.list_exclude_shipping = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "list_exclude_shipping"));
+                self
+            }
+            pub fn list_include_categories<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.list_include_categories = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "list_include_categories"));
+                self
+            }
+            pub fn list_include_groups<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.list_include_groups = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "list_include_groups"));
+                self
+            }
+            pub fn marketing_active<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.marketing_active = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "marketing_active"));
+                self
+            }
+            pub fn marketing_amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.marketing_amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "marketing_amount"));
+                self
+            }
+            pub fn marketing_hide_total_sales<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.marketing_hide_total_sales = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "marketing_hide_total_sales")
+                    });
+                self
+            }
+            pub fn marketing_info<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.marketing_info = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "marketing_info"));
+                self
+            }
+            pub fn marketing_maximum_amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.marketing_maximum_amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "marketing_maximum_amount"));
+                self
+            }
+            pub fn marketing_name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.marketing_name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "marketing_name"));
+                self
+            }
+            pub fn marketing_show_maximum_amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.marketing_show_maximum_amount = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "marketing_show_maximum_amount")
+                    });
+                self
+            }
+            pub fn marketing_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.marketing_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "marketing_type"));
+                self
+            }
+            pub fn maximum_amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.maximum_amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "maximum_amount"));
+                self
+            }
+            pub fn minimum_amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.minimum_amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "minimum_amount"));
+                self
+            }
+            pub fn payment_methods<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::UpdateCouponRequestPaymentMethodsItem,
+                >,
+            {
+                self.payment_methods = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "payment_methods"));
+                self
+            }
+            pub fn products_exclude<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.products_exclude = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "products_exclude"));
+                self
+            }
+            pub fn products_include<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.products_include = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "products_include"));
+                self
+            }
+            pub fn show_maximum_amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.show_maximum_amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "show_maximum_amount"));
+                self
+            }
+            pub fn start_date<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::chrono::naive::NaiveDate>,
+            {
+                self.start_date = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "start_date"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateCouponRequestStatus,
+                >,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+            pub fn usage_limit<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.usage_limit = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "usage_limit"));
+                self
+            }
+            pub fn usage_limit_per_user<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.usage_limit_per_user = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "usage_limit_per_user"));
+                self
+            }
+        }
+        impl UpdateSpecialOfferRequest {
+            pub fn applied_with_coupon<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.applied_with_coupon = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "applied_with_coupon"));
+                self
+            }
+            pub fn buy<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::SpecialOfferBuyInput>,
+            {
+                self.buy = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "buy"));
+                self
+            }
+            pub fn discounts_table<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::SpecialOfferDiscountTier>,
+            {
+                self.discounts_table = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "discounts_table"));
+                self
+            }
+            pub fn get<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::SpecialOfferGetInput>,
+            {
+                self.get = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "get"));
+                self
+            }
+            pub fn message<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.message = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "message"));
+                self
+            }
+            pub fn min_items<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.min_items = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "min_items"));
+                self
+            }
+            pub fn min_items_count<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.min_items_count = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "min_items_count"));
+                self
+            }
+            pub fn min_purchase_amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.min_purchase_amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "min_purchase_amount"));
+                self
+            }
+            pub fn start_date<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.start_date = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "start_date"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateSpecialOfferRequestStatus,
+                >,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
             }
         }
     }
@@ -10413,6 +10050,1411 @@ impl MarketingApi for Client {
     }
     fn delete_advertisement(&self) -> builder::DeleteAdvertisement<'_> {
         builder::DeleteAdvertisement::new(self)
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i64> for types::AffiliateCommissionInputMinimumApply {
+    fn from(value: i64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i32> for types::AffiliateCommissionInputMinimumApply {
+    fn from(value: i32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u32> for types::AffiliateCommissionInputMinimumApply {
+    fn from(value: u32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u64> for types::AffiliateCommissionInputMinimumApply {
+    fn from(value: u64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<::store_admin_client_core::Decimal>
+for types::AffiliateCommissionInputMinimumApply {
+    fn from(value: ::store_admin_client_core::Decimal) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// A decimal amount given as text, sent as written (`"149.50"`); anything else is
+/// refused.
+impl ::std::convert::TryFrom<&str> for types::AffiliateCommissionInputMinimumApply {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        ::store_admin_client_core::amount_text(value).map(Self::String)
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String>
+for types::AffiliateCommissionInputMinimumApply {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCommissionInputMinimumApply>
+for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCommissionInputMinimumApply>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCommissionInputMinimumApply as ::std::convert::TryFrom<
+            i64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCommissionInputMinimumApply>
+for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCommissionInputMinimumApply>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCommissionInputMinimumApply as ::std::convert::TryFrom<
+            i32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCommissionInputMinimumApply>
+for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCommissionInputMinimumApply>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCommissionInputMinimumApply as ::std::convert::TryFrom<
+            u32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCommissionInputMinimumApply>
+for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCommissionInputMinimumApply>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCommissionInputMinimumApply as ::std::convert::TryFrom<
+            u64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCommissionInputMinimumApply>
+for ::store_admin_client_core::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCommissionInputMinimumApply>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCommissionInputMinimumApply as ::std::convert::TryFrom<
+            ::store_admin_client_core::Decimal,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCommissionInputMinimumApply>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCommissionInputMinimumApply>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCommissionInputMinimumApply as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCommissionInputMinimumApply>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCommissionInputMinimumApply>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCommissionInputMinimumApply as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCommissionInputMinimumApply>
+for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCommissionInputMinimumApply>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCommissionInputMinimumApply as ::std::convert::TryFrom<
+            f64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i64> for types::CouponMarketingMaximumAmount {
+    fn from(value: i64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i32> for types::CouponMarketingMaximumAmount {
+    fn from(value: i32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u32> for types::CouponMarketingMaximumAmount {
+    fn from(value: u32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u64> for types::CouponMarketingMaximumAmount {
+    fn from(value: u64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<::store_admin_client_core::Decimal>
+for types::CouponMarketingMaximumAmount {
+    fn from(value: ::store_admin_client_core::Decimal) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// A decimal amount given as text, sent as written (`"149.50"`); anything else is
+/// refused.
+impl ::std::convert::TryFrom<&str> for types::CouponMarketingMaximumAmount {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        ::store_admin_client_core::amount_text(value).map(Self::String)
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String>
+for types::CouponMarketingMaximumAmount {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CouponMarketingMaximumAmount>
+for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CouponMarketingMaximumAmount>,
+        ::std::string::String,
+    > {
+        <types::CouponMarketingMaximumAmount as ::std::convert::TryFrom<
+            i64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CouponMarketingMaximumAmount>
+for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CouponMarketingMaximumAmount>,
+        ::std::string::String,
+    > {
+        <types::CouponMarketingMaximumAmount as ::std::convert::TryFrom<
+            i32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CouponMarketingMaximumAmount>
+for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CouponMarketingMaximumAmount>,
+        ::std::string::String,
+    > {
+        <types::CouponMarketingMaximumAmount as ::std::convert::TryFrom<
+            u32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CouponMarketingMaximumAmount>
+for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CouponMarketingMaximumAmount>,
+        ::std::string::String,
+    > {
+        <types::CouponMarketingMaximumAmount as ::std::convert::TryFrom<
+            u64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CouponMarketingMaximumAmount>
+for ::store_admin_client_core::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CouponMarketingMaximumAmount>,
+        ::std::string::String,
+    > {
+        <types::CouponMarketingMaximumAmount as ::std::convert::TryFrom<
+            ::store_admin_client_core::Decimal,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CouponMarketingMaximumAmount>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CouponMarketingMaximumAmount>,
+        ::std::string::String,
+    > {
+        <types::CouponMarketingMaximumAmount as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CouponMarketingMaximumAmount>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CouponMarketingMaximumAmount>,
+        ::std::string::String,
+    > {
+        <types::CouponMarketingMaximumAmount as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CouponMarketingMaximumAmount>
+for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CouponMarketingMaximumAmount>,
+        ::std::string::String,
+    > {
+        <types::CouponMarketingMaximumAmount as ::std::convert::TryFrom<
+            f64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i64> for types::SpecialOfferProductStartingPrice {
+    fn from(value: i64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i32> for types::SpecialOfferProductStartingPrice {
+    fn from(value: i32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u32> for types::SpecialOfferProductStartingPrice {
+    fn from(value: u32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u64> for types::SpecialOfferProductStartingPrice {
+    fn from(value: u64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<::store_admin_client_core::Decimal>
+for types::SpecialOfferProductStartingPrice {
+    fn from(value: ::store_admin_client_core::Decimal) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// A decimal amount given as text, sent as written (`"149.50"`); anything else is
+/// refused.
+impl ::std::convert::TryFrom<&str> for types::SpecialOfferProductStartingPrice {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        ::store_admin_client_core::amount_text(value).map(Self::String)
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String>
+for types::SpecialOfferProductStartingPrice {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SpecialOfferProductStartingPrice>
+for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SpecialOfferProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::SpecialOfferProductStartingPrice as ::std::convert::TryFrom<
+            i64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SpecialOfferProductStartingPrice>
+for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SpecialOfferProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::SpecialOfferProductStartingPrice as ::std::convert::TryFrom<
+            i32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SpecialOfferProductStartingPrice>
+for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SpecialOfferProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::SpecialOfferProductStartingPrice as ::std::convert::TryFrom<
+            u32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SpecialOfferProductStartingPrice>
+for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SpecialOfferProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::SpecialOfferProductStartingPrice as ::std::convert::TryFrom<
+            u64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SpecialOfferProductStartingPrice>
+for ::store_admin_client_core::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SpecialOfferProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::SpecialOfferProductStartingPrice as ::std::convert::TryFrom<
+            ::store_admin_client_core::Decimal,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SpecialOfferProductStartingPrice>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SpecialOfferProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::SpecialOfferProductStartingPrice as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SpecialOfferProductStartingPrice>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SpecialOfferProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::SpecialOfferProductStartingPrice as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SpecialOfferProductStartingPrice>
+for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SpecialOfferProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::SpecialOfferProductStartingPrice as ::std::convert::TryFrom<
+            f64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AdvertisementTargetInputName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AdvertisementTargetInputName>,
+        ::std::string::String,
+    > {
+        <types::AdvertisementTargetInputName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AdvertisementTargetInputName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AdvertisementTargetInputName>,
+        ::std::string::String,
+    > {
+        <types::AdvertisementTargetInputName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCampaignInputTitle>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCampaignInputTitle>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCampaignInputTitle as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCampaignInputTitle>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCampaignInputTitle>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCampaignInputTitle as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCampaignInputType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCampaignInputType>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCampaignInputType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCampaignInputType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCampaignInputType>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCampaignInputType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCommissionInputType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCommissionInputType>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCommissionInputType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateCommissionInputType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateCommissionInputType>,
+        ::std::string::String,
+    > {
+        <types::AffiliateCommissionInputType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateDiscountInputType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateDiscountInputType>,
+        ::std::string::String,
+    > {
+        <types::AffiliateDiscountInputType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateDiscountInputType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateDiscountInputType>,
+        ::std::string::String,
+    > {
+        <types::AffiliateDiscountInputType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateMarketerInputApplyTo>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateMarketerInputApplyTo>,
+        ::std::string::String,
+    > {
+        <types::AffiliateMarketerInputApplyTo as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateMarketerInputApplyTo>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateMarketerInputApplyTo>,
+        ::std::string::String,
+    > {
+        <types::AffiliateMarketerInputApplyTo as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateMarketerInputCommissionType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateMarketerInputCommissionType>,
+        ::std::string::String,
+    > {
+        <types::AffiliateMarketerInputCommissionType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateMarketerInputCommissionType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateMarketerInputCommissionType>,
+        ::std::string::String,
+    > {
+        <types::AffiliateMarketerInputCommissionType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateMarketerInputMarketerCity>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateMarketerInputMarketerCity>,
+        ::std::string::String,
+    > {
+        <types::AffiliateMarketerInputMarketerCity as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateMarketerInputMarketerCity>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateMarketerInputMarketerCity>,
+        ::std::string::String,
+    > {
+        <types::AffiliateMarketerInputMarketerCity as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateMarketerInputMarketerName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateMarketerInputMarketerName>,
+        ::std::string::String,
+    > {
+        <types::AffiliateMarketerInputMarketerName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AffiliateMarketerInputMarketerName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AffiliateMarketerInputMarketerName>,
+        ::std::string::String,
+    > {
+        <types::AffiliateMarketerInputMarketerName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::ChangeSpecialOfferStatusRequestStatus,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ChangeSpecialOfferStatusRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::ChangeSpecialOfferStatusRequestStatus as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::ChangeSpecialOfferStatusRequestStatus,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ChangeSpecialOfferStatusRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::ChangeSpecialOfferStatusRequestStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateAdvertisementRequestPagesItem>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateAdvertisementRequestPagesItem>,
+        ::std::string::String,
+    > {
+        <types::CreateAdvertisementRequestPagesItem as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateAdvertisementRequestPagesItem>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateAdvertisementRequestPagesItem>,
+        ::std::string::String,
+    > {
+        <types::CreateAdvertisementRequestPagesItem as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateAdvertisementRequestTitle>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateAdvertisementRequestTitle>,
+        ::std::string::String,
+    > {
+        <types::CreateAdvertisementRequestTitle as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateAdvertisementRequestTitle>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateAdvertisementRequestTitle>,
+        ::std::string::String,
+    > {
+        <types::CreateAdvertisementRequestTitle as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateCouponRequestCode> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateCouponRequestCode>,
+        ::std::string::String,
+    > {
+        <types::CreateCouponRequestCode as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateCouponRequestCode>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateCouponRequestCode>,
+        ::std::string::String,
+    > {
+        <types::CreateCouponRequestCode as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::CreateSpecialOfferRequestAppliedChannel,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateSpecialOfferRequestAppliedChannel>,
+        ::std::string::String,
+    > {
+        <types::CreateSpecialOfferRequestAppliedChannel as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::CreateSpecialOfferRequestAppliedChannel,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateSpecialOfferRequestAppliedChannel>,
+        ::std::string::String,
+    > {
+        <types::CreateSpecialOfferRequestAppliedChannel as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateSpecialOfferRequestAppliedTo>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateSpecialOfferRequestAppliedTo>,
+        ::std::string::String,
+    > {
+        <types::CreateSpecialOfferRequestAppliedTo as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateSpecialOfferRequestAppliedTo>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateSpecialOfferRequestAppliedTo>,
+        ::std::string::String,
+    > {
+        <types::CreateSpecialOfferRequestAppliedTo as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateSpecialOfferRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateSpecialOfferRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateSpecialOfferRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateSpecialOfferRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateSpecialOfferRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateSpecialOfferRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateSpecialOfferRequestOfferType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateSpecialOfferRequestOfferType>,
+        ::std::string::String,
+    > {
+        <types::CreateSpecialOfferRequestOfferType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateSpecialOfferRequestOfferType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateSpecialOfferRequestOfferType>,
+        ::std::string::String,
+    > {
+        <types::CreateSpecialOfferRequestOfferType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateSpecialOfferRequestStatus>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateSpecialOfferRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::CreateSpecialOfferRequestStatus as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateSpecialOfferRequestStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateSpecialOfferRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::CreateSpecialOfferRequestStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SpecialOfferGetInputDiscountType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SpecialOfferGetInputDiscountType>,
+        ::std::string::String,
+    > {
+        <types::SpecialOfferGetInputDiscountType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SpecialOfferGetInputDiscountType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SpecialOfferGetInputDiscountType>,
+        ::std::string::String,
+    > {
+        <types::SpecialOfferGetInputDiscountType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateAdvertisementRequestPagesItem>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateAdvertisementRequestPagesItem>,
+        ::std::string::String,
+    > {
+        <types::UpdateAdvertisementRequestPagesItem as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateAdvertisementRequestPagesItem>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateAdvertisementRequestPagesItem>,
+        ::std::string::String,
+    > {
+        <types::UpdateAdvertisementRequestPagesItem as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateAdvertisementRequestTitle>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateAdvertisementRequestTitle>,
+        ::std::string::String,
+    > {
+        <types::UpdateAdvertisementRequestTitle as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateAdvertisementRequestTitle>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateAdvertisementRequestTitle>,
+        ::std::string::String,
+    > {
+        <types::UpdateAdvertisementRequestTitle as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateCouponRequestAppliedIn>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCouponRequestAppliedIn>,
+        ::std::string::String,
+    > {
+        <types::UpdateCouponRequestAppliedIn as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateCouponRequestAppliedIn>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCouponRequestAppliedIn>,
+        ::std::string::String,
+    > {
+        <types::UpdateCouponRequestAppliedIn as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateCouponRequestCode> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCouponRequestCode>,
+        ::std::string::String,
+    > {
+        <types::UpdateCouponRequestCode as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateCouponRequestCode>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCouponRequestCode>,
+        ::std::string::String,
+    > {
+        <types::UpdateCouponRequestCode as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateCouponRequestPaymentMethodsItem,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCouponRequestPaymentMethodsItem>,
+        ::std::string::String,
+    > {
+        <types::UpdateCouponRequestPaymentMethodsItem as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateCouponRequestPaymentMethodsItem,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCouponRequestPaymentMethodsItem>,
+        ::std::string::String,
+    > {
+        <types::UpdateCouponRequestPaymentMethodsItem as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateCouponRequestStatus> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCouponRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::UpdateCouponRequestStatus as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateCouponRequestStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCouponRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::UpdateCouponRequestStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateSpecialOfferRequestAppliedChannel,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateSpecialOfferRequestAppliedChannel>,
+        ::std::string::String,
+    > {
+        <types::UpdateSpecialOfferRequestAppliedChannel as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateSpecialOfferRequestAppliedChannel,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateSpecialOfferRequestAppliedChannel>,
+        ::std::string::String,
+    > {
+        <types::UpdateSpecialOfferRequestAppliedChannel as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateSpecialOfferRequestAppliedTo>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateSpecialOfferRequestAppliedTo>,
+        ::std::string::String,
+    > {
+        <types::UpdateSpecialOfferRequestAppliedTo as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateSpecialOfferRequestAppliedTo>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateSpecialOfferRequestAppliedTo>,
+        ::std::string::String,
+    > {
+        <types::UpdateSpecialOfferRequestAppliedTo as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateSpecialOfferRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateSpecialOfferRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateSpecialOfferRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateSpecialOfferRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateSpecialOfferRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateSpecialOfferRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateSpecialOfferRequestOfferType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateSpecialOfferRequestOfferType>,
+        ::std::string::String,
+    > {
+        <types::UpdateSpecialOfferRequestOfferType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateSpecialOfferRequestOfferType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateSpecialOfferRequestOfferType>,
+        ::std::string::String,
+    > {
+        <types::UpdateSpecialOfferRequestOfferType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateSpecialOfferRequestStatus>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateSpecialOfferRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::UpdateSpecialOfferRequestStatus as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateSpecialOfferRequestStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateSpecialOfferRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::UpdateSpecialOfferRequestStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
     }
 }
 ::store_admin_client_core::operation!(

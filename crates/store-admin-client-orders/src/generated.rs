@@ -7688,58 +7688,7 @@ The set may grow.
                 }
             }
         }
-        impl ChangeOrderStatusRequest {
-            pub fn note<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.note = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for note: {e}")
-                    });
-                self
-            }
-            pub fn restore_items<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.restore_items = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for restore_items: {e}")
-                    });
-                self
-            }
-            pub fn slug<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderStatusSlug>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.slug = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for slug: {e}")
-                    });
-                self
-            }
-            pub fn status_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status_id: {e}")
-                    });
-                self
-            }
-        }
+        impl ChangeOrderStatusRequest {}
         impl ::std::convert::TryFrom<ChangeOrderStatusRequest>
         for super::ChangeOrderStatusRequest {
             type Error = super::error::ConversionError;
@@ -7784,34 +7733,7 @@ The set may grow.
                 }
             }
         }
-        impl CreateOrderAssignmentRuleRequest {
-            pub fn rules<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::OrderAssignmentConditionInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.rules = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for rules: {e}")
-                    });
-                self
-            }
-            pub fn user_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.user_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for user_id: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateOrderAssignmentRuleRequest {}
         impl ::std::convert::TryFrom<CreateOrderAssignmentRuleRequest>
         for super::CreateOrderAssignmentRuleRequest {
             type Error = super::error::ConversionError;
@@ -7938,24 +7860,6 @@ The set may grow.
             }
         }
         impl CreateOrderInvoiceRequest {
-            pub fn cash_on_delivery_cost<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cash_on_delivery_cost = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for cash_on_delivery_cost: {e}"
-                        )
-                    });
-                self
-            }
             pub fn data_type<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::CreateOrderInvoiceRequestDataType>,
@@ -7965,20 +7869,6 @@ The set may grow.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for data_type: {e}")
-                    });
-                self
-            }
-            pub fn invoice_number<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.invoice_number = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for invoice_number: {e}"
-                        )
                     });
                 self
             }
@@ -7994,86 +7884,6 @@ The set may grow.
                     });
                 self
             }
-            pub fn shipping_cost<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.shipping_cost = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for shipping_cost: {e}")
-                    });
-                self
-            }
-            pub fn sub_total<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sub_total = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sub_total: {e}")
-                    });
-                self
-            }
-            pub fn tax<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.tax = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tax: {e}")
-                    });
-                self
-            }
-            pub fn tax_value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.tax_value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tax_value: {e}")
-                    });
-                self
-            }
-            pub fn total<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.total = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for total: {e}")
-                    });
-                self
-            }
             pub fn type_<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::CreateOrderInvoiceRequestType>,
@@ -8083,18 +7893,6 @@ The set may grow.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn url<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
                     });
                 self
             }
@@ -8200,92 +7998,6 @@ The set may grow.
             }
         }
         impl CreateOrderItemRequest {
-            pub fn branch_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.branch_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for branch_id: {e}")
-                    });
-                self
-            }
-            pub fn cost_price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cost_price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cost_price: {e}")
-                    });
-                self
-            }
-            pub fn identifier<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::IntegerOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.identifier = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for identifier: {e}")
-                    });
-                self
-            }
-            pub fn identifier_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CreateOrderItemRequestIdentifierType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.identifier_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for identifier_type: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn options<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::OrderProductOptionInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.options = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for options: {e}")
-                    });
-                self
-            }
             pub fn order_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -8295,64 +8007,6 @@ The set may grow.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for order_id: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
-                    });
-                self
-            }
-            pub fn weight<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.weight = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for weight: {e}")
-                    });
-                self
-            }
-            pub fn weight_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.weight_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for weight_type: {e}")
                     });
                 self
             }
@@ -8461,86 +8115,6 @@ The set may grow.
             }
         }
         impl CreateOrderOptionRequest {
-            pub fn booking_details<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderOptionBookingInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.booking_details = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for booking_details: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn categories<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.categories = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for categories: {e}")
-                    });
-                self
-            }
-            pub fn description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
-                self
-            }
-            pub fn is_multi_choice<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_multi_choice = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for is_multi_choice: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn is_required<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_required = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_required: {e}")
-                    });
-                self
-            }
-            pub fn length<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.length = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for length: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::CreateOrderOptionRequestName>,
@@ -8550,50 +8124,6 @@ The set may grow.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn options<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderOptionValueInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.options = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for options: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn selected_products<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.selected_products = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for selected_products: {e}"
-                        )
                     });
                 self
             }
@@ -8698,114 +8228,7 @@ The set may grow.
                 }
             }
         }
-        impl CreateOrderRequest {
-            pub fn branch_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.branch_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for branch_id: {e}")
-                    });
-                self
-            }
-            pub fn courier_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.courier_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for courier_id: {e}")
-                    });
-                self
-            }
-            pub fn customer<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderCustomerInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.customer = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for customer: {e}")
-                    });
-                self
-            }
-            pub fn delivery_method<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.delivery_method = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for delivery_method: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn payment<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderPaymentInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.payment = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for payment: {e}")
-                    });
-                self
-            }
-            pub fn products<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::OrderProductInput>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.products = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for products: {e}")
-                    });
-                self
-            }
-            pub fn receiver<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderReceiverInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.receiver = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for receiver: {e}")
-                    });
-                self
-            }
-            pub fn ship_to<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderShipToInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.ship_to = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for ship_to: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateOrderRequest {}
         impl ::std::convert::TryFrom<CreateOrderRequest> for super::CreateOrderRequest {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -8871,30 +8294,6 @@ The set may grow.
             }
         }
         impl CreateOrderStatusRequest {
-            pub fn icon<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.icon = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for icon: {e}")
-                    });
-                self
-            }
-            pub fn is_active<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_active = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_active: {e}")
-                    });
-                self
-            }
             pub fn message<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -8928,18 +8327,6 @@ The set may grow.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for parent_id: {e}")
-                    });
-                self
-            }
-            pub fn sort<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<u64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sort = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sort: {e}")
                     });
                 self
             }
@@ -9034,32 +8421,7 @@ The set may grow.
                 }
             }
         }
-        impl OrderActionFilters {
-            pub fn order_ids<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.order_ids = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for order_ids: {e}")
-                    });
-                self
-            }
-            pub fn order_status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.order_status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for order_status: {e}")
-                    });
-                self
-            }
-        }
+        impl OrderActionFilters {}
         impl ::std::convert::TryFrom<OrderActionFilters> for super::OrderActionFilters {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -9108,20 +8470,6 @@ The set may grow.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for action_name: {e}")
-                    });
-                self
-            }
-            pub fn value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::store_admin_client_core::types::AnyValue>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
                     });
                 self
             }
@@ -9175,18 +8523,6 @@ The set may grow.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for filters: {e}")
-                    });
-                self
-            }
-            pub fn operations<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::OrderActionOperation>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.operations = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for operations: {e}")
                     });
                 self
             }
@@ -9300,54 +8636,7 @@ The set may grow.
                 }
             }
         }
-        impl OrderCustomerInput {
-            pub fn email<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.email = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for email: {e}")
-                    });
-                self
-            }
-            pub fn id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
-                self
-            }
-            pub fn mobile<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.mobile = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for mobile: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl OrderCustomerInput {}
         impl ::std::convert::TryFrom<OrderCustomerInput> for super::OrderCustomerInput {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -9477,18 +8766,6 @@ The set may grow.
                     });
                 self
             }
-            pub fn times<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::OrderOptionTimeRange>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.times = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for times: {e}")
-                    });
-                self
-            }
         }
         impl ::std::convert::TryFrom<OrderOptionAvailabilityInput>
         for super::OrderOptionAvailabilityInput {
@@ -9566,64 +8843,6 @@ The set may grow.
             }
         }
         impl OrderOptionBookingInput {
-            pub fn availabilities<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::OrderOptionAvailabilityInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.availabilities = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for availabilities: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn location<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.location = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for location: {e}")
-                    });
-                self
-            }
-            pub fn maximum_quantity_per_order<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.maximum_quantity_per_order = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for maximum_quantity_per_order: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn overrides<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::OrderOptionOverrideInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.overrides = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for overrides: {e}")
-                    });
-                self
-            }
             pub fn sessions_count<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::num::NonZeroU64>,
@@ -9784,30 +9003,7 @@ The set may grow.
                 }
             }
         }
-        impl OrderOptionOverride {
-            pub fn date<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date: {e}")
-                    });
-                self
-            }
-            pub fn id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
-                self
-            }
-        }
+        impl OrderOptionOverride {}
         impl ::std::convert::TryFrom<OrderOptionOverride>
         for super::OrderOptionOverride {
             type Error = super::error::ConversionError;
@@ -9900,16 +9096,6 @@ The set may grow.
                     });
                 self
             }
-            pub fn to<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.to = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for to: {e}"));
-                self
-            }
         }
         impl ::std::convert::TryFrom<OrderOptionTimeRange>
         for super::OrderOptionTimeRange {
@@ -9966,32 +9152,6 @@ The set may grow.
             }
         }
         impl OrderOptionValueInput {
-            pub fn cost<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderOptionValueInputCost>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cost = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cost: {e}")
-                    });
-                self
-            }
-            pub fn is_default<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_default = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_default: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::OrderOptionValueInputName>,
@@ -10001,34 +9161,6 @@ The set may grow.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderOptionValueInputPrice>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn weight<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderOptionValueInputWeight>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.weight = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for weight: {e}")
                     });
                 self
             }
@@ -10099,90 +9231,7 @@ The set may grow.
                 }
             }
         }
-        impl OrderPaymentInput {
-            pub fn accepted_methods<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::OrderPaymentMethod>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.accepted_methods = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for accepted_methods: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn cash_on_delivery<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::store_admin_client_core::types::Money>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cash_on_delivery = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for cash_on_delivery: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn method<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderPaymentMethod>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.method = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for method: {e}")
-                    });
-                self
-            }
-            pub fn receipt_image_path<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.receipt_image_path = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for receipt_image_path: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-            pub fn store_bank_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.store_bank_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for store_bank_id: {e}")
-                    });
-                self
-            }
-        }
+        impl OrderPaymentInput {}
         impl ::std::convert::TryFrom<OrderPaymentInput> for super::OrderPaymentInput {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -10244,82 +9293,7 @@ The set may grow.
                 }
             }
         }
-        impl OrderProductInput {
-            pub fn identifier<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::IntegerOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.identifier = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for identifier: {e}")
-                    });
-                self
-            }
-            pub fn identifier_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderProductInputIdentifierType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.identifier_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for identifier_type: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn options<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::OrderProductOptionInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.options = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for options: {e}")
-                    });
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
-                    });
-                self
-            }
-            pub fn recurring<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderRecurringInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.recurring = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for recurring: {e}")
-                    });
-                self
-            }
-        }
+        impl OrderProductInput {}
         impl ::std::convert::TryFrom<OrderProductInput> for super::OrderProductInput {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -10361,30 +9335,7 @@ The set may grow.
                 }
             }
         }
-        impl OrderProductOptionInput {
-            pub fn id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
-                self
-            }
-            pub fn value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
-                self
-            }
-        }
+        impl OrderProductOptionInput {}
         impl ::std::convert::TryFrom<OrderProductOptionInput>
         for super::OrderProductOptionInput {
             type Error = super::error::ConversionError;
@@ -10440,68 +9391,7 @@ The set may grow.
                 }
             }
         }
-        impl OrderReceiverInput {
-            pub fn country_code<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.country_code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_code: {e}")
-                    });
-                self
-            }
-            pub fn email<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.email = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for email: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn notify<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.notify = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for notify: {e}")
-                    });
-                self
-            }
-            pub fn phone<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.phone = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for phone: {e}")
-                    });
-                self
-            }
-        }
+        impl OrderReceiverInput {}
         impl ::std::convert::TryFrom<OrderReceiverInput> for super::OrderReceiverInput {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -10560,34 +9450,6 @@ The set may grow.
             }
         }
         impl OrderRecurringInput {
-            pub fn interval_count<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.interval_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for interval_count: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn interval_unit<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.interval_unit = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for interval_unit: {e}")
-                    });
-                self
-            }
             pub fn meta<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -10602,18 +9464,6 @@ The set may grow.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for meta: {e}")
-                    });
-                self
-            }
-            pub fn slug<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.slug = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for slug: {e}")
                     });
                 self
             }
@@ -10778,18 +9628,6 @@ The set may grow.
                         format!(
                             "error converting supplied value for additional_number: {e}"
                         )
-                    });
-                self
-            }
-            pub fn address<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.address = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for address: {e}")
                     });
                 self
             }
@@ -11047,18 +9885,6 @@ The set may grow.
                     });
                 self
             }
-            pub fn items<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::OrderRelocateItem>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.items = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for items: {e}")
-                    });
-                self
-            }
             pub fn source<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -11134,92 +9960,7 @@ The set may grow.
                 }
             }
         }
-        impl UpdateOrderItemRequest {
-            pub fn branch_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.branch_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for branch_id: {e}")
-                    });
-                self
-            }
-            pub fn options<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::OrderProductOptionInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.options = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for options: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
-                    });
-                self
-            }
-            pub fn weight<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.weight = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for weight: {e}")
-                    });
-                self
-            }
-            pub fn weight_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.weight_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for weight_type: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateOrderItemRequest {}
         impl ::std::convert::TryFrom<UpdateOrderItemRequest>
         for super::UpdateOrderItemRequest {
             type Error = super::error::ConversionError;
@@ -11307,18 +10048,6 @@ The set may grow.
                     });
                 self
             }
-            pub fn times<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::OrderOptionTimeRange>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.times = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for times: {e}")
-                    });
-                self
-            }
         }
         impl ::std::convert::TryFrom<UpdateOrderOptionAvailabilityInput>
         for super::UpdateOrderOptionAvailabilityInput {
@@ -11396,130 +10125,7 @@ The set may grow.
                 }
             }
         }
-        impl UpdateOrderOptionBookingInput {
-            pub fn availabilities<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::UpdateOrderOptionAvailabilityInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.availabilities = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for availabilities: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
-                self
-            }
-            pub fn location<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.location = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for location: {e}")
-                    });
-                self
-            }
-            pub fn maximum_quantity_per_order<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.maximum_quantity_per_order = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for maximum_quantity_per_order: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn overrides<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::OrderOptionOverride>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.overrides = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for overrides: {e}")
-                    });
-                self
-            }
-            pub fn sessions_count<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sessions_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for sessions_count: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn time_strict<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.time_strict = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for time_strict: {e}")
-                    });
-                self
-            }
-            pub fn time_strict_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.time_strict_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for time_strict_type: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateOrderOptionBookingInputType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateOrderOptionBookingInput {}
         impl ::std::convert::TryFrom<UpdateOrderOptionBookingInput>
         for super::UpdateOrderOptionBookingInput {
             type Error = super::error::ConversionError;
@@ -11644,228 +10250,7 @@ The set may grow.
                 }
             }
         }
-        impl UpdateOrderOptionRequest {
-            pub fn booking_details<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateOrderOptionBookingInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.booking_details = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for booking_details: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn categories<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::OrderOptionCategoryInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.categories = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for categories: {e}")
-                    });
-                self
-            }
-            pub fn currency<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.currency = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for currency: {e}")
-                    });
-                self
-            }
-            pub fn description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
-                self
-            }
-            pub fn is_multi_choice<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_multi_choice = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for is_multi_choice: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn is_required<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_required = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_required: {e}")
-                    });
-                self
-            }
-            pub fn length<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::IntegerOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.length = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for length: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateOrderOptionRequestName>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn options<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::UpdateOrderOptionValueInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.options = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for options: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn reference_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.reference_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for reference_id: {e}")
-                    });
-                self
-            }
-            pub fn selected_products<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.selected_products = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for selected_products: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn session_duration<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.session_duration = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for session_duration: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn session_gap<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.session_gap = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for session_gap: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateOrderOptionRequestType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateOrderOptionRequest {}
         impl ::std::convert::TryFrom<UpdateOrderOptionRequest>
         for super::UpdateOrderOptionRequest {
             type Error = super::error::ConversionError;
@@ -11951,90 +10336,7 @@ The set may grow.
                 }
             }
         }
-        impl UpdateOrderOptionValueInput {
-            pub fn cost<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cost = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cost: {e}")
-                    });
-                self
-            }
-            pub fn id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
-                self
-            }
-            pub fn is_default<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_default = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_default: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn weight<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.weight = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for weight: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateOrderOptionValueInput {}
         impl ::std::convert::TryFrom<UpdateOrderOptionValueInput>
         for super::UpdateOrderOptionValueInput {
             type Error = super::error::ConversionError;
@@ -12118,126 +10420,7 @@ The set may grow.
                 }
             }
         }
-        impl UpdateOrderRequest {
-            pub fn branch_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.branch_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for branch_id: {e}")
-                    });
-                self
-            }
-            pub fn coupon_code<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.coupon_code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for coupon_code: {e}")
-                    });
-                self
-            }
-            pub fn courier_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.courier_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for courier_id: {e}")
-                    });
-                self
-            }
-            pub fn customer<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderCustomerInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.customer = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for customer: {e}")
-                    });
-                self
-            }
-            pub fn delivery_method<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.delivery_method = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for delivery_method: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn employees<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.employees = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for employees: {e}")
-                    });
-                self
-            }
-            pub fn payment<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderPaymentInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.payment = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for payment: {e}")
-                    });
-                self
-            }
-            pub fn receiver<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderReceiverInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.receiver = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for receiver: {e}")
-                    });
-                self
-            }
-            pub fn ship_to<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::OrderShipToInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.ship_to = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for ship_to: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateOrderRequest {}
         impl ::std::convert::TryFrom<UpdateOrderRequest> for super::UpdateOrderRequest {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -12305,70 +10488,7 @@ The set may grow.
                 }
             }
         }
-        impl UpdateOrderStatusRequest {
-            pub fn icon<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.icon = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for icon: {e}")
-                    });
-                self
-            }
-            pub fn is_active<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_active = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_active: {e}")
-                    });
-                self
-            }
-            pub fn message<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.message = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for message: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateOrderStatusRequestName>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn sort<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<u64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sort = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sort: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateOrderStatusRequest {}
         impl ::std::convert::TryFrom<UpdateOrderStatusRequest>
         for super::UpdateOrderStatusRequest {
             type Error = super::error::ConversionError;
@@ -12394,6 +10514,1393 @@ The set may grow.
                     name: Ok(value.name),
                     sort: Ok(value.sort),
                 }
+            }
+        }
+        impl ChangeOrderStatusRequest {
+            pub fn note<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.note = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "note"));
+                self
+            }
+            pub fn restore_items<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.restore_items = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "restore_items"));
+                self
+            }
+            pub fn slug<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::OrderStatusSlug>,
+            {
+                self.slug = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "slug"));
+                self
+            }
+            pub fn status_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.status_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status_id"));
+                self
+            }
+        }
+        impl CreateOrderAssignmentRuleRequest {
+            pub fn rules<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::OrderAssignmentConditionInput,
+                >,
+            {
+                self.rules = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "rules"));
+                self
+            }
+            pub fn user_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.user_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "user_id"));
+                self
+            }
+        }
+        impl CreateOrderInvoiceRequest {
+            pub fn cash_on_delivery_cost<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.cash_on_delivery_cost = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cash_on_delivery_cost"));
+                self
+            }
+            pub fn invoice_number<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.invoice_number = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "invoice_number"));
+                self
+            }
+            pub fn shipping_cost<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.shipping_cost = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "shipping_cost"));
+                self
+            }
+            pub fn sub_total<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.sub_total = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sub_total"));
+                self
+            }
+            pub fn tax<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.tax = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "tax"));
+                self
+            }
+            pub fn tax_value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.tax_value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "tax_value"));
+                self
+            }
+            pub fn total<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.total = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "total"));
+                self
+            }
+            pub fn url<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.url = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "url"));
+                self
+            }
+        }
+        impl CreateOrderItemRequest {
+            pub fn branch_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.branch_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "branch_id"));
+                self
+            }
+            pub fn cost_price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.cost_price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cost_price"));
+                self
+            }
+            pub fn identifier<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::IntegerOrString,
+                >,
+            {
+                self.identifier = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "identifier"));
+                self
+            }
+            pub fn identifier_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateOrderItemRequestIdentifierType,
+                >,
+            {
+                self.identifier_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "identifier_type"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn options<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::OrderProductOptionInput>,
+            {
+                self.options = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "options"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::num::NonZeroU64>,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+            pub fn weight<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.weight = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "weight"));
+                self
+            }
+            pub fn weight_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.weight_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "weight_type"));
+                self
+            }
+        }
+        impl CreateOrderOptionRequest {
+            pub fn booking_details<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::OrderOptionBookingInput,
+                >,
+            {
+                self.booking_details = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "booking_details"));
+                self
+            }
+            pub fn categories<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.categories = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "categories"));
+                self
+            }
+            pub fn description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "description"));
+                self
+            }
+            pub fn is_multi_choice<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_multi_choice = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_multi_choice"));
+                self
+            }
+            pub fn is_required<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.is_required = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_required"));
+                self
+            }
+            pub fn length<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::num::NonZeroU64>,
+            {
+                self.length = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "length"));
+                self
+            }
+            pub fn options<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::OrderOptionValueInput>,
+            {
+                self.options = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "options"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
+            pub fn selected_products<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.selected_products = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "selected_products"));
+                self
+            }
+        }
+        impl CreateOrderRequest {
+            pub fn branch_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.branch_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "branch_id"));
+                self
+            }
+            pub fn courier_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.courier_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "courier_id"));
+                self
+            }
+            pub fn customer<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::OrderCustomerInput>,
+            {
+                self.customer = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "customer"));
+                self
+            }
+            pub fn delivery_method<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.delivery_method = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "delivery_method"));
+                self
+            }
+            pub fn payment<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::OrderPaymentInput>,
+            {
+                self.payment = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "payment"));
+                self
+            }
+            pub fn products<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::OrderProductInput>,
+            {
+                self.products = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "products"));
+                self
+            }
+            pub fn receiver<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::OrderReceiverInput>,
+            {
+                self.receiver = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "receiver"));
+                self
+            }
+            pub fn ship_to<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::OrderShipToInput>,
+            {
+                self.ship_to = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "ship_to"));
+                self
+            }
+        }
+        impl CreateOrderStatusRequest {
+            pub fn icon<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.icon = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "icon"));
+                self
+            }
+            pub fn is_active<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_active = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_active"));
+                self
+            }
+            pub fn sort<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<u64>,
+            {
+                self.sort = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sort"));
+                self
+            }
+        }
+        impl OrderActionFilters {
+            pub fn order_ids<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.order_ids = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "order_ids"));
+                self
+            }
+            pub fn order_status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.order_status = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "order_status"));
+                self
+            }
+        }
+        impl OrderActionOperation {
+            pub fn value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::AnyValue,
+                >,
+            {
+                self.value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "value"));
+                self
+            }
+        }
+        impl OrderActionsRequest {
+            pub fn operations<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::OrderActionOperation>,
+            {
+                self.operations = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "operations"));
+                self
+            }
+        }
+        impl OrderCustomerInput {
+            pub fn email<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.email = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "email"));
+                self
+            }
+            pub fn id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "id"));
+                self
+            }
+            pub fn mobile<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.mobile = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "mobile"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+        }
+        impl OrderOptionAvailabilityInput {
+            pub fn times<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::OrderOptionTimeRange>,
+            {
+                self.times = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "times"));
+                self
+            }
+        }
+        impl OrderOptionBookingInput {
+            pub fn availabilities<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::OrderOptionAvailabilityInput,
+                >,
+            {
+                self.availabilities = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "availabilities"));
+                self
+            }
+            pub fn location<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.location = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "location"));
+                self
+            }
+            pub fn maximum_quantity_per_order<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::num::NonZeroU64>,
+            {
+                self.maximum_quantity_per_order = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "maximum_quantity_per_order")
+                    });
+                self
+            }
+            pub fn overrides<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::OrderOptionOverrideInput>,
+            {
+                self.overrides = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "overrides"));
+                self
+            }
+        }
+        impl OrderOptionOverride {
+            pub fn date<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.date = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "date"));
+                self
+            }
+            pub fn id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "id"));
+                self
+            }
+        }
+        impl OrderOptionTimeRange {
+            pub fn to<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.to = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "to"));
+                self
+            }
+        }
+        impl OrderOptionValueInput {
+            pub fn cost<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::OrderOptionValueInputCost,
+                >,
+            {
+                self.cost = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cost"));
+                self
+            }
+            pub fn is_default<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_default = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_default"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::OrderOptionValueInputPrice,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
+            pub fn weight<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::OrderOptionValueInputWeight,
+                >,
+            {
+                self.weight = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "weight"));
+                self
+            }
+        }
+        impl OrderPaymentInput {
+            pub fn accepted_methods<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::OrderPaymentMethod>,
+            {
+                self.accepted_methods = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "accepted_methods"));
+                self
+            }
+            pub fn cash_on_delivery<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::Money,
+                >,
+            {
+                self.cash_on_delivery = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cash_on_delivery"));
+                self
+            }
+            pub fn method<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::OrderPaymentMethod>,
+            {
+                self.method = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "method"));
+                self
+            }
+            pub fn receipt_image_path<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.receipt_image_path = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "receipt_image_path"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+            pub fn store_bank_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.store_bank_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "store_bank_id"));
+                self
+            }
+        }
+        impl OrderProductInput {
+            pub fn identifier<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::IntegerOrString,
+                >,
+            {
+                self.identifier = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "identifier"));
+                self
+            }
+            pub fn identifier_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::OrderProductInputIdentifierType,
+                >,
+            {
+                self.identifier_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "identifier_type"));
+                self
+            }
+            pub fn options<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::OrderProductOptionInput>,
+            {
+                self.options = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "options"));
+                self
+            }
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::num::NonZeroU64>,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+            pub fn recurring<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::OrderRecurringInput>,
+            {
+                self.recurring = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "recurring"));
+                self
+            }
+        }
+        impl OrderProductOptionInput {
+            pub fn id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "id"));
+                self
+            }
+            pub fn value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<::std::string::String>,
+            {
+                self.value = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "value"));
+                self
+            }
+        }
+        impl OrderReceiverInput {
+            pub fn country_code<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.country_code = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "country_code"));
+                self
+            }
+            pub fn email<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.email = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "email"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn notify<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.notify = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "notify"));
+                self
+            }
+            pub fn phone<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.phone = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "phone"));
+                self
+            }
+        }
+        impl OrderRecurringInput {
+            pub fn interval_count<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::num::NonZeroU64>,
+            {
+                self.interval_count = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "interval_count"));
+                self
+            }
+            pub fn interval_unit<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.interval_unit = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "interval_unit"));
+                self
+            }
+            pub fn slug<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.slug = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "slug"));
+                self
+            }
+        }
+        impl OrderShipToInput {
+            pub fn address<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.address = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "address"));
+                self
+            }
+        }
+        impl RelocateOrderInventoryRequest {
+            pub fn items<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::OrderRelocateItem>,
+            {
+                self.items = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "items"));
+                self
+            }
+        }
+        impl UpdateOrderItemRequest {
+            pub fn branch_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.branch_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "branch_id"));
+                self
+            }
+            pub fn options<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::OrderProductOptionInput>,
+            {
+                self.options = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "options"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::num::NonZeroU64>,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+            pub fn weight<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.weight = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "weight"));
+                self
+            }
+            pub fn weight_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.weight_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "weight_type"));
+                self
+            }
+        }
+        impl UpdateOrderOptionAvailabilityInput {
+            pub fn times<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::OrderOptionTimeRange>,
+            {
+                self.times = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "times"));
+                self
+            }
+        }
+        impl UpdateOrderOptionBookingInput {
+            pub fn availabilities<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::UpdateOrderOptionAvailabilityInput,
+                >,
+            {
+                self.availabilities = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "availabilities"));
+                self
+            }
+            pub fn id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "id"));
+                self
+            }
+            pub fn location<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.location = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "location"));
+                self
+            }
+            pub fn maximum_quantity_per_order<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::num::NonZeroU64>,
+            {
+                self.maximum_quantity_per_order = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "maximum_quantity_per_order")
+                    });
+                self
+            }
+            pub fn overrides<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::OrderOptionOverride>,
+            {
+                self.overrides = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "overrides"));
+                self
+            }
+            pub fn sessions_count<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::num::NonZeroU64>,
+            {
+                self.sessions_count = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sessions_count"));
+                self
+            }
+            pub fn time_strict<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.time_strict = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "time_strict"));
+                self
+            }
+            pub fn time_strict_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.time_strict_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "time_strict_type"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateOrderOptionBookingInputType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+        }
+        impl UpdateOrderOptionRequest {
+            pub fn booking_details<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateOrderOptionBookingInput,
+                >,
+            {
+                self.booking_details = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "booking_details"));
+                self
+            }
+            pub fn categories<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::OrderOptionCategoryInput>,
+            {
+                self.categories = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "categories"));
+                self
+            }
+            pub fn currency<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.currency = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "currency"));
+                self
+            }
+            pub fn description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "description"));
+                self
+            }
+            pub fn is_multi_choice<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_multi_choice = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_multi_choice"));
+                self
+            }
+            pub fn is_required<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_required = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_required"));
+                self
+            }
+            pub fn length<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::IntegerOrString,
+                >,
+            {
+                self.length = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "length"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateOrderOptionRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn options<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::UpdateOrderOptionValueInput,
+                >,
+            {
+                self.options = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "options"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
+            pub fn reference_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.reference_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "reference_id"));
+                self
+            }
+            pub fn selected_products<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.selected_products = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "selected_products"));
+                self
+            }
+            pub fn session_duration<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::num::NonZeroU64>,
+            {
+                self.session_duration = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "session_duration"));
+                self
+            }
+            pub fn session_gap<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.session_gap = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "session_gap"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateOrderOptionRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+        }
+        impl UpdateOrderOptionValueInput {
+            pub fn cost<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.cost = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cost"));
+                self
+            }
+            pub fn id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "id"));
+                self
+            }
+            pub fn is_default<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_default = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_default"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
+            pub fn weight<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.weight = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "weight"));
+                self
+            }
+        }
+        impl UpdateOrderRequest {
+            pub fn branch_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.branch_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "branch_id"));
+                self
+            }
+            pub fn coupon_code<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.coupon_code = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "coupon_code"));
+                self
+            }
+            pub fn courier_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.courier_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "courier_id"));
+                self
+            }
+            pub fn customer<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::OrderCustomerInput>,
+            {
+                self.customer = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "customer"));
+                self
+            }
+            pub fn delivery_method<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.delivery_method = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "delivery_method"));
+                self
+            }
+            pub fn employees<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.employees = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "employees"));
+                self
+            }
+            pub fn payment<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::OrderPaymentInput>,
+            {
+                self.payment = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "payment"));
+                self
+            }
+            pub fn receiver<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::OrderReceiverInput>,
+            {
+                self.receiver = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "receiver"));
+                self
+            }
+            pub fn ship_to<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::OrderShipToInput>,
+            {
+                self.ship_to = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "ship_to"));
+                self
+            }
+        }
+        impl UpdateOrderStatusRequest {
+            pub fn icon<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.icon = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "icon"));
+                self
+            }
+            pub fn is_active<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_active = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_active"));
+                self
+            }
+            pub fn message<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.message = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "message"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateOrderStatusRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn sort<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<u64>,
+            {
+                self.sort = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sort"));
+                self
             }
         }
     }
@@ -12560,30 +12067,6 @@ pub mod builder {
                 start: Err("start was not initialized".to_string()),
             }
         }
-        pub fn end<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::chrono::naive::NaiveDate>,
-        {
-            self.end = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: chrono :: naive :: NaiveDate` for end failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn start<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::chrono::naive::NaiveDate>,
-        {
-            self.start = value
-                .try_into()
-                .map_err(|_| {
-                    "conversion to `:: chrono :: naive :: NaiveDate` for start failed"
-                        .to_string()
-                });
-            self
-        }
         ///Sends a `GET` request to `/reservations`
         pub async fn send(
             self,
@@ -12743,32 +12226,6 @@ pub mod builder {
                 });
             self
         }
-        pub fn assign_employee<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<i64>>,
-        {
-            self.assign_employee = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < i64 >` for assign_employee failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn branch<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<i64>>,
-        {
-            self.branch = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < i64 >` for branch failed"
-                        .to_string()
-                });
-            self
-        }
         pub fn city<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
@@ -12835,19 +12292,6 @@ pub mod builder {
                 .map_err(|_| "conversion to `bool` for expanded failed".to_string());
             self
         }
-        pub fn from_date<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::chrono::naive::NaiveDate>,
-        {
-            self.from_date = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: chrono :: naive :: NaiveDate` for from_date failed"
-                        .to_string()
-                });
-            self
-        }
         pub fn keyword<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
@@ -12870,19 +12314,6 @@ pub mod builder {
                 .map(Some)
                 .map_err(|_| {
                     "conversion to `:: std :: num :: NonZeroU64` for page failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn payment_method<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<types::OrderPaymentMethod>>,
-        {
-            self.payment_method = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < OrderPaymentMethod >` for payment_method failed"
                         .to_string()
                 });
             self
@@ -12923,34 +12354,6 @@ pub mod builder {
                 .map_err(|_| "conversion to `i64` for reference_id failed".to_string());
             self
         }
-        pub fn selling_channel<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<
-                ::std::vec::Vec<types::ListOrdersSellingChannelItem>,
-            >,
-        {
-            self.selling_channel = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < ListOrdersSellingChannelItem >` for selling_channel failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn shipping_app_id<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<i64>>,
-        {
-            self.shipping_app_id = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < i64 >` for shipping_app_id failed"
-                        .to_string()
-                });
-            self
-        }
         pub fn sort_by<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::ListOrdersSortBy>,
@@ -12960,58 +12363,6 @@ pub mod builder {
                 .map(Some)
                 .map_err(|_| {
                     "conversion to `ListOrdersSortBy` for sort_by failed".to_string()
-                });
-            self
-        }
-        pub fn source<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<types::OrderSource>>,
-        {
-            self.source = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < OrderSource >` for source failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn status<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<i64>>,
-        {
-            self.status = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < i64 >` for status failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn tags<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<i64>>,
-        {
-            self.tags = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < i64 >` for tags failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn to_date<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::chrono::naive::NaiveDate>,
-        {
-            self.to_date = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: chrono :: naive :: NaiveDate` for to_date failed"
-                        .to_string()
                 });
             self
         }
@@ -17457,6 +16808,126 @@ pub mod builder {
             }
         }
     }
+    impl<'a> ListReservations<'a> {
+        pub fn end<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoValue<::chrono::naive::NaiveDate>,
+        {
+            self.end = value.into_value().map_err(|e| ::std::format!("{}: {e}", "end"));
+            self
+        }
+        pub fn start<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoValue<::chrono::naive::NaiveDate>,
+        {
+            self.start = value
+                .into_value()
+                .map_err(|e| ::std::format!("{}: {e}", "start"));
+            self
+        }
+    }
+    impl<'a> ListOrders<'a> {
+        pub fn assign_employee<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<i64>,
+        {
+            self.assign_employee = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "assign_employee"));
+            self
+        }
+        pub fn branch<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<i64>,
+        {
+            self.branch = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "branch"));
+            self
+        }
+        pub fn from_date<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoValue<::chrono::naive::NaiveDate>,
+        {
+            self.from_date = value
+                .into_value()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "from_date"));
+            self
+        }
+        pub fn payment_method<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<types::OrderPaymentMethod>,
+        {
+            self.payment_method = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "payment_method"));
+            self
+        }
+        pub fn selling_channel<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<types::ListOrdersSellingChannelItem>,
+        {
+            self.selling_channel = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "selling_channel"));
+            self
+        }
+        pub fn shipping_app_id<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<i64>,
+        {
+            self.shipping_app_id = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "shipping_app_id"));
+            self
+        }
+        pub fn source<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<types::OrderSource>,
+        {
+            self.source = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "source"));
+            self
+        }
+        pub fn status<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<i64>,
+        {
+            self.status = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "status"));
+            self
+        }
+        pub fn tags<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<i64>,
+        {
+            self.tags = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "tags"));
+            self
+        }
+        pub fn to_date<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoValue<::chrono::naive::NaiveDate>,
+        {
+            self.to_date = value
+                .into_value()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "to_date"));
+            self
+        }
+    }
 }
 /** The operations of the `orders` area, as methods of the core [`Client`](::store_admin_client_core::Client).
 
@@ -18315,6 +17786,2359 @@ impl OrdersApi for Client {
     }
     fn list_order_assigned_employees(&self) -> builder::ListOrderAssignedEmployees<'_> {
         builder::ListOrderAssignedEmployees::new(self)
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i64> for types::OrderItemProductStartingPrice {
+    fn from(value: i64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i32> for types::OrderItemProductStartingPrice {
+    fn from(value: i32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u32> for types::OrderItemProductStartingPrice {
+    fn from(value: u32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u64> for types::OrderItemProductStartingPrice {
+    fn from(value: u64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<::store_admin_client_core::Decimal>
+for types::OrderItemProductStartingPrice {
+    fn from(value: ::store_admin_client_core::Decimal) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// A decimal amount given as text, sent as written (`"149.50"`); anything else is
+/// refused.
+impl ::std::convert::TryFrom<&str> for types::OrderItemProductStartingPrice {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        ::store_admin_client_core::amount_text(value).map(Self::String)
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String>
+for types::OrderItemProductStartingPrice {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderItemProductStartingPrice>
+for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderItemProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderItemProductStartingPrice as ::std::convert::TryFrom<
+            i64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderItemProductStartingPrice>
+for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderItemProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderItemProductStartingPrice as ::std::convert::TryFrom<
+            i32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderItemProductStartingPrice>
+for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderItemProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderItemProductStartingPrice as ::std::convert::TryFrom<
+            u32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderItemProductStartingPrice>
+for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderItemProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderItemProductStartingPrice as ::std::convert::TryFrom<
+            u64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderItemProductStartingPrice>
+for ::store_admin_client_core::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderItemProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderItemProductStartingPrice as ::std::convert::TryFrom<
+            ::store_admin_client_core::Decimal,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderItemProductStartingPrice>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderItemProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderItemProductStartingPrice as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderItemProductStartingPrice>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderItemProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderItemProductStartingPrice as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderItemProductStartingPrice>
+for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderItemProductStartingPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderItemProductStartingPrice as ::std::convert::TryFrom<
+            f64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i64> for types::OrderOptionValueInputCost {
+    fn from(value: i64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i32> for types::OrderOptionValueInputCost {
+    fn from(value: i32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u32> for types::OrderOptionValueInputCost {
+    fn from(value: u32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u64> for types::OrderOptionValueInputCost {
+    fn from(value: u64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<::store_admin_client_core::Decimal>
+for types::OrderOptionValueInputCost {
+    fn from(value: ::store_admin_client_core::Decimal) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// A decimal amount given as text, sent as written (`"149.50"`); anything else is
+/// refused.
+impl ::std::convert::TryFrom<&str> for types::OrderOptionValueInputCost {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        ::store_admin_client_core::amount_text(value).map(Self::String)
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String>
+for types::OrderOptionValueInputCost {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputCost> for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputCost>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputCost as ::std::convert::TryFrom<
+            i64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputCost> for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputCost>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputCost as ::std::convert::TryFrom<
+            i32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputCost> for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputCost>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputCost as ::std::convert::TryFrom<
+            u32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputCost> for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputCost>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputCost as ::std::convert::TryFrom<
+            u64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputCost>
+for ::store_admin_client_core::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputCost>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputCost as ::std::convert::TryFrom<
+            ::store_admin_client_core::Decimal,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputCost> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputCost>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputCost as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputCost>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputCost>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputCost as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputCost> for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputCost>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputCost as ::std::convert::TryFrom<
+            f64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i64> for types::OrderOptionValueInputPrice {
+    fn from(value: i64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i32> for types::OrderOptionValueInputPrice {
+    fn from(value: i32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u32> for types::OrderOptionValueInputPrice {
+    fn from(value: u32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u64> for types::OrderOptionValueInputPrice {
+    fn from(value: u64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<::store_admin_client_core::Decimal>
+for types::OrderOptionValueInputPrice {
+    fn from(value: ::store_admin_client_core::Decimal) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// A decimal amount given as text, sent as written (`"149.50"`); anything else is
+/// refused.
+impl ::std::convert::TryFrom<&str> for types::OrderOptionValueInputPrice {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        ::store_admin_client_core::amount_text(value).map(Self::String)
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String>
+for types::OrderOptionValueInputPrice {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputPrice> for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputPrice as ::std::convert::TryFrom<
+            i64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputPrice> for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputPrice as ::std::convert::TryFrom<
+            i32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputPrice> for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputPrice as ::std::convert::TryFrom<
+            u32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputPrice> for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputPrice as ::std::convert::TryFrom<
+            u64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputPrice>
+for ::store_admin_client_core::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputPrice as ::std::convert::TryFrom<
+            ::store_admin_client_core::Decimal,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputPrice>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputPrice as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputPrice>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputPrice as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputPrice> for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputPrice>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputPrice as ::std::convert::TryFrom<
+            f64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i64> for types::OrderOptionValueInputWeight {
+    fn from(value: i64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i32> for types::OrderOptionValueInputWeight {
+    fn from(value: i32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u32> for types::OrderOptionValueInputWeight {
+    fn from(value: u32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u64> for types::OrderOptionValueInputWeight {
+    fn from(value: u64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<::store_admin_client_core::Decimal>
+for types::OrderOptionValueInputWeight {
+    fn from(value: ::store_admin_client_core::Decimal) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// A decimal amount given as text, sent as written (`"149.50"`); anything else is
+/// refused.
+impl ::std::convert::TryFrom<&str> for types::OrderOptionValueInputWeight {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        ::store_admin_client_core::amount_text(value).map(Self::String)
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String>
+for types::OrderOptionValueInputWeight {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputWeight>
+for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputWeight>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputWeight as ::std::convert::TryFrom<
+            i64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputWeight>
+for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputWeight>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputWeight as ::std::convert::TryFrom<
+            i32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputWeight>
+for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputWeight>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputWeight as ::std::convert::TryFrom<
+            u32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputWeight>
+for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputWeight>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputWeight as ::std::convert::TryFrom<
+            u64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputWeight>
+for ::store_admin_client_core::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputWeight>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputWeight as ::std::convert::TryFrom<
+            ::store_admin_client_core::Decimal,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputWeight>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputWeight>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputWeight as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputWeight>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputWeight>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputWeight as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputWeight>
+for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputWeight>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputWeight as ::std::convert::TryFrom<
+            f64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::std::convert::From<&str> for types::AbandonedCartCouponStatus {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AbandonedCartCouponStatus> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AbandonedCartCouponStatus>,
+        ::std::string::String,
+    > {
+        <types::AbandonedCartCouponStatus as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::AbandonedCartCouponStatus> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::AbandonedCartCouponStatus>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::AbandonedCartCouponStatus::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::AbandonedCartCouponStatus>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::AbandonedCartCouponStatus>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::AbandonedCartCouponStatus::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AbandonedCartCouponStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AbandonedCartCouponStatus>,
+        ::std::string::String,
+    > {
+        <types::AbandonedCartCouponStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::AbandonedCartCouponStatus>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::AbandonedCartCouponStatus>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::AbandonedCartCouponStatus::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::AbandonedCartCouponStatus>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::AbandonedCartCouponStatus>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::AbandonedCartCouponStatus::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::AbandonedCartStatus {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AbandonedCartStatus> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AbandonedCartStatus>,
+        ::std::string::String,
+    > {
+        <types::AbandonedCartStatus as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::AbandonedCartStatus> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::AbandonedCartStatus>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::AbandonedCartStatus::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::AbandonedCartStatus>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::AbandonedCartStatus>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::AbandonedCartStatus::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::AbandonedCartStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::AbandonedCartStatus>,
+        ::std::string::String,
+    > {
+        <types::AbandonedCartStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::AbandonedCartStatus>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::AbandonedCartStatus>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::AbandonedCartStatus::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::AbandonedCartStatus>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::AbandonedCartStatus>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::AbandonedCartStatus::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::OrderHistoryType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderHistoryType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderHistoryType>,
+        ::std::string::String,
+    > {
+        <types::OrderHistoryType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderHistoryType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderHistoryType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderHistoryType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderHistoryType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderHistoryType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderHistoryType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderHistoryType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderHistoryType>,
+        ::std::string::String,
+    > {
+        <types::OrderHistoryType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderHistoryType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderHistoryType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderHistoryType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderHistoryType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderHistoryType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderHistoryType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::OrderInvoiceType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderInvoiceType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderInvoiceType>,
+        ::std::string::String,
+    > {
+        <types::OrderInvoiceType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderInvoiceType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderInvoiceType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderInvoiceType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderInvoiceType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderInvoiceType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderInvoiceType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderInvoiceType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderInvoiceType>,
+        ::std::string::String,
+    > {
+        <types::OrderInvoiceType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderInvoiceType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderInvoiceType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderInvoiceType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderInvoiceType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderInvoiceType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderInvoiceType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::OrderItemOptionType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderItemOptionType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderItemOptionType>,
+        ::std::string::String,
+    > {
+        <types::OrderItemOptionType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderItemOptionType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderItemOptionType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderItemOptionType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderItemOptionType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderItemOptionType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderItemOptionType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderItemOptionType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderItemOptionType>,
+        ::std::string::String,
+    > {
+        <types::OrderItemOptionType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderItemOptionType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderItemOptionType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderItemOptionType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderItemOptionType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderItemOptionType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderItemOptionType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::OrderOptionBookingType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionBookingType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionBookingType>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionBookingType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderOptionBookingType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderOptionBookingType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderOptionBookingType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderOptionBookingType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderOptionBookingType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderOptionBookingType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionBookingType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionBookingType>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionBookingType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderOptionBookingType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderOptionBookingType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderOptionBookingType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderOptionBookingType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderOptionBookingType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderOptionBookingType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::OrderOptionType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionType>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderOptionType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderOptionType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderOptionType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderOptionType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderOptionType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderOptionType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionType>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderOptionType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderOptionType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderOptionType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderOptionType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderOptionType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderOptionType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::OrderPaymentMethod {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderPaymentMethod> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderPaymentMethod>,
+        ::std::string::String,
+    > {
+        <types::OrderPaymentMethod as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderPaymentMethod> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderPaymentMethod>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderPaymentMethod::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderPaymentMethod>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderPaymentMethod>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderPaymentMethod::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderPaymentMethod>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderPaymentMethod>,
+        ::std::string::String,
+    > {
+        <types::OrderPaymentMethod as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderPaymentMethod>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderPaymentMethod>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderPaymentMethod::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderPaymentMethod>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderPaymentMethod>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderPaymentMethod::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::OrderProductType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderProductType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderProductType>,
+        ::std::string::String,
+    > {
+        <types::OrderProductType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderProductType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderProductType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderProductType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderProductType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderProductType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderProductType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderProductType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderProductType>,
+        ::std::string::String,
+    > {
+        <types::OrderProductType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderProductType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderProductType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderProductType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderProductType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderProductType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderProductType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::OrderReservationType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderReservationType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderReservationType>,
+        ::std::string::String,
+    > {
+        <types::OrderReservationType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderReservationType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderReservationType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderReservationType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderReservationType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderReservationType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderReservationType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderReservationType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderReservationType>,
+        ::std::string::String,
+    > {
+        <types::OrderReservationType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderReservationType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderReservationType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderReservationType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderReservationType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderReservationType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderReservationType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::OrderSource {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderSource> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderSource>,
+        ::std::string::String,
+    > {
+        <types::OrderSource as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderSource> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderSource>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderSource::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderSource> for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderSource>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderSource::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderSource>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderSource>,
+        ::std::string::String,
+    > {
+        <types::OrderSource as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderSource> for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderSource>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderSource::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderSource>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderSource>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderSource::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::OrderStatusSlug {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderStatusSlug> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderStatusSlug>,
+        ::std::string::String,
+    > {
+        <types::OrderStatusSlug as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderStatusSlug> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderStatusSlug>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderStatusSlug::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderStatusSlug>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderStatusSlug>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderStatusSlug::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderStatusSlug>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderStatusSlug>,
+        ::std::string::String,
+    > {
+        <types::OrderStatusSlug as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderStatusSlug>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderStatusSlug>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderStatusSlug::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderStatusSlug>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderStatusSlug>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderStatusSlug::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::OrderStatusType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderStatusType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderStatusType>,
+        ::std::string::String,
+    > {
+        <types::OrderStatusType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderStatusType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderStatusType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderStatusType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderStatusType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderStatusType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderStatusType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderStatusType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderStatusType>,
+        ::std::string::String,
+    > {
+        <types::OrderStatusType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderStatusType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderStatusType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::OrderStatusType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::OrderStatusType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::OrderStatusType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::OrderStatusType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderHistoryRequestNote>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderHistoryRequestNote>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderHistoryRequestNote as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderHistoryRequestNote>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderHistoryRequestNote>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderHistoryRequestNote as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderInvoiceRequestDataType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderInvoiceRequestDataType>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderInvoiceRequestDataType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderInvoiceRequestDataType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderInvoiceRequestDataType>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderInvoiceRequestDataType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderInvoiceRequestType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderInvoiceRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderInvoiceRequestType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderInvoiceRequestType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderInvoiceRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderInvoiceRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderItemRequestIdentifierType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderItemRequestIdentifierType>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderItemRequestIdentifierType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderItemRequestIdentifierType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderItemRequestIdentifierType>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderItemRequestIdentifierType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderOptionRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderOptionRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderOptionRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderOptionRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderOptionRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderOptionRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderOptionRequestType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderOptionRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderOptionRequestType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderOptionRequestType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderOptionRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderOptionRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderStatusRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderStatusRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderStatusRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateOrderStatusRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateOrderStatusRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateOrderStatusRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::GetOrderFormat> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::GetOrderFormat>,
+        ::std::string::String,
+    > {
+        <types::GetOrderFormat as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::GetOrderFormat>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::GetOrderFormat>,
+        ::std::string::String,
+    > {
+        <types::GetOrderFormat as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListOrdersAccountingServices>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListOrdersAccountingServices>,
+        ::std::string::String,
+    > {
+        <types::ListOrdersAccountingServices as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListOrdersAccountingServices>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListOrdersAccountingServices>,
+        ::std::string::String,
+    > {
+        <types::ListOrdersAccountingServices as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListOrdersSellingChannelItem>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListOrdersSellingChannelItem>,
+        ::std::string::String,
+    > {
+        <types::ListOrdersSellingChannelItem as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListOrdersSellingChannelItem>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListOrdersSellingChannelItem>,
+        ::std::string::String,
+    > {
+        <types::ListOrdersSellingChannelItem as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListOrdersSortBy> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListOrdersSortBy>,
+        ::std::string::String,
+    > {
+        <types::ListOrdersSortBy as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListOrdersSortBy>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListOrdersSortBy>,
+        ::std::string::String,
+    > {
+        <types::ListOrdersSortBy as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderActionOperationActionName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderActionOperationActionName>,
+        ::std::string::String,
+    > {
+        <types::OrderActionOperationActionName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderActionOperationActionName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderActionOperationActionName>,
+        ::std::string::String,
+    > {
+        <types::OrderActionOperationActionName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderAssignmentConditionInputEntity>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderAssignmentConditionInputEntity>,
+        ::std::string::String,
+    > {
+        <types::OrderAssignmentConditionInputEntity as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderAssignmentConditionInputEntity>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderAssignmentConditionInputEntity>,
+        ::std::string::String,
+    > {
+        <types::OrderAssignmentConditionInputEntity as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionAvailabilityInputDay>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionAvailabilityInputDay>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionAvailabilityInputDay as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionAvailabilityInputDay>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionAvailabilityInputDay>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionAvailabilityInputDay as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::OrderOptionBookingInputTimeStrictType,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionBookingInputTimeStrictType>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionBookingInputTimeStrictType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::OrderOptionBookingInputTimeStrictType,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionBookingInputTimeStrictType>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionBookingInputTimeStrictType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionBookingInputType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionBookingInputType>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionBookingInputType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionBookingInputType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionBookingInputType>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionBookingInputType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionOverrideInputDay>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionOverrideInputDay>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionOverrideInputDay as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionOverrideInputDay>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionOverrideInputDay>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionOverrideInputDay as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputName> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputName>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderOptionValueInputName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderOptionValueInputName>,
+        ::std::string::String,
+    > {
+        <types::OrderOptionValueInputName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderProductInputIdentifierType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderProductInputIdentifierType>,
+        ::std::string::String,
+    > {
+        <types::OrderProductInputIdentifierType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::OrderProductInputIdentifierType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::OrderProductInputIdentifierType>,
+        ::std::string::String,
+    > {
+        <types::OrderProductInputIdentifierType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateOrderOptionAvailabilityInputDay,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateOrderOptionAvailabilityInputDay>,
+        ::std::string::String,
+    > {
+        <types::UpdateOrderOptionAvailabilityInputDay as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateOrderOptionAvailabilityInputDay,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateOrderOptionAvailabilityInputDay>,
+        ::std::string::String,
+    > {
+        <types::UpdateOrderOptionAvailabilityInputDay as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateOrderOptionBookingInputType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateOrderOptionBookingInputType>,
+        ::std::string::String,
+    > {
+        <types::UpdateOrderOptionBookingInputType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateOrderOptionBookingInputType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateOrderOptionBookingInputType>,
+        ::std::string::String,
+    > {
+        <types::UpdateOrderOptionBookingInputType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateOrderOptionRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateOrderOptionRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateOrderOptionRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateOrderOptionRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateOrderOptionRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateOrderOptionRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateOrderOptionRequestType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateOrderOptionRequestType>,
+        ::std::string::String,
+    > {
+        <types::UpdateOrderOptionRequestType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateOrderOptionRequestType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateOrderOptionRequestType>,
+        ::std::string::String,
+    > {
+        <types::UpdateOrderOptionRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateOrderStatusRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateOrderStatusRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateOrderStatusRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateOrderStatusRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateOrderStatusRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateOrderStatusRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
     }
 }
 ::store_admin_client_core::operation!(

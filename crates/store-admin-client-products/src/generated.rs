@@ -7833,30 +7833,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl CategoryProductSort {
-            pub fn id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.id = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for id: {e}"));
-                self
-            }
-            pub fn sort<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sort = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sort: {e}")
-                    });
-                self
-            }
-        }
+        impl CategoryProductSort {}
         impl ::std::convert::TryFrom<CategoryProductSort>
         for super::CategoryProductSort {
             type Error = super::error::ConversionError;
@@ -7911,74 +7888,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl CategoryTranslation {
-            pub fn metadata<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CategoryTranslationMetadata>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for metadata: {e}")
-                    });
-                self
-            }
-            pub fn metadata_description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for metadata_description: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn metadata_title<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for metadata_title: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn metadata_url<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for metadata_url: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl CategoryTranslation {}
         impl ::std::convert::TryFrom<CategoryTranslation>
         for super::CategoryTranslation {
             type Error = super::error::ConversionError;
@@ -8098,20 +8008,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl CategoryVisibility {
-            pub fn app<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.app = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for app: {e}")
-                    });
-                self
-            }
-        }
+        impl CategoryVisibility {}
         impl ::std::convert::TryFrom<CategoryVisibility> for super::CategoryVisibility {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -8230,30 +8127,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl CreateBrandRequest {
-            pub fn banner<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.banner = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for banner: {e}")
-                    });
-                self
-            }
-            pub fn description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
-                self
-            }
             pub fn logo<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -8266,46 +8139,6 @@ integer as the documented request example sends it (`43242342`).
                     });
                 self
             }
-            pub fn metadata_description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for metadata_description: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn metadata_title<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for metadata_title: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn metadata_url<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for metadata_url: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::CreateBrandRequestName>,
@@ -8315,62 +8148,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn translations_en_metadata_description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.translations_en_metadata_description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for translations_en_metadata_description: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn translations_en_metadata_title<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.translations_en_metadata_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for translations_en_metadata_title: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn translations_en_metadata_url<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.translations_en_metadata_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for translations_en_metadata_url: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn translations_en_name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.translations_en_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for translations_en_name: {e}"
-                        )
                     });
                 self
             }
@@ -8491,58 +8268,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl CreateCategoryRequest {
-            pub fn image<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.image = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for image: {e}")
-                    });
-                self
-            }
-            pub fn metadata_description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for metadata_description: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn metadata_title<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for metadata_title: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn metadata_url<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for metadata_url: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::CreateCategoryRequestName>,
@@ -8552,84 +8277,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn parent_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.parent_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for parent_id: {e}")
-                    });
-                self
-            }
-            pub fn products<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CategoryProductSort>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.products = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for products: {e}")
-                    });
-                self
-            }
-            pub fn show_in<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CategoryVisibility>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.show_in = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for show_in: {e}")
-                    });
-                self
-            }
-            pub fn shows_in<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CategoryVisibility>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.shows_in = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for shows_in: {e}")
-                    });
-                self
-            }
-            pub fn sort_order<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sort_order = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sort_order: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CreateCategoryRequestStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
                     });
                 self
             }
@@ -8706,20 +8353,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl CreateProductDigitalCodesRequest {
-            pub fn codes<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.codes = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for codes: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateProductDigitalCodesRequest {}
         impl ::std::convert::TryFrom<CreateProductDigitalCodesRequest>
         for super::CreateProductDigitalCodesRequest {
             type Error = super::error::ConversionError;
@@ -8754,32 +8388,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl CreateProductDigitalFileRequest {
-            pub fn file<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.file = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for file: {e}")
-                    });
-                self
-            }
-            pub fn file_name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.file_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for file_name: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateProductDigitalFileRequest {}
         impl ::std::convert::TryFrom<CreateProductDigitalFileRequest>
         for super::CreateProductDigitalFileRequest {
             type Error = super::error::ConversionError;
@@ -8815,20 +8424,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl CreateProductImageBySkuRequest {
-            pub fn photo<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.photo = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for photo: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateProductImageBySkuRequest {}
         impl ::std::convert::TryFrom<CreateProductImageBySkuRequest>
         for super::CreateProductImageBySkuRequest {
             type Error = super::error::ConversionError;
@@ -8883,80 +8479,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl CreateProductImageRequest {
-            pub fn alt<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.alt = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for alt: {e}")
-                    });
-                self
-            }
-            pub fn default<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.default = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for default: {e}")
-                    });
-                self
-            }
-            pub fn main<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.main = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for main: {e}")
-                    });
-                self
-            }
-            pub fn original<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.original = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for original: {e}")
-                    });
-                self
-            }
-            pub fn photo<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.photo = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for photo: {e}")
-                    });
-                self
-            }
-            pub fn sort<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sort = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sort: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateProductImageRequest {}
         impl ::std::convert::TryFrom<CreateProductImageRequest>
         for super::CreateProductImageRequest {
             type Error = super::error::ConversionError;
@@ -9061,46 +8584,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl CreateProductOptionRequest {
-            pub fn advance<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.advance = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for advance: {e}")
-                    });
-                self
-            }
-            pub fn associated_with_order_time<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.associated_with_order_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for associated_with_order_time: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn display_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CreateProductOptionRequestDisplayType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.display_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for display_type: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::CreateProductOptionRequestName>,
@@ -9110,128 +8593,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn not_same_day_order<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.not_same_day_order = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for not_same_day_order: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn required<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.required = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for required: {e}")
-                    });
-                self
-            }
-            pub fn sort<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sort = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sort: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CreateProductOptionRequestType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn values<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ProductOptionValueInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.values = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for values: {e}")
-                    });
-                self
-            }
-            pub fn visibility<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CreateProductOptionRequestVisibility>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.visibility = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for visibility: {e}")
-                    });
-                self
-            }
-            pub fn visibility_condition_option<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.visibility_condition_option = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for visibility_condition_option: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn visibility_condition_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.visibility_condition_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for visibility_condition_type: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn visibility_condition_value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.visibility_condition_value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for visibility_condition_value: {e}"
-                        )
                     });
                 self
             }
@@ -9331,34 +8692,6 @@ integer as the documented request example sends it (`43242342`).
                     });
                 self
             }
-            pub fn display_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        super::CreateProductOptionTemplateRequestDisplayType,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.display_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for display_type: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
             pub fn translations<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -9373,20 +8706,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for translations: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CreateProductOptionTemplateRequestType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
                     });
                 self
             }
@@ -9453,30 +8772,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl CreateProductOptionValueRequest {
-            pub fn display_value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.display_value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for display_value: {e}")
-                    });
-                self
-            }
-            pub fn is_default<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_default = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_default: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::CreateProductOptionValueRequestName>,
@@ -9486,34 +8781,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
                     });
                 self
             }
@@ -9722,240 +8989,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl CreateProductRequest {
-            pub fn active_advance<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.active_advance = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for active_advance: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn booking_details<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProductBookingDetails>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.booking_details = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for booking_details: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn brand_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.brand_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for brand_id: {e}")
-                    });
-                self
-            }
-            pub fn categories<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.categories = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for categories: {e}")
-                    });
-                self
-            }
-            pub fn cost_price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cost_price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cost_price: {e}")
-                    });
-                self
-            }
-            pub fn description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
-                self
-            }
-            pub fn enable_note<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.enable_note = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for enable_note: {e}")
-                    });
-                self
-            }
-            pub fn enable_upload_image<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.enable_upload_image = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for enable_upload_image: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn gtin<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.gtin = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for gtin: {e}")
-                    });
-                self
-            }
-            pub fn hide_quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.hide_quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for hide_quantity: {e}")
-                    });
-                self
-            }
-            pub fn images<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ProductImageInput>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.images = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for images: {e}")
-                    });
-                self
-            }
-            pub fn max_amount_donating<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.max_amount_donating = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for max_amount_donating: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn maximum_quantity_per_order<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.maximum_quantity_per_order = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for maximum_quantity_per_order: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn metadata_description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for metadata_description: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn metadata_title<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for metadata_title: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn min_amount_donating<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.min_amount_donating = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for min_amount_donating: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn mpn<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.mpn = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for mpn: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::CreateProductRequestName>,
@@ -9965,216 +8998,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn options<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ProductOptionInput>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.options = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for options: {e}")
-                    });
-                self
-            }
-            pub fn pinned<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.pinned = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for pinned: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn product_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CreateProductRequestProductType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.product_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for product_type: {e}")
-                    });
-                self
-            }
-            pub fn promotion_title<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.promotion_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for promotion_title: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
-                    });
-                self
-            }
-            pub fn require_shipping<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.require_shipping = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for require_shipping: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn sale_end<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sale_end = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sale_end: {e}")
-                    });
-                self
-            }
-            pub fn sale_price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sale_price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sale_price: {e}")
-                    });
-                self
-            }
-            pub fn scoped_prices<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ProductScopedPriceInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.scoped_prices = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for scoped_prices: {e}")
-                    });
-                self
-            }
-            pub fn sku<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sku = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sku: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CreateProductRequestStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-            pub fn subtitle<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.subtitle = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subtitle: {e}")
-                    });
-                self
-            }
-            pub fn tags<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.tags = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tags: {e}")
-                    });
-                self
-            }
-            pub fn weight<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.weight = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for weight: {e}")
-                    });
-                self
-            }
-            pub fn weight_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.weight_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for weight_type: {e}")
                     });
                 self
             }
@@ -10277,20 +9100,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl CreateProductVideoBySkuRequest {
-            pub fn video_url<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.video_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for video_url: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateProductVideoBySkuRequest {}
         impl ::std::convert::TryFrom<CreateProductVideoBySkuRequest>
         for super::CreateProductVideoBySkuRequest {
             type Error = super::error::ConversionError;
@@ -10335,30 +9145,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl CreateProductVideoRequest {
-            pub fn alt<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.alt = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for alt: {e}")
-                    });
-                self
-            }
-            pub fn default<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.default = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for default: {e}")
-                    });
-                self
-            }
             pub fn video_url<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -10482,44 +9268,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl ProductBookingAvailability {
-            pub fn day<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.day = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for day: {e}")
-                    });
-                self
-            }
-            pub fn is_available<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_available = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_available: {e}")
-                    });
-                self
-            }
-            pub fn times<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ProductBookingTime>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.times = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for times: {e}")
-                    });
-                self
-            }
-        }
+        impl ProductBookingAvailability {}
         impl ::std::convert::TryFrom<ProductBookingAvailability>
         for super::ProductBookingAvailability {
             type Error = super::error::ConversionError;
@@ -10597,130 +9346,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl ProductBookingDetails {
-            pub fn availabilities<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ProductBookingAvailability>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.availabilities = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for availabilities: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn location<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.location = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for location: {e}")
-                    });
-                self
-            }
-            pub fn overrides<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ProductBookingOverride>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.overrides = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for overrides: {e}")
-                    });
-                self
-            }
-            pub fn session_duration<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.session_duration = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for session_duration: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn session_gap<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.session_gap = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for session_gap: {e}")
-                    });
-                self
-            }
-            pub fn sessions_count<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sessions_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for sessions_count: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn time_strict_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.time_strict_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for time_strict_type: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn time_strict_value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.time_strict_value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for time_strict_value: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-        }
+        impl ProductBookingDetails {}
         impl ::std::convert::TryFrom<ProductBookingDetails>
         for super::ProductBookingDetails {
             type Error = super::error::ConversionError;
@@ -10775,32 +9401,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl ProductBookingOverride {
-            pub fn date<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.date = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for date: {e}")
-                    });
-                self
-            }
-            pub fn day<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.day = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for day: {e}")
-                    });
-                self
-            }
-        }
+        impl ProductBookingOverride {}
         impl ::std::convert::TryFrom<ProductBookingOverride>
         for super::ProductBookingOverride {
             type Error = super::error::ConversionError;
@@ -10841,30 +9442,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl ProductBookingTime {
-            pub fn from<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.from = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for from: {e}")
-                    });
-                self
-            }
-            pub fn to<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.to = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for to: {e}"));
-                self
-            }
-        }
+        impl ProductBookingTime {}
         impl ::std::convert::TryFrom<ProductBookingTime> for super::ProductBookingTime {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -10935,128 +9513,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl ProductBulkFilters {
-            pub fn brands<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<::store_admin_client_core::types::IntegerOrString>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.brands = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for brands: {e}")
-                    });
-                self
-            }
-            pub fn categories<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<::store_admin_client_core::types::IntegerOrString>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.categories = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for categories: {e}")
-                    });
-                self
-            }
-            pub fn ids<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.ids = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for ids: {e}")
-                    });
-                self
-            }
-            pub fn mahly<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProductBulkFiltersMahly>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.mahly = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for mahly: {e}")
-                    });
-                self
-            }
-            pub fn select_all<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.select_all = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for select_all: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ProductBulkFiltersStatusItem>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-            pub fn types<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ProductBulkFiltersTypesItem>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.types = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for types: {e}")
-                    });
-                self
-            }
-            pub fn unselected_ids<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.unselected_ids = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for unselected_ids: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn wholesale<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.wholesale = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for wholesale: {e}")
-                    });
-                self
-            }
-        }
+        impl ProductBulkFilters {}
         impl ::std::convert::TryFrom<ProductBulkFilters> for super::ProductBulkFilters {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -11109,36 +9566,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl ProductBulkOperation {
-            pub fn action_name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProductBulkOperationActionName>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.action_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for action_name: {e}")
-                    });
-                self
-            }
-            pub fn value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProductBulkOperationValue>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
-                self
-            }
-        }
+        impl ProductBulkOperation {}
         impl ::std::convert::TryFrom<ProductBulkOperation>
         for super::ProductBulkOperation {
             type Error = super::error::ConversionError;
@@ -11225,170 +9653,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl ProductBulkOperationValue {
-            pub fn amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for amount: {e}")
-                    });
-                self
-            }
-            pub fn apply_on<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProductBulkOperationValueApplyOn>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.apply_on = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for apply_on: {e}")
-                    });
-                self
-            }
-            pub fn brand_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.brand_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for brand_id: {e}")
-                    });
-                self
-            }
-            pub fn categories<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.categories = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for categories: {e}")
-                    });
-                self
-            }
-            pub fn channels<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ProductBulkOperationValueChannelsItem>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.channels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for channels: {e}")
-                    });
-                self
-            }
-            pub fn column<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProductBulkOperationValueColumn>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.column = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for column: {e}")
-                    });
-                self
-            }
-            pub fn formula<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.formula = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for formula: {e}")
-                    });
-                self
-            }
-            pub fn mahly_category_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.mahly_category_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for mahly_category_id: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn minimum_notify_quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.minimum_notify_quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for minimum_notify_quantity: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn notify_quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.notify_quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for notify_quantity: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn subscribers_percentage<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.subscribers_percentage = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for subscribers_percentage: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn tags<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.tags = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tags: {e}")
-                    });
-                self
-            }
-        }
+        impl ProductBulkOperationValue {}
         impl ::std::convert::TryFrom<ProductBulkOperationValue>
         for super::ProductBulkOperationValue {
             type Error = super::error::ConversionError;
@@ -11464,68 +9729,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl ProductImageInput {
-            pub fn alt<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.alt = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for alt: {e}")
-                    });
-                self
-            }
-            pub fn default<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.default = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for default: {e}")
-                    });
-                self
-            }
-            pub fn original<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.original = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for original: {e}")
-                    });
-                self
-            }
-            pub fn sort<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sort = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sort: {e}")
-                    });
-                self
-            }
-            pub fn thumbnail<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.thumbnail = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for thumbnail: {e}")
-                    });
-                self
-            }
-        }
+        impl ProductImageInput {}
         impl ::std::convert::TryFrom<ProductImageInput> for super::ProductImageInput {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -11576,20 +9780,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl ProductOptionInput {
-            pub fn display_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProductOptionInputDisplayType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.display_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for display_type: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::ProductOptionInputName>,
@@ -11599,20 +9789,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn values<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ProductOptionValueInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.values = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for values: {e}")
                     });
                 self
             }
@@ -11847,20 +10023,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl ProductOptionTemplateTranslation {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl ProductOptionTemplateTranslation {}
         impl ::std::convert::TryFrom<ProductOptionTemplateTranslation>
         for super::ProductOptionTemplateTranslation {
             type Error = super::error::ConversionError;
@@ -11911,30 +10074,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl ProductOptionValueInput {
-            pub fn display_value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.display_value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for display_value: {e}")
-                    });
-                self
-            }
-            pub fn is_default<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_default = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_default: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::ProductOptionValueInputName>,
@@ -11944,34 +10083,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
                     });
                 self
             }
@@ -12035,22 +10146,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl ProductPriceUpdate {
-            pub fn cost_price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cost_price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cost_price: {e}")
-                    });
-                self
-            }
             pub fn id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -12072,34 +10167,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn sale_end<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sale_end = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sale_end: {e}")
-                    });
-                self
-            }
-            pub fn sale_price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sale_price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sale_price: {e}")
                     });
                 self
             }
@@ -12176,18 +10243,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl ProductQuantityUpdate {
-            pub fn branch<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.branch = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for branch: {e}")
-                    });
-                self
-            }
             pub fn identifer<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::ProductQuantityUpdateIdentifer>,
@@ -12210,58 +10265,6 @@ integer as the documented request example sends it (`43242342`).
                     .map_err(|e| {
                         format!(
                             "error converting supplied value for identifer_type: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn mode<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProductQuantityUpdateMode>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.mode = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for mode: {e}")
-                    });
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
-                    });
-                self
-            }
-            pub fn reason_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.reason_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for reason_id: {e}")
-                    });
-                self
-            }
-            pub fn unlimited_quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.unlimited_quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for unlimited_quantity: {e}"
                         )
                     });
                 self
@@ -12335,78 +10338,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl ProductScopedPriceInput {
-            pub fn cost_price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cost_price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cost_price: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn sale_end<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sale_end = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sale_end: {e}")
-                    });
-                self
-            }
-            pub fn sale_price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sale_price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sale_price: {e}")
-                    });
-                self
-            }
-            pub fn sale_start<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sale_start = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sale_start: {e}")
-                    });
-                self
-            }
             pub fn scope_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -12492,18 +10423,6 @@ integer as the documented request example sends it (`43242342`).
                     });
                 self
             }
-            pub fn reason_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.reason_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for reason_id: {e}")
-                    });
-                self
-            }
         }
         impl ::std::convert::TryFrom<ProductVariantQuantityInput>
         for super::ProductVariantQuantityInput {
@@ -12557,18 +10476,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for filters: {e}")
-                    });
-                self
-            }
-            pub fn operations<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ProductBulkOperation>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.operations = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for operations: {e}")
                     });
                 self
             }
@@ -13019,58 +10926,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl UpdateCategoryRequest {
-            pub fn image<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.image = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for image: {e}")
-                    });
-                self
-            }
-            pub fn metadata_description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for metadata_description: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn metadata_title<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for metadata_title: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn metadata_url<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for metadata_url: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::UpdateCategoryRequestName>,
@@ -13080,84 +10935,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn parent_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.parent_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for parent_id: {e}")
-                    });
-                self
-            }
-            pub fn products<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CategoryProductSort>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.products = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for products: {e}")
-                    });
-                self
-            }
-            pub fn show_in<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CategoryVisibility>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.show_in = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for show_in: {e}")
-                    });
-                self
-            }
-            pub fn shows_in<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::CategoryVisibility>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.shows_in = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for shows_in: {e}")
-                    });
-                self
-            }
-            pub fn sort_order<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sort_order = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sort_order: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateCategoryRequestStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
                     });
                 self
             }
@@ -13247,30 +11024,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl UpdateProductImageRequest {
-            pub fn alt<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.alt = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for alt: {e}")
-                    });
-                self
-            }
-            pub fn default<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.default = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for default: {e}")
-                    });
-                self
-            }
             pub fn photo<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -13280,18 +11033,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for photo: {e}")
-                    });
-                self
-            }
-            pub fn sort<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sort = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sort: {e}")
                     });
                 self
             }
@@ -13370,118 +11111,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl UpdateProductOptionRequest {
-            pub fn display_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateProductOptionRequestDisplayType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.display_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for display_type: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateProductOptionRequestName>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn required<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.required = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for required: {e}")
-                    });
-                self
-            }
-            pub fn values<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ProductOptionValueInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.values = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for values: {e}")
-                    });
-                self
-            }
-            pub fn visibility<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateProductOptionRequestVisibility>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.visibility = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for visibility: {e}")
-                    });
-                self
-            }
-            pub fn visibility_condition_option<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.visibility_condition_option = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for visibility_condition_option: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn visibility_condition_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.visibility_condition_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for visibility_condition_type: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn visibility_condition_value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.visibility_condition_value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for visibility_condition_value: {e}"
-                        )
-                    });
-                self
-            }
-        }
+        impl UpdateProductOptionRequest {}
         impl ::std::convert::TryFrom<UpdateProductOptionRequest>
         for super::UpdateProductOptionRequest {
             type Error = super::error::ConversionError;
@@ -13559,34 +11189,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for details: {e}")
-                    });
-                self
-            }
-            pub fn display_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        super::UpdateProductOptionTemplateRequestDisplayType,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.display_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for display_type: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
                     });
                 self
             }
@@ -13668,30 +11270,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl UpdateProductOptionValueRequest {
-            pub fn display_value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.display_value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for display_value: {e}")
-                    });
-                self
-            }
-            pub fn is_default<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_default = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_default: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::UpdateProductOptionValueRequestName>,
@@ -13701,34 +11279,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
                     });
                 self
             }
@@ -13819,20 +11369,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl UpdateProductPricesRequest {
-            pub fn products<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ProductPriceUpdate>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.products = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for products: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateProductPricesRequest {}
         impl ::std::convert::TryFrom<UpdateProductPricesRequest>
         for super::UpdateProductPricesRequest {
             type Error = super::error::ConversionError;
@@ -13864,22 +11401,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl UpdateProductQuantitiesRequest {
-            pub fn products<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ProductQuantityUpdate>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.products = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for products: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateProductQuantitiesRequest {}
         impl ::std::convert::TryFrom<UpdateProductQuantitiesRequest>
         for super::UpdateProductQuantitiesRequest {
             type Error = super::error::ConversionError;
@@ -14058,426 +11580,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl UpdateProductRequest {
-            pub fn active_advance<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.active_advance = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for active_advance: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn booking_details<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ProductBookingDetails>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.booking_details = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for booking_details: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn brand_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.brand_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for brand_id: {e}")
-                    });
-                self
-            }
-            pub fn calories<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.calories = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for calories: {e}")
-                    });
-                self
-            }
-            pub fn categories<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.categories = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for categories: {e}")
-                    });
-                self
-            }
-            pub fn channels<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::UpdateProductRequestChannelsItem>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.channels = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for channels: {e}")
-                    });
-                self
-            }
-            pub fn cost_price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cost_price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cost_price: {e}")
-                    });
-                self
-            }
-            pub fn description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
-                self
-            }
-            pub fn enable_note<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.enable_note = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for enable_note: {e}")
-                    });
-                self
-            }
-            pub fn enable_upload_image<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.enable_upload_image = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for enable_upload_image: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn gtin<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.gtin = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for gtin: {e}")
-                    });
-                self
-            }
-            pub fn hide_quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.hide_quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for hide_quantity: {e}")
-                    });
-                self
-            }
-            pub fn max_amount_donating<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.max_amount_donating = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for max_amount_donating: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn maximum_quantity_per_order<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.maximum_quantity_per_order = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for maximum_quantity_per_order: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn metadata_description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for metadata_description: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn metadata_title<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.metadata_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for metadata_title: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn min_amount_donating<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.min_amount_donating = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for min_amount_donating: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn mpn<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.mpn = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for mpn: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateProductRequestName>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn pinned<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.pinned = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for pinned: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn promotion_title<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.promotion_title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for promotion_title: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
-                    });
-                self
-            }
-            pub fn require_shipping<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.require_shipping = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for require_shipping: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn sale_end<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sale_end = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sale_end: {e}")
-                    });
-                self
-            }
-            pub fn sale_price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sale_price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sale_price: {e}")
-                    });
-                self
-            }
-            pub fn sku<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sku = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sku: {e}")
-                    });
-                self
-            }
-            pub fn subtitle<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.subtitle = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for subtitle: {e}")
-                    });
-                self
-            }
-            pub fn tags<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.tags = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tags: {e}")
-                    });
-                self
-            }
-            pub fn weight<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<f64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.weight = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for weight: {e}")
-                    });
-                self
-            }
-            pub fn weight_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.weight_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for weight_type: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateProductRequest {}
         impl ::std::convert::TryFrom<UpdateProductRequest>
         for super::UpdateProductRequest {
             type Error = super::error::ConversionError;
@@ -14707,18 +11810,6 @@ integer as the documented request example sends it (`43242342`).
                     });
                 self
             }
-            pub fn notify_low<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.notify_low = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for notify_low: {e}")
-                    });
-                self
-            }
             pub fn price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -14730,20 +11821,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn quantities<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ProductVariantQuantityInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantities = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantities: {e}")
                     });
                 self
             }
@@ -14837,6 +11914,2184 @@ integer as the documented request example sends it (`43242342`).
                     stock_quantity: Ok(value.stock_quantity),
                     weight: Ok(value.weight),
                 }
+            }
+        }
+        impl CategoryProductSort {
+            pub fn id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "id"));
+                self
+            }
+            pub fn sort<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.sort = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sort"));
+                self
+            }
+        }
+        impl CategoryTranslation {
+            pub fn metadata<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CategoryTranslationMetadata,
+                >,
+            {
+                self.metadata = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata"));
+                self
+            }
+            pub fn metadata_description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_description"));
+                self
+            }
+            pub fn metadata_title<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_title = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_title"));
+                self
+            }
+            pub fn metadata_url<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_url = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_url"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+        }
+        impl CategoryVisibility {
+            pub fn app<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.app = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "app"));
+                self
+            }
+        }
+        impl CreateBrandRequest {
+            pub fn banner<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.banner = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "banner"));
+                self
+            }
+            pub fn description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "description"));
+                self
+            }
+            pub fn metadata_description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_description"));
+                self
+            }
+            pub fn metadata_title<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_title = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_title"));
+                self
+            }
+            pub fn metadata_url<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_url = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_url"));
+                self
+            }
+            pub fn translations_en_metadata_description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.translations_en_metadata_description = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "translations_en_metadata_description")
+                    });
+                self
+            }
+            pub fn translations_en_metadata_title<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.translations_en_metadata_title = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "translations_en_metadata_title")
+                    });
+                self
+            }
+            pub fn translations_en_metadata_url<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.translations_en_metadata_url = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "translations_en_metadata_url")
+                    });
+                self
+            }
+            pub fn translations_en_name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.translations_en_name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "translations_en_name"));
+                self
+            }
+        }
+        impl CreateCategoryRequest {
+            pub fn image<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.image = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "image"));
+                self
+            }
+            pub fn metadata_description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_description"));
+                self
+            }
+            pub fn metadata_title<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_title = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_title"));
+                self
+            }
+            pub fn metadata_url<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_url = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_url"));
+                self
+            }
+            pub fn parent_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.parent_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "parent_id"));
+                self
+            }
+            pub fn products<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::CategoryProductSort>,
+            {
+                self.products = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "products"));
+                self
+            }
+            pub fn show_in<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::CategoryVisibility>,
+            {
+                self.show_in = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "show_in"));
+                self
+            }
+            pub fn shows_in<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::CategoryVisibility>,
+            {
+                self.shows_in = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "shows_in"));
+                self
+            }
+            pub fn sort_order<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.sort_order = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sort_order"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateCategoryRequestStatus,
+                >,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+        }
+        impl CreateProductDigitalCodesRequest {
+            pub fn codes<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<::std::string::String>,
+            {
+                self.codes = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "codes"));
+                self
+            }
+        }
+        impl CreateProductDigitalFileRequest {
+            pub fn file<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.file = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "file"));
+                self
+            }
+            pub fn file_name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.file_name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "file_name"));
+                self
+            }
+        }
+        impl CreateProductImageBySkuRequest {
+            pub fn photo<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.photo = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "photo"));
+                self
+            }
+        }
+        impl CreateProductImageRequest {
+            pub fn alt<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.alt = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "alt"));
+                self
+            }
+            pub fn default<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.default = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "default"));
+                self
+            }
+            pub fn main<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.main = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "main"));
+                self
+            }
+            pub fn original<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.original = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "original"));
+                self
+            }
+            pub fn photo<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.photo = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "photo"));
+                self
+            }
+            pub fn sort<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.sort = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sort"));
+                self
+            }
+        }
+        impl CreateProductOptionRequest {
+            pub fn advance<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.advance = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "advance"));
+                self
+            }
+            pub fn associated_with_order_time<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.associated_with_order_time = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "associated_with_order_time")
+                    });
+                self
+            }
+            pub fn display_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateProductOptionRequestDisplayType,
+                >,
+            {
+                self.display_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "display_type"));
+                self
+            }
+            pub fn not_same_day_order<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.not_same_day_order = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "not_same_day_order"));
+                self
+            }
+            pub fn required<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.required = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "required"));
+                self
+            }
+            pub fn sort<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.sort = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sort"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateProductOptionRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+            pub fn values<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ProductOptionValueInput>,
+            {
+                self.values = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "values"));
+                self
+            }
+            pub fn visibility<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateProductOptionRequestVisibility,
+                >,
+            {
+                self.visibility = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "visibility"));
+                self
+            }
+            pub fn visibility_condition_option<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.visibility_condition_option = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "visibility_condition_option")
+                    });
+                self
+            }
+            pub fn visibility_condition_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.visibility_condition_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "visibility_condition_type"));
+                self
+            }
+            pub fn visibility_condition_value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.visibility_condition_value = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "visibility_condition_value")
+                    });
+                self
+            }
+        }
+        impl CreateProductOptionTemplateRequest {
+            pub fn display_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateProductOptionTemplateRequestDisplayType,
+                >,
+            {
+                self.display_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "display_type"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateProductOptionTemplateRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+        }
+        impl CreateProductOptionValueRequest {
+            pub fn display_value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.display_value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "display_value"));
+                self
+            }
+            pub fn is_default<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_default = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_default"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+        }
+        impl CreateProductRequest {
+            pub fn active_advance<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.active_advance = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "active_advance"));
+                self
+            }
+            pub fn booking_details<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::ProductBookingDetails>,
+            {
+                self.booking_details = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "booking_details"));
+                self
+            }
+            pub fn brand_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.brand_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "brand_id"));
+                self
+            }
+            pub fn categories<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.categories = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "categories"));
+                self
+            }
+            pub fn cost_price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.cost_price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cost_price"));
+                self
+            }
+            pub fn description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "description"));
+                self
+            }
+            pub fn enable_note<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.enable_note = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "enable_note"));
+                self
+            }
+            pub fn enable_upload_image<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.enable_upload_image = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "enable_upload_image"));
+                self
+            }
+            pub fn gtin<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.gtin = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "gtin"));
+                self
+            }
+            pub fn hide_quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.hide_quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "hide_quantity"));
+                self
+            }
+            pub fn images<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ProductImageInput>,
+            {
+                self.images = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "images"));
+                self
+            }
+            pub fn max_amount_donating<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.max_amount_donating = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "max_amount_donating"));
+                self
+            }
+            pub fn maximum_quantity_per_order<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.maximum_quantity_per_order = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "maximum_quantity_per_order")
+                    });
+                self
+            }
+            pub fn metadata_description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_description"));
+                self
+            }
+            pub fn metadata_title<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_title = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_title"));
+                self
+            }
+            pub fn min_amount_donating<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.min_amount_donating = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "min_amount_donating"));
+                self
+            }
+            pub fn mpn<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.mpn = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "mpn"));
+                self
+            }
+            pub fn options<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ProductOptionInput>,
+            {
+                self.options = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "options"));
+                self
+            }
+            pub fn pinned<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.pinned = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "pinned"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
+            pub fn product_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateProductRequestProductType,
+                >,
+            {
+                self.product_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "product_type"));
+                self
+            }
+            pub fn promotion_title<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.promotion_title = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "promotion_title"));
+                self
+            }
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+            pub fn require_shipping<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.require_shipping = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "require_shipping"));
+                self
+            }
+            pub fn sale_end<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.sale_end = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sale_end"));
+                self
+            }
+            pub fn sale_price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.sale_price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sale_price"));
+                self
+            }
+            pub fn scoped_prices<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ProductScopedPriceInput>,
+            {
+                self.scoped_prices = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "scoped_prices"));
+                self
+            }
+            pub fn sku<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.sku = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sku"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateProductRequestStatus,
+                >,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+            pub fn subtitle<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.subtitle = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "subtitle"));
+                self
+            }
+            pub fn tags<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.tags = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "tags"));
+                self
+            }
+            pub fn weight<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<f64>,
+            {
+                self.weight = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "weight"));
+                self
+            }
+            pub fn weight_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.weight_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "weight_type"));
+                self
+            }
+        }
+        impl CreateProductVideoBySkuRequest {
+            pub fn video_url<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.video_url = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "video_url"));
+                self
+            }
+        }
+        impl CreateProductVideoRequest {
+            pub fn alt<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.alt = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "alt"));
+                self
+            }
+            pub fn default<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.default = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "default"));
+                self
+            }
+        }
+        impl ProductBookingAvailability {
+            pub fn day<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.day = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "day"));
+                self
+            }
+            pub fn is_available<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_available = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_available"));
+                self
+            }
+            pub fn times<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ProductBookingTime>,
+            {
+                self.times = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "times"));
+                self
+            }
+        }
+        impl ProductBookingDetails {
+            pub fn availabilities<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::ProductBookingAvailability,
+                >,
+            {
+                self.availabilities = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "availabilities"));
+                self
+            }
+            pub fn location<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.location = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "location"));
+                self
+            }
+            pub fn overrides<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ProductBookingOverride>,
+            {
+                self.overrides = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "overrides"));
+                self
+            }
+            pub fn session_duration<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.session_duration = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "session_duration"));
+                self
+            }
+            pub fn session_gap<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.session_gap = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "session_gap"));
+                self
+            }
+            pub fn sessions_count<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.sessions_count = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sessions_count"));
+                self
+            }
+            pub fn time_strict_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.time_strict_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "time_strict_type"));
+                self
+            }
+            pub fn time_strict_value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.time_strict_value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "time_strict_value"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+        }
+        impl ProductBookingOverride {
+            pub fn date<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.date = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "date"));
+                self
+            }
+            pub fn day<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.day = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "day"));
+                self
+            }
+        }
+        impl ProductBookingTime {
+            pub fn from<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.from = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "from"));
+                self
+            }
+            pub fn to<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.to = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "to"));
+                self
+            }
+        }
+        impl ProductBulkFilters {
+            pub fn brands<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    ::store_admin_client_core::types::IntegerOrString,
+                >,
+            {
+                self.brands = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "brands"));
+                self
+            }
+            pub fn categories<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    ::store_admin_client_core::types::IntegerOrString,
+                >,
+            {
+                self.categories = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "categories"));
+                self
+            }
+            pub fn ids<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.ids = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "ids"));
+                self
+            }
+            pub fn mahly<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductBulkFiltersMahly,
+                >,
+            {
+                self.mahly = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "mahly"));
+                self
+            }
+            pub fn select_all<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.select_all = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "select_all"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::ProductBulkFiltersStatusItem,
+                >,
+            {
+                self.status = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+            pub fn types<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::ProductBulkFiltersTypesItem,
+                >,
+            {
+                self.types = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "types"));
+                self
+            }
+            pub fn unselected_ids<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<::std::string::String>,
+            {
+                self.unselected_ids = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "unselected_ids"));
+                self
+            }
+            pub fn wholesale<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.wholesale = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "wholesale"));
+                self
+            }
+        }
+        impl ProductBulkOperation {
+            pub fn action_name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductBulkOperationActionName,
+                >,
+            {
+                self.action_name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "action_name"));
+                self
+            }
+            pub fn value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductBulkOperationValue,
+                >,
+            {
+                self.value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "value"));
+                self
+            }
+        }
+        impl ProductBulkOperationValue {
+            pub fn amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "amount"));
+                self
+            }
+            pub fn apply_on<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductBulkOperationValueApplyOn,
+                >,
+            {
+                self.apply_on = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "apply_on"));
+                self
+            }
+            pub fn brand_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.brand_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "brand_id"));
+                self
+            }
+            pub fn categories<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.categories = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "categories"));
+                self
+            }
+            pub fn channels<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::ProductBulkOperationValueChannelsItem,
+                >,
+            {
+                self.channels = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "channels"));
+                self
+            }
+            pub fn column<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductBulkOperationValueColumn,
+                >,
+            {
+                self.column = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "column"));
+                self
+            }
+            pub fn formula<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.formula = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "formula"));
+                self
+            }
+            pub fn mahly_category_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.mahly_category_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "mahly_category_id"));
+                self
+            }
+            pub fn minimum_notify_quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.minimum_notify_quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "minimum_notify_quantity"));
+                self
+            }
+            pub fn notify_quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.notify_quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "notify_quantity"));
+                self
+            }
+            pub fn subscribers_percentage<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.subscribers_percentage = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "subscribers_percentage"));
+                self
+            }
+            pub fn tags<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.tags = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "tags"));
+                self
+            }
+        }
+        impl ProductImageInput {
+            pub fn alt<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.alt = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "alt"));
+                self
+            }
+            pub fn default<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.default = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "default"));
+                self
+            }
+            pub fn original<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.original = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "original"));
+                self
+            }
+            pub fn sort<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.sort = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sort"));
+                self
+            }
+            pub fn thumbnail<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.thumbnail = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "thumbnail"));
+                self
+            }
+        }
+        impl ProductOptionInput {
+            pub fn display_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductOptionInputDisplayType,
+                >,
+            {
+                self.display_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "display_type"));
+                self
+            }
+            pub fn values<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ProductOptionValueInput>,
+            {
+                self.values = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "values"));
+                self
+            }
+        }
+        impl ProductOptionTemplateTranslation {
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+        }
+        impl ProductOptionValueInput {
+            pub fn display_value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.display_value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "display_value"));
+                self
+            }
+            pub fn is_default<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_default = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_default"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+        }
+        impl ProductPriceUpdate {
+            pub fn cost_price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.cost_price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cost_price"));
+                self
+            }
+            pub fn sale_end<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.sale_end = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sale_end"));
+                self
+            }
+            pub fn sale_price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.sale_price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sale_price"));
+                self
+            }
+        }
+        impl ProductQuantityUpdate {
+            pub fn branch<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.branch = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "branch"));
+                self
+            }
+            pub fn mode<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductQuantityUpdateMode,
+                >,
+            {
+                self.mode = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "mode"));
+                self
+            }
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+            pub fn reason_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.reason_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "reason_id"));
+                self
+            }
+            pub fn unlimited_quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.unlimited_quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "unlimited_quantity"));
+                self
+            }
+        }
+        impl ProductScopedPriceInput {
+            pub fn cost_price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.cost_price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cost_price"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
+            pub fn sale_end<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.sale_end = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sale_end"));
+                self
+            }
+            pub fn sale_price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.sale_price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sale_price"));
+                self
+            }
+            pub fn sale_start<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.sale_start = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sale_start"));
+                self
+            }
+        }
+        impl ProductVariantQuantityInput {
+            pub fn reason_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.reason_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "reason_id"));
+                self
+            }
+        }
+        impl RunBulkProductActionsRequest {
+            pub fn operations<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ProductBulkOperation>,
+            {
+                self.operations = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "operations"));
+                self
+            }
+        }
+        impl UpdateCategoryRequest {
+            pub fn image<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.image = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "image"));
+                self
+            }
+            pub fn metadata_description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_description"));
+                self
+            }
+            pub fn metadata_title<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_title = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_title"));
+                self
+            }
+            pub fn metadata_url<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_url = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_url"));
+                self
+            }
+            pub fn parent_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.parent_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "parent_id"));
+                self
+            }
+            pub fn products<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::CategoryProductSort>,
+            {
+                self.products = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "products"));
+                self
+            }
+            pub fn show_in<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::CategoryVisibility>,
+            {
+                self.show_in = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "show_in"));
+                self
+            }
+            pub fn shows_in<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::CategoryVisibility>,
+            {
+                self.shows_in = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "shows_in"));
+                self
+            }
+            pub fn sort_order<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.sort_order = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sort_order"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateCategoryRequestStatus,
+                >,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+        }
+        impl UpdateProductImageRequest {
+            pub fn alt<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.alt = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "alt"));
+                self
+            }
+            pub fn default<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.default = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "default"));
+                self
+            }
+            pub fn sort<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.sort = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sort"));
+                self
+            }
+        }
+        impl UpdateProductOptionRequest {
+            pub fn display_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateProductOptionRequestDisplayType,
+                >,
+            {
+                self.display_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "display_type"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateProductOptionRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn required<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.required = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "required"));
+                self
+            }
+            pub fn values<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ProductOptionValueInput>,
+            {
+                self.values = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "values"));
+                self
+            }
+            pub fn visibility<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateProductOptionRequestVisibility,
+                >,
+            {
+                self.visibility = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "visibility"));
+                self
+            }
+            pub fn visibility_condition_option<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.visibility_condition_option = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "visibility_condition_option")
+                    });
+                self
+            }
+            pub fn visibility_condition_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.visibility_condition_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "visibility_condition_type"));
+                self
+            }
+            pub fn visibility_condition_value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.visibility_condition_value = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "visibility_condition_value")
+                    });
+                self
+            }
+        }
+        impl UpdateProductOptionTemplateRequest {
+            pub fn display_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateProductOptionTemplateRequestDisplayType,
+                >,
+            {
+                self.display_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "display_type"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+        }
+        impl UpdateProductOptionValueRequest {
+            pub fn display_value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.display_value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "display_value"));
+                self
+            }
+            pub fn is_default<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_default = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_default"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+        }
+        impl UpdateProductPricesRequest {
+            pub fn products<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ProductPriceUpdate>,
+            {
+                self.products = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "products"));
+                self
+            }
+        }
+        impl UpdateProductQuantitiesRequest {
+            pub fn products<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ProductQuantityUpdate>,
+            {
+                self.products = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "products"));
+                self
+            }
+        }
+        impl UpdateProductRequest {
+            pub fn active_advance<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.active_advance = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "active_advance"));
+                self
+            }
+            pub fn booking_details<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::ProductBookingDetails>,
+            {
+                self.booking_details = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "booking_details"));
+                self
+            }
+            pub fn brand_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.brand_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "brand_id"));
+                self
+            }
+            pub fn calories<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.calories = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "calories"));
+                self
+            }
+            pub fn categories<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.categories = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "categories"));
+                self
+            }
+            pub fn channels<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::UpdateProductRequestChannelsItem,
+                >,
+            {
+                self.channels = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "channels"));
+                self
+            }
+            pub fn cost_price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.cost_price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cost_price"));
+                self
+            }
+            pub fn description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "description"));
+                self
+            }
+            pub fn enable_note<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.enable_note = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "enable_note"));
+                self
+            }
+            pub fn enable_upload_image<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.enable_upload_image = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "enable_upload_image"));
+                self
+            }
+            pub fn gtin<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.gtin = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "gtin"));
+                self
+            }
+            pub fn hide_quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.hide_quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "hide_quantity"));
+                self
+            }
+            pub fn max_amount_donating<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.max_amount_donating = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "max_amount_donating"));
+                self
+            }
+            pub fn maximum_quantity_per_order<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.maximum_quantity_per_order = value
+                    .into_optional()
+                    .map_err(|e| {
+                        ::std::format!("{}: {e}", "maximum_quantity_per_order")
+                    });
+                self
+            }
+            pub fn metadata_description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_description"));
+                self
+            }
+            pub fn metadata_title<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.metadata_title = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "metadata_title"));
+                self
+            }
+            pub fn min_amount_donating<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.min_amount_donating = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "min_amount_donating"));
+                self
+            }
+            pub fn mpn<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.mpn = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "mpn"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateProductRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn pinned<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.pinned = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "pinned"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
+            pub fn promotion_title<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.promotion_title = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "promotion_title"));
+                self
+            }
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+            pub fn require_shipping<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.require_shipping = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "require_shipping"));
+                self
+            }
+            pub fn sale_end<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.sale_end = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sale_end"));
+                self
+            }
+            pub fn sale_price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.sale_price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sale_price"));
+                self
+            }
+            pub fn sku<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.sku = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sku"));
+                self
+            }
+            pub fn subtitle<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.subtitle = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "subtitle"));
+                self
+            }
+            pub fn tags<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.tags = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "tags"));
+                self
+            }
+            pub fn weight<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<f64>,
+            {
+                self.weight = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "weight"));
+                self
+            }
+            pub fn weight_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.weight_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "weight_type"));
+                self
+            }
+        }
+        impl UpdateProductVariantRequest {
+            pub fn notify_low<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.notify_low = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "notify_low"));
+                self
+            }
+            pub fn quantities<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::ProductVariantQuantityInput,
+                >,
+            {
+                self.quantities = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantities"));
+                self
             }
         }
     }
@@ -14984,32 +14239,6 @@ pub mod builder {
                 .map_err(|_| "conversion to `i64` for branch failed".to_string());
             self
         }
-        pub fn brands<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-        {
-            self.brands = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for brands failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn categories<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-        {
-            self.categories = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for categories failed"
-                        .to_string()
-                });
-            self
-        }
         pub fn keyword<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
@@ -15045,19 +14274,6 @@ pub mod builder {
                 .map(Some)
                 .map_err(|_| {
                     "conversion to `:: std :: num :: NonZeroU64` for per_page failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn tags<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-        {
-            self.tags = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for tags failed"
                         .to_string()
                 });
             self
@@ -15632,19 +14848,6 @@ pub mod builder {
                 .map(Some)
                 .map_err(|_| {
                     "conversion to `ListCategoriesStatus` for status failed".to_string()
-                });
-            self
-        }
-        pub fn with<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-        {
-            self.with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for with failed"
-                        .to_string()
                 });
             self
         }
@@ -18516,45 +17719,6 @@ pub mod builder {
                 tags: Ok(None),
             }
         }
-        pub fn branch<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-        {
-            self.branch = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for branch failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn brands<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-        {
-            self.brands = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for brands failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn categories<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-        {
-            self.categories = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for categories failed"
-                        .to_string()
-                });
-            self
-        }
         pub fn keyword<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
@@ -18590,19 +17754,6 @@ pub mod builder {
                 .map(Some)
                 .map_err(|_| {
                     "conversion to `:: std :: num :: NonZeroU64` for per_page failed"
-                        .to_string()
-                });
-            self
-        }
-        pub fn tags<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-        {
-            self.tags = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for tags failed"
                         .to_string()
                 });
             self
@@ -21207,19 +20358,6 @@ pub mod builder {
                 .map_err(|_| "conversion to `i64` for category_id failed".to_string());
             self
         }
-        pub fn with<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-        {
-            self.with = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: std :: vec :: Vec < :: std :: string :: String >` for with failed"
-                        .to_string()
-                });
-            self
-        }
         ///Sends a `GET` request to `/categories/{category_id}`
         pub async fn send(
             self,
@@ -21827,6 +20965,104 @@ pub mod builder {
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
+        }
+    }
+    impl<'a> ListProductQuantities<'a> {
+        pub fn brands<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<::std::string::String>,
+        {
+            self.brands = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "brands"));
+            self
+        }
+        pub fn categories<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<::std::string::String>,
+        {
+            self.categories = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "categories"));
+            self
+        }
+        pub fn tags<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<::std::string::String>,
+        {
+            self.tags = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "tags"));
+            self
+        }
+    }
+    impl<'a> ListCategories<'a> {
+        pub fn with<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<::std::string::String>,
+        {
+            self.with = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "with"));
+            self
+        }
+    }
+    impl<'a> ListProductQuantityAudit<'a> {
+        pub fn branch<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<::std::string::String>,
+        {
+            self.branch = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "branch"));
+            self
+        }
+        pub fn brands<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<::std::string::String>,
+        {
+            self.brands = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "brands"));
+            self
+        }
+        pub fn categories<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<::std::string::String>,
+        {
+            self.categories = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "categories"));
+            self
+        }
+        pub fn tags<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<::std::string::String>,
+        {
+            self.tags = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "tags"));
+            self
+        }
+    }
+    impl<'a> GetCategory<'a> {
+        pub fn with<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoList<::std::string::String>,
+        {
+            self.with = value
+                .into_list()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "with"));
+            self
         }
     }
 }
@@ -23024,6 +22260,2227 @@ impl ProductsApi for Client {
     }
     fn list_category_products(&self) -> builder::ListCategoryProducts<'_> {
         builder::ListCategoryProducts::new(self)
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i64> for types::ProductCalories {
+    fn from(value: i64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i32> for types::ProductCalories {
+    fn from(value: i32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u32> for types::ProductCalories {
+    fn from(value: u32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u64> for types::ProductCalories {
+    fn from(value: u64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<::store_admin_client_core::Decimal>
+for types::ProductCalories {
+    fn from(value: ::store_admin_client_core::Decimal) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// A decimal amount given as text, sent as written (`"149.50"`); anything else is
+/// refused.
+impl ::std::convert::TryFrom<&str> for types::ProductCalories {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        ::store_admin_client_core::amount_text(value).map(Self::String)
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for types::ProductCalories {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCalories> for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductCalories as ::std::convert::TryFrom<i64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCalories> for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductCalories as ::std::convert::TryFrom<i32>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCalories> for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductCalories as ::std::convert::TryFrom<u32>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCalories> for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductCalories as ::std::convert::TryFrom<u64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCalories>
+for ::store_admin_client_core::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductCalories as ::std::convert::TryFrom<
+            ::store_admin_client_core::Decimal,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCalories> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductCalories as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCalories>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductCalories as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCalories> for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductCalories as ::std::convert::TryFrom<f64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i64> for types::ProductCostPrice {
+    fn from(value: i64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i32> for types::ProductCostPrice {
+    fn from(value: i32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u32> for types::ProductCostPrice {
+    fn from(value: u32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u64> for types::ProductCostPrice {
+    fn from(value: u64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<::store_admin_client_core::Decimal>
+for types::ProductCostPrice {
+    fn from(value: ::store_admin_client_core::Decimal) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// A decimal amount given as text, sent as written (`"149.50"`); anything else is
+/// refused.
+impl ::std::convert::TryFrom<&str> for types::ProductCostPrice {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        ::store_admin_client_core::amount_text(value).map(Self::String)
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for types::ProductCostPrice {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCostPrice> for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductCostPrice as ::std::convert::TryFrom<i64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCostPrice> for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductCostPrice as ::std::convert::TryFrom<i32>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCostPrice> for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductCostPrice as ::std::convert::TryFrom<u32>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCostPrice> for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductCostPrice as ::std::convert::TryFrom<u64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCostPrice>
+for ::store_admin_client_core::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductCostPrice as ::std::convert::TryFrom<
+            ::store_admin_client_core::Decimal,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCostPrice> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductCostPrice as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCostPrice>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductCostPrice as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductCostPrice> for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductCostPrice as ::std::convert::TryFrom<f64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i64> for types::ProductDetailsCalories {
+    fn from(value: i64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i32> for types::ProductDetailsCalories {
+    fn from(value: i32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u32> for types::ProductDetailsCalories {
+    fn from(value: u32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u64> for types::ProductDetailsCalories {
+    fn from(value: u64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<::store_admin_client_core::Decimal>
+for types::ProductDetailsCalories {
+    fn from(value: ::store_admin_client_core::Decimal) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// A decimal amount given as text, sent as written (`"149.50"`); anything else is
+/// refused.
+impl ::std::convert::TryFrom<&str> for types::ProductDetailsCalories {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        ::store_admin_client_core::amount_text(value).map(Self::String)
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for types::ProductDetailsCalories {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCalories> for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCalories as ::std::convert::TryFrom<i64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCalories> for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCalories as ::std::convert::TryFrom<i32>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCalories> for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCalories as ::std::convert::TryFrom<u32>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCalories> for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCalories as ::std::convert::TryFrom<u64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCalories>
+for ::store_admin_client_core::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCalories as ::std::convert::TryFrom<
+            ::store_admin_client_core::Decimal,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCalories> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCalories as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCalories>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCalories as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCalories> for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCalories>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCalories as ::std::convert::TryFrom<f64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i64> for types::ProductDetailsCostPrice {
+    fn from(value: i64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<i32> for types::ProductDetailsCostPrice {
+    fn from(value: i32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u32> for types::ProductDetailsCostPrice {
+    fn from(value: u32) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<u64> for types::ProductDetailsCostPrice {
+    fn from(value: u64) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// The exact decimal text of the value (no detour through `f64`).
+impl ::std::convert::From<::store_admin_client_core::Decimal>
+for types::ProductDetailsCostPrice {
+    fn from(value: ::store_admin_client_core::Decimal) -> Self {
+        Self::String(value.to_string())
+    }
+}
+/// A decimal amount given as text, sent as written (`"149.50"`); anything else is
+/// refused.
+impl ::std::convert::TryFrom<&str> for types::ProductDetailsCostPrice {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        ::store_admin_client_core::amount_text(value).map(Self::String)
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for types::ProductDetailsCostPrice {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCostPrice> for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCostPrice as ::std::convert::TryFrom<i64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCostPrice> for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCostPrice as ::std::convert::TryFrom<i32>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCostPrice> for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCostPrice as ::std::convert::TryFrom<u32>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCostPrice> for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCostPrice as ::std::convert::TryFrom<u64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCostPrice>
+for ::store_admin_client_core::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCostPrice as ::std::convert::TryFrom<
+            ::store_admin_client_core::Decimal,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCostPrice> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCostPrice as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCostPrice>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCostPrice as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCostPrice> for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductDetailsCostPrice>,
+        ::std::string::String,
+    > {
+        <types::ProductDetailsCostPrice as ::std::convert::TryFrom<f64>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+/// The amount alone (no currency): exact.
+impl ::std::convert::From<i64> for types::UpdateProductPriceRequest {
+    fn from(value: i64) -> Self {
+        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::From<
+            i64,
+        >>::from(value);
+        Self { price: amount }
+    }
+}
+/// The amount alone (no currency): exact.
+impl ::std::convert::From<i32> for types::UpdateProductPriceRequest {
+    fn from(value: i32) -> Self {
+        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::From<
+            i32,
+        >>::from(value);
+        Self { price: amount }
+    }
+}
+/// The amount alone (no currency): exact.
+impl ::std::convert::From<u32> for types::UpdateProductPriceRequest {
+    fn from(value: u32) -> Self {
+        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::From<
+            u32,
+        >>::from(value);
+        Self { price: amount }
+    }
+}
+/// The amount alone (no currency): exact.
+impl ::std::convert::From<u64> for types::UpdateProductPriceRequest {
+    fn from(value: u64) -> Self {
+        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::From<
+            u64,
+        >>::from(value);
+        Self { price: amount }
+    }
+}
+/// The amount alone (no currency): exact.
+impl ::std::convert::From<::store_admin_client_core::Decimal>
+for types::UpdateProductPriceRequest {
+    fn from(value: ::store_admin_client_core::Decimal) -> Self {
+        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::From<
+            ::store_admin_client_core::Decimal,
+        >>::from(value);
+        Self { price: amount }
+    }
+}
+/// The amount alone (no currency): exact.
+impl ::std::convert::From<f64> for types::UpdateProductPriceRequest {
+    fn from(value: f64) -> Self {
+        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::From<
+            f64,
+        >>::from(value);
+        Self { price: amount }
+    }
+}
+/// The amount alone (no currency), given as decimal text.
+impl ::std::convert::TryFrom<&str> for types::UpdateProductPriceRequest {
+    type Error = ::std::string::String;
+    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
+        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(value)?;
+        Ok(Self { price: amount })
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String>
+for types::UpdateProductPriceRequest {
+    type Error = ::std::string::String;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, Self::Error> {
+        Self::try_from(value.as_str())
+    }
+}
+impl ::std::convert::From<::store_admin_client_core::types::NumberOrString>
+for types::UpdateProductPriceRequest {
+    fn from(amount: ::store_admin_client_core::types::NumberOrString) -> Self {
+        Self { price: amount }
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest>
+for ::store_admin_client_core::types::NumberOrString {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductPriceRequest>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
+            ::store_admin_client_core::types::NumberOrString,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest> for i64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductPriceRequest>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
+            i64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest> for i32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductPriceRequest>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
+            i32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest> for u32 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductPriceRequest>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
+            u32,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest> for u64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductPriceRequest>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
+            u64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest>
+for ::store_admin_client_core::Decimal {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductPriceRequest>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
+            ::store_admin_client_core::Decimal,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest> for f64 {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductPriceRequest>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
+            f64,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductPriceRequest>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductPriceRequest>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ChangeProductStatusRequestStatus>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ChangeProductStatusRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::ChangeProductStatusRequestStatus as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ChangeProductStatusRequestStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ChangeProductStatusRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::ChangeProductStatusRequestStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateBrandRequestName> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateBrandRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateBrandRequestName as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateBrandRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateBrandRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateBrandRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateCategoryRequestName> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateCategoryRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateCategoryRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateCategoryRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateCategoryRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateCategoryRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateCategoryRequestStatus>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateCategoryRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::CreateCategoryRequestStatus as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateCategoryRequestStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateCategoryRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::CreateCategoryRequestStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::CreateProductOptionRequestDisplayType,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionRequestDisplayType>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionRequestDisplayType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::CreateProductOptionRequestDisplayType,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionRequestDisplayType>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionRequestDisplayType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductOptionRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductOptionRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductOptionRequestType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionRequestType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductOptionRequestType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductOptionRequestVisibility>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionRequestVisibility>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionRequestVisibility as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductOptionRequestVisibility>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionRequestVisibility>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionRequestVisibility as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::CreateProductOptionTemplateRequestDisplayType,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionTemplateRequestDisplayType>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionTemplateRequestDisplayType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::CreateProductOptionTemplateRequestDisplayType,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionTemplateRequestDisplayType>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionTemplateRequestDisplayType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::CreateProductOptionTemplateRequestType,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionTemplateRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionTemplateRequestType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::CreateProductOptionTemplateRequestType,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionTemplateRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionTemplateRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductOptionTemplateWith>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionTemplateWith>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionTemplateWith as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductOptionTemplateWith>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionTemplateWith>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionTemplateWith as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductOptionValueRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionValueRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionValueRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductOptionValueRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductOptionValueRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateProductOptionValueRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductRequestName> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateProductRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateProductRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductRequestProductType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductRequestProductType>,
+        ::std::string::String,
+    > {
+        <types::CreateProductRequestProductType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductRequestProductType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductRequestProductType>,
+        ::std::string::String,
+    > {
+        <types::CreateProductRequestProductType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductRequestStatus>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::CreateProductRequestStatus as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductRequestStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::CreateProductRequestStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductTagTagName> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductTagTagName>,
+        ::std::string::String,
+    > {
+        <types::CreateProductTagTagName as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateProductTagTagName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateProductTagTagName>,
+        ::std::string::String,
+    > {
+        <types::CreateProductTagTagName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::GetBrandWith> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::GetBrandWith>,
+        ::std::string::String,
+    > {
+        <types::GetBrandWith as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::GetBrandWith>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::GetBrandWith>,
+        ::std::string::String,
+    > {
+        <types::GetBrandWith as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::GetProductOptionTemplateWith>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::GetProductOptionTemplateWith>,
+        ::std::string::String,
+    > {
+        <types::GetProductOptionTemplateWith as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::GetProductOptionTemplateWith>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::GetProductOptionTemplateWith>,
+        ::std::string::String,
+    > {
+        <types::GetProductOptionTemplateWith as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ImportProductsRequestType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ImportProductsRequestType>,
+        ::std::string::String,
+    > {
+        <types::ImportProductsRequestType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ImportProductsRequestType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ImportProductsRequestType>,
+        ::std::string::String,
+    > {
+        <types::ImportProductsRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListBrandsWith> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListBrandsWith>,
+        ::std::string::String,
+    > {
+        <types::ListBrandsWith as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListBrandsWith>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListBrandsWith>,
+        ::std::string::String,
+    > {
+        <types::ListBrandsWith as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListCategoriesStatus> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListCategoriesStatus>,
+        ::std::string::String,
+    > {
+        <types::ListCategoriesStatus as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListCategoriesStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListCategoriesStatus>,
+        ::std::string::String,
+    > {
+        <types::ListCategoriesStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListProductOptionTemplatesWith>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListProductOptionTemplatesWith>,
+        ::std::string::String,
+    > {
+        <types::ListProductOptionTemplatesWith as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListProductOptionTemplatesWith>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListProductOptionTemplatesWith>,
+        ::std::string::String,
+    > {
+        <types::ListProductOptionTemplatesWith as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListProductsFormat> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListProductsFormat>,
+        ::std::string::String,
+    > {
+        <types::ListProductsFormat as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListProductsFormat>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListProductsFormat>,
+        ::std::string::String,
+    > {
+        <types::ListProductsFormat as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListProductsStatus> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListProductsStatus>,
+        ::std::string::String,
+    > {
+        <types::ListProductsStatus as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListProductsStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListProductsStatus>,
+        ::std::string::String,
+    > {
+        <types::ListProductsStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductBulkFiltersMahly> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkFiltersMahly>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkFiltersMahly as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductBulkFiltersMahly>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkFiltersMahly>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkFiltersMahly as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductBulkFiltersStatusItem>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkFiltersStatusItem>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkFiltersStatusItem as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductBulkFiltersStatusItem>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkFiltersStatusItem>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkFiltersStatusItem as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductBulkFiltersTypesItem>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkFiltersTypesItem>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkFiltersTypesItem as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductBulkFiltersTypesItem>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkFiltersTypesItem>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkFiltersTypesItem as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductBulkOperationActionName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkOperationActionName>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkOperationActionName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductBulkOperationActionName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkOperationActionName>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkOperationActionName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductBulkOperationValueApplyOn>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkOperationValueApplyOn>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkOperationValueApplyOn as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductBulkOperationValueApplyOn>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkOperationValueApplyOn>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkOperationValueApplyOn as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::ProductBulkOperationValueChannelsItem,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkOperationValueChannelsItem>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkOperationValueChannelsItem as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::ProductBulkOperationValueChannelsItem,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkOperationValueChannelsItem>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkOperationValueChannelsItem as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductBulkOperationValueColumn>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkOperationValueColumn>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkOperationValueColumn as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductBulkOperationValueColumn>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductBulkOperationValueColumn>,
+        ::std::string::String,
+    > {
+        <types::ProductBulkOperationValueColumn as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductOptionInputDisplayType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductOptionInputDisplayType>,
+        ::std::string::String,
+    > {
+        <types::ProductOptionInputDisplayType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductOptionInputDisplayType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductOptionInputDisplayType>,
+        ::std::string::String,
+    > {
+        <types::ProductOptionInputDisplayType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductOptionInputName> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductOptionInputName>,
+        ::std::string::String,
+    > {
+        <types::ProductOptionInputName as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductOptionInputName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductOptionInputName>,
+        ::std::string::String,
+    > {
+        <types::ProductOptionInputName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductOptionValueInputName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductOptionValueInputName>,
+        ::std::string::String,
+    > {
+        <types::ProductOptionValueInputName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductOptionValueInputName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductOptionValueInputName>,
+        ::std::string::String,
+    > {
+        <types::ProductOptionValueInputName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductQuantityUpdateIdentifer>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductQuantityUpdateIdentifer>,
+        ::std::string::String,
+    > {
+        <types::ProductQuantityUpdateIdentifer as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductQuantityUpdateIdentifer>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductQuantityUpdateIdentifer>,
+        ::std::string::String,
+    > {
+        <types::ProductQuantityUpdateIdentifer as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductQuantityUpdateIdentiferType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductQuantityUpdateIdentiferType>,
+        ::std::string::String,
+    > {
+        <types::ProductQuantityUpdateIdentiferType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductQuantityUpdateIdentiferType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductQuantityUpdateIdentiferType>,
+        ::std::string::String,
+    > {
+        <types::ProductQuantityUpdateIdentiferType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductQuantityUpdateMode> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductQuantityUpdateMode>,
+        ::std::string::String,
+    > {
+        <types::ProductQuantityUpdateMode as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ProductQuantityUpdateMode>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ProductQuantityUpdateMode>,
+        ::std::string::String,
+    > {
+        <types::ProductQuantityUpdateMode as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateBrandRequestName> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateBrandRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateBrandRequestName as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateBrandRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateBrandRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateBrandRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateBrandTranslationName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateBrandTranslationName>,
+        ::std::string::String,
+    > {
+        <types::UpdateBrandTranslationName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateBrandTranslationName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateBrandTranslationName>,
+        ::std::string::String,
+    > {
+        <types::UpdateBrandTranslationName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateCategoryRequestName> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCategoryRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateCategoryRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateCategoryRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCategoryRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateCategoryRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateCategoryRequestStatus>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCategoryRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::UpdateCategoryRequestStatus as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateCategoryRequestStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateCategoryRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::UpdateCategoryRequestStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateProductOptionRequestDisplayType,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductOptionRequestDisplayType>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductOptionRequestDisplayType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateProductOptionRequestDisplayType,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductOptionRequestDisplayType>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductOptionRequestDisplayType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductOptionRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductOptionRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductOptionRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductOptionRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductOptionRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductOptionRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductOptionRequestVisibility>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductOptionRequestVisibility>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductOptionRequestVisibility as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductOptionRequestVisibility>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductOptionRequestVisibility>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductOptionRequestVisibility as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateProductOptionTemplateRequestDisplayType,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductOptionTemplateRequestDisplayType>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductOptionTemplateRequestDisplayType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateProductOptionTemplateRequestDisplayType,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductOptionTemplateRequestDisplayType>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductOptionTemplateRequestDisplayType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductOptionValueRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductOptionValueRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductOptionValueRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductOptionValueRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductOptionValueRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductOptionValueRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductRequestChannelsItem>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductRequestChannelsItem>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductRequestChannelsItem as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductRequestChannelsItem>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductRequestChannelsItem>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductRequestChannelsItem as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductRequestName> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateProductRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateProductRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateProductRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
     }
 }
 ::store_admin_client_core::operation!(

@@ -7716,46 +7716,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl BranchAllocationActionInput {
-            pub fn branch_ids<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::vec::Vec<i64>>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.branch_ids = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for branch_ids: {e}")
-                    });
-                self
-            }
-            pub fn single_branch_only<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.single_branch_only = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for single_branch_only: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn strategy<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::BranchAllocationActionInputStrategy>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.strategy = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for strategy: {e}")
-                    });
-                self
-            }
             pub fn type_<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::BranchAllocationActionInputType>,
@@ -7963,44 +7923,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl BranchContacts {
-            pub fn phone<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.phone = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for phone: {e}")
-                    });
-                self
-            }
-            pub fn telephone<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.telephone = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for telephone: {e}")
-                    });
-                self
-            }
-            pub fn whatsapp<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.whatsapp = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for whatsapp: {e}")
-                    });
-                self
-            }
-        }
+        impl BranchContacts {}
         impl ::std::convert::TryFrom<BranchContacts> for super::BranchContacts {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -8048,22 +7971,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl BranchDeliveryZoneCoverageInput {
-            pub fn coordinates<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::std::vec::Vec<super::BranchDeliveryZonePointInput>,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.coordinates = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for coordinates: {e}")
-                    });
-                self
-            }
             pub fn enabled<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<bool>,
@@ -8085,18 +7992,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for method: {e}")
-                    });
-                self
-            }
-            pub fn radius_meters<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.radius_meters = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for radius_meters: {e}")
                     });
                 self
             }
@@ -8157,60 +8052,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl BranchDeliveryZoneCoveragePatch {
-            pub fn coordinates<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::std::vec::Vec<super::BranchDeliveryZonePointInput>,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.coordinates = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for coordinates: {e}")
-                    });
-                self
-            }
-            pub fn enabled<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.enabled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for enabled: {e}")
-                    });
-                self
-            }
-            pub fn method<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.method = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for method: {e}")
-                    });
-                self
-            }
-            pub fn radius_meters<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.radius_meters = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for radius_meters: {e}")
-                    });
-                self
-            }
-        }
+        impl BranchDeliveryZoneCoveragePatch {}
         impl ::std::convert::TryFrom<BranchDeliveryZoneCoveragePatch>
         for super::BranchDeliveryZoneCoveragePatch {
             type Error = super::error::ConversionError;
@@ -8268,28 +8110,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .map_err(|e| {
                         format!("error converting supplied value for enabled: {e}")
                     });
-                self
-            }
-            pub fn from<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.from = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for from: {e}")
-                    });
-                self
-            }
-            pub fn to<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.to = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for to: {e}"));
                 self
             }
         }
@@ -8408,20 +8228,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     });
                 self
             }
-            pub fn working_hours<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::BranchDeliveryZoneHoursInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.working_hours = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for working_hours: {e}")
-                    });
-                self
-            }
         }
         impl ::std::convert::TryFrom<BranchDeliveryZoneRulesInput>
         for super::BranchDeliveryZoneRulesInput {
@@ -8463,36 +8269,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl BranchDeliveryZoneRulesPatch {
-            pub fn coverage<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::BranchDeliveryZoneCoveragePatch>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.coverage = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for coverage: {e}")
-                    });
-                self
-            }
-            pub fn working_hours<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::BranchDeliveryZoneHoursInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.working_hours = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for working_hours: {e}")
-                    });
-                self
-            }
-        }
+        impl BranchDeliveryZoneRulesPatch {}
         impl ::std::convert::TryFrom<BranchDeliveryZoneRulesPatch>
         for super::BranchDeliveryZoneRulesPatch {
             type Error = super::error::ConversionError;
@@ -8538,44 +8315,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl BranchWorkingDayInput {
-            pub fn enabled<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::BranchWorkingDayInputEnabled>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.enabled = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for enabled: {e}")
-                    });
-                self
-            }
-            pub fn from<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.from = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for from: {e}")
-                    });
-                self
-            }
-            pub fn to<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.to = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for to: {e}"));
-                self
-            }
-        }
+        impl BranchWorkingDayInput {}
         impl ::std::convert::TryFrom<BranchWorkingDayInput>
         for super::BranchWorkingDayInput {
             type Error = super::error::ConversionError;
@@ -8643,30 +8383,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     });
                 self
             }
-            pub fn company_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.company_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for company_id: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
             pub fn priority<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -8676,20 +8392,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for priority: {e}")
-                    });
-                self
-            }
-            pub fn rules<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::BranchAllocationRuleInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.rules = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for rules: {e}")
                     });
                 self
             }
@@ -8885,20 +8587,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl CreateBranchRequest {
-            pub fn additional_number<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.additional_number = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for additional_number: {e}"
-                        )
-                    });
-                self
-            }
             pub fn address_description<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -8913,20 +8601,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     });
                 self
             }
-            pub fn building_number<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.building_number = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for building_number: {e}"
-                        )
-                    });
-                self
-            }
             pub fn city_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -8936,22 +8610,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for city_id: {e}")
-                    });
-                self
-            }
-            pub fn cod_cost<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cod_cost = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cod_cost: {e}")
                     });
                 self
             }
@@ -8976,32 +8634,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for country_id: {e}")
-                    });
-                self
-            }
-            pub fn is_cod_available<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_cod_available = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for is_cod_available: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn is_default<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_default = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_default: {e}")
                     });
                 self
             }
@@ -9053,20 +8685,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     });
                 self
             }
-            pub fn preparation_time<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.preparation_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for preparation_time: {e}"
-                        )
-                    });
-                self
-            }
             pub fn street<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -9088,20 +8706,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn working_hours<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::BranchWorkingHoursInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.working_hours = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for working_hours: {e}")
                     });
                 self
             }
@@ -9250,22 +8854,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl CreateShipmentRequest {
-            pub fn cash_on_delivery<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::store_admin_client_core::types::Money>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cash_on_delivery = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for cash_on_delivery: {e}"
-                        )
-                    });
-                self
-            }
             pub fn courier_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -9275,96 +8863,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for courier_id: {e}")
-                    });
-                self
-            }
-            pub fn description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
-                self
-            }
-            pub fn external_additional_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.external_additional_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for external_additional_id: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn external_company_name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.external_company_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for external_company_name: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn external_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.external_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for external_id: {e}")
-                    });
-                self
-            }
-            pub fn order_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.order_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for order_id: {e}")
-                    });
-                self
-            }
-            pub fn overwrite_exists_pending<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.overwrite_exists_pending = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for overwrite_exists_pending: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn packages<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::ShipmentPackageInput>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.packages = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for packages: {e}")
                     });
                 self
             }
@@ -9379,86 +8877,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                         format!(
                             "error converting supplied value for payment_method: {e}"
                         )
-                    });
-                self
-            }
-            pub fn policy_options<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PolicyOptionMap>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.policy_options = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for policy_options: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn remarks<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.remarks = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for remarks: {e}")
-                    });
-                self
-            }
-            pub fn service_types<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.service_types = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for service_types: {e}")
-                    });
-                self
-            }
-            pub fn ship_from<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShipmentShipFromInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.ship_from = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for ship_from: {e}")
-                    });
-                self
-            }
-            pub fn ship_to<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShipmentShipToInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.ship_to = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for ship_to: {e}")
-                    });
-                self
-            }
-            pub fn shipment_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.shipment_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for shipment_id: {e}")
                     });
                 self
             }
@@ -9618,66 +9036,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl CreateShippingRouteRequest {
-            pub fn branded<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShippingRouteBrandingInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.branded = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for branded: {e}")
-                    });
-                self
-            }
-            pub fn companies<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ShippingRouteCompanyInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.companies = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for companies: {e}")
-                    });
-                self
-            }
-            pub fn condition_match<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        super::CreateShippingRouteRequestConditionMatch,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.condition_match = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for condition_match: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn conditions<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ShippingRouteConditionInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.conditions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for conditions: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::CreateShippingRouteRequestName>,
@@ -9803,20 +9161,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     });
                 self
             }
-            pub fn shipping<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShippingZoneSettingsInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.shipping = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for shipping: {e}")
-                    });
-                self
-            }
         }
         impl ::std::convert::TryFrom<CreateShippingZoneRequest>
         for super::CreateShippingZoneRequest {
@@ -9868,68 +9212,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl GeoCoordinates {
-            pub fn lat<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.lat = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for lat: {e}")
-                    });
-                self
-            }
-            pub fn latitude<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::store_admin_client_core::types::AnyValue>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.latitude = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for latitude: {e}")
-                    });
-                self
-            }
-            pub fn lng<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.lng = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for lng: {e}")
-                    });
-                self
-            }
-            pub fn longitude<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::store_admin_client_core::types::AnyValue>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.longitude = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for longitude: {e}")
-                    });
-                self
-            }
-        }
+        impl GeoCoordinates {}
         impl ::std::convert::TryFrom<GeoCoordinates> for super::GeoCoordinates {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -9992,84 +9275,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl ShipmentPackageInput {
-            pub fn external_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.external_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for external_id: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShipmentPackagePrice>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
-                    });
-                self
-            }
-            pub fn sku<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sku = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sku: {e}")
-                    });
-                self
-            }
-            pub fn weight<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShipmentPackageWeightInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.weight = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for weight: {e}")
-                    });
-                self
-            }
-        }
+        impl ShipmentPackageInput {}
         impl ::std::convert::TryFrom<ShipmentPackageInput>
         for super::ShipmentPackageInput {
             type Error = super::error::ConversionError;
@@ -10117,36 +9323,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl ShipmentPackagePrice {
-            pub fn amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for amount: {e}")
-                    });
-                self
-            }
-            pub fn currency<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.currency = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for currency: {e}")
-                    });
-                self
-            }
-        }
+        impl ShipmentPackagePrice {}
         impl ::std::convert::TryFrom<ShipmentPackagePrice>
         for super::ShipmentPackagePrice {
             type Error = super::error::ConversionError;
@@ -10186,38 +9363,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl ShipmentPackageWeightInput {
-            pub fn units<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShipmentPackageWeightInputUnits>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.units = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for units: {e}")
-                    });
-                self
-            }
-            pub fn value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
-                self
-            }
-        }
+        impl ShipmentPackageWeightInput {}
         impl ::std::convert::TryFrom<ShipmentPackageWeightInput>
         for super::ShipmentPackageWeightInput {
             type Error = super::error::ConversionError;
@@ -10334,212 +9480,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl ShipmentShipFromInput {
-            pub fn additional_number<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.additional_number = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for additional_number: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn address_line<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.address_line = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for address_line: {e}")
-                    });
-                self
-            }
-            pub fn block<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.block = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for block: {e}")
-                    });
-                self
-            }
-            pub fn branch_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.branch_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for branch_id: {e}")
-                    });
-                self
-            }
-            pub fn building_number<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.building_number = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for building_number: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn city<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::IntegerOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.city = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for city: {e}")
-                    });
-                self
-            }
-            pub fn city_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.city_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for city_id: {e}")
-                    });
-                self
-            }
-            pub fn country<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::IntegerOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.country = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country: {e}")
-                    });
-                self
-            }
-            pub fn country_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.country_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_id: {e}")
-                    });
-                self
-            }
-            pub fn email<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.email = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for email: {e}")
-                    });
-                self
-            }
-            pub fn geo_coordinates<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<super::GeoCoordinates>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.geo_coordinates = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for geo_coordinates: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn phone<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.phone = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for phone: {e}")
-                    });
-                self
-            }
-            pub fn postal_code<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.postal_code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for postal_code: {e}")
-                    });
-                self
-            }
-            pub fn short_address<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.short_address = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for short_address: {e}")
-                    });
-                self
-            }
-            pub fn street_number<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.street_number = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for street_number: {e}")
-                    });
-                self
-            }
             pub fn type_<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::ShipmentShipFromInputType>,
@@ -10680,20 +9620,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl ShipmentShipToInput {
-            pub fn additional_number<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.additional_number = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for additional_number: {e}"
-                        )
-                    });
-                self
-            }
             pub fn address_line<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -10718,20 +9644,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     });
                 self
             }
-            pub fn building_number<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.building_number = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for building_number: {e}"
-                        )
-                    });
-                self
-            }
             pub fn city<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -10743,18 +9655,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for city: {e}")
-                    });
-                self
-            }
-            pub fn city_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.city_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for city_id: {e}")
                     });
                 self
             }
@@ -10772,18 +9672,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     });
                 self
             }
-            pub fn country_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.country_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_id: {e}")
-                    });
-                self
-            }
             pub fn email<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -10793,20 +9681,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for email: {e}")
-                    });
-                self
-            }
-            pub fn geo_coordinates<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<super::GeoCoordinates>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.geo_coordinates = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for geo_coordinates: {e}"
-                        )
                     });
                 self
             }
@@ -10843,18 +9717,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for postal_code: {e}")
-                    });
-                self
-            }
-            pub fn short_address<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.short_address = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for short_address: {e}")
                     });
                 self
             }
@@ -10952,18 +9814,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl ShippingRouteBrandingInput {
-            pub fn combinable<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.combinable = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for combinable: {e}")
-                    });
-                self
-            }
             pub fn description<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -10997,20 +9847,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn pricing<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShippingRoutePricingInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.pricing = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for pricing: {e}")
                     });
                 self
             }
@@ -11076,72 +9912,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl ShippingRouteBrandingPatch {
-            pub fn combinable<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.combinable = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for combinable: {e}")
-                    });
-                self
-            }
-            pub fn description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
-                self
-            }
-            pub fn logo_url<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.logo_url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for logo_url: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShippingRouteBrandingPatchName>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn pricing<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShippingRoutePricingPatch>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.pricing = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for pricing: {e}")
-                    });
-                self
-            }
-        }
+        impl ShippingRouteBrandingPatch {}
         impl ::std::convert::TryFrom<ShippingRouteBrandingPatch>
         for super::ShippingRouteBrandingPatch {
             type Error = super::error::ConversionError;
@@ -11191,18 +9962,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl ShippingRouteCompanyInput {
-            pub fn capacity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.capacity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for capacity: {e}")
-                    });
-                self
-            }
             pub fn id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -11211,18 +9970,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 self.id = value
                     .try_into()
                     .map_err(|e| format!("error converting supplied value for id: {e}"));
-                self
-            }
-            pub fn priority<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.priority = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for priority: {e}")
-                    });
                 self
             }
         }
@@ -11369,24 +10116,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl ShippingRoutePricingInput {
-            pub fn amount_per_unit<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.amount_per_unit = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for amount_per_unit: {e}"
-                        )
-                    });
-                self
-            }
             pub fn cost<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -11401,22 +10130,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     });
                 self
             }
-            pub fn per_unit<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.per_unit = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for per_unit: {e}")
-                    });
-                self
-            }
             pub fn type_<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::ShippingRoutePricingInputType>,
@@ -11426,22 +10139,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn up_to_weight<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.up_to_weight = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for up_to_weight: {e}")
                     });
                 self
             }
@@ -11507,88 +10204,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl ShippingRoutePricingPatch {
-            pub fn amount_per_unit<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.amount_per_unit = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for amount_per_unit: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn cost<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cost = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cost: {e}")
-                    });
-                self
-            }
-            pub fn per_unit<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.per_unit = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for per_unit: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShippingRoutePricingPatchType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn up_to_weight<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.up_to_weight = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for up_to_weight: {e}")
-                    });
-                self
-            }
-        }
+        impl ShippingRoutePricingPatch {}
         impl ::std::convert::TryFrom<ShippingRoutePricingPatch>
         for super::ShippingRoutePricingPatch {
             type Error = super::error::ConversionError;
@@ -11641,34 +10257,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl ShippingRouteStrategyInput {
-            pub fn alternative_companies<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.alternative_companies = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for alternative_companies: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn capacity_level<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.capacity_level = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for capacity_level: {e}"
-                        )
-                    });
-                self
-            }
             pub fn type_<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::ShippingRouteStrategyInputType>,
@@ -11724,36 +10312,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl ShippingZoneCashOnDeliveryInput {
-            pub fn fees<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.fees = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for fees: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-        }
+        impl ShippingZoneCashOnDeliveryInput {}
         impl ::std::convert::TryFrom<ShippingZoneCashOnDeliveryInput>
         for super::ShippingZoneCashOnDeliveryInput {
             type Error = super::error::ConversionError;
@@ -11809,88 +10368,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl ShippingZoneFeesInput {
-            pub fn amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for amount: {e}")
-                    });
-                self
-            }
-            pub fn amount_per_unit<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.amount_per_unit = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for amount_per_unit: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn per_unit<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.per_unit = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for per_unit: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShippingZoneFeesInputType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn up_to_weight<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.up_to_weight = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for up_to_weight: {e}")
-                    });
-                self
-            }
-        }
+        impl ShippingZoneFeesInput {}
         impl ::std::convert::TryFrom<ShippingZoneFeesInput>
         for super::ShippingZoneFeesInput {
             type Error = super::error::ConversionError;
@@ -11952,36 +10430,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl ShippingZoneSettingsInput {
-            pub fn cash_on_delivery<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShippingZoneCashOnDeliveryInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cash_on_delivery = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for cash_on_delivery: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn cities_excluded<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cities_excluded = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for cities_excluded: {e}"
-                        )
-                    });
-                self
-            }
             pub fn city<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -12094,74 +10542,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl UpdateBranchAllocationRequest {
-            pub fn action<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::BranchAllocationActionInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.action = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for action: {e}")
-                    });
-                self
-            }
-            pub fn company_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.company_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for company_id: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn priority<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.priority = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for priority: {e}")
-                    });
-                self
-            }
-            pub fn rules<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::std::vec::Vec<super::BranchAllocationRuleInput>,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.rules = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for rules: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateBranchAllocationRequest {}
         impl ::std::convert::TryFrom<UpdateBranchAllocationRequest>
         for super::UpdateBranchAllocationRequest {
             type Error = super::error::ConversionError;
@@ -12216,34 +10597,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl UpdateBranchAllocationSettingsRequest {
-            pub fn priorities<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::std::vec::Vec<super::BranchAllocationPriorityInput>,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.priorities = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for priorities: {e}")
-                    });
-                self
-            }
-            pub fn scope_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.scope_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for scope_id: {e}")
-                    });
-                self
-            }
             pub fn strategy<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -12306,46 +10659,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl UpdateBranchDeliveryZoneRequest {
-            pub fn branch_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.branch_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for branch_id: {e}")
-                    });
-                self
-            }
-            pub fn rules<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::BranchDeliveryZoneRulesPatch>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.rules = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for rules: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateBranchDeliveryZoneRequest {}
         impl ::std::convert::TryFrom<UpdateBranchDeliveryZoneRequest>
         for super::UpdateBranchDeliveryZoneRequest {
             type Error = super::error::ConversionError;
@@ -12468,246 +10782,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl UpdateBranchRequest {
-            pub fn additional_number<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.additional_number = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for additional_number: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn address_description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.address_description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for address_description: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn building_number<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.building_number = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for building_number: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn city_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.city_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for city_id: {e}")
-                    });
-                self
-            }
-            pub fn cod_cost<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cod_cost = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cod_cost: {e}")
-                    });
-                self
-            }
-            pub fn contacts<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<super::BranchContacts>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.contacts = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for contacts: {e}")
-                    });
-                self
-            }
-            pub fn country_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.country_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_id: {e}")
-                    });
-                self
-            }
-            pub fn is_cod_available<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_cod_available = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for is_cod_available: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn is_default<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.is_default = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for is_default: {e}")
-                    });
-                self
-            }
-            pub fn local<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.local = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for local: {e}")
-                    });
-                self
-            }
-            pub fn location<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.location = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for location: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateBranchRequestName>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn postal_code<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.postal_code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for postal_code: {e}")
-                    });
-                self
-            }
-            pub fn preparation_time<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.preparation_time = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for preparation_time: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateBranchRequestStatus>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-            pub fn street<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.street = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for street: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateBranchRequestType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn working_hours<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::BranchWorkingHoursInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.working_hours = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for working_hours: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateBranchRequest {}
         impl ::std::convert::TryFrom<UpdateBranchRequest>
         for super::UpdateBranchRequest {
             type Error = super::error::ConversionError;
@@ -12784,48 +10859,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl UpdateDefaultShippingRouteRequest {
-            pub fn companies<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ShippingRouteCompanyInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.companies = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for companies: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-            pub fn strategy<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShippingRouteStrategyInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.strategy = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for strategy: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateDefaultShippingRouteRequest {}
         impl ::std::convert::TryFrom<UpdateDefaultShippingRouteRequest>
         for super::UpdateDefaultShippingRouteRequest {
             type Error = super::error::ConversionError;
@@ -12911,76 +10945,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl UpdateShipmentRequest {
-            pub fn cost<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cost = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cost: {e}")
-                    });
-                self
-            }
-            pub fn external_company_name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.external_company_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for external_company_name: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn order_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.order_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for order_id: {e}")
-                    });
-                self
-            }
-            pub fn pdf_label<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.pdf_label = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for pdf_label: {e}")
-                    });
-                self
-            }
-            pub fn policy_options<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::PolicyOptionMap>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.policy_options = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for policy_options: {e}"
-                        )
-                    });
-                self
-            }
             pub fn shipment_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::UpdateShipmentRequestShipmentNumber>,
@@ -13004,44 +10968,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-            pub fn status_note<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status_note = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status_note: {e}")
-                    });
-                self
-            }
-            pub fn tracking_link<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.tracking_link = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tracking_link: {e}")
-                    });
-                self
-            }
-            pub fn tracking_number<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.tracking_number = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for tracking_number: {e}"
-                        )
                     });
                 self
             }
@@ -13180,134 +11106,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl UpdateShippingRouteRequest {
-            pub fn branded<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShippingRouteBrandingPatch>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.branded = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for branded: {e}")
-                    });
-                self
-            }
-            pub fn companies<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ShippingRouteCompanyInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.companies = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for companies: {e}")
-                    });
-                self
-            }
-            pub fn condition_match<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        super::UpdateShippingRouteRequestConditionMatch,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.condition_match = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for condition_match: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn conditions<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::ShippingRouteConditionInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.conditions = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for conditions: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateShippingRouteRequestName>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn priority<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.priority = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for priority: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-            pub fn strategy<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShippingRouteStrategyInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.strategy = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for strategy: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateShippingRouteRequestType>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateShippingRouteRequest {}
         impl ::std::convert::TryFrom<UpdateShippingRouteRequest>
         for super::UpdateShippingRouteRequest {
             type Error = super::error::ConversionError;
@@ -13372,20 +11171,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     });
                 self
             }
-            pub fn shipping<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::ShippingZoneSettingsInput>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.shipping = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for shipping: {e}")
-                    });
-                self
-            }
         }
         impl ::std::convert::TryFrom<UpdateShippingZoneRequest>
         for super::UpdateShippingZoneRequest {
@@ -13406,6 +11191,1652 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     company: Ok(value.company),
                     shipping: Ok(value.shipping),
                 }
+            }
+        }
+        impl BranchAllocationActionInput {
+            pub fn branch_ids<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::vec::Vec<i64>>,
+            {
+                self.branch_ids = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "branch_ids"));
+                self
+            }
+            pub fn single_branch_only<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.single_branch_only = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "single_branch_only"));
+                self
+            }
+            pub fn strategy<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchAllocationActionInputStrategy,
+                >,
+            {
+                self.strategy = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "strategy"));
+                self
+            }
+        }
+        impl BranchContacts {
+            pub fn phone<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.phone = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "phone"));
+                self
+            }
+            pub fn telephone<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.telephone = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "telephone"));
+                self
+            }
+            pub fn whatsapp<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.whatsapp = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "whatsapp"));
+                self
+            }
+        }
+        impl BranchDeliveryZoneCoverageInput {
+            pub fn coordinates<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::std::vec::Vec<super::BranchDeliveryZonePointInput>,
+                >,
+            {
+                self.coordinates = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "coordinates"));
+                self
+            }
+            pub fn radius_meters<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.radius_meters = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "radius_meters"));
+                self
+            }
+        }
+        impl BranchDeliveryZoneCoveragePatch {
+            pub fn coordinates<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::std::vec::Vec<super::BranchDeliveryZonePointInput>,
+                >,
+            {
+                self.coordinates = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "coordinates"));
+                self
+            }
+            pub fn enabled<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.enabled = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "enabled"));
+                self
+            }
+            pub fn method<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.method = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "method"));
+                self
+            }
+            pub fn radius_meters<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.radius_meters = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "radius_meters"));
+                self
+            }
+        }
+        impl BranchDeliveryZoneDayInput {
+            pub fn from<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<::std::string::String>,
+            {
+                self.from = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "from"));
+                self
+            }
+            pub fn to<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<::std::string::String>,
+            {
+                self.to = value.into_list().map_err(|e| ::std::format!("{}: {e}", "to"));
+                self
+            }
+        }
+        impl BranchDeliveryZoneRulesInput {
+            pub fn working_hours<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchDeliveryZoneHoursInput,
+                >,
+            {
+                self.working_hours = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "working_hours"));
+                self
+            }
+        }
+        impl BranchDeliveryZoneRulesPatch {
+            pub fn coverage<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchDeliveryZoneCoveragePatch,
+                >,
+            {
+                self.coverage = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "coverage"));
+                self
+            }
+            pub fn working_hours<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchDeliveryZoneHoursInput,
+                >,
+            {
+                self.working_hours = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "working_hours"));
+                self
+            }
+        }
+        impl BranchWorkingDayInput {
+            pub fn enabled<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchWorkingDayInputEnabled,
+                >,
+            {
+                self.enabled = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "enabled"));
+                self
+            }
+            pub fn from<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<::std::string::String>,
+            {
+                self.from = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "from"));
+                self
+            }
+            pub fn to<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<::std::string::String>,
+            {
+                self.to = value.into_list().map_err(|e| ::std::format!("{}: {e}", "to"));
+                self
+            }
+        }
+        impl CreateBranchAllocationRequest {
+            pub fn company_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.company_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "company_id"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn rules<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::BranchAllocationRuleInput>,
+            {
+                self.rules = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "rules"));
+                self
+            }
+        }
+        impl CreateBranchRequest {
+            pub fn additional_number<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.additional_number = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "additional_number"));
+                self
+            }
+            pub fn building_number<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.building_number = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "building_number"));
+                self
+            }
+            pub fn cod_cost<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.cod_cost = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cod_cost"));
+                self
+            }
+            pub fn is_cod_available<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_cod_available = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_cod_available"));
+                self
+            }
+            pub fn is_default<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_default = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_default"));
+                self
+            }
+            pub fn preparation_time<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.preparation_time = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "preparation_time"));
+                self
+            }
+            pub fn working_hours<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchWorkingHoursInput,
+                >,
+            {
+                self.working_hours = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "working_hours"));
+                self
+            }
+        }
+        impl CreateShipmentRequest {
+            pub fn cash_on_delivery<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::Money,
+                >,
+            {
+                self.cash_on_delivery = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cash_on_delivery"));
+                self
+            }
+            pub fn description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "description"));
+                self
+            }
+            pub fn external_additional_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.external_additional_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "external_additional_id"));
+                self
+            }
+            pub fn external_company_name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.external_company_name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "external_company_name"));
+                self
+            }
+            pub fn external_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.external_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "external_id"));
+                self
+            }
+            pub fn order_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.order_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "order_id"));
+                self
+            }
+            pub fn overwrite_exists_pending<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.overwrite_exists_pending = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "overwrite_exists_pending"));
+                self
+            }
+            pub fn packages<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ShipmentPackageInput>,
+            {
+                self.packages = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "packages"));
+                self
+            }
+            pub fn policy_options<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::PolicyOptionMap>,
+            {
+                self.policy_options = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "policy_options"));
+                self
+            }
+            pub fn remarks<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.remarks = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "remarks"));
+                self
+            }
+            pub fn service_types<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<::std::string::String>,
+            {
+                self.service_types = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "service_types"));
+                self
+            }
+            pub fn ship_from<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::ShipmentShipFromInput>,
+            {
+                self.ship_from = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "ship_from"));
+                self
+            }
+            pub fn ship_to<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::ShipmentShipToInput>,
+            {
+                self.ship_to = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "ship_to"));
+                self
+            }
+            pub fn shipment_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.shipment_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "shipment_id"));
+                self
+            }
+        }
+        impl CreateShippingRouteRequest {
+            pub fn branded<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingRouteBrandingInput,
+                >,
+            {
+                self.branded = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "branded"));
+                self
+            }
+            pub fn companies<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ShippingRouteCompanyInput>,
+            {
+                self.companies = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "companies"));
+                self
+            }
+            pub fn condition_match<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateShippingRouteRequestConditionMatch,
+                >,
+            {
+                self.condition_match = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "condition_match"));
+                self
+            }
+            pub fn conditions<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::ShippingRouteConditionInput,
+                >,
+            {
+                self.conditions = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "conditions"));
+                self
+            }
+        }
+        impl CreateShippingZoneRequest {
+            pub fn shipping<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingZoneSettingsInput,
+                >,
+            {
+                self.shipping = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "shipping"));
+                self
+            }
+        }
+        impl GeoCoordinates {
+            pub fn lat<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.lat = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "lat"));
+                self
+            }
+            pub fn latitude<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::AnyValue,
+                >,
+            {
+                self.latitude = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "latitude"));
+                self
+            }
+            pub fn lng<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.lng = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "lng"));
+                self
+            }
+            pub fn longitude<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::AnyValue,
+                >,
+            {
+                self.longitude = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "longitude"));
+                self
+            }
+        }
+        impl ShipmentPackageInput {
+            pub fn external_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.external_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "external_id"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::ShipmentPackagePrice>,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+            pub fn sku<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.sku = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sku"));
+                self
+            }
+            pub fn weight<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShipmentPackageWeightInput,
+                >,
+            {
+                self.weight = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "weight"));
+                self
+            }
+        }
+        impl ShipmentPackagePrice {
+            pub fn amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "amount"));
+                self
+            }
+            pub fn currency<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.currency = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "currency"));
+                self
+            }
+        }
+        impl ShipmentPackageWeightInput {
+            pub fn units<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShipmentPackageWeightInputUnits,
+                >,
+            {
+                self.units = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "units"));
+                self
+            }
+            pub fn value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "value"));
+                self
+            }
+        }
+        impl ShipmentShipFromInput {
+            pub fn additional_number<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.additional_number = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "additional_number"));
+                self
+            }
+            pub fn address_line<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.address_line = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "address_line"));
+                self
+            }
+            pub fn block<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.block = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "block"));
+                self
+            }
+            pub fn branch_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.branch_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "branch_id"));
+                self
+            }
+            pub fn building_number<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.building_number = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "building_number"));
+                self
+            }
+            pub fn city<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::IntegerOrString,
+                >,
+            {
+                self.city = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "city"));
+                self
+            }
+            pub fn city_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.city_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "city_id"));
+                self
+            }
+            pub fn country<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::IntegerOrString,
+                >,
+            {
+                self.country = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "country"));
+                self
+            }
+            pub fn country_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.country_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "country_id"));
+                self
+            }
+            pub fn email<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.email = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "email"));
+                self
+            }
+            pub fn geo_coordinates<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::GeoCoordinates>,
+            {
+                self.geo_coordinates = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "geo_coordinates"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn phone<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.phone = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "phone"));
+                self
+            }
+            pub fn postal_code<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.postal_code = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "postal_code"));
+                self
+            }
+            pub fn short_address<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.short_address = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "short_address"));
+                self
+            }
+            pub fn street_number<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.street_number = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "street_number"));
+                self
+            }
+        }
+        impl ShipmentShipToInput {
+            pub fn additional_number<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.additional_number = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "additional_number"));
+                self
+            }
+            pub fn building_number<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.building_number = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "building_number"));
+                self
+            }
+            pub fn city_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.city_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "city_id"));
+                self
+            }
+            pub fn country_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.country_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "country_id"));
+                self
+            }
+            pub fn geo_coordinates<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::GeoCoordinates>,
+            {
+                self.geo_coordinates = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "geo_coordinates"));
+                self
+            }
+            pub fn short_address<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.short_address = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "short_address"));
+                self
+            }
+        }
+        impl ShippingRouteBrandingInput {
+            pub fn combinable<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.combinable = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "combinable"));
+                self
+            }
+            pub fn pricing<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingRoutePricingInput,
+                >,
+            {
+                self.pricing = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "pricing"));
+                self
+            }
+        }
+        impl ShippingRouteBrandingPatch {
+            pub fn combinable<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.combinable = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "combinable"));
+                self
+            }
+            pub fn description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "description"));
+                self
+            }
+            pub fn logo_url<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.logo_url = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "logo_url"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingRouteBrandingPatchName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn pricing<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingRoutePricingPatch,
+                >,
+            {
+                self.pricing = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "pricing"));
+                self
+            }
+        }
+        impl ShippingRouteCompanyInput {
+            pub fn capacity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.capacity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "capacity"));
+                self
+            }
+            pub fn priority<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.priority = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "priority"));
+                self
+            }
+        }
+        impl ShippingRoutePricingInput {
+            pub fn amount_per_unit<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.amount_per_unit = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "amount_per_unit"));
+                self
+            }
+            pub fn per_unit<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.per_unit = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "per_unit"));
+                self
+            }
+            pub fn up_to_weight<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.up_to_weight = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "up_to_weight"));
+                self
+            }
+        }
+        impl ShippingRoutePricingPatch {
+            pub fn amount_per_unit<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.amount_per_unit = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "amount_per_unit"));
+                self
+            }
+            pub fn cost<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.cost = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cost"));
+                self
+            }
+            pub fn per_unit<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.per_unit = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "per_unit"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingRoutePricingPatchType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+            pub fn up_to_weight<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.up_to_weight = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "up_to_weight"));
+                self
+            }
+        }
+        impl ShippingRouteStrategyInput {
+            pub fn alternative_companies<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<::std::string::String>,
+            {
+                self.alternative_companies = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "alternative_companies"));
+                self
+            }
+            pub fn capacity_level<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.capacity_level = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "capacity_level"));
+                self
+            }
+        }
+        impl ShippingZoneCashOnDeliveryInput {
+            pub fn fees<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.fees = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "fees"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+        }
+        impl ShippingZoneFeesInput {
+            pub fn amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "amount"));
+                self
+            }
+            pub fn amount_per_unit<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.amount_per_unit = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "amount_per_unit"));
+                self
+            }
+            pub fn per_unit<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.per_unit = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "per_unit"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingZoneFeesInputType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+            pub fn up_to_weight<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.up_to_weight = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "up_to_weight"));
+                self
+            }
+        }
+        impl ShippingZoneSettingsInput {
+            pub fn cash_on_delivery<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingZoneCashOnDeliveryInput,
+                >,
+            {
+                self.cash_on_delivery = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cash_on_delivery"));
+                self
+            }
+            pub fn cities_excluded<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<i64>,
+            {
+                self.cities_excluded = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "cities_excluded"));
+                self
+            }
+        }
+        impl UpdateBranchAllocationRequest {
+            pub fn action<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchAllocationActionInput,
+                >,
+            {
+                self.action = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "action"));
+                self
+            }
+            pub fn company_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.company_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "company_id"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn priority<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.priority = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "priority"));
+                self
+            }
+            pub fn rules<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::std::vec::Vec<super::BranchAllocationRuleInput>,
+                >,
+            {
+                self.rules = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "rules"));
+                self
+            }
+        }
+        impl UpdateBranchAllocationSettingsRequest {
+            pub fn priorities<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::std::vec::Vec<super::BranchAllocationPriorityInput>,
+                >,
+            {
+                self.priorities = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "priorities"));
+                self
+            }
+            pub fn scope_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.scope_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "scope_id"));
+                self
+            }
+        }
+        impl UpdateBranchDeliveryZoneRequest {
+            pub fn branch_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.branch_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "branch_id"));
+                self
+            }
+            pub fn rules<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchDeliveryZoneRulesPatch,
+                >,
+            {
+                self.rules = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "rules"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+        }
+        impl UpdateBranchRequest {
+            pub fn additional_number<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.additional_number = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "additional_number"));
+                self
+            }
+            pub fn address_description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.address_description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "address_description"));
+                self
+            }
+            pub fn building_number<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.building_number = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "building_number"));
+                self
+            }
+            pub fn city_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.city_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "city_id"));
+                self
+            }
+            pub fn cod_cost<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.cod_cost = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cod_cost"));
+                self
+            }
+            pub fn contacts<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::BranchContacts>,
+            {
+                self.contacts = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "contacts"));
+                self
+            }
+            pub fn country_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.country_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "country_id"));
+                self
+            }
+            pub fn is_cod_available<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_cod_available = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_cod_available"));
+                self
+            }
+            pub fn is_default<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.is_default = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "is_default"));
+                self
+            }
+            pub fn local<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.local = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "local"));
+                self
+            }
+            pub fn location<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.location = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "location"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateBranchRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn postal_code<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.postal_code = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "postal_code"));
+                self
+            }
+            pub fn preparation_time<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.preparation_time = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "preparation_time"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateBranchRequestStatus,
+                >,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+            pub fn street<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.street = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "street"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateBranchRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+            pub fn working_hours<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchWorkingHoursInput,
+                >,
+            {
+                self.working_hours = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "working_hours"));
+                self
+            }
+        }
+        impl UpdateDefaultShippingRouteRequest {
+            pub fn companies<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ShippingRouteCompanyInput>,
+            {
+                self.companies = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "companies"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+            pub fn strategy<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingRouteStrategyInput,
+                >,
+            {
+                self.strategy = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "strategy"));
+                self
+            }
+        }
+        impl UpdateShipmentRequest {
+            pub fn cost<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.cost = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cost"));
+                self
+            }
+            pub fn external_company_name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.external_company_name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "external_company_name"));
+                self
+            }
+            pub fn order_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.order_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "order_id"));
+                self
+            }
+            pub fn pdf_label<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.pdf_label = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "pdf_label"));
+                self
+            }
+            pub fn policy_options<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::PolicyOptionMap>,
+            {
+                self.policy_options = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "policy_options"));
+                self
+            }
+            pub fn status_note<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.status_note = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status_note"));
+                self
+            }
+            pub fn tracking_link<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.tracking_link = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "tracking_link"));
+                self
+            }
+            pub fn tracking_number<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.tracking_number = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "tracking_number"));
+                self
+            }
+        }
+        impl UpdateShippingRouteRequest {
+            pub fn branded<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingRouteBrandingPatch,
+                >,
+            {
+                self.branded = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "branded"));
+                self
+            }
+            pub fn companies<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::ShippingRouteCompanyInput>,
+            {
+                self.companies = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "companies"));
+                self
+            }
+            pub fn condition_match<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateShippingRouteRequestConditionMatch,
+                >,
+            {
+                self.condition_match = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "condition_match"));
+                self
+            }
+            pub fn conditions<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::ShippingRouteConditionInput,
+                >,
+            {
+                self.conditions = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "conditions"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateShippingRouteRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn priority<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.priority = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "priority"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+            pub fn strategy<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingRouteStrategyInput,
+                >,
+            {
+                self.strategy = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "strategy"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateShippingRouteRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+        }
+        impl UpdateShippingZoneRequest {
+            pub fn shipping<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingZoneSettingsInput,
+                >,
+            {
+                self.shipping = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "shipping"));
+                self
             }
         }
     }
@@ -15200,19 +14631,6 @@ pub mod builder {
                 });
             self
         }
-        pub fn from_date<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::chrono::naive::NaiveDate>,
-        {
-            self.from_date = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: chrono :: naive :: NaiveDate` for from_date failed"
-                        .to_string()
-                });
-            self
-        }
         pub fn order_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<i64>,
@@ -15370,19 +14788,6 @@ pub mod builder {
                 .map(Some)
                 .map_err(|_| {
                     "conversion to `ListShipmentsStatus` for status failed".to_string()
-                });
-            self
-        }
-        pub fn to_date<V>(mut self, value: V) -> Self
-        where
-            V: std::convert::TryInto<::chrono::naive::NaiveDate>,
-        {
-            self.to_date = value
-                .try_into()
-                .map(Some)
-                .map_err(|_| {
-                    "conversion to `:: chrono :: naive :: NaiveDate` for to_date failed"
-                        .to_string()
                 });
             self
         }
@@ -19227,6 +18632,28 @@ pub mod builder {
             }
         }
     }
+    impl<'a> ListShipments<'a> {
+        pub fn from_date<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoValue<::chrono::naive::NaiveDate>,
+        {
+            self.from_date = value
+                .into_value()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "from_date"));
+            self
+        }
+        pub fn to_date<V>(mut self, value: V) -> Self
+        where
+            V: ::store_admin_client_core::IntoValue<::chrono::naive::NaiveDate>,
+        {
+            self.to_date = value
+                .into_value()
+                .map(Some)
+                .map_err(|e| ::std::format!("{}: {e}", "to_date"));
+            self
+        }
+    }
 }
 /** The operations of the `shipping` area, as methods of the core [`Client`](::store_admin_client_core::Client).
 
@@ -20215,6 +19642,2644 @@ impl ShippingApi for Client {
     }
     fn delete_branch_delivery_zone(&self) -> builder::DeleteBranchDeliveryZone<'_> {
         builder::DeleteBranchDeliveryZone::new(self)
+    }
+}
+impl ::std::convert::From<&str> for types::BranchAllocationActionType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationActionType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationActionType>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationActionType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationActionType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationActionType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::BranchAllocationActionType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationActionType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationActionType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::BranchAllocationActionType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationActionType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationActionType>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationActionType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationActionType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationActionType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::BranchAllocationActionType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationActionType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationActionType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::BranchAllocationActionType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::BranchAllocationOperator {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationOperator> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationOperator>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationOperator as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationOperator> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationOperator>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::BranchAllocationOperator::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationOperator>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationOperator>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::BranchAllocationOperator::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationOperator>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationOperator>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationOperator as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationOperator>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationOperator>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::BranchAllocationOperator::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationOperator>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationOperator>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::BranchAllocationOperator::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::BranchAllocationRuleType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationRuleType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationRuleType>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationRuleType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationRuleType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationRuleType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::BranchAllocationRuleType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationRuleType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationRuleType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::BranchAllocationRuleType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationRuleType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationRuleType>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationRuleType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationRuleType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationRuleType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::BranchAllocationRuleType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationRuleType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationRuleType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::BranchAllocationRuleType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::BranchAllocationStrategy {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationStrategy> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationStrategy>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationStrategy as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationStrategy> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationStrategy>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::BranchAllocationStrategy::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationStrategy>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationStrategy>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::BranchAllocationStrategy::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationStrategy>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationStrategy>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationStrategy as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationStrategy>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationStrategy>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::BranchAllocationStrategy::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchAllocationStrategy>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchAllocationStrategy>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::BranchAllocationStrategy::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::BranchStatus {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchStatus> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchStatus>,
+        ::std::string::String,
+    > {
+        <types::BranchStatus as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchStatus> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchStatus>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::BranchStatus::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchStatus> for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchStatus>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::BranchStatus::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchStatus>,
+        ::std::string::String,
+    > {
+        <types::BranchStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchStatus> for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchStatus>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::BranchStatus::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchStatus>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchStatus>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::BranchStatus::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::BranchType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchType>,
+        ::std::string::String,
+    > {
+        <types::BranchType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::BranchType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchType> for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::BranchType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchType>,
+        ::std::string::String,
+    > {
+        <types::BranchType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchType> for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::BranchType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::BranchType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::BranchType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::BranchType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShipmentAddressType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentAddressType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentAddressType>,
+        ::std::string::String,
+    > {
+        <types::ShipmentAddressType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentAddressType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentAddressType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShipmentAddressType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentAddressType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentAddressType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShipmentAddressType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentAddressType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentAddressType>,
+        ::std::string::String,
+    > {
+        <types::ShipmentAddressType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentAddressType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentAddressType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShipmentAddressType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentAddressType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentAddressType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShipmentAddressType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShipmentBillingAccount {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentBillingAccount> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentBillingAccount>,
+        ::std::string::String,
+    > {
+        <types::ShipmentBillingAccount as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentBillingAccount> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentBillingAccount>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShipmentBillingAccount::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentBillingAccount>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentBillingAccount>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShipmentBillingAccount::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentBillingAccount>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentBillingAccount>,
+        ::std::string::String,
+    > {
+        <types::ShipmentBillingAccount as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentBillingAccount>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentBillingAccount>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShipmentBillingAccount::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentBillingAccount>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentBillingAccount>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShipmentBillingAccount::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShipmentHistoryStatus {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentHistoryStatus> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentHistoryStatus>,
+        ::std::string::String,
+    > {
+        <types::ShipmentHistoryStatus as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentHistoryStatus> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentHistoryStatus>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShipmentHistoryStatus::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentHistoryStatus>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentHistoryStatus>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShipmentHistoryStatus::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentHistoryStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentHistoryStatus>,
+        ::std::string::String,
+    > {
+        <types::ShipmentHistoryStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentHistoryStatus>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentHistoryStatus>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShipmentHistoryStatus::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentHistoryStatus>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentHistoryStatus>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShipmentHistoryStatus::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShipmentPaymentMethod {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentPaymentMethod> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentPaymentMethod>,
+        ::std::string::String,
+    > {
+        <types::ShipmentPaymentMethod as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentPaymentMethod> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentPaymentMethod>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShipmentPaymentMethod::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentPaymentMethod>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentPaymentMethod>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShipmentPaymentMethod::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentPaymentMethod>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentPaymentMethod>,
+        ::std::string::String,
+    > {
+        <types::ShipmentPaymentMethod as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentPaymentMethod>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentPaymentMethod>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShipmentPaymentMethod::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentPaymentMethod>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentPaymentMethod>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShipmentPaymentMethod::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShipmentSource {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentSource> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentSource>,
+        ::std::string::String,
+    > {
+        <types::ShipmentSource as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentSource> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentSource>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShipmentSource::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentSource>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentSource>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShipmentSource::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentSource>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentSource>,
+        ::std::string::String,
+    > {
+        <types::ShipmentSource as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentSource>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentSource>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShipmentSource::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentSource>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentSource>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShipmentSource::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShipmentType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentType>,
+        ::std::string::String,
+    > {
+        <types::ShipmentType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShipmentType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentType> for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShipmentType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentType>,
+        ::std::string::String,
+    > {
+        <types::ShipmentType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentType> for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShipmentType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShipmentType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShipmentType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShipmentType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShippingCompanyActivationType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingCompanyActivationType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingCompanyActivationType>,
+        ::std::string::String,
+    > {
+        <types::ShippingCompanyActivationType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingCompanyActivationType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingCompanyActivationType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingCompanyActivationType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingCompanyActivationType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingCompanyActivationType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingCompanyActivationType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingCompanyActivationType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingCompanyActivationType>,
+        ::std::string::String,
+    > {
+        <types::ShippingCompanyActivationType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingCompanyActivationType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingCompanyActivationType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingCompanyActivationType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingCompanyActivationType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingCompanyActivationType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingCompanyActivationType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShippingRouteConditionMatch {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteConditionMatch>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteConditionMatch>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteConditionMatch as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteConditionMatch> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteConditionMatch>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingRouteConditionMatch::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteConditionMatch>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteConditionMatch>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingRouteConditionMatch::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteConditionMatch>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteConditionMatch>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteConditionMatch as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteConditionMatch>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteConditionMatch>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingRouteConditionMatch::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteConditionMatch>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteConditionMatch>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingRouteConditionMatch::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShippingRouteConditionOperator {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteConditionOperator>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteConditionOperator>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteConditionOperator as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteConditionOperator>
+for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteConditionOperator>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingRouteConditionOperator::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteConditionOperator>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteConditionOperator>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingRouteConditionOperator::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteConditionOperator>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteConditionOperator>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteConditionOperator as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteConditionOperator>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteConditionOperator>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingRouteConditionOperator::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteConditionOperator>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteConditionOperator>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingRouteConditionOperator::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShippingRouteConditionType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteConditionType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteConditionType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteConditionType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteConditionType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteConditionType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingRouteConditionType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteConditionType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteConditionType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingRouteConditionType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteConditionType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteConditionType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteConditionType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteConditionType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteConditionType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingRouteConditionType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteConditionType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteConditionType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingRouteConditionType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShippingRoutePricingType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRoutePricingType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRoutePricingType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRoutePricingType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRoutePricingType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRoutePricingType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingRoutePricingType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRoutePricingType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRoutePricingType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingRoutePricingType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRoutePricingType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRoutePricingType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRoutePricingType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRoutePricingType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRoutePricingType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingRoutePricingType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRoutePricingType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRoutePricingType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingRoutePricingType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShippingRouteStrategyType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteStrategyType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteStrategyType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteStrategyType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteStrategyType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteStrategyType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingRouteStrategyType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteStrategyType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteStrategyType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingRouteStrategyType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteStrategyType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteStrategyType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteStrategyType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteStrategyType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteStrategyType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingRouteStrategyType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteStrategyType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteStrategyType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingRouteStrategyType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShippingRouteType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingRouteType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingRouteType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingRouteType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingRouteType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingRouteType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingRouteType::from).collect())
+    }
+}
+impl ::std::convert::From<&str> for types::ShippingZoneFeeType {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingZoneFeeType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingZoneFeeType>,
+        ::std::string::String,
+    > {
+        <types::ShippingZoneFeeType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingZoneFeeType> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingZoneFeeType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingZoneFeeType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingZoneFeeType>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingZoneFeeType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingZoneFeeType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingZoneFeeType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingZoneFeeType>,
+        ::std::string::String,
+    > {
+        <types::ShippingZoneFeeType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingZoneFeeType>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingZoneFeeType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::ShippingZoneFeeType::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::ShippingZoneFeeType>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::ShippingZoneFeeType>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::ShippingZoneFeeType::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationActionInputStrategy>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationActionInputStrategy>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationActionInputStrategy as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationActionInputStrategy>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationActionInputStrategy>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationActionInputStrategy as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationActionInputType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationActionInputType>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationActionInputType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationActionInputType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationActionInputType>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationActionInputType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationRuleInputType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationRuleInputType>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationRuleInputType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchAllocationRuleInputType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchAllocationRuleInputType>,
+        ::std::string::String,
+    > {
+        <types::BranchAllocationRuleInputType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchWorkingDayInputEnabled>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchWorkingDayInputEnabled>,
+        ::std::string::String,
+    > {
+        <types::BranchWorkingDayInputEnabled as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::BranchWorkingDayInputEnabled>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::BranchWorkingDayInputEnabled>,
+        ::std::string::String,
+    > {
+        <types::BranchWorkingDayInputEnabled as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateBranchRequestName> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateBranchRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateBranchRequestName as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateBranchRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateBranchRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateBranchRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateBranchRequestPostalCode>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateBranchRequestPostalCode>,
+        ::std::string::String,
+    > {
+        <types::CreateBranchRequestPostalCode as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateBranchRequestPostalCode>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateBranchRequestPostalCode>,
+        ::std::string::String,
+    > {
+        <types::CreateBranchRequestPostalCode as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateBranchRequestType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateBranchRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateBranchRequestType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateBranchRequestType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateBranchRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateBranchRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateShipmentRequestPaymentMethod>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateShipmentRequestPaymentMethod>,
+        ::std::string::String,
+    > {
+        <types::CreateShipmentRequestPaymentMethod as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateShipmentRequestPaymentMethod>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateShipmentRequestPaymentMethod>,
+        ::std::string::String,
+    > {
+        <types::CreateShipmentRequestPaymentMethod as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateShipmentRequestShipmentType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateShipmentRequestShipmentType>,
+        ::std::string::String,
+    > {
+        <types::CreateShipmentRequestShipmentType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateShipmentRequestShipmentType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateShipmentRequestShipmentType>,
+        ::std::string::String,
+    > {
+        <types::CreateShipmentRequestShipmentType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateShippingCompanyRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateShippingCompanyRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateShippingCompanyRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateShippingCompanyRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateShippingCompanyRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateShippingCompanyRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::CreateShippingRouteRequestConditionMatch,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateShippingRouteRequestConditionMatch>,
+        ::std::string::String,
+    > {
+        <types::CreateShippingRouteRequestConditionMatch as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::CreateShippingRouteRequestConditionMatch,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateShippingRouteRequestConditionMatch>,
+        ::std::string::String,
+    > {
+        <types::CreateShippingRouteRequestConditionMatch as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateShippingRouteRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateShippingRouteRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateShippingRouteRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateShippingRouteRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateShippingRouteRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateShippingRouteRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateShippingRouteRequestType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateShippingRouteRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateShippingRouteRequestType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateShippingRouteRequestType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateShippingRouteRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateShippingRouteRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::GetBranchWith> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::GetBranchWith>,
+        ::std::string::String,
+    > {
+        <types::GetBranchWith as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::GetBranchWith>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::GetBranchWith>,
+        ::std::string::String,
+    > {
+        <types::GetBranchWith as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListShipmentsPaymentMethod>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListShipmentsPaymentMethod>,
+        ::std::string::String,
+    > {
+        <types::ListShipmentsPaymentMethod as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListShipmentsPaymentMethod>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListShipmentsPaymentMethod>,
+        ::std::string::String,
+    > {
+        <types::ListShipmentsPaymentMethod as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListShipmentsShipmentType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListShipmentsShipmentType>,
+        ::std::string::String,
+    > {
+        <types::ListShipmentsShipmentType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListShipmentsShipmentType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListShipmentsShipmentType>,
+        ::std::string::String,
+    > {
+        <types::ListShipmentsShipmentType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListShipmentsSource> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListShipmentsSource>,
+        ::std::string::String,
+    > {
+        <types::ListShipmentsSource as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListShipmentsSource>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListShipmentsSource>,
+        ::std::string::String,
+    > {
+        <types::ListShipmentsSource as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListShipmentsStatus> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListShipmentsStatus>,
+        ::std::string::String,
+    > {
+        <types::ListShipmentsStatus as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListShipmentsStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListShipmentsStatus>,
+        ::std::string::String,
+    > {
+        <types::ListShipmentsStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentPackageWeightInputUnits>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentPackageWeightInputUnits>,
+        ::std::string::String,
+    > {
+        <types::ShipmentPackageWeightInputUnits as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentPackageWeightInputUnits>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentPackageWeightInputUnits>,
+        ::std::string::String,
+    > {
+        <types::ShipmentPackageWeightInputUnits as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentShipFromInputType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentShipFromInputType>,
+        ::std::string::String,
+    > {
+        <types::ShipmentShipFromInputType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentShipFromInputType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentShipFromInputType>,
+        ::std::string::String,
+    > {
+        <types::ShipmentShipFromInputType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentShipToInputName> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentShipToInputName>,
+        ::std::string::String,
+    > {
+        <types::ShipmentShipToInputName as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShipmentShipToInputName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShipmentShipToInputName>,
+        ::std::string::String,
+    > {
+        <types::ShipmentShipToInputName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteBrandingInputName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteBrandingInputName>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteBrandingInputName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteBrandingInputName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteBrandingInputName>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteBrandingInputName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteBrandingPatchName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteBrandingPatchName>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteBrandingPatchName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteBrandingPatchName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteBrandingPatchName>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteBrandingPatchName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteConditionInputType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteConditionInputType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteConditionInputType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteConditionInputType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteConditionInputType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteConditionInputType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRoutePricingInputType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRoutePricingInputType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRoutePricingInputType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRoutePricingInputType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRoutePricingInputType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRoutePricingInputType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRoutePricingPatchType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRoutePricingPatchType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRoutePricingPatchType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRoutePricingPatchType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRoutePricingPatchType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRoutePricingPatchType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteStrategyInputType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteStrategyInputType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteStrategyInputType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingRouteStrategyInputType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingRouteStrategyInputType>,
+        ::std::string::String,
+    > {
+        <types::ShippingRouteStrategyInputType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingZoneFeesInputType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingZoneFeesInputType>,
+        ::std::string::String,
+    > {
+        <types::ShippingZoneFeesInputType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ShippingZoneFeesInputType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ShippingZoneFeesInputType>,
+        ::std::string::String,
+    > {
+        <types::ShippingZoneFeesInputType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateBranchAllocationSettingsRequestStrategy,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateBranchAllocationSettingsRequestStrategy>,
+        ::std::string::String,
+    > {
+        <types::UpdateBranchAllocationSettingsRequestStrategy as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateBranchAllocationSettingsRequestStrategy,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateBranchAllocationSettingsRequestStrategy>,
+        ::std::string::String,
+    > {
+        <types::UpdateBranchAllocationSettingsRequestStrategy as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateBranchRequestName> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateBranchRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateBranchRequestName as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateBranchRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateBranchRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateBranchRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateBranchRequestStatus> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateBranchRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::UpdateBranchRequestStatus as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateBranchRequestStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateBranchRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::UpdateBranchRequestStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateBranchRequestType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateBranchRequestType>,
+        ::std::string::String,
+    > {
+        <types::UpdateBranchRequestType as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateBranchRequestType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateBranchRequestType>,
+        ::std::string::String,
+    > {
+        <types::UpdateBranchRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateShipmentRequestShipmentNumber>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateShipmentRequestShipmentNumber>,
+        ::std::string::String,
+    > {
+        <types::UpdateShipmentRequestShipmentNumber as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateShipmentRequestShipmentNumber>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateShipmentRequestShipmentNumber>,
+        ::std::string::String,
+    > {
+        <types::UpdateShipmentRequestShipmentNumber as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateShipmentRequestStatus>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateShipmentRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::UpdateShipmentRequestStatus as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateShipmentRequestStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateShipmentRequestStatus>,
+        ::std::string::String,
+    > {
+        <types::UpdateShipmentRequestStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateShippingCompanyRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateShippingCompanyRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateShippingCompanyRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateShippingCompanyRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateShippingCompanyRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateShippingCompanyRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateShippingRouteRequestConditionMatch,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateShippingRouteRequestConditionMatch>,
+        ::std::string::String,
+    > {
+        <types::UpdateShippingRouteRequestConditionMatch as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateShippingRouteRequestConditionMatch,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateShippingRouteRequestConditionMatch>,
+        ::std::string::String,
+    > {
+        <types::UpdateShippingRouteRequestConditionMatch as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateShippingRouteRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateShippingRouteRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateShippingRouteRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateShippingRouteRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateShippingRouteRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateShippingRouteRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateShippingRouteRequestType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateShippingRouteRequestType>,
+        ::std::string::String,
+    > {
+        <types::UpdateShippingRouteRequestType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateShippingRouteRequestType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateShippingRouteRequestType>,
+        ::std::string::String,
+    > {
+        <types::UpdateShippingRouteRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
     }
 }
 ::store_admin_client_core::operation!(

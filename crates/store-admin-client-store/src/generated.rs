@@ -4875,20 +4875,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl ActivateCurrenciesRequest {
-            pub fn currencies<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::CurrencyActivation>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.currencies = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for currencies: {e}")
-                    });
-                self
-            }
-        }
+        impl ActivateCurrenciesRequest {}
         impl ::std::convert::TryFrom<ActivateCurrenciesRequest>
         for super::ActivateCurrenciesRequest {
             type Error = super::error::ConversionError;
@@ -4922,20 +4909,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl AddLanguagesRequest {
-            pub fn locales<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::LocaleInput>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.locales = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for locales: {e}")
-                    });
-                self
-            }
-        }
+        impl AddLanguagesRequest {}
         impl ::std::convert::TryFrom<AddLanguagesRequest>
         for super::AddLanguagesRequest {
             type Error = super::error::ConversionError;
@@ -4989,18 +4963,6 @@ carrying the secret). An empty strategy means none.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn priority<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.priority = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for priority: {e}")
                     });
                 self
             }
@@ -5079,20 +5041,6 @@ carrying the secret). An empty strategy means none.
             }
         }
         impl CreateExportTemplateRequest {
-            pub fn columns<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::CreateExportTemplateRequestColumnsItem>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.columns = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for columns: {e}")
-                    });
-                self
-            }
             pub fn entity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::CreateExportTemplateRequestEntity>,
@@ -5161,18 +5109,6 @@ carrying the secret). An empty strategy means none.
             }
         }
         impl CreateTaxRequest {
-            pub fn country_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.country_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_id: {e}")
-                    });
-                self
-            }
             pub fn tax<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::CreateTaxRequestTax>,
@@ -5224,32 +5160,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl CurrencyActivation {
-            pub fn code<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for code: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-        }
+        impl CurrencyActivation {}
         impl ::std::convert::TryFrom<CurrencyActivation> for super::CurrencyActivation {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -5450,18 +5361,6 @@ carrying the secret). An empty strategy means none.
                     });
                 self
             }
-            pub fn sort_order<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sort_order = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sort_order: {e}")
-                    });
-                self
-            }
         }
         impl ::std::convert::TryFrom<LocaleInput> for super::LocaleInput {
             type Error = super::error::ConversionError;
@@ -5538,18 +5437,6 @@ carrying the secret). An empty strategy means none.
                     });
                 self
             }
-            pub fn headers<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::WebhookHeader>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.headers = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for headers: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::SubscribeWebhookRequestName>,
@@ -5562,46 +5449,6 @@ carrying the secret). An empty strategy means none.
                     });
                 self
             }
-            pub fn rule<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.rule = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for rule: {e}")
-                    });
-                self
-            }
-            pub fn secret<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.secret = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for secret: {e}")
-                    });
-                self
-            }
-            pub fn security_strategy<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SecurityStrategy>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.security_strategy = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for security_strategy: {e}"
-                        )
-                    });
-                self
-            }
             pub fn url<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -5611,20 +5458,6 @@ carrying the secret). An empty strategy means none.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for url: {e}")
-                    });
-                self
-            }
-            pub fn version<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.version = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for version: {e}")
                     });
                 self
             }
@@ -5682,20 +5515,6 @@ carrying the secret). An empty strategy means none.
             }
         }
         impl UpdateExportTemplateRequest {
-            pub fn columns<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::vec::Vec<super::UpdateExportTemplateRequestColumnsItem>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.columns = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for columns: {e}")
-                    });
-                self
-            }
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::UpdateExportTemplateRequestName>,
@@ -5749,32 +5568,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl UpdateLanguageRequest {
-            pub fn sort_order<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sort_order = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sort_order: {e}")
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateLanguageRequest {}
         impl ::std::convert::TryFrom<UpdateLanguageRequest>
         for super::UpdateLanguageRequest {
             type Error = super::error::ConversionError;
@@ -5835,84 +5629,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl UpdateSeoSettingsRequest {
-            pub fn description<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.description = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for description: {e}")
-                    });
-                self
-            }
-            pub fn friendly_urls_status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.friendly_urls_status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for friendly_urls_status: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn keywords<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.keywords = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for keywords: {e}")
-                    });
-                self
-            }
-            pub fn refersh_sitemap<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<bool>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.refersh_sitemap = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for refersh_sitemap: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn title<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
-                    });
-                self
-            }
-            pub fn url<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateSeoSettingsRequest {}
         impl ::std::convert::TryFrom<UpdateSeoSettingsRequest>
         for super::UpdateSeoSettingsRequest {
             type Error = super::error::ConversionError;
@@ -5956,22 +5673,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl UpdateSettingRequest {
-            pub fn value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::store_admin_client_core::types::AnyValue>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateSettingRequest {}
         impl ::std::convert::TryFrom<UpdateSettingRequest>
         for super::UpdateSettingRequest {
             type Error = super::error::ConversionError;
@@ -6006,18 +5708,6 @@ carrying the secret). An empty strategy means none.
             }
         }
         impl UpdateTaxRequest {
-            pub fn country_id<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.country_id = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country_id: {e}")
-                    });
-                self
-            }
             pub fn tax<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::UpdateTaxRequestTax>,
@@ -6074,50 +5764,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl UpdateTransactionRequest {
-            pub fn action<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::UpdateTransactionRequestAction>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.action = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for action: {e}")
-                    });
-                self
-            }
-            pub fn amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<
-                        ::store_admin_client_core::types::NumberOrString,
-                    >,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for amount: {e}")
-                    });
-                self
-            }
-            pub fn currency<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.currency = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for currency: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateTransactionRequest {}
         impl ::std::convert::TryFrom<UpdateTransactionRequest>
         for super::UpdateTransactionRequest {
             type Error = super::error::ConversionError;
@@ -6190,112 +5837,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl UpdateWebhookRequest {
-            pub fn event<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::WebhookEventName>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.event = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for event: {e}")
-                    });
-                self
-            }
-            pub fn headers<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::WebhookHeader>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.headers = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for headers: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn rule<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.rule = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for rule: {e}")
-                    });
-                self
-            }
-            pub fn secret<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.secret = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for secret: {e}")
-                    });
-                self
-            }
-            pub fn security_strategy<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<super::SecurityStrategy>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.security_strategy = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for security_strategy: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn url<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.url = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for url: {e}")
-                    });
-                self
-            }
-            pub fn version<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<::std::num::NonZeroU64>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.version = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for version: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateWebhookRequest {}
         impl ::std::convert::TryFrom<UpdateWebhookRequest>
         for super::UpdateWebhookRequest {
             type Error = super::error::ConversionError;
@@ -6384,6 +5926,361 @@ carrying the secret). An empty strategy means none.
                     key: Ok(value.key),
                     value: Ok(value.value),
                 }
+            }
+        }
+        impl ActivateCurrenciesRequest {
+            pub fn currencies<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::CurrencyActivation>,
+            {
+                self.currencies = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "currencies"));
+                self
+            }
+        }
+        impl AddLanguagesRequest {
+            pub fn locales<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::LocaleInput>,
+            {
+                self.locales = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "locales"));
+                self
+            }
+        }
+        impl CreateDnsRecordRequest {
+            pub fn priority<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.priority = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "priority"));
+                self
+            }
+        }
+        impl CreateExportTemplateRequest {
+            pub fn columns<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::CreateExportTemplateRequestColumnsItem,
+                >,
+            {
+                self.columns = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "columns"));
+                self
+            }
+        }
+        impl CreateTaxRequest {
+            pub fn country_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.country_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "country_id"));
+                self
+            }
+        }
+        impl CurrencyActivation {
+            pub fn code<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.code = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "code"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+        }
+        impl LocaleInput {
+            pub fn sort_order<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.sort_order = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sort_order"));
+                self
+            }
+        }
+        impl SubscribeWebhookRequest {
+            pub fn headers<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::WebhookHeader>,
+            {
+                self.headers = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "headers"));
+                self
+            }
+            pub fn rule<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.rule = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "rule"));
+                self
+            }
+            pub fn secret<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.secret = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "secret"));
+                self
+            }
+            pub fn security_strategy<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::SecurityStrategy>,
+            {
+                self.security_strategy = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "security_strategy"));
+                self
+            }
+            pub fn version<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::num::NonZeroU64>,
+            {
+                self.version = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "version"));
+                self
+            }
+        }
+        impl UpdateExportTemplateRequest {
+            pub fn columns<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<
+                    super::UpdateExportTemplateRequestColumnsItem,
+                >,
+            {
+                self.columns = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "columns"));
+                self
+            }
+        }
+        impl UpdateLanguageRequest {
+            pub fn sort_order<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.sort_order = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sort_order"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+        }
+        impl UpdateSeoSettingsRequest {
+            pub fn description<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.description = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "description"));
+                self
+            }
+            pub fn friendly_urls_status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.friendly_urls_status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "friendly_urls_status"));
+                self
+            }
+            pub fn keywords<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.keywords = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "keywords"));
+                self
+            }
+            pub fn refersh_sitemap<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<bool>,
+            {
+                self.refersh_sitemap = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "refersh_sitemap"));
+                self
+            }
+            pub fn title<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.title = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "title"));
+                self
+            }
+            pub fn url<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.url = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "url"));
+                self
+            }
+        }
+        impl UpdateSettingRequest {
+            pub fn value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::AnyValue,
+                >,
+            {
+                self.value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "value"));
+                self
+            }
+        }
+        impl UpdateTaxRequest {
+            pub fn country_id<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<i64>,
+            {
+                self.country_id = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "country_id"));
+                self
+            }
+        }
+        impl UpdateTransactionRequest {
+            pub fn action<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateTransactionRequestAction,
+                >,
+            {
+                self.action = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "action"));
+                self
+            }
+            pub fn amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "amount"));
+                self
+            }
+            pub fn currency<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.currency = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "currency"));
+                self
+            }
+        }
+        impl UpdateWebhookRequest {
+            pub fn event<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::WebhookEventName>,
+            {
+                self.event = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "event"));
+                self
+            }
+            pub fn headers<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoList<super::WebhookHeader>,
+            {
+                self.headers = value
+                    .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "headers"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn rule<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.rule = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "rule"));
+                self
+            }
+            pub fn secret<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.secret = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "secret"));
+                self
+            }
+            pub fn security_strategy<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::SecurityStrategy>,
+            {
+                self.security_strategy = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "security_strategy"));
+                self
+            }
+            pub fn url<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::string::String>,
+            {
+                self.url = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "url"));
+                self
+            }
+            pub fn version<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::num::NonZeroU64>,
+            {
+                self.version = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "version"));
+                self
             }
         }
     }
@@ -13290,6 +13187,945 @@ impl StoreApi for Client {
     }
     fn delete_tax(&self) -> builder::DeleteTax<'_> {
         builder::DeleteTax::new(self)
+    }
+}
+impl ::std::convert::From<&str> for types::WebhookEventName {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::WebhookEventName> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::WebhookEventName>,
+        ::std::string::String,
+    > {
+        <types::WebhookEventName as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::WebhookEventName> for &str {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::WebhookEventName>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::WebhookEventName::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::WebhookEventName>
+for ::std::vec::Vec<&str> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::WebhookEventName>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::WebhookEventName::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::WebhookEventName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::WebhookEventName>,
+        ::std::string::String,
+    > {
+        <types::WebhookEventName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoList<types::WebhookEventName>
+for ::std::string::String {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::WebhookEventName>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![types::WebhookEventName::from(self)])
+    }
+}
+impl ::store_admin_client_core::IntoList<types::WebhookEventName>
+for ::std::vec::Vec<::std::string::String> {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<types::WebhookEventName>,
+        ::std::string::String,
+    > {
+        Ok(self.into_iter().map(types::WebhookEventName::from).collect())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateDnsRecordRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateDnsRecordRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateDnsRecordRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateDnsRecordRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateDnsRecordRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateDnsRecordRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateDnsRecordRequestType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateDnsRecordRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateDnsRecordRequestType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateDnsRecordRequestType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateDnsRecordRequestType>,
+        ::std::string::String,
+    > {
+        <types::CreateDnsRecordRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateDnsRecordRequestValue>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateDnsRecordRequestValue>,
+        ::std::string::String,
+    > {
+        <types::CreateDnsRecordRequestValue as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateDnsRecordRequestValue>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateDnsRecordRequestValue>,
+        ::std::string::String,
+    > {
+        <types::CreateDnsRecordRequestValue as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::CreateExportTemplateRequestColumnsItem,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateExportTemplateRequestColumnsItem>,
+        ::std::string::String,
+    > {
+        <types::CreateExportTemplateRequestColumnsItem as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::CreateExportTemplateRequestColumnsItem,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateExportTemplateRequestColumnsItem>,
+        ::std::string::String,
+    > {
+        <types::CreateExportTemplateRequestColumnsItem as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateExportTemplateRequestEntity>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateExportTemplateRequestEntity>,
+        ::std::string::String,
+    > {
+        <types::CreateExportTemplateRequestEntity as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateExportTemplateRequestEntity>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateExportTemplateRequestEntity>,
+        ::std::string::String,
+    > {
+        <types::CreateExportTemplateRequestEntity as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateExportTemplateRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateExportTemplateRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateExportTemplateRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateExportTemplateRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateExportTemplateRequestName>,
+        ::std::string::String,
+    > {
+        <types::CreateExportTemplateRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateTaxRequestTax> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateTaxRequestTax>,
+        ::std::string::String,
+    > {
+        <types::CreateTaxRequestTax as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::CreateTaxRequestTax>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::CreateTaxRequestTax>,
+        ::std::string::String,
+    > {
+        <types::CreateTaxRequestTax as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ExportCustomersRequestType>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ExportCustomersRequestType>,
+        ::std::string::String,
+    > {
+        <types::ExportCustomersRequestType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ExportCustomersRequestType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ExportCustomersRequestType>,
+        ::std::string::String,
+    > {
+        <types::ExportCustomersRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ExportOrdersFilterOrders> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ExportOrdersFilterOrders>,
+        ::std::string::String,
+    > {
+        <types::ExportOrdersFilterOrders as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ExportOrdersFilterOrders>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ExportOrdersFilterOrders>,
+        ::std::string::String,
+    > {
+        <types::ExportOrdersFilterOrders as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ExportOrdersFormat> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ExportOrdersFormat>,
+        ::std::string::String,
+    > {
+        <types::ExportOrdersFormat as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ExportOrdersFormat>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ExportOrdersFormat>,
+        ::std::string::String,
+    > {
+        <types::ExportOrdersFormat as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ExportProductsRequestFormat>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ExportProductsRequestFormat>,
+        ::std::string::String,
+    > {
+        <types::ExportProductsRequestFormat as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ExportProductsRequestFormat>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ExportProductsRequestFormat>,
+        ::std::string::String,
+    > {
+        <types::ExportProductsRequestFormat as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ExportProductsRequestType> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ExportProductsRequestType>,
+        ::std::string::String,
+    > {
+        <types::ExportProductsRequestType as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ExportProductsRequestType>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ExportProductsRequestType>,
+        ::std::string::String,
+    > {
+        <types::ExportProductsRequestType as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::GetSettingSlug> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::GetSettingSlug>,
+        ::std::string::String,
+    > {
+        <types::GetSettingSlug as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::GetSettingSlug>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::GetSettingSlug>,
+        ::std::string::String,
+    > {
+        <types::GetSettingSlug as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListExportColumnsEntity> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListExportColumnsEntity>,
+        ::std::string::String,
+    > {
+        <types::ListExportColumnsEntity as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListExportColumnsEntity>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListExportColumnsEntity>,
+        ::std::string::String,
+    > {
+        <types::ListExportColumnsEntity as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListExportLogsEvent> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListExportLogsEvent>,
+        ::std::string::String,
+    > {
+        <types::ListExportLogsEvent as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListExportLogsEvent>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListExportLogsEvent>,
+        ::std::string::String,
+    > {
+        <types::ListExportLogsEvent as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListExportTemplatesEntity> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListExportTemplatesEntity>,
+        ::std::string::String,
+    > {
+        <types::ListExportTemplatesEntity as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListExportTemplatesEntity>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListExportTemplatesEntity>,
+        ::std::string::String,
+    > {
+        <types::ListExportTemplatesEntity as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListPaymentMethodsStatus> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListPaymentMethodsStatus>,
+        ::std::string::String,
+    > {
+        <types::ListPaymentMethodsStatus as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListPaymentMethodsStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListPaymentMethodsStatus>,
+        ::std::string::String,
+    > {
+        <types::ListPaymentMethodsStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListSettingsEntity> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListSettingsEntity>,
+        ::std::string::String,
+    > {
+        <types::ListSettingsEntity as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListSettingsEntity>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListSettingsEntity>,
+        ::std::string::String,
+    > {
+        <types::ListSettingsEntity as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListTransactionsLast4Digit>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListTransactionsLast4Digit>,
+        ::std::string::String,
+    > {
+        <types::ListTransactionsLast4Digit as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListTransactionsLast4Digit>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListTransactionsLast4Digit>,
+        ::std::string::String,
+    > {
+        <types::ListTransactionsLast4Digit as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListTransactionsPaymentMethod>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListTransactionsPaymentMethod>,
+        ::std::string::String,
+    > {
+        <types::ListTransactionsPaymentMethod as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListTransactionsPaymentMethod>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListTransactionsPaymentMethod>,
+        ::std::string::String,
+    > {
+        <types::ListTransactionsPaymentMethod as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListTransactionsStatus> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListTransactionsStatus>,
+        ::std::string::String,
+    > {
+        <types::ListTransactionsStatus as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::ListTransactionsStatus>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::ListTransactionsStatus>,
+        ::std::string::String,
+    > {
+        <types::ListTransactionsStatus as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::LocaleInputIsoCode> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::LocaleInputIsoCode>,
+        ::std::string::String,
+    > {
+        <types::LocaleInputIsoCode as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::LocaleInputIsoCode>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::LocaleInputIsoCode>,
+        ::std::string::String,
+    > {
+        <types::LocaleInputIsoCode as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SecurityStrategyInner> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SecurityStrategyInner>,
+        ::std::string::String,
+    > {
+        <types::SecurityStrategyInner as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SecurityStrategyInner>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SecurityStrategyInner>,
+        ::std::string::String,
+    > {
+        <types::SecurityStrategyInner as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SubscribeWebhookRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SubscribeWebhookRequestName>,
+        ::std::string::String,
+    > {
+        <types::SubscribeWebhookRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::SubscribeWebhookRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::SubscribeWebhookRequestName>,
+        ::std::string::String,
+    > {
+        <types::SubscribeWebhookRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateExportTemplateRequestColumnsItem,
+> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateExportTemplateRequestColumnsItem>,
+        ::std::string::String,
+    > {
+        <types::UpdateExportTemplateRequestColumnsItem as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<
+    types::UpdateExportTemplateRequestColumnsItem,
+> for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateExportTemplateRequestColumnsItem>,
+        ::std::string::String,
+    > {
+        <types::UpdateExportTemplateRequestColumnsItem as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateExportTemplateRequestName>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateExportTemplateRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateExportTemplateRequestName as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateExportTemplateRequestName>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateExportTemplateRequestName>,
+        ::std::string::String,
+    > {
+        <types::UpdateExportTemplateRequestName as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateSettingSlug> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateSettingSlug>,
+        ::std::string::String,
+    > {
+        <types::UpdateSettingSlug as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateSettingSlug>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateSettingSlug>,
+        ::std::string::String,
+    > {
+        <types::UpdateSettingSlug as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateTaxRequestTax> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateTaxRequestTax>,
+        ::std::string::String,
+    > {
+        <types::UpdateTaxRequestTax as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateTaxRequestTax>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateTaxRequestTax>,
+        ::std::string::String,
+    > {
+        <types::UpdateTaxRequestTax as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateTransactionRequestAction>
+for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateTransactionRequestAction>,
+        ::std::string::String,
+    > {
+        <types::UpdateTransactionRequestAction as ::std::convert::TryFrom<
+            &str,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::UpdateTransactionRequestAction>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::UpdateTransactionRequestAction>,
+        ::std::string::String,
+    > {
+        <types::UpdateTransactionRequestAction as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::WebhookHeaderKey> for &str {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::WebhookHeaderKey>,
+        ::std::string::String,
+    > {
+        <types::WebhookHeaderKey as ::std::convert::TryFrom<&str>>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+}
+impl ::store_admin_client_core::IntoOptional<types::WebhookHeaderKey>
+for ::std::string::String {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<types::WebhookHeaderKey>,
+        ::std::string::String,
+    > {
+        <types::WebhookHeaderKey as ::std::convert::TryFrom<
+            ::std::string::String,
+        >>::try_from(self)
+            .map(Some)
+            .map_err(|e| e.to_string())
     }
 }
 ::store_admin_client_core::operation!(

@@ -159,7 +159,9 @@ pub(super) fn collect_builders(items: &[syn::Item], out: &mut BTreeMap<String, B
     }
 }
 
-/// `T` of a `where V: std::convert::TryInto<T>` bound.
+/// `T` of a `where V: std::convert::TryInto<T>` bound, or the field type of the setters that
+/// take what a developer has (`xtask/src/setters.rs`): `Vec<X>` for `V: IntoList<X>`, `X` for
+/// `V: IntoValue<X>`, `Option<X>` for `V: IntoOptional<X>`.
 pub(super) fn try_into_bound(sig: &syn::Signature) -> Option<syn::Type> {
     let clause = sig.generics.where_clause.as_ref()?;
     for predicate in &clause.predicates {
@@ -179,13 +181,20 @@ pub(super) fn try_into_bound(sig: &syn::Signature) -> Option<syn::Type> {
             let Some(last) = tr.path.segments.last() else {
                 continue;
             };
-            if last.ident != "TryInto" {
-                continue;
-            }
+            let wrap = match last.ident.to_string().as_str() {
+                "TryInto" | "IntoValue" => None,
+                "IntoList" => Some("Vec"),
+                "IntoOptional" => Some("Option"),
+                _ => continue,
+            };
             if let syn::PathArguments::AngleBracketed(args) = &last.arguments
                 && let Some(syn::GenericArgument::Type(ty)) = args.args.first()
             {
-                return Some(ty.clone());
+                return Some(match wrap {
+                    None => ty.clone(),
+                    Some("Vec") => syn::parse_quote!(::std::vec::Vec<#ty>),
+                    Some(_) => syn::parse_quote!(::std::option::Option<#ty>),
+                });
             }
         }
     }
