@@ -10,6 +10,7 @@ mod error_classes;
 mod hand_written;
 mod inbox;
 mod language;
+mod new_service;
 mod no_secrets;
 mod oauth_refresh;
 mod pagination;
