@@ -471,7 +471,7 @@ fn setter_target(f: &syn::ImplItemFn) -> Option<Type> {
         let WherePredicate::Type(p) = predicate else {
             continue;
         };
-        if p.bounded_ty.to_token_stream().to_string() != param.to_string() {
+        if param != p.bounded_ty.to_token_stream().to_string() {
             continue;
         }
         for bound in &p.bounds {

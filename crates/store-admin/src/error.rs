@@ -365,7 +365,7 @@ impl ApiError {
             && message.split('.').all(|part| {
                 !part.is_empty() && part.chars().all(|c| c.is_ascii_lowercase() || c == '_')
             });
-        (!(is_key && !self.fields.is_empty())).then_some(message)
+        (!is_key || self.fields.is_empty()).then_some(message)
     }
 }
 

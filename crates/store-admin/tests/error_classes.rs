@@ -131,7 +131,7 @@ async fn a_server_that_never_answers_is_a_timeout() {
         .await
         .expect("binds");
     let addr = listener.local_addr().expect("address");
-    let app = axum::Router::new().fallback(|| std::future::pending::<&'static str>());
+    let app = axum::Router::new().fallback(std::future::pending::<&'static str>);
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
     });
