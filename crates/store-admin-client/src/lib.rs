@@ -5,7 +5,8 @@
 
 pub use store_admin_client_core::{
     BodyError, BoxFuture, ByteStream, Client, ClientInfo, DecodeError, Error, Inner, Interceptor,
-    Operation, PageParts, PagedRequest, Refusal, ResponseValue, decode_slice, lenient, read_body,
+    IntoList, IntoOptional, IntoValue, Operation, PageParts, PagedRequest, Refusal, ResponseValue,
+    decode_slice, lenient, read_body,
 };
 
 #[cfg(all(

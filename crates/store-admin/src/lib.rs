@@ -51,6 +51,9 @@ pub use runtime::{RawResponse, Runtime};
 pub use store_admin_client::{
     Client, HAND_WRITTEN, HandWritten, OPERATIONS, OperationMeta, ResponseValue, builder, types,
 };
+/// What the generated setters take: `IntoOptional<X>` (an optional field), `IntoList<X>` (a list
+/// field or filter: one value or many), `IntoValue<X>` (a date, or its text).
+pub use store_admin_client::{IntoList, IntoOptional, IntoValue};
 
 // The crates whose types appear in this crate's signatures, at the versions it was built with: a
 // service names `store_admin::http::HeaderMap` or `store_admin::SecretString` and needs no

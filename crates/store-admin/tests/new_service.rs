@@ -56,9 +56,19 @@ async fn amounts_take_a_decimal_an_integer_or_text_and_bad_text_names_the_field(
             types::CreateProductRequest::builder().price("149.50"),
             "149.50",
         ),
+        (
+            types::CreateProductRequest::builder().price(store_admin::values::Money::from(exact)),
+            "149.50",
+        ),
+        // An `f64` given explicitly stays a JSON number.
+        (types::CreateProductRequest::builder().price(149.5), "f64"),
     ] {
         let body = types::CreateProductRequest::try_from(builder.name("Lamp"))?;
-        assert_eq!(serde_json::to_value(&body)?["price"], sent);
+        let price = &serde_json::to_value(&body)?["price"];
+        match sent {
+            "f64" => assert_eq!(price, &serde_json::json!(149.5)),
+            text => assert_eq!(price, text),
+        }
     }
     let refused = types::CreateProductRequest::try_from(
         types::CreateProductRequest::builder()

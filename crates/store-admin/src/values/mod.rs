@@ -159,6 +159,32 @@ impl From<Money> for Decimal {
     }
 }
 
+/// An exact amount where a request takes one (`.price(money)`): sent as its decimal text.
+impl From<Money> for store_admin_client::types::NumberOrString {
+    fn from(value: Money) -> Self {
+        Self::from(value.0)
+    }
+}
+
+/// An exact amount where a request takes a money record: its amount, no currency.
+impl From<Money> for store_admin_client::types::Money {
+    fn from(value: Money) -> Self {
+        Self::from(value.0)
+    }
+}
+
+impl store_admin_client::IntoOptional<store_admin_client::types::NumberOrString> for Money {
+    fn into_optional(self) -> Result<Option<store_admin_client::types::NumberOrString>, String> {
+        Ok(Some(self.into()))
+    }
+}
+
+impl store_admin_client::IntoOptional<store_admin_client::types::Money> for Money {
+    fn into_optional(self) -> Result<Option<store_admin_client::types::Money>, String> {
+        Ok(Some(self.into()))
+    }
+}
+
 impl Serialize for Money {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(&self.0)
