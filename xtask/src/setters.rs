@@ -616,3 +616,73 @@ pub fn setters(file: &mut syn::File, core: &TokenStream) -> usize {
     }
     count
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TYPIFY: &str = r#"
+        pub mod types {
+            #[serde(untagged)]
+            pub enum NumberOrString { Number(f64), String(::std::string::String) }
+            pub struct Method(pub ::std::string::String);
+            impl ::std::convert::From<::std::string::String> for Method {
+                fn from(value: ::std::string::String) -> Self { Self(value) }
+            }
+            pub struct Body { pub price: ::std::option::Option<NumberOrString>, pub name: ::std::string::String }
+            pub mod builder {
+                pub struct Body {
+                    price: ::std::result::Result<::std::option::Option<super::NumberOrString>, ::std::string::String>,
+                    name: ::std::result::Result<::std::string::String, ::std::string::String>,
+                }
+                impl Body {
+                    pub fn price<T>(mut self, value: T) -> Self
+                    where
+                        T: ::std::convert::TryInto<::std::option::Option<super::NumberOrString>>,
+                        T::Error: ::std::fmt::Display,
+                    {
+                        self.price = value.try_into().map_err(|e| format!("{e}"));
+                        self
+                    }
+                    pub fn name<T>(mut self, value: T) -> Self
+                    where
+                        T: ::std::convert::TryInto<::std::string::String>,
+                        T::Error: ::std::fmt::Display,
+                    {
+                        self.name = value.try_into().map_err(|e| format!("{e}"));
+                        self
+                    }
+                }
+            }
+        }
+    "#;
+
+    #[test]
+    fn an_optional_setter_is_owned_and_a_required_one_is_left_to_typify() {
+        let mut file: syn::File = syn::parse_str(TYPIFY).unwrap();
+        let kinds = kinds(&file, &Kinds::default());
+        assert_eq!(kinds.amounts, BTreeSet::from(["NumberOrString".to_owned()]));
+        assert_eq!(kinds.open_strings, BTreeSet::from(["Method".to_owned()]));
+        assert_eq!(setters(&mut file, &quote!(crate)), 1);
+        let text = file.to_token_stream().to_string();
+        assert!(
+            text.contains("V : crate :: IntoOptional < super :: NumberOrString >"),
+            "{text}"
+        );
+        assert!(
+            text.contains("pub fn name < T >"),
+            "typify's setter stays: {text}"
+        );
+        assert_eq!(text.matches("pub fn price").count(), 1, "{text}");
+        let conversions = conversions(&kinds, &quote!(crate));
+        let text = quote!(#(#conversions)*).to_string();
+        for wanted in [
+            "impl :: std :: convert :: From < crate :: Decimal > for types :: NumberOrString",
+            "impl :: std :: convert :: TryFrom < & str > for types :: NumberOrString",
+            "impl crate :: IntoList < types :: Method > for & str",
+            "impl :: std :: convert :: From < & str > for types :: Method",
+        ] {
+            assert!(text.contains(wanted), "no `{wanted}` in {text}");
+        }
+    }
+}
