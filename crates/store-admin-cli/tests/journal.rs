@@ -73,7 +73,7 @@ fn journal_lines(journal: &Path) -> (Vec<String>, usize) {
     let lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let last = lines
         .iter()
-        .rposition(|l| l.contains("\"output_sha256\""))
+        .rposition(|l| l.contains("\"keys\":"))
         .expect("a page line");
     (lines, last)
 }
@@ -96,7 +96,10 @@ fn edit_number(line: &str, field: &str, f: impl Fn(u64) -> u64) -> String {
 fn reseal(lines: &mut [String]) {
     let mut previous = String::new();
     for line in lines.iter_mut() {
-        let body = format!("{{{}", &line[line.find("\",").unwrap() + 2..]);
+        let body = match line.strip_prefix("{\"sum\":\"") {
+            Some(rest) => format!("{{{}", &rest[66..]),
+            None => line.clone(),
+        };
         let mut hasher = Sha256::new();
         hasher.update(previous.as_bytes());
         hasher.update(body.as_bytes());
