@@ -44,7 +44,9 @@ pub trait Interceptor: Send + Sync + 'static {
 }
 
 /// Why an [`Interceptor`] ended a call without a response: the generated builder fails with
-/// progenitor's [`Error::Custom`] carrying [`Refusal::message`].
+/// progenitor's [`Error::Custom`] carrying [`Refusal::message`]. This crate holds only what the
+/// hooks below need (they must be implemented here, beside [`Client`]); `store-admin`'s
+/// `runtime/handoff.rs` owns the rest of the hand-off and says why it is made so.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
     message: String,

@@ -23,13 +23,13 @@
 //! error answer, a transport failure, no token) reaches it as `Error::Custom` with the message
 //! only.
 
-use std::cell::RefCell;
 use std::future::Future;
 
 use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
-use store_admin_client::{Operation, Refusal, ResponseValue};
+use store_admin_client::{Operation, ResponseValue};
 
+use crate::runtime::handoff::keeping_failure;
 use crate::{Error, types};
 
 /// Sends an operation and answers its typed body, or an [`Error`] naming the operation, with the
@@ -96,33 +96,4 @@ async fn sent<T: DeserializeOwned, O>(
         (Err(_), Some(kept)) => Err(kept),
         (Err(error), None) => Err(Error::from_progenitor::<T>(error, Some(operation))),
     }
-}
-
-tokio::task_local! {
-    /// The error the interceptor ended the call being sent with, kept for [`keeping_failure`].
-    static FAILURE: RefCell<Option<Error>>;
-}
-
-/// Runs `send` (a generated builder's `send`), and answers its result with the error the
-/// interceptor ended it with, if it did.
-///
-/// progenitor's hooks can give the generated code no error of ours (only its `Error::Custom`, a
-/// message): the interceptor keeps the typed error here ([`keep_failure`]), in the task that
-/// sends, and the caller takes it back as it was raised.
-pub(crate) async fn keeping_failure<F: Future>(send: F) -> (F::Output, Option<Error>) {
-    FAILURE
-        .scope(RefCell::new(None), async {
-            let output = send.await;
-            (output, FAILURE.with(RefCell::take))
-        })
-        .await
-}
-
-/// Ends a call with `error`: kept for the [`keeping_failure`] around the call, if there is one,
-/// and its message handed to the generated code (which fails with it as `Error::Custom`).
-pub(crate) fn keep_failure(error: Error) -> Refusal {
-    let refusal = Refusal::new(error.to_string());
-    // Outside `keeping_failure` (a builder's own `send`), the message is all the caller gets.
-    let _outside = FAILURE.try_with(|slot| slot.replace(Some(error)));
-    refusal
 }

@@ -7,6 +7,14 @@
 //! implementation of [`store_admin_client::Interceptor`] (see the `runtime` module). The builder
 //! is in `client/builder.rs`.
 //!
+//! How errors reach the caller: a call the runtime ends (an error answer, a transport failure, no
+//! token, a refused origin) ends with this crate's [`Error`], which [`Call::call`](crate::Call),
+//! [`CallFull::call_full`](crate::CallFull) and the pagination streams return as it was raised. A
+//! generated builder's own `send()` keeps progenitor's error type and gets progenitor's
+//! `Error::Custom` with the message only (`From` makes it [`Error::InvalidRequest`]). The
+//! runtime's `handoff` module carries the error past the generated code.
+//! [`StoreAdmin::send_raw`] answers every status as a [`RawResponse`](crate::RawResponse).
+//!
 //! The access token goes to two origins only: the API's base URL and the accounts host
 //! ([`StoreAdminBuilder::with_accounts_url`]); a request to any other origin is refused with
 //! [`Error::InvalidRequest`] before anything is sent. A request whose body cannot be replayed (a

@@ -514,7 +514,7 @@ impl Error {
     /// name the JSON path that failed (only then: a body that decodes pays nothing for it). An
     /// error of [`StoreAdmin`](crate::StoreAdmin)'s interceptor reaches the generated code as
     /// progenitor's `Error::Custom` with its message only; [`call`](crate::Call::call) and the
-    /// pagination stream take it back whole (see `crate::call::keeping_failure`), and this
+    /// pagination stream take it back whole (see `crate::runtime::handoff`), and this
     /// conversion, which has only the message, makes it an [`Error::InvalidRequest`].
     pub(crate) fn from_progenitor<T: DeserializeOwned>(
         error: progenitor_client::Error<types::ErrorResponse>,

@@ -212,7 +212,8 @@ async fn fetch<'a, R: PagedRequest<'a>>(
 ) -> Result<Fetched<R::Item>, Error> {
     use progenitor_client::Error as P;
     let page = NonZeroU64::new(number).ok_or_else(|| Error::InvalidRequest("page 0".into()))?;
-    let (sent, kept) = crate::call::keeping_failure(request.with_page(page).send_page()).await;
+    let (sent, kept) =
+        crate::runtime::handoff::keeping_failure(request.with_page(page).send_page()).await;
     if let Some(kept) = kept {
         return Err(kept);
     }

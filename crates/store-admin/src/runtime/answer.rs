@@ -41,29 +41,9 @@ pub(crate) struct Answered {
     pub(crate) body: bytes::Bytes,
 }
 
-/// What the generated code gets back from a call: a success, to decode (reqwest's response, with
-/// the body the runtime has read in place of the one it read); or this crate's [`Error`] (an error
-/// answer, a transport failure, no token), to keep for the caller.
-pub(super) fn answer(
-    result: Result<Answered, Error>,
-    operation_id: &'static str,
-) -> Result<reqwest::Response, Error> {
-    let Answered { response, body } = result?;
-    let status = response.status();
-    if status.is_client_error() || status.is_server_error() {
-        return Err(Error::Api(Box::new(ApiError::from_response(
-            status,
-            response.headers(),
-            &body,
-            Some(operation_id),
-        ))));
-    }
-    Ok(with_body(response, body))
-}
-
 /// `response`, whose body the runtime has read, with `body` in its place: the same status,
 /// version, headers, extensions and URL.
-fn with_body(response: reqwest::Response, body: bytes::Bytes) -> reqwest::Response {
+pub(super) fn with_body(response: reqwest::Response, body: bytes::Bytes) -> reqwest::Response {
     use reqwest::ResponseBuilderExt;
     let url = response.url().clone();
     let (mut parts, _spent) = http::Response::from(response).into_parts();

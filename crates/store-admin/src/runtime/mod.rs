@@ -16,18 +16,22 @@
 //! shared [`RetryBudget`]) whether to try again.
 //!
 //! A success goes back to the generated code to decode. Everything else (an error answer, a
-//! transport failure, no token) ends the call with this crate's typed [`Error`], which reaches
-//! the caller through the generated code unchanged (see [`Error::from`]).
+//! transport failure, no token) ends the call with this crate's typed [`Error`]: `call()`,
+//! `call_full()` and the pagination streams get it as it was raised, a builder's own `send()` its
+//! message only (`handoff.rs` says how and why).
 //!
 //! - `auth.rs`: authorising (the token's origins, the `Authorization` header, the 401 replay);
 //! - `transport.rs`: sending (the copy sent, the answer read within the bound and the timeout);
 //! - `observe.rs`: observing (the call's span, the rate-limit headers, the retry budget's
 //!   successes, the metrics);
 //! - `wait.rs`: between two attempts (the wait a 429 asks for, whether to try again);
+//! - `handoff.rs`: the hand-off to progenitor's generated code (the interceptor, the refusal,
+//!   the slot that keeps the typed error for the caller);
 //! - `answer.rs`: the answer (to `send_raw`, and rebuilt for the generated code to decode).
 
 mod answer;
 mod auth;
+pub(crate) mod handoff;
 mod observe;
 mod transport;
 mod wait;
@@ -37,12 +41,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::FutureExt;
 use futures::future::Either;
-use store_admin_client::{BoxFuture, Interceptor, Refusal};
 use tracing::Instrument;
 
-use crate::call::keep_failure;
 use crate::credentials::{Authenticator, Bearer};
 use crate::error::Error;
 use crate::language::Language;
@@ -51,7 +52,6 @@ use crate::retry::{RetryBudget, RetryDecision, RetryPolicy};
 
 pub(crate) use answer::Answered;
 pub use answer::RawResponse;
-use answer::answer;
 pub(crate) use auth::TokenOrigin;
 use auth::authorise;
 use observe::finish;
@@ -280,53 +280,4 @@ struct Tried {
     outcome: Attempt,
     bearer: Arc<Bearer>,
     replayable: bool,
-}
-
-impl Interceptor for Runtime {
-    /// A success goes to the generated code to decode; an error answer, a transport failure or
-    /// an authentication failure ends the call with this crate's [`Error`], kept for the caller
-    /// (see the `call` module).
-    fn execute<'a>(
-        &'a self,
-        client: &'a reqwest::Client,
-        request: reqwest::Request,
-        operation: &'a progenitor_client::OperationInfo,
-    ) -> BoxFuture<'a, Result<reqwest::Response, Refusal>> {
-        intercept(self, client, request, operation, self.language.as_ref())
-    }
-}
-
-/// One call through `runtime` in `language`, as the generated code expects it back.
-fn intercept<'a>(
-    runtime: &'a Runtime,
-    client: &'a reqwest::Client,
-    request: reqwest::Request,
-    operation: &'a progenitor_client::OperationInfo,
-    language: Option<&'a Language>,
-) -> BoxFuture<'a, Result<reqwest::Response, Refusal>> {
-    let operation_id = operation.operation_id;
-    // `map`, not an `async` block: a block awaiting the moved-in call would hold it twice.
-    Box::pin(
-        runtime
-            .call(client, request, operation_id, language)
-            .map(move |result| answer(result, operation_id).map_err(keep_failure)),
-    )
-}
-
-impl Interceptor for InLanguage {
-    /// As [`Runtime`]'s, with the view's language.
-    fn execute<'a>(
-        &'a self,
-        client: &'a reqwest::Client,
-        request: reqwest::Request,
-        operation: &'a progenitor_client::OperationInfo,
-    ) -> BoxFuture<'a, Result<reqwest::Response, Refusal>> {
-        intercept(
-            &self.runtime,
-            client,
-            request,
-            operation,
-            Some(&self.language),
-        )
-    }
 }
