@@ -33,7 +33,12 @@ pub struct DecodeError {
 impl DecodeError {
     /// Decodes `body` as `T` again, following the JSON path, and says where it fails. (If it
     /// does not fail, the error names the whole body.)
+    /// A body nested deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) is not read again: the error
+    /// says so, at the root.
     pub fn locate<T: DeserializeOwned>(operation: &'static str, body: &[u8]) -> Self {
+        if let Err(too_deep) = crate::check_depth(body) {
+            return Self::too_deep(operation, &too_deep);
+        }
         let de = &mut serde_json::Deserializer::from_slice(body);
         match serde_path_to_error::deserialize::<_, T>(de) {
             Err(e) => Self {
@@ -46,6 +51,16 @@ impl DecodeError {
                 path: ".".to_owned(),
                 source: serde::de::Error::custom("the body decodes when read again"),
             },
+        }
+    }
+
+    /// The error of a body nested deeper than the bound ([`check_depth`](crate::check_depth)),
+    /// which serde never reads: at the root, naming the depth and the bound.
+    pub fn too_deep(operation: &'static str, too_deep: &crate::TooDeep) -> Self {
+        Self {
+            operation,
+            path: ".".to_owned(),
+            source: serde::de::Error::custom(too_deep),
         }
     }
 
@@ -82,11 +97,13 @@ impl std::error::Error for DecodeError {
     }
 }
 
-/// Decodes `body` as `T`, or says which operation's body failed where.
+/// Decodes `body` as `T`, or says which operation's body failed where. A body nested deeper than
+/// [`MAX_DEPTH`](crate::MAX_DEPTH) is refused before serde reads it.
 pub fn decode_slice<T: DeserializeOwned>(
     operation: &'static str,
     body: &[u8],
 ) -> Result<T, DecodeError> {
+    crate::check_depth(body).map_err(|too_deep| DecodeError::too_deep(operation, &too_deep))?;
     serde_json::from_slice(body).map_err(|_| DecodeError::locate::<T>(operation, body))
 }
 
@@ -253,6 +270,21 @@ mod tests {
         // Exactly the bound is read.
         let body = read(chunked(&["0123", "4567"]), 8).expect("at the bound");
         assert_eq!(&body[..], b"01234567");
+    }
+
+    #[test]
+    fn a_body_nested_past_the_bound_is_refused_naming_the_depth_and_the_bound() {
+        let depth = crate::MAX_DEPTH + 1;
+        let body = format!("{{\"data\": {}{}}}", "[".repeat(depth), "]".repeat(depth));
+        let error = decode_slice::<Page>("list_webhooks", body.as_bytes()).expect_err("too deep");
+        assert_eq!(error.path(), ".");
+        let message = error.to_string();
+        assert!(
+            message.contains(&format!("nested deeper than {} levels", crate::MAX_DEPTH)),
+            "{message}"
+        );
+        let located = DecodeError::locate::<Page>("list_webhooks", body.as_bytes());
+        assert_eq!(located.to_string(), message);
     }
 
     #[test]

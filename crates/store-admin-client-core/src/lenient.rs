@@ -443,6 +443,8 @@ impl<'de, T: Deserialize<'de> + Primary> DeserializeAs<'de, T> for Ref {
 struct RecordVisitor<T> {
     primary: Option<&'static str>,
     optional: bool,
+    /// The item of a one-item array: another array is refused.
+    in_array: bool,
     marker: PhantomData<T>,
 }
 
@@ -451,6 +453,7 @@ impl<T> RecordVisitor<T> {
         RecordVisitor {
             primary,
             optional,
+            in_array: false,
             marker: PhantomData,
         }
     }
@@ -499,6 +502,9 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for RecordVisitor<T> {
         }
     }
     fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Option<T>, S::Error> {
+        if self.in_array {
+            return Err(de::Error::invalid_type(Unexpected::Seq, &self));
+        }
         // `[]` is the empty object, `[x]` is `x`; a longer array is no object.
         let Some(item) = seq.next_element_seed(Seed::<Option<T>, OptRecord>::new())? else {
             return self.empty();
@@ -538,12 +544,16 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for RecordVisitor<T> {
 }
 
 /// The item of a one-item array at a record position: the record itself (no scalar stands for
-/// it there).
+/// it there, and no array: `[[x]]` is no habit of the service, and reading it as `[x]` would
+/// read each level of a hostile nesting through the whole record's decoder, a stack frame of
+/// it per level).
 struct OptRecord;
 
 impl<'de, T: Deserialize<'de>> DeserializeAs<'de, Option<T>> for OptRecord {
     fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
-        deserializer.deserialize_any(RecordVisitor::<T>::new(None, false))
+        let mut visitor = RecordVisitor::<T>::new(None, false);
+        visitor.in_array = true;
+        deserializer.deserialize_any(visitor)
     }
 }
 
@@ -1127,6 +1137,10 @@ mod tests {
                 name: None
             })
         );
+        // One level only: an array in the array is no record (each level of a hostile nesting
+        // would read the record again).
+        assert!(outer(r#"{"id": 1, "inner": [[{"count": 3}]]}"#).is_err());
+        assert!(outer(r#"{"id": 1, "inner": [[[[[[[[]]]]]]]]}"#).is_err());
     }
 
     #[test]

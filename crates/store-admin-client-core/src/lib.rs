@@ -14,9 +14,11 @@ mod generated;
 pub use generated::*;
 
 mod decode;
+mod depth;
 pub mod lenient;
 
 pub use decode::{BodyError, DecodeError, decode_slice, read_body};
+pub use depth::{MAX_DEPTH, TooDeep, check_depth, check_depth_within};
 
 /// A boxed future, as returned by [`Interceptor`] methods.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -43,8 +43,10 @@ pub fn find(operation_id: &str) -> Option<&'static Decoder> {
     DECODERS.iter().find(|d| d.operation_id == operation_id)
 }
 
-/// Decodes `bytes` as JSON of type `T`, naming the path of the first mismatch.
+/// Decodes `bytes` as JSON of type `T`, naming the path of the first mismatch. A body nested
+/// deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) is refused before serde reads it.
 pub fn json<T: DeserializeOwned>(bytes: &[u8]) -> Result<(), String> {
+    crate::check_depth(bytes).map_err(|too_deep| too_deep.to_string())?;
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
         Ok(_) => deserializer

@@ -10,6 +10,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use store_admin_client::types;
 
+#[path = "depth.rs"]
+mod depth;
+
 fn samples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/samples")
 }
