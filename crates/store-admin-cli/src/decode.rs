@@ -151,6 +151,8 @@ enum Shape {
 /// them, or NDJSON lines) is tried again as the envelope's `data`. The mismatch reported is the
 /// envelope's when the input looks like one, else the record's (its path below `data`).
 fn check(decode: DecodeFn, bytes: &[u8], response: bool) -> Result<Shape, String> {
+    // Nesting past the bound is refused before anything reads it (a deep body overflows a stack).
+    store_admin_client::check_depth(bytes).map_err(|too_deep| too_deep.to_string())?;
     let direct = decode(bytes);
     if direct.is_ok() || !response {
         return direct.map(|()| Shape::AsIs);

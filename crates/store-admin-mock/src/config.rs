@@ -126,6 +126,7 @@ pub struct MockConfig {
     pub(crate) limits: Limits,
     pub(crate) strict_fields: bool,
     pub(crate) proxy: Option<url::Url>,
+    pub(crate) proxy_answer_limit: u64,
 }
 
 impl Default for MockConfig {
@@ -144,6 +145,7 @@ impl Default for MockConfig {
             limits: Limits::default(),
             strict_fields: false,
             proxy: None,
+            proxy_answer_limit: crate::drift::DEFAULT_PROXY_ANSWER_BYTES,
         }
     }
 }
@@ -295,8 +297,20 @@ impl MockConfig {
     /// decodes through the generated types; which habits of the service it needed; the fields
     /// the document does not know). The report is [`MockServer::drift`](crate::MockServer::drift)
     /// and `GET /__admin/drift`.
+    ///
+    /// The admin routes (`/__admin/*`, the report among them) need an
+    /// [`admin_token`](Self::admin_token) in this mode: without one they answer 401.
     pub fn proxy(mut self, base_url: url::Url) -> Self {
         self.proxy = Some(base_url);
+        self
+    }
+
+    /// The largest answer of the store the drift check reads ([`proxy`](Self::proxy)), in bytes:
+    /// it is read in pieces and refused (502) as soon as it passes the bound, as the client
+    /// refuses one. Default [`DEFAULT_PROXY_ANSWER_BYTES`](crate::DEFAULT_PROXY_ANSWER_BYTES),
+    /// 64 MiB, the client's default.
+    pub fn proxy_answer_limit(mut self, bytes: u64) -> Self {
+        self.proxy_answer_limit = bytes;
         self
     }
 

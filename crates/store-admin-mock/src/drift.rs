@@ -10,10 +10,25 @@
 //!   the document's schema, with the JSON path of the first place each was seen;
 //! - the fields the document does not declare, by JSON path (array indexes as `[]`).
 //!
-//! The report, per operation, is `GET /__admin/drift` ([`MockServer::drift`]); the binary prints
-//! it when it stops. Nothing of a body is kept but paths and the decode error's text.
+//! The report, per operation, is `GET /__admin/drift` ([`MockServer::drift`], and the admin routes
+//! need the admin token in this mode); the binary prints it when it stops.
+//!
+//! It is bounded and keeps no value of a body:
+//!
+//! - an answer is read in pieces and refused (502) past [`MockConfig::proxy_answer_limit`] (64 MiB
+//!   by default, as the client), and one nested deeper than the client's bound is not walked;
+//! - the report has one entry per operation of the document and one for the paths it does not
+//!   have; each keeps at most [`ERRORS_KEPT`] errors and [`PATHS_KEPT`] undeclared fields, and
+//!   counts the ones it dropped;
+//! - an error's text has each value replaced by its type (`invalid type: string <string>`);
+//! - a key name that looks like data (very long, high entropy, numeric, not a name's characters)
+//!   is folded into `<key>` in every path, and the keys of a map into `<key>` always.
+//!
+//! A path with a dot segment (`..`, `%2e%2e`) is refused (400) before anything is forwarded
+//! (`http.rs`): the caller's token never reaches the store outside its base path.
 //!
 //! [`MockConfig::proxy`]: crate::MockConfig::proxy
+//! [`MockConfig::proxy_answer_limit`]: crate::MockConfig::proxy_answer_limit
 //! [`MockServer::drift`]: crate::MockServer::drift
 
 use std::collections::BTreeMap;
@@ -38,13 +53,19 @@ pub struct OperationDrift {
     pub decoded: u64,
     /// Answers that do not, with the first few errors (JSON path and what was found).
     pub failed: u64,
-    /// The first errors of the answers that do not decode.
+    /// The first errors of the answers that do not decode, each value in them replaced by its
+    /// type (at most [`ERRORS_KEPT`]).
     pub errors: Vec<String>,
+    /// Errors not kept, past the first [`ERRORS_KEPT`].
+    pub errors_dropped: u64,
     /// The habits of the service's serialisation the answers needed: how many answers needed
     /// each, and the JSON path where it was first seen.
     pub habits: BTreeMap<String, Habit>,
-    /// Fields the document does not declare: how many answers had each (by JSON path).
+    /// Fields the document does not declare: how many answers had each (by JSON path, at most
+    /// [`PATHS_KEPT`]).
     pub unknown_fields: BTreeMap<String, u64>,
+    /// Undeclared fields not kept: one per answer and path past the first [`PATHS_KEPT`] paths.
+    pub unknown_fields_dropped: u64,
 }
 
 /// One habit of the service's serialisation, as the drift check counts it.
@@ -60,6 +81,7 @@ pub struct Habit {
 pub(crate) struct Proxy {
     base: url::Url,
     client: reqwest::Client,
+    answer_limit: u64,
     report: Mutex<BTreeMap<String, OperationDrift>>,
 }
 
@@ -79,12 +101,22 @@ const HOP_BY_HOP: &[&str] = &[
 ];
 
 /// Most errors kept per operation.
-const ERRORS_KEPT: usize = 5;
+pub const ERRORS_KEPT: usize = 5;
+
+/// Most undeclared fields (paths) kept per operation, and looked at per answer.
+pub const PATHS_KEPT: usize = 256;
+
+/// The largest answer the drift check reads by default: 64 MiB, the client's default bound.
+pub const DEFAULT_PROXY_ANSWER_BYTES: u64 = 64 << 20;
+
+/// The report's entry for every path the document does not have.
+const NOT_IN_THE_DOCUMENT: &str = "(not in the document)";
 
 impl Proxy {
-    pub fn new(base: url::Url) -> Result<Self, reqwest::Error> {
+    pub fn new(base: url::Url, answer_limit: u64) -> Result<Self, reqwest::Error> {
         Ok(Proxy {
             base,
+            answer_limit,
             client: reqwest::Client::builder()
                 // The caller's token goes to this origin only.
                 .redirect(reqwest::redirect::Policy::none())
@@ -141,7 +173,7 @@ impl Proxy {
             .body(body)
             .send()
             .await;
-        let answer = match sent {
+        let mut answer = match sent {
             Ok(answer) => answer,
             Err(error) => {
                 tracing::warn!(error = %error.without_url(), "the proxied store did not answer");
@@ -154,9 +186,18 @@ impl Proxy {
         };
         let status = answer.status();
         let answer_headers = answer.headers().clone();
-        let bytes = match answer.bytes().await {
+        let (id, schema) = match operation {
+            Some((id, schema)) => (id.to_owned(), schema),
+            None => (NOT_IN_THE_DOCUMENT.to_owned(), None),
+        };
+        let bytes = match store_admin_client::read_body(&mut answer, self.answer_limit).await {
             Ok(bytes) => bytes,
-            Err(_) => {
+            Err(store_admin_client::BodyError::TooLarge { limit }) => {
+                let refused = format!("the store's answer is larger than {limit} bytes");
+                self.refused(&id, status, &refused);
+                return (StatusCode::BAD_GATEWAY, refused).into_response();
+            }
+            Err(store_admin_client::BodyError::Http(_)) => {
                 return (StatusCode::BAD_GATEWAY, "the store's answer was cut off").into_response();
             }
         };
@@ -164,11 +205,7 @@ impl Proxy {
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.contains("json"));
-        let (id, schema) = match operation {
-            Some((id, schema)) => (id.to_owned(), schema),
-            None => (format!("(not in the document) {path}"), None),
-        };
-        self.check(doc, &id, schema, status, json, &bytes);
+        self.check(doc, &id, schema, status, json, &bytes, path);
         let mut response = Response::new(Body::from(bytes));
         *response.status_mut() = status;
         for (name, value) in &answer_headers {
@@ -181,6 +218,16 @@ impl Proxy {
         response
     }
 
+    /// An answer refused unread (too large): a failed call of `id`.
+    fn refused(&self, id: &str, status: StatusCode, why: &str) {
+        let mut report = self.report.lock().unwrap_or_else(PoisonError::into_inner);
+        let entry = report.entry(id.to_owned()).or_default();
+        entry.calls += 1;
+        entry.failed += 1;
+        keep_error(entry, format!("{}: {why}", status.as_u16()));
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn check(
         &self,
         doc: &Document,
@@ -189,15 +236,19 @@ impl Proxy {
         status: StatusCode,
         json: bool,
         bytes: &[u8],
+        path: &str,
     ) {
         let decoder = store_admin_client::decoders::find(id);
+        // The decoders refuse a body nested past the bound themselves; the walk is not run on one.
+        let shallow = store_admin_client::check_depth(bytes).is_ok();
         let decoded = match decoder {
             Some(decoder) if status.is_success() => (decoder.success)(bytes),
             Some(decoder) => (decoder.error)(bytes),
-            None => Err("the operation is not in the document".to_owned()),
+            None => Err(format!("{} is not in the document", fold_path(path))),
         };
         let mut findings = Findings::default();
         if json
+            && shallow
             && status.is_success()
             && let (Some(schema), Ok(value)) = (schema, serde_json::from_slice::<Value>(bytes))
         {
@@ -210,9 +261,10 @@ impl Proxy {
             Ok(()) => entry.decoded += 1,
             Err(error) => {
                 entry.failed += 1;
-                if entry.errors.len() < ERRORS_KEPT {
-                    entry.errors.push(format!("{}: {error}", status.as_u16()));
-                }
+                keep_error(
+                    entry,
+                    format!("{}: {}", status.as_u16(), without_values(&error)),
+                );
             }
         }
         for (habit, path) in findings.habits {
@@ -225,10 +277,142 @@ impl Proxy {
                 });
             seen.answers += 1;
         }
+        entry.unknown_fields_dropped += findings.unknown_dropped;
         for path in findings.unknown {
-            *entry.unknown_fields.entry(path).or_default() += 1;
+            if let Some(count) = entry.unknown_fields.get_mut(&path) {
+                *count += 1;
+            } else if entry.unknown_fields.len() < PATHS_KEPT {
+                entry.unknown_fields.insert(path, 1);
+            } else {
+                entry.unknown_fields_dropped += 1;
+            }
         }
     }
+}
+
+/// Keeps `error` in the entry's first [`ERRORS_KEPT`], or counts it dropped.
+fn keep_error(entry: &mut OperationDrift, error: String) {
+    if entry.errors.len() < ERRORS_KEPT {
+        entry.errors.push(error);
+    } else {
+        entry.errors_dropped += 1;
+    }
+}
+
+/// `text` (a decoder's error) with every value in it replaced by its type: a quoted string by
+/// `<string>`, a value in backquotes by `<value>`. The names after `expected` (the document's)
+/// and a missing field's name stay.
+pub(crate) fn without_values(text: &str) -> String {
+    let (path, message) = match text.split_once(": ") {
+        Some((path, message)) if !path.contains(' ') => (Some(path), message),
+        _ => (None, text),
+    };
+    let mut out = String::with_capacity(text.len().min(1024));
+    if let Some(path) = path {
+        out.push_str(&fold_path(path));
+        out.push_str(": ");
+    }
+    let bytes = message.as_bytes();
+    let mut at = 0;
+    let mut kept = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => {
+                out.push_str(&message[kept..at]);
+                let mut end = at + 1;
+                while end < bytes.len() && bytes[end] != b'"' {
+                    end += if bytes[end] == b'\\' { 2 } else { 1 };
+                }
+                out.push_str("<string>");
+                at = (end + 1).min(bytes.len());
+                kept = at;
+            }
+            b'`' => {
+                let before = &message[..at];
+                let end = message[at + 1..]
+                    .find('`')
+                    .map_or(bytes.len(), |e| at + 1 + e + 1);
+                let names_the_document = before.contains("expected")
+                    || before.ends_with("missing field ")
+                    || before.ends_with("duplicate field ");
+                if !names_the_document {
+                    out.push_str(&message[kept..at]);
+                    out.push_str("<value>");
+                    kept = end;
+                }
+                at = end;
+            }
+            _ => at += 1,
+        }
+    }
+    out.push_str(&message[kept.min(message.len())..]);
+    out
+}
+
+/// A JSON path (`data[3].meta.x`, or a URL path `/orders/123`) with each key that looks like data
+/// folded into `<key>`.
+pub(crate) fn fold_path(path: &str) -> String {
+    let separator = if path.starts_with('/') { '/' } else { '.' };
+    path.split(separator)
+        .map(|segment| {
+            let (name, index) = match segment.find('[') {
+                Some(at) => segment.split_at(at),
+                None => (segment, ""),
+            };
+            if looks_like_data(name) {
+                format!("<key>{index}")
+            } else {
+                segment.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(&separator.to_string())
+}
+
+/// Whether a key name looks like data rather than a field's name: longer than 40 characters,
+/// numeric, with characters a name has not (anything but ASCII letters, digits, `_` and `-`), or
+/// random: at least 16 characters mixing three or more digits and letters, or of high entropy
+/// (3.5 bits a character without a `_` or `-` between words, 4.2 with).
+pub(crate) fn looks_like_data(key: &str) -> bool {
+    if key.is_empty() || key == "<key>" {
+        return false;
+    }
+    if key.len() > 40 {
+        return true;
+    }
+    if !key
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return true;
+    }
+    let digits = key.bytes().filter(u8::is_ascii_digit).count();
+    if digits == key.len() {
+        return true;
+    }
+    let letters = key.bytes().filter(u8::is_ascii_alphabetic).count();
+    let separated = key.contains(['_', '-']);
+    key.len() >= 16
+        && ((digits >= 3 && letters >= 3)
+            || (!separated && entropy(key) >= 3.5)
+            || entropy(key) >= 4.2)
+}
+
+/// Shannon entropy of the bytes of `text`, in bits per byte.
+fn entropy(text: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    for byte in text.bytes() {
+        counts[usize::from(byte)] += 1;
+    }
+    let length = text.len() as f64;
+    counts
+        .iter()
+        .filter(|&&n| n > 0)
+        .map(|&n| {
+            let p = f64::from(n) / length;
+            -p * p.log2()
+        })
+        .sum()
 }
 
 /// What walking one answer beside its schema found.
@@ -236,8 +420,10 @@ impl Proxy {
 struct Findings {
     /// Each habit once, with the first path it was seen at.
     habits: BTreeMap<&'static str, String>,
-    /// Undeclared fields, by path (indexes as `[]`).
+    /// Undeclared fields, by path (indexes as `[]`), at most [`PATHS_KEPT`].
     unknown: std::collections::BTreeSet<String>,
+    /// Undeclared fields past those.
+    unknown_dropped: u64,
     /// Places where neither the schema nor a habit explains the value.
     mismatches: usize,
 }
@@ -249,6 +435,14 @@ impl Findings {
             .or_insert_with(|| display(path).to_owned());
     }
 
+    fn unknown(&mut self, path: String) {
+        if self.unknown.len() < PATHS_KEPT || self.unknown.contains(&path) {
+            self.unknown.insert(path);
+        } else {
+            self.unknown_dropped += 1;
+        }
+    }
+
     fn weight(&self) -> usize {
         self.mismatches * 100 + self.habits.len() * 10 + self.unknown.len()
     }
@@ -257,7 +451,10 @@ impl Findings {
         for (habit, path) in other.habits {
             self.habits.entry(habit).or_insert(path);
         }
-        self.unknown.extend(other.unknown);
+        self.unknown_dropped += other.unknown_dropped;
+        for path in other.unknown {
+            self.unknown(path);
+        }
         self.mismatches += other.mismatches;
     }
 }
@@ -369,19 +566,23 @@ fn walk(
         }
         (Some("object"), Value::Object(map)) => {
             for (key, field) in map {
-                let field_path = if path.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{path}.{key}")
+                let in_path = |key: &str| {
+                    if path.is_empty() {
+                        key.to_owned()
+                    } else {
+                        format!("{path}.{key}")
+                    }
                 };
                 match view.property(key) {
-                    Some(property) => walk(doc, property, field, &field_path, out, depth + 1),
+                    Some(property) => walk(doc, property, field, &in_path(key), out, depth + 1),
                     None => match view.additional {
                         Some(Value::Bool(false)) | None if !view.properties.is_empty() => {
-                            out.unknown.insert(field_path);
+                            let key = if looks_like_data(key) { "<key>" } else { key };
+                            out.unknown(in_path(key));
                         }
+                        // A map's keys are data.
                         Some(additional @ Value::Object(_)) => {
-                            walk(doc, additional, field, &field_path, out, depth + 1);
+                            walk(doc, additional, field, &in_path("<key>"), out, depth + 1);
                         }
                         _ => {}
                     },
@@ -494,6 +695,89 @@ components:
         assert_eq!(out.habits[habits::INDEX_KEYED_OBJECT_FOR_LIST], "tags");
         assert_eq!(out.habits[habits::ONE_ITEM_ARRAY_FOR_OBJECT], "owner");
         assert!(out.unknown.contains("owner.extra"), "{out:?}");
+    }
+
+    #[test]
+    fn an_error_keeps_no_value_only_its_type_and_the_documents_names() {
+        let cases = [
+            (
+                r#"data[0].id: invalid type: string "SECRET \"quoted\" x", expected u64 at line 1 column 20"#,
+                "data[0].id: invalid type: string <string>, expected u64 at line 1 column 20",
+            ),
+            (
+                "data.status: unknown variant `s3cr3t`, expected one of `pending`, `done`",
+                "data.status: unknown variant <value>, expected one of `pending`, `done`",
+            ),
+            (
+                "data.n: invalid value: integer `123456`, expected u8",
+                "data.n: invalid value: integer <value>, expected u8",
+            ),
+            (
+                r#"data.price: invalid number in a string: "12x""#,
+                "data.price: invalid number in a string: <string>",
+            ),
+            (
+                "data[0]: missing field `name`",
+                "data[0]: missing field `name`",
+            ),
+            (
+                "data.meta.123456789.x: invalid type: map, expected a string",
+                "data.meta.<key>.x: invalid type: map, expected a string",
+            ),
+            (r#"unterminated "abc"#, "unterminated <string>"),
+            ("cut `abc", "cut <value>"),
+        ];
+        for (error, expected) in cases {
+            assert_eq!(without_values(error), expected, "{error}");
+        }
+    }
+
+    #[test]
+    fn keys_that_look_like_data_are_folded() {
+        for key in [
+            "123456",
+            "0",
+            "k".repeat(41).as_str(),
+            "a1b2c3d4e5f6g7h8",
+            "9f86d081884c7d659a2feaa0c55ad015",
+            "Ahmed Ali",
+            "مفتاح",
+            "x.y",
+            "QmFzZTY0UmFuZG9tVG9rZW5YWQ",
+        ] {
+            assert!(looks_like_data(key), "{key}");
+        }
+        for key in [
+            "id",
+            "name",
+            "shipping_address",
+            "address_line_2",
+            "customer_shipping_address_id",
+            "updated_at",
+            "x-request-id",
+            "sku",
+        ] {
+            assert!(!looks_like_data(key), "{key}");
+        }
+        assert_eq!(fold_path("/orders/123/items"), "/orders/<key>/items");
+        assert_eq!(fold_path("data[3].meta"), "data[3].meta");
+    }
+
+    #[test]
+    fn the_unknown_fields_of_one_answer_are_capped_and_counted() {
+        let mut record = serde_json::Map::new();
+        record.insert("id".into(), json!(1));
+        for i in 0..(PATHS_KEPT + 100) {
+            record.insert(format!("field_{i}"), json!(1));
+            record.insert(format!("{i}"), json!(1));
+        }
+        let out = findings(Value::Object(record));
+        assert_eq!(out.unknown.len(), PATHS_KEPT);
+        assert!(
+            out.unknown.contains("<key>"),
+            "numeric keys folded into one"
+        );
+        assert_eq!(out.unknown_dropped, 100 + 1);
     }
 
     #[test]

@@ -240,19 +240,44 @@ fn method_not_allowed() -> ApiError {
     )
 }
 
-/// `/__admin/*` needs `Authorization: Bearer <admin token>` when one is configured.
+/// `/__admin/*` needs `Authorization: Bearer <admin token>` when one is configured; a drift proxy
+/// (`--proxy`) needs one configured: without it, its admin routes answer 401 to anyone (its report
+/// describes a real store's answers).
 async fn admin_guard(
     State(state): State<Shared>,
     request: Request,
     next: axum::middleware::Next,
 ) -> Response {
-    if let Some(expected) = &state.admin_token {
-        let presented = bearer(request.headers()).unwrap_or_default();
-        if !constant_time_eq(expected.expose_secret(), presented) {
-            return ApiError::invalid_token().respond(Lang::of(request.headers()));
+    match &state.admin_token {
+        Some(expected) => {
+            let presented = bearer(request.headers()).unwrap_or_default();
+            if !constant_time_eq(expected.expose_secret(), presented) {
+                return ApiError::invalid_token().respond(Lang::of(request.headers()));
+            }
         }
+        None if state.proxy.is_some() => {
+            return ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "admin_token_required",
+                Text::new(
+                    "The drift proxy's admin routes need an admin token (--admin-token).",
+                    "مسارات الإدارة في وكيل فحص الانحراف تتطلب رمز إدارة (--admin-token).",
+                ),
+            )
+            .respond(Lang::of(request.headers()));
+        }
+        None => {}
     }
     next.run(request).await
+}
+
+/// Whether `path` (as it came, percent-encoded) has a dot segment, `.` or `..`, also written
+/// `%2e`: a server that resolves it would read another path than the one routed.
+pub(crate) fn has_dot_segment(path: &str) -> bool {
+    path.split('/').any(|segment| {
+        let decoded = segment.replace("%2e", ".").replace("%2E", ".");
+        decoded == "." || decoded == ".."
+    })
 }
 
 /// Every API operation: routed from the document, then the shared gate.
@@ -262,6 +287,15 @@ async fn api(
     request: Request,
 ) -> Response {
     let lang = Lang::of(request.headers());
+    // A dot segment is refused before anything is routed or forwarded (the drift proxy's base
+    // URL would resolve it: `/admin/v2/../../__admin/x` would leave the proxied base path).
+    if has_dot_segment(request.uri().path()) {
+        return ApiError::bad_request(Text::new(
+            "The path has a dot segment (. or ..).",
+            "المسار يحتوي على مقطع نقطة (. أو ..).",
+        ))
+        .respond(lang);
+    }
     // Below `/admin/v2`, every operation; at the root, those of another host (the accounts
     // host's `/oauth2/user/info`), as a client pointed at the mock for both hosts calls them.
     let (path, root) = match request.uri().path().strip_prefix(API_PREFIX) {

@@ -170,9 +170,15 @@ struct Cli {
     /// The drift check: forward every call below /admin/v2 to this real store's base URL (with
     /// the caller's own token, to that origin only) instead of answering it, and check each
     /// answer against the document. The report per operation is GET /__admin/drift, and is
-    /// printed as JSON when the mock stops.
-    #[arg(long, value_name = "BASE_URL", value_parser = parse_proxy)]
+    /// printed as JSON when the mock stops. Needs --admin-token (the report describes a real
+    /// store's answers).
+    #[arg(long, value_name = "BASE_URL", value_parser = parse_proxy, requires = "admin_token")]
     proxy: Option<url::Url>,
+    /// With --proxy: the largest answer of the store read, in bytes (read in pieces, refused with
+    /// 502 past it). The client's default, 64 MiB.
+    #[arg(long, value_name = "BYTES", default_value_t = store_admin_mock::DEFAULT_PROXY_ANSWER_BYTES,
+          value_parser = clap::value_parser!(u64).range(1024..))]
+    proxy_max_response_size: u64,
 }
 
 /// `--proxy`: an http(s) base URL.
@@ -370,7 +376,9 @@ fn configure(matches: &ArgMatches, cli: &Cli) -> Result<(MockConfig, usize)> {
     }
     config = config.strict_fields(cli.strict_fields);
     if let Some(base) = &cli.proxy {
-        config = config.proxy(base.clone());
+        config = config
+            .proxy(base.clone())
+            .proxy_answer_limit(cli.proxy_max_response_size);
     }
     if let (Some(id), Some(secret)) = (&cli.oauth_client_id, &cli.oauth_client_secret) {
         config = config.oauth_client(id, secret);

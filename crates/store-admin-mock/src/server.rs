@@ -106,7 +106,7 @@ impl MockServer {
         ));
         let proxy = match &config.proxy {
             Some(base) => Some(
-                crate::drift::Proxy::new(base.clone())
+                crate::drift::Proxy::new(base.clone(), config.proxy_answer_limit)
                     .map_err(|e| StartError::Proxy(e.to_string()))?,
             ),
             None => None,

@@ -20,6 +20,7 @@ mod language;
 mod oauth;
 mod orders;
 mod paging;
+mod proxy_bounds;
 mod sandbox;
 mod state;
 mod tool;

@@ -609,7 +609,11 @@ impl ApiError {
         body: &[u8],
         operation: Option<&'static str>,
     ) -> ApiError {
-        match serde_json::from_slice::<types::ErrorResponse>(body) {
+        // A body nested past the bound is kept raw, never read by serde (see `check_depth`).
+        let decoded = store_admin_client::check_depth(body).map_err(|_| ());
+        match decoded
+            .and_then(|()| serde_json::from_slice::<types::ErrorResponse>(body).map_err(|_| ()))
+        {
             Ok(envelope) => from_envelope(status, headers, envelope, operation),
             Err(_) => {
                 let (request_ids, date) = identifiers(headers);
@@ -634,7 +638,24 @@ pub(crate) fn decode_body<T: DeserializeOwned>(
     bytes: &[u8],
     operation: Option<&'static str>,
 ) -> Result<T, Error> {
+    check_depth(bytes, operation)?;
     serde_json::from_slice(bytes).map_err(|e| decode_error::<T>(bytes, e, operation))
+}
+
+/// Refuses a body nested deeper than [`store_admin_client::MAX_DEPTH`] before serde reads it (its
+/// buffering recurses per level, and a deep answer would overflow a worker's stack): an
+/// [`Error::Decode`] at the root naming the depth and the bound. The runtime checks every answer
+/// it hands the generated code; the hand-written decodes and the path finder check again.
+pub(crate) fn check_depth(bytes: &[u8], operation: Option<&'static str>) -> Result<(), Error> {
+    store_admin_client::check_depth(bytes).map_err(|too_deep| Error::Decode {
+        operation,
+        path: ".".to_owned(),
+        message: too_deep.to_string(),
+        snippet: truncate(
+            &String::from_utf8_lossy(&bytes[..bytes.len().min(256)]),
+            200,
+        ),
+    })
 }
 
 fn decode_error<T: DeserializeOwned>(
@@ -642,6 +663,9 @@ fn decode_error<T: DeserializeOwned>(
     serde_error: serde_json::Error,
     operation: Option<&'static str>,
 ) -> Error {
+    if let Err(too_deep) = check_depth(bytes, operation) {
+        return too_deep;
+    }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     let (path, message) = match serde_path_to_error::deserialize::<_, T>(de) {
         Err(e) => (e.path().to_string(), e.inner().to_string()),

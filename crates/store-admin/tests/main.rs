@@ -7,6 +7,7 @@
 
 mod decode_errors;
 mod error_classes;
+mod deep_answers;
 mod hand_written;
 mod inbox;
 mod language;

@@ -107,6 +107,7 @@ fn answer(
             Some(operation_id),
         ))));
     }
+    crate::error::check_depth(&body, Some(operation_id))?;
     Ok(with_body(response, body))
 }
 

@@ -77,8 +77,14 @@ fn decode_error<E: fmt::Display>(e: serde_path_to_error::Error<E>, prefix: &str)
     }
 }
 
-/// Parses a delivery's body. Call [`verify`] first (or use [`verify_and_parse`]).
+/// Parses a delivery's body. Call [`verify`] first (or use [`verify_and_parse`]). A body nested
+/// deeper than [`store_admin_client::MAX_DEPTH`] is refused before it is read (it could
+/// overflow the stack of the thread that decodes it, in [`WebhookEvent::data_as`] too).
 pub fn parse_event(raw_body: &[u8]) -> Result<WebhookEvent, WebhookError> {
+    store_admin_client::check_depth(raw_body).map_err(|too_deep| WebhookError::Decode {
+        path: ".".into(),
+        message: too_deep.to_string(),
+    })?;
     let mut de = serde_json::Deserializer::from_slice(raw_body);
     let event: WebhookEvent =
         serde_path_to_error::deserialize(&mut de).map_err(|e| decode_error(e, ""))?;
