@@ -70,7 +70,13 @@ async fn get(server: &MockServer, path: &str, token: &str) -> (StatusCode, Value
 async fn the_drift_check_reports_a_renamed_field_and_a_number_sent_as_a_string() {
     let store = start().await;
     let front = altered(&store).await;
-    let drift = start_with(MockConfig::new().proxy(front.parse().unwrap())).await;
+    // A drift proxy's admin routes need the admin token (issue 37).
+    let drift = start_with(
+        MockConfig::new()
+            .proxy(front.parse().unwrap())
+            .admin_token("drift-admin"),
+    )
+    .await;
 
     // The answer comes back as the store sent it (altered), whatever the document says.
     let (status, body) = get(&drift, "/orders/statuses", ADMIN).await;
@@ -111,15 +117,18 @@ async fn the_drift_check_reports_a_renamed_field_and_a_number_sent_as_a_string()
     assert!(countries.habits.is_empty(), "{countries:?}");
 
     // The same report over HTTP.
-    let admin: Value = reqwest::get(format!(
-        "{}/__admin/drift",
-        drift.base_url().trim_end_matches("/admin/v2")
-    ))
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    let admin: Value = reqwest::Client::new()
+        .get(format!(
+            "{}/__admin/drift",
+            drift.base_url().trim_end_matches("/admin/v2")
+        ))
+        .bearer_auth("drift-admin")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(
         admin["list_order_statuses"]["unknown_fields"]["data[].title"],
         1

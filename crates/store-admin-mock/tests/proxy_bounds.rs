@@ -283,7 +283,9 @@ async fn the_admin_routes_of_a_proxy_need_the_admin_token() {
         .expect("runs");
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&output.stderr).contains("--admin-token"),
+        String::from_utf8_lossy(&output.stderr)
+            .to_lowercase()
+            .contains("admin"),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
