@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use store_admin_client::types;
 
-#[path = "depth.rs"]
+#[path = "samples/depth.rs"]
 mod depth;
 
 fn samples_dir() -> PathBuf {
