@@ -6,8 +6,8 @@
 //! of its own.
 
 mod decode_errors;
-mod error_classes;
 mod deep_answers;
+mod error_classes;
 mod hand_written;
 mod inbox;
 mod language;
