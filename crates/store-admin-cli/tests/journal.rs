@@ -205,7 +205,9 @@ async fn the_journal_cannot_be_the_output() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_second_process_on_a_journal_in_use_is_refused_with_the_first_ones_pid() {
-    let server = mock(150, 20).await;
+    // Half a second a page: the first export must still be running when the second process has
+    // started (at 20 ms a page it finished first on CI's loaded two cores).
+    let server = mock(150, 500).await;
     let (_dir, out, err, journal) = files();
     let before = product_ids(&server).await;
     let journal_arg = journal.to_str().unwrap();
