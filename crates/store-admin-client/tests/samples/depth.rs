@@ -201,7 +201,7 @@ fn hostile_values() -> Vec<String> {
 }
 
 /// How many of a sample's paths get each hostile value.
-const PATHS_PER_SAMPLE: usize = 12;
+const PATHS_PER_SAMPLE: usize = 6;
 
 /// Values of every legitimate answer (a sample of the service, each to the decoders that read
 /// it) replaced, at [`PATHS_PER_SAMPLE`] of its levels, by each hostile value: every decoder
