@@ -6,6 +6,12 @@
 
 pub mod fairness;
 
+/// The workspace's README, whose Rust example runs as a doctest of this package against the
+/// embedded mock store (`cargo test -p store-admin-tests --doc`): no README block is `ignore`.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct WorkspaceReadme;
+
 /// The mock store of `config`, which limits each token to `per_minute` requests a minute (the
 /// service's leaky bucket, answering 429 past it), started on 127.0.0.1.
 pub async fn rate_limited_mock(
