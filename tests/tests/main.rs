@@ -15,3 +15,4 @@ mod oauth_e2e;
 mod observability;
 mod observability_spans;
 mod redis_stores;
+mod sealed_stores;

@@ -14,6 +14,10 @@
 //! `$XDG_STATE_HOME/store-admin/tokens/<accounts host>/`, so that tokens of one service are never
 //! read for another) or Redis (`store-admin:tokens:{store}`, the keys a fleet of services shares).
 //! The sandbox's tokens live apart (`tokens/sandbox/`, or the Redis prefix `store-admin-sandbox`).
+//! With token keys (`--token-keys-file`, `STORE_ADMIN_TOKEN_KEYS`, a profile's `token_keys_file`
+//! or `token_keys_env`: see `config::token_keys`) every record is encrypted at rest and bound to
+//! its store; a record that does not decrypt is `unreadable` in `auth status --all`, and `auth
+//! login`, `import` or `logout` replace or remove it.
 
 use std::io::{BufRead, IsTerminal};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -56,7 +60,9 @@ pub const DEFAULT_SCOPES: &[&str] = &["offline_access"];
     after_help = "The tokens are kept per --store (default: the profile's, else `default`) \
     in --token-store: `file` (under $XDG_STATE_HOME/store-admin/tokens, mode 0600) or \
     redis://HOST:PORT/DB. Other commands then use them, refreshing them with the app's client \
-    (--client-id, and the secret from STORE_ADMIN_CLIENT_SECRET or --client-secret-file).\n\n\
+    (--client-id, and the secret from STORE_ADMIN_CLIENT_SECRET or --client-secret-file). \
+    With keys in STORE_ADMIN_TOKEN_KEYS or --token-keys-file (one `id:base64key` a line; make one \
+    with `head -c 32 /dev/urandom | base64`), the tokens are encrypted at rest.\n\n\
     Examples:\n  \
     store-admin --sandbox auth login\n  \
     STORE_ADMIN_CLIENT_SECRET=... store-admin --client-id ID --store shop1 auth login\n  \
@@ -334,17 +340,23 @@ async fn all_token_stores(
                 .join("tokens")
                 .join(namespace_dir(namespace));
             let location = dir.display().to_string();
-            Ok((Arc::new(FileTokenStores::new(dir)), location))
+            let mut stores = FileTokenStores::new(dir);
+            if let Some(keys) = crate::config::token_keys(global)? {
+                stores = stores.with_keys(keys);
+            }
+            Ok((Arc::new(stores), location))
         }
-        StoreLocation::Redis(url) => all_redis_token_stores(&url, namespace).await,
+        StoreLocation::Redis(url) => all_redis_token_stores(global, &url, namespace).await,
     }
 }
 
 #[cfg(feature = "redis")]
 async fn all_redis_token_stores(
+    global: &Global,
     url: &Url,
     namespace: Namespace<'_>,
 ) -> Result<(Arc<dyn store_admin::credentials::TokenStores>, String), CliError> {
+    let keys = crate::config::token_keys(global)?;
     let shown = StoreLocation::Redis(url.clone()).display();
     let prefix = match namespace {
         Namespace::Sandbox => "store-admin-sandbox",
@@ -359,6 +371,10 @@ async fn all_redis_token_stores(
             ))
         })?
         .with_prefix(prefix);
+    let stores = match keys {
+        Some(keys) => stores.with_keys(keys),
+        None => stores,
+    };
     Ok((
         Arc::new(stores),
         format!("{shown} (keys {prefix}:tokens:*)"),
@@ -367,6 +383,7 @@ async fn all_redis_token_stores(
 
 #[cfg(not(feature = "redis"))]
 async fn all_redis_token_stores(
+    _global: &Global,
     _url: &Url,
     _namespace: Namespace<'_>,
 ) -> Result<(Arc<dyn store_admin::credentials::TokenStores>, String), CliError> {

@@ -24,7 +24,8 @@
 //! `csv`), `retries`, `rate_limit`, `concurrency`, `timeout`, `operation_timeout`, `sandbox`,
 //! `language` (`en`, `ar`, `en-US`...),
 //! and for OAuth and shared stores `store`, `token_store`, `rate_limit_store`, `client_id`,
-//! `client_secret_file`, `client_secret_env`, `token_url`, `authorize_url`.
+//! `client_secret_file`, `client_secret_env`, `token_url`, `authorize_url`, `token_keys_file`,
+//! `token_keys_env` (the keys that encrypt the stored tokens: see [`token_keys`]).
 //! A profile never holds a secret itself (a token, the client secret, a Redis password): it
 //! names where to read it, so that the file can be shared or committed.
 //!
@@ -119,6 +120,10 @@ pub struct Profile {
     pub client_secret_file: Option<PathBuf>,
     /// An environment variable holding the client secret.
     pub client_secret_env: Option<String>,
+    /// `--token-keys-file`: the keys that encrypt the stored tokens.
+    pub token_keys_file: Option<PathBuf>,
+    /// An environment variable holding the token keys themselves.
+    pub token_keys_env: Option<String>,
     /// `--token-url`.
     pub token_url: Option<String>,
     /// `auth login --authorize-url`.
@@ -438,6 +443,15 @@ fn apply_oauth(global: &mut Global, profile: &Profile) -> Result<(), CliError> {
                 .clone_from(&profile.client_secret_env);
         }
     }
+    // The token keys' sources, first first: --token-keys-file (or STORE_ADMIN_TOKEN_KEYS_FILE),
+    // STORE_ADMIN_TOKEN_KEYS, the profile's file, the profile's variable.
+    if global.token_keys_file.is_none() && !token_keys_in_env() {
+        if let Some(file) = &profile.token_keys_file {
+            global.token_keys_file = Some(file.clone());
+        } else {
+            global.token_keys_env.clone_from(&profile.token_keys_env);
+        }
+    }
     if global.token_url.is_none()
         && let Some(url) = &profile.token_url
     {
@@ -482,6 +496,47 @@ pub fn client_secret(global: &Global) -> Result<Option<SecretString>, CliError> 
         };
     }
     Ok(None)
+}
+
+fn token_keys_in_env() -> bool {
+    std::env::var_os(store_admin::credentials::TOKEN_KEYS_ENV).is_some_and(|v| !v.is_empty())
+}
+
+/// The keys that encrypt the stored tokens (see `store_admin::credentials::TokenKeys`):
+/// `--token-keys-file` (or `STORE_ADMIN_TOKEN_KEYS_FILE`), else `STORE_ADMIN_TOKEN_KEYS` (the
+/// keys themselves), else the profile's `token_keys_file` or `token_keys_env`; `None` when none
+/// is given (the tokens are kept in plain JSON). Errors name the source, never a key.
+pub fn token_keys(
+    global: &Global,
+) -> Result<Option<std::sync::Arc<store_admin::credentials::TokenKeys>>, CliError> {
+    use store_admin::credentials::{TOKEN_KEYS_ENV, TokenKeys};
+    let keys = if let Some(path) = &global.token_keys_file {
+        if token_keys_in_env() {
+            return Err(CliError::usage(format!(
+                "the token keys are given twice: --token-keys-file (or                  STORE_ADMIN_TOKEN_KEYS_FILE) and {TOKEN_KEYS_ENV}; give one"
+            )));
+        }
+        let keys = TokenKeys::from_file(path).map_err(|e| CliError::usage(e.to_string()))?;
+        warn_if_readable_by_others(path);
+        keys
+    } else if token_keys_in_env() {
+        let text = secrecy::zeroize::Zeroizing::new(
+            std::env::var(TOKEN_KEYS_ENV)
+                .map_err(|_| CliError::usage(format!("{TOKEN_KEYS_ENV} is not UTF-8")))?,
+        );
+        TokenKeys::parse(&text)
+            .map_err(|e| CliError::usage(format!("{e} (in {TOKEN_KEYS_ENV})")))?
+    } else if let Some(name) = &global.token_keys_env {
+        let text = secrecy::zeroize::Zeroizing::new(std::env::var(name).map_err(|_| {
+            CliError::usage(format!(
+                "the profile reads the token keys from ${name}, which is not set"
+            ))
+        })?);
+        TokenKeys::parse(&text).map_err(|e| CliError::usage(format!("{e} (in ${name})")))?
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(std::sync::Arc::new(keys)))
 }
 
 /// The profile's `authorize_url`, if any.

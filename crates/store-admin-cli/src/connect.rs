@@ -199,7 +199,11 @@ pub async fn open_tokens(
                 .join("store-admin")
                 .join("tokens")
                 .join(namespace_dir(namespace));
-            let file = FileTokenStores::new(dir).store(&store);
+            let mut stores = FileTokenStores::new(dir);
+            if let Some(keys) = crate::config::token_keys(global)? {
+                stores = stores.with_keys(keys);
+            }
+            let file = stores.store(&store);
             let location = file.path().display().to_string();
             if file.path().exists() {
                 // The same warning as a --token-file's: tokens are secrets.
@@ -210,16 +214,20 @@ pub async fn open_tokens(
                 location,
             }))
         }
-        StoreLocation::Redis(url) => open_redis_tokens(&url, namespace, &store).await.map(Some),
+        StoreLocation::Redis(url) => open_redis_tokens(global, &url, namespace, &store)
+            .await
+            .map(Some),
     }
 }
 
 #[cfg(feature = "redis")]
 async fn open_redis_tokens(
+    global: &Global,
     url: &Url,
     namespace: Namespace<'_>,
     store: &str,
 ) -> Result<Tokens, CliError> {
+    let keys = crate::config::token_keys(global)?;
     let shown = StoreLocation::Redis(url.clone()).display();
     let mut stores = store_admin::credentials::RedisTokenStores::connect(url.as_str())
         .await
@@ -234,6 +242,9 @@ async fn open_redis_tokens(
         Namespace::Service(_) => "store-admin",
     };
     stores = stores.with_prefix(prefix);
+    if let Some(keys) = keys {
+        stores = stores.with_keys(keys);
+    }
     Ok(Tokens {
         store: Arc::new(stores.store(store)),
         location: format!("{shown} (key {prefix}:tokens:{store})"),
@@ -242,6 +253,7 @@ async fn open_redis_tokens(
 
 #[cfg(not(feature = "redis"))]
 async fn open_redis_tokens(
+    _global: &Global,
     _url: &Url,
     _namespace: Namespace<'_>,
     _store: &str,

@@ -170,6 +170,22 @@ pub struct Global {
     /// The environment variable holding the client secret, from the profile's `client_secret_env`.
     #[arg(skip)]
     pub client_secret_env: Option<String>,
+
+    /// A file of the keys that encrypt the stored tokens, one `id:base64key` a line (the first
+    /// encrypts, all decrypt: put a new key first to rotate). Or set STORE_ADMIN_TOKEN_KEYS to
+    /// the keys themselves: they are never given on the command line.
+    #[arg(
+        long,
+        env = "STORE_ADMIN_TOKEN_KEYS_FILE",
+        value_name = "PATH",
+        global = true,
+        help_heading = "Stores and OAuth"
+    )]
+    pub token_keys_file: Option<PathBuf>,
+
+    /// The environment variable holding the token keys, from the profile's `token_keys_env`.
+    #[arg(skip)]
+    pub token_keys_env: Option<String>,
 }
 
 /// Where tokens or the rate budget are kept (`--token-store`, `--rate-limit-store`).

@@ -23,6 +23,7 @@ mod paging;
 mod rate_limit;
 mod sandbox;
 mod scripts;
+mod sealed_tokens;
 mod token_redirects;
 mod uploads;
 mod webhooks;

@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+use super::sealing::Sealing;
 use super::store::Record;
 use super::{
-    Revision, Snapshot, StoredTokens, TokenHealth, TokenStore, TokenStoreError, TokenStoreLock,
-    TokenStores,
+    Revision, Snapshot, StoredTokens, TokenHealth, TokenKeys, TokenStore, TokenStoreError,
+    TokenStoreLock, TokenStores,
 };
 
 /// A [`TokenStore`] in one JSON file, shared by the processes of one host.
@@ -24,15 +25,29 @@ use super::{
 /// - [`TokenStore::lock`] takes an advisory lock of `<file>.lock` (`flock`) for the whole
 ///   refresh; the system releases it when its holder exits or dies, so no lock outlives its
 ///   process.
+/// - With [`FileTokenStore::with_keys`], the record is sealed (encrypted and bound to the
+///   merchant store's id); see [`TokenKeys`].
 #[derive(Debug, Clone)]
 pub struct FileTokenStore {
     path: PathBuf,
+    sealing: Sealing,
 }
 
 impl FileTokenStore {
-    /// The store kept in `path` (created on the first save).
+    /// The store kept in `path` (created on the first save), in plain JSON.
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        FileTokenStore { path: path.into() }
+        FileTokenStore {
+            path: path.into(),
+            sealing: Sealing::default(),
+        }
+    }
+
+    /// Seals the record with `keys`, bound to `merchant` (the store's id): a record sealed for
+    /// another merchant does not open here. A plain record is still read, and sealed by the
+    /// next save.
+    pub fn with_keys(mut self, keys: Arc<TokenKeys>, merchant: impl Into<String>) -> Self {
+        self.sealing = Sealing::new(Some(keys), merchant);
+        self
     }
 
     /// The file the tokens are kept in.
@@ -46,10 +61,17 @@ impl FileTokenStore {
         self.path.with_file_name(name)
     }
 
-    fn read(path: &Path) -> Result<Snapshot, TokenStoreError> {
-        match fs::read(path) {
-            Ok(text) => Ok(Record::decode(&text)?.snapshot()),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Snapshot::default()),
+    fn read(&self) -> Result<Snapshot, TokenStoreError> {
+        match self.read_text()? {
+            Some(text) => Ok(self.sealing.decode(&text)?.snapshot()),
+            None => Ok(Snapshot::default()),
+        }
+    }
+
+    fn read_text(&self) -> Result<Option<Vec<u8>>, TokenStoreError> {
+        match fs::read(&self.path) {
+            Ok(text) => Ok(Some(text)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(io_error("cannot read the token file", e)),
         }
     }
@@ -63,7 +85,8 @@ impl FileTokenStore {
             .tempfile_in(dir)
             .map_err(|e| io_error("cannot create a temporary token file", e))?;
         restrict(temp.as_file())?;
-        temp.write_all(record.encode().as_bytes())
+        let text = secrecy::zeroize::Zeroizing::new(self.sealing.encode(record));
+        temp.write_all(text.as_bytes())
             .and_then(|()| temp.as_file().sync_all())
             .map_err(|e| io_error("cannot write the token file", e))?;
         temp.persist(&self.path)
@@ -81,7 +104,21 @@ impl FileTokenStore {
     ) -> Result<Option<Revision>, TokenStoreError> {
         let lock = open_lock_file(&self.sibling(".write-lock"))?;
         fs4::FileExt::lock(&lock).map_err(|e| io_error("cannot lock the token file", e))?;
-        let current = Self::read(&self.path)?;
+        let current = match self.read_text()? {
+            None => Snapshot::default(),
+            Some(text) => match self.sealing.decode(&text) {
+                Ok(record) => record.snapshot(),
+                // A record that does not open (a key missing, another store's) can still be
+                // replaced by an installation or removed: by its revision, written in clear.
+                Err(error) => match (expected, Sealing::revision_of(&text)) {
+                    (None, Some(revision)) => Snapshot {
+                        revision: Revision(revision),
+                        ..Snapshot::default()
+                    },
+                    _ => return Err(error),
+                },
+            },
+        };
         if expected.is_some_and(|expected| expected != current.revision) {
             return Ok(None);
         }
@@ -110,8 +147,7 @@ impl FileTokenStore {
 #[async_trait]
 impl TokenStore for FileTokenStore {
     async fn load(&self) -> Result<Snapshot, TokenStoreError> {
-        self.blocking(|store| FileTokenStore::read(&store.path))
-            .await
+        self.blocking(|store| store.read()).await
     }
 
     async fn save(
@@ -215,12 +251,23 @@ fn io_error(message: &str, error: io::Error) -> TokenStoreError {
 #[derive(Debug, Clone)]
 pub struct FileTokenStores {
     dir: PathBuf,
+    keys: Option<Arc<TokenKeys>>,
 }
 
 impl FileTokenStores {
     /// The stores kept in `dir` (created with mode 0700 on the first save).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        FileTokenStores { dir: dir.into() }
+        FileTokenStores {
+            dir: dir.into(),
+            keys: None,
+        }
+    }
+
+    /// Seals every store's record with `keys`, bound to its merchant's id (see
+    /// [`FileTokenStore::with_keys`]).
+    pub fn with_keys(mut self, keys: Arc<TokenKeys>) -> Self {
+        self.keys = Some(keys);
+        self
     }
 
     /// The store of `merchant`.
@@ -236,7 +283,11 @@ impl FileTokenStores {
         if name.is_empty() {
             name.push('%');
         }
-        FileTokenStore::new(self.dir.join(format!("{name}.json")))
+        let store = FileTokenStore::new(self.dir.join(format!("{name}.json")));
+        match &self.keys {
+            Some(keys) => store.with_keys(keys.clone(), merchant),
+            None => store,
+        }
     }
 }
 

@@ -15,7 +15,8 @@
 //! exchange itself. No type here shows a secret in `Debug` or `Display`.
 //!
 //! One file per idea: the secret token types (`tokens.rs`), where tokens are kept (`store.rs`;
-//! `file.rs` and `redis.rs` for the stores shared between processes),
+//! `file.rs` and `redis.rs` for the stores shared between processes, `sealing.rs` for their
+//! records encrypted at rest),
 //! the OAuth exchange (`oauth.rs`), single-flight refresh (`single_flight.rs`), the
 //! authenticator that puts them together (`authenticator.rs`), the health of each store's token
 //! chain (`health.rs`) and the callback that receives an installation's code (`install.rs`).
@@ -27,6 +28,7 @@ mod install;
 mod oauth;
 #[cfg(feature = "redis")]
 mod redis;
+mod sealing;
 mod single_flight;
 mod store;
 mod tokens;
@@ -56,6 +58,7 @@ pub use oauth::{
 pub(crate) use redis::connect as connect_redis;
 #[cfg(feature = "redis")]
 pub use redis::{DEFAULT_LOCK_TTL, RedisTokenStore, RedisTokenStores};
+pub use sealing::{TOKEN_KEYS_ENV, TOKEN_KEYS_FILE_ENV, TokenKeys, TokenKeysError};
 pub use single_flight::{Generation, RefreshAborted, Refresher, Versioned};
 pub use store::{
     InMemoryTokenStore, InMemoryTokenStores, Revision, Snapshot, StoredTokens, TokenStore,

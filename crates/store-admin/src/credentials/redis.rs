@@ -7,10 +7,11 @@ use std::time::Duration;
 use async_trait::async_trait;
 use redis::aio::ConnectionManager;
 
+use super::sealing::Sealing;
 use super::store::Record;
 use super::{
-    Revision, Snapshot, StoredTokens, TokenHealth, TokenStore, TokenStoreError, TokenStoreLock,
-    TokenStores,
+    Revision, Snapshot, StoredTokens, TokenHealth, TokenKeys, TokenStore, TokenStoreError,
+    TokenStoreLock, TokenStores,
 };
 
 /// Saves `ARGV[2]` (empty: removes the tokens and their health) under `KEYS[1]` with the health
@@ -67,12 +68,14 @@ pub(crate) async fn connect(url: &str) -> Result<ConnectionManager, redis::Redis
 
 /// The token stores of many merchant stores in one Redis: `store-admin:tokens:{merchant}` (a
 /// hash of the revision and the tokens' JSON) and its refresh lock
-/// `store-admin:tokens:{merchant}:lock`, over one shared connection.
+/// `store-admin:tokens:{merchant}:lock`, over one shared connection. With
+/// [`RedisTokenStores::with_keys`] each record is sealed (see [`TokenKeys`]).
 #[derive(Clone)]
 pub struct RedisTokenStores {
     conn: ConnectionManager,
     prefix: String,
     lock_ttl: Duration,
+    keys: Option<Arc<TokenKeys>>,
 }
 
 impl std::fmt::Debug for RedisTokenStores {
@@ -80,6 +83,7 @@ impl std::fmt::Debug for RedisTokenStores {
         f.debug_struct("RedisTokenStores")
             .field("prefix", &self.prefix)
             .field("lock_ttl", &self.lock_ttl)
+            .field("keys", &self.keys)
             .finish_non_exhaustive()
     }
 }
@@ -94,7 +98,16 @@ impl RedisTokenStores {
             conn,
             prefix: "store-admin".into(),
             lock_ttl: DEFAULT_LOCK_TTL,
+            keys: None,
         })
+    }
+
+    /// Seals every store's record with `keys`, bound to its merchant's id: a record copied to
+    /// another merchant's key does not open there. A plain record is still read, and sealed by
+    /// the next save.
+    pub fn with_keys(mut self, keys: Arc<TokenKeys>) -> Self {
+        self.keys = Some(keys);
+        self
     }
 
     /// The refresh lock's time to live (default 30 s): how long a lock outlives a holder that
@@ -118,6 +131,7 @@ impl RedisTokenStores {
             lock_key: format!("{key}:lock"),
             key,
             lock_ttl: self.lock_ttl,
+            sealing: Sealing::new(self.keys.clone(), merchant),
         }
     }
 }
@@ -188,6 +202,7 @@ pub struct RedisTokenStore {
     key: String,
     lock_key: String,
     lock_ttl: Duration,
+    sealing: Sealing,
 }
 
 impl std::fmt::Debug for RedisTokenStore {
@@ -195,6 +210,7 @@ impl std::fmt::Debug for RedisTokenStore {
         f.debug_struct("RedisTokenStore")
             .field("key", &self.key)
             .field("lock_ttl", &self.lock_ttl)
+            .field("sealing", &self.sealing)
             .finish_non_exhaustive()
     }
 }
@@ -249,7 +265,7 @@ impl TokenStore for RedisTokenStore {
             Some(text) => Ok(Snapshot {
                 revision,
                 health,
-                ..Record::decode(&text)?.snapshot()
+                ..self.sealing.decode(&text)?.snapshot()
             }),
             None => Ok(Snapshot {
                 revision,
@@ -265,7 +281,8 @@ impl TokenStore for RedisTokenStore {
         expected: Option<Revision>,
     ) -> Result<Option<Revision>, TokenStoreError> {
         // The record's own revision is not read back: the hash's `revision` field is the one.
-        let record = Record::new(Revision(0), Some(value), &TokenHealth::default()).encode();
+        let record = Record::new(Revision(0), Some(value), &TokenHealth::default());
+        let record = self.sealing.encode(&record);
         self.write(Some(record), None, expected).await
     }
 
@@ -276,7 +293,8 @@ impl TokenStore for RedisTokenStore {
         expected: Option<Revision>,
     ) -> Result<Option<Revision>, TokenStoreError> {
         // The health is a field of its own (a plain save keeps it), not part of the record.
-        let record = Record::new(Revision(0), Some(value), &TokenHealth::default()).encode();
+        let record = Record::new(Revision(0), Some(value), &TokenHealth::default());
+        let record = self.sealing.encode(&record);
         self.write(Some(record), Some(health), expected).await
     }
 
