@@ -172,8 +172,11 @@ struct Cli {
     /// answer against the document. The report per operation is GET /__admin/drift, and is
     /// printed as JSON when the mock stops. Needs --admin-token (the report describes a real
     /// store's answers).
-    #[arg(long, value_name = "BASE_URL", value_parser = parse_proxy, requires = "admin_token")]
-    proxy: Option<url::Url>,
+    ///
+    /// Read as text and checked by `configure` (not by clap, whose refusal quotes the value: a
+    /// URL's userinfo may hold a password).
+    #[arg(long, value_name = "BASE_URL", requires = "admin_token")]
+    proxy: Option<String>,
     /// With --proxy: the largest answer of the store read, in bytes (read in pieces, refused with
     /// 502 past it). The client's default, 64 MiB.
     #[arg(long, value_name = "BYTES", default_value_t = store_admin_mock::DEFAULT_PROXY_ANSWER_BYTES,
@@ -181,7 +184,8 @@ struct Cli {
     proxy_max_response_size: u64,
 }
 
-/// `--proxy`: an http(s) base URL.
+/// `--proxy`: an http(s) base URL. The refusals never quote the text (its userinfo may hold a
+/// password; `url`'s parse errors do not quote their input either).
 fn parse_proxy(text: &str) -> Result<url::Url, String> {
     let url = url::Url::parse(text).map_err(|e| format!("not a URL ({e})"))?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
@@ -376,8 +380,9 @@ fn configure(matches: &ArgMatches, cli: &Cli) -> Result<(MockConfig, usize)> {
     }
     config = config.strict_fields(cli.strict_fields);
     if let Some(base) = &cli.proxy {
+        let base = parse_proxy(base).map_err(|e| anyhow::anyhow!("--proxy: {e}"))?;
         config = config
-            .proxy(base.clone())
+            .proxy(base)
             .proxy_answer_limit(cli.proxy_max_response_size);
     }
     if let (Some(id), Some(secret)) = (&cli.oauth_client_id, &cli.oauth_client_secret) {
@@ -418,7 +423,7 @@ async fn run(config: MockConfig, cli: &Cli, refresh_tokens: usize) -> Result<()>
         serde_json::to_string(&server.faults())?,
         server.faults_url()
     );
-    if let Some(base) = &cli.proxy {
+    if let Some(base) = cli.proxy.as_deref().and_then(|base| parse_proxy(base).ok()) {
         println!("  drift check: forwarding to {base}; report at GET /__admin/drift");
     }
     println!("Press Ctrl-C to stop.");

@@ -54,6 +54,35 @@ fn usage_errors_exit_2_with_one_line_and_no_backtrace() {
 }
 
 #[test]
+fn a_refused_proxy_url_never_shows_its_userinfo() {
+    for url in [
+        "http://proxy-user:proxy-PW-7731@127.0.0.1:9/admin/v2",
+        "https://proxy-user@127.0.0.1:9/admin/v2",
+        "ftp://proxy-user:proxy-PW-7731@127.0.0.1:9/admin/v2",
+        "http://proxy-user:proxy-PW-7731@[::1/admin/v2",
+        "proxy-user:proxy-PW-7731",
+    ] {
+        let output = mock_command()
+            .args(["--port", "0", "--admin-token", "proxy-admin"])
+            .args(["--proxy", url])
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{url}: {err}");
+        assert!(err.contains("--proxy"), "{url}: {err}");
+        assert!(
+            !err.contains("proxy-PW-7731") && !err.contains("proxy-user"),
+            "{url}: {err}"
+        );
+        assert!(
+            String::from_utf8_lossy(&output.stdout).is_empty(),
+            "{url}: nothing on standard output"
+        );
+    }
+}
+
+#[test]
 fn the_fault_flags_bear_the_names_of_the_faults_json() {
     let mut child = mock_command()
         .args([
