@@ -16,6 +16,7 @@ use axum::response::{IntoResponse, Response};
 use clap::Args;
 use secrecy::SecretString;
 use serde_json::{Value, json};
+use store_admin::inbox::{Deduplicator, Inbox, MemoryDeduplicator, Outcome, Security};
 use store_admin::webhooks::{self, WebhookError, WebhookEvent};
 use tokio::sync::Notify;
 
@@ -254,9 +255,19 @@ fn event_json(event: &WebhookEvent) -> Value {
     value
 }
 
-struct Receiver {
-    secret: SecretString,
+/// What `webhooks listen` shares between its connections: how to read a delivery, and the
+/// library's [`Inbox`]es that verify it, hand its event to [`print_event`] once however often it
+/// is delivered, and say what to answer.
+struct Listener {
     body_timeout: std::time::Duration,
+    /// The inboxes of the two strategies, sharing one deduplicator: a delivery is verified by
+    /// the strategy it names, with the one secret, as `webhooks verify` does.
+    signature: Inbox,
+    token: Inbox,
+}
+
+/// The printing side: the event handler of the inboxes.
+struct Printer {
     format: Format,
     received: AtomicU64,
     max_events: Option<u64>,
@@ -265,21 +276,82 @@ struct Receiver {
     out: std::sync::Mutex<()>,
 }
 
+/// The prefix of `webhooks listen`'s keys in a shared Redis: apart from an app's own inbox
+/// (`store-admin:webhook:`), so that a listener never hides a delivery from the app.
+const LISTEN_KEY_PREFIX: &str = "store-admin-listen:webhook:";
+
+/// The environment variable naming the Redis that listeners share (a URL with a password is
+/// given here, never on the command line).
+pub const LISTEN_REDIS_ENV: &str = "STORE_ADMIN_WEBHOOK_REDIS";
+
+/// The deduplicator of `webhooks listen`: this process's memory, or the Redis of `--redis` (or
+/// [`LISTEN_REDIS_ENV`]) that several listeners share.
+async fn deduplicator(args: &ListenArgs) -> Result<Arc<dyn Deduplicator>, CliError> {
+    let from_flag = args.redis.is_some();
+    let text = match &args.redis {
+        Some(text) => Some(text.clone()),
+        None => std::env::var(LISTEN_REDIS_ENV)
+            .ok()
+            .filter(|t| !t.trim().is_empty()),
+    };
+    let Some(text) = text else {
+        return Ok(Arc::new(MemoryDeduplicator::new()));
+    };
+    let source = if from_flag {
+        "--redis"
+    } else {
+        LISTEN_REDIS_ENV
+    };
+    let location = crate::global::parse_redis_location(text.trim())
+        .map_err(|e| CliError::usage(format!("{source}: {e}")))?;
+    if from_flag && location.has_password() {
+        return Err(CliError::usage(format!(
+            "--redis: a password on the command line is visible to other users (ps); give the \
+             URL in {LISTEN_REDIS_ENV} instead"
+        )));
+    }
+    redis_deduplicator(&location).await
+}
+
+#[cfg(feature = "redis")]
+async fn redis_deduplicator(
+    location: &crate::global::StoreLocation,
+) -> Result<Arc<dyn Deduplicator>, CliError> {
+    let crate::global::StoreLocation::Redis(url) = location else {
+        return Err(CliError::usage("--redis: give redis://HOST:PORT/DB"));
+    };
+    let dedup = store_admin::inbox::RedisDeduplicator::connect(url.as_str())
+        .await
+        .map_err(|e| {
+            CliError::Unavailable(format!(
+                "cannot reach the Redis of the listeners {}: {e}",
+                location.display()
+            ))
+        })?;
+    Ok(Arc::new(dedup))
+}
+
+#[cfg(not(feature = "redis"))]
+async fn redis_deduplicator(
+    _location: &crate::global::StoreLocation,
+) -> Result<Arc<dyn Deduplicator>, CliError> {
+    Err(CliError::usage(
+        "--redis: this store-admin was built without the `redis` feature",
+    ))
+}
+
 /// Runs `webhooks listen` until Ctrl-C or `--max-events`.
-/// `webhooks listen`: a receiver that verifies each delivery and prints its event.
+/// `webhooks listen`: a receiver that verifies each delivery and prints its event, once.
 pub async fn listen(format: Format, args: ListenArgs) -> Result<(), CliError> {
     let secret = args.secret.required()?;
-    let address = SocketAddr::new(args.bind, args.port);
-    let listener = tokio::net::TcpListener::bind(address)
-        .await
-        .map_err(|e| CliError::other(format!("cannot listen on {address}: {e}")))?;
-    let local = listener
-        .local_addr()
-        .map_err(|e| CliError::other(format!("cannot read the listening address: {e}")))?;
-    let receiver = Arc::new(Receiver {
-        secret,
-        body_timeout: std::time::Duration::try_from_secs_f64(args.body_timeout)
-            .map_err(|_| CliError::usage("--body-timeout: give a positive number of seconds"))?,
+    let body_timeout = std::time::Duration::try_from_secs_f64(args.body_timeout)
+        .map_err(|_| CliError::usage("--body-timeout: give a positive number of seconds"))?;
+    let header_timeout = std::time::Duration::try_from_secs_f64(args.header_timeout)
+        .map_err(|_| CliError::usage("--header-timeout: give a positive number of seconds"))?;
+    let dedup = deduplicator(&args).await?;
+    let shared =
+        args.redis.is_some() || std::env::var_os(LISTEN_REDIS_ENV).is_some_and(|v| !v.is_empty());
+    let printer = Arc::new(Printer {
         format,
         received: AtomicU64::new(0),
         max_events: args.max_events.map(|n| n.get()),
@@ -287,25 +359,58 @@ pub async fn listen(format: Format, args: ListenArgs) -> Result<(), CliError> {
         done: Notify::new(),
         out: std::sync::Mutex::new(()),
     });
+    let inbox = |security: Security| {
+        let printer = printer.clone();
+        Inbox::builder(security, move |event: WebhookEvent| {
+            let printer = printer.clone();
+            async move {
+                if let Err(e) = print_event(&printer, &event) {
+                    crate::note!("cannot print the event: {e}");
+                }
+                let count = printer.received.fetch_add(1, Ordering::SeqCst) + 1;
+                if printer.max_events.is_some_and(|max| count >= max) {
+                    printer.done.notify_one();
+                }
+                Ok::<(), store_admin::inbox::HandlerError>(())
+            }
+        })
+        .deduplicator(dedup.clone())
+        .max_body_bytes(DELIVERY_LIMIT)
+        .key_prefix(LISTEN_KEY_PREFIX)
+        .build()
+    };
+    let listener = Arc::new(Listener {
+        body_timeout,
+        signature: inbox(Security::Signature(secret.clone())),
+        token: inbox(Security::Token(secret)),
+    });
+    let address = SocketAddr::new(args.bind, args.port);
+    let socket = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|e| CliError::other(format!("cannot listen on {address}: {e}")))?;
+    let local = socket
+        .local_addr()
+        .map_err(|e| CliError::other(format!("cannot read the listening address: {e}")))?;
     crate::note!(
         "listening on http://{local}/ (any path); each delivery is verified with the webhook \
-         secret; Ctrl-C stops"
+         secret and printed once{}; Ctrl-C stops",
+        if shared {
+            " among the listeners sharing its Redis"
+        } else {
+            ""
+        }
     );
-    let app = axum::Router::new()
-        .fallback(receive)
-        .with_state(receiver.clone());
+    let app = axum::Router::new().fallback(receive).with_state(listener);
     let stop = {
-        let receiver = receiver.clone();
+        let printer = printer.clone();
         async move {
             tokio::select! {
                 _ = tokio::signal::ctrl_c() => {}
-                _ = receiver.done.notified() => {}
+                _ = printer.done.notified() => {}
             }
         }
     };
-    let header_timeout = std::time::Duration::try_from_secs_f64(args.header_timeout)
-        .map_err(|_| CliError::usage("--header-timeout: give a positive number of seconds"))?;
-    serve(listener, app, stop, header_timeout).await;
+    serve(socket, app, stop, header_timeout).await;
     Ok(())
 }
 
@@ -409,7 +514,7 @@ async fn read_delivery(
 }
 
 async fn receive(
-    State(receiver): State<Arc<Receiver>>,
+    State(listener): State<Arc<Listener>>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
@@ -422,36 +527,55 @@ async fn receive(
         )
             .into_response();
     }
-    let body = match read_delivery(body, receiver.body_timeout).await {
+    let body = match read_delivery(body, listener.body_timeout).await {
         Ok(body) => body,
         Err(response) => return response,
     };
-    let event = match webhooks::verify_and_parse(&headers, &body, &receiver.secret) {
-        Ok(event) => event,
-        Err(error) => {
-            let status = match error {
-                WebhookError::Decode { .. } => StatusCode::BAD_REQUEST,
-                _ => StatusCode::UNAUTHORIZED,
-            };
+    // The strategy the delivery names picks the inbox; a missing or unknown one is refused by
+    // the signature inbox with the reason.
+    let named = headers
+        .get(webhooks::STRATEGY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
+    let inbox = match named {
+        Some(name) if name.eq_ignore_ascii_case("token") => &listener.token,
+        _ => &listener.signature,
+    };
+    let outcome = inbox.receive(&headers, &body).await;
+    let status = outcome.status();
+    let answer = match &outcome {
+        Outcome::Handled => json!({"received": true}),
+        Outcome::Duplicate => {
+            crate::note!(
+                "a delivery to {} was received before: acknowledged, not printed again",
+                terminal_safe(uri.path(), false)
+            );
+            json!({"received": true, "duplicate": true})
+        }
+        Outcome::Rejected(error) => {
             crate::note!(
                 "rejected a delivery to {}: {}",
                 terminal_safe(uri.path(), false),
                 terminal_safe(&error.to_string(), false)
             );
-            return (status, axum::Json(json!({"error": error.to_string()}))).into_response();
+            json!({"error": error.to_string()})
+        }
+        Outcome::TooLarge { limit } => {
+            json!({"error": format!("a delivery is at most {limit} bytes")})
+        }
+        other => {
+            crate::note!(
+                "a delivery to {} was not handled ({}): {other:?}",
+                terminal_safe(uri.path(), false),
+                other.name()
+            );
+            json!({"error": other.name()})
         }
     };
-    if let Err(e) = print_event(&receiver, &event) {
-        crate::note!("cannot print the event: {e}");
-    }
-    let count = receiver.received.fetch_add(1, Ordering::SeqCst) + 1;
-    if receiver.max_events.is_some_and(|max| count >= max) {
-        receiver.done.notify_one();
-    }
-    (StatusCode::OK, axum::Json(json!({"received": true}))).into_response()
+    (status, axum::Json(answer)).into_response()
 }
 
-fn print_event(receiver: &Receiver, event: &WebhookEvent) -> std::io::Result<()> {
+fn print_event(receiver: &Printer, event: &WebhookEvent) -> std::io::Result<()> {
     let value = event_json(event);
     let _guard = receiver
         .out
@@ -540,9 +664,14 @@ pub struct ListenArgs {
     /// Seconds a delivery has to send its whole body (a body that trickles is refused with 408).
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = positive_seconds)]
     pub body_timeout: f64,
-    /// Stop after this many valid deliveries.
+    /// Stop after this many valid deliveries (each printed once).
     #[arg(long, value_name = "N")]
     pub max_events: Option<NonZeroU64>,
+    /// A Redis the listeners share (`redis://HOST:PORT/DB`): a delivery is printed once among
+    /// all of them, however often it is delivered. Without it, once by this process. A URL with
+    /// a password goes in STORE_ADMIN_WEBHOOK_REDIS, never on the command line.
+    #[arg(long, value_name = "redis://...")]
+    pub redis: Option<String>,
 }
 
 #[cfg(test)]

@@ -199,3 +199,115 @@ fn verify_escapes_the_events_text_in_tables_and_csv() {
         assert!(out.contains("\\u{1b}"), "{format}: {out}");
     }
 }
+
+/// A `webhooks listen` process on a free port, with its address (read from its first line).
+fn start_listener(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    String,
+    BufReader<std::process::ChildStderr>,
+) {
+    let binary = assert_cmd::cargo::cargo_bin("store-admin");
+    let mut child = std::process::Command::new(binary)
+        .args(["webhooks", "listen", "--port", "0", "-o", "ndjson"])
+        .args(args)
+        .env("STORE_ADMIN_WEBHOOK_SECRET", SECRET)
+        .env_remove("STORE_ADMIN_WEBHOOK_REDIS")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    stderr.read_line(&mut first).unwrap();
+    let address = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
+        .trim_end_matches('/')
+        .to_string();
+    (child, address, stderr)
+}
+
+/// Posts `body`, signed, to `address`; the status.
+async fn deliver(address: &str, body: &str) -> u16 {
+    reqwest::Client::new()
+        .post(format!("{address}/webhooks"))
+        .header("X-Salla-Security-Strategy", "Signature")
+        .header("X-Salla-Signature", signature(body.as_bytes()))
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// The events a finished listener printed.
+async fn printed(child: std::process::Child) -> Vec<serde_json::Value> {
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(output.status.success(), "stops after --max-events");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    stdout.lines().map(json).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn listen_prints_a_replayed_delivery_once() {
+    let (child, address, mut stderr) = start_listener(&["--max-events", "2"]);
+    assert_eq!(deliver(&address, BODY).await, 200);
+    // The service resends a delivery it thinks was lost: the same bytes, the same signature.
+    assert_eq!(deliver(&address, BODY).await, 200, "acknowledged again");
+    let second = BODY.replace("order.created", "order.updated");
+    assert_eq!(deliver(&address, &second).await, 200);
+    let events = printed(child).await;
+    let names: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["order.created", "order.updated"], "{events:?}");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    assert!(rest.contains("received before"), "{rest}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn listeners_sharing_a_redis_print_a_delivery_once_between_them() {
+    let redis = store_admin_tests::RedisServer::start();
+    let url = redis.url();
+    let (first, first_address, _first_err) =
+        start_listener(&["--max-events", "1", "--redis", &url]);
+    let (second, second_address, mut second_err) =
+        start_listener(&["--max-events", "1", "--redis", &url]);
+    // The same delivery reaches both listeners (the service resent it to another replica).
+    assert_eq!(deliver(&first_address, BODY).await, 200);
+    assert_eq!(deliver(&second_address, BODY).await, 200);
+    let other = BODY.replace("order.created", "order.updated");
+    assert_eq!(deliver(&second_address, &other).await, 200);
+    let mut events = printed(first).await;
+    events.extend(printed(second).await);
+    let names: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["order.created", "order.updated"], "{events:?}");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut second_err, &mut rest).unwrap();
+    assert!(rest.contains("received before"), "{rest}");
+    assert!(!rest.contains(SECRET));
+}
+
+#[test]
+fn listen_refuses_a_redis_password_on_the_command_line_without_showing_it() {
+    let mut command = store_admin();
+    command
+        .env("STORE_ADMIN_WEBHOOK_SECRET", SECRET)
+        .args(["webhooks", "listen", "--port", "0"])
+        .args(["--redis", "redis://:listen-redis-pw-93@127.0.0.1:1/0"]);
+    let (out, err) = run(command, 2);
+    assert!(err.contains("STORE_ADMIN_WEBHOOK_REDIS"), "{err}");
+    assert!(!err.contains("listen-redis-pw-93") && !out.contains("listen-redis-pw-93"));
+}

@@ -22,6 +22,7 @@ const CLEARED: &[&str] = &[
     "STORE_ADMIN_LANGUAGE",
     "STORE_ADMIN_TOKEN_KEYS",
     "STORE_ADMIN_TOKEN_KEYS_FILE",
+    "STORE_ADMIN_WEBHOOK_REDIS",
     // The locale chooses the language of the service's messages (English for an English one):
     // a test sets it when it is what the test is about.
     "LC_ALL",

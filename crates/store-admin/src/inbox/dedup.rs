@@ -37,6 +37,24 @@ pub trait Deduplicator: Send + Sync + 'static {
     async fn handled(&self, key: &str) -> Result<bool, DedupError>;
 }
 
+/// One deduplicator shared by several inboxes (say, one per security strategy): a delivery is
+/// handled once among all of them.
+#[async_trait]
+impl<D: Deduplicator + ?Sized> Deduplicator for std::sync::Arc<D> {
+    async fn claim(&self, key: &str, lease: Duration) -> Result<Claim, DedupError> {
+        (**self).claim(key, lease).await
+    }
+    async fn complete(&self, key: &str, ttl: Duration) -> Result<(), DedupError> {
+        (**self).complete(key, ttl).await
+    }
+    async fn release(&self, key: &str, token: &str) -> Result<(), DedupError> {
+        (**self).release(key, token).await
+    }
+    async fn handled(&self, key: &str) -> Result<bool, DedupError> {
+        (**self).handled(key).await
+    }
+}
+
 enum Entry {
     Claimed { token: String, until: Instant },
     Handled { until: Instant },
