@@ -54,7 +54,6 @@ pub(crate) use answer::Answered;
 pub use answer::RawResponse;
 pub(crate) use auth::TokenOrigin;
 use auth::authorise;
-use observe::finish;
 use transport::{Attempt, take_copy};
 use wait::rate_limited;
 
@@ -151,8 +150,7 @@ impl Runtime {
     /// The call itself: the deadline, the retry loop and its budget over [`Runtime::attempt`]
     /// and [`Runtime::replay_after_401`]. An `async` block, not an `async fn`: an `async fn`'s
     /// future keeps its arguments twice, as they came and as its locals (rust-lang/rust#62958),
-    /// and the request is most of it. `span` is the call's own, to record its status in: not the
-    /// current span, which is the caller's when the call's own is not entered.
+    /// and the request is most of it. `span` is the call's own ([`CallContext::span`]).
     #[expect(
         clippy::manual_async_fn,
         reason = "an `async fn` would hold its arguments twice"
@@ -165,55 +163,46 @@ impl Runtime {
         span: tracing::Span,
     ) -> impl Future<Output = Result<Answered, Error>> + Send + 'a {
         async move {
-            let started = Instant::now();
-            let deadline = started + self.operation_timeout;
-            let mut attempt: u32 = 0;
+            let mut call = CallContext::new(operation_id, self.operation_timeout, span);
             // The token for the next attempt when a refresh after a 401 already gave one.
             let mut refreshed = None;
             let mut replayed_after_refresh = false;
             loop {
-                attempt += 1;
+                call.attempt += 1;
                 let tried = self
-                    .attempt(client, &mut request, refreshed.take(), attempt, deadline)
+                    .attempt(client, &mut request, refreshed.take(), &call)
                     .await?;
                 if !replayed_after_refresh && tried.is_invalid_token() {
                     replayed_after_refresh = true;
                     if let Some(fresh) = self.replay_after_401(&tried.bearer).await? {
                         refreshed = Some(fresh);
                         // The replay is the same attempt, with the new token.
-                        attempt -= 1;
+                        call.attempt -= 1;
                         continue;
                     }
                 }
-                if let Some(wait) = rate_limited(&tried, deadline) {
+                if let Some(wait) = rate_limited(&tried, call.deadline) {
                     // Not an attempt: the same one again once the store has room.
-                    attempt -= 1;
+                    call.attempt -= 1;
                     #[cfg(feature = "metrics")]
                     crate::metrics::rate_limited(operation_id, self.store.as_deref());
                     self.wait_out_429(wait, &tried).await;
                     continue;
                 }
-                match self.retry_decision(&tried, request.method(), attempt, started) {
-                    RetryDecision::RetryAfter(wait) if Instant::now() + wait < deadline => {
-                        tracing::info!(attempt, wait_ms = wait.as_millis() as u64, "retrying");
+                match self.retry_decision(&tried, request.method(), &call) {
+                    RetryDecision::RetryAfter(wait) if Instant::now() + wait < call.deadline => {
+                        tracing::info!(
+                            attempt = call.attempt,
+                            wait_ms = wait.as_millis() as u64,
+                            "retrying"
+                        );
                         #[cfg(feature = "metrics")]
                         crate::metrics::retried(operation_id, self.store.as_deref());
                         // Boxed, as every path that waits for more than the service: a call's
                         // future stays small (it is allocated once per call).
                         Box::pin(tokio::time::sleep(wait)).await;
                     }
-                    stop => {
-                        let store = self.store.as_deref();
-                        return finish(
-                            tried.outcome,
-                            stop,
-                            attempt,
-                            operation_id,
-                            store,
-                            started,
-                            &span,
-                        );
-                    }
+                    stop => return call.finish(tried.outcome, stop, self.store.as_deref()),
                 }
             }
         }
@@ -221,15 +210,14 @@ impl Runtime {
 
     /// One attempt: waits for the rate limiter, authorises (once per attempt: a retry after a
     /// long wait gets a token still valid), sends and reads the whole answer within the attempt
-    /// timeout (capped by the call's `deadline`), and lets the tracing, the rate limiter and the
+    /// timeout (capped by the call's deadline), and lets the tracing, the rate limiter and the
     /// retry budget observe it. `refreshed` is the token a refresh after a 401 already gave.
     async fn attempt(
         &self,
         client: &reqwest::Client,
         request: &mut reqwest::Request,
         refreshed: Option<Arc<Bearer>>,
-        attempt: u32,
-        deadline: Instant,
+        call: &CallContext,
     ) -> Result<Tried, Error> {
         if let Some(limit) = &self.rate_limit {
             #[cfg(feature = "metrics")]
@@ -250,7 +238,7 @@ impl Runtime {
             None => self.auth.bearer().await.map_err(Error::Auth)?,
         };
         authorise(request, &bearer)?;
-        let remaining = deadline.saturating_duration_since(Instant::now());
+        let remaining = call.deadline.saturating_duration_since(Instant::now());
         let timeout = self
             .attempt_timeout
             .min(remaining)
@@ -266,12 +254,44 @@ impl Runtime {
         let attempt_started = Instant::now();
         // Boxed: awaited in place, the attempt's future would be counted twice in this one.
         let outcome = Box::pin(Self::send(sent, timeout, self.max_response_bytes)).await;
-        self.observe(&outcome, attempt, attempt_started.elapsed());
+        self.observe(&outcome, call.attempt, attempt_started.elapsed());
         Ok(Tried {
             outcome,
             bearer,
             replayable,
         })
+    }
+}
+
+/// One call as its loop runs it: what it is (its operation, its span), when it started and must
+/// end, and which attempt it is on. One value the loop's steps read, in place of the half dozen
+/// arguments each took.
+pub(super) struct CallContext {
+    /// The operation called, for the trace lines, the metrics and the errors.
+    pub(super) operation_id: &'static str,
+    /// When the call started: the retry policy's elapsed time and the metrics' duration.
+    pub(super) started: Instant,
+    /// When the call must end ([`Runtime`]'s operation timeout after `started`): no attempt, 429
+    /// wait or retry wait runs past it.
+    pub(super) deadline: Instant,
+    /// The attempt being made, from 1; a replay after a 401 and a 429's wait are not attempts.
+    pub(super) attempt: u32,
+    /// The call's own span, to record its status in: not the current span, which is the
+    /// caller's when the call's own is not entered.
+    pub(super) span: tracing::Span,
+}
+
+impl CallContext {
+    /// A call to `operation_id` starting now, that must end within `timeout`, recorded in `span`.
+    fn new(operation_id: &'static str, timeout: Duration, span: tracing::Span) -> Self {
+        let started = Instant::now();
+        CallContext {
+            operation_id,
+            started,
+            deadline: started + timeout,
+            attempt: 0,
+            span,
+        }
     }
 }
 

@@ -3,12 +3,12 @@
 //! (the span's status, the metrics).
 
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use store_admin_client::OperationMeta;
 
 use super::transport::Attempt;
-use super::{Answered, Runtime};
+use super::{Answered, CallContext, Runtime};
 use crate::error::Error;
 use crate::retry::{self, RetryDecision};
 
@@ -92,58 +92,71 @@ pub(super) fn has_own_bucket(url: &reqwest::Url) -> bool {
     path.contains("customers") && path.split('/').any(|segment| segment == "customers")
 }
 
-/// The call's answer once the loop stops: the last response (its status recorded in the call's
-/// `span`), or the transport failure that ended it.
-pub(super) fn finish(
-    outcome: Attempt,
-    stop: RetryDecision,
-    attempt: u32,
-    operation_id: &'static str,
-    store: Option<&str>,
-    started: Instant,
-    span: &tracing::Span,
-) -> Result<Answered, Error> {
-    if let RetryDecision::Stop(reason) = stop
-        && reason != retry::StopReason::Success
-    {
-        tracing::debug!(?reason, attempt, "not retrying");
-    }
-    if !span.is_disabled() && attempt > 1 {
-        span.record("http.request.resend_count", attempt - 1);
-    }
-    #[cfg(not(feature = "metrics"))]
-    let _ = (store, started);
-    match outcome {
-        Attempt::Response(response, body) => {
-            let status = response.status();
-            if !span.is_disabled() {
-                span.record("http.response.status_code", status.as_u16());
-                if status.is_client_error() || status.is_server_error() {
-                    span.record("error.type", status.as_str());
-                }
-            }
-            #[cfg(feature = "metrics")]
-            crate::metrics::call_finished(
-                operation_id,
-                store,
-                started.elapsed(),
-                Some(status),
-                None,
-            );
-            Ok(Answered { response, body })
+impl CallContext {
+    /// The call's answer once the loop stops: the last response (its status recorded in the
+    /// call's span), or the transport failure that ended it. `store` is the client's label, for
+    /// the metrics.
+    pub(super) fn finish(
+        self,
+        outcome: Attempt,
+        stop: RetryDecision,
+        store: Option<&str>,
+    ) -> Result<Answered, Error> {
+        let CallContext {
+            operation_id,
+            started,
+            attempt,
+            span,
+            ..
+        } = self;
+        if let RetryDecision::Stop(reason) = stop
+            && reason != retry::StopReason::Success
+        {
+            tracing::debug!(?reason, attempt, "not retrying");
         }
-        Attempt::Failed(source, class) => {
-            let kind = crate::TransportKind::from(class);
-            if !span.is_disabled() {
-                span.record("error.type", kind.name());
+        if !span.is_disabled() && attempt > 1 {
+            span.record("http.request.resend_count", attempt - 1);
+        }
+        #[cfg(not(feature = "metrics"))]
+        let _ = (store, started);
+        match outcome {
+            Attempt::Response(response, body) => {
+                let status = response.status();
+                if !span.is_disabled() {
+                    span.record("http.response.status_code", status.as_u16());
+                    if status.is_client_error() || status.is_server_error() {
+                        span.record("error.type", status.as_str());
+                    }
+                }
+                #[cfg(feature = "metrics")]
+                crate::metrics::call_finished(
+                    operation_id,
+                    store,
+                    started.elapsed(),
+                    Some(status),
+                    None,
+                );
+                Ok(Answered { response, body })
             }
-            #[cfg(feature = "metrics")]
-            crate::metrics::call_finished(operation_id, store, started.elapsed(), None, Some(kind));
-            Err(Error::Transport {
-                operation: Some(operation_id),
-                kind,
-                source,
-            })
+            Attempt::Failed(source, class) => {
+                let kind = crate::TransportKind::from(class);
+                if !span.is_disabled() {
+                    span.record("error.type", kind.name());
+                }
+                #[cfg(feature = "metrics")]
+                crate::metrics::call_finished(
+                    operation_id,
+                    store,
+                    started.elapsed(),
+                    None,
+                    Some(kind),
+                );
+                Err(Error::Transport {
+                    operation: Some(operation_id),
+                    kind,
+                    source,
+                })
+            }
         }
     }
 }

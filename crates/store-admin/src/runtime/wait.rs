@@ -5,7 +5,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::observe::has_own_bucket;
 use super::transport::Attempt;
-use super::{Runtime, Tried};
+use super::{CallContext, Runtime, Tried};
 use crate::retry::{self, Outcome, RetryDecision, RetryInput};
 
 impl Runtime {
@@ -37,8 +37,7 @@ impl Runtime {
         &self,
         tried: &Tried,
         method: &reqwest::Method,
-        attempt: u32,
-        started: Instant,
+        call: &CallContext,
     ) -> RetryDecision {
         let outcome = match &tried.outcome {
             Attempt::Response(response, _) if retry::is_final_status(response.status()) => {
@@ -58,8 +57,8 @@ impl Runtime {
             &RetryInput {
                 method,
                 outcome,
-                attempt,
-                elapsed: started.elapsed(),
+                attempt: call.attempt,
+                elapsed: call.started.elapsed(),
                 jitter: rand::random::<f64>(),
                 now: SystemTime::now(),
             },
