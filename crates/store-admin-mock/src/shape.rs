@@ -275,6 +275,9 @@ enum Step<'v, 'a> {
 
 /// The properties that hold a scalar given where an object is declared, in order of preference.
 const HOLDERS: [&str; 6] = ["amount", "value", "date", "name", "code", "id"];
+/// The same for an integer that is not an amount: a reference's `id` (a product's category `12`
+/// is `{"id": 12, ...}`, not a category named "12").
+const INTEGER_HOLDERS: [&str; 6] = ["amount", "value", "date", "id", "code", "name"];
 
 /// A declared property of an object being shaped, with the view of its schema.
 enum Field<'v> {
@@ -396,7 +399,12 @@ fn step<'v, 'a>(
 
 /// The property of an object schema that holds `scalar` (see [`Step::Wrap`]).
 fn holder<'a>(views: &Views<'a>, seen: &Seen<'a>, scalar: &Value) -> Option<&'a str> {
-    HOLDERS.iter().find_map(|name| {
+    let holders = if scalar.is_i64() || scalar.is_u64() {
+        &INTEGER_HOLDERS
+    } else {
+        &HOLDERS
+    };
+    holders.iter().find_map(|name| {
         let (declared, schema) = seen.view.properties.iter().find(|(n, _)| n == name)?;
         let property = views.get(schema);
         let takes = match property.kind {

@@ -773,6 +773,41 @@ fn sample_query_value(doc: &Value, parameter: &Value) -> String {
     }
 }
 
+/// A value for a required query parameter: for `<thing>_id`, the first record listed at
+/// `/<thing>s` (`order_id` names an order of the store), else one from its schema.
+fn query_value(doc: &Value, parameter: &Value, ids: &HashMap<String, Vec<String>>) -> String {
+    let name = parameter["name"].as_str().unwrap_or_default();
+    name.strip_suffix("_id")
+        .and_then(|thing| ids.get(&format!("/{thing}s")))
+        .and_then(|listed| listed.first())
+        .cloned()
+        .unwrap_or_else(|| sample_query_value(doc, parameter))
+}
+
+/// A generated body whose top-level `<thing>_id` fields name records listed at `/<thing>s` (the
+/// first of them) where the generated id names none: an order item is added to an order of the
+/// store.
+fn with_listed_ids(mut body: Value, ids: &HashMap<String, Vec<String>>) -> Value {
+    let Some(map) = body.as_object_mut() else {
+        return body;
+    };
+    for (name, value) in map.iter_mut() {
+        let Some(listed) = name
+            .strip_suffix("_id")
+            .and_then(|thing| ids.get(&format!("/{thing}s")))
+        else {
+            continue;
+        };
+        let known = id_text(value).is_some_and(|id| listed.contains(&id));
+        if let (false, Some(first), Some(_)) = (known, listed.first(), value.as_i64()) {
+            *value = first
+                .parse::<i64>()
+                .map_or_else(|_| json!(first), |n| json!(n));
+        }
+    }
+    body
+}
+
 /// Every operation of the document (`STORE_ADMIN_MOCK_DOCUMENT`, else the embedded one) is called
 /// on records that exist, with a body generated from its schema, then on a record that does not
 /// exist and without a token; every answer must be one the document declares for the operation
@@ -800,17 +835,37 @@ async fn every_operation_of_the_document_answers_as_it_declares() {
     // parameters, by the list's path.
     let mut ids: HashMap<String, Vec<String>> = HashMap::new();
     let mut referenced: HashMap<String, Vec<(String, String)>> = HashMap::new();
-    for op in operations
+    // Lists that need a record's id in their query (`/orders/items?order_id=`) come after the
+    // lists that name those records.
+    let mut lists: Vec<&DocOp> = operations
         .iter()
         .filter(|o| o.method == "GET" && !o.path.contains('{'))
-    {
-        let paged = parameters_of(&doc, op)
+        .collect();
+    lists.sort_by_key(|op| {
+        parameters_of(&doc, op)
             .iter()
-            .any(|p| p["name"] == "per_page");
-        let target = if paged {
-            format!("{}?per_page=60", op.path)
-        } else {
+            .any(|p| p["in"] == "query" && p["required"] == true)
+    });
+    for op in lists {
+        let parameters = parameters_of(&doc, op);
+        let mut query: Vec<String> = parameters
+            .iter()
+            .filter(|p| p["in"] == "query" && p["required"] == true)
+            .map(|p| {
+                format!(
+                    "{}={}",
+                    p["name"].as_str().unwrap_or_default(),
+                    query_value(&doc, p, &ids)
+                )
+            })
+            .collect();
+        if parameters.iter().any(|p| p["name"] == "per_page") {
+            query.push("per_page=60".into());
+        }
+        let target = if query.is_empty() {
             op.path.to_owned()
+        } else {
+            format!("{}?{}", op.path, query.join("&"))
         };
         let (status, body) = get(&server, &target).await;
         if status != 200 {
@@ -892,7 +947,7 @@ async fn every_operation_of_the_document_answers_as_it_declares() {
                 format!(
                     "{}={}",
                     p["name"].as_str().unwrap_or_default(),
-                    sample_query_value(&doc, &p)
+                    query_value(&doc, &p, &ids)
                 )
             })
             .collect();
@@ -911,7 +966,9 @@ async fn every_operation_of_the_document_answers_as_it_declares() {
     // Operations called without a record to address.
     let mut guessed_ops: BTreeSet<&'static str> = BTreeSet::new();
     for op in &ordered {
-        let body = server.sample_body(op.operation_id);
+        let body = server
+            .sample_body(op.operation_id)
+            .map(|body| with_listed_ids(body, &ids));
         let query = query_of(op);
         let (path, guessed) = fill(op.path, false);
         if guessed {

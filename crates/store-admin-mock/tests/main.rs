@@ -25,3 +25,4 @@ mod sandbox;
 mod state;
 mod tool;
 mod webhooks;
+mod writes;

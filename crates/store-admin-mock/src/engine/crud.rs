@@ -93,10 +93,105 @@ fn same_id(value: Option<&Value>, id: &str) -> bool {
     }
 }
 
+/// Whether `value` (an id, an array of ids, an object with an `id` or an array of them) names
+/// record `id`.
+fn links_to(value: &Value, id: &str) -> bool {
+    match value {
+        Value::Array(items) => items.iter().any(|item| links_to(item, id)),
+        Value::Object(map) => map.get("id").is_some_and(|v| links_to(v, id)),
+        other => same_id(Some(other), id),
+    }
+}
+
+/// A read-only sub-collection of another collection's records that name the parent (see
+/// [`super::infer::Related`]).
+fn list_related(call: &Call<'_>, related: &super::infer::Related) -> Handled {
+    let (key, _) = keys(call)?;
+    let store = call.state.read();
+    let Some((_, id)) = parent(call, &store, key)? else {
+        return Err(ApiError::not_found());
+    };
+    let real = call.engine.real_key(&related.source);
+    let records: Vec<&Value> = store
+        .records(real)
+        .iter()
+        .rev()
+        .filter(|r| r.get(&related.field).is_some_and(|v| links_to(v, id)))
+        .collect();
+    let children = call
+        .engine
+        .collections
+        .get(real)
+        .and_then(|c| c.children_field.as_deref());
+    match children {
+        Some(field) => {
+            let filled: Vec<Value> = records
+                .into_iter()
+                .map(|r| with_children(&store, real, field, r))
+                .collect();
+            Ok(Reply::Response(
+                call.engine.list_response(call, filled.iter().collect()),
+            ))
+        }
+        None => Ok(Reply::Response(call.engine.list_response(call, records))),
+    }
+}
+
+/// `record` with its array `field` holding the records of `real` whose `parent_id` names it
+/// (each with its own, a few levels deep).
+fn with_children(store: &Store, real: &str, field: &str, record: &Value) -> Value {
+    fn fill(store: &Store, real: &str, field: &str, record: &Value, depth: usize) -> Value {
+        let mut record = record.clone();
+        let Some(id) = id_text(&record) else {
+            return record;
+        };
+        let children: Vec<Value> = if depth < 4 {
+            store
+                .records(real)
+                .iter()
+                .filter(|r| r.get("parent_id").is_some_and(|p| same_id(Some(p), &id)))
+                .map(|r| fill(store, real, field, r, depth + 1))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        object_mut(&mut record).insert(field.to_owned(), Value::Array(children));
+        record
+    }
+    fill(store, real, field, record, 0)
+}
+
 fn list(call: &Call<'_>) -> Handled {
     let (key, real) = keys(call)?;
+    if let Some(related) = call
+        .engine
+        .collections
+        .get(key)
+        .and_then(|c| c.related.as_ref())
+    {
+        return list_related(call, related);
+    }
     let store = call.state.read();
     let parent = parent(call, &store, key)?;
+    if let Some(field) = call
+        .engine
+        .collections
+        .get(real)
+        .and_then(|c| c.children_field.as_deref())
+    {
+        let filled: Vec<Value> = store
+            .records(real)
+            .iter()
+            .rev()
+            .filter(|r| {
+                parent.is_none_or(|(field, id)| r.get(field).is_none() || same_id(r.get(field), id))
+            })
+            .map(|r| with_children(&store, real, field, r))
+            .collect();
+        return Ok(Reply::Response(
+            call.engine.list_response(call, filled.iter().collect()),
+        ));
+    }
     let records: Vec<&Value> = store
         .records(real)
         .iter()
@@ -140,11 +235,16 @@ fn details(call: &Call<'_>) -> Handled {
     let (_, real) = keys(call)?;
     let store = call.state.read();
     let id = item_id(call, &store, real, 0)?;
-    let record = store
-        .get(real, &id)
-        .cloned()
-        .ok_or_else(ApiError::not_found)?;
-    Ok(Reply::Data(record))
+    let record = store.get(real, &id).ok_or_else(ApiError::not_found)?;
+    let children = call
+        .engine
+        .collections
+        .get(real)
+        .and_then(|c| c.children_field.as_deref());
+    Ok(Reply::Data(match children {
+        Some(field) => with_children(&store, real, field, record),
+        None => record.clone(),
+    }))
 }
 
 /// The record schemas of a collection (every operation's view of its records).
@@ -185,20 +285,24 @@ pub(super) fn record_fields(call: &Call<'_>, key: &str) -> Map<String, Value> {
     let declares = |name: &str| schemas.iter().any(|s| doc.view(s).property(name).is_some());
     // A field named after the record's thing (`product_type` of a product, `tag_name` of a tag)
     // is the record's field without it (`type`, `name`), unless the record declares it as it is.
+    // The thing's last word counts too (`file_name` of a digital file is its `name`).
     let thing = call
         .engine
         .collections
         .get(key)
-        .map(|c| format!("{}_", singular(&c.name)))
+        .map(|c| singular(&c.name).replace('-', "_"))
         .unwrap_or_default();
+    let last_word = thing.rsplit('_').next().unwrap_or_default();
+    let prefixes = [format!("{thing}_"), format!("{last_word}_")];
     let mut out = Map::new();
     for (name, value) in body {
-        let name = match name.strip_prefix(thing.as_str()) {
-            Some(rest) if !thing.is_empty() && !declares(&name) && declares(rest) => {
-                rest.to_owned()
-            }
-            _ => name,
-        };
+        let stripped = prefixes
+            .iter()
+            .filter(|p| p.len() > 1)
+            .find_map(|p| name.strip_prefix(p.as_str()))
+            .filter(|rest| !declares(&name) && declares(rest))
+            .map(str::to_owned);
+        let name = stripped.unwrap_or(name);
         let declared = declares(&name);
         // A link to another record (`order_id` of an order's line) is kept even where the
         // record's answers do not show it: the lists filter by it.
@@ -252,8 +356,16 @@ fn check_related(call: &Call<'_>, store: &Store, key: &str) -> Result<(), ApiErr
     errors.finish()
 }
 
+/// Whether the records of collection `key` declare field `field`.
+pub(super) fn declares(call: &Call<'_>, key: &str, field: &str) -> bool {
+    let doc = &call.engine.doc;
+    record_schemas(call, key)
+        .iter()
+        .any(|s| doc.view(s).property(field).is_some())
+}
+
 /// Whether the record's `id` is a string in the document (else an integer).
-fn string_ids(call: &Call<'_>, key: &str) -> bool {
+pub(super) fn string_ids(call: &Call<'_>, key: &str) -> bool {
     let doc = &call.engine.doc;
     record_schemas(call, key).iter().any(|s| {
         doc.view(s)
@@ -306,7 +418,7 @@ fn create(call: &Call<'_>, key: Option<&str>) -> Handled {
 
 /// Completes `record` against every record schema of collection `key` (see
 /// [`super::complete`]), seeded by the record's id.
-fn complete_record(call: &Call<'_>, key: &str, record: &mut Value) {
+pub(super) fn complete_record(call: &Call<'_>, key: &str, record: &mut Value) {
     let schemas: Vec<Value> = record_schemas(call, key).into_iter().cloned().collect();
     let id = id_text(record).unwrap_or_default();
     let real = call.engine.real_key(key);
@@ -315,7 +427,7 @@ fn complete_record(call: &Call<'_>, key: &str, record: &mut Value) {
     super::complete::complete(&call.engine.doc, &schemas, record, seed, serial);
 }
 
-fn emit(call: &Call<'_>, real: &str, what: &str, record: &Value) {
+pub(super) fn emit(call: &Call<'_>, real: &str, what: &str, record: &Value) {
     let Some(info) = call.engine.collections.get(real) else {
         return;
     };
@@ -345,7 +457,7 @@ fn merge(record: &mut Value, fields: Map<String, Value>) {
 
 /// Sets a time stamp to now in the form it has: a text (`2024-05-01 10:00:00`), or the `date` of
 /// an object (`{"date": "2024-05-01 10:00:00.000000", "timezone": ...}`, its fraction kept).
-fn stamp_now(value: &mut Value) {
+pub(super) fn stamp_now(value: &mut Value) {
     let now = now_local();
     match value {
         Value::String(text) => *text = now,

@@ -73,6 +73,12 @@ pub(crate) struct CollectionInfo {
     /// `skus` of the product (`/products/{}/variants` lists them, `/products/variants/{}` finds one
     /// in any product), an option's values the `values` of its product's `options`.
     pub embedded: Option<Embedded>,
+    /// For a read-only sub-collection, the records of another collection it lists.
+    pub related: Option<Related>,
+    /// The array property of the records that holds records of their own collection (a
+    /// category's sub-categories in `items`), filled on every read from the records whose
+    /// `parent_id` names the record.
+    pub children_field: Option<String>,
 }
 
 /// Where a collection's records are held inside another collection's records.
@@ -85,6 +91,20 @@ pub(crate) struct Embedded {
     /// Whether the collection is below one record of the owner (`/products/{}/variants`), rather
     /// than the records of every owner's record (`/products/variants/{}`).
     pub per_parent: bool,
+    /// The request field naming the owner's record when the path does not (`order_id` of
+    /// `GET /orders/items?order_id=` and `POST /orders/items`).
+    pub owner_field: Option<String>,
+}
+
+/// How the records of a read-only sub-collection (`/categories/{}/products`) are the records of
+/// another collection that point at the parent's record.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Related {
+    /// The collection whose records are listed.
+    pub source: String,
+    /// The field of those records naming the parent (`categories`, `parent_id`): an id, an array
+    /// of ids, or an object (or objects) with an `id`.
+    pub field: String,
 }
 
 /// The key of a path's segments: parameters blanked (`/orders/{}/histories`).
@@ -179,6 +199,13 @@ pub(crate) fn plan(doc: &Document) -> (Vec<Plan>, HashMap<String, CollectionInfo
                 _ => Action::Command(None),
             };
             (action, Some(key.clone()))
+        } else if after_param
+            && op.method == Method::POST
+            && creates_below(segments, &has_item_below)
+        {
+            // `POST /products/{id}/images`: a record of the collection whose items are found by
+            // their own ids at `/products/images/{id}`, below the record the path names.
+            (Action::Create, Some(key.clone()))
         } else if after_param {
             (Action::OnItem, Some(key_of(&segments[..n - 2])))
         } else if (op.method == Method::GET && record_schema.is_some())
@@ -265,23 +292,37 @@ pub(crate) fn plan(doc: &Document) -> (Vec<Plan>, HashMap<String, CollectionInfo
     }
     // Aliases: a collection whose records are of a component that a top-level collection with a
     // list or a create owns is that collection, seen through a parent id or another key.
-    let owners: HashMap<String, String> = collections
+    // One owner per component, the same on every run: a collection that creates them before one
+    // that only lists them, then the shortest path (`/categories` before `/categories/search`).
+    let mut candidates: Vec<&CollectionInfo> = collections
         .values()
         .filter(|c| c.parent.is_none() && (c.has_list || c.has_create) && !c.singleton)
-        .flat_map(|c| c.record_types.iter().map(|t| (t.clone(), c.key.clone())))
         .collect();
+    candidates.sort_by(|a, b| {
+        (b.has_create, a.key.len(), &a.key).cmp(&(a.has_create, b.key.len(), &b.key))
+    });
+    let mut owners: HashMap<String, String> = HashMap::new();
+    for c in candidates {
+        for t in &c.record_types {
+            owners.entry(t.clone()).or_insert_with(|| c.key.clone());
+        }
+    }
     for key in &keys {
         let Some(info) = collections.get(key) else {
             continue;
         };
-        if info.parent.is_none() && (info.has_list || info.has_create) {
-            continue;
-        }
+        // A top-level list of its own is a collection, unless it only lists (no create) the
+        // records of the collection its path is below (`/categories/search` of `/categories`).
+        let listed_below = |owner: &String| {
+            info.parent.is_some()
+                || !(info.has_list || info.has_create)
+                || (!info.has_create && key.starts_with(&format!("{owner}/")))
+        };
         let owner = info
             .record_types
             .iter()
             .filter_map(|t| owners.get(t))
-            .find(|owner| *owner != key)
+            .find(|owner| *owner != key && listed_below(owner))
             .cloned();
         if let Some(owner) = owner
             && let Some(info) = collections.get_mut(key)
@@ -290,6 +331,8 @@ pub(crate) fn plan(doc: &Document) -> (Vec<Plan>, HashMap<String, CollectionInfo
         }
     }
     embed(doc, &mut collections, &owners);
+    embed_by_name(doc, &mut collections);
+    relate(doc, &mut collections);
     // Commands that answer a record of a collection's component create it there; a POST that
     // answers a record no collection owns creates it in a collection of its own path.
     for (plan, op) in plans.iter_mut().zip(ops) {
@@ -330,6 +373,24 @@ pub(crate) fn plan(doc: &Document) -> (Vec<Plan>, HashMap<String, CollectionInfo
         }
     }
     (plans, collections)
+}
+
+/// Whether `/P/{id}/name` (or `/P/view/{value}/name`) has a sibling item path `/P/name/{id}`:
+/// its records are then a collection of their own below each record of `P`, not an action on it.
+fn creates_below(segments: &[Segment], has_item_below: &HashMap<String, bool>) -> bool {
+    let n = segments.len();
+    let without = |from: usize| {
+        let mut kept: Vec<Segment> = segments[..from].to_vec();
+        kept.extend_from_slice(&segments[n - 1..]);
+        key_of(&kept)
+    };
+    let mut siblings = vec![without(n - 2)];
+    if n >= 4 && matches!(segments[n - 3], Segment::Static(_)) {
+        siblings.push(without(n - 3));
+    }
+    siblings
+        .iter()
+        .any(|sibling| has_item_below.contains_key(sibling))
 }
 
 /// The array fields leading from a record of `schema` to records of component `wanted`, at most
@@ -407,6 +468,7 @@ fn embed(
                                 owner: owner.clone(),
                                 path,
                                 per_parent: parent.is_some(),
+                                owner_field: None,
                             });
                         }
                         if found.as_ref().is_some_and(|f| f.path.len() == 1) {
@@ -451,6 +513,213 @@ fn embed(
             && let Some(info) = collections.get_mut(key)
         {
             info.embedded = Some(found);
+        }
+    }
+}
+
+/// The record property a path segment names (`digital-files` is `digital_files`).
+fn field_name(segment: &str) -> String {
+    segment.replace('-', "_")
+}
+
+/// Whether the records of `info` declare an array property `name`.
+fn declares_array(doc: &Document, info: &CollectionInfo, name: &str) -> bool {
+    info.record_schemas.iter().any(|schema| {
+        doc.view(schema)
+            .property(name)
+            .is_some_and(|p| doc.view(p).items.is_some())
+    })
+}
+
+/// Whether an operation on collection `key` reads field `field` from its query or its body.
+fn reads_field(doc: &Document, key: &str, field: &str) -> bool {
+    doc.operations
+        .iter()
+        .filter(|op| key_of(&op.segments) == key)
+        .any(|op| {
+            op.query_param(field).is_some()
+                || op
+                    .body
+                    .as_ref()
+                    .and_then(|b| b.schema.as_ref())
+                    .is_some_and(|s| doc.view(s).property(field).is_some())
+        })
+}
+
+/// Child collections found by the document's paths where no component says so (a product's
+/// gallery answers `ProductImage`s through `/products/{}/images` but holds `ProductGalleryImage`s):
+///
+/// - `/P/{}/name` whose parent's records declare an array `name` is held there, per parent;
+/// - `/P/name` (its records found by their own id, `/P/name/{id}`) whose `P` records declare an
+///   array `name` is held there too, the owner named by the path of its sibling `/P/{}/name`, or
+///   by a `<p>_id` field of its requests (`/orders/items?order_id=`, `POST /orders/items`);
+/// - `/P/name` whose sibling `/P/{}/name` is a collection of its own is that collection's item
+///   path (`/products/digital-files/{id}` finds what `/products/{}/digital-files` created).
+fn embed_by_name(doc: &Document, collections: &mut HashMap<String, CollectionInfo>) {
+    let mut keys: Vec<String> = collections.keys().cloned().collect();
+    // Per-parent ones first: a sibling `/P/name` follows them.
+    keys.sort_by_key(|k| !k.contains("{}"));
+    for key in &keys {
+        let info = &collections[key];
+        if info.embedded.is_some() || info.alias_of.is_some() || info.singleton {
+            continue;
+        }
+        let Some((stem, last)) = key.rsplit_once('/') else {
+            continue;
+        };
+        if last == "{}" || last.is_empty() {
+            continue;
+        }
+        let field = field_name(last);
+        let found = if let Some(parent) = stem.strip_suffix("/{}") {
+            // `/P/{}/name`: below one record of P (P itself may be a view: `/products/sku`).
+            let owner = collections
+                .get(parent)
+                .and_then(|p| p.alias_of.clone())
+                .unwrap_or_else(|| parent.to_owned());
+            collections
+                .get(&owner)
+                .filter(|o| declares_array(doc, o, &field))
+                .map(|_| Embedded {
+                    owner,
+                    path: vec![field.clone()],
+                    per_parent: true,
+                    owner_field: None,
+                })
+        } else {
+            let sibling = format!("{stem}/{{}}/{last}");
+            match collections.get(&sibling) {
+                Some(sibling) if sibling.embedded.is_some() => {
+                    sibling.embedded.clone().map(|e| Embedded {
+                        per_parent: false,
+                        owner_field: None,
+                        ..e
+                    })
+                }
+                Some(sibling) if !info.has_list && !info.has_create => {
+                    let sibling = sibling.key.clone();
+                    if let Some(info) = collections.get_mut(key) {
+                        info.alias_of = Some(sibling);
+                    }
+                    continue;
+                }
+                _ => {
+                    let owner_field = stem
+                        .rsplit('/')
+                        .next()
+                        .map(|name| format!("{}_id", super::singular(name)));
+                    collections
+                        .get(stem)
+                        .filter(|o| o.parent.is_none() && declares_array(doc, o, &field))
+                        .zip(owner_field)
+                        .filter(|(_, f)| reads_field(doc, key, f))
+                        .map(|(_, owner_field)| Embedded {
+                            owner: stem.to_owned(),
+                            path: vec![field.clone()],
+                            per_parent: false,
+                            owner_field: Some(owner_field),
+                        })
+                }
+            }
+        };
+        if let Some(found) = found
+            && let Some(info) = collections.get_mut(key)
+        {
+            info.embedded = Some(found);
+        }
+    }
+}
+
+/// Read-only sub-collections that list another collection's records pointing at the parent
+/// (`/categories/{}/products`: the products whose `categories` hold the category;
+/// `/categories/{}/children`: the categories whose `parent_id` is it), and the records that hold
+/// their own collection's records in an array (a category's sub-categories in `items`).
+fn relate(doc: &Document, collections: &mut HashMap<String, CollectionInfo>) {
+    let keys: Vec<String> = collections.keys().cloned().collect();
+    for key in &keys {
+        let info = &collections[key];
+        if info.embedded.is_some() || info.alias_of.is_some() || info.has_create {
+            continue;
+        }
+        let Some((parent, _)) = info.parent.clone() else {
+            continue;
+        };
+        let Some(parent_name) = parent.rsplit('/').next().map(str::to_owned) else {
+            continue;
+        };
+        let declares = |info: &CollectionInfo, name: &str| {
+            info.record_schemas
+                .iter()
+                .any(|s| doc.view(s).property(name).is_some())
+        };
+        // `/name`, or a sibling of the parent's collection (`/shipping/name` beside
+        // `/shipping/companies`).
+        let sibling = parent
+            .rsplit_once('/')
+            .map(|(above, _)| format!("{above}/{}", info.name));
+        let source = [Some(format!("/{}", info.name)), sibling]
+            .into_iter()
+            .flatten()
+            .find(|candidate| {
+                collections.get(candidate).is_some_and(|c| {
+                    c.parent.is_none() && c.alias_of.is_none() && c.has_list && c.key != parent
+                })
+            });
+        let related = match source {
+            // The records of another collection, by the field that names the parent: the
+            // parent's collection name (`categories`), or `<parent>_id`.
+            Some(source) => {
+                let singular = super::singular(&parent_name);
+                let field = [format!("{singular}_id"), singular.clone()]
+                    .into_iter()
+                    .find(|f| declares(&collections[&source], f))
+                    .unwrap_or(parent_name.clone());
+                Some(Related { source, field })
+            }
+            None if collections
+                .get(&parent)
+                .is_some_and(|p| declares(p, "parent_id")) =>
+            {
+                Some(Related {
+                    source: parent.clone(),
+                    field: "parent_id".to_owned(),
+                })
+            }
+            None => None,
+        };
+        if let Some(related) = related
+            && let Some(info) = collections.get_mut(key)
+        {
+            info.related = Some(related);
+        }
+    }
+    for key in &keys {
+        let info = &collections[key];
+        if info.parent.is_some()
+            || !info
+                .record_schemas
+                .iter()
+                .any(|s| doc.view(s).property("parent_id").is_some())
+        {
+            continue;
+        }
+        let field = info.record_schemas.iter().find_map(|schema| {
+            doc.view(schema)
+                .properties
+                .iter()
+                .find_map(|(name, property)| {
+                    let items = doc.view(property).items?;
+                    let own = Document::ref_name(items)?;
+                    info.record_types
+                        .iter()
+                        .any(|t| t == own)
+                        .then(|| (*name).to_owned())
+                })
+        });
+        if let Some(field) = field
+            && let Some(info) = collections.get_mut(key)
+        {
+            info.children_field = Some(field);
         }
     }
 }
@@ -503,6 +772,66 @@ mod tests {
         assert_eq!(
             collections["/settings/fields"].alias_of.as_deref(),
             Some("/settings")
+        );
+        // Child collections found by the paths, where no component says so.
+        assert_eq!(of("create_product_image").action, Action::Create);
+        let embedded = |key: &str| {
+            collections[key].embedded.as_ref().map(|e| {
+                (
+                    e.owner.clone(),
+                    e.path.clone(),
+                    e.per_parent,
+                    e.owner_field.clone(),
+                )
+            })
+        };
+        let images = Some((
+            "/products".to_owned(),
+            vec!["images".to_owned()],
+            true,
+            None,
+        ));
+        assert_eq!(embedded("/products/{}/images"), images);
+        assert_eq!(embedded("/products/sku/{}/images"), images);
+        assert_eq!(
+            embedded("/products/images").map(|e| e.2),
+            Some(false),
+            "found in any product by its own id"
+        );
+        assert_eq!(
+            embedded("/orders/items"),
+            Some((
+                "/orders".to_owned(),
+                vec!["items".to_owned()],
+                false,
+                Some("order_id".to_owned())
+            ))
+        );
+        assert_eq!(
+            collections["/products/digital-files"].alias_of.as_deref(),
+            Some("/products/{}/digital-files")
+        );
+        let related = |key: &str| {
+            collections[key]
+                .related
+                .as_ref()
+                .map(|r| (r.source.clone(), r.field.clone()))
+        };
+        assert_eq!(
+            related("/categories/{}/products"),
+            Some(("/products".to_owned(), "categories".to_owned()))
+        );
+        assert_eq!(
+            related("/categories/{}/children"),
+            Some(("/categories".to_owned(), "parent_id".to_owned()))
+        );
+        assert_eq!(
+            collections["/categories"].children_field.as_deref(),
+            Some("items")
+        );
+        assert_eq!(
+            collections["/categories/search"].alias_of.as_deref(),
+            Some("/categories")
         );
     }
 }

@@ -142,15 +142,16 @@ impl Call<'_> {
 }
 
 /// Serves `call` by its plan: the operations on records embedded in another record's array by
-/// [`embedded`] (all but a create), the others by [`crud`].
-fn generic(call: &Call<'_>) -> Handled {
+/// [`embedded`], the others by [`crud`]. Overrides that add to what the generic semantics do
+/// (an order repriced after its items change) call it too.
+pub(crate) fn generic(call: &Call<'_>) -> Handled {
     if let Some(embedded) = call
         .plan
         .collection
         .as_deref()
         .and_then(|key| call.engine.collections.get(key))
         .and_then(|info| info.embedded.as_ref())
-        && !matches!(call.plan.action, Action::Create | Action::Command(_))
+        && !matches!(call.plan.action, Action::Command(_))
     {
         return embedded::handle(call, embedded);
     }
@@ -515,10 +516,18 @@ impl Engine {
         let Some(key) = plan.collection.as_deref() else {
             return true;
         };
+        // A create below a record (`POST /products/{id}/images`) is about that record.
+        let (key, at) = match (
+            &plan.action,
+            self.collections.get(key).and_then(|c| c.parent.as_ref()),
+        ) {
+            (Action::Create, Some((parent, _))) => (parent.as_str(), parent.matches("{}").count()),
+            (Action::Create, None) => return true,
+            _ => (key, key.matches("{}").count()),
+        };
         let Some((param, value)) = (match plan.action {
-            Action::Details | Action::Update | Action::Delete | Action::OnItem => {
-                let own = key.matches("{}").count();
-                params.get(own)
+            Action::Details | Action::Update | Action::Delete | Action::OnItem | Action::Create => {
+                params.get(at)
             }
             _ => None,
         }) else {
@@ -717,8 +726,14 @@ impl Engine {
         let status = StatusCode::from_u16(call.op.success_status).unwrap_or(StatusCode::OK);
         match reply {
             Reply::Response(response) => response,
-            Reply::Data(data) => self.data_response(call, status, data),
-            Reply::DataWithStatus(status, data) => self.data_response(call, status, data),
+            Reply::Data(data) => {
+                let data = self.expand_references(call, data);
+                self.data_response(call, status, data)
+            }
+            Reply::DataWithStatus(status, data) => {
+                let data = self.expand_references(call, data);
+                self.data_response(call, status, data)
+            }
             Reply::Records(records) => {
                 let refs: Vec<&Value> = records.iter().collect();
                 self.list_response(call, refs)
@@ -728,6 +743,58 @@ impl Engine {
                 self.list_response(call, refs)
             }
         }
+    }
+
+    /// `data` with each field that holds ids of another collection's records (a product's
+    /// `categories: [12, 14]`), where the answer declares objects there, holding those records as
+    /// the store has them (an id the store does not hold stays an id).
+    fn expand_references(&self, call: &Call<'_>, mut data: Value) -> Value {
+        let Some(schema) = call.plan.record_schema.as_ref() else {
+            return data;
+        };
+        let Value::Object(map) = &mut data else {
+            return data;
+        };
+        let is_id = |v: &Value| v.is_i64() || v.is_u64();
+        let view = self.doc.view(schema);
+        let mut store = None;
+        for (name, property) in &view.properties {
+            let Some(value) = map.get_mut(*name) else {
+                continue;
+            };
+            let ids_only = match &*value {
+                Value::Array(items) => !items.is_empty() && items.iter().all(is_id),
+                other => is_id(other),
+            };
+            if !ids_only {
+                continue;
+            }
+            let declared = self.doc.view(property);
+            let target = match declared.items {
+                Some(items) => self.doc.view(items),
+                None => declared,
+            };
+            if target.kind() != Some("object") || target.property("id").is_none() {
+                continue;
+            }
+            let Some(info) = self.collection_for_field(name) else {
+                continue;
+            };
+            let key = self.real_key(&info.key).to_owned();
+            let store = store.get_or_insert_with(|| call.state.read());
+            let expand = |id: &mut Value| {
+                if let Some(record) =
+                    crate::store::id_text_value(id).and_then(|t| store.get(&key, &t))
+                {
+                    *id = record.clone();
+                }
+            };
+            match value {
+                Value::Array(items) => items.iter_mut().for_each(expand),
+                other => expand(other),
+            }
+        }
+        data
     }
 
     /// The success answer of `data`, shaped by the operation's schema.

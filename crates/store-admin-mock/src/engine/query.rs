@@ -327,7 +327,10 @@ impl Filters {
                 });
                 continue;
             }
-            let field = [key.to_owned(), format!("{key}_id"), format!("{key}s")]
+            let plural = key
+                .strip_suffix('y')
+                .map_or_else(|| format!("{key}s"), |stem| format!("{stem}ies"));
+            let field = [key.to_owned(), format!("{key}_id"), plural]
                 .into_iter()
                 .find(|f| fields(f));
             if let Some(field) = field {

@@ -12,6 +12,7 @@ mod exports;
 mod imports;
 mod languages;
 mod order_details;
+mod order_items;
 mod orders;
 mod products;
 mod shipments;
@@ -27,6 +28,16 @@ pub(crate) fn registry() -> &'static [OverrideRow] {
 
 const REGISTRY: &[OverrideRow] = &[
     OverrideRow::new("list_product_quantities", products::list_product_quantities),
+    OverrideRow::refusing(
+        "update_product_quantities",
+        products::update_product_quantities,
+        "a product with variants is stocked by its variants (as the dashboard does): naming it by \
+         its own id is refused",
+    ),
+    OverrideRow::new(
+        "update_product_variant_quantity",
+        products::update_product_variant_quantity,
+    ),
     OverrideRow::refusing(
         "create_product_option",
         products::create_product_option,
@@ -51,6 +62,19 @@ const REGISTRY: &[OverrideRow] = &[
     OverrideRow::new("ban_customer", customers::ban_customer),
     OverrideRow::new("unban_customer", customers::unban_customer),
     OverrideRow::new("get_order", orders::get_order),
+    OverrideRow::refusing(
+        "list_order_items",
+        order_items::list_order_items,
+        "order_id must name an order of the store",
+    ),
+    OverrideRow::refusing(
+        "create_order_item",
+        order_items::create_order_item,
+        "order_id must name an order of the store, and identifier a product of it (by id or SKU, \
+         by identifier_type)",
+    ),
+    OverrideRow::new("update_order_item", order_items::change_order_item),
+    OverrideRow::new("delete_order_item", order_items::change_order_item),
     OverrideRow::refusing(
         "create_order",
         orders::create_order,
@@ -131,6 +155,16 @@ mod tests {
     fn overrides_are_registered_under_the_operations_they_implement() {
         let routes: &[(&str, &str, &str)] = &[
             ("list_product_quantities", "GET", "/products/quantities"),
+            (
+                "update_product_quantities",
+                "POST",
+                "/products/quantities/bulk",
+            ),
+            (
+                "update_product_variant_quantity",
+                "PUT",
+                "/products/quantities/variant/{}",
+            ),
             ("create_product_option", "POST", "/products/{}/options"),
             ("get_product_variant", "GET", "/products/variants/{}"),
             ("add_languages", "POST", "/languages"),
@@ -141,6 +175,10 @@ mod tests {
             ("ban_customer", "PUT", "/customers/blacklist/{}"),
             ("unban_customer", "DELETE", "/customers/blacklist/{}"),
             ("get_order", "GET", "/orders/{}"),
+            ("list_order_items", "GET", "/orders/items"),
+            ("create_order_item", "POST", "/orders/items"),
+            ("update_order_item", "PUT", "/orders/items/{}"),
+            ("delete_order_item", "DELETE", "/orders/items/{}"),
             ("create_order", "POST", "/orders"),
             ("update_order", "PUT", "/orders/{}"),
             ("duplicate_order", "POST", "/orders/duplicate"),

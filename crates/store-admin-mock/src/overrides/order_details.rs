@@ -336,11 +336,24 @@ fn line_item(store: &Store, order_id: &str, index: usize, item: &Value, currency
     let line_total = round2(price * quantity as f64);
     let without_tax = round2(price * 100.0 / (100.0 + VAT_PERCENT));
     let tax = round2(line_total - without_tax * quantity as f64);
-    let weight = if kind == "product" {
-        UNIT_WEIGHT_KG
-    } else {
-        0.0
-    };
+    // The line's own weight and unit (sent with it), else the product's, else half a kilogram
+    // for a physical product.
+    let weight = item
+        .get("weight")
+        .and_then(value_as_f64)
+        .or_else(|| product.and_then(|p| p.get("weight")).and_then(value_as_f64))
+        .unwrap_or(if kind == "product" {
+            UNIT_WEIGHT_KG
+        } else {
+            0.0
+        });
+    let weight_type = item
+        .get("weight_type")
+        .or_else(|| product.and_then(|p| p.get("weight_type")))
+        .and_then(Value::as_str)
+        .filter(|unit| !unit.trim().is_empty())
+        .unwrap_or("kg")
+        .to_owned();
     let money_in = |amount: f64| json!({ "amount": number(amount), "currency": currency });
 
     let mut card = Map::new();
@@ -404,8 +417,12 @@ fn line_item(store: &Store, order_id: &str, index: usize, item: &Value, currency
         "quantity": quantity,
         "currency": currency,
         "weight": number(weight),
-        "weight_label": format!("{} كجم", weight),
-        "weight_type": "kg",
+        "weight_label": if weight_type == "kg" {
+            format!("{weight} كجم")
+        } else {
+            format!("{weight} {weight_type}")
+        },
+        "weight_type": weight_type,
         "product_type": kind,
         "mpn": Value::Null,
         "gtin": Value::Null,
@@ -417,7 +434,7 @@ fn line_item(store: &Store, order_id: &str, index: usize, item: &Value, currency
         },
         "notes": "",
         "product": Value::Object(card),
-        "options": [],
+        "options": line_options(product, item, currency),
         "images": [],
         "codes": [],
         "files": [],
@@ -432,6 +449,79 @@ fn line_item(store: &Store, order_id: &str, index: usize, item: &Value, currency
         }
     }
     line
+}
+
+/// The options chosen on a line as its details show them: each by the product option's id, with
+/// the option's name and type where the product has it, and each value by its id (with its name
+/// and price) when it is one of the option's values, else as the text entered.
+fn line_options(product: Option<&Value>, item: &Value, currency: &str) -> Value {
+    let chosen = item.get("options").and_then(Value::as_array);
+    let options: Vec<Value> = chosen
+        .into_iter()
+        .flatten()
+        .map(|option| {
+            let Some(id) = option.get("id").and_then(id_text_value) else {
+                return option.clone();
+            };
+            let known = product
+                .and_then(|p| p.get("options"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .find(|o| o.get("id").and_then(id_text_value).as_deref() == Some(id.as_str()));
+            let values: Vec<Value> = option
+                .get("value")
+                .map(|v| match v {
+                    Value::Array(values) => values.clone(),
+                    single => vec![single.clone()],
+                })
+                .unwrap_or_default()
+                .into_iter()
+                .map(|value| {
+                    if value.is_object() {
+                        return value;
+                    }
+                    let text = id_text_value(&value).unwrap_or_default();
+                    let of_option = known
+                        .and_then(|o| o.get("values"))
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .find(|v| v.get("id").and_then(id_text_value).as_deref() == Some(&text));
+                    match of_option {
+                        Some(known) => json!({
+                            "id": known.get("id"),
+                            "name": known.get("name"),
+                            "price": {
+                                "amount": number(amount_of(known.get("price")).unwrap_or(0.0)),
+                                "currency": currency,
+                            },
+                        }),
+                        None => json!({ "name": text }),
+                    }
+                })
+                .collect();
+            let mut shown = Map::new();
+            shown.insert(
+                "id".into(),
+                option.get("id").cloned().unwrap_or(Value::Null),
+            );
+            shown.insert(
+                "product_option_id".into(),
+                option.get("id").cloned().unwrap_or(Value::Null),
+            );
+            if let Some(known) = known {
+                for field in ["name", "type"] {
+                    if let Some(value) = known.get(field).filter(|v| v.is_string()) {
+                        shown.insert(field.into(), value.clone());
+                    }
+                }
+            }
+            shown.insert("value".into(), Value::Array(values));
+            Value::Object(shown)
+        })
+        .collect();
+    Value::Array(options)
 }
 
 /// The order's customer: the record of the customers collection its `customer_id` names (only

@@ -250,13 +250,13 @@ fn payment_of(payment: Option<&Value>) -> (Option<String>, Option<bool>) {
 
 /// The line of a new order for `products[index]` (`OrderProductInput`): the product by id or
 /// SKU (a variant's SKU gives the variant's price), or a 422 on its `identifier`.
-fn order_line(
+pub(super) fn order_line(
     store: &mut Store,
-    index: usize,
+    field: &str,
     input: &Value,
     errors: &mut FieldErrors,
 ) -> Option<Value> {
-    let field = format!("products.{index}.identifier");
+    let field = field.to_owned();
     let Some(identifier) = input.get("identifier").and_then(id_text_value) else {
         errors.add(field, required("identifier"));
         return None;
@@ -280,10 +280,13 @@ fn order_line(
         errors.add(field, selected_invalid("product"));
         return None;
     };
+    // A price is kept as the service writes it: a number, a decimal string, or money (a
+    // product created through the API keeps `{"amount", "currency"}`).
+    let amount = |money: &Value| value_as_f64(money.get("amount").unwrap_or(money));
     let price = variant
-        .and_then(|v| v.pointer("/price/amount"))
-        .or_else(|| product.get("price"))
-        .and_then(value_as_f64)
+        .and_then(|v| v.get("price"))
+        .and_then(amount)
+        .or_else(|| product.get("price").and_then(amount))
         .unwrap_or(0.0);
     let sku = variant
         .and_then(|v| v.get("sku"))
@@ -304,6 +307,9 @@ fn order_line(
         .filter(|i| !i.is_empty())
     {
         object_mut(&mut line).insert("thumbnail".into(), Value::from(image));
+    }
+    if let Some(options) = input.get("options").filter(|o| o.is_array()) {
+        object_mut(&mut line).insert("options".into(), options.clone());
     }
     let id = store.new_id();
     object_mut(&mut line).insert("id".into(), Value::from(id));
@@ -356,7 +362,14 @@ pub(super) fn create_order(call: &Call<'_>) -> Handled {
     let lines: Vec<Value> = inputs
         .iter()
         .enumerate()
-        .filter_map(|(i, input)| order_line(&mut store, i, input, &mut errors))
+        .filter_map(|(i, input)| {
+            order_line(
+                &mut store,
+                &format!("products.{i}.identifier"),
+                input,
+                &mut errors,
+            )
+        })
         .collect();
     let app_id = check_branch_and_courier(&store, &body, &mut errors).flatten();
     errors.finish()?;

@@ -347,3 +347,209 @@ pub(super) fn create_product_option(call: &Call<'_>) -> Handled {
         answer,
     ))
 }
+
+/// The stock of a product with variants: the sum of its variants' (the quantities list shows
+/// each variant's, the product's `quantity` their sum, as the dashboard does).
+fn restock_from_variants(product: &mut Value) {
+    let Some(skus) = product
+        .get("skus")
+        .and_then(Value::as_array)
+        .filter(|s| !s.is_empty())
+    else {
+        return;
+    };
+    let sum: i64 = skus
+        .iter()
+        .filter_map(|v| v.get("stock_quantity").and_then(value_as_f64))
+        .map(|q| q as i64)
+        .sum();
+    object_mut(product).insert("quantity".into(), Value::from(sum));
+}
+
+/// Where a stock entry points: a product (without variants) or one variant of it.
+enum Stock {
+    Product(String),
+    Variant(String, usize),
+}
+
+/// The stock entry `identifier` names, by `kind` (`id`: a product; `variant_id`: a variant;
+/// `sku`: a product's or a variant's SKU).
+fn find_stock(store: &Store, kind: &str, identifier: &str) -> Option<Stock> {
+    let identifier = identifier.trim();
+    let variant_where = |test: &dyn Fn(&Value) -> bool| {
+        store.records(PRODUCTS).iter().rev().find_map(|p| {
+            let at = p
+                .get("skus")
+                .and_then(Value::as_array)?
+                .iter()
+                .position(test)?;
+            Some(Stock::Variant(p.get("id").and_then(id_text_value)?, at))
+        })
+    };
+    match kind {
+        "variant_id" => variant_where(&|v: &Value| {
+            v.get("id").and_then(id_text_value).as_deref() == Some(identifier)
+        }),
+        "sku" => store
+            .records(PRODUCTS)
+            .find_by("sku", identifier)
+            .and_then(|p| p.get("id").and_then(id_text_value))
+            .map(Stock::Product)
+            .or_else(|| {
+                variant_where(&|v: &Value| v.get("sku").and_then(Value::as_str) == Some(identifier))
+            }),
+        _ => store
+            .get(PRODUCTS, identifier)
+            .and_then(|p| p.get("id").and_then(id_text_value))
+            .map(Stock::Product),
+    }
+}
+
+/// The new stock of `current` by `mode` (`overwrite`, the default; `increment`; `decrement`),
+/// never below zero.
+fn restocked(current: i64, quantity: i64, mode: &str) -> i64 {
+    match mode {
+        "increment" => current.saturating_add(quantity),
+        "decrement" => current.saturating_sub(quantity),
+        _ => quantity,
+    }
+    .max(0)
+}
+
+/// Sets the stock `stock` points at; returns the product's id.
+fn apply_stock(store: &mut Store, stock: &Stock, quantity: i64, mode: &str) -> Option<String> {
+    match stock {
+        Stock::Product(id) => {
+            let product = store.get_mut(PRODUCTS, id)?;
+            let current = product
+                .get("quantity")
+                .and_then(value_as_f64)
+                .unwrap_or(0.0) as i64;
+            object_mut(product).insert(
+                "quantity".into(),
+                Value::from(restocked(current, quantity, mode)),
+            );
+            Some(id.clone())
+        }
+        Stock::Variant(id, at) => {
+            let product = store.get_mut(PRODUCTS, id)?;
+            let variant = product.get_mut("skus")?.as_array_mut()?.get_mut(*at)?;
+            let current = variant
+                .get("stock_quantity")
+                .and_then(value_as_f64)
+                .unwrap_or(0.0) as i64;
+            object_mut(variant).insert(
+                "stock_quantity".into(),
+                Value::from(restocked(current, quantity, mode)),
+            );
+            restock_from_variants(product);
+            Some(id.clone())
+        }
+    }
+}
+
+/// `POST /products/quantities/bulk` (`update_product_quantities`): each entry's stock, by
+/// product id, variant id or SKU, overwritten, incremented or decremented; the product, its
+/// variants and the quantities list show it. An entry naming nothing of the store is skipped; a
+/// product with variants named by its own id (its stock is its variants') is a 422, and then
+/// nothing changes.
+pub(super) fn update_product_quantities(call: &Call<'_>) -> Handled {
+    let entries: Vec<Value> = call
+        .body
+        .get("products")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut store = call.state.write();
+    let mut errors = FieldErrors::new();
+    let mut changes = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let kind = entry
+            .get("identifer_type")
+            .and_then(Value::as_str)
+            .unwrap_or("id");
+        let identifier = entry
+            .get("identifer")
+            .and_then(id_text_value)
+            .unwrap_or_default();
+        let field = format!("products.{i}.identifer");
+        match find_stock(&store, kind, &identifier) {
+            Some(Stock::Product(id))
+                if store
+                    .get(PRODUCTS, &id)
+                    .and_then(|p| p.get("skus"))
+                    .and_then(Value::as_array)
+                    .is_some_and(|s| !s.is_empty()) =>
+            {
+                errors.add(
+                    field,
+                    Text::new(
+                        "The product has variants: update the quantity of each variant.",
+                        "المنتج له خيارات: حدّث كمية كل خيار.",
+                    ),
+                );
+            }
+            Some(stock) => {
+                let quantity = entry.get("quantity").and_then(value_as_f64).unwrap_or(0.0) as i64;
+                let mode = entry
+                    .get("mode")
+                    .and_then(Value::as_str)
+                    .unwrap_or("overwrite")
+                    .to_owned();
+                changes.push((stock, quantity, mode));
+            }
+            // An entry naming nothing of the store changes nothing (the others still apply).
+            None => {}
+        }
+    }
+    errors.finish()?;
+    let mut changed = Vec::new();
+    for (stock, quantity, mode) in &changes {
+        if let Some(id) = apply_stock(&mut store, stock, *quantity, mode)
+            && !changed.contains(&id)
+        {
+            changed.push(id);
+        }
+    }
+    let events: Vec<Value> = changed
+        .iter()
+        .filter_map(|id| store.get(PRODUCTS, id))
+        .map(crate::shape::strip_hidden)
+        .collect();
+    drop(store);
+    for event in &events {
+        call.state.emit("product.updated", event);
+    }
+    Ok(Reply::Data(json!({
+        "message": "The quantities have been updated successfully",
+        "code": call.op.success_status,
+    })))
+}
+
+/// `PUT /products/quantities/variant/{variant_id}` (`update_product_variant_quantity`): the
+/// variant's stock set; its product's quantity is its variants' sum. Answers the variant.
+pub(super) fn update_product_variant_quantity(call: &Call<'_>) -> Handled {
+    let variant_id = call.last_param().unwrap_or_default().to_owned();
+    let quantity = call
+        .body
+        .get("quantity")
+        .and_then(value_as_f64)
+        .unwrap_or(0.0) as i64;
+    let mut store = call.state.write();
+    let stock = find_stock(&store, "variant_id", &variant_id).ok_or_else(ApiError::not_found)?;
+    let id =
+        apply_stock(&mut store, &stock, quantity, "overwrite").ok_or_else(ApiError::not_found)?;
+    let Stock::Variant(_, at) = stock else {
+        return Err(ApiError::not_found());
+    };
+    let product = store.get(PRODUCTS, &id).ok_or_else(ApiError::not_found)?;
+    let variant = product
+        .get("skus")
+        .and_then(|s| s.get(at))
+        .cloned()
+        .ok_or_else(ApiError::not_found)?;
+    let event = crate::shape::strip_hidden(product);
+    drop(store);
+    call.state.emit("product.updated", &event);
+    Ok(Reply::Data(variant))
+}

@@ -1,0 +1,469 @@
+//! Writes act on the store as the service does: what a write did is what every read (the
+//! record's own get, its list, its parent) shows. Child collections (an option's values, a
+//! product's images and files, an order's items, a category's children and products) are kept
+//! beside their parent and found by their own ids.
+
+use reqwest::StatusCode;
+use reqwest::multipart::{Form, Part};
+use serde_json::{Value, json};
+use store_admin_mock::MockServer;
+
+use crate::common::{ADMIN, all_pages, client, delete, get, post, put, start};
+
+fn id_of(value: &Value) -> String {
+    match value {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.clone(),
+        other => panic!("no id: {other}"),
+    }
+}
+
+fn ids(items: &[Value]) -> Vec<String> {
+    let mut ids: Vec<String> = items.iter().map(|i| id_of(&i["id"])).collect();
+    ids.sort();
+    ids
+}
+
+fn amount(money: &Value) -> f64 {
+    match money.get("amount").unwrap_or(money) {
+        Value::Number(n) => n.as_f64().expect("a number"),
+        Value::String(s) => s.parse().expect("a decimal string"),
+        other => panic!("no amount in {money}: {other}"),
+    }
+}
+
+async fn multipart(server: &MockServer, path: &str, form: Form) -> (StatusCode, Value) {
+    let response = client()
+        .post(format!("{}{path}", server.base_url()))
+        .bearer_auth(ADMIN)
+        .multipart(form)
+        .send()
+        .await
+        .expect("sent");
+    let status = response.status();
+    let body = response.json().await.unwrap_or(Value::Null);
+    (status, body)
+}
+
+/// A product of the store of type `product`, by id.
+async fn a_product(server: &MockServer) -> Value {
+    let (status, list) = get(server, "/products?per_page=50").await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    list["data"]
+        .as_array()
+        .expect("products")
+        .iter()
+        .find(|p| p["type"] == "product")
+        .cloned()
+        .expect("a product")
+}
+
+#[tokio::test]
+async fn an_options_value_is_added_to_it_and_found_by_its_own_id() {
+    let server = start().await;
+    let product = id_of(&a_product(&server).await["id"]);
+    let (status, option) = post(
+        &server,
+        &format!("/products/{product}/options"),
+        json!({"name": "Size", "values": [{"name": "S", "price": 0}]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{option}");
+    let option_id = id_of(&option["data"]["id"]);
+
+    let (status, answer) = post(
+        &server,
+        &format!("/products/options/{option_id}"),
+        json!({"name": "XL", "price": 5}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    // The documented answer is the option, with the new value among its values.
+    assert_eq!(answer["data"]["id"].to_string(), option_id);
+    assert_eq!(answer["data"]["name"], "Size", "the option is not renamed");
+    let value = answer["data"]["values"]
+        .as_array()
+        .expect("values")
+        .iter()
+        .find(|v| v["name"] == "XL")
+        .cloned()
+        .expect("the new value is among the option's values");
+    let value_id = id_of(&value["id"]);
+    assert_ne!(value_id, option_id);
+
+    let (status, option) = get(&server, &format!("/products/options/{option_id}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(option["data"]["name"], "Size");
+    assert!(
+        option["data"]["values"]
+            .as_array()
+            .expect("values")
+            .iter()
+            .any(|v| id_of(&v["id"]) == value_id)
+    );
+    let (status, read) = get(&server, &format!("/products/options/values/{value_id}")).await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    assert_eq!(read["data"]["name"], "XL");
+    assert_eq!(id_of(&read["data"]["option_id"]), option_id);
+    let (_, product_read) = get(&server, &format!("/products/{product}")).await;
+    let in_product = product_read["data"]["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .flat_map(|o| o["values"].as_array().cloned().unwrap_or_default())
+        .any(|v| id_of(&v["id"]) == value_id);
+    assert!(in_product, "the product's read shows the value");
+
+    let (status, _) = put(
+        &server,
+        &format!("/products/options/values/{value_id}"),
+        json!({"name": "XXL"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (_, read) = get(&server, &format!("/products/options/values/{value_id}")).await;
+    assert_eq!(read["data"]["name"], "XXL");
+    let (status, _) = delete(&server, &format!("/products/options/values/{value_id}")).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let (status, _) = get(&server, &format!("/products/options/values/{value_id}")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (_, option) = get(&server, &format!("/products/options/{option_id}")).await;
+    assert!(
+        !option["data"]["values"]
+            .as_array()
+            .expect("values")
+            .iter()
+            .any(|v| id_of(&v["id"]) == value_id)
+    );
+}
+
+#[tokio::test]
+async fn a_products_image_is_its_own_record_in_the_products_gallery() {
+    let server = start().await;
+    let product = id_of(&a_product(&server).await["id"]);
+    let form = Form::new()
+        .part(
+            "photo",
+            Part::bytes(vec![0x89, b'P', b'N', b'G'])
+                .file_name("a.png")
+                .mime_str("image/png")
+                .expect("mime"),
+        )
+        .text("sort", "3")
+        .text("alt", "front");
+    let (status, image) = multipart(&server, &format!("/products/{product}/images"), form).await;
+    assert_eq!(status, StatusCode::CREATED, "{image}");
+    let image_id = id_of(&image["data"]["id"]);
+    assert_ne!(
+        image_id, product,
+        "the answer is the image, not the product"
+    );
+    assert_eq!(image["data"]["sort"], 3);
+
+    let gallery = |product: Value| -> Vec<String> {
+        product["data"]["images"]
+            .as_array()
+            .map(|i| ids(i))
+            .unwrap_or_default()
+    };
+    let (_, read) = get(&server, &format!("/products/{product}")).await;
+    assert!(gallery(read).contains(&image_id), "the product shows it");
+
+    let form = Form::new()
+        .part(
+            "photo",
+            Part::bytes(vec![0x89, b'P', b'N', b'G'])
+                .file_name("b.png")
+                .mime_str("image/png")
+                .expect("mime"),
+        )
+        .text("sort", "7");
+    let (status, changed) = multipart(&server, &format!("/products/images/{image_id}"), form).await;
+    assert_eq!(status, StatusCode::CREATED, "{changed}");
+    assert_eq!(id_of(&changed["data"]["id"]), image_id);
+    assert_eq!(changed["data"]["sort"], 7);
+
+    let (status, _) = delete(&server, &format!("/products/images/{image_id}")).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let (_, read) = get(&server, &format!("/products/{product}")).await;
+    assert!(
+        !gallery(read).contains(&image_id),
+        "deleted from the product"
+    );
+    let (status, _) = delete(&server, &format!("/products/images/{image_id}")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_digital_file_is_found_by_its_own_id() {
+    let server = start().await;
+    let product = id_of(&a_product(&server).await["id"]);
+    let form = Form::new()
+        .part(
+            "file",
+            Part::bytes(b"%PDF".to_vec())
+                .file_name("guide.pdf")
+                .mime_str("application/pdf")
+                .expect("mime"),
+        )
+        .text("file_name", "Guide");
+    let (status, file) =
+        multipart(&server, &format!("/products/{product}/digital-files"), form).await;
+    assert_eq!(status, StatusCode::CREATED, "{file}");
+    // `ProductDigitalFile` documents no id (the answer cannot show one); what was sent is kept.
+    assert_eq!(file["data"]["name"], "Guide");
+}
+
+/// An order of the store and its items as the order's details show them.
+async fn an_order(server: &MockServer) -> (String, Value) {
+    let (_, list) = get(server, "/orders?per_page=5").await;
+    let id = id_of(&list["data"][0]["id"]);
+    let (status, order) = get(server, &format!("/orders/{id}")).await;
+    assert_eq!(status, StatusCode::OK);
+    (id, order["data"].clone())
+}
+
+#[tokio::test]
+async fn an_orders_items_are_its_own_and_a_new_item_is_priced_into_its_total() {
+    let server = start().await;
+    let (order_id, order) = an_order(&server).await;
+    let (status, listed) = get(&server, &format!("/orders/items?order_id={order_id}")).await;
+    assert_eq!(status, StatusCode::OK, "{listed}");
+    let listed = listed["data"].as_array().expect("items").clone();
+    let in_order = order["items"].as_array().expect("items").clone();
+    assert_eq!(
+        ids(&listed),
+        ids(&in_order),
+        "the list is the order's lines"
+    );
+    let (_, other) = get(&server, "/orders?per_page=5").await;
+    let other_id = id_of(&other["data"][1]["id"]);
+    let (_, other_items) = get(&server, &format!("/orders/items?order_id={other_id}")).await;
+    let other_items = ids(other_items["data"].as_array().expect("items"));
+    assert!(ids(&listed).iter().all(|id| !other_items.contains(id)));
+
+    let product = a_product(&server).await;
+    let price = amount(&product["price"]);
+    let total_before = amount(&order["amounts"]["total"]);
+    let (status, answer) = post(
+        &server,
+        "/orders/items",
+        json!({"order_id": order_id.parse::<i64>().unwrap(), "identifier_type": "id",
+               "identifier": product["id"], "quantity": 2}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let answered = answer["data"].as_array().expect("the order's items");
+    assert_eq!(answered.len(), in_order.len() + 1);
+    let new_item = answered
+        .iter()
+        .find(|i| !ids(&in_order).contains(&id_of(&i["id"])))
+        .cloned()
+        .expect("the new line");
+    assert_eq!(new_item["name"], product["name"]);
+    assert_eq!(new_item["quantity"], 2);
+    let new_id = id_of(&new_item["id"]);
+
+    let (_, listed) = get(&server, &format!("/orders/items?order_id={order_id}")).await;
+    assert!(ids(listed["data"].as_array().expect("items")).contains(&new_id));
+    let (_, order) = get(&server, &format!("/orders/{order_id}")).await;
+    assert!(ids(order["data"]["items"].as_array().expect("items")).contains(&new_id));
+    let total_after = amount(&order["data"]["amounts"]["total"]);
+    assert!(
+        (total_after - (total_before + 2.0 * price)).abs() < 0.01,
+        "{total_before} + 2 x {price} != {total_after}"
+    );
+
+    let (status, _) = put(
+        &server,
+        &format!("/orders/items/{new_id}"),
+        json!({"quantity": 1}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, order) = get(&server, &format!("/orders/{order_id}")).await;
+    let total = amount(&order["data"]["amounts"]["total"]);
+    assert!((total - (total_before + price)).abs() < 0.01, "{total}");
+    let (status, _) = delete(&server, &format!("/orders/items/{new_id}")).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, order) = get(&server, &format!("/orders/{order_id}")).await;
+    assert!(!ids(order["data"]["items"].as_array().expect("items")).contains(&new_id));
+    let total = amount(&order["data"]["amounts"]["total"]);
+    assert!((total - total_before).abs() < 0.01, "{total}");
+
+    let (status, _) = post(
+        &server,
+        "/orders/items",
+        json!({"order_id": 1, "identifier_type": "id", "identifier": product["id"]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+#[tokio::test]
+async fn a_categorys_children_and_products_are_what_the_lists_say() {
+    let server = start().await;
+    let categories = all_pages(&server, "/categories").await;
+    let parent = categories
+        .iter()
+        .find(|c| {
+            let id = id_of(&c["id"]);
+            categories
+                .iter()
+                .any(|k| k["parent_id"].is_number() && id_of(&k["parent_id"]) == id)
+        })
+        .cloned()
+        .expect("a category with children");
+    let parent_id = id_of(&parent["id"]);
+    let children: Vec<Value> = categories
+        .iter()
+        .filter(|k| k["parent_id"].is_number() && id_of(&k["parent_id"]) == parent_id)
+        .cloned()
+        .collect();
+    let (status, listed) = get(&server, &format!("/categories/{parent_id}/children")).await;
+    assert_eq!(status, StatusCode::OK, "{listed}");
+    assert_eq!(
+        ids(listed["data"].as_array().expect("children")),
+        ids(&children)
+    );
+    let (_, read) = get(&server, &format!("/categories/{parent_id}")).await;
+    assert_eq!(
+        ids(read["data"]["items"].as_array().expect("items")),
+        ids(&children),
+        "the parent's read carries its sub-categories"
+    );
+    let name = children[0]["name"].as_str().expect("a name");
+    let (status, found) = get(&server, &format!("/categories/search?keyword={name}")).await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    assert!(ids(found["data"].as_array().expect("found")).contains(&id_of(&children[0]["id"])));
+
+    // A new child is found by all of them.
+    let (status, created) = post(
+        &server,
+        "/categories",
+        json!({"name": "Gift boxes", "parent_id": parent_id.parse::<i64>().unwrap()}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let new_id = id_of(&created["data"]["id"]);
+    let (_, listed) = get(&server, &format!("/categories/{parent_id}/children")).await;
+    assert!(ids(listed["data"].as_array().expect("children")).contains(&new_id));
+
+    for category in categories.iter().take(6) {
+        let id = id_of(&category["id"]);
+        let by_category = all_pages(&server, &format!("/categories/{id}/products")).await;
+        let by_filter = all_pages(&server, &format!("/products?category={id}")).await;
+        assert_eq!(ids(&by_category), ids(&by_filter), "category {id}");
+    }
+}
+
+/// The stock of a product's variant and of a product without variants, as every read shows it.
+async fn stock_reads(server: &MockServer, product: &str) -> (Value, Vec<Value>) {
+    let (_, read) = get(server, &format!("/products/{product}")).await;
+    let rows: Vec<Value> = all_pages(server, "/products/quantities")
+        .await
+        .into_iter()
+        .filter(|r| id_of(&r["id"]) == product)
+        .collect();
+    (read["data"].clone(), rows)
+}
+
+#[tokio::test]
+async fn stock_updates_change_what_the_product_its_variants_and_the_quantities_list_show() {
+    let server = start().await;
+    let products = all_pages(&server, "/products").await;
+    let with_variants = products
+        .iter()
+        .find(|p| p["skus"].as_array().is_some_and(|s| s.len() >= 2))
+        .cloned()
+        .expect("a product with variants");
+    let product = id_of(&with_variants["id"]);
+    let variant = id_of(&with_variants["skus"][0]["id"]);
+    let other = with_variants["skus"][1]["stock_quantity"]
+        .as_i64()
+        .expect("a stock");
+
+    let (status, answer) = put(
+        &server,
+        &format!("/products/quantities/variant/{variant}"),
+        json!({"quantity": 40}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    assert_eq!(answer["data"]["stock_quantity"], 40);
+    let (read, rows) = stock_reads(&server, &product).await;
+    assert_eq!(read["skus"][0]["stock_quantity"], 40);
+    let (_, variant_read) = get(&server, &format!("/products/variants/{variant}")).await;
+    assert_eq!(variant_read["data"]["stock_quantity"], 40);
+    let row = rows
+        .iter()
+        .find(|r| id_of(&r["sku_id"]) == variant)
+        .expect("the variant's row");
+    assert_eq!(row["quantity"], 40);
+
+    // Bulk, by variant id (incremented) and by SKU (overwritten).
+    let sku = with_variants["skus"][1]["sku"]
+        .as_str()
+        .expect("a SKU")
+        .to_owned();
+    let (status, answer) = post(
+        &server,
+        "/products/quantities/bulk",
+        json!({"products": [
+            {"identifer_type": "variant_id", "identifer": variant, "quantity": 5, "mode": "increment"},
+            {"identifer_type": "sku", "identifer": sku, "quantity": other + 3},
+        ]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    let (read, rows) = stock_reads(&server, &product).await;
+    assert_eq!(read["skus"][0]["stock_quantity"], 45);
+    assert_eq!(read["skus"][1]["stock_quantity"], other + 3);
+    let sum: i64 = read["skus"]
+        .as_array()
+        .expect("skus")
+        .iter()
+        .map(|v| v["stock_quantity"].as_i64().expect("a stock"))
+        .sum();
+    assert_eq!(
+        read["quantity"], sum,
+        "the product's stock is its variants'"
+    );
+    let listed: i64 = rows
+        .iter()
+        .map(|r| r["quantity"].as_i64().expect("a quantity"))
+        .sum();
+    assert_eq!(listed, sum);
+
+    // A product with variants is stocked by its variants: by its own id, a 422 and nothing
+    // changes.
+    let (status, _) = post(
+        &server,
+        "/products/quantities/bulk",
+        json!({"products": [
+            {"identifer_type": "variant_id", "identifer": variant, "quantity": 1},
+            {"identifer_type": "id", "identifer": product, "quantity": 1},
+        ]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let (read, _) = stock_reads(&server, &product).await;
+    assert_eq!(read["skus"][0]["stock_quantity"], 45);
+
+    // A product without variants, by id.
+    let plain = products
+        .iter()
+        .find(|p| p["skus"].as_array().is_none_or(Vec::is_empty) && p["unlimited_quantity"] != true)
+        .map(|p| id_of(&p["id"]))
+        .expect("a product without variants");
+    let (status, _) = post(
+        &server,
+        "/products/quantities/bulk",
+        json!({"products": [{"identifer_type": "id", "identifer": plain, "quantity": 12}]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (read, rows) = stock_reads(&server, &plain).await;
+    assert_eq!(read["quantity"], 12);
+    assert_eq!(rows[0]["quantity"], 12);
+}
