@@ -127,6 +127,7 @@ pub struct MockConfig {
     pub(crate) strict_fields: bool,
     pub(crate) proxy: Option<url::Url>,
     pub(crate) proxy_answer_limit: u64,
+    pub(crate) restore: Option<crate::StoreSnapshot>,
 }
 
 impl Default for MockConfig {
@@ -146,11 +147,20 @@ impl Default for MockConfig {
             strict_fields: false,
             proxy: None,
             proxy_answer_limit: crate::drift::DEFAULT_PROXY_ANSWER_BYTES,
+            restore: None,
         }
     }
 }
 
 impl MockConfig {
+    /// Starts from what `snapshot` holds (taken by [`crate::MockServer::snapshot`]) instead of a
+    /// generated store: the records, and the ids given out, of the mock it was taken from. The
+    /// seed and product count then only decide what is not the store (faults, OAuth codes).
+    pub fn restore(mut self, snapshot: crate::StoreSnapshot) -> Self {
+        self.restore = Some(snapshot);
+        self
+    }
+
     /// Seed 1, 1,000 products, no faults, and (unless tokens are added) [`DEFAULT_TOKEN`] with every scope.
     pub fn new() -> Self {
         Self::default()

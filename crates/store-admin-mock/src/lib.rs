@@ -26,6 +26,7 @@ mod rules;
 mod seed;
 mod server;
 mod shape;
+mod snapshot;
 mod state;
 mod store;
 
@@ -48,4 +49,5 @@ pub use oauth::{AUTHORIZE_PATH, TOKEN_PATH};
 pub use paging::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 pub use rules::{Rule, RuleError};
 pub use server::{MockServer, StartError};
+pub use snapshot::{SnapshotError, StoreSnapshot};
 pub use state::RequestCounts;

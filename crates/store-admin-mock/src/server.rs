@@ -97,7 +97,11 @@ impl MockServer {
             source,
         })?;
         let base_url = format!("http://{addr}{API_PREFIX}");
-        let store = crate::seed::store(&engine, config.seed, config.products, config.merchant_id);
+        let store = match &config.restore {
+            Some(snapshot) => snapshot.to_store(),
+            None => crate::seed::store(&engine, config.seed, config.products, config.merchant_id),
+        };
+        let first_seed = config.restore.as_ref().map_or(config.seed, |s| s.seed());
         let (shutdown, shutdown_rx) = watch::channel(false);
         let dispatcher = Arc::new(Dispatcher::new(
             config.delivery.clone(),
@@ -122,6 +126,7 @@ impl MockServer {
             limits: config.limits.clone(),
             strict_fields: config.strict_fields,
             seed: config.seed,
+            first_seed,
             base_url: base_url.clone(),
             proxy,
         }));
@@ -330,6 +335,18 @@ impl MockServer {
     /// Emits `event` with `data` to the subscribed webhooks, as if it happened in the store.
     pub fn emit_event(&self, event: &str, data: Value) {
         self.state.emit(event, &data);
+    }
+
+    /// What the store holds now, to start another mock where this one is
+    /// ([`MockConfig::restore`]).
+    pub fn snapshot(&self) -> crate::StoreSnapshot {
+        crate::StoreSnapshot::of(&self.state.read(), self.state.first_seed)
+    }
+
+    /// How many changes the store has had since the server started (0 when nothing was
+    /// written): whether a [`MockServer::snapshot`] is worth keeping.
+    pub fn store_changes(&self) -> u64 {
+        self.state.generation()
     }
 
     /// Stops the server and waits for the accept loop to end.

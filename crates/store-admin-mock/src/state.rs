@@ -55,6 +55,8 @@ pub(crate) struct AppState {
     /// Whether undeclared body fields are refused (see `MockConfig::strict_fields`).
     pub strict_fields: bool,
     pub seed: u64,
+    /// The seed the store was first generated from (a restored snapshot's).
+    pub first_seed: u64,
     /// `http://127.0.0.1:PORT/admin/v2`.
     pub base_url: String,
     /// The drift check's forwarding side, when the mock is a proxy ([`MockConfig::proxy`]).
@@ -108,6 +110,8 @@ pub(crate) struct Parts {
     pub limits: Limits,
     pub strict_fields: bool,
     pub seed: u64,
+    /// The seed the store was first generated from (the restored snapshot's).
+    pub first_seed: u64,
     pub base_url: String,
     pub proxy: Option<crate::drift::Proxy>,
 }
@@ -140,6 +144,7 @@ impl AppState {
             limits: parts.limits,
             strict_fields: parts.strict_fields,
             seed: parts.seed,
+            first_seed: parts.first_seed,
             base_url: parts.base_url,
             proxy: parts.proxy,
         }

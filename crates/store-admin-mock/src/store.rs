@@ -175,6 +175,58 @@ impl Store {
     }
 }
 
+impl Store {
+    /// What the store holds, as JSON: its records by collection, the ids it gave out and where
+    /// its id generator goes on from ([`crate::StoreSnapshot`]).
+    pub fn to_snapshot(&self) -> Value {
+        let mut keys: Vec<&String> = self.collections.keys().collect();
+        keys.sort();
+        let collections: Map<String, Value> = keys
+            .into_iter()
+            .map(|key| {
+                (
+                    key.clone(),
+                    Value::Array(self.collections[key].items.clone()),
+                )
+            })
+            .collect();
+        let mut used: Vec<i64> = self.used_ids.iter().copied().collect();
+        used.sort_unstable();
+        // The generator itself is not kept: a new one is seeded from its next draw, so a store
+        // restored twice from the same snapshot gives the same ids.
+        let next_seed: u64 = self.rng.clone().random();
+        serde_json::json!({
+            "merchant_id": self.merchant_id,
+            "next_seed": next_seed,
+            "used_ids": used,
+            "collections": collections,
+        })
+    }
+
+    /// The store a [`Store::to_snapshot`] value holds; `None` when it is not one.
+    pub fn from_snapshot(value: &Value) -> Option<Store> {
+        use rand::SeedableRng;
+        let merchant_id = value.get("merchant_id")?.as_i64()?;
+        let next_seed = value.get("next_seed")?.as_u64()?;
+        let used_ids = value
+            .get("used_ids")?
+            .as_array()?
+            .iter()
+            .map(Value::as_i64)
+            .collect::<Option<HashSet<i64>>>()?;
+        let mut store = Store::from_parts(StdRng::seed_from_u64(next_seed), used_ids, merchant_id);
+        for (key, records) in value.get("collections")?.as_object()? {
+            let kept = store.records_mut(key);
+            for record in records.as_array()? {
+                // Records without an id (a settings record) are kept as they are, in order.
+                kept.items.push(record.clone());
+            }
+            kept.reindex();
+        }
+        Some(store)
+    }
+}
+
 /// A finite number, or a string holding one (`"inf"`, `"NaN"` and `"1e999"` are not).
 pub(crate) fn value_as_f64(value: &Value) -> Option<f64> {
     match value {

@@ -503,3 +503,65 @@ async fn a_page_read_again_after_a_write_shows_the_write() {
             .any(|w| w["url"] == "https://late.example/hook")
     );
 }
+
+/// A store restored from a snapshot (through its JSON form) answers what the store it was taken
+/// from answered, and goes on from there: a created product is found, a deleted one stays gone,
+/// and the new mock gives out no id the first one gave.
+#[tokio::test]
+async fn a_store_restored_from_a_snapshot_goes_on_where_the_first_stopped() {
+    use store_admin_mock::{MockConfig, StoreSnapshot};
+
+    let first = start().await;
+    assert_eq!(first.store_changes(), 0, "nothing written yet");
+    let (status, created) = post(
+        &first,
+        "/products",
+        json!({"name": "Kept", "price": 20, "product_type": "product"}),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {created}");
+    let kept = created["data"]["id"].clone();
+    let (_, listed) = get(&first, "/products?per_page=5").await;
+    let gone = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].clone())
+        .find(|id| *id != kept)
+        .expect("another product");
+    let (status, _) = delete(&first, &format!("/products/{gone}")).await;
+    assert!(status.is_success());
+    assert!(first.store_changes() > 0);
+
+    let bytes = first.snapshot().to_json();
+    let snapshot = StoreSnapshot::from_json(&bytes).expect("the snapshot reads back");
+    assert_eq!(snapshot.seed(), 42);
+    let second = crate::common::start_with(
+        MockConfig::new()
+            .token_all_scopes(crate::common::ADMIN)
+            .restore(snapshot),
+    )
+    .await;
+    let (status, read) = get(&second, &format!("/products/{kept}")).await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    assert_eq!(read["data"]["name"], "Kept");
+    let (status, _) = get(&second, &format!("/products/{gone}")).await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "a deleted product stays deleted"
+    );
+    let (_, a) = get(&first, "/orders?per_page=3").await;
+    let (_, b) = get(&second, "/orders?per_page=3").await;
+    assert_eq!(a["data"], b["data"], "the same orders");
+    let (_, again) = post(
+        &second,
+        "/products",
+        json!({"name": "Next", "price": 5, "product_type": "product"}),
+    )
+    .await;
+    assert_ne!(again["data"]["id"], kept, "an id is never given twice");
+
+    assert!(StoreSnapshot::from_json(b"{\"format\": 1}").is_err());
+    assert!(StoreSnapshot::from_json(b"not json").is_err());
+}
