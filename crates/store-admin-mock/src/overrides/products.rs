@@ -362,7 +362,9 @@ fn restock_from_variants(product: &mut Value) {
         .iter()
         .filter_map(|v| v.get("stock_quantity").and_then(value_as_f64))
         .map(|q| q as i64)
-        .sum();
+        // Saturating: a variant may hold any quantity a client sends (schemathesis sent
+        // 9223372036854775806), and an overflow must not end the mock's task.
+        .fold(0i64, i64::saturating_add);
     object_mut(product).insert("quantity".into(), Value::from(sum));
 }
 
