@@ -104,17 +104,29 @@ where
         .skip_undecodable(&skipped)
         .consistent(&consistency);
     let mut written = 0u64;
+    let ran_out = std::cell::Cell::new(false);
     let result = ctx
         .printer
-        .stream(request.pages(options), header, |page| {
-            written += page.items.len() as u64;
-            // The stream is not polled while this runs: the keys are this page's.
-            match journal.as_mut() {
-                Some(journal) => journal.page_written(&consistency, consistency.page_keys()),
-                None => Ok(()),
-            }
-        })
+        .stream(
+            within_job(request.pages(options), pages.job_timeout, &ran_out),
+            header,
+            |page| {
+                written += page.items.len() as u64;
+                // The stream is not polled while this runs: the keys are this page's.
+                match journal.as_mut() {
+                    Some(journal) => journal.page_written(&consistency, consistency.page_keys()),
+                    None => Ok(()),
+                }
+            },
+        )
         .await;
+    let result = match result {
+        Ok(_) if ran_out.get() => Err(CliError::TimedOut(format!(
+            "the export's time limit (--job-timeout {} s) ran out; every page written is whole",
+            pages.job_timeout.unwrap_or_default()
+        ))),
+        other => other,
+    };
     match result {
         Ok(_) => {}
         Err(CliError::Closed) => return Err(CliError::Closed),
@@ -159,6 +171,29 @@ where
         short_of_total(report)?;
     }
     Ok(())
+}
+
+/// `pages` ended when the export's time limit (`--job-timeout`, in seconds) runs out, between two
+/// pages (a page being fetched then is dropped, never half written), with `ran_out` set; as they
+/// are without one.
+fn within_job<'s, S: futures::Stream + 's>(
+    pages: S,
+    limit: Option<f64>,
+    ran_out: &'s std::cell::Cell<bool>,
+) -> impl futures::Stream<Item = S::Item> + 's {
+    let deadline = limit
+        .and_then(|secs| std::time::Duration::try_from_secs_f64(secs).ok())
+        .and_then(|limit| tokio::time::Instant::now().checked_add(limit));
+    let ends = async move {
+        match deadline {
+            Some(deadline) => {
+                tokio::time::sleep_until(deadline).await;
+                ran_out.set(true);
+            }
+            None => std::future::pending().await,
+        }
+    };
+    pages.take_until(ends)
 }
 
 /// After a finished `--all`: fewer records than the list's own `pagination.total` (as last
@@ -740,6 +775,14 @@ pub struct PageArgs {
     /// or repeated.
     #[arg(long, value_name = "FILE", requires = "all")]
     pub resume: Option<std::path::PathBuf>,
+    /// With --all: the time limit of the whole export, in seconds, beside each call's own
+    /// (--operation-timeout); retries, waits for the store's rate limit and token refreshes are
+    /// spent from it.
+    ///
+    /// When it runs out the export stops after the last whole page written (exit 6), and says
+    /// how to continue it (with --resume).
+    #[arg(long, value_name = "SECONDS", requires = "all", value_parser = crate::global::positive_seconds)]
+    pub job_timeout: Option<f64>,
 }
 
 /// Waiting for a background job (an export, an import) to finish.

@@ -8,6 +8,7 @@
 mod common;
 
 mod auth;
+mod bad_hour;
 mod completion;
 mod config;
 mod documented_examples;

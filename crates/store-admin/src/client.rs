@@ -154,7 +154,9 @@ impl StoreAdmin {
         operation: &'static str,
     ) -> Result<RawResponse, Error> {
         let client = progenitor_client::ClientInfo::client(&self.client);
-        let Answered { mut response, body } = self
+        let Answered {
+            mut response, body, ..
+        } = self
             .runtime
             .call(client, request, operation, self.language.as_ref())
             .await?;

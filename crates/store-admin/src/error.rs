@@ -32,7 +32,7 @@ pub enum Error {
     #[error(transparent)]
     Api(Box<ApiError>),
     /// The service could not be reached, or the connection failed before a whole response arrived.
-    #[error("{operation}: {kind} ({source}){hint}", operation = op_name(.operation), hint = kind.hint())]
+    #[error("{operation}: {kind} ({source}){hint}", operation = op_name(.operation), hint = transport_hint(.kind, .source))]
     Transport {
         /// The operation (`operationId`), when known.
         operation: Option<&'static str>,
@@ -105,6 +105,24 @@ pub enum TransportError {
         /// The bound, in bytes.
         limit: u64,
     },
+    /// Nothing was sent: the client's rate limiter, keeping to the rate the store announced
+    /// (`X-RateLimit-*`, `Retry-After`), would have made the request wait past the call's
+    /// deadline. The store's rate is the cause, not the network or a slow service.
+    #[error(
+        "not sent: the store's announced rate{} would make this request wait {} s, past the {} s \
+         left of the call's time limit",
+        per_minute.map(|n| format!(" ({n:.1} a minute)")).unwrap_or_default(),
+        wait.as_secs_f64().ceil(),
+        left.as_secs_f64().floor()
+    )]
+    RateLimitWait {
+        /// How long the limiter would have waited.
+        wait: Duration,
+        /// What was left of the call's time limit.
+        left: Duration,
+        /// The rate kept to, in requests a minute, when the limiter knows it.
+        per_minute: Option<f64>,
+    },
 }
 
 impl TransportError {
@@ -114,6 +132,7 @@ impl TransportError {
             TransportError::Http(error) => TransportFailure::classify(error),
             TransportError::TimedOut(_) => TransportFailure::TimedOut,
             TransportError::TooLarge { .. } => TransportFailure::TooLarge,
+            TransportError::RateLimitWait { .. } => TransportFailure::TimedOut,
         }
     }
 
@@ -121,8 +140,22 @@ impl TransportError {
     pub fn status(&self) -> Option<StatusCode> {
         match self {
             TransportError::Http(error) => error.status(),
-            TransportError::TimedOut(_) | TransportError::TooLarge { .. } => None,
+            TransportError::TimedOut(_)
+            | TransportError::TooLarge { .. }
+            | TransportError::RateLimitWait { .. } => None,
         }
+    }
+}
+
+/// What to do about a transport error: its kind's hint, or for a wait the store's rate imposes,
+/// how to let the call wait for it.
+fn transport_hint(kind: &TransportKind, source: &TransportError) -> &'static str {
+    match source {
+        TransportError::RateLimitWait { .. } => {
+            "; give the call more time to wait for the store (StoreAdminBuilder::\
+             with_operation_timeout, the CLI's --operation-timeout), or retry later"
+        }
+        _ => kind.hint(),
     }
 }
 
@@ -221,6 +254,12 @@ pub struct ApiError {
     pub request_ids: Vec<(String, String)>,
     /// The answer's `Date` header, as sent.
     pub date: Option<String>,
+    /// The attempts the client made, this answer's included (1: it was not retried); 0 when not
+    /// known (an answer read by hand, [`RawResponse::error_for_status`](crate::RawResponse::error_for_status)).
+    pub attempts: u32,
+    /// The request is not idempotent (a `POST`) and was not retried after this server error:
+    /// the service may have applied it before it failed.
+    pub maybe_applied: bool,
 }
 
 /// The headers an answer may identify itself by, read into [`ApiError::request_ids`].
@@ -293,7 +332,19 @@ impl ApiError {
                 ),
                 None => "rate limited even after retries: stay under the store's plan".into(),
             },
-            s if s >= 500 => "the service failed even after retries: try again later".into(),
+            s if s >= 500 && self.maybe_applied => {
+                "the service failed, and the request was not retried because it may have been \
+                 applied before the failure: check whether it was (get or list the record) \
+                 before sending it again"
+                    .into()
+            }
+            s if s >= 500 => match self.attempts {
+                0 => "the service failed even after retries: try again later".into(),
+                1 => "the service failed (1 attempt: no retry fitted in the call's time limit or \
+                      retry budget): try again later"
+                    .into(),
+                n => format!("the service failed {n} times (every attempt): try again later"),
+            },
             _ => return None,
         })
     }
@@ -559,6 +610,8 @@ impl Error {
                     retry_after,
                     request_ids,
                     date,
+                    attempts: 0,
+                    maybe_applied: false,
                 }))
             }
         }
@@ -597,6 +650,8 @@ fn from_envelope(
         retry_after: RateLimitHeaders::parse(headers, SystemTime::now()).wait(),
         request_ids,
         date,
+        attempts: 0,
+        maybe_applied: false,
     }
 }
 
@@ -627,6 +682,8 @@ impl ApiError {
                     retry_after: RateLimitHeaders::parse(headers, SystemTime::now()).wait(),
                     request_ids,
                     date,
+                    attempts: 0,
+                    maybe_applied: false,
                 }
             }
         }
@@ -735,6 +792,8 @@ mod display_tests {
             retry_after: None,
             request_ids: Vec::new(),
             date: None,
+            attempts: 0,
+            maybe_applied: false,
         }
     }
 

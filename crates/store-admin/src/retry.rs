@@ -29,8 +29,10 @@
 //! Full-jitter exponential backoff: `jitter × min(max_delay, base_delay × 2^(attempt−1))`, with
 //! `jitter` in `[0, 1)`. When the response says how long to wait, the larger of the two is used:
 //! `Retry-After` (seconds or an HTTP date) on any retryable status, and `X-RateLimit-Reset` (UTC
-//! epoch seconds) on a 429 or when `X-RateLimit-Remaining` is `0` (on other responses it merely
-//! describes the rate-limit window and is ignored). A server hint is not capped by `max_delay`,
+//! epoch seconds) on a 429; when `X-RateLimit-Remaining` is `0` on another answer, the bucket's
+//! next free slot (one leak interval, 60 s / `X-RateLimit-Limit`, never past the reset; the reset
+//! when the rate is not announced). On other responses the reset merely describes the rate-limit
+//! window and is ignored. A server hint is not capped by `max_delay`,
 //! since retrying earlier than told only earns another 429; instead, if the wait would end past
 //! the total budget (`max_elapsed` since the first attempt), the decision is to stop.
 //!
@@ -347,11 +349,24 @@ fn jittered(cap: Duration, jitter: f64) -> Duration {
 }
 
 /// The wait the server asks for, if any: the larger of `Retry-After` and (on a 429 or when nothing
-/// remains) `X-RateLimit-Reset`.
+/// remains) the bucket's next free slot.
+///
+/// On a 429 that slot is `X-RateLimit-Reset`. On another answer with nothing remaining it is one
+/// leak interval (60 s / `X-RateLimit-Limit`, never past the reset): the store's bucket is a
+/// leaky one, which frees a request every interval, and its reset is when it is empty again (a
+/// minute at 120 a minute). Waiting for the reset put a 5xx that met an empty bucket past the
+/// call's budget, and the call gave up at its first attempt. Without `X-RateLimit-Limit`, the
+/// reset.
 fn server_hint(status: StatusCode, headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let read = RateLimitHeaders::parse(headers, now);
-    let reset = if status == StatusCode::TOO_MANY_REQUESTS || read.exhausted() {
+    let reset = if status == StatusCode::TOO_MANY_REQUESTS {
         read.reset_in
+    } else if read.exhausted() {
+        match (read.limit.filter(|limit| *limit > 0), read.reset_in) {
+            (Some(limit), Some(reset)) => Some((Duration::from_secs(60) / limit).min(reset)),
+            (Some(limit), None) => Some(Duration::from_secs(60) / limit),
+            (None, reset) => reset,
+        }
     } else {
         None
     };
@@ -624,6 +639,7 @@ mod tests {
         let http_date_in_7s = httpdate::fmt_http_date(now() + S(7));
         let http_date_past = httpdate::fmt_http_date(now() - S(30));
         let reset_in_12s = (1_700_000_000u64 + 12).to_string();
+        let reset_in_60s = (1_700_000_000u64 + 60).to_string();
         let reset_past = (1_700_000_000u64 - 5).to_string();
         let rows = vec![
             // Successes and non-retryable statuses.
@@ -1072,6 +1088,34 @@ mod tests {
                 Got::Status(
                     503,
                     hs(&[
+                        ("x-ratelimit-reset", &reset_in_12s),
+                        ("x-ratelimit-remaining", "0"),
+                    ]),
+                ),
+                1,
+                RetryAfter(S(12)),
+            ),
+            row(
+                "503 with none remaining waits one leak interval of the announced rate, not the reset",
+                Method::GET,
+                Got::Status(
+                    503,
+                    hs(&[
+                        ("x-ratelimit-limit", "120"),
+                        ("x-ratelimit-reset", &reset_in_60s),
+                        ("x-ratelimit-remaining", "0"),
+                    ]),
+                ),
+                1,
+                RetryAfter(MS(500)),
+            ),
+            row(
+                "503 with none remaining never waits past the reset",
+                Method::GET,
+                Got::Status(
+                    503,
+                    hs(&[
+                        ("x-ratelimit-limit", "1"),
                         ("x-ratelimit-reset", &reset_in_12s),
                         ("x-ratelimit-remaining", "0"),
                     ]),

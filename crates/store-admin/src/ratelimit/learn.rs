@@ -170,7 +170,7 @@ pub fn learn(known: Known, bounds: &Bounds, answer: &Answer) -> Known {
 }
 
 /// The resolution of `X-RateLimit-Reset` (epoch seconds).
-const RESET_GRAIN: Duration = Duration::from_secs(1);
+pub(crate) const RESET_GRAIN: Duration = Duration::from_secs(1);
 
 /// How long the store's bucket takes to drain after `answer`, at `rate` (what [`learn`] gave
 /// for it), if the answer says: the limiter's own bucket is kept at least that full. Pure: see

@@ -58,6 +58,18 @@ pub trait RateLimiter: Send + Sync + std::fmt::Debug {
         false
     }
 
+    /// How long the next request would wait now, if the limiter can tell without counting it
+    /// (by default it cannot: `None`). The client logs it before it waits, and ends a call whose
+    /// wait would pass its deadline at once, saying that the store's rate is the cause.
+    fn next_wait(&self) -> Option<Duration> {
+        None
+    }
+
+    /// The rate kept to, in requests a minute, if the limiter knows it (by default `None`).
+    fn per_minute(&self) -> Option<f64> {
+        None
+    }
+
     /// Reads a response's `X-RateLimit-*` and `Retry-After` to stay in step with the server.
     fn observe(&self, headers: &HeaderMap);
 
@@ -81,6 +93,15 @@ impl RateLimiter for RateLimit {
 
     fn try_acquire(&self) -> bool {
         self.try_acquire_at(Instant::now()).is_ok()
+    }
+
+    fn next_wait(&self) -> Option<Duration> {
+        RateLimit::next_wait(self)
+    }
+
+    fn per_minute(&self) -> Option<f64> {
+        let rate = self.known().rate()?;
+        Some(60.0 / rate.interval.as_secs_f64().max(f64::MIN_POSITIVE))
     }
 
     fn observe(&self, headers: &HeaderMap) {
@@ -362,7 +383,14 @@ impl RateLimit {
         if let Some(until) = self.server_wait(&mut state, now) {
             return Err(until);
         }
-        let tat = state.gcra(now)?;
+        // Never past the store's reset (and its second): its bucket is empty then, and so is
+        // the limiter's.
+        let tat = state.gcra(now).map_err(|allow_at| {
+            state
+                .window_end
+                .filter(|end| *end > now)
+                .map_or(allow_at, |end| allow_at.min(end + learn::RESET_GRAIN))
+        })?;
         if !self.take_server_slot(&mut state, now) {
             return Err(state.paused_until.unwrap_or(now));
         }
@@ -389,12 +417,37 @@ impl RateLimit {
         if let Some(end) = state.window_end
             && end <= now
         {
-            // The server's window has reset: forget its count until the next response.
+            // The server's window has reset: forget its count until the next response, and
+            // resume: the store said its bucket is empty by now, so the limiter's own is too (a
+            // store announcing 1 a minute with its reset 3 s away answers again in 3 s, not 63).
             state.window_end = None;
             state.window_id = None;
             state.remaining = None;
+            // (The header is in whole seconds: the bucket may drain up to a second after it.)
+            state.tat = state.tat.map(|tat| tat.min(end + learn::RESET_GRAIN));
         }
         None
+    }
+
+    /// How long the next request would wait now, without counting it: `None` when it may go at
+    /// once. What the client logs before it waits, and checks against the call's deadline.
+    pub fn next_wait(&self) -> Option<Duration> {
+        let now = Instant::now();
+        let state = self.server.lock().unwrap_or_else(PoisonError::into_inner);
+        let paused = state.paused_until.filter(|until| *until > now);
+        // After the window's reset the limiter's own bucket resumes (see `server_wait`).
+        let reset = state.window_end.filter(|end| *end > now);
+        let own = match state.gcra(now) {
+            Err(allow_at) => {
+                Some(reset.map_or(allow_at, |end| allow_at.min(end + learn::RESET_GRAIN)))
+            }
+            Ok(_) => None,
+        };
+        let until = match (paused, own) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        until.map(|until| until.saturating_duration_since(now))
     }
 
     /// Counts a request against the server's reported remainder; `false` (and a pause until the
@@ -590,6 +643,37 @@ mod tests {
         let start = Instant::now();
         acquire_n(&limit, 3).await;
         assert_eq!(Instant::now() - start, Duration::from_secs(5));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_store_announcing_one_a_minute_is_called_again_at_its_reset_not_a_minute_later() {
+        // X-RateLimit-Limit: 1 alone is one request every 63 s (the margin included); the store
+        // also says its bucket is empty in 3 s: the next request goes then (and the second the
+        // header's whole seconds may hide).
+        let limit = RateLimit::learning(Plan::Plus);
+        let start = Instant::now();
+        limit.acquire().await;
+        let reset = (1_700_000_000u64 + 3).to_string();
+        limit.observe_at(
+            &headers(&[
+                ("x-ratelimit-limit", "1".into()),
+                ("x-ratelimit-remaining", "0".into()),
+                ("x-ratelimit-reset", reset),
+            ]),
+            wall(),
+        );
+        assert_eq!(
+            limit.next_wait(),
+            Some(Duration::from_secs(4)),
+            "told before"
+        );
+        limit.acquire().await;
+        assert_eq!(Instant::now() - start, Duration::from_secs(4));
+        let limiter: &dyn RateLimiter = &limit;
+        let per_minute = limiter.per_minute().expect("learned");
+        assert!((per_minute - 60.0 / 63.0).abs() < 1e-9, "{per_minute}");
+        // Without a new answer the learned rate holds: the next one waits its interval.
+        assert_eq!(limit.next_wait(), Some(Duration::from_secs(63)));
     }
 
     #[tokio::test(start_paused = true)]

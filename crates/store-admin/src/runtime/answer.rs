@@ -39,6 +39,10 @@ impl RawResponse {
 pub(crate) struct Answered {
     pub(crate) response: reqwest::Response,
     pub(crate) body: bytes::Bytes,
+    /// The attempts made, this answer's included.
+    pub(crate) attempts: u32,
+    /// The request was not retried because it is not idempotent (it may have been applied).
+    pub(crate) maybe_applied: bool,
 }
 
 /// `response`, whose body the runtime has read, with `body` in its place: the same status,

@@ -97,15 +97,19 @@ fn answer(
     result: Result<Answered, Error>,
     operation_id: &'static str,
 ) -> Result<reqwest::Response, Error> {
-    let Answered { response, body } = result?;
+    let Answered {
+        response,
+        body,
+        attempts,
+        maybe_applied,
+    } = result?;
     let status = response.status();
     if status.is_client_error() || status.is_server_error() {
-        return Err(Error::Api(Box::new(ApiError::from_response(
-            status,
-            response.headers(),
-            &body,
-            Some(operation_id),
-        ))));
+        let mut error =
+            ApiError::from_response(status, response.headers(), &body, Some(operation_id));
+        error.attempts = attempts;
+        error.maybe_applied = maybe_applied;
+        return Err(Error::Api(Box::new(error)));
     }
     crate::error::check_depth(&body, Some(operation_id))?;
     Ok(with_body(response, body))

@@ -223,7 +223,7 @@ impl Runtime {
             #[cfg(feature = "metrics")]
             let waiting = Instant::now();
             if !limit.try_acquire() {
-                limit.acquire().await;
+                self.wait_for_limiter(limit.as_ref(), call).await?;
             }
             #[cfg(feature = "metrics")]
             {

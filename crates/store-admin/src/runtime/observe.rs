@@ -136,7 +136,12 @@ impl CallContext {
                     Some(status),
                     None,
                 );
-                Ok(Answered { response, body })
+                Ok(Answered {
+                    response,
+                    body,
+                    attempts: attempt,
+                    maybe_applied: stop == RetryDecision::Stop(retry::StopReason::NotIdempotent),
+                })
             }
             Attempt::Failed(source, class) => {
                 let kind = crate::TransportKind::from(class);

@@ -6,9 +6,50 @@ use std::time::{Duration, Instant, SystemTime};
 use super::observe::has_own_bucket;
 use super::transport::Attempt;
 use super::{CallContext, Runtime, Tried};
+use crate::error::{Error, TransportError, TransportKind};
+use crate::ratelimit::RateLimiter;
 use crate::retry::{self, Outcome, RetryDecision, RetryInput};
 
 impl Runtime {
+    /// Waits for the rate limiter when it refused the attempt at once, saying so (at INFO, the
+    /// CLI's `-v`) with how long when the limiter can tell. A wait that would end past the call's
+    /// deadline is not begun: the call ends with [`TransportError::RateLimitWait`], which says
+    /// that the store's announced rate is the cause (a store announcing 1 a minute once made a
+    /// call wait a minute, then time out "within 1 ms" as if the service were slow).
+    pub(super) async fn wait_for_limiter(
+        &self,
+        limit: &dyn RateLimiter,
+        call: &CallContext,
+    ) -> Result<(), Error> {
+        let wait = limit.next_wait();
+        if let Some(wait) = wait {
+            let left = call.deadline.saturating_duration_since(Instant::now());
+            if wait >= left {
+                tracing::warn!(
+                    wait_ms = wait.as_millis() as u64,
+                    left_ms = left.as_millis() as u64,
+                    "the store's rate limit would make this request wait past the call's deadline"
+                );
+                return Err(Error::Transport {
+                    operation: Some(call.operation_id),
+                    kind: TransportKind::Timeout,
+                    source: TransportError::RateLimitWait {
+                        wait,
+                        left,
+                        per_minute: limit.per_minute(),
+                    },
+                });
+            }
+        }
+        tracing::info!(
+            wait_ms = wait.map(|wait| wait.as_millis() as u64),
+            "waiting for the store's rate limit"
+        );
+        // Boxed, as every path that waits for more than the service.
+        Box::pin(limit.acquire()).await;
+        Ok(())
+    }
+
     /// Waits out a 429's `Retry-After`. The store's rate limiter was told (in
     /// [`Runtime::observe`]): its next `acquire` waits, and lets concurrent requests go one
     /// interval apart, not together. Without one, or for an endpoint with a bucket of its own
