@@ -12,14 +12,20 @@ use crate::common::store_admin_process;
 
 const TOKEN: &str = "bad-hour-token";
 
+/// `products list --all` in JSON, its standard output piped.
 fn export(base_url: &str, extra: &[&str]) -> std::process::Child {
+    export_to(base_url, "json", Stdio::piped(), extra)
+}
+
+/// `products list --all` in `format`, standard output to `stdout`.
+fn export_to(base_url: &str, format: &str, stdout: Stdio, extra: &[&str]) -> std::process::Child {
     let mut command = store_admin_process();
     command
         .env("STORE_ADMIN_TOKEN", TOKEN)
         .args(["--base-url", base_url])
-        .args(["products", "list", "--all", "--per-page", "2", "-o", "json"])
+        .args(["products", "list", "--all", "--per-page", "2", "-o", format])
         .args(extra)
-        .stdout(Stdio::piped())
+        .stdout(stdout)
         .stderr(Stdio::piped());
     command.spawn().expect("store-admin starts")
 }
@@ -181,13 +187,16 @@ async fn an_export_out_of_its_time_limit_stops_between_pages_with_its_resume_hin
         10,
     )
     .await;
-    let journal = tempfile::tempdir().expect("temp dir");
-    let path = journal.path().join("export.journal");
-    let run = finished(export(
+    // --resume needs standard output in a file it can read back.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("export.journal");
+    let out = dir.path().join("out.ndjson");
+    let file = std::fs::File::create(&out).expect("output file");
+    let run = finished(export_to(
         server.base_url(),
+        "ndjson",
+        Stdio::from(file),
         &[
-            "-o",
-            "ndjson",
             "--resume",
             path.to_str().expect("path"),
             "--job-timeout",
@@ -199,11 +208,41 @@ async fn an_export_out_of_its_time_limit_stops_between_pages_with_its_resume_hin
     assert_eq!(run.status.code(), Some(6), "{stderr}");
     assert!(stderr.contains("--job-timeout"), "{stderr}");
     assert!(stderr.contains("to continue after page"), "{stderr}");
-    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stdout = std::fs::read_to_string(&out).expect("the output file");
     let lines = stdout.lines().count();
     assert!(lines > 0 && lines < 80, "stopped part way: {lines}");
     assert_eq!(lines % 2, 0, "whole pages of 2 only: {lines}");
     for line in stdout.lines() {
         serde_json::from_str::<serde_json::Value>(line).expect("every line whole");
     }
+    // The hint is true: the same command, appending, without the limit, finishes the export
+    // (the store's rate lifted, so that the rest takes seconds, not a page every 6 s).
+    server
+        .set_faults(FaultConfig::default())
+        .expect("faults lifted");
+    let file = std::fs::File::options()
+        .append(true)
+        .open(&out)
+        .expect("output file");
+    let rest = finished(export_to(
+        server.base_url(),
+        "ndjson",
+        Stdio::from(file),
+        &["--resume", path.to_str().expect("path")],
+    ))
+    .await;
+    let stderr = String::from_utf8_lossy(&rest.stderr);
+    assert!(rest.status.success(), "{}: {stderr}", rest.status);
+    let whole = std::fs::read_to_string(&out).expect("the output file");
+    let mut ids: Vec<String> = whole
+        .lines()
+        .map(|line| {
+            let record: serde_json::Value = serde_json::from_str(line).expect("every line whole");
+            record["id"].to_string()
+        })
+        .collect();
+    assert_eq!(ids.len(), 80, "every product once: {stderr}");
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 80, "no product twice");
 }

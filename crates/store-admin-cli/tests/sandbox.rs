@@ -699,8 +699,9 @@ fn server_errors_after_retries_exit_4() {
         ]),
         4,
     );
+    // --retries 1: two attempts, both said.
     assert!(
-        err.contains("HTTP 503") && err.contains("after retries"),
+        err.contains("HTTP 503") && err.contains("failed 2 times (every attempt)"),
         "{err}"
     );
 }
