@@ -65,7 +65,11 @@ pub fn command() -> clap::Command {
         .map(|s| s.get_name().to_string())
         .collect();
     for name in subcommands {
-        root = root.mut_subcommand(name, |sub| without_globals(sub, &globals, &pointer));
+        // One display order for all: clap then lists the commands by name (the document's
+        // groups came in its order, `products` 32nd).
+        root = root.mut_subcommand(name, |sub| {
+            without_globals(sub, &globals, &pointer).display_order(0)
+        });
     }
     root
 }
@@ -142,7 +146,8 @@ const OPERATION_HELP: &str =
         store-admin --sandbox orders list",
     after_help = "Exit codes: 0 success, 1 other failure (or an invalid webhook delivery), \
         2 usage, 3 the service refused the request (4xx), 4 the service was unreachable or \
-        failed (5xx) after retries.",
+        failed (5xx) after retries, 5 an export skipped records or ended short of the list's \
+        total, 6 a time limit ran out (--wait-timeout, --job-timeout).",
     max_term_width = 100
 )]
 pub struct Cli {

@@ -264,10 +264,12 @@ fn describe_service_error(error: &store_admin::Error) -> String {
     };
     let operation = api.operation.unwrap_or("request");
     let mut text = format!("{operation}: the service answered HTTP {}", api.status);
-    if let Some(code) = &api.code {
+    // The code only when it says more than the status, the message only when it says more than
+    // the field errors below (`[404]` on a 404, `alert.invalid_fields` beside the fields).
+    if let Some(code) = api.informative_code() {
         text.push_str(&format!(" [{code}]"));
     }
-    if let Some(message) = &api.message {
+    if let Some(message) = api.informative_message() {
         text.push_str(&format!(": {message}"));
     }
     if let Some(raw) = &api.raw_body {

@@ -10325,7 +10325,7 @@ async fn add_languages(ctx: &Ctx, a: AddLanguagesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.add_languages();
     let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
-        required: &[("locales", "")],
+        required: &[("locales", "--locale")],
         shapes: &[],
     };
     let body: types::AddLanguagesRequest = crate::body::build(

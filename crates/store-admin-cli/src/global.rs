@@ -50,7 +50,13 @@ pub struct Global {
 
     /// A profile of the configuration file ($XDG_CONFIG_HOME/store-admin/config.toml): base
     /// URL, where the token is, and defaults of these options.
-    #[arg(long, env = "STORE_ADMIN_PROFILE", value_name = "NAME", global = true)]
+    #[arg(
+        long,
+        env = "STORE_ADMIN_PROFILE",
+        hide_env_values = true,
+        value_name = "NAME",
+        global = true
+    )]
     pub profile: Option<String>,
 
     /// Output format [default: table on a terminal, json otherwise].
@@ -97,7 +103,7 @@ pub struct Global {
     /// Sent as Accept-Language on every request, and as Content-Language on those with a body.
     /// Without it, the profile's `language`; else en when the locale (LC_ALL, else LC_MESSAGES,
     /// else LANG) is English; else none is sent and the service answers in its default, Arabic.
-    #[arg(long, env = "STORE_ADMIN_LANGUAGE", value_name = "LANG", global = true,
+    #[arg(long, env = "STORE_ADMIN_LANGUAGE", hide_env_values = true, value_name = "LANG", global = true,
           value_parser = parse_language)]
     pub language: Option<Language>,
 
@@ -124,7 +130,7 @@ pub struct Global {
 
     /// The merchant store whose tokens and rate budget are used [default: the profile's, else
     /// `default`].
-    #[arg(long, env = "STORE_ADMIN_STORE", value_name = "ID", global = true,
+    #[arg(long, env = "STORE_ADMIN_STORE", hide_env_values = true, value_name = "ID", global = true,
           value_parser = parse_store_id, help_heading = "Stores and OAuth")]
     pub store: Option<String>,
 
@@ -146,6 +152,7 @@ pub struct Global {
     #[arg(
         long,
         env = "STORE_ADMIN_CLIENT_ID",
+        hide_env_values = true,
         value_name = "ID",
         global = true,
         help_heading = "Stores and OAuth"
@@ -163,7 +170,7 @@ pub struct Global {
     pub client_secret_file: Option<PathBuf>,
 
     /// The OAuth token endpoint [default: the live service's; the sandbox's with --sandbox].
-    #[arg(long, env = "STORE_ADMIN_TOKEN_URL", value_name = "URL", global = true,
+    #[arg(long, env = "STORE_ADMIN_TOKEN_URL", hide_env_values = true, value_name = "URL", global = true,
           value_parser = parse_oauth_url, help_heading = "Stores and OAuth")]
     pub token_url: Option<url::Url>,
 
@@ -177,6 +184,7 @@ pub struct Global {
     #[arg(
         long,
         env = "STORE_ADMIN_TOKEN_KEYS_FILE",
+        hide_env_values = true,
         value_name = "PATH",
         global = true,
         help_heading = "Stores and OAuth"

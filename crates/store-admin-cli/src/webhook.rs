@@ -139,12 +139,7 @@ pub fn verify(format: Format, args: VerifyArgs) -> Result<(), CliError> {
                         Ok(event) => report["event"] = event_json(event),
                         Err(e) => report["body_error"] = json!(e.to_string()),
                     }
-                    let text = if format == Format::Json {
-                        serde_json::to_string_pretty(&report).unwrap_or_default()
-                    } else {
-                        report.to_string()
-                    };
-                    writeln!(out, "{text}")?;
+                    writeln!(out, "{}", report_text(&report, format))?;
                 }
                 Format::Table | Format::Csv => {
                     // The event's text is the sender's data: escaped like every table's.
@@ -169,7 +164,7 @@ pub fn verify(format: Format, args: VerifyArgs) -> Result<(), CliError> {
             match format {
                 Format::Json | Format::Ndjson => {
                     let report = json!({"valid": false, "reason": reason});
-                    writeln!(out, "{report}")?;
+                    writeln!(out, "{}", report_text(&report, format))?;
                 }
                 Format::Table | Format::Csv => {
                     writeln!(out, "invalid: {}", terminal_safe(&reason, false))?;
@@ -178,6 +173,16 @@ pub fn verify(format: Format, args: VerifyArgs) -> Result<(), CliError> {
             out.flush()?;
             Err(CliError::Rejected(reason))
         }
+    }
+}
+
+/// `webhooks verify`'s report in `format`, the same way whether the delivery is valid or not:
+/// pretty-printed JSON, or one NDJSON line.
+fn report_text(report: &Value, format: Format) -> String {
+    if format == Format::Json {
+        serde_json::to_string_pretty(report).unwrap_or_default()
+    } else {
+        report.to_string()
     }
 }
 

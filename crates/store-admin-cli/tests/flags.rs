@@ -126,6 +126,14 @@ fn missing_required_body_fields_are_all_named_in_one_run() {
 }
 
 #[test]
+fn a_missing_field_that_a_hand_written_flag_gives_names_that_flag() {
+    // `locales` of add_languages is given by the repeatable --locale, not a flag of its own.
+    let (_, stderr) = run(sandbox(&path("add_languages")), 2);
+    assert!(stderr.contains("`locales` (--locale)"), "{stderr}");
+    assert!(!stderr.contains("in --body)"), "{stderr}");
+}
+
+#[test]
 fn required_body_fields_are_marked_in_the_help() {
     let help = help_of("create_coupon");
     let line = help

@@ -555,3 +555,60 @@ fn flag_help_says_nothing_about_the_api_document() {
         }
     }
 }
+
+#[test]
+fn the_root_help_names_every_exit_code_of_the_readme() {
+    let readme = include_str!("../README.md");
+    let codes: Vec<u8> = readme
+        .lines()
+        .skip_while(|line| !line.starts_with("## Exit codes"))
+        .skip(1)
+        .take_while(|line| !line.starts_with("## "))
+        .filter_map(|line| line.strip_prefix("| ")?.split(' ').next()?.parse().ok())
+        .collect();
+    assert_eq!(codes, (0..=6).collect::<Vec<u8>>(), "the README's table");
+    let help = help(&[]).split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = help
+        .split_once("Exit codes:")
+        .map(|(_, rest)| rest)
+        .expect("the help has its exit codes");
+    for code in codes {
+        assert!(
+            said.contains(&format!(" {code} ")),
+            "exit code {code} missing from: {said}"
+        );
+    }
+}
+
+#[test]
+fn the_help_shows_no_empty_environment_value() {
+    // clap shows `[env: NAME=]` for a variable that is not set unless its values are hidden.
+    let root = help(&[]);
+    assert!(root.contains("[env: STORE_ADMIN_PROFILE]"), "{root}");
+    for args in [&[][..], &["products", "list"][..], &["auth", "login"][..]] {
+        let text = help(args);
+        assert!(!text.contains("=]"), "{args:?}: {text}");
+    }
+}
+
+#[test]
+fn the_root_help_lists_the_commands_by_name() {
+    let help = help(&[]);
+    let names: Vec<&str> = help
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        // A name is indented by two; a wrapped description by more.
+        .filter(|line| !line.starts_with("   "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .collect();
+    assert!(
+        names.len() > 53,
+        "every group and the hand-written commands: {names:?}"
+    );
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+}

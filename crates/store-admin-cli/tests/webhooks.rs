@@ -65,6 +65,40 @@ fn verify_rejects_a_tampered_body_with_exit_1() {
 }
 
 #[test]
+fn verify_lays_out_a_valid_and_an_invalid_report_alike() {
+    let tampered = BODY.replace("\"id\":7", "\"id\":8");
+    let (_dir, headers, body) = delivery(BODY.as_bytes(), &signature(BODY.as_bytes()));
+    let (_bad_dir, bad_headers, bad_body) =
+        delivery(tampered.as_bytes(), &signature(BODY.as_bytes()));
+    // -o json pretty-prints both; -o ndjson writes each on one line.
+    let (valid, _) = verify(&["--headers", &headers, "--body", &body, "-o", "json"], 0);
+    let (invalid, _) = verify(
+        &["--headers", &bad_headers, "--body", &bad_body, "-o", "json"],
+        1,
+    );
+    for out in [&valid, &invalid] {
+        assert!(out.trim_end().lines().count() > 1, "pretty-printed: {out}");
+        assert_eq!(out.lines().next(), Some("{"), "{out}");
+    }
+    assert_eq!(json(&invalid)["valid"], false);
+    let (valid, _) = verify(&["--headers", &headers, "--body", &body, "-o", "ndjson"], 0);
+    let (invalid, _) = verify(
+        &[
+            "--headers",
+            &bad_headers,
+            "--body",
+            &bad_body,
+            "-o",
+            "ndjson",
+        ],
+        1,
+    );
+    for out in [&valid, &invalid] {
+        assert_eq!(out.trim_end().lines().count(), 1, "one line: {out}");
+    }
+}
+
+#[test]
 fn verify_explains_a_trailing_newline_added_to_the_body_file() {
     let with_newline = format!("{BODY}\n");
     let (_dir, headers, body) = delivery(with_newline.as_bytes(), &signature(BODY.as_bytes()));

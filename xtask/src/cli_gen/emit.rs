@@ -551,7 +551,11 @@ impl Model {
                     let flag = format!("--{}", flag(&f.id));
                     quote!((#wire, #flag))
                 })
-                .chain(op.owned_required.iter().map(|wire| quote!((#wire, ""))));
+                .chain(
+                    op.owned_required
+                        .iter()
+                        .map(|(wire, flag)| quote!((#wire, #flag))),
+                );
             let shapes = fields.iter().filter_map(|f| match &f.kind {
                 FieldKind::Json { shape, .. } => {
                     let wire = &f.wire;

@@ -24,40 +24,59 @@ pub const MAX_COLUMNS: usize = 6;
 /// Hand-written additions to a generated command, for what the document cannot say: the
 /// operationId, the CLI type flattened into its arguments (it implements
 /// `store_admin_cli::extras::Extra` for the operation's builder), and the parameters and body
-/// fields that type takes over (the generator makes no flag of its own for them).
-pub const EXTRAS: &[(&str, &str, &[&str])] = &[
+/// fields that type takes over (the generator makes no flag of its own for them), each with the
+/// flag that gives it, which a missing-field error names.
+pub const EXTRAS: &[(&str, &str, &[OwnedField])] = &[
     (
         "create_product_option",
         "crate::extras::OptionValues",
-        &["values"],
+        &[("values", "--value")],
     ),
-    ("add_languages", "crate::extras::Locales", &["locales"]),
+    (
+        "add_languages",
+        "crate::extras::Locales",
+        &[("locales", "--locale")],
+    ),
     (
         "create_shipment",
         "crate::extras::ServiceTypes",
-        &["service_types"],
+        &[("service_types", "--service-type")],
     ),
-    ("create_category", "crate::extras::ShowIn", &["show_in"]),
+    (
+        "create_category",
+        "crate::extras::ShowIn",
+        &[("show_in", "--show-in-app")],
+    ),
     (
         "subscribe_webhook",
         "crate::extras::WebhookSecurity",
-        &["secret", "headers", "security_strategy"],
+        WEBHOOK_SECURITY,
     ),
     (
         "update_webhook",
         "crate::extras::WebhookSecurity",
-        &["secret", "headers", "security_strategy"],
+        WEBHOOK_SECURITY,
     ),
     (
         "unsubscribe_webhooks",
         "crate::extras::UnsubscribeTarget",
-        &["id", "url"],
+        &[("id", "--id"), ("url", "--url")],
     ),
     (
         "list_reservations",
         "crate::extras::Period",
-        &["start", "end"],
+        &[("start", "--start"), ("end", "--end")],
     ),
+];
+
+/// A body field or parameter that an [`EXTRAS`] type gives, and the flag that gives it.
+pub type OwnedField = (&'static str, &'static str);
+
+/// The fields `crate::extras::WebhookSecurity` gives, and how.
+const WEBHOOK_SECURITY: &[OwnedField] = &[
+    ("secret", "--secret-file or STORE_ADMIN_WEBHOOK_SECRET"),
+    ("headers", "--header"),
+    ("security_strategy", "--security-strategy"),
 ];
 
 /// Hand-written subcommands that join a generated group: (group, type, dispatch function). They
@@ -371,7 +390,7 @@ pub(super) struct Op {
     /// The success body's type of a hand-written operation (its response schema's name).
     pub(super) hand_written_success: Option<syn::Type>,
     /// Required body fields whose flags are hand-written ([`EXTRAS`]).
-    pub(super) owned_required: Vec<String>,
+    pub(super) owned_required: Vec<(String, String)>,
     /// The name of this command in earlier versions, when it differs (a hidden alias).
     pub(super) old_name: Option<String>,
     /// What a background job exports (the document's `x-background-job.kind`): the command
@@ -855,7 +874,8 @@ pub(super) fn build_op(
 ) -> Result<Op> {
     let builder = builders.get(&pascal(id));
     let extra = EXTRAS.iter().find(|(op_id, _, _)| *op_id == id);
-    let owned: &[&str] = extra.map(|(_, _, owned)| *owned).unwrap_or(&[]);
+    let owned_flags: &[OwnedField] = extra.map(|(_, _, owned)| *owned).unwrap_or(&[]);
+    let owned: Vec<&str> = owned_flags.iter().map(|(field, _)| *field).collect();
     let group = group_name(tag);
     let name = command_name(id, tag);
     let mut path_params = Vec::new();
@@ -933,7 +953,7 @@ pub(super) fn build_op(
     }
     // The body.
     let mut body = None;
-    let mut owned_required: Vec<String> = Vec::new();
+    let mut owned_required: Vec<(String, String)> = Vec::new();
     let body_schema = op.pointer("/requestBody/content/application~1json/schema");
     if let Some(schema) = body_schema {
         let ty = match builder {
@@ -979,10 +999,10 @@ pub(super) fn build_op(
             });
         }
         // Required fields that hand-written flags own are still named by a missing-field error.
-        owned_required = owned
+        owned_required = owned_flags
             .iter()
-            .filter(|name| required.contains(**name))
-            .map(|name| (*name).to_owned())
+            .filter(|(name, _)| required.contains(*name))
+            .map(|(name, flag)| ((*name).to_owned(), (*flag).to_owned()))
             .collect();
         body = Some((ty, fields));
     }
