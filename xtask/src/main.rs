@@ -9,6 +9,7 @@
 
 #![forbid(unsafe_code)]
 
+mod additive;
 mod areas;
 mod bench_build;
 mod cli_gen;

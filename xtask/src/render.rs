@@ -21,7 +21,7 @@ use crate::model::{
     CORE_DIR, OPERATIONS, OperationMeta, Output, PagedOperation, generated_file, header,
     operation_table, paged_operations, part_header,
 };
-use crate::{Document, lint, rewrite, setters, split};
+use crate::{Document, additive, lint, rewrite, setters, split};
 
 /// Which crate a document is generated for.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -149,6 +149,7 @@ pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Outp
     rewrite::lenient_fields(&mut core_file, &core_shapes, &quote!(crate::lenient))
         .context("the core's types")?;
     rewrite::gate_json_schema(&mut core_file);
+    additive::non_exhaustive_records(&mut core_file);
     rewrite::expose_client_fields(&mut core_file)?;
     core_file.items.retain(|item| match item {
         syn::Item::Mod(m) => m.ident != "prelude" && !(m.ident == "builder" && only_uses(m)),
@@ -258,7 +259,9 @@ fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
     )
     .with_context(|| format!("the types of the `{}` area", part.name))?;
     rewrite::gate_json_schema(&mut file);
+    additive::non_exhaustive_records(&mut file);
     rewrite::into_area(&mut file, &areas::trait_name(part.name), part.name)?;
+    additive::seal_area_trait(&mut file, &areas::trait_name(part.name))?;
     rewrite::mark_deprecated(&mut file, shared.operations);
     rewrite::bodies_unchanged(&bodies, &file)
         .with_context(|| format!("the `{}` area", part.name))?;
@@ -668,7 +671,13 @@ mod tests {
                 .expect("area output")
         };
         let orders = area("orders");
-        assert!(orders.contains("pub trait OrdersApi {"), "{orders}");
+        // Sealed, and the records non-exhaustive (`additive.rs`): additive changes stay minor.
+        assert!(
+            orders.contains("pub trait OrdersApi: sealed::Sealed {"),
+            "{orders}"
+        );
+        assert!(orders.contains("impl Sealed for ::store_admin_client_core::Client {}"));
+        assert!(orders.contains("#[non_exhaustive]\n    pub struct Order {"));
         assert!(orders.contains("impl OrdersApi for Client {"));
         assert!(!orders.contains("pub struct Client"));
         assert!(orders.contains("use ::store_admin_client_core::Client;"));

@@ -56,6 +56,7 @@ integer (`404`).
     ///What went wrong.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ErrorDetail {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<ErrorCode>,
@@ -81,6 +82,7 @@ one or more messages. Absent when the error is not about fields.
     ///The envelope of every error response (4xx and 5xx).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ErrorResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub error: ErrorDetail,
@@ -117,6 +119,7 @@ example `shipping_number`, `tracking_number`).
     ///Envelope of a confirmation message, for example of a deletion (202 Accepted).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct MessageResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: MessageResult,
@@ -130,6 +133,7 @@ example `shipping_number`, `tracking_number`).
     ///A confirmation message, as a deletion (or an operation without other data) returns it.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct MessageResult {
         /**The HTTP status repeated (202 for a deletion): an integer, or for some operations (deleting
 an order option) a string.
@@ -174,6 +178,7 @@ is therefore not required here.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Money {
         pub amount: NumberOrString,
         ///ISO 4217 currency code, for example `SAR`.
@@ -194,6 +199,7 @@ there is no such record (for example a status without a parent), so both fields 
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct NamedRef {
         ///The id of the referenced record.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -236,6 +242,7 @@ string (`"127.00"`). Parse the string form as a decimal; avoid binary floating p
     ///Where a page stands in a paged list.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Pagination {
         ///Records in this page.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -287,6 +294,7 @@ to be read in the IANA time zone `timezone`.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ServiceDateTime {
         ///Local date and time, `YYYY-MM-DD HH:MM:SS.ffffff`.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]

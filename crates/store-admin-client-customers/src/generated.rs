@@ -12,6 +12,7 @@ pub mod types {
     ///Customers to add to a customer group. The documentation marks no field required.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AddCustomersToGroupRequest {
         ///The ids of the customers to add.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -35,6 +36,7 @@ pub mod types {
     ///Why a customer is banned.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BanCustomerRequest {
         ///The reason for the ban.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -105,6 +107,7 @@ request example (assumed accepted).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateCustomerGroupRequest {
         ///Conditions that add customers to the group automatically.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -134,6 +137,7 @@ request example (assumed accepted).
     ///A new customer. The documentation marks no field required.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateCustomerRequest {
         ///The date of birth, `YYYY-MM-DD` (the format is not documented; assumed).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -258,6 +262,7 @@ documented, so any JSON value is accepted for them.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Customer {
         ///With `fields[]=abandoned_carts_items`, the items of abandoned carts (shape not documented).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -471,6 +476,7 @@ other deletions answer `{message, code}`, any JSON value is accepted.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CustomerAcknowledgementResponse {
         ///Documented as an array of strings (usually empty); any JSON value is accepted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -485,6 +491,7 @@ other deletions answer `{message, code}`, any JSON value is accepted.
     ///A group of customers with its membership conditions and the methods offered to it.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CustomerGroup {
         /**The conditions that add customers to the group automatically. The documentation shows one
 object `{type, symbol, value}` (see `CustomerGroupConditionInput` for the fields) while
@@ -516,6 +523,7 @@ requests send an array of them, so any JSON value is accepted.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CustomerGroupConditionInput {
         ///The upper bound of `between`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -622,6 +630,7 @@ distinct identifier in generated code.
     ///The payment and shipping methods offered to a group's members.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CustomerGroupFeatures {
         /**Payment method slugs offered to the group, for example `credit_card`, `mada`, `bank`, `cod`,
 `apple_pay`, `stc_pay` (see the store's payment methods).
@@ -646,6 +655,7 @@ distinct identifier in generated code.
     ///One page of customer groups.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CustomerGroupList {
         ///The customer groups of this page.
         #[serde(
@@ -670,6 +680,7 @@ distinct identifier in generated code.
     ///Envelope of one customer group.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CustomerGroupResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: CustomerGroup,
@@ -683,6 +694,7 @@ distinct identifier in generated code.
     ///One page of customers.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CustomerList {
         ///The customers of this page.
         #[serde(
@@ -707,6 +719,7 @@ distinct identifier in generated code.
     ///Envelope of one customer.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CustomerResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: Customer,
@@ -720,6 +733,7 @@ distinct identifier in generated code.
     ///Addresses related to a customer.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CustomerUrls {
         ///Address of the customer in the merchant dashboard.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -760,6 +774,7 @@ distinct identifier in generated code.
     ///A customer's wallet after a transaction.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CustomerWallet {
         ///The balance after the transaction.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -780,6 +795,7 @@ distinct identifier in generated code.
     ///A deposit to or a withdrawal from a customer's wallet.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CustomerWalletTransaction {
         ///The amount deposited or withdrawn.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -812,6 +828,7 @@ distinct identifier in generated code.
     ///Envelope of one wallet transaction.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CustomerWalletTransactionResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: CustomerWalletTransaction,
@@ -825,6 +842,7 @@ distinct identifier in generated code.
     ///A deposit to a customer's wallet. The documentation marks no field required.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct DepositCustomerWalletRequest {
         ///The amount to deposit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -847,6 +865,7 @@ distinct identifier in generated code.
     ///The spreadsheet of customers to import, as a `multipart/form-data` upload.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ImportCustomersRequest {
         ///The Excel file of customers.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -1012,6 +1031,7 @@ distinct identifier in generated code.
     ///One entry of a customer's loyalty points history.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct LoyaltyPointEntry {
         ///When the points were given.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1071,6 +1091,7 @@ distinct identifier in generated code.
     ///One page of a customer's loyalty point entries.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct LoyaltyPointEntryList {
         ///The entries of this page.
         #[serde(
@@ -1116,6 +1137,7 @@ distinct identifier in generated code.
     ///A customer's review, question, shipping rating or testimonial.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Review {
         ///The text.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1174,6 +1196,7 @@ distinct identifier in generated code.
     ///The customer who wrote a review.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ReviewCustomer {
         ///Address of the customer's picture.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1226,6 +1249,7 @@ distinct identifier in generated code.
     ///One page of reviews.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ReviewList {
         ///The reviews of this page.
         #[serde(
@@ -1250,6 +1274,7 @@ distinct identifier in generated code.
     ///Envelope of one review.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ReviewResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: Review,
@@ -1265,6 +1290,7 @@ distinct identifier in generated code.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateCustomerGroupRequest {
         ///Conditions that add customers to the group automatically.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -1294,6 +1320,7 @@ distinct identifier in generated code.
     ///Points to add to or remove from customers.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateCustomerLoyaltyPointsRequest {
         ///How to notify the customers.
         #[serde(
@@ -1516,6 +1543,7 @@ distinct identifier in generated code.
     ///Changes to a customer; every field is optional and fields left out keep their values.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateCustomerRequest {
         ///The date of birth, `YYYY-MM-DD` (the format is not documented; assumed).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1637,6 +1665,7 @@ distinct identifier in generated code.
     ///The methods offered to customers of the default group.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateDefaultCustomerGroupRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -1653,6 +1682,7 @@ distinct identifier in generated code.
     ///Changes to a review.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateReviewRequest {
         ///Show (true) or hide (false) the review in the storefront.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1670,6 +1700,7 @@ distinct identifier in generated code.
     ///A withdrawal from a customer's wallet. The documentation marks no field required.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct WithdrawCustomerWalletRequest {
         ///The amount to withdraw.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5598,7 +5629,9 @@ pub mod builder {
 /** The operations of the `customers` area, as methods of the core [`Client`](::store_admin_client_core::Client).
 
  Bring it into scope with `use store_admin_client::prelude::*;` (or `store_admin::prelude::*`).*/
-pub trait CustomersApi {
+///
+/// This trait is sealed: the core `Client` is its only implementation, so that a new operation of the document is a new method here and breaks no one.
+pub trait CustomersApi: sealed::Sealed {
     /**List customers
 
 Lists the store's customers, one page at a time. `keyword` matches the mobile number, email or
@@ -6055,6 +6088,12 @@ impl CustomersApi for Client {
     fn update_review(&self) -> builder::UpdateReview<'_> {
         builder::UpdateReview::new(self)
     }
+}
+mod sealed {
+    /// The supertrait that seals the area's trait: public, in a module no other crate
+    /// can reach.
+    pub trait Sealed {}
+    impl Sealed for ::store_admin_client_core::Client {}
 }
 impl ::store_admin_client_core::IntoOptional<types::BanCustomerRequestReason> for &str {
     fn into_optional(

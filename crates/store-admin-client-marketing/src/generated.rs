@@ -12,6 +12,7 @@ pub mod types {
     ///An announcement shown on some storefront pages until it expires.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Advertisement {
         ///The text.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -63,6 +64,7 @@ pub mod types {
     ///One page of advertisements.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AdvertisementList {
         ///The advertisements of this page.
         #[serde(
@@ -87,6 +89,7 @@ pub mod types {
     ///Envelope of one advertisement.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AdvertisementResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: Advertisement,
@@ -100,6 +103,7 @@ pub mod types {
     ///How an advertisement looks.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AdvertisementStyle {
         ///The background color.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -126,6 +130,7 @@ pub mod types {
     ///What an advertisement links to.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AdvertisementTarget {
         ///The id of the linked category, page or product, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -154,6 +159,7 @@ pub mod types {
     ///What a new or changed advertisement links to.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AdvertisementTargetInput {
         ///The id of the linked category, page or product.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -258,6 +264,7 @@ pub mod types {
     ///An affiliate campaign, with its commission, the customer discount and its statistics.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Affiliate {
         /**Which orders of a referred customer earn commission; known values `first-order` and
 `first-second-order`.
@@ -341,6 +348,7 @@ pub mod types {
     ///An affiliate campaign (the current form of the create and update bodies).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AffiliateCampaignInput {
         /**Which orders of a referred customer earn commission: `first-order` or
 `first-second-order`, as the documentation's schema lists them, or `first_order`, as its
@@ -496,6 +504,7 @@ its schema does not list the field).
     ///What the marketer earns per referred order.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AffiliateCommission {
         ///The order total from which the commission applies.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -518,6 +527,7 @@ its schema does not list the field).
     ///What the marketer earns per referred order.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AffiliateCommissionInput {
         /**The order total from which the commission applies; null for none (as the
 documentation's create example sends).
@@ -617,6 +627,7 @@ documentation's create example sends).
     ///The discount a customer referred by the campaign gets.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AffiliateDiscount {
         ///How `value` is applied; known values `fixed` and `percent`; null for no discount.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
@@ -634,6 +645,7 @@ documentation's create example sends).
     ///The discount a referred customer gets.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AffiliateDiscountInput {
         ///How `value` is applied; null for no discount.
         #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
@@ -712,6 +724,7 @@ documentation's create example sends).
     ///A marketer's tracking link of an affiliate campaign.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AffiliateLink {
         ///The link id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -747,6 +760,7 @@ documentation's create example sends).
     ///One page of an affiliate's links.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AffiliateLinkList {
         ///The links of this page.
         #[serde(
@@ -771,6 +785,7 @@ documentation's create example sends).
     ///One page of affiliates.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AffiliateList {
         ///The affiliates of this page.
         #[serde(
@@ -795,6 +810,7 @@ documentation's create example sends).
     ///An affiliate marketer (the older form of the create and update bodies).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AffiliateMarketerInput {
         ///The commission, an amount or a percentage depending on `commission_type`.
         pub amount: ::store_admin_client_core::types::NumberOrString,
@@ -1061,6 +1077,7 @@ documentation's create example sends).
     ///Envelope of one affiliate.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AffiliateResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: Affiliate,
@@ -1074,6 +1091,7 @@ documentation's create example sends).
     ///A store, product or category that an affiliate campaign includes or excludes.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AffiliateScope {
         ///The id of the store, product or category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1136,6 +1154,7 @@ client (`.spectral.yaml`, rule `one-of-without-collections`).
     ///The results of an affiliate campaign or link.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AffiliateStatistics {
         ///The orders made through it.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1169,6 +1188,7 @@ client (`.spectral.yaml`, rule `one-of-without-collections`).
     ///The special offer's new state.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ChangeSpecialOfferStatusRequest {
         /**The new state. The documentation types it as a plain string; `active` and `inactive` are
 the states offers show (assumed to be the accepted set).
@@ -1246,6 +1266,7 @@ documentation's examples; they are ids here.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Coupon {
         ///The discount, a percentage or an amount depending on `type`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1580,6 +1601,7 @@ documentation's examples; they are ids here.
     ///One code of a group coupon.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CouponCode {
         ///The code customers enter.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -1595,6 +1617,7 @@ documentation's examples; they are ids here.
     ///One page of the codes of a group coupon.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CouponCodeList {
         ///The codes of this page.
         #[serde(
@@ -1619,6 +1642,7 @@ documentation's examples; they are ids here.
     ///One page of coupons.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CouponList {
         ///The coupons of this page.
         #[serde(
@@ -1664,6 +1688,7 @@ documentation's examples; they are ids here.
     ///Envelope of one coupon.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CouponResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: Coupon,
@@ -1677,6 +1702,7 @@ documentation's examples; they are ids here.
     ///How much a coupon has been used.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CouponStatistics {
         ///The sales made with the coupon.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1703,6 +1729,7 @@ documentation's examples; they are ids here.
     ///A new advertisement.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateAdvertisementRequest {
         ///The text.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -1886,6 +1913,7 @@ example (assumed accepted).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateCouponRequest {
         ///The discount, a percentage or an amount depending on `type`.
         pub amount: ::store_admin_client_core::types::NumberOrString,
@@ -2050,6 +2078,7 @@ and `order`, `product`, `category` as `applied_to`, but its own page and example
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateSpecialOfferRequest {
         ///Where the offer works, the web store only or the web store and the app.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -2442,6 +2471,7 @@ and `order`, `product`, `category` as `applied_to`, but its own page and example
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SpecialOffer {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -2522,6 +2552,7 @@ documentation's examples also show `0000-00-00 00:00:00` for an offer without an
     ///What the customer must buy for the offer to apply.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SpecialOfferBuy {
         ///The categories to buy from (when `type` is `category`).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -2555,6 +2586,7 @@ documentation's examples also show `0000-00-00 00:00:00` for an offer without an
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SpecialOfferBuyInput {
         ///Ids of the categories to buy from.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -2596,6 +2628,7 @@ documentation's examples also show `0000-00-00 00:00:00` for an offer without an
     ///A category as a special offer lists it.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SpecialOfferCategory {
         ///The category id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -2620,6 +2653,7 @@ documentation types both fields as strings; numbers or strings are accepted here
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SpecialOfferDiscountTier {
         ///The discount of the tier.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2640,6 +2674,7 @@ documentation types both fields as strings; numbers or strings are accepted here
     ///What the customer gets when the offer applies.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SpecialOfferGet {
         ///The categories the reward applies to.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -2682,6 +2717,7 @@ as full product and category records, but its request examples send ids, as here
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SpecialOfferGetInput {
         ///Ids of the categories the reward applies to.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -2787,6 +2823,7 @@ as full product and category records, but its request examples send ids, as here
     ///One page of special offers.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SpecialOfferList {
         ///The special offers of this page.
         #[serde(
@@ -2811,6 +2848,7 @@ as full product and category records, but its request examples send ids, as here
     ///A product as a special offer lists it (a short product record).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SpecialOfferProduct {
         ///The calories of a food product, as a decimal string (`500.00`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2944,6 +2982,7 @@ as full product and category records, but its request examples send ids, as here
     ///The promotional texts of a product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SpecialOfferProductPromotion {
         ///The promotion subtitle.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2984,6 +3023,7 @@ as full product and category records, but its request examples send ids, as here
     ///Envelope of one special offer.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SpecialOfferResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: SpecialOffer,
@@ -2997,6 +3037,7 @@ as full product and category records, but its request examples send ids, as here
     ///An advertisement's new settings, with the same required fields as when creating it.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateAdvertisementRequest {
         ///The text.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -3177,6 +3218,7 @@ integer ids here (assumed accepted, as the service's ids are numeric).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateCouponRequest {
         ///The discount, a percentage or an amount depending on `type`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3663,6 +3705,7 @@ states a coupon can be put in) are assumed.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateSpecialOfferRequest {
         ///Where the offer works, the web store only or the web store and the app.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -9573,7 +9616,9 @@ pub mod builder {
 /** The operations of the `marketing` area, as methods of the core [`Client`](::store_admin_client_core::Client).
 
  Bring it into scope with `use store_admin_client::prelude::*;` (or `store_admin::prelude::*`).*/
-pub trait MarketingApi {
+///
+/// This trait is sealed: the core `Client` is its only implementation, so that a new operation of the document is a new method here and breaks no one.
+pub trait MarketingApi: sealed::Sealed {
     /**List coupons
 
 Lists the store's coupons, one page at a time; `keyword` searches them.
@@ -10051,6 +10096,12 @@ impl MarketingApi for Client {
     fn delete_advertisement(&self) -> builder::DeleteAdvertisement<'_> {
         builder::DeleteAdvertisement::new(self)
     }
+}
+mod sealed {
+    /// The supertrait that seals the area's trait: public, in a module no other crate
+    /// can reach.
+    pub trait Sealed {}
+    impl Sealed for ::store_admin_client_core::Client {}
 }
 /// The exact decimal text of the value (no detour through `f64`).
 impl ::std::convert::From<i64> for types::AffiliateCommissionInputMinimumApply {

@@ -12,6 +12,7 @@ pub mod types {
     ///A cart a customer filled but did not check out.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AbandonedCart {
         ///Minutes since the cart was last changed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -95,6 +96,7 @@ pub mod types {
     ///The coupon applied to an abandoned cart.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AbandonedCartCoupon {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -203,6 +205,7 @@ pub mod types {
     ///The customer of an abandoned cart.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AbandonedCartCustomer {
         ///Address of the customer's picture.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -259,6 +262,7 @@ pub mod types {
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AbandonedCartItem {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -302,6 +306,7 @@ pub mod types {
     ///One page of abandoned carts.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AbandonedCartList {
         ///The carts of this page.
         #[serde(
@@ -326,6 +331,7 @@ pub mod types {
     ///Envelope of one abandoned cart.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AbandonedCartResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: AbandonedCart,
@@ -384,6 +390,7 @@ pub mod types {
     ///A spreadsheet listing orders and their new statuses.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ChangeBulkOrderStatusesRequest {
         ///The file.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -398,6 +405,7 @@ pub mod types {
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ChangeOrderStatusRequest {
         ///A note recorded in the order's history.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -435,6 +443,7 @@ pub mod types {
     ///A new assignment rule.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateOrderAssignmentRuleRequest {
         ///The conditions.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -458,6 +467,7 @@ pub mod types {
     ///A note to add to an order's history.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateOrderHistoryRequest {
         ///The note.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -529,6 +539,7 @@ the body; with `url` or `file` from the document at `url`; with `order` from the
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateOrderInvoiceRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cash_on_delivery_cost: ::std::option::Option<
@@ -709,6 +720,7 @@ custom line by `name`, `price`, `cost_price` and `weight`.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateOrderItemRequest {
         ///The branch to take the stock from.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -836,6 +848,7 @@ custom line by `name`, `price`, `cost_price` and `weight`.
     ///A new order option.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateOrderOptionRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -1033,6 +1046,7 @@ is not documented.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateOrderRequest {
         ///The branch the order ships from (or is picked up at).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1094,6 +1108,7 @@ is not documented.
     ///A new custom order status, under an existing one.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateOrderStatusRequest {
         ///Icon name, for example `sicon-gold-badge`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1192,6 +1207,7 @@ is not documented.
     ///The order to copy.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct DuplicateOrderRequest {
         ///The id of the order to duplicate.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -1205,6 +1221,7 @@ is not documented.
     ///The rate used when the order was paid in another currency.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ExchangeRate {
         ///The store's currency.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1478,6 +1495,7 @@ is not documented.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Order {
         ///Whether the order can still be cancelled.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1569,6 +1587,7 @@ declares a string; every example sends an integer.
     ///Which orders the actions apply to.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderActionFilters {
         ///The orders, by id.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -1595,6 +1614,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderActionOperation {
         ///The action.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -1735,6 +1755,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///The outcome of one action.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderActionResult {
         ///The action.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1768,6 +1789,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///The outcome of each requested action. Not paged.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderActionResultList {
         ///One result per operation.
         #[serde(
@@ -1784,6 +1806,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///What can be done with an order now.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderActions {
         ///The order can be cancelled.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1810,6 +1833,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///Actions to run and the orders to run them on.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderActionsRequest {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub filters: OrderActionFilters,
@@ -1829,6 +1853,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderAmounts {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -1874,6 +1899,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///An employee an order is assigned to.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderAssignedEmployee {
         ///Address of the employee's picture.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1896,6 +1922,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///The employees an order is assigned to. Not paged.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderAssignedEmployeeList {
         ///The employees.
         #[serde(
@@ -1912,6 +1939,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///A condition of an assignment rule, for example `{"entity": "city", "value": "Riyadh"}`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderAssignmentCondition {
         ///What the condition tests (for example a city, a branch or a payment method).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1931,6 +1959,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///A condition of an assignment rule.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderAssignmentConditionInput {
         ///What the condition tests (for example a city, a branch or a payment method).
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -2004,6 +2033,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///A rule that assigns the orders meeting its conditions to an employee.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderAssignmentRule {
         ///The rule id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -2025,6 +2055,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///The assignment rules. Not paged.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderAssignmentRuleList {
         ///The rules.
         #[serde(
@@ -2041,6 +2072,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///Envelope of one assignment rule.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderAssignmentRuleResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: OrderAssignmentRule,
@@ -2054,6 +2086,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///The store's bank account the customer transferred the payment to.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderBank {
         ///The account holder's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2108,6 +2141,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///A city.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderBranchCity {
         ///The city's country id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2141,6 +2175,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///How to reach a branch.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderBranchContacts {
         ///Mobile number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2167,6 +2202,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     ///A country.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderBranchCountry {
         ///ISO 3166 country code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2210,6 +2246,7 @@ stands for a record's primary field).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderBranchTimeRange {
         ///Start time, `HH:MM`.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -2225,6 +2262,7 @@ stands for a record's primary field).
     ///The opening hours of one day.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderBranchWorkingDay {
         ///The day's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2243,6 +2281,7 @@ stands for a record's primary field).
     ///The customer of an order.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderCustomer {
         ///Address of the customer's picture.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2366,6 +2405,7 @@ stands for a record's primary field).
     ///The customer of a new or changed order; an existing one by `id`, or a new one.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderCustomerInput {
         ///The customer's email address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2414,6 +2454,7 @@ applications get, adds `cart_reference_id`, `draft`, `read`, `source_device`,
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderDetails {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -2686,6 +2727,7 @@ object; the examples send an array of them, which is what is assumed here.
     ///Envelope of one order with its details.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderDetailsResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderDetails,
@@ -2699,6 +2741,7 @@ object; the examples send an array of them, which is what is assumed here.
     ///A discount applied to an order.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderDiscount {
         ///The coupon code, when the discount comes from one.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2750,6 +2793,7 @@ object; the examples send an array of them, which is what is assumed here.
     ///A new draft order.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderDraft {
         ///The order id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -2761,6 +2805,7 @@ object; the examples send an array of them, which is what is assumed here.
     ///Envelope of a new draft order.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderDraftResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderDraft,
@@ -2774,6 +2819,7 @@ object; the examples send an array of them, which is what is assumed here.
     ///What an order contains and supports.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderFeatures {
         ///The order has digital products.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2814,6 +2860,7 @@ object; the examples send an array of them, which is what is assumed here.
     ///A point on the map.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderGeoCoordinates {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub lat: ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
@@ -2823,6 +2870,7 @@ object; the examples send an array of them, which is what is assumed here.
     ///A point on the map.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderGeoCoordinatesInput {
         ///Latitude in degrees.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -2841,6 +2889,7 @@ gives `type` and `created_by`; adding a note answers `customized` instead.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderHistory {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -2890,6 +2939,7 @@ gives `type` and `created_by`; adding a note answers `customized` instead.
     ///The employee who made a history entry.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderHistoryAuthor {
         ///Address of the employee's picture.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2916,6 +2966,7 @@ gives `type` and `created_by`; adding a note answers `customized` instead.
     ///One page of an order's history.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderHistoryList {
         ///The entries of this page.
         #[serde(
@@ -2940,6 +2991,7 @@ gives `type` and `created_by`; adding a note answers `customized` instead.
     ///Envelope of one order history entry.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderHistoryResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: OrderHistory,
@@ -2955,6 +3007,7 @@ is not otherwise shown, so any JSON value is accepted there.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderHistoryStatus {
         ///The status id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3043,6 +3096,7 @@ is not otherwise shown, so any JSON value is accepted there.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderInvoice {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -3153,6 +3207,7 @@ is not otherwise shown, so any JSON value is accepted there.
     ///An amount of an invoice, and whether tax applies to it.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderInvoiceAmount {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub amount: ::std::option::Option<
@@ -3176,6 +3231,7 @@ is not otherwise shown, so any JSON value is accepted there.
     ///A line of an invoice.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderInvoiceItem {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -3253,6 +3309,7 @@ is not otherwise shown, so any JSON value is accepted there.
     ///The address of a rendered invoice.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderInvoiceLink {
         ///Address of the invoice document.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -3261,6 +3318,7 @@ is not otherwise shown, so any JSON value is accepted there.
     ///Envelope of the address of a rendered invoice.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderInvoiceLinkResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: OrderInvoiceLink,
@@ -3274,6 +3332,7 @@ is not otherwise shown, so any JSON value is accepted there.
     ///One page of invoices.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderInvoiceList {
         ///The invoices of this page.
         #[serde(
@@ -3298,6 +3357,7 @@ is not otherwise shown, so any JSON value is accepted there.
     ///Envelope of one invoice.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderInvoiceResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: OrderInvoice,
@@ -3356,6 +3416,7 @@ is not otherwise shown, so any JSON value is accepted there.
     ///A line of an order, as summarized in the order list.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderItem {
         ///The product name.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -3374,6 +3435,7 @@ is not otherwise shown, so any JSON value is accepted there.
     ///The amounts of an order line.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderItemAmounts {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -3407,6 +3469,7 @@ is not otherwise shown, so any JSON value is accepted there.
     ///A code delivered with a digital product (deprecated; use the order's `urls.digital_content`).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderItemCode {
         ///The code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3426,6 +3489,7 @@ is not otherwise shown, so any JSON value is accepted there.
     ///A file delivered with a digital product (deprecated; use the order's `urls.digital_content`).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderItemFile {
         ///File name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3452,6 +3516,7 @@ is not otherwise shown, so any JSON value is accepted there.
     ///An image attached to an order line.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderItemImage {
         ///The image id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3478,6 +3543,7 @@ is not otherwise shown, so any JSON value is accepted there.
     ///A product option chosen on an order line.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderItemOption {
         ///The id of the option on the order line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3564,6 +3630,7 @@ grow.
     ///A value chosen for a product option on an order line.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderItemOptionValue {
         ///The option value id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3589,6 +3656,7 @@ grow.
     ///The product of an order line, as a product card.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderItemProduct {
         ///Calories (food products); null when not given.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3737,6 +3805,7 @@ grow.
     ///The promotion text shown on a product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderItemProductPromotion {
         ///The promotion subtitle; null when none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3782,6 +3851,7 @@ documented shape.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderLineItem {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -3924,6 +3994,7 @@ its examples omit it).
     ///The items of an order. Not paged.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderLineItemList {
         ///The items.
         #[serde(
@@ -3940,6 +4011,7 @@ its examples omit it).
     ///One page of orders.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderList {
         ///The orders of this page.
         #[serde(
@@ -3962,6 +4034,7 @@ by the creation and update pages, so any JSON value is accepted there.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderOption {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -4063,6 +4136,7 @@ by the creation and update pages, so any JSON value is accepted there.
     ///The availability of a booking option on one day of the week.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderOptionAvailability {
         ///The day of the week.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4095,6 +4169,7 @@ by the creation and update pages, so any JSON value is accepted there.
     ///The availability of a new booking option on one day of the week.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderOptionAvailabilityInput {
         ///The day of the week.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -4174,6 +4249,7 @@ by the creation and update pages, so any JSON value is accepted there.
     ///How a booking option is booked.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderOptionBooking {
         ///The availability per day of the week.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -4246,6 +4322,7 @@ by the creation and update pages, so any JSON value is accepted there.
     ///How a new booking option is booked.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderOptionBookingInput {
         ///The availability per day of the week.
         #[serde(
@@ -4452,6 +4529,7 @@ by the creation and update pages, so any JSON value is accepted there.
     ///A category an order option applies to.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderOptionCategoryInput {
         ///The category id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -4468,6 +4546,7 @@ by the creation and update pages, so any JSON value is accepted there.
     ///One page of order options.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderOptionList {
         ///The options of this page.
         #[serde(
@@ -4492,6 +4571,7 @@ by the creation and update pages, so any JSON value is accepted there.
     ///A date on which a booking option departs from its weekly availability.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderOptionOverride {
         ///The date.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4516,6 +4596,7 @@ by the creation and update pages, so any JSON value is accepted there.
     ///A date on which a new booking option departs from its weekly availability.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderOptionOverrideInput {
         ///The date.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -4607,6 +4688,7 @@ details page declares a string, the creation and update pages a boolean).
     ///Envelope of one order option.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderOptionResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: OrderOption,
@@ -4623,6 +4705,7 @@ text reads as `{"from": "09:00"}` (a single value stands for a record's primary 
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderOptionTimeRange {
         ///Start time, `HH:MM`.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -4690,6 +4773,7 @@ text reads as `{"from": "09:00"}` (a single value stands for a record's primary 
     ///A value of a new order option.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderOptionValueInput {
         ///The value's cost; null for none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4837,6 +4921,7 @@ text reads as `{"from": "09:00"}` (a single value stands for a record's primary 
     ///The payment of a new or changed order.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderPaymentInput {
         ///The payment methods the customer may use to pay the order.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -4937,6 +5022,7 @@ yet). The set may grow.
     ///The branch where the customer picks the order up (deprecated full answer).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderPickupBranch {
         ///The additional number of the national address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5081,6 +5167,7 @@ yet). The set may grow.
     ///A product to put in a new order.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderProductInput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub identifier: ::std::option::Option<
@@ -5178,6 +5265,7 @@ yet). The set may grow.
     ///A product option chosen for an ordered product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderProductOptionInput {
         ///The product option id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5201,6 +5289,7 @@ yet). The set may grow.
     ///A reservation (booking) made through the order (deprecated full answer).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderProductReservation {
         ///The booked day.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5281,6 +5370,7 @@ yet). The set may grow.
     ///The person who receives the order.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderReceiver {
         ///The receiver's email address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5307,6 +5397,7 @@ yet). The set may grow.
     ///The person who receives the order, when not the customer.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderReceiverInput {
         ///The country calling code of `phone`, for example `+966`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5352,6 +5443,7 @@ yet). The set may grow.
     ///A subscription (recurring order) of a product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderRecurringInput {
         ///Intervals between two orders.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5395,6 +5487,7 @@ yet). The set may grow.
     ///An order item and the quantity of it to move.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderRelocateItem {
         ///The order item id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -5460,6 +5553,7 @@ shows the same object by example only.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipToInput {
         ///Additional number of the national address.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -5509,6 +5603,7 @@ shows the same object by example only.
     ///A shipment of the order (deprecated full answer).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipment {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -5651,6 +5746,7 @@ shows the same object by example only.
     ///The sender's or the receiver's address of a shipment.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipmentAddress {
         ///The address as one line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5768,6 +5864,7 @@ shows the same object by example only.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipmentBranch {
         ///The branch id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5803,6 +5900,7 @@ shows the same object by example only.
     ///The size of a box.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipmentDimensions {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub height: ::std::option::Option<
@@ -5820,6 +5918,7 @@ shows the same object by example only.
     ///A shipping label file.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipmentLabel {
         ///The file format, for example `pdf`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5839,6 +5938,7 @@ shows the same object by example only.
     ///Extra data of a shipment.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipmentMeta {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub app_id: ::std::option::Option<
@@ -5854,6 +5954,7 @@ shows the same object by example only.
     ///A package of a shipment (one order item).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipmentPackage {
         ///The item's id in an external system; null when none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5912,6 +6013,7 @@ shows the same object by example only.
     ///A product option of a package.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipmentPackageOption {
         ///The option name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5930,6 +6032,7 @@ shows the same object by example only.
     ///A value chosen for a product option.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipmentPackageOptionValue {
         ///The value's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5976,6 +6079,7 @@ shows the same object by example only.
     ///Options of the shipping policy.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipmentPolicyOptions {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub boxes: ::std::option::Option<
@@ -6033,6 +6137,7 @@ shows the same object by example only.
     ///A weight with its unit.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipmentWeight {
         ///`kg`, `g`, `lb` or `oz`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6049,6 +6154,7 @@ shows the same object by example only.
     ///The sender of a shipment.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipper {
         ///The sender's company (the store).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6084,6 +6190,7 @@ shows the same object by example only.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShipping {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -6172,6 +6279,7 @@ not documented, so an integer or a string is accepted, or null).
     ///An address of the order's shipping (pickup or delivery).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShippingAddress {
         ///District or block.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6232,6 +6340,7 @@ not documented, so an integer or a string is accepted, or null).
     ///An option of the shipping policy.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShippingPolicyOption {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub boxes: ::std::option::Option<
@@ -6244,6 +6353,7 @@ accepted there.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderShippingShipment {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::store_admin_client_core::types::IntegerOrString>,
@@ -6353,6 +6463,7 @@ accepted there.
     ///How the order was placed.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderSourceDetails {
         ///The device used (for example `desktop` or `mobile`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6400,6 +6511,7 @@ other status operations add them.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderStatus {
         ///The sub-statuses of this status (each without its own parent and original).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6477,6 +6589,7 @@ other status operations add them.
     ///All order statuses of the store.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderStatusList {
         ///The statuses, in `sort` order.
         #[serde(
@@ -6493,6 +6606,7 @@ other status operations add them.
     ///Envelope of one order status.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderStatusResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: OrderStatus,
@@ -6557,6 +6671,7 @@ may grow.
     ///The position of one status.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderStatusSortInput {
         ///Its position in the list.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -6573,6 +6688,7 @@ may grow.
     ///The status an order is in.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderStatusSummary {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -6641,6 +6757,7 @@ The set may grow.
     ///The store the order belongs to (deprecated full answer).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderStore {
         ///Address of the store's logo.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6694,6 +6811,7 @@ The set may grow.
     ///The store's name per language.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderStoreName {
         ///The name in Arabic.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6713,6 +6831,7 @@ The set may grow.
     ///A tax rate and the tax amount.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderTax {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -6728,6 +6847,7 @@ The set may grow.
     ///Addresses of an order (or of a customer) in the store and the merchant dashboard.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct OrderUrls {
         ///The page in the merchant dashboard.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6768,6 +6888,7 @@ The set may grow.
     ///Where to move an order's stock from and to.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct RelocateOrderInventoryRequest {
         ///The branch the stock moves to.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -6791,6 +6912,7 @@ The set may grow.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Reservation {
         ///When it was reserved, local `YYYY-MM-DD HH:MM:SS`.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -6833,6 +6955,7 @@ The set may grow.
     ///The reservations of a period. Not paged; every field is optional.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ReservationList {
         ///The reservations.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -6914,6 +7037,7 @@ The set may grow.
     ///Changes to an order line; only the fields sent change.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateOrderItemRequest {
         ///The branch to take the stock from.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6959,6 +7083,7 @@ The set may grow.
     ///The availability of a booking option on one day of the week.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateOrderOptionAvailabilityInput {
         ///The day of the week.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -7040,6 +7165,7 @@ The set may grow.
     ///Changes to how a booking option is booked.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateOrderOptionBookingInput {
         ///The availability per day of the week.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -7168,6 +7294,7 @@ The set may grow.
     ///Changes to an order option; only the fields sent change.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateOrderOptionRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -7406,6 +7533,7 @@ The set may grow.
     ///A value of an order option being changed; with `id` for an existing value.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateOrderOptionValueInput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cost: ::std::option::Option<
@@ -7449,6 +7577,7 @@ The set may grow.
     ///Changes to an order; only the fields sent change.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateOrderRequest {
         ///The branch the order ships from (or is picked up at).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7517,6 +7646,7 @@ The set may grow.
     ///Changes to a custom order status; only the fields sent change.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateOrderStatusRequest {
         ///Icon name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -16932,7 +17062,9 @@ pub mod builder {
 /** The operations of the `orders` area, as methods of the core [`Client`](::store_admin_client_core::Client).
 
  Bring it into scope with `use store_admin_client::prelude::*;` (or `store_admin::prelude::*`).*/
-pub trait OrdersApi {
+///
+/// This trait is sealed: the core `Client` is its only implementation, so that a new operation of the document is a new method here and breaks no one.
+pub trait OrdersApi: sealed::Sealed {
     /**List order reservations
 
 Lists the reservations (bookings of days or time slots) made through orders between two
@@ -17787,6 +17919,12 @@ impl OrdersApi for Client {
     fn list_order_assigned_employees(&self) -> builder::ListOrderAssignedEmployees<'_> {
         builder::ListOrderAssignedEmployees::new(self)
     }
+}
+mod sealed {
+    /// The supertrait that seals the area's trait: public, in a module no other crate
+    /// can reach.
+    pub trait Sealed {}
+    impl Sealed for ::store_admin_client_core::Client {}
 }
 /// The exact decimal text of the value (no detour through `f64`).
 impl ::std::convert::From<i64> for types::OrderItemProductStartingPrice {

@@ -12,6 +12,7 @@ pub mod types {
     ///A product brand of the store.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Brand {
         ///The Arabic letter the brand is filed under in alphabetical indexes.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -102,6 +103,7 @@ is not documented; any JSON value is accepted for each language.
     ///One page of brands.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BrandList {
         ///The brands of this page.
         #[serde(
@@ -126,6 +128,7 @@ is not documented; any JSON value is accepted for each language.
     ///Search engine metadata of a brand page.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BrandMetadata {
         ///The page description.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -152,6 +155,7 @@ is not documented; any JSON value is accepted for each language.
     ///Envelope of one brand.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BrandResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: Brand,
@@ -168,6 +172,7 @@ recursively; the creation example leaves out `image`, `show_in`, `has_hidden_pro
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Category {
         ///Whether some products of the category are hidden.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -265,6 +270,7 @@ described); `items` carries them as categories.
     ///A direct sub-category, as `list_category_children` returns it.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryChild {
         ///The sub-category id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -301,6 +307,7 @@ content not described).
     ///One page of sub-categories.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryChildList {
         ///The sub-categories of this page.
         #[serde(
@@ -325,6 +332,7 @@ content not described).
     ///One page of categories.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryList {
         ///The categories of this page, with their sub-categories in `items`.
         #[serde(
@@ -349,6 +357,7 @@ content not described).
     ///Search engine metadata of a category.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryMetadata {
         ///The page description.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -375,6 +384,7 @@ content not described).
     ///A product placed in a category, with its position there.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryProduct {
         ///The product id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -404,6 +414,7 @@ content not described).
     ///One page of the products of a category.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryProductList {
         ///The products of this page.
         #[serde(
@@ -428,6 +439,7 @@ content not described).
     ///The position of one product in the category.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryProductSort {
         ///The product id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -452,6 +464,7 @@ content not described).
     ///Envelope of one category.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Category,
@@ -465,6 +478,7 @@ content not described).
     ///Where a category is shown.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryShowIn {
         ///Shown in the store's mobile application.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -487,6 +501,7 @@ nested (`metadata`, its schema); send one form.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryTranslation {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -531,6 +546,7 @@ nested (`metadata`, its schema); send one form.
     ///The category's texts in one language, as responses carry them.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryTranslationDetails {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -549,6 +565,7 @@ nested (`metadata`, its schema); send one form.
     ///Translated search engine metadata of a category (the nested form of the documentation's schema).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryTranslationMetadata {
         ///The translated page description.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -568,6 +585,7 @@ nested (`metadata`, its schema); send one form.
     ///Where the category is seen.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryUrls {
         ///Address of the category in the merchant dashboard.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -611,6 +629,7 @@ boolean is assumed to be accepted under both names.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CategoryVisibility {
         ///Shown in the store's mobile application.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -628,6 +647,7 @@ boolean is assumed to be accepted under both names.
     ///The new status of a product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ChangeProductStatusRequest {
         ///`sale` (on sale), `out` (out of stock) or `hidden` (not shown in the storefront).
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -705,6 +725,7 @@ service reads nested form data (assumed: the documentation draws them as a JSON 
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateBrandRequest {
         ///A banner image file.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -855,6 +876,7 @@ metadata forms are alternative spellings of the documentation (see `create_categ
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateCategoryRequest {
         ///Address of the category image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1058,6 +1080,7 @@ metadata forms are alternative spellings of the documentation (see `create_categ
     ///Codes to attach to a digital product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateProductDigitalCodesRequest {
         ///The codes, one per unit sold.
         #[serde(
@@ -1073,6 +1096,7 @@ metadata forms are alternative spellings of the documentation (see `create_categ
     ///A file to attach to a digital product (multipart/form-data).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateProductDigitalFileRequest {
         ///The file.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1097,6 +1121,7 @@ metadata forms are alternative spellings of the documentation (see `create_categ
     ///An image to attach to a product found by SKU (multipart/form-data).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateProductImageBySkuRequest {
         ///The image file.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1116,6 +1141,7 @@ an image (`original`).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateProductImageRequest {
         ///Alternative text of the image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1172,6 +1198,7 @@ documented request stays valid; send it.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateProductOptionRequest {
         ///The option's advanced setting, as the dashboard sets it (not further documented).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1549,6 +1576,7 @@ example: assumed optional.
     ///A new option template; `details` (its values) is required.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateProductOptionTemplateRequest {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub details: ProductOptionTemplateDetailInput,
@@ -1768,6 +1796,7 @@ example: assumed optional.
     ///A new value of a product option.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateProductOptionValueRequest {
         ///What is displayed for the value (text, colour code or image address).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1865,6 +1894,7 @@ example and only `name` is assumed required.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateProductRequest {
         ///Whether the product's advanced options are active.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2343,6 +2373,7 @@ example and only `name` is assumed required.
     ///A video to attach to a product found by SKU.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateProductVideoBySkuRequest {
         ///Address of the video.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2360,6 +2391,7 @@ example and only `name` is assumed required.
     ///A YouTube video to attach to a product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateProductVideoRequest {
         ///Alternative text of the video.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2492,6 +2524,7 @@ example and only `name` is assumed required.
     ///A spreadsheet of products to import (multipart/form-data).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ImportProductsRequest {
         ///The spreadsheet file.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -2869,6 +2902,7 @@ fields of a product only by example, so every field but `id` is optional.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Product {
         ///Whether customers may attach files to the product when ordering.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3217,6 +3251,7 @@ shown in the storefront); the list may grow.
     ///The availability of a booking product on one day of the week.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductBookingAvailability {
         ///The day of the week, for example `sunday`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3249,6 +3284,7 @@ available. The documentation names these fields by example only; their types are
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductBookingDetails {
         ///The weekly availability, one entry per day.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -3320,6 +3356,7 @@ available. The documentation names these fields by example only; their types are
     ///A date on which a booking product's availability differs from its weekly one.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductBookingOverride {
         ///The date, `YYYY-MM-DD`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3344,6 +3381,7 @@ available. The documentation names these fields by example only; their types are
     ///A time range of a booking product's availability.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductBookingTime {
         ///Start time, `HH:MM`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3368,6 +3406,7 @@ available. The documentation names these fields by example only; their types are
     ///The bulk actions the service queued (not paged).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductBulkActionList {
         ///One entry per requested action.
         #[serde(
@@ -3384,6 +3423,7 @@ available. The documentation names these fields by example only; their types are
     ///A bulk action the service queued.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductBulkActionResult {
         ///The action, as given in the request.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3412,6 +3452,7 @@ product but those of `unselected_ids`, narrowed by the other filters.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductBulkFilters {
         /**Only products of any of these brands: ids, as integers (as the documented request example
 sends them) or strings.
@@ -3690,6 +3731,7 @@ example sends them) or strings.
     ///One bulk action and its arguments.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductBulkOperation {
         /**The action: `duplicate`, `sale-channels` (set `channels`), `features` (set categories,
 brand, tags, Mahly category), `notify-quantity` (set the low-quantity notification),
@@ -3792,6 +3834,7 @@ brand, tags, Mahly category), `notify-quantity` (set the low-quantity notificati
     ///The arguments of a bulk action; which fields apply depends on `action_name`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductBulkOperationValue {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub amount: ::std::option::Option<
@@ -4083,6 +4126,7 @@ operations).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductCategory {
         ///The category id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -4162,6 +4206,7 @@ operations).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductDetails {
         ///Whether customers may attach files to the product when ordering.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4572,6 +4617,7 @@ shown in the storefront); the list may grow.
     ///The fields the details of a product add to the list item (`Product`).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductDetailsFields {
         ///The categories the product is in.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -4597,6 +4643,7 @@ shown in the storefront); the list may grow.
     ///A file of a digital product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductDigitalFile {
         ///The file name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4620,6 +4667,7 @@ shown in the storefront); the list may grow.
     ///Envelope of an attached digital file.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductDigitalFileResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductDigitalFile,
@@ -4633,6 +4681,7 @@ shown in the storefront); the list may grow.
     ///An image (or video) in a product's gallery.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductGalleryImage {
         ///Alternative text of the image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4690,6 +4739,7 @@ shown in the storefront); the list may grow.
     ///An image (or video) of a product, with its resized versions.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductImage {
         ///Alternative text of the image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4739,6 +4789,7 @@ shown in the storefront); the list may grow.
     ///One version of a product image.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductImageFile {
         ///Height, in pixels.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4765,6 +4816,7 @@ shown in the storefront); the list may grow.
     ///An image to attach to a new product, by address.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductImageInput {
         ///Alternative text of the image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4810,6 +4862,7 @@ shown in the storefront); the list may grow.
     ///Envelope of one product image.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductImageResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: ProductImage,
@@ -4823,6 +4876,7 @@ shown in the storefront); the list may grow.
     ///The versions of a product image.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductImageSizes {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -4852,6 +4906,7 @@ shown in the storefront); the list may grow.
     ///One page of products.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductList {
         ///The products of this page.
         #[serde(
@@ -4876,6 +4931,7 @@ shown in the storefront); the list may grow.
     ///Search engine metadata of a product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductMetadata {
         ///The page description.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4902,6 +4958,7 @@ shown in the storefront); the list may grow.
     ///An option of a product with its values and the product's variants.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOption {
         ///The option's advanced setting (in product details only; its type is not documented).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5028,6 +5085,7 @@ shown in the storefront); the list may grow.
     ///An option to create with a new product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOptionInput {
         ///How the values are displayed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5170,6 +5228,7 @@ shown in the storefront); the list may grow.
     ///Envelope of one product option.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOptionResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductOption,
@@ -5183,6 +5242,7 @@ shown in the storefront); the list may grow.
     ///A reusable option template.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOptionTemplate {
         /**The template's values, with `with=details` only. Their shape is not documented (the
 requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is accepted.
@@ -5229,6 +5289,7 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
     ///A value of an option template, as the documentation declares it (one object).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOptionTemplateDetailInput {
         ///What is displayed for the value (text, colour code or image address).
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -5253,6 +5314,7 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
     ///The name of an option template value in Arabic, English and French, as the documentation requires.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOptionTemplateDetailTranslations {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub ar: ProductOptionTemplateTranslation,
@@ -5269,6 +5331,7 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
     ///One page of option templates.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOptionTemplateList {
         ///The templates of this page.
         #[serde(
@@ -5293,6 +5356,7 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
     ///Envelope of one option template.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOptionTemplateResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: ProductOptionTemplate,
@@ -5306,6 +5370,7 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
     ///A name in one language.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOptionTemplateTranslation {
         ///The name in that language.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5323,6 +5388,7 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
     ///A value of a product option.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOptionValue {
         ///Whether the value has advanced settings.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5408,6 +5474,7 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
     ///A value of a product option, as sent when creating or updating an option or a product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOptionValueInput {
         /**What is displayed for the value: a colour code or an image address (with `display_type`
 `color` or `image`). The create page lists `image` and `color` as its values, which look
@@ -5506,6 +5573,7 @@ optional.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOptionValuePrice {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub amount: ::std::option::Option<
@@ -5522,6 +5590,7 @@ optional.
     ///Envelope of one product option value.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOptionValueResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ProductOptionValue,
@@ -5535,6 +5604,7 @@ optional.
     ///An option value's name in one language.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductOptionValueTranslation {
         ///The value's name in that language.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5547,6 +5617,7 @@ optional.
     ///The new prices of one product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductPriceUpdate {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cost_price: ::std::option::Option<
@@ -5576,6 +5647,7 @@ optional.
     ///The promotional title shown on a product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductPromotion {
         ///The promotion subtitle.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5597,6 +5669,7 @@ and the product `id` repeats for each variant row).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductQuantity {
         ///The product id; the same for every variant row of one product.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -5646,6 +5719,7 @@ example only.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductQuantityAudit {
         ///When the change was made, a local date or timestamp.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5727,6 +5801,7 @@ the product.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductQuantityAuditCursor {
         ///Records in this page.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5762,6 +5837,7 @@ sends `cursor` instead.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductQuantityAuditList {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -5792,6 +5868,7 @@ sends `cursor` instead.
     ///Who changed a stock quantity.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductQuantityAuditUser {
         ///The user's first name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5818,6 +5895,7 @@ sends `cursor` instead.
     ///A reason a stock change can be recorded with.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductQuantityChangeReason {
         ///The reason id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -5833,6 +5911,7 @@ sends `cursor` instead.
     ///The quantity change reasons (not paged).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductQuantityChangeReasonList {
         ///The reasons.
         #[serde(
@@ -5849,6 +5928,7 @@ sends `cursor` instead.
     ///One page of product quantities.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductQuantityList {
         ///The rows of this page.
         #[serde(
@@ -5869,6 +5949,7 @@ sends `cursor` instead.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductQuantityUpdate {
         /**The branch whose stock changes (branch id). The documented example sends it as a string.
 */
@@ -6102,6 +6183,7 @@ sends `cursor` instead.
     ///Customers' rating of a product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductRating {
         ///Number of ratings.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6125,6 +6207,7 @@ sends `cursor` instead.
     ///Envelope of one product's details.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: ProductDetails,
@@ -6140,6 +6223,7 @@ example only; their types are assumed.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductScopedPrice {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cost_price: ::std::option::Option<
@@ -6185,6 +6269,7 @@ example only; their types are assumed.
     ///The price of a new product in one store scope (market).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductScopedPriceInput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cost_price: ::std::option::Option<
@@ -6224,6 +6309,7 @@ example only; their types are assumed.
     ///Extra services shown on the product page.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductServicesBlocks {
         ///Instalment payment offers; the shape of an entry is not documented.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -6235,6 +6321,7 @@ example only; their types are assumed.
     ///A tag that labels products.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductTag {
         ///The tag id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -6250,6 +6337,7 @@ example only; their types are assumed.
     ///One page of product tags.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductTagList {
         ///The tags of this page.
         #[serde(
@@ -6274,6 +6362,7 @@ example only; their types are assumed.
     ///Envelope of one product tag.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductTagResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: ProductTag,
@@ -6287,6 +6376,7 @@ example only; their types are assumed.
     ///Where a product (or a product's category) is seen.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductUrls {
         ///Address of the record in the merchant dashboard.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6306,6 +6396,7 @@ example only; their types are assumed.
     ///A variant (SKU) of a product, one combination of its option values.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductVariant {
         ///The variant's barcode.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6451,6 +6542,7 @@ example only; their types are assumed.
     ///One page of a product's variants.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductVariantList {
         ///The variants of this page.
         #[serde(
@@ -6475,6 +6567,7 @@ example only; their types are assumed.
     ///The stock of a variant in one branch.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductVariantQuantityInput {
         ///The branch id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -6498,6 +6591,7 @@ example only; their types are assumed.
     ///Envelope of one product variant.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ProductVariantResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: ProductVariant,
@@ -6511,6 +6605,7 @@ example only; their types are assumed.
     ///Actions to run on a selection of products.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct RunBulkProductActionsRequest {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub filters: ProductBulkFilters,
@@ -6530,6 +6625,7 @@ field required.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateBrandRequest {
         ///The banner: the address of an image (assumed, as for `logo`).
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -6620,6 +6716,7 @@ types it as a plain string).
     ///The brand's texts in one language.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateBrandTranslation {
         ///The translated description.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -6700,6 +6797,7 @@ types it as a plain string).
     ///The brand's translated texts, by language.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateBrandTranslations {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub en: UpdateBrandTranslation,
@@ -6715,6 +6813,7 @@ documentation (see `create_category`).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateCategoryRequest {
         ///Address of the category image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6918,6 +7017,7 @@ documentation (see `create_category`).
     ///The new file and settings of a product image (multipart/form-data).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateProductImageRequest {
         ///Alternative text of the image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6952,6 +7052,7 @@ documentation (see `create_category`).
     ///The fields of a product option to change; the others are kept.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateProductOptionRequest {
         ///How values are displayed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7193,6 +7294,7 @@ the operators cannot be enum variant names.)
     ///The new settings of an option template; `details` (its values) is required.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateProductOptionTemplateRequest {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub details: ProductOptionTemplateDetailInput,
@@ -7295,6 +7397,7 @@ the operators cannot be enum variant names.)
     ///The new settings of a product option value.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateProductOptionValueRequest {
         ///What is displayed for the value (text, colour code or image address).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7390,6 +7493,7 @@ the operators cannot be enum variant names.)
     ///The new price of a product.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateProductPriceRequest {
         pub price: ::store_admin_client_core::types::NumberOrString,
     }
@@ -7401,6 +7505,7 @@ the operators cannot be enum variant names.)
     ///New prices of one or more products.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateProductPricesRequest {
         ///One entry per product.
         #[serde(
@@ -7418,6 +7523,7 @@ each entry's `identifer_type` and `identifer` are assumed required.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateProductQuantitiesRequest {
         ///One entry per product or variant.
         #[serde(
@@ -7435,6 +7541,7 @@ by example only: the types follow the example and no field is assumed required.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateProductRequest {
         ///Whether the product's advanced options are active.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7755,6 +7862,7 @@ by example only: the types follow the example and no field is assumed required.
     ///The new stock quantity of a variant.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateProductVariantQuantityRequest {
         ///Units in stock.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -7772,6 +7880,7 @@ or hold letters.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateProductVariantRequest {
         ///The variant's barcode.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -21069,7 +21178,9 @@ pub mod builder {
 /** The operations of the `products` area, as methods of the core [`Client`](::store_admin_client_core::Client).
 
  Bring it into scope with `use store_admin_client::prelude::*;` (or `store_admin::prelude::*`).*/
-pub trait ProductsApi {
+///
+/// This trait is sealed: the core `Client` is its only implementation, so that a new operation of the document is a new method here and breaks no one.
+pub trait ProductsApi: sealed::Sealed {
     /**List product quantities
 
 Lists the stock quantity of every product, in pages (`page`, `per_page`): one row per
@@ -22261,6 +22372,12 @@ impl ProductsApi for Client {
     fn list_category_products(&self) -> builder::ListCategoryProducts<'_> {
         builder::ListCategoryProducts::new(self)
     }
+}
+mod sealed {
+    /// The supertrait that seals the area's trait: public, in a module no other crate
+    /// can reach.
+    pub trait Sealed {}
+    impl Sealed for ::store_admin_client_core::Client {}
 }
 /// The exact decimal text of the value (no detour through `f64`).
 impl ::std::convert::From<i64> for types::ProductCalories {

@@ -12,6 +12,7 @@ pub mod types {
     ///A branch or warehouse of the store.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Branch {
         ///The additional number of the national address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -159,6 +160,7 @@ that fulfils it. Rules are tried by `priority`.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchAllocation {
         ///Which branch the rule chooses.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -201,6 +203,7 @@ that fulfils it. Rules are tried by `priority`.
     ///Which branch an allocation rule chooses.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchAllocationAction {
         ///The branches to choose from.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -234,6 +237,7 @@ that fulfils it. Rules are tried by `priority`.
     ///Which branch an allocation rule chooses. Only `type` is required here: the documented create example (`POST /branches/allocation`) sends no `branch_ids`, and the documented update example (`PUT /branches/allocation/{id}`) no `strategy` (the service's own documentation marks all four required).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchAllocationActionInput {
         ///The branches to choose from; null when none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -434,6 +438,7 @@ that fulfils it. Rules are tried by `priority`.
     ///One page of allocation rules.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchAllocationList {
         ///The allocation rules of this page.
         #[serde(
@@ -506,6 +511,7 @@ The set may grow: accept any other string.
     ///The priority of one branch in the `priority` strategy.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchAllocationPriorityInput {
         ///The branch id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -522,6 +528,7 @@ The set may grow: accept any other string.
     ///Envelope of one allocation rule.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchAllocationResponse {
         ///The allocation rule.
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
@@ -536,6 +543,7 @@ The set may grow: accept any other string.
     ///One condition of an allocation rule.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchAllocationRule {
         ///How the value is compared.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -561,6 +569,7 @@ The set may grow: accept any other string.
     ///One condition of an allocation rule.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchAllocationRuleInput {
         /**How the value is compared: one of `>`, `>=`, `<`, `<=`, `==`, `!=`, `in`, `not_in`,
 `any_in` (an open string here: several of these symbols have no name a code generator can
@@ -732,6 +741,7 @@ compile in openapi-generator's Java client (`.spectral.yaml`, rule
     ///The store's default branch allocation settings.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchAllocationSettings {
         ///The scope the settings apply to; null for the whole store.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -751,6 +761,7 @@ compile in openapi-generator's Java client (`.spectral.yaml`, rule
     ///Envelope of the branch allocation settings.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchAllocationSettingsResponse {
         ///The allocation settings.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -812,6 +823,7 @@ branch priorities of the allocation settings). The set may grow: accept any othe
     ///The city of a branch.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchCity {
         ///The id of the city's country.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -845,6 +857,7 @@ branch priorities of the allocation settings). The set may grow: accept any othe
     ///The phone numbers of a branch.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchContacts {
         ///The mobile phone number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -876,6 +889,7 @@ branch priorities of the allocation settings). The set may grow: accept any othe
     ///The country of a branch.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchCountry {
         ///ISO 3166 country code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -916,6 +930,7 @@ branch priorities of the allocation settings). The set may grow: accept any othe
     ///The delivery zone of a branch (the area it delivers to, and when).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchDeliveryZone {
         ///The branch id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -947,6 +962,7 @@ branch priorities of the allocation settings). The set may grow: accept any othe
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchDeliveryZoneCoverage {
         /**The corners of the polygon; null for a radius. The documentation does not expand the
 points' fields; `{lat, lng}` as in the requests is assumed.
@@ -982,6 +998,7 @@ points' fields; `{lat, lng}` as in the requests is assumed.
     ///The area a new delivery zone covers.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchDeliveryZoneCoverageInput {
         ///The corners of the polygon; null for a radius.
         #[serde(
@@ -1010,6 +1027,7 @@ points' fields; `{lat, lng}` as in the requests is assumed.
     ///Changes to the area a delivery zone covers; every field is optional.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchDeliveryZoneCoveragePatch {
         ///The corners of the polygon; null for a radius.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1051,6 +1069,7 @@ points' fields; `{lat, lng}` as in the requests is assumed.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchDeliveryZoneDayInput {
         ///Whether the branch delivers that day (`on` or `off` as for branches, assumed).
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -1077,6 +1096,7 @@ level; the usual envelope (`status`, `success`, `data: {message, code}`) is acce
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchDeliveryZoneDeletedResponse {
         ///The HTTP status repeated (top-level form).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1164,6 +1184,7 @@ the documentation shows a placeholder key `day`), each with its periods.
     ///One page of branch delivery zones.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchDeliveryZoneList {
         ///The delivery zones of this page.
         #[serde(
@@ -1189,6 +1210,7 @@ the documentation shows a placeholder key `day`), each with its periods.
     ///A corner of a delivery zone's polygon, each coordinate a number or a decimal string.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchDeliveryZonePoint {
         ///Latitude in degrees.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1200,6 +1222,7 @@ the documentation shows a placeholder key `day`), each with its periods.
     ///A corner of a delivery zone's polygon.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchDeliveryZonePointInput {
         ///Latitude in degrees.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -1216,6 +1239,7 @@ the documentation shows a placeholder key `day`), each with its periods.
     ///Envelope of one branch delivery zone.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchDeliveryZoneResponse {
         ///The delivery zone.
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
@@ -1230,6 +1254,7 @@ the documentation shows a placeholder key `day`), each with its periods.
     ///The coverage and delivery hours of a branch delivery zone.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchDeliveryZoneRules {
         ///The area covered.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1250,6 +1275,7 @@ the documentation shows a placeholder key `day`), each with its periods.
     ///The coverage and delivery hours of a new delivery zone.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchDeliveryZoneRulesInput {
         ///The area covered.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -1266,6 +1292,7 @@ the documentation shows a placeholder key `day`), each with its periods.
     ///Changes to the coverage and delivery hours of a delivery zone; every field is optional.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchDeliveryZoneRulesPatch {
         ///The new coverage.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1286,6 +1313,7 @@ the documentation shows a placeholder key `day`), each with its periods.
     ///One page of branches.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchList {
         ///The branches of this page.
         #[serde(
@@ -1311,6 +1339,7 @@ the documentation shows a placeholder key `day`), each with its periods.
     ///The position of a branch, each coordinate a number or a decimal string.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchLocation {
         ///Latitude in degrees.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1322,6 +1351,7 @@ the documentation shows a placeholder key `day`), each with its periods.
     ///Envelope of one branch.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchResponse {
         ///The branch.
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
@@ -1385,6 +1415,7 @@ as `{"from": "09:00"}` (a single value stands for a record's primary field).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchTimeRange {
         ///The opening time, `HH:MM`.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -1447,6 +1478,7 @@ accept any other string.
     ///The opening periods of one day of the week.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchWorkingDay {
         ///The day, for example `sunday` (possibly localized).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1466,6 +1498,7 @@ accept any other string.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct BranchWorkingDayInput {
         ///`on` when the branch opens that day, `off` when it is closed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1596,6 +1629,7 @@ the documentation shows `sunday`), each with its periods.
     ///A new allocation rule.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateBranchAllocationRequest {
         ///Which branch the rule chooses.
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
@@ -1631,6 +1665,7 @@ the documentation shows `sunday`), each with its periods.
     ///A new delivery zone of a branch.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateBranchDeliveryZoneRequest {
         ///The branch id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -1652,6 +1687,7 @@ integer and returns it as a boolean; the two values are assumed).
     ///A new branch or warehouse.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateBranchRequest {
         ///The additional number of the national address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1905,6 +1941,7 @@ integer and returns it as a boolean; the two values are assumed).
     ///A new shipment.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateShipmentRequest {
         ///The amount the courier collects from the customer (for `cod`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2133,6 +2170,7 @@ documentation lists the field without explaining it; this reading is assumed.
     ///A new shipping company of the merchant's own.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateShippingCompanyRequest {
         ///The company name.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -2203,6 +2241,7 @@ documentation lists the field without explaining it; this reading is assumed.
     ///A new shipping route.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateShippingRouteRequest {
         ///How the route is shown and priced; for a `branded` route.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2432,6 +2471,7 @@ integer and returns it as a boolean; the two values are assumed).
     ///A new shipping zone of a shipping company.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateShippingZoneRequest {
         ///The shipping company id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -2455,6 +2495,7 @@ requires `lat` and `lng`, but its own request example sends `ship_from` coordina
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct GeoCoordinates {
         ///Latitude in degrees.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2819,6 +2860,7 @@ in a one-element array (`[21.38]`).
     ///A weight (of a package, or the total of a shipment).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct PackageWeight {
         ///The weight unit, for example `kg`, as the responses spell the field.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2926,6 +2968,7 @@ always present.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Shipment {
         ///Who is billed for the shipment.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3151,6 +3194,7 @@ and the country code come in `country_id`, `city_id` and `country_code` in some 
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentAddress {
         ///The additional number of the national address, number or string; null when unknown.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3333,6 +3377,7 @@ and the country code come in `country_id`, `city_id` and `country_code` in some 
     ///The region (province) of a shipment address.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentAddressRegion {
         ///The region code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3453,6 +3498,7 @@ merchant's own contract). The set may grow: accept any other string.
     ///The shipping company of a shipment.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentCourier {
         ///The shipping company id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3479,6 +3525,7 @@ merchant's own contract). The set may grow: accept any other string.
     ///One status change of a shipment.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentHistoryEntry {
         ///When the change happened (the service spells the field `create_at`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3579,6 +3626,7 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
     ///One page of shipments.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentList {
         ///The shipments of this page.
         #[serde(
@@ -3598,6 +3646,7 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
     ///Extra data of the shipment.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentMeta {
         ///The shipping application that created the shipment, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3613,6 +3662,7 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
     ///An order item in a shipment.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentPackage {
         ///The item's id at the shipping company, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3690,6 +3740,7 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
     ///A package (order item) of a new shipment.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentPackageInput {
         ///The item's id at the shipping company, if any.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3742,6 +3793,7 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
     ///A product option chosen for a package, with its chosen values.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentPackageOption {
         ///The option name, for example `Size`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3760,6 +3812,7 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
     ///A chosen value of a product option.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentPackageOptionValue {
         ///The value's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3786,6 +3839,7 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
     ///The unit price of a package; both fields are optional in the service's schema.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentPackagePrice {
         ///The amount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3808,6 +3862,7 @@ return_to_origin, return_in_progress. The set grows: accept any other string.
     ///The weight of a package of a new shipment.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentPackageWeightInput {
         ///The weight unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3963,6 +4018,7 @@ other string.
     ///The shipping company's own references for the shipment.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentReference {
         ///A second id at the shipping company.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3982,6 +4038,7 @@ other string.
     ///Envelope of one shipment.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentResponse {
         ///The shipment.
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
@@ -4000,6 +4057,7 @@ here (assumed).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentShipFromInput {
         ///The additional number of the national address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4186,6 +4244,7 @@ them; they are optional here (assumed).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentShipToInput {
         ///The additional number of the national address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4367,6 +4426,7 @@ here (`under_review`), so `slug` is not limited to the shipment statuses.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentStatusObject {
         ///The status id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4407,6 +4467,7 @@ any other string.
     ///A shipment's tracking details and status history.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentTracking {
         ///The shipping company id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4517,6 +4578,7 @@ any other string.
     ///Envelope of a shipment's tracking.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShipmentTrackingResponse {
         ///The shipment's tracking.
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
@@ -4578,6 +4640,7 @@ set may grow: accept any other string.
     ///A shipping company the store ships with.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingCompany {
         ///How the company is linked to the store.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4658,6 +4721,7 @@ grow: accept any other string.
     ///The active shipping companies of the store.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingCompanyList {
         ///The shipping companies.
         #[serde(
@@ -4683,6 +4747,7 @@ grow: accept any other string.
     ///A field a shipping company asks for when a shipment is created with it.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingCompanyOption {
         ///What the field means.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4736,6 +4801,7 @@ grow: accept any other string.
     ///An allowed value of a shipping company's option.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingCompanyOptionChoice {
         ///The value's label for people.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4755,6 +4821,7 @@ grow: accept any other string.
     ///The options of a shipping company.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingCompanyOptionList {
         ///The options.
         #[serde(
@@ -4771,6 +4838,7 @@ grow: accept any other string.
     ///Envelope of one shipping company.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingCompanyResponse {
         ///The shipping company.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -4785,6 +4853,7 @@ grow: accept any other string.
     ///What one shipping company would charge for a delivery.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingEstimateRate {
         ///The shipping company id; null when the option is not a company of the store.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4834,6 +4903,7 @@ grow: accept any other string.
     ///The estimated rates of the companies that serve a destination.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingEstimateRateList {
         ///One estimated rate per shipping option.
         #[serde(
@@ -4850,6 +4920,7 @@ grow: accept any other string.
     ///One service priced in an estimated rate (for example cash on delivery).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingEstimateRateService {
         ///The price of the service.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4869,6 +4940,7 @@ grow: accept any other string.
     ///A shipping route with its companies, conditions and strategy.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRoute {
         ///How a branded route is shown and priced.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4934,6 +5006,7 @@ grow: accept any other string.
     ///How a branded route is shown to customers, and priced.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRouteBranding {
         ///Whether the route can be combined with others.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4974,6 +5047,7 @@ grow: accept any other string.
     ///How a new branded route is shown to customers, and priced.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRouteBrandingInput {
         ///Whether the route can be combined with others.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5063,6 +5137,7 @@ grow: accept any other string.
     ///Changes to how a branded route is shown and priced; every field is optional.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRouteBrandingPatch {
         ///Whether the route can be combined with others.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5164,6 +5239,7 @@ grow: accept any other string.
     ///A company of a route.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRouteCompany {
         ///Share of the route's shipments (percent or quota, by strategy).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5186,6 +5262,7 @@ grow: accept any other string.
     ///A company of a route, with its place and share.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRouteCompanyInput {
         ///Share of the route's shipments (percent for `ratio`, a count for `quota`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5218,6 +5295,7 @@ records for `in`, a list of `{type: allowed|excluded, areas}` for `areas`, or
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRouteCondition {
         ///How the value is compared.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5241,6 +5319,7 @@ of objects (for `areas`).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRouteConditionInput {
         /**How the value is compared: one of `==`, `!=`, `>`, `>=`, `<`, `<=`, `between`, `in`,
 `not_in`, `within_range` (an open string here: several of these symbols have no name a
@@ -5504,6 +5583,7 @@ allowed. The set may grow: accept any other string.
     ///One page of shipping routes.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRouteList {
         ///The routes of this page.
         #[serde(
@@ -5532,6 +5612,7 @@ decimal strings.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRoutePricing {
         ///Extra cost for each `per_unit` above `up_to_weight`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5566,6 +5647,7 @@ decimal strings.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRoutePricingInput {
         ///Extra cost for each `per_unit` above `up_to_weight`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5654,6 +5736,7 @@ decimal strings.
     ///Changes to the price of a branded route; every field is optional.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRoutePricingPatch {
         ///Extra cost for each `per_unit` above `up_to_weight`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -5795,6 +5878,7 @@ an amount per weight step). The set may grow: accept any other string.
     ///Envelope of one shipping route.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRouteResponse {
         ///The shipping route.
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
@@ -5809,6 +5893,7 @@ an amount per weight step). The set may grow: accept any other string.
     ///How a route chooses among its companies.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRouteStrategy {
         /**Companies used when the route's companies are full, as their ids (strings in the service's
 schema; integers accepted).
@@ -5838,6 +5923,7 @@ schema; integers accepted).
     ///How a route chooses among its companies.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRouteStrategyInput {
         ///Ids of the companies used when the route's companies are full.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -5982,6 +6068,7 @@ grow: accept any other string.
     ///A shipping route as listed.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRouteSummary {
         ///Whether the route can be combined with others.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6076,6 +6163,7 @@ automatically), `branded` (shown to customers under its own name, logo and price
     ///A rule that offers some shipping companies only under some restrictions.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRule {
         ///The rule id (declared by the service's schema; absent from its example).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6114,6 +6202,7 @@ automatically), `branded` (shown to customers under its own name, logo and price
     ///Envelope of one shipping rule.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRuleResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: ShippingRule,
@@ -6129,6 +6218,7 @@ such as `==`), `category` and `customer-group` (`condition` null, `value` a name
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingRuleRestriction {
         ///The comparison operator, or null.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6151,6 +6241,7 @@ cities), at which fees and how fast.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingZone {
         ///Cash on delivery in the zone.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6214,6 +6305,7 @@ cities), at which fees and how fast.
     ///Whether a zone offers cash on delivery, and its extra fee.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingZoneCashOnDelivery {
         ///The extra fee for cash on delivery.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6231,6 +6323,7 @@ cities), at which fees and how fast.
     ///Whether a zone offers cash on delivery, and its extra fee.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingZoneCashOnDeliveryInput {
         ///The extra fee for cash on delivery.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6253,6 +6346,7 @@ cities), at which fees and how fast.
     ///A city of a shipping zone.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingZoneCity {
         ///The city id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6279,6 +6373,7 @@ cities), at which fees and how fast.
     ///The shipping company of a zone.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingZoneCompany {
         ///The shipping company id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6298,6 +6393,7 @@ cities), at which fees and how fast.
     ///The country of a shipping zone.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingZoneCountry {
         ///ISO 3166 country code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6340,6 +6436,7 @@ usual confirmation message).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingZoneDeletedResponse {
         ///The confirmation message, or null.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6408,6 +6505,7 @@ decimal strings.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingZoneFees {
         ///The fee, or the base fee up to `up_to_weight`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6456,6 +6554,7 @@ decimal strings.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingZoneFeesInput {
         ///The fee, or the base fee up to `up_to_weight`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6549,6 +6648,7 @@ decimal strings.
     ///One page of shipping zones.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingZoneList {
         ///The zones of this page.
         #[serde(
@@ -6574,6 +6674,7 @@ decimal strings.
     ///Envelope of one shipping zone.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingZoneResponse {
         ///The shipping zone.
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
@@ -6588,6 +6689,7 @@ decimal strings.
     ///Where a zone delivers, at which fees and how fast.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ShippingZoneSettingsInput {
         ///Cash on delivery in the zone.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6625,6 +6727,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateBranchAllocationRequest {
         ///Which branch the rule chooses.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6670,6 +6773,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
     ///The store's default branch allocation settings.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateBranchAllocationSettingsRequest {
         ///The branch priorities, for the `priority` strategy; null otherwise.
         #[serde(
@@ -6757,6 +6861,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
     ///Changes to a delivery zone; every field is optional.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateBranchDeliveryZoneRequest {
         ///The branch id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -6788,6 +6893,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
     ///Changes to a branch; every field is optional.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateBranchRequest {
         ///The additional number of the national address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7085,6 +7191,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
     ///Changes to the store's default shipping route; every field is optional.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateDefaultShippingRouteRequest {
         ///The companies of the default route (replaces the list).
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -7115,6 +7222,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
     ///Changes to a shipment.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateShipmentRequest {
         ///What the shipment costs the merchant (an integer in the service's schema).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7350,6 +7458,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
     ///Changes to a shipping company.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateShippingCompanyRequest {
         ///The new company name.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -7420,6 +7529,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
     ///Changes to a shipping route; every field is optional.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateShippingRouteRequest {
         ///How the route is shown and priced.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -7667,6 +7777,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
     ///The new settings of a shipping zone (the same body as for creating one).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateShippingZoneRequest {
         ///The shipping company id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -18658,7 +18769,9 @@ pub mod builder {
 /** The operations of the `shipping` area, as methods of the core [`Client`](::store_admin_client_core::Client).
 
  Bring it into scope with `use store_admin_client::prelude::*;` (or `store_admin::prelude::*`).*/
-pub trait ShippingApi {
+///
+/// This trait is sealed: the core `Client` is its only implementation, so that a new operation of the document is a new method here and breaks no one.
+pub trait ShippingApi: sealed::Sealed {
     /**List the shipments of an order (replaced)
 
 Replaced by `list_shipments` (`GET /shipments`); migrate to it. Lists the shipments of one
@@ -19643,6 +19756,12 @@ impl ShippingApi for Client {
     fn delete_branch_delivery_zone(&self) -> builder::DeleteBranchDeliveryZone<'_> {
         builder::DeleteBranchDeliveryZone::new(self)
     }
+}
+mod sealed {
+    /// The supertrait that seals the area's trait: public, in a module no other crate
+    /// can reach.
+    pub trait Sealed {}
+    impl Sealed for ::store_admin_client_core::Client {}
 }
 impl ::std::convert::From<&str> for types::BranchAllocationActionType {
     fn from(value: &str) -> Self {

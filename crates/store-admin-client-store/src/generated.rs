@@ -12,6 +12,7 @@ pub mod types {
     ///The currencies to enable or disable.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ActivateCurrenciesRequest {
         ///One entry per currency to change.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -28,6 +29,7 @@ pub mod types {
     ///The languages to add.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AddLanguagesRequest {
         ///One entry per language; at least one.
         #[serde(
@@ -43,6 +45,7 @@ pub mod types {
     ///A currency the store can activate, with the country that uses it.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AvailableCurrency {
         ///ISO 3166-1 alpha-2 country code (`SA`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -93,6 +96,7 @@ pub mod types {
     ///The currencies the store can activate.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct AvailableCurrencyList {
         ///The available currencies.
         #[serde(
@@ -109,6 +113,7 @@ pub mod types {
     ///A city of a country.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct City {
         ///The city id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -131,6 +136,7 @@ pub mod types {
     ///One page of the cities of a country.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CityList {
         ///The cities of this page.
         #[serde(
@@ -155,6 +161,7 @@ pub mod types {
     ///A country.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Country {
         ///ISO 3166-1 alpha-2 country code (`SA`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -191,6 +198,7 @@ pub mod types {
     ///One page of countries.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CountryList {
         ///The countries of this page.
         #[serde(
@@ -215,6 +223,7 @@ pub mod types {
     ///Envelope of one country.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CountryResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: Country,
@@ -228,6 +237,7 @@ pub mod types {
     ///A new DNS record.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateDnsRecordRequest {
         ///The host name the record is for.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -436,6 +446,7 @@ pub mod types {
     ///A new export template.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateExportTemplateRequest {
         ///The column keys to export, in order (`name`s from `list_export_columns`).
         #[serde(
@@ -628,6 +639,7 @@ pub mod types {
     ///A new tax rate.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CreateTaxRequest {
         ///The country the rate applies to (from `list_countries`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -703,6 +715,7 @@ pub mod types {
     ///A currency of the store.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Currency {
         ///ISO 4217 currency code (`SAR`).
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -732,6 +745,7 @@ pub mod types {
     ///The new state of one currency of the store.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CurrencyActivation {
         ///ISO 4217 currency code (`USD`), from `list_available_currencies`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -756,6 +770,7 @@ pub mod types {
     ///The currencies of the store.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct CurrencyList {
         ///The currencies.
         #[serde(
@@ -772,6 +787,7 @@ pub mod types {
     ///A district of a city.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct District {
         ///The district id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -794,6 +810,7 @@ pub mod types {
     ///The city whose districts are listed.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct DistrictCity {
         ///The city id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -813,6 +830,7 @@ pub mod types {
     ///One page of the districts of a city, with the city.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct DistrictList {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -843,6 +861,7 @@ pub mod types {
     ///A DNS record of the store's domain.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct DnsRecord {
         ///The record's data (an address, a host name or a text).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -881,6 +900,7 @@ documentation does not say.
     ///DNS records.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct DnsRecordList {
         ///The DNS records.
         #[serde(
@@ -897,6 +917,7 @@ documentation does not say.
     ///Envelope of one DNS record.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct DnsRecordResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: DnsRecord,
@@ -910,6 +931,7 @@ documentation does not say.
     ///An employee of the store (a user of the store's dashboard).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Employee {
         ///The employee's email address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -960,6 +982,7 @@ documentation does not say.
     ///One page of employees.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct EmployeeList {
         ///The employees of this page.
         #[serde(
@@ -978,6 +1001,7 @@ documentation does not say.
     ///A column that an export of an entity can contain.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ExportColumn {
         ///The column's key, as export templates list it.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1011,6 +1035,7 @@ documentation does not say.
     ///The columns an export can contain.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ExportColumnList {
         ///The columns.
         #[serde(
@@ -1027,6 +1052,7 @@ documentation does not say.
     ///What customer export to start.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ExportCustomersRequest {
         ///`customers`: the store's customers; `customers-sample`: an empty sample file for an import.
         #[serde(rename = "type")]
@@ -1097,6 +1123,7 @@ documentation does not say.
     ///The confirmation that an export job was started; the file is prepared in the background.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ExportJob {
         ///A human readable confirmation (may be Arabic).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1111,6 +1138,7 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ExportJobResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: ExportJob,
@@ -1131,6 +1159,7 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     ///One export made in the store.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ExportLog {
         ///When the export was made, a local timestamp of the service.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1166,6 +1195,7 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     ///Export log entries.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ExportLogList {
         ///The export log entries.
         #[serde(
@@ -1182,6 +1212,7 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     ///The employee who made an export.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ExportLogUser {
         ///The employee id (documented as a string, sent as a number in the example).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1321,6 +1352,7 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     ///What product export to start.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ExportProductsRequest {
         ///The file format, `xlsx` or `csv`.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -1488,6 +1520,7 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     ///A named set of columns used to export orders or products.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ExportTemplate {
         ///The columns the template exports, in order.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -1509,6 +1542,7 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     ///A column of an export template.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ExportTemplateColumn {
         ///The column's key (a `name` from `list_export_columns`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1528,6 +1562,7 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     ///Export templates.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ExportTemplateList {
         ///The export templates.
         #[serde(
@@ -1599,6 +1634,7 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     ///The file of custom URLs to import, sent as `multipart/form-data`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct ImportCustomUrlsRequest {
         ///The file to import (its format is not documented).
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -1612,6 +1648,7 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     ///A language of the store.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Language {
         ///The country code of the flag (`gr` for Greek).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1667,6 +1704,7 @@ JSON integer; both forms are accepted.
     ///Languages.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct LanguageList {
         ///The languages.
         #[serde(
@@ -2246,6 +2284,7 @@ JSON integer; both forms are accepted.
     ///A language to add.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct LocaleInput {
         /**ISO 639-1 language code, one to three letters (`fr`). It must be a language the service
 offers and the store does not have yet (422 otherwise).
@@ -2330,6 +2369,7 @@ offers and the store does not have yet (422 otherwise).
     ///A bank account the store accepts bank transfers to.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct PaymentBank {
         ///The account holder's name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2359,6 +2399,7 @@ offers and the store does not have yet (422 otherwise).
     ///One page of bank accounts.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct PaymentBankList {
         ///The bank accounts of this page.
         #[serde(
@@ -2377,6 +2418,7 @@ offers and the store does not have yet (422 otherwise).
     ///Envelope of one bank account.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct PaymentBankResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: PaymentBank,
@@ -2390,6 +2432,7 @@ offers and the store does not have yet (422 otherwise).
     ///A payment method available to the store.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct PaymentMethod {
         ///The payment method id.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -2412,6 +2455,7 @@ offers and the store does not have yet (422 otherwise).
     ///One page of payment methods.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct PaymentMethodList {
         ///The payment methods of this page.
         #[serde(
@@ -2514,6 +2558,7 @@ offers and the store does not have yet (422 otherwise).
     ///The store's search engine settings.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SeoSettings {
         ///The store's description in search results.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2561,6 +2606,7 @@ offers and the store does not have yet (422 otherwise).
     ///Envelope of the SEO settings.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SeoSettingsResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: SeoSettings,
@@ -2574,6 +2620,7 @@ offers and the store does not have yet (422 otherwise).
     ///One store setting and its current value.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Setting {
         ///The setting's key, used by `get_setting` and `update_setting`.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -2596,6 +2643,7 @@ integer, a boolean, an array or an object.
     ///The settings of an entity.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SettingList {
         ///The settings.
         #[serde(
@@ -2615,6 +2663,7 @@ everywhere else.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SettingValueResponse {
         pub data: ::store_admin_client_core::types::AnyValue,
         ///HTTP status code repeated in the body.
@@ -2627,6 +2676,7 @@ everywhere else.
     ///The store's information.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreInfo {
         ///Address of the store's logo.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2726,6 +2776,7 @@ everywhere else.
     ///The store's registration numbers; each is null when the store has none.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreInfoLicenses {
         ///The commercial registration number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2752,6 +2803,7 @@ everywhere else.
     ///Envelope of the store's information.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreInfoResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: StoreInfo,
@@ -2765,6 +2817,7 @@ everywhere else.
     ///The store's social media links; each is null when not set.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreInfoSocial {
         ///Link to the store's app on the App Store.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2835,6 +2888,7 @@ everywhere else.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScope {
         ///The branches that serve the scope.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -2988,6 +3042,7 @@ list.
     ///A branch that serves a store scope.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScopeBranch {
         ///The branch id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3028,6 +3083,7 @@ list.
     ///The contact numbers of a store scope; each is null when not set.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScopeContacts {
         ///Mobile number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3075,6 +3131,7 @@ list.
     ///A country of a store scope.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScopeCountry {
         ///The ISO 3166 country code (`SA`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3101,6 +3158,7 @@ list.
     ///A currency of a store scope.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScopeCurrency {
         ///The ISO 4217 currency code (`SAR`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3129,6 +3187,7 @@ assumed.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScopeDesignSettings {
         ///Address of the theme's preview image.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3174,6 +3233,7 @@ assumed.
     ///A language of a store scope.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScopeLanguage {
         ///Whether content is translated into this language automatically.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3249,6 +3309,7 @@ assumed.
     ///One page of store scopes.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScopeList {
         ///The store scopes of this page.
         #[serde(
@@ -3267,6 +3328,7 @@ assumed.
     ///Envelope of one store scope.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScopeResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: StoreScope,
@@ -3280,6 +3342,7 @@ assumed.
     ///The stock and shipment settings of a store scope.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScopeSettings {
         ///How the scope's orders are shipped from branches.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3314,6 +3377,7 @@ assumed when set.
     ///How a store scope's orders are assigned to branches and charged for shipping.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScopeShipmentStrategy {
         ///Whether orders with free shipping are assigned too.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3386,6 +3450,7 @@ assumed.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScopeTaxProfile {
         ///The country of the tax profile.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3414,6 +3479,7 @@ are assumed.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScopeThemeVersion {
         ///The version id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3452,6 +3518,7 @@ are assumed.
     ///The texts of a store scope in one language.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct StoreScopeTranslation {
         ///The scope's name in that language.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3468,6 +3535,7 @@ here too (assumed).
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct SubscribeWebhookRequest {
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
         pub event: WebhookEventName,
@@ -3572,6 +3640,7 @@ here too (assumed).
     ///A tax rate of the store.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Tax {
         ///The country the rate applies to, by name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3596,6 +3665,7 @@ here too (assumed).
     ///One page of taxes.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct TaxList {
         ///The taxes of this page.
         #[serde(
@@ -3620,6 +3690,7 @@ here too (assumed).
     ///Envelope of one tax.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct TaxResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: Tax,
@@ -3633,6 +3704,7 @@ here too (assumed).
     ///A payment transaction of the store.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Transaction {
         ///What `update_transaction` (or printing) can do with the transaction now; known values `print`, `refund`.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -3707,6 +3779,7 @@ delivery or bank transfer; the documentation does not say.
     ///The card of a transaction.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct TransactionCard {
         ///The card brand; known values `mada`, `visa`, `master_card`, `amex`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3733,6 +3806,7 @@ delivery or bank transfer; the documentation does not say.
     ///The customer of a transaction.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct TransactionCustomer {
         ///The customer's email address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3773,6 +3847,7 @@ delivery or bank transfer; the documentation does not say.
     ///The printable invoice of a transaction.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct TransactionInvoice {
         ///Where to fetch the printable invoice.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3785,6 +3860,7 @@ delivery or bank transfer; the documentation does not say.
     ///Envelope of a transaction's printable invoice.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct TransactionInvoiceResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: TransactionInvoice,
@@ -3798,6 +3874,7 @@ delivery or bank transfer; the documentation does not say.
     ///One page of transactions.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct TransactionList {
         ///The transactions of this page.
         #[serde(
@@ -3816,6 +3893,7 @@ delivery or bank transfer; the documentation does not say.
     ///The payment method of a transaction.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct TransactionPaymentMethod {
         ///Address of the method's icon.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3849,6 +3927,7 @@ delivery or bank transfer; the documentation does not say.
     ///What a transaction belongs to.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct TransactionReferences {
         ///The cart id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3880,6 +3959,7 @@ a string too.
     ///Envelope of one transaction.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct TransactionResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: Transaction,
@@ -3893,6 +3973,7 @@ a string too.
     ///The status of a transaction.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct TransactionStatus {
         ///The status's (localized) name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3917,6 +3998,7 @@ strings while its example sends `[{"name": ...}]` objects; strings, as in
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateExportTemplateRequest {
         ///The column keys to export, in order; replaces the template's columns.
         #[serde(
@@ -4049,6 +4131,7 @@ strings while its example sends `[{"name": ...}]` objects; strings, as in
     ///Changes to a language of the store; both fields are optional.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateLanguageRequest {
         ///The display position.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4073,6 +4156,7 @@ strings while its example sends `[{"name": ...}]` objects; strings, as in
     ///Changes to the SEO settings; every field is optional and only the fields sent change.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateSeoSettingsRequest {
         ///The store's description in search results.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4125,6 +4209,7 @@ strings while its example sends `[{"name": ...}]` objects; strings, as in
     ///The new value of a setting.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateSettingRequest {
         /**The new value; its JSON type must suit the setting's `type`: a boolean, a string, or an
 array of strings.
@@ -4195,6 +4280,7 @@ array of strings.
     ///The tax rate's new values.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateTaxRequest {
         ///The country the rate applies to (from `list_countries`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4270,6 +4356,7 @@ array of strings.
     ///An action on a transaction; every field is optional as documented.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateTransactionRequest {
         ///What to do with the transaction.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4363,6 +4450,7 @@ here (assumed) and must be a listed event.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UpdateWebhookRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -4424,6 +4512,7 @@ here (assumed) and must be a listed event.
     ///The user who authorized the access token, and the store the token acts for.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UserInfo {
         ///When the user was created, a local timestamp of the service.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4476,6 +4565,7 @@ is not decoded here.
     ///The merchant store of the user information.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UserInfoMerchant {
         ///Address of the store's logo.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4556,6 +4646,7 @@ is not decoded here.
     ///Envelope of the user information.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct UserInfoResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
         pub data: UserInfo,
@@ -4569,6 +4660,7 @@ is not decoded here.
     ///A subscription that sends an event's data to a URL.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct Webhook {
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
         pub event: WebhookEventName,
@@ -4631,6 +4723,7 @@ is not decoded here.
     ///An event a webhook can subscribe to.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct WebhookEvent {
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
         pub event: WebhookEventName,
@@ -4652,6 +4745,7 @@ is not decoded here.
     ///The events a webhook can subscribe to.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct WebhookEventList {
         ///The events.
         #[serde(
@@ -4732,6 +4826,7 @@ value a valid header value (no line breaks or other control characters); 422 oth
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct WebhookHeader {
         ///The header name.
         #[serde(deserialize_with = "lenient::As::<lenient::Str>::deserialize")]
@@ -4803,6 +4898,7 @@ value a valid header value (no line breaks or other control characters); 422 oth
     ///One page of webhooks.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct WebhookList {
         ///The webhooks of this page.
         #[serde(
@@ -4827,6 +4923,7 @@ value a valid header value (no line breaks or other control characters); 422 oth
     ///Envelope of one webhook.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct WebhookResponse {
         #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
         pub data: Webhook,
@@ -4843,6 +4940,7 @@ carrying the secret). An empty strategy means none.
 */
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+    #[non_exhaustive]
     pub struct WebhookSecurity {
         ///The secret; treat it as a credential. Null when there is none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -12169,7 +12267,9 @@ pub mod builder {
 /** The operations of the `store` area, as methods of the core [`Client`](::store_admin_client_core::Client).
 
  Bring it into scope with `use store_admin_client::prelude::*;` (or `store_admin::prelude::*`).*/
-pub trait StoreApi {
+///
+/// This trait is sealed: the core `Client` is its only implementation, so that a new operation of the document is a new method here and breaks no one.
+pub trait StoreApi: sealed::Sealed {
     /**List languages
 
 Lists the languages of the store, enabled or not. Not paged.
@@ -13188,6 +13288,12 @@ impl StoreApi for Client {
     fn delete_tax(&self) -> builder::DeleteTax<'_> {
         builder::DeleteTax::new(self)
     }
+}
+mod sealed {
+    /// The supertrait that seals the area's trait: public, in a module no other crate
+    /// can reach.
+    pub trait Sealed {}
+    impl Sealed for ::store_admin_client_core::Client {}
 }
 impl ::std::convert::From<&str> for types::WebhookEventName {
     fn from(value: &str) -> Self {

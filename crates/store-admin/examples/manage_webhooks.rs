@@ -50,10 +50,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .body(
             types::UpdateWebhookRequest::builder()
                 .name(Some("Big or cash orders (v2)".to_string()))
-                .headers(vec![types::WebhookHeader {
-                    key: "X-Team".parse()?,
-                    value: "fulfilment".into(),
-                }]),
+                .headers(vec![
+                    types::WebhookHeader::builder()
+                        .key("X-Team")
+                        .value("fulfilment")
+                        .try_into()?,
+                ]),
         )
         .call()
         .await?;

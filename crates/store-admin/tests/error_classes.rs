@@ -63,12 +63,12 @@ async fn a_404_is_not_found_only_and_says_its_status_once() {
 #[tokio::test]
 async fn a_422_is_a_validation_error_with_its_fields_by_name() {
     let (_server, admin) = mock().await;
-    let body = types::AddLanguagesRequest {
-        locales: vec![types::LocaleInput {
-            iso_code: "zzz".parse().expect("three letters"),
-            sort_order: None,
-        }],
-    };
+    // The request types are `#[non_exhaustive]`: built with their builders.
+    let locale: types::LocaleInput = types::LocaleInput::builder()
+        .iso_code("zzz")
+        .try_into()
+        .expect("three letters");
+    let body = types::AddLanguagesRequest::builder().locales(vec![locale]);
     let error = admin
         .add_languages()
         .body(body)

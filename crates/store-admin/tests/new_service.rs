@@ -159,10 +159,7 @@ async fn a_404_and_a_422_are_branches() -> Result<(), Failure> {
     };
     assert!(missing);
 
-    let french = types::LocaleInput {
-        iso_code: "zzz".parse()?,
-        sort_order: None,
-    };
+    let french: types::LocaleInput = types::LocaleInput::builder().iso_code("zzz").try_into()?;
     let languages = types::AddLanguagesRequest::builder().locales(french); // one, or a Vec
     let fields = match admin.add_languages().body(languages).call().await {
         Err(e) if e.is_validation() => {

@@ -47,10 +47,11 @@ async fn an_export_is_waited_for_until_its_file_is_listed() {
     let started = std::time::Instant::now();
     let job = admin
         .export_products()
-        .body(ExportProductsRequest {
-            type_: ExportProductsRequestType::Prices,
-            format: ExportProductsRequestFormat::Csv,
-        })
+        .body(
+            ExportProductsRequest::builder()
+                .type_(ExportProductsRequestType::Prices)
+                .format(ExportProductsRequestFormat::Csv),
+        )
         .call()
         .await
         .unwrap();

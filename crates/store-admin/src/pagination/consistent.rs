@@ -405,14 +405,17 @@ mod tests {
                     slug: None,
                 })
                 .collect(),
-            pagination: Some(store_admin_client::types::Pagination {
-                count: ids.len() as i64,
-                current_page: number as i64,
-                per_page: 2,
-                total,
-                total_pages: (total + 1) / 2,
-                links: None,
-            }),
+            // `Pagination` is `#[non_exhaustive]`: read from its JSON, as the service sends it.
+            pagination: Some(
+                serde_json::from_value(serde_json::json!({
+                    "count": ids.len(),
+                    "currentPage": number,
+                    "perPage": 2,
+                    "total": total,
+                    "totalPages": (total + 1) / 2,
+                }))
+                .expect("a pagination"),
+            ),
         }
     }
 
