@@ -13,6 +13,7 @@ mod additive;
 mod areas;
 mod bench_build;
 mod cli_gen;
+mod conventions;
 mod document;
 mod generate;
 mod hand_written;
