@@ -13,7 +13,7 @@
 //! let before = ExportLogs::snapshot(&admin).await?; // the logs before the export starts
 //! use store_admin::types::{ExportProductsRequest as Export, ExportProductsRequestFormat as Format,
 //!     ExportProductsRequestType as Type};
-//! let job = Export { type_: Type::Prices, format: Format::Csv };
+//! let job = Export::builder().type_(Type::Prices).format(Format::Csv); // records are non-exhaustive
 //! admin.export_products().body(job).call().await?;
 //! let file = before.wait_until_exported(&admin, Some("prices"), &WaitOptions::default()).await?;
 //! println!("{}", file.url.unwrap_or_default());
