@@ -84,6 +84,7 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>> {
         client.extend(cli);
         client.extend(crate::values::outputs(&doc)?);
         client.extend(crate::uploads::outputs(&doc)?);
+        client.extend(crate::modify::outputs(&doc)?);
         client.extend(crate::readmes::outputs(&doc)?);
         Ok(client)
     });

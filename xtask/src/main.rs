@@ -19,6 +19,7 @@ mod generate;
 mod hand_written;
 mod lint;
 mod model;
+mod modify;
 mod openapi;
 mod operation_impls;
 mod readmes;

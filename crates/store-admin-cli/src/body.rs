@@ -158,11 +158,25 @@ pub fn build<T: DeserializeOwned + schemars::JsonSchema>(
     spec: &BodySpec,
 ) -> Result<T, CliError> {
     let mut body = base_object(arg)?;
-    match serde_json::to_value(fields) {
-        Ok(Value::Object(flags)) => body.extend(flags),
-        Ok(_) | Err(_) => return Err(CliError::other("internal: flags are not an object")),
-    }
+    body.extend(flags_object(fields)?);
     body.extend(extra);
+    check_and_build(body, arg, spec)
+}
+
+/// The flags (a struct of `Option`s serialized with the document's names) as a JSON object.
+pub fn flags_object(fields: &impl Serialize) -> Result<Map<String, Value>, CliError> {
+    match serde_json::to_value(fields) {
+        Ok(Value::Object(flags)) => Ok(flags),
+        Ok(_) | Err(_) => Err(CliError::other("internal: flags are not an object")),
+    }
+}
+
+/// The checks and the typed body of [`build`], over a body already laid together.
+pub fn check_and_build<T: DeserializeOwned + schemars::JsonSchema>(
+    body: Map<String, Value>,
+    arg: &BodyArg,
+    spec: &BodySpec,
+) -> Result<T, CliError> {
     let known = properties::<T>();
     let unknown: Vec<&String> = body.keys().filter(|key| !known.contains(*key)).collect();
     if !known.is_empty() && !unknown.is_empty() {

@@ -1987,7 +1987,9 @@ pub struct GetProductVariantArgs {
     #[arg(id = "variant", value_name = "VARIANT")]
     pub variant: ::std::string::String,
 }
-/// Sets the SKU, barcode, prices, stock, weight and product codes of a variant, optionally the stock per branch (`quantities`), and returns the variant.
+/** Sets the SKU, barcode, prices, stock, weight and product codes of a variant, optionally the stock per branch (`quantities`), and returns the variant.
+
+Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateProductVariantArgs {
     ///The variant (SKU) id.
@@ -2003,15 +2005,15 @@ pub struct UpdateProductVariantArgs {
 /// Body fields of `update_product_variant` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateProductVariantFields {
-    ///The variant's stock keeping unit code. [required]
+    ///The variant's stock keeping unit code.
     #[arg(id = "sku", long = "sku")]
     #[serde(rename = "sku", skip_serializing_if = "Option::is_none")]
     pub sku: Option<::std::string::String>,
-    ///The variant's barcode. [required]
+    ///The variant's barcode.
     #[arg(id = "barcode", long = "barcode")]
     #[serde(rename = "barcode", skip_serializing_if = "Option::is_none")]
     pub barcode: Option<::std::string::String>,
-    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money. [required]
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
     #[arg(
         id = "price",
         long = "price",
@@ -2021,7 +2023,7 @@ pub struct UpdateProductVariantFields {
     )]
     #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
     pub price: Option<::serde_json::Value>,
-    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money. [required]
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
     #[arg(
         id = "sale_price",
         long = "sale-price",
@@ -2031,7 +2033,7 @@ pub struct UpdateProductVariantFields {
     )]
     #[serde(rename = "sale_price", skip_serializing_if = "Option::is_none")]
     pub sale_price: Option<::serde_json::Value>,
-    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money. [required]
+    ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
     #[arg(
         id = "cost_price",
         long = "cost-price",
@@ -2041,7 +2043,7 @@ pub struct UpdateProductVariantFields {
     )]
     #[serde(rename = "cost_price", skip_serializing_if = "Option::is_none")]
     pub cost_price: Option<::serde_json::Value>,
-    ///Units in stock. [required]
+    ///Units in stock.
     #[arg(
         id = "stock_quantity",
         long = "stock-quantity",
@@ -2050,7 +2052,7 @@ pub struct UpdateProductVariantFields {
     )]
     #[serde(rename = "stock_quantity", skip_serializing_if = "Option::is_none")]
     pub stock_quantity: Option<i64>,
-    ///The variant's weight. [required]
+    ///The variant's weight.
     #[arg(
         id = "weight",
         long = "weight",
@@ -2059,7 +2061,7 @@ pub struct UpdateProductVariantFields {
     )]
     #[serde(rename = "weight", skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,
-    ///Manufacturer part number: a string (codes may start with zeros or hold letters), or an integer as the documented request example sends it (`43242342`). [required]
+    ///Manufacturer part number: a string (codes may start with zeros or hold letters), or an integer as the documented request example sends it (`43242342`).
     #[arg(
         id = "mpn",
         long = "mpn",
@@ -2069,7 +2071,7 @@ pub struct UpdateProductVariantFields {
     )]
     #[serde(rename = "mpn", skip_serializing_if = "Option::is_none")]
     pub mpn: Option<::serde_json::Value>,
-    ///Global trade item number (barcode number): a string, or an integer as the documented request example sends it (`54353453`). [required]
+    ///Global trade item number (barcode number): a string, or an integer as the documented request example sends it (`54353453`).
     #[arg(
         id = "gtin",
         long = "gtin",
@@ -2129,7 +2131,9 @@ pub struct GetShippingCompanyArgs {
     #[arg(id = "company_id", value_name = "COMPANY_ID", allow_negative_numbers = true)]
     pub company_id: i64,
 }
-/// Renames one of the merchant's own shipping companies.
+/** Renames one of the merchant's own shipping companies.
+
+Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateShippingCompanyArgs {
     ///The shipping company id.
@@ -2145,7 +2149,7 @@ pub struct UpdateShippingCompanyArgs {
 /// Body fields of `update_shipping_company` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateShippingCompanyFields {
-    ///The new company name. [required]
+    ///The new company name.
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
@@ -5196,7 +5200,9 @@ pub struct GetAdvertisementArgs {
     )]
     pub advertisement_id: i64,
 }
-/// Replaces an advertisement's settings and returns it. The body is the same as for `create_advertisement`, with the same required fields.
+/** Replaces an advertisement's settings and returns it. The body is the same as for `create_advertisement`, with the same required fields.
+
+Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateAdvertisementArgs {
     ///The advertisement id.
@@ -5216,15 +5222,15 @@ pub struct UpdateAdvertisementArgs {
 /// Body fields of `update_advertisement` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateAdvertisementFields {
-    ///The title. [required]
+    ///The title.
     #[arg(id = "title", long = "title")]
     #[serde(rename = "title", skip_serializing_if = "Option::is_none")]
     pub title: Option<::std::string::String>,
-    ///The text. [required]
+    ///The text.
     #[arg(id = "description", long = "description")]
     #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
     pub description: Option<::std::string::String>,
-    ///What a new or changed advertisement links to. As JSON (or @FILE), e.g. {"id": 1, "link": "https://...", "name": "category"} [required]
+    ///What a new or changed advertisement links to. As JSON (or @FILE), e.g. {"id": 1, "link": "https://...", "name": "category"}
     #[arg(
         id = "type_json",
         long = "type-json",
@@ -5236,11 +5242,11 @@ pub struct UpdateAdvertisementFields {
     )]
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_json: Option<::serde_json::Value>,
-    ///When the advertisement stops being shown, `YYYY-MM-DD`. [required]
+    ///When the advertisement stops being shown, `YYYY-MM-DD`.
     #[arg(id = "expire_date", long = "expire-date")]
     #[serde(rename = "expire_date", skip_serializing_if = "Option::is_none")]
     pub expire_date: Option<::std::string::String>,
-    ///The storefront pages showing the advertisement. Repeat the flag for each value. [required]
+    ///The storefront pages showing the advertisement. Repeat the flag for each value.
     #[arg(
         id = "pages",
         long = "pages",
@@ -6709,7 +6715,9 @@ pub struct GetProductOptionValueArgs {
     #[arg(id = "value_id", value_name = "VALUE_ID", allow_negative_numbers = true)]
     pub value_id: i64,
 }
-/// Changes a value of a product option (its name is required) and returns the value.
+/** Changes a value of a product option (its name is required) and returns the value.
+
+Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateProductOptionValueArgs {
     ///The product option value id.
@@ -6725,7 +6733,7 @@ pub struct UpdateProductOptionValueArgs {
 /// Body fields of `update_product_option_value` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateProductOptionValueFields {
-    ///The value's label. [required]
+    ///The value's label.
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
@@ -6867,7 +6875,9 @@ pub struct GetProductOptionTemplateArgs {
     )]
     pub with: Option<types::GetProductOptionTemplateWith>,
 }
-/// Changes the name, display type, translations and values (`details`, required) of an option template and returns it.
+/** Changes the name, display type, translations and values (`details`, required) of an option template and returns it.
+
+Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateProductOptionTemplateArgs {
     ///The option template id.
@@ -6908,7 +6918,7 @@ pub struct UpdateProductOptionTemplateFields {
     )]
     #[serde(rename = "translations", skip_serializing_if = "Option::is_none")]
     pub translations_json: Option<::serde_json::Value>,
-    ///A value of an option template, as the documentation declares it (one object). As JSON (or @FILE), e.g. {"display_value": "text", "id": 1, "is_default": true, "name": "text", "translation": {"ar": {...}, "en": {...}, "fr": {...}}} [required]
+    ///A value of an option template, as the documentation declares it (one object). As JSON (or @FILE), e.g. {"display_value": "text", "id": 1, "is_default": true, "name": "text", "translation": {"ar": {...}, "en": {...}, "fr": {...}}}
     #[arg(
         id = "details_json",
         long = "details-json",
@@ -7004,7 +7014,9 @@ pub struct GetBrandArgs {
     )]
     pub with: Option<types::GetBrandWith>,
 }
-/// Replaces a brand's texts, images and search engine metadata with a JSON body and returns the updated brand (status 201). `logo` and `banner` are strings here (the addresses of images already uploaded): this JSON call does not upload files.
+/** Replaces a brand's texts, images and search engine metadata with a JSON body and returns the updated brand (status 201). `logo` and `banner` are strings here (the addresses of images already uploaded): this JSON call does not upload files.
+
+Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateBrandArgs {
     ///The brand id.
@@ -7020,35 +7032,35 @@ pub struct UpdateBrandArgs {
 /// Body fields of `update_brand` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateBrandFields {
-    ///The brand name. [required]
+    ///The brand name.
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
-    ///The logo: the address of an image. [required]
+    ///The logo: the address of an image.
     #[arg(id = "logo", long = "logo")]
     #[serde(rename = "logo", skip_serializing_if = "Option::is_none")]
     pub logo: Option<::std::string::String>,
-    ///The banner: the address of an image (assumed, as for `logo`). [required]
+    ///The banner: the address of an image (assumed, as for `logo`).
     #[arg(id = "banner", long = "banner")]
     #[serde(rename = "banner", skip_serializing_if = "Option::is_none")]
     pub banner: Option<::std::string::String>,
-    ///A description of the brand. [required]
+    ///A description of the brand.
     #[arg(id = "description", long = "description")]
     #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
     pub description: Option<::std::string::String>,
-    ///The page title for search engines. [required]
+    ///The page title for search engines.
     #[arg(id = "metadata_title", long = "metadata-title")]
     #[serde(rename = "metadata_title", skip_serializing_if = "Option::is_none")]
     pub metadata_title: Option<::std::string::String>,
-    ///The page description for search engines. [required]
+    ///The page description for search engines.
     #[arg(id = "metadata_description", long = "metadata-description")]
     #[serde(rename = "metadata_description", skip_serializing_if = "Option::is_none")]
     pub metadata_description: Option<::std::string::String>,
-    ///The page's address slug. [required]
+    ///The page's address slug.
     #[arg(id = "metadata_url", long = "metadata-url")]
     #[serde(rename = "metadata_url", skip_serializing_if = "Option::is_none")]
     pub metadata_url: Option<::std::string::String>,
-    ///The brand's translated texts, by language. As JSON (or @FILE), e.g. {"en": {"description": "text", "metadata_description": "text", "metadata_title": "text", "metadata_url": "text", "name": "text"}} [required]
+    ///The brand's translated texts, by language. As JSON (or @FILE), e.g. {"en": {"description": "text", "metadata_description": "text", "metadata_title": "text", "metadata_url": "text", "name": "text"}}
     #[arg(
         id = "translations_json",
         long = "translations-json",
@@ -7091,7 +7103,9 @@ pub struct GetCategoryArgs {
     #[arg(id = "with", long = "with", value_delimiter = ',')]
     pub with: Option<Vec<::std::string::String>>,
 }
-/// Changes a category and returns it (status 201). The body has the fields of `create_category`; `name` is required here too. `products` sets the display order of the category's products. The same two spellings as in `create_category` are declared (`show_in`/`shows_in`, flat or nested translation metadata); send one of them.
+/** Changes a category and returns it (status 201). The body has the fields of `create_category`; `name` is required here too. `products` sets the display order of the category's products. The same two spellings as in `create_category` are declared (`show_in`/`shows_in`, flat or nested translation metadata); send one of them.
+
+Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateCategoryArgs {
     ///The category id.
@@ -7107,7 +7121,7 @@ pub struct UpdateCategoryArgs {
 /// Body fields of `update_category` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateCategoryFields {
-    ///The category name; must not be blank. [required]
+    ///The category name; must not be blank.
     #[arg(id = "name", long = "name")]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
@@ -7357,7 +7371,9 @@ pub struct GetTaxArgs {
     #[arg(id = "tax_id", value_name = "TAX_ID", allow_negative_numbers = true)]
     pub tax_id: i64,
 }
-/// Changes a tax rate (and its country) and returns the updated tax.
+/** Changes a tax rate (and its country) and returns the updated tax.
+
+Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateTaxArgs {
     ///The tax id.
@@ -7373,7 +7389,7 @@ pub struct UpdateTaxArgs {
 /// Body fields of `update_tax` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateTaxFields {
-    ///The rate in percent, as a decimal string (`"15"`). [required]
+    ///The rate in percent, as a decimal string (`"15"`).
     #[arg(id = "tax", long = "tax")]
     #[serde(rename = "tax", skip_serializing_if = "Option::is_none")]
     pub tax: Option<::std::string::String>,
@@ -7543,7 +7559,9 @@ pub struct GetShippingZoneArgs {
     #[arg(id = "zone_id", value_name = "ZONE_ID", allow_negative_numbers = true)]
     pub zone_id: i64,
 }
-/// Replaces a shipping zone's settings; the body is the same as for creating one (`company` is required). A malformed request gives 400 or 422.
+/** Replaces a shipping zone's settings; the body is the same as for creating one (`company` is required). A malformed request gives 400 or 422.
+
+Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateShippingZoneArgs {
     ///The shipping zone id.
@@ -7559,7 +7577,7 @@ pub struct UpdateShippingZoneArgs {
 /// Body fields of `update_shipping_zone` as flags.
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateShippingZoneFields {
-    ///The shipping company id. [required]
+    ///The shipping company id.
     #[arg(
         id = "company",
         long = "company",
@@ -10116,7 +10134,7 @@ async fn update_product_variant(
     a: UpdateProductVariantArgs,
 ) -> Result<(), CliError> {
     let mut request = ctx.admin.update_product_variant();
-    request = request.variant(a.variant);
+    request = request.variant(a.variant.clone());
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[
@@ -10132,12 +10150,19 @@ async fn update_product_variant(
         ],
         shapes: &[("quantities", "[{\"branch\": 1, \"quantity\": 1, \"reason_id\": 1}]")],
     };
-    let body: types::UpdateProductVariantRequest = crate::body::build(
-        &a.body,
-        &a.fields,
-        extra,
-        &SPEC,
-    )?;
+    let read = ctx.admin.get_product_variant().variant(a.variant.clone());
+    let read = async move {
+        store_admin::Call::call(read).await.map(|r| ::serde_json::to_value(&r.data))
+    };
+    let body: types::UpdateProductVariantRequest = crate::modify::build(
+            &a.body,
+            &a.fields,
+            extra,
+            &SPEC,
+            &store_admin::modify::UPDATE_PRODUCT_VARIANT,
+            read,
+        )
+        .await?;
     request = request.body(body);
     let response = store_admin::Call::call(request).await?;
     ctx.printer.one(&response.data)
@@ -10190,12 +10215,19 @@ async fn update_shipping_company(
         required: &[("name", "--name")],
         shapes: &[],
     };
-    let body: types::UpdateShippingCompanyRequest = crate::body::build(
-        &a.body,
-        &a.fields,
-        extra,
-        &SPEC,
-    )?;
+    let read = ctx.admin.get_shipping_company().company_id(a.company_id);
+    let read = async move {
+        store_admin::Call::call(read).await.map(|r| ::serde_json::to_value(&r.data))
+    };
+    let body: types::UpdateShippingCompanyRequest = crate::modify::build(
+            &a.body,
+            &a.fields,
+            extra,
+            &SPEC,
+            &store_admin::modify::UPDATE_SHIPPING_COMPANY,
+            read,
+        )
+        .await?;
     request = request.body(body);
     let response = store_admin::Call::call(request).await?;
     ctx.printer.one(&response.data)
@@ -11492,12 +11524,19 @@ async fn update_advertisement(
             ("type", "{\"id\": 1, \"link\": \"https://...\", \"name\": \"category\"}"),
         ],
     };
-    let body: types::UpdateAdvertisementRequest = crate::body::build(
-        &a.body,
-        &a.fields,
-        extra,
-        &SPEC,
-    )?;
+    let read = ctx.admin.get_advertisement().advertisement_id(a.advertisement_id);
+    let read = async move {
+        store_admin::Call::call(read).await.map(|r| ::serde_json::to_value(&r.data))
+    };
+    let body: types::UpdateAdvertisementRequest = crate::modify::build(
+            &a.body,
+            &a.fields,
+            extra,
+            &SPEC,
+            &store_admin::modify::UPDATE_ADVERTISEMENT,
+            read,
+        )
+        .await?;
     request = request.body(body);
     let response = store_admin::Call::call(request).await?;
     ctx.printer.one(&response.data)
@@ -12136,12 +12175,19 @@ async fn update_product_option_value(
         required: &[("name", "--name")],
         shapes: &[],
     };
-    let body: types::UpdateProductOptionValueRequest = crate::body::build(
-        &a.body,
-        &a.fields,
-        extra,
-        &SPEC,
-    )?;
+    let read = ctx.admin.get_product_option_value().value_id(a.value_id);
+    let read = async move {
+        store_admin::Call::call(read).await.map(|r| ::serde_json::to_value(&r.data))
+    };
+    let body: types::UpdateProductOptionValueRequest = crate::modify::build(
+            &a.body,
+            &a.fields,
+            extra,
+            &SPEC,
+            &store_admin::modify::UPDATE_PRODUCT_OPTION_VALUE,
+            read,
+        )
+        .await?;
     request = request.body(body);
     let response = store_admin::Call::call(request).await?;
     ctx.printer.one(&response.data)
@@ -12223,12 +12269,23 @@ async fn update_product_option_template(
             ),
         ],
     };
-    let body: types::UpdateProductOptionTemplateRequest = crate::body::build(
-        &a.body,
-        &a.fields,
-        extra,
-        &SPEC,
-    )?;
+    let read = ctx
+        .admin
+        .get_product_option_template()
+        .template_id(a.template_id)
+        .with(types::GetProductOptionTemplateWith::Details);
+    let read = async move {
+        store_admin::Call::call(read).await.map(|r| ::serde_json::to_value(&r.data))
+    };
+    let body: types::UpdateProductOptionTemplateRequest = crate::modify::build(
+            &a.body,
+            &a.fields,
+            extra,
+            &SPEC,
+            &store_admin::modify::UPDATE_PRODUCT_OPTION_TEMPLATE,
+            read,
+        )
+        .await?;
     request = request.body(body);
     let response = store_admin::Call::call(request).await?;
     ctx.printer.one(&response.data)
@@ -12330,12 +12387,23 @@ async fn update_brand(ctx: &Ctx, a: UpdateBrandArgs) -> Result<(), CliError> {
             ),
         ],
     };
-    let body: types::UpdateBrandRequest = crate::body::build(
-        &a.body,
-        &a.fields,
-        extra,
-        &SPEC,
-    )?;
+    let read = ctx
+        .admin
+        .get_brand()
+        .brand_id(a.brand_id)
+        .with(types::GetBrandWith::Translations);
+    let read = async move {
+        store_admin::Call::call(read).await.map(|r| ::serde_json::to_value(&r.data))
+    };
+    let body: types::UpdateBrandRequest = crate::modify::build(
+            &a.body,
+            &a.fields,
+            extra,
+            &SPEC,
+            &store_admin::modify::UPDATE_BRAND,
+            read,
+        )
+        .await?;
     request = request.body(body);
     let response = store_admin::Call::call(request).await?;
     ctx.printer.one(&response.data)
@@ -12378,12 +12446,19 @@ async fn update_category(ctx: &Ctx, a: UpdateCategoryArgs) -> Result<(), CliErro
             ("translations", "{\"key\": \"value\"}"),
         ],
     };
-    let body: types::UpdateCategoryRequest = crate::body::build(
-        &a.body,
-        &a.fields,
-        extra,
-        &SPEC,
-    )?;
+    let read = ctx.admin.get_category().category_id(a.category_id);
+    let read = async move {
+        store_admin::Call::call(read).await.map(|r| ::serde_json::to_value(&r.data))
+    };
+    let body: types::UpdateCategoryRequest = crate::modify::build(
+            &a.body,
+            &a.fields,
+            extra,
+            &SPEC,
+            &store_admin::modify::UPDATE_CATEGORY,
+            read,
+        )
+        .await?;
     request = request.body(body);
     let response = store_admin::Call::call(request).await?;
     ctx.printer.one(&response.data)
@@ -12516,12 +12591,19 @@ async fn update_tax(ctx: &Ctx, a: UpdateTaxArgs) -> Result<(), CliError> {
         required: &[("tax", "--tax")],
         shapes: &[],
     };
-    let body: types::UpdateTaxRequest = crate::body::build(
-        &a.body,
-        &a.fields,
-        extra,
-        &SPEC,
-    )?;
+    let read = ctx.admin.get_tax().tax_id(a.tax_id);
+    let read = async move {
+        store_admin::Call::call(read).await.map(|r| ::serde_json::to_value(&r.data))
+    };
+    let body: types::UpdateTaxRequest = crate::modify::build(
+            &a.body,
+            &a.fields,
+            extra,
+            &SPEC,
+            &store_admin::modify::UPDATE_TAX,
+            read,
+        )
+        .await?;
     request = request.body(body);
     let response = store_admin::Call::call(request).await?;
     ctx.printer.one(&response.data)
@@ -12650,12 +12732,19 @@ async fn update_shipping_zone(
             ),
         ],
     };
-    let body: types::UpdateShippingZoneRequest = crate::body::build(
-        &a.body,
-        &a.fields,
-        extra,
-        &SPEC,
-    )?;
+    let read = ctx.admin.get_shipping_zone().zone_id(a.zone_id);
+    let read = async move {
+        store_admin::Call::call(read).await.map(|r| ::serde_json::to_value(&r.data))
+    };
+    let body: types::UpdateShippingZoneRequest = crate::modify::build(
+            &a.body,
+            &a.fields,
+            extra,
+            &SPEC,
+            &store_admin::modify::UPDATE_SHIPPING_ZONE,
+            read,
+        )
+        .await?;
     request = request.body(body);
     let response = store_admin::Call::call(request).await?;
     ctx.printer.one(&response.data)

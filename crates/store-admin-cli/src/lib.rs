@@ -25,6 +25,7 @@ pub mod webhook;
 
 mod api;
 mod body;
+mod modify;
 
 use std::process::ExitCode;
 use std::time::Duration;

@@ -26,5 +26,6 @@ mod sandbox;
 mod scripts;
 mod sealed_tokens;
 mod token_redirects;
+mod updates;
 mod uploads;
 mod webhooks;

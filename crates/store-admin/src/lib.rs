@@ -21,6 +21,7 @@ pub mod language;
 pub mod merchants;
 #[cfg(feature = "metrics")]
 pub mod metrics;
+pub mod modify;
 pub mod multipart;
 pub mod pagination;
 pub mod ratelimit;
@@ -43,6 +44,7 @@ pub use credentials::{AuthError, Credentials};
 pub use error::{ApiError, Error, TransportError, TransportKind};
 pub use language::{Language, LanguageError};
 pub use merchants::{Merchants, OAuthApp};
+pub use modify::Modified;
 pub use pagination::{
     Checkpoint, Consistency, ConsistencyReport, Page, PageOptions, Paginate, Skipped, Undecodable,
     UndecodableRecord,

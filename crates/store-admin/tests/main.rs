@@ -11,6 +11,7 @@ mod error_classes;
 mod hand_written;
 mod inbox;
 mod language;
+mod modify;
 mod new_service;
 mod no_secrets;
 mod oauth_refresh;

@@ -13,6 +13,9 @@ use super::text::*;
 /// that brings each area's extension trait of the core `Client` into scope.
 const CLIENT_IMPORTS: &[&str] = &["store_admin::prelude::*"];
 
+/// The help line of an update that reads the record first (`crate::modify`).
+pub(super) const KEPT: &str = "Fields you do not give are kept: the record is read first.";
+
 pub(super) fn values_parser(values: &Values, element: &syn::Type) -> TokenStream {
     match values {
         Values::Any => quote!(),
@@ -302,6 +305,9 @@ impl Model {
         if !op.description.trim().is_empty() && doc_text(&op.description) != doc_text(&op.summary) {
             details = format!(" {}", user_text(&op.description));
         }
+        if op.modify.is_some() {
+            details.push_str(&format!("\n\n{KEPT}"));
+        }
         let path_fields = op.path_params.iter().map(|p| {
             let field = &p.field;
             let ty = &p.ty;
@@ -359,6 +365,8 @@ impl Model {
                 pub pages: PageArgs,
             }
         });
+        // An update that reads the record first: its fields are not required of the user.
+        let keep = op.modify.as_ref();
         let (fields, body_arg, fields_struct) = match &op.body {
             Some((_, body_fields)) => {
                 let fields_struct = &op.fields_struct;
@@ -371,7 +379,8 @@ impl Model {
                         quote!(#[serde(rename = #wire, skip_serializing_if = "Option::is_none")]);
                     match &f.kind {
                         FieldKind::One(kind) => {
-                            let help = flag_help(&f.help, &f.values, f.required, "");
+                            let help =
+                                flag_help(&f.help, &f.values, f.required && keep.is_none(), "");
                             let (ty, value_name) = scalar_tokens(*kind);
                             let parser = scalar_parser(*kind, &f.values, &ty);
                             quote! {
@@ -388,7 +397,8 @@ impl Model {
                             } else {
                                 " Repeat the flag for each value."
                             };
-                            let help = flag_help(&f.help, &f.values, f.required, more);
+                            let help =
+                                flag_help(&f.help, &f.values, f.required && keep.is_none(), more);
                             let (ty, value_name) = scalar_tokens(*kind);
                             let parser = scalar_parser(*kind, &f.values, &ty);
                             let delimiter = numeric.then(|| quote!(, value_delimiter = ','));
@@ -401,7 +411,8 @@ impl Model {
                         }
                         FieldKind::Json { expect, shape } => {
                             let more = format!(" As JSON (or @FILE), e.g. {shape}");
-                            let help = flag_help(&f.help, &f.values, f.required, &more);
+                            let help =
+                                flag_help(&f.help, &f.values, f.required && keep.is_none(), &more);
                             quote! {
                                 #[doc = #help]
                                 #[arg(id = #id, long = #long, value_name = "JSON",
@@ -512,7 +523,11 @@ impl Model {
         let path_sets = op.path_params.iter().map(|p| {
             let setter = format_ident!("{}", p.setter);
             let field = &p.field;
-            quote!(request = request.#setter(a.#field);)
+            // An update that reads first uses the path parameters again for the read.
+            match op.modify.is_some() && !is_type(&p.ty, "i64") {
+                true => quote!(request = request.#setter(a.#field.clone());),
+                false => quote!(request = request.#setter(a.#field);),
+            }
         });
         let query_sets = op.query_params.iter().map(|p| {
             let setter = format_ident!("{}", p.setter);
@@ -563,12 +578,53 @@ impl Model {
                 }
                 _ => None,
             });
+            let build = match &op.modify {
+                None => {
+                    quote!(let body: #ty = crate::body::build(&a.body, &a.fields, extra, &SPEC)?;)
+                }
+                Some(pairing) => {
+                    let get = format_ident!("{}", pairing.get);
+                    let table = format_ident!("{}", pairing.update.to_uppercase());
+                    let params = op.path_params.iter().map(|p| {
+                        let setter = format_ident!("{}", p.setter);
+                        let field = &p.field;
+                        match is_type(&p.ty, "i64") {
+                            true => quote!(.#setter(a.#field)),
+                            false => quote!(.#setter(a.#field.clone())),
+                        }
+                    });
+                    let with = pairing.with.iter().flat_map(|(ty, values)| {
+                        values.iter().map(move |v| {
+                            let ty: syn::Type = syn::parse_str(ty).expect("a type name");
+                            let variant = format_ident!("{}", pascal(v));
+                            quote!(.with(#ty::#variant))
+                        })
+                    });
+                    quote! {
+                        let read = ctx.admin.#get() #(#params)* #(#with)*;
+                        let read = async move {
+                            store_admin::Call::call(read)
+                                .await
+                                .map(|r| ::serde_json::to_value(&r.data))
+                        };
+                        let body: #ty = crate::modify::build(
+                            &a.body,
+                            &a.fields,
+                            extra,
+                            &SPEC,
+                            &store_admin::modify::#table,
+                            read,
+                        )
+                        .await?;
+                    }
+                }
+            };
             quote! {
                 const SPEC: crate::body::BodySpec = crate::body::BodySpec {
                     required: &[#(#required),*],
                     shapes: &[#(#shapes),*],
                 };
-                let body: #ty = crate::body::build(&a.body, &a.fields, extra, &SPEC)?;
+                #build
                 #job_body
                 request = request.body(body);
             }

@@ -396,6 +396,9 @@ pub(super) struct Op {
     /// What a background job exports (the document's `x-background-job.kind`): the command
     /// takes `--wait`, and waits for the file in the export logs.
     pub(super) job: Option<String>,
+    /// The read-modify-write of an update whose body requires fields (`crate::modify`): the
+    /// command reads the record when a required field is not given.
+    pub(super) modify: Option<crate::modify::Pairing>,
     /// Whether the background job is an import (`x-background-job.import`): its result is the
     /// records of the uploaded file's rows, waited for by the keys the file holds.
     pub(super) import_job: bool,
@@ -694,6 +697,10 @@ impl Model {
                 Ok(built) => ops.push(built),
                 Err(e) => problems.push(format!("{id}: {e:#}")),
             }
+        }
+        let (pairings, _) = crate::modify::pairings(doc)?;
+        for op in &mut ops {
+            op.modify = pairings.iter().find(|p| p.update == op.id).cloned();
         }
         if !problems.is_empty() {
             bail!(
@@ -1055,6 +1062,7 @@ pub(super) fn build_op(
         old_name: None,
         job: op["x-background-job"]["kind"].as_str().map(str::to_owned),
         import_job: op["x-background-job"]["import"].as_bool() == Some(true),
+        modify: None,
     })
 }
 
