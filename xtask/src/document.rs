@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use serde_json::Value;
 
 use crate::lint;
 
@@ -71,5 +72,50 @@ impl Document {
             self.rel_path,
             lines.join("\n")
         )
+    }
+}
+
+/// The document as JSON, with `$ref` resolution (shared by the command line's model and the
+/// read-modify-write pairings, which read the same schemas).
+pub(crate) struct Raw<'a>(pub(crate) &'a Value);
+
+impl<'a> Raw<'a> {
+    /// The schema `value` names: its `$ref` (or its `allOf` of one) followed.
+    pub(crate) fn resolve(&self, value: &'a Value) -> &'a Value {
+        let mut current = value;
+        for _ in 0..16 {
+            if let Some(reference) = current.get("$ref").and_then(Value::as_str) {
+                match self.0.pointer(reference.trim_start_matches('#')) {
+                    Some(target) => current = target,
+                    None => return current,
+                }
+            } else if let Some([only]) = current
+                .get("allOf")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+            {
+                current = only;
+            } else {
+                return current;
+            }
+        }
+        current
+    }
+
+    /// The component name of the schema `value` refers to, if it is a `$ref`.
+    pub(crate) fn ref_name(value: &Value) -> Option<String> {
+        let value = match value
+            .get("allOf")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+        {
+            Some([only]) => only,
+            _ => value,
+        };
+        value
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.rsplit('/').next())
+            .map(str::to_owned)
     }
 }

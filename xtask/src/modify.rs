@@ -22,8 +22,8 @@ use anyhow::{Context, Result, anyhow};
 use serde_json::{Map, Value};
 
 use crate::Document;
-use crate::cli_gen::model::Raw;
 use crate::cli_gen::naming::{field_ident, pascal};
+use crate::document::Raw;
 use crate::lint::escape;
 use crate::model::Output;
 

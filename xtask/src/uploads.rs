@@ -10,8 +10,9 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde_json::Value;
 
 use crate::Document;
-use crate::cli_gen::model::{Raw, ordered, property_order};
+use crate::cli_gen::model::{ordered, property_order};
 use crate::cli_gen::naming::{field_ident, pascal, snake};
+use crate::document::Raw;
 use crate::hand_written::{HandWritten, hand_written};
 use crate::lint::escape;
 use crate::model::Output;

@@ -15,6 +15,7 @@ use super::naming::{
     command_name, earlier_command_name, earlier_group_name, field_ident, group_name, pascal, snake,
 };
 use super::text::{sentences, user_text};
+use crate::document::Raw;
 use crate::model::paged_operations;
 use crate::{Document, lint};
 
@@ -421,47 +422,8 @@ pub(super) struct Model {
     pub(super) records: BTreeMap<String, Vec<(String, String)>>,
 }
 
-/// The document as JSON, with `$ref` resolution.
-pub(crate) struct Raw<'a>(pub(crate) &'a Value);
-
+/// What the command line reads of the document's schemas.
 impl<'a> Raw<'a> {
-    pub(crate) fn resolve(&self, value: &'a Value) -> &'a Value {
-        let mut current = value;
-        for _ in 0..16 {
-            if let Some(reference) = current.get("$ref").and_then(Value::as_str) {
-                match self.0.pointer(reference.trim_start_matches('#')) {
-                    Some(target) => current = target,
-                    None => return current,
-                }
-            } else if let Some([only]) = current
-                .get("allOf")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-            {
-                current = only;
-            } else {
-                return current;
-            }
-        }
-        current
-    }
-
-    pub(crate) fn ref_name(value: &Value) -> Option<String> {
-        let value = match value
-            .get("allOf")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-        {
-            Some([only]) => only,
-            _ => value,
-        };
-        value
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| r.rsplit('/').next())
-            .map(str::to_owned)
-    }
-
     pub(super) fn scalar_kind(&self, schema: &'a Value) -> Option<ScalarKind> {
         let schema = self.resolve(schema);
         match schema.get("type").and_then(Value::as_str)? {
