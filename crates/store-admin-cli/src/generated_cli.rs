@@ -590,7 +590,10 @@ pub enum ProductVariantsCommand {
     #[command(name = "get")]
     Get(Box<GetProductVariantArgs>),
     ///Update a product variant
-    #[command(name = "update")]
+    #[command(
+        name = "update",
+        long_about = "Update a product variant\n\nFields you do not give are kept: the record is read first."
+    )]
     Update(Box<UpdateProductVariantArgs>),
     ///List product variants
     #[command(name = "list")]
@@ -612,7 +615,10 @@ pub enum ShippingCompaniesCommand {
     #[command(name = "get")]
     Get(Box<GetShippingCompanyArgs>),
     ///Update a shipping company
-    #[command(name = "update")]
+    #[command(
+        name = "update",
+        long_about = "Update a shipping company\n\nFields you do not give are kept: the record is read first."
+    )]
     Update(Box<UpdateShippingCompanyArgs>),
     ///Delete a shipping company
     #[command(name = "delete")]
@@ -678,7 +684,10 @@ pub enum CategoriesCommand {
     #[command(name = "get")]
     Get(Box<GetCategoryArgs>),
     ///Update a category
-    #[command(name = "update")]
+    #[command(
+        name = "update",
+        long_about = "Update a category\n\nFields you do not give are kept: the record is read first."
+    )]
     Update(Box<UpdateCategoryArgs>),
     ///Delete a category
     #[command(name = "delete")]
@@ -986,7 +995,10 @@ pub enum AdvertisementsCommand {
     #[command(name = "get")]
     Get(Box<GetAdvertisementArgs>),
     ///Update an advertisement
-    #[command(name = "update")]
+    #[command(
+        name = "update",
+        long_about = "Update an advertisement\n\nFields you do not give are kept: the record is read first."
+    )]
     Update(Box<UpdateAdvertisementArgs>),
     ///Delete an advertisement
     #[command(name = "delete")]
@@ -1103,7 +1115,10 @@ pub enum ProductOptionValuesCommand {
     #[command(name = "get")]
     Get(Box<GetProductOptionValueArgs>),
     ///Update a product option value
-    #[command(name = "update")]
+    #[command(
+        name = "update",
+        long_about = "Update a product option value\n\nFields you do not give are kept: the record is read first."
+    )]
     Update(Box<UpdateProductOptionValueArgs>),
     ///Delete a product option value
     #[command(name = "delete")]
@@ -1122,7 +1137,10 @@ pub enum ProductOptionTemplatesCommand {
     #[command(name = "get")]
     Get(Box<GetProductOptionTemplateArgs>),
     ///Update an option template
-    #[command(name = "update")]
+    #[command(
+        name = "update",
+        long_about = "Update an option template\n\nFields you do not give are kept: the record is read first."
+    )]
     Update(Box<UpdateProductOptionTemplateArgs>),
     ///Delete an option template
     #[command(name = "delete")]
@@ -1141,7 +1159,10 @@ pub enum BrandsCommand {
     #[command(name = "get")]
     Get(Box<GetBrandArgs>),
     ///Update a brand
-    #[command(name = "update")]
+    #[command(
+        name = "update",
+        long_about = "Update a brand\n\nFields you do not give are kept: the record is read first."
+    )]
     Update(Box<UpdateBrandArgs>),
     ///Delete a brand
     #[command(name = "delete")]
@@ -1197,7 +1218,10 @@ pub enum TaxesCommand {
     #[command(name = "get")]
     Get(Box<GetTaxArgs>),
     ///Update a tax
-    #[command(name = "update")]
+    #[command(
+        name = "update",
+        long_about = "Update a tax\n\nFields you do not give are kept: the record is read first."
+    )]
     Update(Box<UpdateTaxArgs>),
     ///Delete a tax
     #[command(name = "delete")]
@@ -1223,7 +1247,10 @@ pub enum ShippingZonesCommand {
     #[command(name = "get")]
     Get(Box<GetShippingZoneArgs>),
     ///Update a shipping zone
-    #[command(name = "update")]
+    #[command(
+        name = "update",
+        long_about = "Update a shipping zone\n\nFields you do not give are kept: the record is read first."
+    )]
     Update(Box<UpdateShippingZoneArgs>),
     ///Delete a shipping zone
     #[command(name = "delete")]

@@ -148,9 +148,15 @@ impl Model {
                 let name = &op.name;
                 let about = doc_text(&op.summary);
                 let alias = op.old_name.as_ref().map(|old| quote!(, alias = #old));
+                // `--help` of an update that reads first says so (the variant's doc replaces the
+                // long help of its arguments' struct).
+                let long = op.modify.as_ref().map(|_| {
+                    let text = format!("{}\n\n{KEPT}", about.trim());
+                    quote!(, long_about = #text)
+                });
                 quote! {
                     #[doc = #about]
-                    #[command(name = #name #alias)]
+                    #[command(name = #name #alias #long)]
                     #variant(Box<#args>)
                 }
             });
