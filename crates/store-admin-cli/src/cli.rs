@@ -172,4 +172,29 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Log in to a merchant store with OAuth, and manage the stored tokens.
     Auth(crate::auth::AuthArgs),
+    /// Manage the sandbox's store (kept between --sandbox commands).
+    Sandbox(SandboxArgs),
+}
+
+/// `store-admin sandbox ...`.
+#[derive(clap::Args)]
+#[command(
+    long_about = "Manage the sandbox's store. `--sandbox` commands keep it between them, in \
+        $XDG_STATE_HOME/store-admin/sandbox/<store>.json (else ~/.local/state/...): a product \
+        created by one is found by the next. STORE_ADMIN_SANDBOX_STATE names another file, or is \
+        `none` for a fresh store every command; a command waits up to STORE_ADMIN_SANDBOX_WAIT \
+        seconds (10) for another to release the store, then says it is busy."
+)]
+pub struct SandboxArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: SandboxCommand,
+}
+
+/// The `sandbox` commands.
+#[derive(Subcommand)]
+pub enum SandboxCommand {
+    /// Start over: delete the kept store, so that the next `--sandbox` command starts from the
+    /// seeded one.
+    Reset,
 }

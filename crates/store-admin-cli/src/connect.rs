@@ -350,6 +350,16 @@ pub async fn sandbox_client(
     global: &Global,
     builder: StoreAdminBuilder,
 ) -> Result<(StoreAdminBuilder, MockServer), CliError> {
+    sandbox_client_from(global, builder, None).await
+}
+
+/// [`sandbox_client`] whose sandbox starts from `restore` (the store a previous command kept)
+/// when there is one, else from the seeded store.
+pub async fn sandbox_client_from(
+    global: &Global,
+    builder: StoreAdminBuilder,
+    restore: Option<store_admin_mock::StoreSnapshot>,
+) -> Result<(StoreAdminBuilder, MockServer), CliError> {
     let mut stored = None;
     if global.sandbox_scopes.is_none()
         && let Some(tokens) = open_tokens(global, Namespace::Sandbox).await?
@@ -365,7 +375,10 @@ pub async fn sandbox_client(
     }
     let app = need_app(global, true, "the sandbox")?;
     let server = start_sandbox(global, |config| {
-        let config = config.oauth_client(&app.client_id, app.client_secret.expose_secret());
+        let mut config = config.oauth_client(&app.client_id, app.client_secret.expose_secret());
+        if let Some(snapshot) = restore {
+            config = config.restore(snapshot);
+        }
         match &stored {
             Some((_, set)) => accepting(config, set),
             None => config,

@@ -21,6 +21,7 @@ pub mod legacy;
 pub mod output;
 pub mod resume;
 pub mod safe;
+pub mod sandbox_store;
 pub mod webhook;
 
 mod api;
@@ -301,17 +302,21 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Decode(args) => return decode::run(args),
         Command::Completions(args) => return completions::print(args.shell),
         Command::Auth(args) => return auth::run(&global, format, args).await,
+        Command::Sandbox(args) => match args.command {
+            cli::SandboxCommand::Reset => return sandbox_store::reset(&global).await,
+        },
         Command::Api(args) => {
-            let (admin, _sandbox) = connect(&global).await?;
+            let (admin, sandbox) = connect(&global).await?;
             let printer = Printer::new(format, stderr_is_terminal());
-            return api::run(&admin, &printer, args).await;
+            let result = api::run(&admin, &printer, args).await;
+            return keep(sandbox, result);
         }
     };
     let operations = match generated_cli::without_client(operations) {
         Ok(receiver) => return webhook::run(format, receiver).await,
         Err(operations) => operations,
     };
-    let (admin, _sandbox) = connect(&global).await?;
+    let (admin, sandbox) = connect(&global).await?;
     let printer = Printer::new(format, stderr_is_terminal());
     let ctx = Ctx {
         admin,
@@ -319,12 +324,40 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         concurrency: usize::from(global.concurrency),
         store: Some(connect::store_id(&global)),
     };
-    generated_cli::run(&ctx, operations).await
+    let result = generated_cli::run(&ctx, operations).await;
+    keep(sandbox, result)
+}
+
+/// The embedded sandbox of a command, and where its store is kept between commands.
+struct Sandbox {
+    server: MockServer,
+    kept: Option<sandbox_store::Kept>,
+}
+
+/// Keeps what the command did to the sandbox's store (even when it failed part way: what it
+/// changed was changed), then answers its result; a store that cannot be kept fails a command
+/// that succeeded.
+fn keep(sandbox: Option<Sandbox>, result: Result<(), CliError>) -> Result<(), CliError> {
+    let saved = match &sandbox {
+        Some(Sandbox {
+            server,
+            kept: Some(kept),
+        }) => kept.save(server),
+        _ => Ok(()),
+    };
+    match (result, saved) {
+        (Err(error), Err(unsaved)) => {
+            crate::note!("error: {}", output::terminal_safe(&unsaved.message(), true));
+            Err(error)
+        }
+        (Err(error), Ok(())) => Err(error),
+        (Ok(()), saved) => saved,
+    }
 }
 
 /// Builds the client: to the sandbox (started here, kept alive by the returned server), or to
 /// `--base-url` with `--token`, else with the tokens stored for `--store` (see [`auth`]).
-async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), CliError> {
+async fn connect(global: &Global) -> Result<(StoreAdmin, Option<Sandbox>), CliError> {
     let seconds = |flag: &str, value: f64| {
         Duration::try_from_secs_f64(value).map_err(|_| {
             CliError::usage(format!(
@@ -353,8 +386,9 @@ async fn connect(global: &Global) -> Result<(StoreAdmin, Option<MockServer>), Cl
     // The sandbox has its own token (or the tokens `auth login --sandbox` saved). The user's
     // --token / STORE_ADMIN_TOKEN belongs to the service: it is neither needed there nor sent.
     let (mut builder, server) = if auth::is_sandbox(global) {
-        let (builder, server) = auth::sandbox_client(global, builder).await?;
-        (builder, Some(server))
+        let (kept, restore) = sandbox_store::open(global).await?;
+        let (builder, server) = connect::sandbox_client_from(global, builder, restore).await?;
+        (builder, Some(Sandbox { server, kept }))
     } else {
         (auth::service_client(global, builder).await?, None)
     };

@@ -64,6 +64,7 @@ fn from_shell(redirect: &str, args: &[&str]) -> (i32, String) {
         .args(args)
         .env("XDG_CONFIG_HOME", "/nonexistent/store-admin-tests")
         .env("XDG_STATE_HOME", "/nonexistent/store-admin-tests-state")
+        .env("STORE_ADMIN_SANDBOX_STATE", "none")
         .env_remove("STORE_ADMIN_TOKEN")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());

@@ -18,6 +18,7 @@ mod hardening;
 mod help;
 mod jobs;
 mod journal;
+mod kept_sandbox;
 mod language;
 mod new_user;
 mod paging;

@@ -23,6 +23,7 @@ const CLEARED: &[&str] = &[
     "STORE_ADMIN_TOKEN_KEYS",
     "STORE_ADMIN_TOKEN_KEYS_FILE",
     "STORE_ADMIN_WEBHOOK_REDIS",
+    "STORE_ADMIN_SANDBOX_WAIT",
     // The locale chooses the language of the service's messages (English for an English one):
     // a test sets it when it is what the test is about.
     "LC_ALL",
@@ -43,6 +44,8 @@ pub fn store_admin() -> Command {
     // Never the developer's own configuration file or stored tokens.
     command.env("XDG_CONFIG_HOME", "/nonexistent/store-admin-tests");
     command.env("XDG_STATE_HOME", "/nonexistent/store-admin-tests-state");
+    // A fresh sandbox store for every command (tests/kept_sandbox.rs keeps one).
+    command.env("STORE_ADMIN_SANDBOX_STATE", "none");
     command
 }
 
@@ -87,6 +90,7 @@ pub fn store_admin_process() -> std::process::Command {
     }
     command.env("XDG_CONFIG_HOME", "/nonexistent/store-admin-tests");
     command.env("XDG_STATE_HOME", "/nonexistent/store-admin-tests-state");
+    command.env("STORE_ADMIN_SANDBOX_STATE", "none");
     command
 }
 
