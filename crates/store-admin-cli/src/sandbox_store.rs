@@ -82,6 +82,34 @@ pub async fn open(global: &Global) -> Result<(Option<Kept>, Option<StoreSnapshot
     let Some(file) = store_file(global) else {
         return Ok((None, None));
     };
+    let lock = lock(&file).await?;
+    let snapshot = match std::fs::read(&file) {
+        Ok(bytes) => Some(StoreSnapshot::from_json(&bytes).map_err(|e| {
+            CliError::other(format!(
+                "cannot read the sandbox's store {}: {e}; {RESET}",
+                file.display()
+            ))
+        })?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io_error(&file, "cannot read the sandbox's store", e)),
+    };
+    if let Some(snapshot) = &snapshot
+        && snapshot.seed() != global.sandbox_seed
+    {
+        crate::note!(
+            "note: the sandbox's store {} was made from seed {}; --sandbox-seed {} takes effect \
+             after `store-admin sandbox reset`",
+            file.display(),
+            snapshot.seed(),
+            global.sandbox_seed
+        );
+    }
+    Ok((Some(Kept { file, _lock: lock }), snapshot))
+}
+
+/// Takes the lock of the store `file` (creating its folder), waiting up to
+/// `STORE_ADMIN_SANDBOX_WAIT` seconds for another command to release it.
+async fn lock(file: &Path) -> Result<File, CliError> {
     if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
@@ -96,7 +124,7 @@ pub async fn open(global: &Global) -> Result<(Option<Kept>, Option<StoreSnapshot
             )
         })?;
     }
-    let lock_file = lock_path(&file);
+    let lock_file = lock_path(file);
     let lock = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -128,28 +156,7 @@ pub async fn open(global: &Global) -> Result<(Option<Kept>, Option<StoreSnapshot
             }
         }
     }
-    let snapshot = match std::fs::read(&file) {
-        Ok(bytes) => Some(StoreSnapshot::from_json(&bytes).map_err(|e| {
-            CliError::other(format!(
-                "cannot read the sandbox's store {}: {e}; {RESET}",
-                file.display()
-            ))
-        })?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io_error(&file, "cannot read the sandbox's store", e)),
-    };
-    if let Some(snapshot) = &snapshot
-        && snapshot.seed() != global.sandbox_seed
-    {
-        crate::note!(
-            "note: the sandbox's store {} was made from seed {}; --sandbox-seed {} takes effect \
-             after `store-admin sandbox reset`",
-            file.display(),
-            snapshot.seed(),
-            global.sandbox_seed
-        );
-    }
-    Ok((Some(Kept { file, _lock: lock }), snapshot))
+    Ok(lock)
 }
 
 impl Kept {
@@ -183,10 +190,15 @@ impl Kept {
     }
 }
 
-/// Writes `bytes` to `temporary` (readable by its owner only), then renames it over `file`.
+/// Writes `bytes` to `temporary` (a new file, readable by its owner only: one a crashed command
+/// left is removed first), then renames it over `file`.
 fn write_then_rename(temporary: &Path, file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    match std::fs::remove_file(temporary) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
     let mut options = std::fs::OpenOptions::new();
-    options.create(true).truncate(true).write(true);
+    options.create_new(true).write(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let mut out = options.open(temporary)?;
@@ -202,7 +214,8 @@ pub async fn reset(global: &Global) -> Result<(), CliError> {
         crate::note!("the sandbox's store is kept nowhere: each command starts a fresh one");
         return Ok(());
     };
-    let (kept, _) = open(global).await?;
+    // The lock only: a torn store is what a reset is for, so it is not read.
+    let lock = lock(&file).await?;
     match std::fs::remove_file(&file) {
         Ok(()) => crate::note!("the sandbox's store {} was deleted", file.display()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -210,6 +223,6 @@ pub async fn reset(global: &Global) -> Result<(), CliError> {
         }
         Err(e) => return Err(io_error(&file, "cannot delete the sandbox's store", e)),
     }
-    drop(kept);
+    drop(lock);
     Ok(())
 }

@@ -45,21 +45,50 @@ fn create_product(state: &Path, name: &str) -> (String, String) {
         ),
         0,
     );
-    let created = json(&stdout);
-    let id = match &created["id"] {
+    (id_of(&json(&stdout)), stderr)
+}
+
+/// The id of a created record, as the command line takes it.
+fn id_of(created: &serde_json::Value) -> String {
+    match &created["id"] {
         serde_json::Value::Number(n) => n.to_string(),
         serde_json::Value::String(s) => s.clone(),
         other => panic!("no id in {created}: {other}"),
-    };
-    (id, stderr)
+    }
+}
+
+/// The files of the sandbox's folder (no temporary file is left behind).
+fn files_beside(state: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(store_file(state).parent().unwrap())
+        .expect("the sandbox's folder")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
 }
 
 #[test]
 fn a_created_product_is_found_by_the_next_command_until_the_store_is_reset() {
     let state = tempfile::tempdir().expect("a temporary folder");
-    let (id, stderr) = create_product(state.path(), "Kept between commands");
     let file = store_file(state.path());
+    // A command that changes nothing keeps nothing, and says nothing.
+    let (_, stderr) = run(kept(state.path(), &["orders", "list", "-o", "json"]), 0);
+    assert!(!file.exists(), "nothing changed, nothing kept");
+    assert!(stderr.is_empty(), "{stderr}");
+
+    let (id, stderr) = create_product(state.path(), "Kept between commands");
     assert!(file.is_file(), "the store is kept in {}", file.display());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "the store is its owner's only: {mode:o}");
+    }
     assert!(
         stderr.contains(&file.display().to_string()) && stderr.contains("sandbox reset"),
         "the first write says where the store lives and how to start over: {stderr}"
@@ -100,6 +129,14 @@ fn a_created_product_is_found_by_the_next_command_until_the_store_is_reset() {
     let (_, stderr) = run(fresh, 0);
     assert!(stderr.is_empty(), "{stderr}");
     assert!(!file.exists());
+
+    // After a reset, the first write says again where the store lives.
+    let (_, stderr) = create_product(state.path(), "After the reset");
+    assert!(stderr.contains("sandbox reset"), "{stderr}");
+    assert_eq!(
+        files_beside(state.path()),
+        ["default.json", "default.json.lock"]
+    );
 }
 
 #[test]
@@ -137,9 +174,13 @@ fn commands_run_side_by_side_each_see_a_whole_store_or_are_told_it_is_busy() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         if output.status.success() {
             let answer = json(&String::from_utf8_lossy(&output.stdout));
-            created.push(answer["id"].to_string());
+            created.push(id_of(&answer));
         } else {
-            assert!(stderr.contains("busy"), "{stderr}");
+            assert_eq!(output.status.code(), Some(1), "{stderr}");
+            assert!(
+                stderr.contains("busy") && stderr.contains("default.json"),
+                "{stderr}"
+            );
         }
     }
     let bytes = std::fs::read(store_file(state.path())).expect("the store file");
@@ -147,6 +188,12 @@ fn commands_run_side_by_side_each_see_a_whole_store_or_are_told_it_is_busy() {
         serde_json::from_slice::<serde_json::Value>(&bytes).is_ok(),
         "the store file is whole JSON"
     );
+    assert_eq!(
+        files_beside(state.path()),
+        ["default.json", "default.json.lock"],
+        "no temporary file is left"
+    );
+    // No command's product was lost by another writing the store it had read before.
     for id in &created {
         run(
             kept(state.path(), &["products", "get", id, "-o", "json"]),
@@ -158,22 +205,93 @@ fn commands_run_side_by_side_each_see_a_whole_store_or_are_told_it_is_busy() {
     let lock = std::fs::File::open(store_file(state.path()).with_file_name("default.json.lock"))
         .expect("the lock file");
     fs4::FileExt::lock(&lock).expect("locked");
-    let mut waiting = kept(state.path(), &["products", "get", &created[0]]);
+    let before = std::fs::read(store_file(state.path())).unwrap();
+    let mut waiting = kept(
+        state.path(),
+        &[
+            "products",
+            "create",
+            "--name",
+            "Turned away",
+            "--price",
+            "1",
+            "--product-type",
+            "product",
+        ],
+    );
     waiting.env("STORE_ADMIN_SANDBOX_WAIT", "0");
-    let (_, stderr) = run(waiting, 1);
-    assert!(stderr.contains("busy"), "{stderr}");
+    let (stdout, stderr) = run(waiting, 1);
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        stderr.contains("busy") && stderr.contains("another store-admin --sandbox command"),
+        "{stderr}"
+    );
+    let mut reset = kept(state.path(), &["sandbox", "reset"]);
+    reset.env("STORE_ADMIN_SANDBOX_WAIT", "0");
+    let (_, stderr) = run(reset, 1);
+    assert!(
+        stderr.contains("busy"),
+        "a reset waits for the store too: {stderr}"
+    );
+    assert_eq!(
+        std::fs::read(store_file(state.path())).unwrap(),
+        before,
+        "a command turned away changes nothing"
+    );
     fs4::FileExt::unlock(&lock).expect("unlocked");
     run(kept(state.path(), &["products", "get", &created[0]]), 0);
 }
 
+/// A store file that is not what a sandbox wrote (torn, another program's, edited by hand into
+/// something the mock cannot hold) is refused, naming it and how to start over; it is neither
+/// trusted nor overwritten by the command.
 #[test]
-fn a_torn_store_file_is_refused_with_how_to_start_over() {
+fn a_torn_or_tampered_store_file_is_refused_with_how_to_start_over() {
     let state = tempfile::tempdir().expect("a temporary folder");
     let file = store_file(state.path());
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(&file, b"{\"format\": 1, \"seed\"").unwrap();
-    let (_, stderr) = run(kept(state.path(), &["orders", "list"]), 1);
-    assert!(stderr.contains("sandbox reset"), "{stderr}");
-    run(kept(state.path(), &["sandbox", "reset"]), 0);
+    let bad: [&[u8]; 6] = [
+        b"{\"format\": 1, \"seed\"",
+        b"",
+        b"{\"products\": []}",
+        b"{\"format\": 2, \"seed\": 1, \"store\": {}}",
+        // A record that is not an object.
+        b"{\"format\": 1, \"seed\": 1, \"store\": {\"merchant_id\": 1, \"next_seed\": 1, \
+          \"used_ids\": [], \"collections\": {\"/products\": [\"a product\"]}}}",
+        // Two products of the same id.
+        b"{\"format\": 1, \"seed\": 1, \"store\": {\"merchant_id\": 1, \"next_seed\": 1, \
+          \"used_ids\": [7], \"collections\": {\"/products\": [{\"id\": 7}, {\"id\": 7}]}}}",
+    ];
+    for bytes in bad {
+        std::fs::write(&file, bytes).unwrap();
+        let (stdout, stderr) = run(
+            kept(
+                state.path(),
+                &[
+                    "products",
+                    "create",
+                    "--name",
+                    "Not on a torn store",
+                    "--price",
+                    "1",
+                    "--product-type",
+                    "product",
+                ],
+            ),
+            1,
+        );
+        let shown = String::from_utf8_lossy(bytes);
+        assert!(stdout.is_empty(), "{shown}: {stdout}");
+        assert!(
+            stderr.contains("cannot read the sandbox's store")
+                && stderr.contains(&file.display().to_string())
+                && stderr.contains("sandbox reset"),
+            "{shown}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(std::fs::read(&file).unwrap(), bytes, "left as it was");
+    }
+    let (_, stderr) = run(kept(state.path(), &["sandbox", "reset"]), 0);
+    assert!(stderr.contains("deleted"), "{stderr}");
     run(kept(state.path(), &["orders", "list"]), 0);
 }

@@ -215,13 +215,32 @@ impl Store {
             .map(Value::as_i64)
             .collect::<Option<HashSet<i64>>>()?;
         let mut store = Store::from_parts(StdRng::seed_from_u64(next_seed), used_ids, merchant_id);
+        // A snapshot is a file a user could have edited: what the engine relies on is checked
+        // (every record an object, ids strings or numbers and unique in their collection), and
+        // the integer ids of its records are never given out again.
+        let mut claimed = Vec::new();
         for (key, records) in value.get("collections")?.as_object()? {
             let kept = store.records_mut(key);
+            let mut seen = HashSet::new();
             for record in records.as_array()? {
-                // Records without an id (a settings record) are kept as they are, in order.
+                record.as_object()?;
+                match record.get("id") {
+                    // Records without an id (a settings record) are kept as they are, in order.
+                    None => {}
+                    Some(Value::String(_) | Value::Number(_)) => {
+                        if !seen.insert(id_text(record)?) {
+                            return None;
+                        }
+                        claimed.extend(record.get("id").and_then(Value::as_i64));
+                    }
+                    Some(_) => return None,
+                }
                 kept.items.push(record.clone());
             }
             kept.reindex();
+        }
+        for id in claimed {
+            store.claim_id(id);
         }
         Some(store)
     }

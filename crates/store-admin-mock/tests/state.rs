@@ -565,3 +565,88 @@ async fn a_store_restored_from_a_snapshot_goes_on_where_the_first_stopped() {
     assert!(StoreSnapshot::from_json(b"{\"format\": 1}").is_err());
     assert!(StoreSnapshot::from_json(b"not json").is_err());
 }
+
+/// A snapshot is read from a file a user can edit: one that the engine could not hold (a record
+/// that is not an object, an id that is neither a string nor a number, two records of one id)
+/// is refused; a record's id that the file does not list as used is still never given out again;
+/// the stores of several seeds read back.
+#[tokio::test]
+async fn a_tampered_snapshot_is_refused_and_a_records_id_is_never_given_again() {
+    use store_admin_mock::{MockConfig, StoreSnapshot};
+
+    for seed in [1, 2, 7] {
+        let server = crate::common::start_with(
+            MockConfig::new()
+                .seed(seed)
+                .token_all_scopes(crate::common::ADMIN),
+        )
+        .await;
+        StoreSnapshot::from_json(&server.snapshot().to_json())
+            .unwrap_or_else(|e| panic!("seed {seed}'s store reads back: {e}"));
+    }
+
+    let store = |collections: Value, used: Value| {
+        json!({"format": 1, "seed": 1, "store": {
+            "merchant_id": 1, "next_seed": 3, "used_ids": used, "collections": collections,
+        }})
+        .to_string()
+    };
+    for tampered in [
+        store(json!({"/products": ["a product"]}), json!([])),
+        store(json!({"/products": [{"id": 7}, {"id": "7"}]}), json!([7])),
+        store(json!({"/products": [{"id": {"n": 7}}]}), json!([])),
+        store(json!({"/products": {"id": 7}}), json!([])),
+        store(json!({}), json!(["7"])),
+    ] {
+        assert!(
+            StoreSnapshot::from_json(tampered.as_bytes()).is_err(),
+            "refused: {tampered}"
+        );
+    }
+
+    // A restored store gives out the same ids each time it is restored from one snapshot: the id
+    // it would give first, put in the file as a record's (but not listed as used), is not given.
+    let first = start().await;
+    let bytes = first.snapshot().to_json();
+    async fn restored(bytes: &[u8]) -> store_admin_mock::MockServer {
+        let snapshot = StoreSnapshot::from_json(bytes).expect("a store");
+        crate::common::start_with(
+            MockConfig::new()
+                .token_all_scopes(crate::common::ADMIN)
+                .restore(snapshot),
+        )
+        .await
+    }
+    async fn new_product(server: &store_admin_mock::MockServer) -> i64 {
+        let (status, created) = post(
+            server,
+            "/products",
+            json!({"name": "New", "price": 5, "product_type": "product"}),
+        )
+        .await;
+        assert!(status.is_success(), "{status} {created}");
+        created["data"]["id"].as_i64().expect("an integer id")
+    }
+    let second = restored(&bytes).await;
+    let next = new_product(&second).await;
+    let again = restored(&bytes).await;
+    assert_eq!(
+        new_product(&again).await,
+        next,
+        "the same snapshot, the same ids"
+    );
+
+    let mut value: Value = serde_json::from_slice(&bytes).unwrap();
+    value["store"]["collections"]["/brands"]
+        .as_array_mut()
+        .expect("brands")
+        .push(json!({"id": next, "name": "Added by hand"}));
+    let edited = restored(value.to_string().as_bytes()).await;
+    let (status, brand) = get(&edited, &format!("/brands/{next}")).await;
+    assert_eq!(status, StatusCode::OK, "{brand}");
+    assert_ne!(
+        new_product(&edited).await,
+        next,
+        "a record's id is never given out again"
+    );
+}
