@@ -300,6 +300,67 @@ async fn an_orders_items_are_its_own_and_a_new_item_is_priced_into_its_total() {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
 }
 
+/// A product created through the API is priced into an order at its price (not 0), and a line
+/// keeps the weight, weight unit and options it was sent with, on its create's answer and on
+/// every read of the order's lines.
+#[tokio::test]
+async fn a_new_line_is_priced_from_a_created_product_and_keeps_what_was_sent() {
+    let server = start().await;
+    let (order_id, order) = an_order(&server).await;
+    let (status, created) = post(
+        &server,
+        "/products",
+        json!({"name": "Priced", "price": 20, "product_type": "product", "quantity": 50}),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {created}");
+    let product_id = created["data"]["id"].clone();
+    let total_before = amount(&order["amounts"]["total"]);
+    let (status, answer) = post(
+        &server,
+        "/orders/items",
+        json!({"order_id": order_id.parse::<i64>().unwrap(), "identifier_type": "id",
+               "identifier": product_id, "quantity": 3, "weight": 150, "weight_type": "g",
+               "options": [{"id": 789012, "value": ["gift wrap"]}]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let line = answer["data"]
+        .as_array()
+        .expect("the order's items")
+        .iter()
+        .find(|i| i["name"] == "Priced")
+        .cloned()
+        .expect("the new line");
+    assert!(
+        (amount(&line["amounts"]["total"]) - 60.0).abs() < 0.01,
+        "{line}"
+    );
+    let (_, listed) = get(&server, &format!("/orders/items?order_id={order_id}")).await;
+    let read = listed["data"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|i| i["id"] == line["id"])
+        .cloned()
+        .expect("listed");
+    for shown in [&line, &read] {
+        assert_eq!(shown["weight"], 150, "{shown}");
+        assert_eq!(shown["weight_type"], "g", "{shown}");
+        assert_eq!(shown["options"][0]["product_option_id"], 789012, "{shown}");
+        assert_eq!(
+            shown["options"][0]["value"][0]["name"], "gift wrap",
+            "{shown}"
+        );
+    }
+    let (_, order) = get(&server, &format!("/orders/{order_id}")).await;
+    let total_after = amount(&order["data"]["amounts"]["total"]);
+    assert!(
+        (total_after - (total_before + 60.0)).abs() < 0.01,
+        "{total_before} + 3 x 20 != {total_after}"
+    );
+}
+
 #[tokio::test]
 async fn a_categorys_children_and_products_are_what_the_lists_say() {
     let server = start().await;
