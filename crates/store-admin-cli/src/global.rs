@@ -107,7 +107,8 @@ pub struct Global {
           value_parser = parse_language)]
     pub language: Option<Language>,
 
-    /// Talk to an embedded mock store with seeded data instead of the service (no token needed).
+    /// Talk to an embedded mock store with seeded data instead of the service (no token needed);
+    /// its store is kept between commands (`store-admin sandbox reset` starts over).
     #[arg(long, global = true)]
     pub sandbox: bool,
 
@@ -116,7 +117,8 @@ pub struct Global {
     #[arg(long, value_name = "JSON", global = true, value_parser = parse_faults)]
     pub sandbox_faults: Option<FaultConfig>,
 
-    /// Seed of the sandbox's data (the same seed gives the same store).
+    /// Seed of the sandbox's data (the same seed gives the same store; a kept store keeps the
+    /// seed it was made from until `store-admin sandbox reset`).
     #[arg(long, default_value_t = 1, value_name = "N", global = true)]
     pub sandbox_seed: u64,
 

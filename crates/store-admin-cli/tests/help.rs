@@ -368,6 +368,8 @@ fn help_of_commands_with_many_flags() {
         ("api", "api"),
         ("auth_login", "auth login"),
         ("auth_import", "auth import"),
+        ("sandbox", "sandbox"),
+        ("sandbox_reset", "sandbox reset"),
     ]);
     for (name, path) in commands {
         let args: Vec<&str> = path.split(' ').collect();
