@@ -25,4 +25,5 @@ mod sandbox;
 mod state;
 mod tool;
 mod webhooks;
+mod workflows;
 mod writes;

@@ -379,11 +379,28 @@ async fn shipment_lifecycle_create_update_deliver_return_cancel() {
     assert_eq!(returned["data"]["type"], "return");
     assert_ne!(returned["data"]["id"], id);
 
-    let (status, cancelled) = post(&server, &format!("/shipments/{id}/cancel"), json!({})).await;
+    // A delivered shipment is not cancelled (issue 40: it was, and lost its tracking number):
+    // 422, and it stays as it was; the return shipment, not delivered yet, is cancelled.
+    let (status, body) = post(&server, &format!("/shipments/{id}/cancel"), json!({})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["success"], false);
+    let (_, read) = get(&server, &format!("/shipments/{id}")).await;
+    assert_eq!(read["data"]["status"], "delivered");
+    assert_eq!(read["data"]["tracking_number"], "T-1");
+    let back = returned["data"]["id"].as_i64().unwrap();
+    let (status, cancelled) = post(&server, &format!("/shipments/{back}/cancel"), json!({})).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(cancelled["data"]["status"], "cancelled");
-    let (_, read) = get(&server, &format!("/shipments/{id}")).await;
+    let (_, read) = get(&server, &format!("/shipments/{back}")).await;
     assert_eq!(read["data"]["status"], "cancelled");
+    assert_eq!(
+        read["data"]["tracking_number"], returned["data"]["tracking_number"],
+        "a cancelled shipment keeps its tracking number"
+    );
+    assert!(
+        !matches!(&read["data"]["tracking_number"], Value::Number(n) if n.as_i64() == Some(0)),
+        "{read}"
+    );
 }
 
 #[tokio::test]

@@ -2,7 +2,7 @@
 //! registered by `operationId`. The engine still routes them, checks scopes, query and body
 //! against the document, and shapes their answers by the response schemas; an override only says
 //! what changes in the store (a shipment's transitions, a webhook's subscription, an option's
-//! variants, an order's status, a language from the catalogue, a currency of the store, an
+//! variants, an order's status and its history, a transaction's refund, a language from the catalogue, a currency of the store, an
 //! export's file, an import's records, a customer's ban), or how a record is answered (an order's details, projected from the record
 //! the orders list summarizes).
 
@@ -16,6 +16,7 @@ mod order_items;
 mod orders;
 mod products;
 mod shipments;
+mod transactions;
 mod webhooks;
 
 use crate::engine::OverrideRow;
@@ -117,14 +118,31 @@ const REGISTRY: &[OverrideRow] = &[
         shipments::update_order_shipment,
         "the status must be a known shipment status",
     ),
-    OverrideRow::new("cancel_shipment", shipments::cancel_shipment),
-    OverrideRow::new("cancel_order_shipment", shipments::cancel_order_shipment),
+    OverrideRow::refusing(
+        "cancel_shipment",
+        shipments::cancel_shipment,
+        "a delivered shipment cannot be cancelled (the documentation says \"any existing \
+         shipment\"; the service's dashboard offers a return, not a cancellation, once delivered)",
+    ),
+    OverrideRow::refusing(
+        "cancel_order_shipment",
+        shipments::cancel_order_shipment,
+        "a delivered shipment cannot be cancelled (as cancel_shipment)",
+    ),
     OverrideRow::refusing(
         "return_shipment",
         shipments::return_shipment,
         "only a delivered shipment can be returned",
     ),
     OverrideRow::new("get_shipment_tracking", shipments::get_shipment_tracking),
+    OverrideRow::refusing(
+        "update_transaction",
+        transactions::update_transaction,
+        "the transaction's status decides its actions, as on the service's dashboard (its \
+         available_actions are generated data): a refund needs a paid or partly refunded \
+         transaction and an amount above 0 up to what is left of its total, in its currency; a \
+         void or a reverse needs one not refunded yet (initiated, pending or paid)",
+    ),
     OverrideRow::refusing(
         "subscribe_webhook",
         webhooks::subscribe_webhook,
@@ -195,6 +213,7 @@ mod tests {
             ),
             ("return_shipment", "POST", "/shipments/{}/return"),
             ("get_shipment_tracking", "GET", "/shipments/{}/tracking"),
+            ("update_transaction", "PUT", "/transactions/{}"),
             ("subscribe_webhook", "POST", "/webhooks/subscribe"),
             ("update_webhook", "PUT", "/webhooks/{}"),
             ("unsubscribe_webhooks", "DELETE", "/webhooks/unsubscribe"),

@@ -30,6 +30,44 @@ fn status_summary(status: &Value) -> Value {
     })
 }
 
+/// The collection of orders' history entries (by the document's path).
+const ORDER_HISTORIES: &str = "/orders/{}/histories";
+
+/// Records a status change in the order's history, as the service does ("a `note` is recorded in
+/// the order's history"): an `activity` entry naming the new status, with the note when one was
+/// sent, by no employee (`created_by: null`, the documentation's "the system"), newest first in
+/// `GET /orders/{order_id}/histories`. A full history collection keeps its newest entries.
+fn push_order_history(
+    store: &mut Store,
+    histories: &str,
+    order: &Value,
+    status: &Value,
+    note: Option<&str>,
+    cap: usize,
+) {
+    let id = store.new_id();
+    let entry = json!({
+        "id": id,
+        "order_id": order.get("id").cloned().unwrap_or(Value::Null),
+        "status": status.get("name").cloned().unwrap_or(Value::Null),
+        "note": note,
+        "type": "activity",
+        "created_at": now_local(),
+        "created_by": Value::Null,
+        "customized": status.get("customized").cloned().unwrap_or(Value::Null),
+    });
+    let records = store.records_mut(histories);
+    if records.len() >= cap {
+        let mut extra = records.len() + 1 - cap;
+        records.retain(|_| {
+            let keep = extra == 0;
+            extra = extra.saturating_sub(1);
+            keep
+        });
+    }
+    store.insert(histories, entry);
+}
+
 /// The status `slug` of the store, as an order's record holds it (null when the store has none).
 fn status_by_slug(store: &Store, slug: &str) -> Value {
     store
@@ -614,8 +652,21 @@ pub(super) fn change_order_status(call: &Call<'_>) -> Handled {
     let Some(order) = store.get_mut(ORDERS, &order_id) else {
         return Err(ApiError::not_found());
     };
-    object_mut(order).insert("status".into(), order_status);
+    object_mut(order).insert("status".into(), order_status.clone());
     let order = order.clone();
+    let note = body
+        .get("note")
+        .and_then(Value::as_str)
+        .filter(|n| !n.trim().is_empty());
+    let histories = call.engine.real_key(ORDER_HISTORIES).to_owned();
+    push_order_history(
+        &mut store,
+        &histories,
+        &order,
+        &order_status,
+        note,
+        call.state.limits.collection_records,
+    );
     drop(store);
     call.state
         .emit("order.status.updated", &crate::shape::strip_hidden(&order));

@@ -19,6 +19,12 @@ fn not_delivered() -> Text {
         "يجب توصيل الشحنة اولا",
     )
 }
+fn delivered_already() -> Text {
+    Text::new(
+        "The shipment has been delivered and cannot be cancelled.",
+        "تم توصيل الشحنة ولا يمكن إلغاؤها",
+    )
+}
 /// Largest price or weight a package may have (keeps totals exact enough and finite).
 const MAX_AMOUNT: f64 = 1e12;
 
@@ -495,6 +501,11 @@ fn cancel(call: &Call<'_>, pick: impl Fn(&Value) -> bool) -> Handled {
     let Some(shipment) = store.get_mut(SHIPMENTS, &id) else {
         return Err(ApiError::not_found());
     };
+    // A delivered shipment is done: the service refuses to cancel it (422) and it keeps its
+    // status, numbers and history; a return (`return_shipment`) is what follows a delivery.
+    if shipment.get("status") == Some(&Value::from("delivered")) {
+        return Err(ApiError::unprocessable("status", delivered_already()));
+    }
     if shipment.get("status") != Some(&Value::from("cancelled")) {
         push_history(shipment, "cancelled", "");
     }
