@@ -20,11 +20,14 @@ const TRANSACTIONS: &str = "/transactions";
 /// The hidden field of what was refunded so far.
 const REFUNDED: &str = "__refunded";
 
+/// The transaction's status; one that has none (a record made from the documentation's example)
+/// counts as `paid`, what a listed transaction is unless it says otherwise.
 fn status_slug(record: &Value) -> &str {
     record
         .pointer("/status/slug")
         .and_then(Value::as_str)
-        .unwrap_or_default()
+        .filter(|s| !s.is_empty())
+        .unwrap_or("paid")
 }
 
 fn status(slug: &str, lang: crate::language::Lang) -> Value {
@@ -44,6 +47,12 @@ fn not_allowed(action: &str, slug: &str) -> Text {
 }
 
 fn too_much(left: f64) -> Text {
+    if left == f64::MAX {
+        return Text::new(
+            "The amount must be more than 0.",
+            "يجب أن يكون المبلغ أكبر من 0.",
+        );
+    }
     Text::new(
         format!("The amount must be more than 0 and at most {left:.2}."),
         format!("يجب أن يكون المبلغ أكبر من 0 وبحد أقصى {left:.2}."),
@@ -68,10 +77,8 @@ pub(super) fn update_transaction(call: &Call<'_>) -> Handled {
         return Err(ApiError::field("action", required("action")));
     };
     let slug = status_slug(&record).to_owned();
-    let total = record
-        .pointer("/total/amount")
-        .and_then(value_as_f64)
-        .unwrap_or(0.0);
+    // A total the record does not hold bounds nothing (the refund is then of what was sent).
+    let total = record.pointer("/total/amount").and_then(value_as_f64);
     let refunded = record.get(REFUNDED).and_then(value_as_f64).unwrap_or(0.0);
     let mut errors = FieldErrors::new();
     let (new_slug, new_refunded, message) = match action {
@@ -82,9 +89,9 @@ pub(super) fn update_transaction(call: &Call<'_>) -> Handled {
                     not_allowed("refunded", &slug),
                 ));
             }
-            let left = cents(total - refunded).max(0.0);
+            let left = total.map_or(f64::MAX, |t| cents(t - refunded).max(0.0));
             let amount = match body.get("amount") {
-                None | Some(Value::Null) => Some(left),
+                None | Some(Value::Null) => total.map(|_| left),
                 Some(value) => value_as_f64(value).map(cents),
             };
             let currency = record.pointer("/total/currency").and_then(Value::as_str);
@@ -103,7 +110,7 @@ pub(super) fn update_transaction(call: &Call<'_>) -> Handled {
             };
             errors.finish()?;
             let now = cents(refunded + amount);
-            let slug = if now >= cents(total) {
+            let slug = if total.is_none_or(|t| now >= cents(t)) {
                 "refunded"
             } else {
                 "partial_refunded"
