@@ -632,7 +632,7 @@ impl StoreAdmin {
     /// `get_advertisement`, converts what it read into the body of `update_advertisement` (see
     /// [`UPDATE_ADVERTISEMENT`]), hands that body's builder to `change`, and sends it.
     ///
-    /// Costs one read more than [`update_advertisement`](Self::update_advertisement). Not atomic: a change another
+    /// Costs one read more than [`update_advertisement`](store_admin_client::prelude::MarketingApi::update_advertisement). Not atomic: a change another
     /// writer makes between the read and the write is overwritten (the service offers no
     /// `If-Match`). The record read comes back as [`Modified::before`]. A read that fails (a
     /// 404 for `advertisement_id`) fails this call with nothing written.
@@ -666,7 +666,7 @@ impl StoreAdmin {
     /// `get_brand` (with `translations`), converts what it read into the body of `update_brand` (see
     /// [`UPDATE_BRAND`]), hands that body's builder to `change`, and sends it.
     ///
-    /// Costs one read more than [`update_brand`](Self::update_brand). Not atomic: a change another
+    /// Costs one read more than [`update_brand`](store_admin_client::prelude::ProductsApi::update_brand). Not atomic: a change another
     /// writer makes between the read and the write is overwritten (the service offers no
     /// `If-Match`). The record read comes back as [`Modified::before`]. A read that fails (a
     /// 404 for `brand_id`) fails this call with nothing written.
@@ -700,7 +700,7 @@ impl StoreAdmin {
     /// `get_category`, converts what it read into the body of `update_category` (see
     /// [`UPDATE_CATEGORY`]), hands that body's builder to `change`, and sends it.
     ///
-    /// Costs one read more than [`update_category`](Self::update_category). Not atomic: a change another
+    /// Costs one read more than [`update_category`](store_admin_client::prelude::ProductsApi::update_category). Not atomic: a change another
     /// writer makes between the read and the write is overwritten (the service offers no
     /// `If-Match`). The record read comes back as [`Modified::before`]. A read that fails (a
     /// 404 for `category_id`) fails this call with nothing written.
@@ -734,7 +734,7 @@ impl StoreAdmin {
     /// `get_product_option_template` (with `details`), converts what it read into the body of `update_product_option_template` (see
     /// [`UPDATE_PRODUCT_OPTION_TEMPLATE`]), hands that body's builder to `change`, and sends it.
     ///
-    /// Costs one read more than [`update_product_option_template`](Self::update_product_option_template). Not atomic: a change another
+    /// Costs one read more than [`update_product_option_template`](store_admin_client::prelude::ProductsApi::update_product_option_template). Not atomic: a change another
     /// writer makes between the read and the write is overwritten (the service offers no
     /// `If-Match`). The record read comes back as [`Modified::before`]. A read that fails (a
     /// 404 for `template_id`) fails this call with nothing written.
@@ -774,7 +774,7 @@ impl StoreAdmin {
     /// `get_product_option_value`, converts what it read into the body of `update_product_option_value` (see
     /// [`UPDATE_PRODUCT_OPTION_VALUE`]), hands that body's builder to `change`, and sends it.
     ///
-    /// Costs one read more than [`update_product_option_value`](Self::update_product_option_value). Not atomic: a change another
+    /// Costs one read more than [`update_product_option_value`](store_admin_client::prelude::ProductsApi::update_product_option_value). Not atomic: a change another
     /// writer makes between the read and the write is overwritten (the service offers no
     /// `If-Match`). The record read comes back as [`Modified::before`]. A read that fails (a
     /// 404 for `value_id`) fails this call with nothing written.
@@ -811,7 +811,7 @@ impl StoreAdmin {
     /// `get_product_variant`, converts what it read into the body of `update_product_variant` (see
     /// [`UPDATE_PRODUCT_VARIANT`]), hands that body's builder to `change`, and sends it.
     ///
-    /// Costs one read more than [`update_product_variant`](Self::update_product_variant). Not atomic: a change another
+    /// Costs one read more than [`update_product_variant`](store_admin_client::prelude::ProductsApi::update_product_variant). Not atomic: a change another
     /// writer makes between the read and the write is overwritten (the service offers no
     /// `If-Match`). The record read comes back as [`Modified::before`]. A read that fails (a
     /// 404 for `variant`) fails this call with nothing written.
@@ -843,7 +843,7 @@ impl StoreAdmin {
     /// `get_shipping_company`, converts what it read into the body of `update_shipping_company` (see
     /// [`UPDATE_SHIPPING_COMPANY`]), hands that body's builder to `change`, and sends it.
     ///
-    /// Costs one read more than [`update_shipping_company`](Self::update_shipping_company). Not atomic: a change another
+    /// Costs one read more than [`update_shipping_company`](store_admin_client::prelude::ShippingApi::update_shipping_company). Not atomic: a change another
     /// writer makes between the read and the write is overwritten (the service offers no
     /// `If-Match`). The record read comes back as [`Modified::before`]. A read that fails (a
     /// 404 for `company_id`) fails this call with nothing written.
@@ -880,7 +880,7 @@ impl StoreAdmin {
     /// `get_shipping_zone`, converts what it read into the body of `update_shipping_zone` (see
     /// [`UPDATE_SHIPPING_ZONE`]), hands that body's builder to `change`, and sends it.
     ///
-    /// Costs one read more than [`update_shipping_zone`](Self::update_shipping_zone). Not atomic: a change another
+    /// Costs one read more than [`update_shipping_zone`](store_admin_client::prelude::ShippingApi::update_shipping_zone). Not atomic: a change another
     /// writer makes between the read and the write is overwritten (the service offers no
     /// `If-Match`). The record read comes back as [`Modified::before`]. A read that fails (a
     /// 404 for `zone_id`) fails this call with nothing written.
@@ -912,7 +912,7 @@ impl StoreAdmin {
     /// `get_tax`, converts what it read into the body of `update_tax` (see
     /// [`UPDATE_TAX`]), hands that body's builder to `change`, and sends it.
     ///
-    /// Costs one read more than [`update_tax`](Self::update_tax). Not atomic: a change another
+    /// Costs one read more than [`update_tax`](store_admin_client::prelude::StoreApi::update_tax). Not atomic: a change another
     /// writer makes between the read and the write is overwritten (the service offers no
     /// `If-Match`). The record read comes back as [`Modified::before`]. A read that fails (a
     /// 404 for `tax_id`) fails this call with nothing written.
