@@ -158,8 +158,10 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
-/// The commands: the operations of the document, and the hand-written tools.
+/// The commands: the operations of the document, and the hand-written tools. Non-exhaustive: a
+/// new command is a new variant, which must not break a program that matches on these.
 #[derive(Subcommand)]
+#[non_exhaustive]
 pub enum Command {
     /// The operations of the document, one group per tag.
     #[command(flatten)]
