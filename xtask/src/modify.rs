@@ -481,7 +481,7 @@ impl StoreAdmin {{
     /// `{get}`{with_doc}, converts what it read into the body of `{update}` (see
     /// [`{table}`]), hands that body's builder to `change`, and sends it.
     ///
-    /// Costs one read more than [`{update}`](store_admin_client::prelude::{area_trait}::{update}). Not atomic: a change another
+    /// Costs one read more than [`{update}`](store_admin_client::prelude::{area_pascal}Api::{update}). Not atomic: a change another
     /// writer makes between the read and the write is overwritten (the service offers no
     /// `If-Match`). The record read comes back as [`Modified::before`]. A read that fails (a
     /// 404 for {params_doc}) fails this call with nothing written.
@@ -500,7 +500,7 @@ impl StoreAdmin {{
 "#,
             area = p.area,
             // The operation is a method of its area's trait, which `StoreAdmin` implements.
-            area_trait = format!("{}Api", pascal(p.area)),
+            area_pascal = pascal(p.area),
             path = p.path,
             get = p.get,
             update = p.update,
