@@ -50,6 +50,12 @@
 //! A body field that the read does not show (a shipping zone's `shipping`, a tax's `country_id`)
 //! is left out of the body unless `change` sets it; the service keeps what it has for a field
 //! left out of an update, as it does for the optional fields of every update.
+//!
+//! **A day loses its time of day.** Where an update takes a day (`YYYY-MM-DD`, an advertisement's
+//! `expire_date`) and the read answers a timestamp, the day is written back without the record's
+//! time of day: an advertisement read as expiring at 18:30 on 1 March is sent `2025-03-01` by a
+//! `modify_advertisement` that changed only its title, and then expires at whatever time the
+//! service gives a bare day. The update cannot carry more than a day.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
