@@ -135,6 +135,12 @@ pub struct BodySpec {
     pub required: &'static [(&'static str, &'static str)],
     /// `(field, example)` of each field given as JSON.
     pub shapes: &'static [(&'static str, &'static str)],
+    /// `(field, flag)` of every field a flag of the command gives (a nested field's problem
+    /// names the flag of its top field).
+    pub flags: &'static [(&'static str, &'static str)],
+    /// What the document says of the body's values (nested required fields, bounds, closed
+    /// sets), checked before it is sent.
+    pub schema: &'static crate::checks::Schema,
 }
 
 impl BodySpec {
@@ -143,6 +149,8 @@ impl BodySpec {
     pub const NONE: BodySpec = BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[],
+        schema: &crate::checks::Schema::ANY,
     };
 }
 
@@ -200,7 +208,8 @@ pub fn check_and_build<T: DeserializeOwned + schemars::JsonSchema>(
             )));
         }
     }
-    let missing: Vec<String> = spec
+    let mut nested = 0;
+    let mut missing: Vec<String> = spec
         .required
         .iter()
         .filter(|(field, _)| body.get(*field).is_none_or(Value::is_null))
@@ -215,16 +224,48 @@ pub fn check_and_build<T: DeserializeOwned + schemars::JsonSchema>(
             }
         })
         .collect();
+    // Nested required fields and values the document's rules refuse, all at once.
+    let body = Value::Object(body);
+    let mut invalid = Vec::new();
+    for problem in crate::checks::problems(&body, spec.schema, "") {
+        match problem {
+            crate::checks::Problem::Missing(path) => {
+                nested += 1;
+                missing.push(format!("`{path}` ({})", where_given(spec, &path)));
+            }
+            crate::checks::Problem::Invalid(path, rule) => {
+                invalid.push(format!("`{path}` {rule} ({})", where_given(spec, &path)));
+            }
+        }
+    }
+    let mut faults = Vec::new();
     if !missing.is_empty() {
-        return Err(CliError::usage(format!(
-            "the request body lacks {} required field{}: {}; pass {} as flags or in --body",
+        let them = if missing.len() == 1 { "it" } else { "them" };
+        // Fields of a JSON value are added to that JSON; the body's own are flags.
+        let how = if nested == missing.len() {
+            format!("add {them} to the JSON given")
+        } else {
+            format!("pass {them} as flags or in --body")
+        };
+        faults.push(format!(
+            "the request body lacks {} required field{}: {}; {how}",
             missing.len(),
             if missing.len() == 1 { "" } else { "s" },
             missing.join(", "),
-            if missing.len() == 1 { "it" } else { "them" },
-        )));
+        ));
     }
-    let value = Value::Object(body);
+    if !invalid.is_empty() {
+        faults.push(format!(
+            "the request body has {} invalid value{}: {}",
+            invalid.len(),
+            if invalid.len() == 1 { "" } else { "s" },
+            invalid.join(", "),
+        ));
+    }
+    if !faults.is_empty() {
+        return Err(CliError::usage(faults.join("\n")));
+    }
+    let value = body;
     serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
         let path = e.path().to_string();
         let message = e.inner().to_string();
@@ -245,6 +286,17 @@ pub fn check_and_build<T: DeserializeOwned + schemars::JsonSchema>(
             "the request body is not valid at `{path}`: {message}{hint}"
         ))
     })
+}
+
+/// The flag that gives the top field of `path` (`details.name` -> `in --details-json`), or
+/// `in --body`.
+fn where_given(spec: &BodySpec, path: &str) -> String {
+    let top = path.split(['.', '[']).next().unwrap_or_default();
+    match spec.flags.iter().find(|(field, _)| *field == top) {
+        Some((_, flag)) if !flag.is_empty() && top != path => format!("in {flag}"),
+        Some((_, flag)) if !flag.is_empty() => format!("{flag} or --body"),
+        _ => "in --body".to_owned(),
+    }
 }
 
 fn shape_of(spec: &BodySpec, field: &str) -> Option<&'static str> {
@@ -372,6 +424,7 @@ mod tests {
                 ("packages", "--packages-json"),
             ],
             shapes: &[("packages", r#"[{"weight": 1.5}]"#)],
+            ..BodySpec::NONE
         };
         let error =
             build::<types::UpdateShipmentRequest>(&arg, &flags, Map::new(), &spec).unwrap_err();

@@ -1426,6 +1426,7 @@ pub struct ListProductQuantitiesArgs {
         id = "branch",
         long = "branch",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub branch: Option<i64>,
@@ -1476,6 +1477,7 @@ pub struct ListOrdersArgs {
         long = "status",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub status: Option<Vec<i64>>,
@@ -1490,6 +1492,7 @@ pub struct ListOrdersArgs {
         id = "country",
         long = "country",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub country: Option<i64>,
@@ -1505,6 +1508,7 @@ pub struct ListOrdersArgs {
         long = "branch",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub branch: Option<Vec<i64>>,
@@ -1514,6 +1518,7 @@ pub struct ListOrdersArgs {
         long = "tags",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub tags: Option<Vec<i64>>,
@@ -1522,6 +1527,7 @@ pub struct ListOrdersArgs {
         id = "reference_id",
         long = "reference-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub reference_id: Option<i64>,
@@ -1533,6 +1539,7 @@ pub struct ListOrdersArgs {
         id = "customer_id",
         long = "customer-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub customer_id: Option<i64>,
@@ -1542,6 +1549,7 @@ pub struct ListOrdersArgs {
         long = "shipping-app-id",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub shipping_app_id: Option<Vec<i64>>,
@@ -1589,6 +1597,7 @@ pub struct ListOrdersArgs {
         long = "assign-employee",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub assign_employee: Option<Vec<i64>>,
@@ -1611,6 +1620,7 @@ pub struct ListOrdersArgs {
         id = "created_by",
         long = "created-by",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub created_by: Option<i64>,
@@ -1667,6 +1677,7 @@ pub struct CreateOrderFields {
         id = "branch_id",
         long = "branch-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "branch_id", skip_serializing_if = "Option::is_none")]
@@ -1676,6 +1687,7 @@ pub struct CreateOrderFields {
         id = "courier_id",
         long = "courier-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "courier_id", skip_serializing_if = "Option::is_none")]
@@ -1738,12 +1750,20 @@ pub struct CreateOrderStatusFields {
         id = "parent_id",
         long = "parent-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "parent_id", skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<i64>,
     ///The status name. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///Template of the customer notification; may contain `{store.name}`, `{order.id}` and `{status}`. [required]
@@ -1755,7 +1775,16 @@ pub struct CreateOrderStatusFields {
     #[serde(rename = "icon", skip_serializing_if = "Option::is_none")]
     pub icon: Option<::std::string::String>,
     ///Position in the list.
-    #[arg(id = "sort", long = "sort", value_name = "N", allow_negative_numbers = true)]
+    #[arg(
+        id = "sort",
+        long = "sort",
+        value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(0f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "sort", skip_serializing_if = "Option::is_none")]
     pub sort: Option<i64>,
     ///Whether the status can be used.
@@ -1767,14 +1796,24 @@ pub struct CreateOrderStatusFields {
 #[derive(clap::Args)]
 pub struct ListOrderShipmentsArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "order_id",
+        value_name = "ORDER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub order_id: i64,
 }
 /// Replaced by `update_shipment` (`PUT /shipments/{shipment_id}`); migrate to it. The body and response are assumed to be those of `update_shipment`.
 #[derive(clap::Args)]
 pub struct UpdateOrderShipmentArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "order_id",
+        value_name = "ORDER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub order_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -1787,7 +1826,14 @@ pub struct UpdateOrderShipmentArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateOrderShipmentFields {
     ///The shipping company's number for the shipment. [required]
-    #[arg(id = "shipment_number", long = "shipment-number")]
+    #[arg(
+        id = "shipment_number",
+        long = "shipment-number",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "shipment_number", skip_serializing_if = "Option::is_none")]
     pub shipment_number: Option<::std::string::String>,
     ///The new status. [required]
@@ -1820,6 +1866,7 @@ pub struct UpdateOrderShipmentFields {
         id = "body_order_id",
         long = "body-order-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
@@ -1845,7 +1892,9 @@ pub struct UpdateOrderShipmentFields {
         id = "cost",
         long = "cost",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "cost", skip_serializing_if = "Option::is_none")]
@@ -1868,14 +1917,24 @@ pub struct UpdateOrderShipmentFields {
 #[derive(clap::Args)]
 pub struct CancelOrderShipmentArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "order_id",
+        value_name = "ORDER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub order_id: i64,
 }
 /// Adds an option (such as a size or a colour) with its values to a product. When the product's type is `product`, creating an option also generates the variants (SKUs) for the new values; they are returned in `skus`.
 #[derive(clap::Args)]
 pub struct CreateProductOptionArgs {
     ///The product id.
-    #[arg(id = "product", value_name = "PRODUCT", allow_negative_numbers = true)]
+    #[arg(
+        id = "product",
+        value_name = "PRODUCT",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub product: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -1891,7 +1950,14 @@ pub struct CreateProductOptionArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateProductOptionFields {
     ///The option's name, for example `size`. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///The option's input type.
@@ -1964,6 +2030,7 @@ pub struct CreateProductOptionFields {
         id = "visibility_condition_option",
         long = "visibility-condition-option",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(
@@ -1976,6 +2043,7 @@ pub struct CreateProductOptionFields {
         id = "visibility_condition_value",
         long = "visibility-condition-value",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(
@@ -1984,7 +2052,13 @@ pub struct CreateProductOptionFields {
     )]
     pub visibility_condition_value: Option<i64>,
     ///Position among the product's options.
-    #[arg(id = "sort", long = "sort", value_name = "N", allow_negative_numbers = true)]
+    #[arg(
+        id = "sort",
+        long = "sort",
+        value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "sort", skip_serializing_if = "Option::is_none")]
     pub sort: Option<i64>,
     ///The option's advanced setting, as the dashboard sets it.
@@ -2045,7 +2119,9 @@ pub struct UpdateProductVariantFields {
         id = "price",
         long = "price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
@@ -2055,7 +2131,9 @@ pub struct UpdateProductVariantFields {
         id = "sale_price",
         long = "sale-price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "sale_price", skip_serializing_if = "Option::is_none")]
@@ -2065,7 +2143,9 @@ pub struct UpdateProductVariantFields {
         id = "cost_price",
         long = "cost-price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "cost_price", skip_serializing_if = "Option::is_none")]
@@ -2075,6 +2155,7 @@ pub struct UpdateProductVariantFields {
         id = "stock_quantity",
         long = "stock-quantity",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "stock_quantity", skip_serializing_if = "Option::is_none")]
@@ -2084,6 +2165,7 @@ pub struct UpdateProductVariantFields {
         id = "weight",
         long = "weight",
         value_name = "NUMBER",
+        value_parser = crate::checks::flag::<f64>(crate::checks::Rule::NUMBER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "weight", skip_serializing_if = "Option::is_none")]
@@ -2113,6 +2195,7 @@ pub struct UpdateProductVariantFields {
         id = "notify_low",
         long = "notify-low",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "notify_low", skip_serializing_if = "Option::is_none")]
@@ -2147,7 +2230,14 @@ pub struct CreateShippingCompanyArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateShippingCompanyFields {
     ///The company name. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
 }
@@ -2155,7 +2245,12 @@ pub struct CreateShippingCompanyFields {
 #[derive(clap::Args)]
 pub struct GetShippingCompanyArgs {
     ///The shipping company id.
-    #[arg(id = "company_id", value_name = "COMPANY_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "company_id",
+        value_name = "COMPANY_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub company_id: i64,
 }
 /** Renames one of the merchant's own shipping companies.
@@ -2164,7 +2259,12 @@ Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateShippingCompanyArgs {
     ///The shipping company id.
-    #[arg(id = "company_id", value_name = "COMPANY_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "company_id",
+        value_name = "COMPANY_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub company_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -2177,7 +2277,14 @@ pub struct UpdateShippingCompanyArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateShippingCompanyFields {
     ///The new company name.
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
 }
@@ -2185,14 +2292,24 @@ pub struct UpdateShippingCompanyFields {
 #[derive(clap::Args)]
 pub struct DeleteShippingCompanyArgs {
     ///The shipping company id.
-    #[arg(id = "company_id", value_name = "COMPANY_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "company_id",
+        value_name = "COMPANY_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub company_id: i64,
 }
 /// Returns one shipping rule: which shipping companies it offers and under which restrictions (cart price, category, customer group).
 #[derive(clap::Args)]
 pub struct GetShippingRuleArgs {
     ///The shipping rule id.
-    #[arg(id = "rule_id", value_name = "RULE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "rule_id",
+        value_name = "RULE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub rule_id: i64,
 }
 /// Lists the shipping routes of the store (rules that choose which shipping companies serve an order), in priority order, optionally only those whose name matches `name`. Paged by `page` and `per_page`.
@@ -2219,7 +2336,14 @@ pub struct CreateShippingRouteArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateShippingRouteFields {
     ///The route name. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///The route kind; a `branded` route also needs `branded`. [required]
@@ -2239,6 +2363,11 @@ pub struct CreateShippingRouteFields {
         id = "status",
         long = "status",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(0f64),
+            maximum:Some(1f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
@@ -2248,6 +2377,7 @@ pub struct CreateShippingRouteFields {
         id = "priority",
         long = "priority",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "priority", skip_serializing_if = "Option::is_none")]
@@ -2313,21 +2443,36 @@ pub struct CreateShippingRouteFields {
 #[derive(clap::Args)]
 pub struct GetShippingRouteArgs {
     ///The shipping route id.
-    #[arg(id = "route_id", value_name = "ROUTE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "route_id",
+        value_name = "ROUTE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub route_id: i64,
 }
 /// Deletes a shipping route; answers a confirmation message.
 #[derive(clap::Args)]
 pub struct DeleteShippingRouteArgs {
     ///The shipping route id.
-    #[arg(id = "route_id", value_name = "ROUTE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "route_id",
+        value_name = "ROUTE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub route_id: i64,
 }
 /// Changes a shipping route. Every field is optional; what is sent replaces the current value (a `companies` or `conditions` list replaces the whole list).
 #[derive(clap::Args)]
 pub struct UpdateShippingRouteArgs {
     ///The shipping route id.
-    #[arg(id = "route_id", value_name = "ROUTE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "route_id",
+        value_name = "ROUTE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub route_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -2340,7 +2485,14 @@ pub struct UpdateShippingRouteArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateShippingRouteFields {
     ///The route name.
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///The route kind.
@@ -2360,6 +2512,11 @@ pub struct UpdateShippingRouteFields {
         id = "status",
         long = "status",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(0f64),
+            maximum:Some(1f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
@@ -2369,6 +2526,7 @@ pub struct UpdateShippingRouteFields {
         id = "priority",
         long = "priority",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "priority", skip_serializing_if = "Option::is_none")]
@@ -2489,7 +2647,14 @@ pub struct CreateCategoryArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateCategoryFields {
     ///The category name; must not be blank. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///The visibility, `active` (the default) or `hidden`.
@@ -2508,6 +2673,10 @@ pub struct CreateCategoryFields {
         id = "parent_id",
         long = "parent-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(0f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "parent_id", skip_serializing_if = "Option::is_none")]
@@ -2517,6 +2686,7 @@ pub struct CreateCategoryFields {
         id = "sort_order",
         long = "sort-order",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "sort_order", skip_serializing_if = "Option::is_none")]
@@ -2592,7 +2762,14 @@ pub struct SubscribeWebhookArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct SubscribeWebhookFields {
     ///A name for people; must not be blank. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///The name of a webhook event (`order.created`). The set is open: the service adds events over time, so clients must accept names they do not know; `list_webhook_events` lists the events a store can subscribe to. Known names: the test event `test`; the app events `app.store.authorize`, `app.installed`, `app.updated`, `app.uninstalled`, `app.trial.started`, `app.trial.expired`, `app.trial.canceled`, `app.subscription.started`, `app.subscription.expired`, `app.subscription.canceled`, `app.subscription.renewed`, `app.feedback.created`, `app.settings.updated` (sent to the app's own webhook without a subscription); the order events `order.created`, `order.updated`, `order.status.updated`, `order.cancelled`, `order.refunded`, `order.deleted`; the earlier shipment names `order.shipment.creating`, `order.shipment.return.creating`, `order.shipment.cancelled`, `order.shipment.return.cancelled`; the product events `product.created`, `product.updated`, `product.deleted`, `product.quantity.low`, `product.price.updated`; the shipment events `shipment.creating`, `shipment.created`, `shipment.cancelled`, `shipment.updated`; the customer events `customer.created`, `customer.updated`, `customer.login`, `customer.otp.request`; `category.created`, `category.updated`, `brand.created`, `specialoffer.created` and `store.branch.created`. Note the spellings: app events say `canceled`, the others `cancelled`. [known values: test, app.store.authorize, app.installed, app.updated, app.uninstalled, app.trial.started, app.trial.expired, app.trial.canceled, app.subscription.started, app.subscription.expired, app.subscription.canceled, app.subscription.renewed, app.feedback.created, app.settings.updated, order.created, order.updated, order.status.updated, order.cancelled, order.refunded, order.deleted, order.shipment.creating, order.shipment.return.creating, order.shipment.cancelled, order.shipment.return.cancelled, product.created, product.updated, product.deleted, product.quantity.low, product.price.updated, shipment.creating, shipment.created, shipment.cancelled, shipment.updated, customer.created, customer.updated, customer.login, customer.otp.request, category.created, category.updated, brand.created, specialoffer.created, store.branch.created (others accepted)] [required]
@@ -2656,6 +2833,11 @@ pub struct SubscribeWebhookFields {
         id = "version",
         long = "version",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(1f64),
+            maximum:Some(2f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "version", skip_serializing_if = "Option::is_none")]
@@ -2676,7 +2858,12 @@ pub struct UnsubscribeWebhooksArgs {
 #[derive(clap::Args)]
 pub struct UpdateWebhookArgs {
     ///The webhook id.
-    #[arg(id = "id", value_name = "ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "id",
+        value_name = "ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -2756,6 +2943,11 @@ pub struct UpdateWebhookFields {
         id = "version",
         long = "version",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(1f64),
+            maximum:Some(2f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "version", skip_serializing_if = "Option::is_none")]
@@ -2773,6 +2965,7 @@ pub struct ListShipmentsArgs {
         id = "order_id",
         long = "order-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub order_id: Option<i64>,
@@ -2781,6 +2974,7 @@ pub struct ListShipmentsArgs {
         id = "courier_id",
         long = "courier-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub courier_id: Option<i64>,
@@ -2843,6 +3037,7 @@ pub struct ListShipmentsArgs {
         id = "ship_to_country_id",
         long = "ship-to-country-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub ship_to_country_id: Option<i64>,
@@ -2854,6 +3049,7 @@ pub struct ListShipmentsArgs {
         id = "ship_to_city_id",
         long = "ship-to-city-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub ship_to_city_id: Option<i64>,
@@ -2862,6 +3058,7 @@ pub struct ListShipmentsArgs {
         id = "ship_from_country_id",
         long = "ship-from-country-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub ship_from_country_id: Option<i64>,
@@ -2873,6 +3070,7 @@ pub struct ListShipmentsArgs {
         id = "ship_from_city_id",
         long = "ship-from-city-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub ship_from_city_id: Option<i64>,
@@ -2912,6 +3110,7 @@ pub struct CreateShipmentFields {
         id = "courier_id",
         long = "courier-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "courier_id", skip_serializing_if = "Option::is_none")]
@@ -2921,6 +3120,7 @@ pub struct CreateShipmentFields {
         id = "order_id",
         long = "order-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
@@ -2930,6 +3130,7 @@ pub struct CreateShipmentFields {
         id = "shipment_id",
         long = "shipment-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "shipment_id", skip_serializing_if = "Option::is_none")]
@@ -3049,14 +3250,24 @@ pub struct CreateShipmentFields {
 #[derive(clap::Args)]
 pub struct GetShipmentArgs {
     ///The shipment id.
-    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "shipment_id",
+        value_name = "SHIPMENT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub shipment_id: i64,
 }
 /// Updates a shipment's shipping number, tracking, status, label and cost; typically called by the shipping application as the shipment moves. Requires `shipment_number` and `status`. Emits `shipment.updated`.
 #[derive(clap::Args)]
 pub struct UpdateShipmentArgs {
     ///The shipment id.
-    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "shipment_id",
+        value_name = "SHIPMENT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub shipment_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -3069,7 +3280,14 @@ pub struct UpdateShipmentArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateShipmentFields {
     ///The shipping company's number for the shipment. [required]
-    #[arg(id = "shipment_number", long = "shipment-number")]
+    #[arg(
+        id = "shipment_number",
+        long = "shipment-number",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "shipment_number", skip_serializing_if = "Option::is_none")]
     pub shipment_number: Option<::std::string::String>,
     ///The new status. [required]
@@ -3102,6 +3320,7 @@ pub struct UpdateShipmentFields {
         id = "order_id",
         long = "order-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
@@ -3127,7 +3346,9 @@ pub struct UpdateShipmentFields {
         id = "cost",
         long = "cost",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "cost", skip_serializing_if = "Option::is_none")]
@@ -3150,21 +3371,36 @@ pub struct UpdateShipmentFields {
 #[derive(clap::Args)]
 pub struct CancelShipmentArgs {
     ///The shipment id.
-    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "shipment_id",
+        value_name = "SHIPMENT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub shipment_id: i64,
 }
 /// Creates the return of a delivered shipment and returns the return shipment (`type: return`). A shipment that is not delivered yet gives 422. No request body.
 #[derive(clap::Args)]
 pub struct ReturnShipmentArgs {
     ///The shipment id.
-    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "shipment_id",
+        value_name = "SHIPMENT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub shipment_id: i64,
 }
 /// Returns a shipment's tracking details and its status history, newest first.
 #[derive(clap::Args)]
 pub struct GetShipmentTrackingArgs {
     ///The shipment id.
-    #[arg(id = "shipment_id", value_name = "SHIPMENT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "shipment_id",
+        value_name = "SHIPMENT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub shipment_id: i64,
 }
 /// Starts an export of the store's orders of a period (today, this week, this month, or between two dates) as an `xlsx` or `csv` file shaped by an export template. The file is prepared in the background; the answer only confirms the job (`data.message`). When the period has no orders, the service still answers 200 with `success: true` and adds an `error` object (code 404) saying so. Not paged.
@@ -3189,6 +3425,7 @@ pub struct ExportOrdersArgs {
         long = "template-id",
         value_name = "N",
         required = true,
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub template_id: i64,
@@ -3247,6 +3484,7 @@ pub struct ListExportLogsArgs {
         id = "employee",
         long = "employee",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub employee: Option<i64>,
@@ -3279,7 +3517,14 @@ pub struct CreateExportTemplateArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateExportTemplateFields {
     ///The template's name. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///What the template exports, `orders` or `products`. [required]
@@ -3294,7 +3539,14 @@ pub struct CreateExportTemplateFields {
     #[serde(rename = "entity", skip_serializing_if = "Option::is_none")]
     pub entity: Option<::std::string::String>,
     ///The column keys to export, in order (`name`s from `list_export_columns`). Repeat the flag for each value. [required]
-    #[arg(id = "columns", long = "columns")]
+    #[arg(
+        id = "columns",
+        long = "columns",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "columns", skip_serializing_if = "Option::is_none")]
     pub columns: Option<Vec<::std::string::String>>,
 }
@@ -3302,7 +3554,12 @@ pub struct CreateExportTemplateFields {
 #[derive(clap::Args)]
 pub struct UpdateExportTemplateArgs {
     ///The export template id (from `list_export_templates`).
-    #[arg(id = "template_id", value_name = "TEMPLATE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "template_id",
+        value_name = "TEMPLATE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub template_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -3315,11 +3572,25 @@ pub struct UpdateExportTemplateArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateExportTemplateFields {
     ///The template's name. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///The column keys to export, in order; replaces the template's columns. Repeat the flag for each value. [required]
-    #[arg(id = "columns", long = "columns")]
+    #[arg(
+        id = "columns",
+        long = "columns",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "columns", skip_serializing_if = "Option::is_none")]
     pub columns: Option<Vec<::std::string::String>>,
 }
@@ -3327,7 +3598,12 @@ pub struct UpdateExportTemplateFields {
 #[derive(clap::Args)]
 pub struct DeleteExportTemplateArgs {
     ///The export template id (from `list_export_templates`).
-    #[arg(id = "template_id", value_name = "TEMPLATE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "template_id",
+        value_name = "TEMPLATE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub template_id: i64,
 }
 /// Lists the columns an export of one entity can have, grouped by section; their `name`s are what export templates list. Not paged.
@@ -3452,11 +3728,25 @@ pub struct CreateDnsRecordFields {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
     ///The host name the record is for. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///The record's data (returned as `content`). [required]
-    #[arg(id = "value", long = "value")]
+    #[arg(
+        id = "value",
+        long = "value",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "value", skip_serializing_if = "Option::is_none")]
     pub value: Option<::std::string::String>,
     ///The record's priority (MX records).
@@ -3464,6 +3754,7 @@ pub struct CreateDnsRecordFields {
         id = "priority",
         long = "priority",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "priority", skip_serializing_if = "Option::is_none")]
@@ -3476,6 +3767,7 @@ pub struct DeleteDnsRecordArgs {
     #[arg(
         id = "dns_record_id",
         value_name = "DNS_RECORD_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub dns_record_id: i64,
@@ -3523,7 +3815,12 @@ pub struct ListPaymentBanksArgs {
 #[derive(clap::Args)]
 pub struct GetPaymentBankArgs {
     ///The bank account id (from `list_payment_banks`).
-    #[arg(id = "bank_id", value_name = "BANK_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "bank_id",
+        value_name = "BANK_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub bank_id: i64,
 }
 /// Returns the store's search engine settings.
@@ -3637,7 +3934,12 @@ pub struct ListStoreScopesArgs {
 #[derive(clap::Args)]
 pub struct GetStoreScopeArgs {
     ///The store scope id.
-    #[arg(id = "scope_id", value_name = "SCOPE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "scope_id",
+        value_name = "SCOPE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub scope_id: i64,
 }
 /// Lists the store's payment transactions, page by page, filtered by keyword, card digits, payment method, status, amount or order. Filters combine with AND.
@@ -3688,6 +3990,7 @@ pub struct ListTransactionsArgs {
         id = "order_id",
         long = "order-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub order_id: Option<i64>,
@@ -3702,6 +4005,7 @@ pub struct GetTransactionArgs {
     #[arg(
         id = "transaction_id",
         value_name = "TRANSACTION_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub transaction_id: i64,
@@ -3713,6 +4017,7 @@ pub struct UpdateTransactionArgs {
     #[arg(
         id = "transaction_id",
         value_name = "TRANSACTION_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub transaction_id: i64,
@@ -3743,7 +4048,9 @@ pub struct UpdateTransactionFields {
         id = "amount",
         long = "amount",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "amount", skip_serializing_if = "Option::is_none")]
@@ -3760,6 +4067,7 @@ pub struct PrintTransactionInvoiceArgs {
     #[arg(
         id = "transaction_id",
         value_name = "TRANSACTION_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub transaction_id: i64,
@@ -3853,6 +4161,7 @@ pub struct CreateCustomerFields {
         long = "groups",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "groups", skip_serializing_if = "Option::is_none")]
@@ -3862,7 +4171,12 @@ pub struct CreateCustomerFields {
 #[derive(clap::Args)]
 pub struct GetCustomerArgs {
     ///The customer id.
-    #[arg(id = "customer_id", value_name = "CUSTOMER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "customer_id",
+        value_name = "CUSTOMER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub customer_id: i64,
     ///Extra fields to include in the record.
     #[arg(id = "fields", long = "fields", value_delimiter = ',')]
@@ -3872,7 +4186,12 @@ pub struct GetCustomerArgs {
 #[derive(clap::Args)]
 pub struct UpdateCustomerArgs {
     ///The customer id.
-    #[arg(id = "customer_id", value_name = "CUSTOMER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "customer_id",
+        value_name = "CUSTOMER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub customer_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -3925,6 +4244,7 @@ pub struct UpdateCustomerFields {
         long = "groups",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "groups", skip_serializing_if = "Option::is_none")]
@@ -3934,14 +4254,24 @@ pub struct UpdateCustomerFields {
 #[derive(clap::Args)]
 pub struct DeleteCustomerArgs {
     ///The customer id.
-    #[arg(id = "customer_id", value_name = "CUSTOMER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "customer_id",
+        value_name = "CUSTOMER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub customer_id: i64,
 }
 /// Adds a customer to the store's blacklist, with a reason. A banned customer can still log in to the store but cannot place new orders.
 #[derive(clap::Args)]
 pub struct BanCustomerArgs {
     ///The customer id.
-    #[arg(id = "customer_id", value_name = "CUSTOMER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "customer_id",
+        value_name = "CUSTOMER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub customer_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -3954,7 +4284,14 @@ pub struct BanCustomerArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct BanCustomerFields {
     ///The reason for the ban. [required]
-    #[arg(id = "reason", long = "reason")]
+    #[arg(
+        id = "reason",
+        long = "reason",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
     pub reason: Option<::std::string::String>,
 }
@@ -3962,7 +4299,12 @@ pub struct BanCustomerFields {
 #[derive(clap::Args)]
 pub struct UnbanCustomerArgs {
     ///The customer id.
-    #[arg(id = "customer_id", value_name = "CUSTOMER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "customer_id",
+        value_name = "CUSTOMER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub customer_id: i64,
 }
 /// Imports customers from a spreadsheet (Excel) file, sent as `multipart/form-data` in the field `file`. The service answers with a confirmation message.
@@ -4042,6 +4384,7 @@ pub struct AddCustomersToGroupFields {
         id = "group_id",
         long = "group-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "group_id", skip_serializing_if = "Option::is_none")]
@@ -4052,6 +4395,7 @@ pub struct AddCustomersToGroupFields {
         long = "customers",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "customers", skip_serializing_if = "Option::is_none")]
@@ -4087,7 +4431,12 @@ pub struct UpdateDefaultCustomerGroupFields {
 #[derive(clap::Args)]
 pub struct UpdateCustomerGroupArgs {
     ///The customer group id.
-    #[arg(id = "group_id", value_name = "GROUP_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "group_id",
+        value_name = "GROUP_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub group_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -4132,7 +4481,12 @@ pub struct UpdateCustomerGroupFields {
 #[derive(clap::Args)]
 pub struct DeleteCustomerGroupArgs {
     ///The customer group id.
-    #[arg(id = "group_id", value_name = "GROUP_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "group_id",
+        value_name = "GROUP_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub group_id: i64,
 }
 /// Adds an amount to a customer's wallet and returns the transaction with the wallet's new balance.
@@ -4153,6 +4507,7 @@ pub struct DepositCustomerWalletFields {
         id = "customer_id",
         long = "customer-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "customer_id", skip_serializing_if = "Option::is_none")]
@@ -4162,7 +4517,9 @@ pub struct DepositCustomerWalletFields {
         id = "amount",
         long = "amount",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "amount", skip_serializing_if = "Option::is_none")]
@@ -4186,6 +4543,7 @@ pub struct WithdrawCustomerWalletFields {
         id = "customer_id",
         long = "customer-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "customer_id", skip_serializing_if = "Option::is_none")]
@@ -4195,7 +4553,9 @@ pub struct WithdrawCustomerWalletFields {
         id = "amount",
         long = "amount",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "amount", skip_serializing_if = "Option::is_none")]
@@ -4210,6 +4570,7 @@ pub struct ListCustomerLoyaltyPointsArgs {
         long = "customer-id",
         value_name = "N",
         required = true,
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub customer_id: i64,
@@ -4235,6 +4596,7 @@ pub struct UpdateCustomerLoyaltyPointsFields {
         id = "points",
         long = "points",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "points", skip_serializing_if = "Option::is_none")]
@@ -4255,7 +4617,14 @@ pub struct UpdateCustomerLoyaltyPointsFields {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
     ///Why the points change. [required]
-    #[arg(id = "reason", long = "reason")]
+    #[arg(
+        id = "reason",
+        long = "reason",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
     pub reason: Option<::std::string::String>,
     ///How to notify the customers. Repeat the flag for each value. [required]
@@ -4276,6 +4645,7 @@ pub struct UpdateCustomerLoyaltyPointsFields {
         long = "customers",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "customers", skip_serializing_if = "Option::is_none")]
@@ -4309,7 +4679,14 @@ pub struct CreateCouponArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateCouponFields {
     ///The code customers enter; required for a single coupon.
-    #[arg(id = "code", long = "code")]
+    #[arg(
+        id = "code",
+        long = "code",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "code", skip_serializing_if = "Option::is_none")]
     pub code: Option<::std::string::String>,
     ///How `amount` is applied: `percentage` or `fixed` (the service also accepts `Percentage`, `Fixed`, `P`, `p`, `F`, `f`). [required]
@@ -4321,7 +4698,9 @@ pub struct CreateCouponFields {
         id = "amount",
         long = "amount",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "amount", skip_serializing_if = "Option::is_none")]
@@ -4351,6 +4730,7 @@ pub struct CreateCouponFields {
         id = "group_coupons_count",
         long = "group-coupons-count",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "group_coupons_count", skip_serializing_if = "Option::is_none")]
@@ -4380,7 +4760,9 @@ pub struct CreateCouponFields {
         id = "marketing_amount",
         long = "marketing-amount",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "marketing_amount", skip_serializing_if = "Option::is_none")]
@@ -4390,7 +4772,9 @@ pub struct CreateCouponFields {
         id = "maximum_amount",
         long = "maximum-amount",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "maximum_amount", skip_serializing_if = "Option::is_none")]
@@ -4413,6 +4797,7 @@ pub struct ListCouponCodesArgs {
         long = "coupon-id",
         value_name = "N",
         required = true,
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub coupon_id: i64,
@@ -4424,14 +4809,24 @@ pub struct ListCouponCodesArgs {
 #[derive(clap::Args)]
 pub struct GetCouponArgs {
     ///The coupon id.
-    #[arg(id = "coupon_id", value_name = "COUPON_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "coupon_id",
+        value_name = "COUPON_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub coupon_id: i64,
 }
 /// Changes a coupon and returns it. Every field is optional. The include/exclude lists restrict the coupon to (or exclude it from) products, categories, brands, customer groups and shipping companies; `payment_methods` limits the payment methods it works with.
 #[derive(clap::Args)]
 pub struct UpdateCouponArgs {
     ///The coupon id.
-    #[arg(id = "coupon_id", value_name = "COUPON_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "coupon_id",
+        value_name = "COUPON_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub coupon_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -4444,7 +4839,14 @@ pub struct UpdateCouponArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateCouponFields {
     ///The code customers enter.
-    #[arg(id = "code", long = "code")]
+    #[arg(
+        id = "code",
+        long = "code",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "code", skip_serializing_if = "Option::is_none")]
     pub code: Option<::std::string::String>,
     ///How `amount` is applied: `percentage` or `fixed` (the service also accepts `Percentage`, `Fixed`, `P`, `p`, `F`, `f`).
@@ -4456,7 +4858,9 @@ pub struct UpdateCouponFields {
         id = "amount",
         long = "amount",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "amount", skip_serializing_if = "Option::is_none")]
@@ -4497,6 +4901,7 @@ pub struct UpdateCouponFields {
         id = "usage_limit",
         long = "usage-limit",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "usage_limit", skip_serializing_if = "Option::is_none")]
@@ -4506,6 +4911,7 @@ pub struct UpdateCouponFields {
         id = "usage_limit_per_user",
         long = "usage-limit-per-user",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "usage_limit_per_user", skip_serializing_if = "Option::is_none")]
@@ -4515,7 +4921,9 @@ pub struct UpdateCouponFields {
         id = "minimum_amount",
         long = "minimum-amount",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "minimum_amount", skip_serializing_if = "Option::is_none")]
@@ -4525,7 +4933,9 @@ pub struct UpdateCouponFields {
         id = "maximum_amount",
         long = "maximum-amount",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "maximum_amount", skip_serializing_if = "Option::is_none")]
@@ -4574,7 +4984,9 @@ pub struct UpdateCouponFields {
         id = "marketing_amount",
         long = "marketing-amount",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "marketing_amount", skip_serializing_if = "Option::is_none")]
@@ -4595,7 +5007,9 @@ pub struct UpdateCouponFields {
         id = "marketing_maximum_amount",
         long = "marketing-maximum-amount",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(
@@ -4617,6 +5031,7 @@ pub struct UpdateCouponFields {
         long = "products-include",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "products_include", skip_serializing_if = "Option::is_none")]
@@ -4627,6 +5042,7 @@ pub struct UpdateCouponFields {
         long = "products-exclude",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "products_exclude", skip_serializing_if = "Option::is_none")]
@@ -4637,6 +5053,7 @@ pub struct UpdateCouponFields {
         long = "list-include-categories",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "list_include_categories", skip_serializing_if = "Option::is_none")]
@@ -4647,6 +5064,7 @@ pub struct UpdateCouponFields {
         long = "list-exclude-categories",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "list_exclude_categories", skip_serializing_if = "Option::is_none")]
@@ -4657,6 +5075,7 @@ pub struct UpdateCouponFields {
         long = "list-exclude-brands",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "list_exclude_brands", skip_serializing_if = "Option::is_none")]
@@ -4667,6 +5086,7 @@ pub struct UpdateCouponFields {
         long = "list-include-groups",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "list_include_groups", skip_serializing_if = "Option::is_none")]
@@ -4677,6 +5097,7 @@ pub struct UpdateCouponFields {
         long = "list-exclude-groups",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "list_exclude_groups", skip_serializing_if = "Option::is_none")]
@@ -4687,6 +5108,7 @@ pub struct UpdateCouponFields {
         long = "list-exclude-shipping",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "list_exclude_shipping", skip_serializing_if = "Option::is_none")]
@@ -4717,7 +5139,12 @@ pub struct UpdateCouponFields {
 #[derive(clap::Args)]
 pub struct DeleteCouponArgs {
     ///The coupon id.
-    #[arg(id = "coupon_id", value_name = "COUPON_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "coupon_id",
+        value_name = "COUPON_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub coupon_id: i64,
 }
 /// Lists the store's special offers, one page at a time.
@@ -4741,7 +5168,14 @@ pub struct CreateSpecialOfferArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateSpecialOfferFields {
     ///The offer's name. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///The message shown to customers about the offer.
@@ -4798,7 +5232,9 @@ pub struct CreateSpecialOfferFields {
         id = "min_purchase_amount",
         long = "min-purchase-amount",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "min_purchase_amount", skip_serializing_if = "Option::is_none")]
@@ -4808,6 +5244,7 @@ pub struct CreateSpecialOfferFields {
         id = "min_items_count",
         long = "min-items-count",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "min_items_count", skip_serializing_if = "Option::is_none")]
@@ -4817,6 +5254,7 @@ pub struct CreateSpecialOfferFields {
         id = "min_items",
         long = "min-items",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "min_items", skip_serializing_if = "Option::is_none")]
@@ -4880,6 +5318,7 @@ pub struct GetSpecialOfferArgs {
     #[arg(
         id = "special_offer_id",
         value_name = "SPECIAL_OFFER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub special_offer_id: i64,
@@ -4891,6 +5330,7 @@ pub struct UpdateSpecialOfferArgs {
     #[arg(
         id = "special_offer_id",
         value_name = "SPECIAL_OFFER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub special_offer_id: i64,
@@ -4905,7 +5345,14 @@ pub struct UpdateSpecialOfferArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateSpecialOfferFields {
     ///The offer's name. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///The message shown to customers about the offer.
@@ -4962,7 +5409,9 @@ pub struct UpdateSpecialOfferFields {
         id = "min_purchase_amount",
         long = "min-purchase-amount",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "min_purchase_amount", skip_serializing_if = "Option::is_none")]
@@ -4972,6 +5421,7 @@ pub struct UpdateSpecialOfferFields {
         id = "min_items_count",
         long = "min-items-count",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "min_items_count", skip_serializing_if = "Option::is_none")]
@@ -4981,6 +5431,7 @@ pub struct UpdateSpecialOfferFields {
         id = "min_items",
         long = "min-items",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "min_items", skip_serializing_if = "Option::is_none")]
@@ -5044,6 +5495,7 @@ pub struct DeleteSpecialOfferArgs {
     #[arg(
         id = "special_offer_id",
         value_name = "SPECIAL_OFFER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub special_offer_id: i64,
@@ -5055,6 +5507,7 @@ pub struct ChangeSpecialOfferStatusArgs {
     #[arg(
         id = "special_offer_id",
         value_name = "SPECIAL_OFFER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub special_offer_id: i64,
@@ -5107,6 +5560,7 @@ pub struct GetAffiliateArgs {
     #[arg(
         id = "affiliate_id",
         value_name = "AFFILIATE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub affiliate_id: i64,
@@ -5118,6 +5572,7 @@ pub struct UpdateAffiliateArgs {
     #[arg(
         id = "affiliate_id",
         value_name = "AFFILIATE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub affiliate_id: i64,
@@ -5138,6 +5593,7 @@ pub struct DeleteAffiliateArgs {
     #[arg(
         id = "affiliate_id",
         value_name = "AFFILIATE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub affiliate_id: i64,
@@ -5149,6 +5605,7 @@ pub struct ListAffiliateLinksArgs {
     #[arg(
         id = "affiliate_id",
         value_name = "AFFILIATE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub affiliate_id: i64,
@@ -5177,7 +5634,14 @@ pub struct CreateAdvertisementArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateAdvertisementFields {
     ///The title. [required]
-    #[arg(id = "title", long = "title")]
+    #[arg(
+        id = "title",
+        long = "title",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "title", skip_serializing_if = "Option::is_none")]
     pub title: Option<::std::string::String>,
     ///The text. [required]
@@ -5223,6 +5687,7 @@ pub struct GetAdvertisementArgs {
     #[arg(
         id = "advertisement_id",
         value_name = "ADVERTISEMENT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub advertisement_id: i64,
@@ -5236,6 +5701,7 @@ pub struct UpdateAdvertisementArgs {
     #[arg(
         id = "advertisement_id",
         value_name = "ADVERTISEMENT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub advertisement_id: i64,
@@ -5250,7 +5716,14 @@ pub struct UpdateAdvertisementArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateAdvertisementFields {
     ///The title.
-    #[arg(id = "title", long = "title")]
+    #[arg(
+        id = "title",
+        long = "title",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "title", skip_serializing_if = "Option::is_none")]
     pub title: Option<::std::string::String>,
     ///The text.
@@ -5296,6 +5769,7 @@ pub struct DeleteAdvertisementArgs {
     #[arg(
         id = "advertisement_id",
         value_name = "ADVERTISEMENT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub advertisement_id: i64,
@@ -5330,6 +5804,7 @@ pub struct ListReviewsArgs {
         long = "products",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub products: Option<Vec<i64>>,
@@ -5339,6 +5814,7 @@ pub struct ListReviewsArgs {
         long = "blogs",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub blogs: Option<Vec<i64>>,
@@ -5348,6 +5824,7 @@ pub struct ListReviewsArgs {
         long = "customers",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub customers: Option<Vec<i64>>,
@@ -5360,6 +5837,7 @@ pub struct ListReviewsArgs {
         long = "stars",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub stars: Option<Vec<i64>>,
@@ -5374,14 +5852,24 @@ pub struct ListReviewsArgs {
 #[derive(clap::Args)]
 pub struct GetReviewArgs {
     ///The review id.
-    #[arg(id = "review_id", value_name = "REVIEW_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "review_id",
+        value_name = "REVIEW_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub review_id: i64,
 }
 /// Publishes or unpublishes a review and returns it.
 #[derive(clap::Args)]
 pub struct UpdateReviewArgs {
     ///The review id.
-    #[arg(id = "review_id", value_name = "REVIEW_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "review_id",
+        value_name = "REVIEW_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub review_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -5443,7 +5931,14 @@ pub struct CreateProductArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateProductFields {
     ///The product name. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
@@ -5451,7 +5946,9 @@ pub struct CreateProductFields {
         id = "price",
         long = "price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
@@ -5491,6 +5988,7 @@ pub struct CreateProductFields {
         id = "quantity",
         long = "quantity",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
@@ -5517,6 +6015,7 @@ pub struct CreateProductFields {
         long = "categories",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
@@ -5526,7 +6025,9 @@ pub struct CreateProductFields {
         id = "min_amount_donating",
         long = "min-amount-donating",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "min_amount_donating", skip_serializing_if = "Option::is_none")]
@@ -5536,7 +6037,9 @@ pub struct CreateProductFields {
         id = "max_amount_donating",
         long = "max-amount-donating",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "max_amount_donating", skip_serializing_if = "Option::is_none")]
@@ -5546,7 +6049,9 @@ pub struct CreateProductFields {
         id = "sale_price",
         long = "sale-price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "sale_price", skip_serializing_if = "Option::is_none")]
@@ -5556,7 +6061,9 @@ pub struct CreateProductFields {
         id = "cost_price",
         long = "cost-price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "cost_price", skip_serializing_if = "Option::is_none")]
@@ -5574,6 +6081,7 @@ pub struct CreateProductFields {
         id = "maximum_quantity_per_order",
         long = "maximum-quantity-per-order",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(
@@ -5586,6 +6094,7 @@ pub struct CreateProductFields {
         id = "weight",
         long = "weight",
         value_name = "NUMBER",
+        value_parser = crate::checks::flag::<f64>(crate::checks::Rule::NUMBER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "weight", skip_serializing_if = "Option::is_none")]
@@ -5659,6 +6168,7 @@ pub struct CreateProductFields {
         id = "brand_id",
         long = "brand-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "brand_id", skip_serializing_if = "Option::is_none")]
@@ -5669,6 +6179,7 @@ pub struct CreateProductFields {
         long = "tags",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "tags", skip_serializing_if = "Option::is_none")]
@@ -5702,14 +6213,24 @@ pub struct CreateProductFields {
 #[derive(clap::Args)]
 pub struct GetProductArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "product_id",
+        value_name = "PRODUCT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub product_id: i64,
 }
 /// Changes the fields of a product given in the body (the others are kept) and returns its details.
 #[derive(clap::Args)]
 pub struct UpdateProductArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "product_id",
+        value_name = "PRODUCT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub product_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -5722,7 +6243,14 @@ pub struct UpdateProductArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateProductFields {
     ///The product name.
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
@@ -5730,7 +6258,9 @@ pub struct UpdateProductFields {
         id = "price",
         long = "price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
@@ -5740,6 +6270,7 @@ pub struct UpdateProductFields {
         id = "quantity",
         long = "quantity",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
@@ -5754,6 +6285,7 @@ pub struct UpdateProductFields {
         long = "categories",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
@@ -5763,7 +6295,9 @@ pub struct UpdateProductFields {
         id = "min_amount_donating",
         long = "min-amount-donating",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "min_amount_donating", skip_serializing_if = "Option::is_none")]
@@ -5773,7 +6307,9 @@ pub struct UpdateProductFields {
         id = "max_amount_donating",
         long = "max-amount-donating",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "max_amount_donating", skip_serializing_if = "Option::is_none")]
@@ -5783,7 +6319,9 @@ pub struct UpdateProductFields {
         id = "sale_price",
         long = "sale-price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "sale_price", skip_serializing_if = "Option::is_none")]
@@ -5793,7 +6331,9 @@ pub struct UpdateProductFields {
         id = "cost_price",
         long = "cost-price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "cost_price", skip_serializing_if = "Option::is_none")]
@@ -5811,6 +6351,7 @@ pub struct UpdateProductFields {
         id = "maximum_quantity_per_order",
         long = "maximum-quantity-per-order",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(
@@ -5823,6 +6364,7 @@ pub struct UpdateProductFields {
         id = "weight",
         long = "weight",
         value_name = "NUMBER",
+        value_parser = crate::checks::flag::<f64>(crate::checks::Rule::NUMBER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "weight", skip_serializing_if = "Option::is_none")]
@@ -5908,6 +6450,7 @@ pub struct UpdateProductFields {
         id = "brand_id",
         long = "brand-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "brand_id", skip_serializing_if = "Option::is_none")]
@@ -5918,6 +6461,7 @@ pub struct UpdateProductFields {
         long = "tags",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "tags", skip_serializing_if = "Option::is_none")]
@@ -5927,14 +6471,24 @@ pub struct UpdateProductFields {
 #[derive(clap::Args)]
 pub struct DeleteProductArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "product_id",
+        value_name = "PRODUCT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub product_id: i64,
 }
 /// Sets the status of a product: `sale` (on sale), `out` (out of stock) or `hidden` (not shown in the storefront). Answers with a confirmation message, not the product.
 #[derive(clap::Args)]
 pub struct ChangeProductStatusArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "product_id",
+        value_name = "PRODUCT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub product_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -5983,7 +6537,14 @@ pub struct UpdateProductBySkuArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateProductBySkuFields {
     ///The product name.
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
@@ -5991,7 +6552,9 @@ pub struct UpdateProductBySkuFields {
         id = "price",
         long = "price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
@@ -6001,6 +6564,7 @@ pub struct UpdateProductBySkuFields {
         id = "quantity",
         long = "quantity",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
@@ -6015,6 +6579,7 @@ pub struct UpdateProductBySkuFields {
         long = "categories",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
@@ -6024,7 +6589,9 @@ pub struct UpdateProductBySkuFields {
         id = "min_amount_donating",
         long = "min-amount-donating",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "min_amount_donating", skip_serializing_if = "Option::is_none")]
@@ -6034,7 +6601,9 @@ pub struct UpdateProductBySkuFields {
         id = "max_amount_donating",
         long = "max-amount-donating",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "max_amount_donating", skip_serializing_if = "Option::is_none")]
@@ -6044,7 +6613,9 @@ pub struct UpdateProductBySkuFields {
         id = "sale_price",
         long = "sale-price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "sale_price", skip_serializing_if = "Option::is_none")]
@@ -6054,7 +6625,9 @@ pub struct UpdateProductBySkuFields {
         id = "cost_price",
         long = "cost-price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "cost_price", skip_serializing_if = "Option::is_none")]
@@ -6072,6 +6645,7 @@ pub struct UpdateProductBySkuFields {
         id = "maximum_quantity_per_order",
         long = "maximum-quantity-per-order",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(
@@ -6084,6 +6658,7 @@ pub struct UpdateProductBySkuFields {
         id = "weight",
         long = "weight",
         value_name = "NUMBER",
+        value_parser = crate::checks::flag::<f64>(crate::checks::Rule::NUMBER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "weight", skip_serializing_if = "Option::is_none")]
@@ -6169,6 +6744,7 @@ pub struct UpdateProductBySkuFields {
         id = "brand_id",
         long = "brand-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "brand_id", skip_serializing_if = "Option::is_none")]
@@ -6179,6 +6755,7 @@ pub struct UpdateProductBySkuFields {
         long = "tags",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "tags", skip_serializing_if = "Option::is_none")]
@@ -6212,7 +6789,9 @@ pub struct UpdateProductPriceBySkuFields {
         id = "price",
         long = "price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
@@ -6327,7 +6906,12 @@ pub struct CreateProductTagArgs {
 #[derive(clap::Args)]
 pub struct CreateProductDigitalCodesArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "product_id",
+        value_name = "PRODUCT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub product_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6348,7 +6932,12 @@ pub struct CreateProductDigitalCodesFields {
 #[derive(clap::Args)]
 pub struct CreateProductDigitalFileArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "product_id",
+        value_name = "PRODUCT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub product_id: i64,
     ///The file. A path, or `-` for standard input.
     #[arg(id = "file", long = "file", value_name = "FILE")]
@@ -6361,14 +6950,24 @@ pub struct CreateProductDigitalFileArgs {
 #[derive(clap::Args)]
 pub struct DeleteProductDigitalFileArgs {
     ///The digital file id.
-    #[arg(id = "file_id", value_name = "FILE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "file_id",
+        value_name = "FILE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub file_id: i64,
 }
 /// Uploads an image (`photo`) to a product, or attaches one by address (`original`), and returns it with its resized versions. `default` makes it the product's main image; `sort` places it among the product's images.
 #[derive(clap::Args)]
 pub struct CreateProductImageArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "product_id",
+        value_name = "PRODUCT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub product_id: i64,
     ///The image file. A path, or `-` for standard input.
     #[arg(id = "photo", long = "photo", value_name = "FILE")]
@@ -6384,11 +6983,18 @@ pub struct CreateProductImageArgs {
         id = "default",
         long = "default",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub default: Option<i64>,
     ///Position among the product's images.
-    #[arg(id = "sort", long = "sort", value_name = "N", allow_negative_numbers = true)]
+    #[arg(
+        id = "sort",
+        long = "sort",
+        value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub sort: Option<i64>,
     ///Alternative text of the image.
     #[arg(id = "alt", long = "alt")]
@@ -6398,7 +7004,12 @@ pub struct CreateProductImageArgs {
 #[derive(clap::Args)]
 pub struct CreateProductVideoArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "product_id",
+        value_name = "PRODUCT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub product_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6458,7 +7069,12 @@ pub struct CreateProductVideoBySkuFields {
 #[derive(clap::Args)]
 pub struct UpdateProductImageArgs {
     ///The image id. The update page declares it a string and the delete page an integer; image ids are integers.
-    #[arg(id = "image_id", value_name = "IMAGE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "image_id",
+        value_name = "IMAGE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub image_id: i64,
     ///The new image file. A path, or `-` for standard input.
     #[arg(id = "photo", long = "photo", required = true, value_name = "FILE")]
@@ -6468,11 +7084,18 @@ pub struct UpdateProductImageArgs {
         id = "default",
         long = "default",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub default: Option<i64>,
     ///Position among the product's images.
-    #[arg(id = "sort", long = "sort", value_name = "N", allow_negative_numbers = true)]
+    #[arg(
+        id = "sort",
+        long = "sort",
+        value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub sort: Option<i64>,
     ///Alternative text of the image.
     #[arg(id = "alt", long = "alt")]
@@ -6482,7 +7105,12 @@ pub struct UpdateProductImageArgs {
 #[derive(clap::Args)]
 pub struct DeleteProductImageArgs {
     ///The image id. The update page declares it a string and the delete page an integer; image ids are integers.
-    #[arg(id = "image_id", value_name = "IMAGE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "image_id",
+        value_name = "IMAGE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub image_id: i64,
 }
 /// Sets, increases or decreases (`mode`) the stock of many products or variants in one request, each identified by product id, variant id or SKU (`identifer_type`; the field names are spelled `identifer` by the service). Answers with a confirmation message.
@@ -6540,7 +7168,12 @@ pub struct ListProductQuantityAuditArgs {
 #[derive(clap::Args)]
 pub struct ListProductVariantsArgs {
     ///The product id.
-    #[arg(id = "product_id", value_name = "PRODUCT_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "product_id",
+        value_name = "PRODUCT_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub product_id: i64,
     /// Page selection.
     #[command(flatten)]
@@ -6567,6 +7200,7 @@ pub struct UpdateProductVariantQuantityFields {
         id = "quantity",
         long = "quantity",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
@@ -6576,14 +7210,24 @@ pub struct UpdateProductVariantQuantityFields {
 #[derive(clap::Args)]
 pub struct GetProductOptionArgs {
     ///The product option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "option_id",
+        value_name = "OPTION_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub option_id: i64,
 }
 /// Changes the fields of a product option given in the body (its name, whether it is required, its display and visibility, its values) and returns the option.
 #[derive(clap::Args)]
 pub struct UpdateProductOptionArgs {
     ///The product option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "option_id",
+        value_name = "OPTION_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub option_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6596,7 +7240,14 @@ pub struct UpdateProductOptionArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateProductOptionFields {
     ///The option's name.
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///Whether the customer must choose a value.
@@ -6636,6 +7287,7 @@ pub struct UpdateProductOptionFields {
         id = "visibility_condition_option",
         long = "visibility-condition-option",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(
@@ -6648,6 +7300,7 @@ pub struct UpdateProductOptionFields {
         id = "visibility_condition_value",
         long = "visibility-condition-value",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(
@@ -6684,7 +7337,12 @@ pub struct UpdateProductOptionFields {
 #[derive(clap::Args)]
 pub struct CreateProductOptionValueArgs {
     ///The product option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "option_id",
+        value_name = "OPTION_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub option_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6697,7 +7355,14 @@ pub struct CreateProductOptionValueArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateProductOptionValueFields {
     ///The value's label, for example `XL`. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
@@ -6705,7 +7370,9 @@ pub struct CreateProductOptionValueFields {
         id = "price",
         long = "price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
@@ -6715,6 +7382,7 @@ pub struct CreateProductOptionValueFields {
         id = "quantity",
         long = "quantity",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
@@ -6732,14 +7400,24 @@ pub struct CreateProductOptionValueFields {
 #[derive(clap::Args)]
 pub struct DeleteProductOptionArgs {
     ///The product option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "option_id",
+        value_name = "OPTION_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub option_id: i64,
 }
 /// Returns one value of a product option.
 #[derive(clap::Args)]
 pub struct GetProductOptionValueArgs {
     ///The product option value id.
-    #[arg(id = "value_id", value_name = "VALUE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "value_id",
+        value_name = "VALUE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub value_id: i64,
 }
 /** Changes a value of a product option (its name is required) and returns the value.
@@ -6748,7 +7426,12 @@ Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateProductOptionValueArgs {
     ///The product option value id.
-    #[arg(id = "value_id", value_name = "VALUE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "value_id",
+        value_name = "VALUE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub value_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6761,7 +7444,14 @@ pub struct UpdateProductOptionValueArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateProductOptionValueFields {
     ///The value's label.
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money.
@@ -6769,7 +7459,9 @@ pub struct UpdateProductOptionValueFields {
         id = "price",
         long = "price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
@@ -6779,6 +7471,7 @@ pub struct UpdateProductOptionValueFields {
         id = "quantity",
         long = "quantity",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
@@ -6796,7 +7489,12 @@ pub struct UpdateProductOptionValueFields {
 #[derive(clap::Args)]
 pub struct DeleteProductOptionValueArgs {
     ///The product option value id.
-    #[arg(id = "value_id", value_name = "VALUE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "value_id",
+        value_name = "VALUE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub value_id: i64,
 }
 /// Lists the store's option templates, in pages (`page`, `per_page`); `with=details` adds each template's values.
@@ -6890,7 +7588,12 @@ pub struct CreateProductOptionTemplateFields {
 #[derive(clap::Args)]
 pub struct GetProductOptionTemplateArgs {
     ///The option template id.
-    #[arg(id = "template_id", value_name = "TEMPLATE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "template_id",
+        value_name = "TEMPLATE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub template_id: i64,
     ///`details` also returns the values (details) of each template.
     #[arg(
@@ -6908,7 +7611,12 @@ Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateProductOptionTemplateArgs {
     ///The option template id.
-    #[arg(id = "template_id", value_name = "TEMPLATE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "template_id",
+        value_name = "TEMPLATE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub template_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -6962,7 +7670,12 @@ pub struct UpdateProductOptionTemplateFields {
 #[derive(clap::Args)]
 pub struct DeleteProductOptionTemplateArgs {
     ///The option template id.
-    #[arg(id = "template_id", value_name = "TEMPLATE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "template_id",
+        value_name = "TEMPLATE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub template_id: i64,
 }
 /// Lists the brands of the store, optionally filtered by a keyword in their names. Paged by `page` and `per_page`. With `with=translations` each brand also carries its translated texts.
@@ -6988,7 +7701,15 @@ pub struct ListBrandsArgs {
 #[derive(clap::Args)]
 pub struct CreateBrandArgs {
     ///The brand name.
-    #[arg(id = "name", long = "name", required = true)]
+    #[arg(
+        id = "name",
+        long = "name",
+        required = true,
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     pub name: ::std::string::String,
     ///The logo image file. A path, or `-` for standard input.
     #[arg(id = "logo", long = "logo", required = true, value_name = "FILE")]
@@ -7031,7 +7752,12 @@ pub struct CreateBrandArgs {
 #[derive(clap::Args)]
 pub struct GetBrandArgs {
     ///The brand id.
-    #[arg(id = "brand_id", value_name = "BRAND_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "brand_id",
+        value_name = "BRAND_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub brand_id: i64,
     ///`translations` adds each brand's translated texts (`translations`) to the response.
     #[arg(
@@ -7047,7 +7773,12 @@ Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateBrandArgs {
     ///The brand id.
-    #[arg(id = "brand_id", value_name = "BRAND_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "brand_id",
+        value_name = "BRAND_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub brand_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -7060,7 +7791,14 @@ pub struct UpdateBrandArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateBrandFields {
     ///The brand name.
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///The logo: the address of an image.
@@ -7104,7 +7842,12 @@ pub struct UpdateBrandFields {
 #[derive(clap::Args)]
 pub struct DeleteBrandArgs {
     ///The brand id.
-    #[arg(id = "brand_id", value_name = "BRAND_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "brand_id",
+        value_name = "BRAND_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub brand_id: i64,
 }
 /// Finds categories by a keyword in their names or by their ids, with their sub-categories in `items`. Paged by `page` and `per_page`.
@@ -7124,7 +7867,12 @@ pub struct SearchCategoriesArgs {
 #[derive(clap::Args)]
 pub struct GetCategoryArgs {
     ///The category id.
-    #[arg(id = "category_id", value_name = "CATEGORY_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "category_id",
+        value_name = "CATEGORY_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub category_id: i64,
     ///Related data to include in each category.
     #[arg(id = "with", long = "with", value_delimiter = ',')]
@@ -7136,7 +7884,12 @@ Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateCategoryArgs {
     ///The category id.
-    #[arg(id = "category_id", value_name = "CATEGORY_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "category_id",
+        value_name = "CATEGORY_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub category_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -7149,7 +7902,14 @@ pub struct UpdateCategoryArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateCategoryFields {
     ///The category name; must not be blank.
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///The visibility, `active` or `hidden`.
@@ -7168,6 +7928,10 @@ pub struct UpdateCategoryFields {
         id = "parent_id",
         long = "parent-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(0f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "parent_id", skip_serializing_if = "Option::is_none")]
@@ -7177,6 +7941,7 @@ pub struct UpdateCategoryFields {
         id = "sort_order",
         long = "sort-order",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "sort_order", skip_serializing_if = "Option::is_none")]
@@ -7238,14 +8003,24 @@ pub struct UpdateCategoryFields {
 #[derive(clap::Args)]
 pub struct DeleteCategoryArgs {
     ///The category id.
-    #[arg(id = "category_id", value_name = "CATEGORY_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "category_id",
+        value_name = "CATEGORY_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub category_id: i64,
 }
 /// Lists the direct sub-categories of a category, in a lighter shape than the category details. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
 pub struct ListCategoryChildrenArgs {
     ///The category id.
-    #[arg(id = "category_id", value_name = "CATEGORY_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "category_id",
+        value_name = "CATEGORY_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub category_id: i64,
     /// Page selection.
     #[command(flatten)]
@@ -7255,7 +8030,12 @@ pub struct ListCategoryChildrenArgs {
 #[derive(clap::Args)]
 pub struct ListCategoryProductsArgs {
     ///The category id.
-    #[arg(id = "category_id", value_name = "CATEGORY_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "category_id",
+        value_name = "CATEGORY_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub category_id: i64,
     /// Page selection.
     #[command(flatten)]
@@ -7286,6 +8066,10 @@ pub struct UpdateLanguageFields {
         id = "sort_order",
         long = "sort-order",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(0f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "sort_order", skip_serializing_if = "Option::is_none")]
@@ -7334,14 +8118,24 @@ pub struct ListCountriesArgs {
 #[derive(clap::Args)]
 pub struct GetCountryArgs {
     ///The country id.
-    #[arg(id = "country_id", value_name = "COUNTRY_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "country_id",
+        value_name = "COUNTRY_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub country_id: i64,
 }
 /// Lists the cities of one country. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
 pub struct ListCitiesArgs {
     ///The country id.
-    #[arg(id = "country_id", value_name = "COUNTRY_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "country_id",
+        value_name = "COUNTRY_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub country_id: i64,
     /// Page selection.
     #[command(flatten)]
@@ -7351,7 +8145,12 @@ pub struct ListCitiesArgs {
 #[derive(clap::Args)]
 pub struct ListDistrictsArgs {
     ///The city id (from `list_cities`).
-    #[arg(id = "city_id", value_name = "CITY_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "city_id",
+        value_name = "CITY_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub city_id: i64,
     /// Page selection.
     #[command(flatten)]
@@ -7378,7 +8177,14 @@ pub struct CreateTaxArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateTaxFields {
     ///The rate in percent, as a decimal string (`"15"`). [required]
-    #[arg(id = "tax", long = "tax")]
+    #[arg(
+        id = "tax",
+        long = "tax",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "tax", skip_serializing_if = "Option::is_none")]
     pub tax: Option<::std::string::String>,
     ///The country the rate applies to (from `list_countries`).
@@ -7386,6 +8192,7 @@ pub struct CreateTaxFields {
         id = "country_id",
         long = "country-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "country_id", skip_serializing_if = "Option::is_none")]
@@ -7395,7 +8202,12 @@ pub struct CreateTaxFields {
 #[derive(clap::Args)]
 pub struct GetTaxArgs {
     ///The tax id.
-    #[arg(id = "tax_id", value_name = "TAX_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "tax_id",
+        value_name = "TAX_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub tax_id: i64,
 }
 /** Changes a tax rate (and its country) and returns the updated tax.
@@ -7404,7 +8216,12 @@ Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateTaxArgs {
     ///The tax id.
-    #[arg(id = "tax_id", value_name = "TAX_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "tax_id",
+        value_name = "TAX_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub tax_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -7417,7 +8234,14 @@ pub struct UpdateTaxArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateTaxFields {
     ///The rate in percent, as a decimal string (`"15"`).
-    #[arg(id = "tax", long = "tax")]
+    #[arg(
+        id = "tax",
+        long = "tax",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "tax", skip_serializing_if = "Option::is_none")]
     pub tax: Option<::std::string::String>,
     ///The country the rate applies to (from `list_countries`).
@@ -7425,6 +8249,7 @@ pub struct UpdateTaxFields {
         id = "country_id",
         long = "country-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "country_id", skip_serializing_if = "Option::is_none")]
@@ -7434,7 +8259,12 @@ pub struct UpdateTaxFields {
 #[derive(clap::Args)]
 pub struct DeleteTaxArgs {
     ///The tax id.
-    #[arg(id = "tax_id", value_name = "TAX_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "tax_id",
+        value_name = "TAX_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub tax_id: i64,
 }
 /// Imports the store's custom URLs from an uploaded file (`multipart/form-data`, field `file`) and answers a confirmation message (status 201).
@@ -7453,6 +8283,7 @@ pub struct ListShippingEstimateRatesArgs {
         long = "country-id",
         value_name = "N",
         required = true,
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub country_id: i64,
@@ -7462,6 +8293,7 @@ pub struct ListShippingEstimateRatesArgs {
         long = "city-id",
         value_name = "N",
         required = true,
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub city_id: i64,
@@ -7470,6 +8302,7 @@ pub struct ListShippingEstimateRatesArgs {
         id = "order_id",
         long = "order-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub order_id: Option<i64>,
@@ -7484,7 +8317,12 @@ pub struct ListShippingEstimateRatesArgs {
 #[derive(clap::Args)]
 pub struct ListShippingCompanyOptionsArgs {
     ///The shipping company id.
-    #[arg(id = "company_id", value_name = "COMPANY_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "company_id",
+        value_name = "COMPANY_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub company_id: i64,
 }
 /// Changes the store's default route, the one used when no other route applies: whether it is enabled, its companies and its strategy. Every field is optional; what is sent replaces the current value.
@@ -7537,6 +8375,7 @@ pub struct ListShippingZonesArgs {
         id = "company",
         long = "company",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub company: Option<i64>,
@@ -7562,6 +8401,7 @@ pub struct CreateShippingZoneFields {
         id = "company",
         long = "company",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "company", skip_serializing_if = "Option::is_none")]
@@ -7583,7 +8423,12 @@ pub struct CreateShippingZoneFields {
 #[derive(clap::Args)]
 pub struct GetShippingZoneArgs {
     ///The shipping zone id.
-    #[arg(id = "zone_id", value_name = "ZONE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "zone_id",
+        value_name = "ZONE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub zone_id: i64,
 }
 /** Replaces a shipping zone's settings; the body is the same as for creating one (`company` is required). A malformed request gives 400 or 422.
@@ -7592,7 +8437,12 @@ Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
 pub struct UpdateShippingZoneArgs {
     ///The shipping zone id.
-    #[arg(id = "zone_id", value_name = "ZONE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "zone_id",
+        value_name = "ZONE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub zone_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -7609,6 +8459,7 @@ pub struct UpdateShippingZoneFields {
         id = "company",
         long = "company",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "company", skip_serializing_if = "Option::is_none")]
@@ -7630,7 +8481,12 @@ pub struct UpdateShippingZoneFields {
 #[derive(clap::Args)]
 pub struct DeleteShippingZoneArgs {
     ///The shipping zone id.
-    #[arg(id = "zone_id", value_name = "ZONE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "zone_id",
+        value_name = "ZONE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub zone_id: i64,
 }
 /// Lists the store's branches and warehouses, paged by `page` and `per_page`; optionally only the default branch, those matching a keyword, or the one with a branch code.
@@ -7663,7 +8519,14 @@ pub struct CreateBranchArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateBranchFields {
     ///The branch name. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///`branch` or `warehouse`. [required]
@@ -7682,6 +8545,7 @@ pub struct CreateBranchFields {
         id = "country_id",
         long = "country-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "country_id", skip_serializing_if = "Option::is_none")]
@@ -7691,6 +8555,7 @@ pub struct CreateBranchFields {
         id = "city_id",
         long = "city-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "city_id", skip_serializing_if = "Option::is_none")]
@@ -7720,7 +8585,14 @@ pub struct CreateBranchFields {
     #[serde(rename = "building_number", skip_serializing_if = "Option::is_none")]
     pub building_number: Option<::std::string::String>,
     ///Postal code. [required]
-    #[arg(id = "postal_code", long = "postal-code")]
+    #[arg(
+        id = "postal_code",
+        long = "postal-code",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "postal_code", skip_serializing_if = "Option::is_none")]
     pub postal_code: Option<::std::string::String>,
     ///The phone numbers of the branch. As JSON (or @FILE), e.g. {"phone": "text", "telephone": "text", "whatsapp": "text"} [required]
@@ -7740,7 +8612,9 @@ pub struct CreateBranchFields {
         id = "cod_cost",
         long = "cod-cost",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "cod_cost", skip_serializing_if = "Option::is_none")]
@@ -7771,7 +8645,12 @@ pub struct CreateBranchFields {
 #[derive(clap::Args)]
 pub struct GetBranchArgs {
     ///The branch id.
-    #[arg(id = "branch_id", value_name = "BRANCH_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "branch_id",
+        value_name = "BRANCH_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub branch_id: i64,
     ///`translations` to include the branch's translations.
     #[arg(
@@ -7785,7 +8664,12 @@ pub struct GetBranchArgs {
 #[derive(clap::Args)]
 pub struct UpdateBranchArgs {
     ///The branch id.
-    #[arg(id = "branch_id", value_name = "BRANCH_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "branch_id",
+        value_name = "BRANCH_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub branch_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -7798,7 +8682,14 @@ pub struct UpdateBranchArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateBranchFields {
     ///The branch name.
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///`active` or `inactive`.
@@ -7828,6 +8719,7 @@ pub struct UpdateBranchFields {
         id = "country_id",
         long = "country-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "country_id", skip_serializing_if = "Option::is_none")]
@@ -7837,6 +8729,7 @@ pub struct UpdateBranchFields {
         id = "city_id",
         long = "city-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "city_id", skip_serializing_if = "Option::is_none")]
@@ -7886,7 +8779,9 @@ pub struct UpdateBranchFields {
         id = "cod_cost",
         long = "cod-cost",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "cod_cost", skip_serializing_if = "Option::is_none")]
@@ -7917,7 +8812,12 @@ pub struct UpdateBranchFields {
 #[derive(clap::Args)]
 pub struct DeleteBranchArgs {
     ///The branch id.
-    #[arg(id = "branch_id", value_name = "BRANCH_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "branch_id",
+        value_name = "BRANCH_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub branch_id: i64,
 }
 /// Lists the allocation rules that choose which branch fulfils an order, paged by `page` and `per_page`.
@@ -7949,6 +8849,7 @@ pub struct CreateBranchAllocationFields {
         id = "company_id",
         long = "company-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "company_id", skip_serializing_if = "Option::is_none")]
@@ -7958,6 +8859,7 @@ pub struct CreateBranchAllocationFields {
         id = "priority",
         long = "priority",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "priority", skip_serializing_if = "Option::is_none")]
@@ -8005,6 +8907,7 @@ pub struct UpdateBranchAllocationSettingsFields {
         id = "scope_id",
         long = "scope-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "scope_id", skip_serializing_if = "Option::is_none")]
@@ -8041,6 +8944,7 @@ pub struct GetBranchAllocationArgs {
     #[arg(
         id = "allocation_id",
         value_name = "ALLOCATION_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub allocation_id: i64,
@@ -8052,6 +8956,7 @@ pub struct UpdateBranchAllocationArgs {
     #[arg(
         id = "allocation_id",
         value_name = "ALLOCATION_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub allocation_id: i64,
@@ -8074,6 +8979,7 @@ pub struct UpdateBranchAllocationFields {
         id = "company_id",
         long = "company-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "company_id", skip_serializing_if = "Option::is_none")]
@@ -8083,6 +8989,7 @@ pub struct UpdateBranchAllocationFields {
         id = "priority",
         long = "priority",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "priority", skip_serializing_if = "Option::is_none")]
@@ -8119,6 +9026,7 @@ pub struct DeleteBranchAllocationArgs {
     #[arg(
         id = "allocation_id",
         value_name = "ALLOCATION_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub allocation_id: i64,
@@ -8131,6 +9039,7 @@ pub struct ListBranchDeliveryZonesArgs {
         id = "branch_id",
         long = "branch-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub branch_id: Option<i64>,
@@ -8156,6 +9065,11 @@ pub struct CreateBranchDeliveryZoneFields {
         id = "status",
         long = "status",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(0f64),
+            maximum:Some(1f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
@@ -8165,6 +9079,7 @@ pub struct CreateBranchDeliveryZoneFields {
         id = "branch_id",
         long = "branch-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "branch_id", skip_serializing_if = "Option::is_none")]
@@ -8186,14 +9101,24 @@ pub struct CreateBranchDeliveryZoneFields {
 #[derive(clap::Args)]
 pub struct GetBranchDeliveryZoneArgs {
     ///The branch delivery zone id.
-    #[arg(id = "zone_id", value_name = "ZONE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "zone_id",
+        value_name = "ZONE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub zone_id: i64,
 }
 /// Changes a delivery zone; every field is optional and what is sent replaces the current value.
 #[derive(clap::Args)]
 pub struct UpdateBranchDeliveryZoneArgs {
     ///The branch delivery zone id.
-    #[arg(id = "zone_id", value_name = "ZONE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "zone_id",
+        value_name = "ZONE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub zone_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -8210,6 +9135,11 @@ pub struct UpdateBranchDeliveryZoneFields {
         id = "status",
         long = "status",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(0f64),
+            maximum:Some(1f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
@@ -8219,6 +9149,7 @@ pub struct UpdateBranchDeliveryZoneFields {
         id = "branch_id",
         long = "branch-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "branch_id", skip_serializing_if = "Option::is_none")]
@@ -8240,14 +9171,24 @@ pub struct UpdateBranchDeliveryZoneFields {
 #[derive(clap::Args)]
 pub struct DeleteBranchDeliveryZoneArgs {
     ///The branch delivery zone id.
-    #[arg(id = "zone_id", value_name = "ZONE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "zone_id",
+        value_name = "ZONE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub zone_id: i64,
 }
 /// Returns one order with its details (`OrderDetails`): amounts (`amounts.total` is the order total; there is no top-level `total`), customer, receiver, payment method, status, URLs, features and the actions allowed on it.
 #[derive(clap::Args)]
 pub struct GetOrderArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "order_id",
+        value_name = "ORDER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub order_id: i64,
     ///`light`: the current answer, without items, shipments, pickup branch and customer groups.
     #[arg(
@@ -8261,6 +9202,7 @@ pub struct GetOrderArgs {
         id = "reference_id",
         long = "reference-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub reference_id: Option<i64>,
@@ -8269,7 +9211,12 @@ pub struct GetOrderArgs {
 #[derive(clap::Args)]
 pub struct UpdateOrderArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "order_id",
+        value_name = "ORDER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub order_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -8314,6 +9261,7 @@ pub struct UpdateOrderFields {
         id = "branch_id",
         long = "branch-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "branch_id", skip_serializing_if = "Option::is_none")]
@@ -8323,6 +9271,7 @@ pub struct UpdateOrderFields {
         id = "courier_id",
         long = "courier-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "courier_id", skip_serializing_if = "Option::is_none")]
@@ -8361,6 +9310,7 @@ pub struct UpdateOrderFields {
         long = "employees",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "employees", skip_serializing_if = "Option::is_none")]
@@ -8387,6 +9337,7 @@ pub struct DuplicateOrderFields {
         id = "order_id",
         long = "order-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
@@ -8434,7 +9385,12 @@ pub struct RunOrderActionsFields {
 #[derive(clap::Args)]
 pub struct RelocateOrderInventoryArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "order_id",
+        value_name = "ORDER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub order_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -8451,6 +9407,7 @@ pub struct RelocateOrderInventoryFields {
         id = "source",
         long = "source",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "source", skip_serializing_if = "Option::is_none")]
@@ -8460,6 +9417,7 @@ pub struct RelocateOrderInventoryFields {
         id = "destination",
         long = "destination",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "destination", skip_serializing_if = "Option::is_none")]
@@ -8486,6 +9444,7 @@ pub struct ListOrderItemsArgs {
         long = "order-id",
         value_name = "N",
         required = true,
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub order_id: i64,
@@ -8508,6 +9467,7 @@ pub struct CreateOrderItemFields {
         id = "order_id",
         long = "order-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
@@ -8535,6 +9495,10 @@ pub struct CreateOrderItemFields {
         id = "quantity",
         long = "quantity",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(1f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
@@ -8544,6 +9508,7 @@ pub struct CreateOrderItemFields {
         id = "branch_id",
         long = "branch-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "branch_id", skip_serializing_if = "Option::is_none")]
@@ -8569,7 +9534,9 @@ pub struct CreateOrderItemFields {
         id = "price",
         long = "price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
@@ -8579,7 +9546,9 @@ pub struct CreateOrderItemFields {
         id = "cost_price",
         long = "cost-price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "cost_price", skip_serializing_if = "Option::is_none")]
@@ -8589,7 +9558,9 @@ pub struct CreateOrderItemFields {
         id = "weight",
         long = "weight",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "weight", skip_serializing_if = "Option::is_none")]
@@ -8603,7 +9574,12 @@ pub struct CreateOrderItemFields {
 #[derive(clap::Args)]
 pub struct UpdateOrderItemArgs {
     ///The order item id.
-    #[arg(id = "item_id", value_name = "ITEM_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "item_id",
+        value_name = "ITEM_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub item_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -8620,6 +9596,10 @@ pub struct UpdateOrderItemFields {
         id = "quantity",
         long = "quantity",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(1f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "quantity", skip_serializing_if = "Option::is_none")]
@@ -8629,6 +9609,7 @@ pub struct UpdateOrderItemFields {
         id = "branch_id",
         long = "branch-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "branch_id", skip_serializing_if = "Option::is_none")]
@@ -8638,7 +9619,9 @@ pub struct UpdateOrderItemFields {
         id = "price",
         long = "price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
@@ -8648,7 +9631,9 @@ pub struct UpdateOrderItemFields {
         id = "weight",
         long = "weight",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "weight", skip_serializing_if = "Option::is_none")]
@@ -8674,14 +9659,24 @@ pub struct UpdateOrderItemFields {
 #[derive(clap::Args)]
 pub struct DeleteOrderItemArgs {
     ///The order item id.
-    #[arg(id = "item_id", value_name = "ITEM_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "item_id",
+        value_name = "ITEM_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub item_id: i64,
 }
 /// Moves an order to another status, given by `status_id` (a status of `list_order_statuses`, custom ones included) or by `slug`; send one of the two. A `note` is recorded in the order's history; `restore_items` puts the items back in stock (for a cancellation or a return).
 #[derive(clap::Args)]
 pub struct ChangeOrderStatusArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "order_id",
+        value_name = "ORDER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub order_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -8698,6 +9693,7 @@ pub struct ChangeOrderStatusFields {
         id = "status_id",
         long = "status-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "status_id", skip_serializing_if = "Option::is_none")]
@@ -8738,14 +9734,24 @@ pub struct ChangeOrderStatusFields {
 #[derive(clap::Args)]
 pub struct GetOrderStatusArgs {
     ///The order status id.
-    #[arg(id = "status_id", value_name = "STATUS_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "status_id",
+        value_name = "STATUS_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub status_id: i64,
 }
 /// Changes a status: its name, message template, icon, position or whether it is active. Only the fields sent change.
 #[derive(clap::Args)]
 pub struct UpdateOrderStatusArgs {
     ///The order status id.
-    #[arg(id = "status_id", value_name = "STATUS_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "status_id",
+        value_name = "STATUS_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub status_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -8758,7 +9764,14 @@ pub struct UpdateOrderStatusArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateOrderStatusFields {
     ///The status name.
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///Template of the customer notification; may contain `{store.name}`, `{order.id}` and `{status}`.
@@ -8770,7 +9783,16 @@ pub struct UpdateOrderStatusFields {
     #[serde(rename = "icon", skip_serializing_if = "Option::is_none")]
     pub icon: Option<::std::string::String>,
     ///Position in the list.
-    #[arg(id = "sort", long = "sort", value_name = "N", allow_negative_numbers = true)]
+    #[arg(
+        id = "sort",
+        long = "sort",
+        value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(0f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
+        allow_negative_numbers = true
+    )]
     #[serde(rename = "sort", skip_serializing_if = "Option::is_none")]
     pub sort: Option<i64>,
     ///Whether the status can be used.
@@ -8802,7 +9824,12 @@ pub struct SortOrderStatusesFields {}
 #[derive(clap::Args)]
 pub struct ListOrderHistoriesArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "order_id",
+        value_name = "ORDER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub order_id: i64,
     /// Page selection.
     #[command(flatten)]
@@ -8812,7 +9839,12 @@ pub struct ListOrderHistoriesArgs {
 #[derive(clap::Args)]
 pub struct CreateOrderHistoryArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "order_id",
+        value_name = "ORDER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub order_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -8825,7 +9857,14 @@ pub struct CreateOrderHistoryArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateOrderHistoryFields {
     ///The note. [required]
-    #[arg(id = "note", long = "note")]
+    #[arg(
+        id = "note",
+        long = "note",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "note", skip_serializing_if = "Option::is_none")]
     pub note: Option<::std::string::String>,
 }
@@ -8850,7 +9889,14 @@ pub struct CreateOrderOptionArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct CreateOrderOptionFields {
     ///The option name. [required]
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///Help text shown with the field.
@@ -8879,6 +9925,10 @@ pub struct CreateOrderOptionFields {
         id = "length",
         long = "length",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(1f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "length", skip_serializing_if = "Option::is_none")]
@@ -8897,6 +9947,7 @@ pub struct CreateOrderOptionFields {
         long = "categories",
         value_name = "N",
         value_delimiter = ',',
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
@@ -8906,7 +9957,9 @@ pub struct CreateOrderOptionFields {
         id = "price",
         long = "price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
@@ -8940,14 +9993,24 @@ pub struct CreateOrderOptionFields {
 #[derive(clap::Args)]
 pub struct GetOrderOptionArgs {
     ///The order option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "option_id",
+        value_name = "OPTION_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub option_id: i64,
 }
 /// Changes an order option. Only the fields sent change.
 #[derive(clap::Args)]
 pub struct UpdateOrderOptionArgs {
     ///The order option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "option_id",
+        value_name = "OPTION_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub option_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -8960,7 +10023,14 @@ pub struct UpdateOrderOptionArgs {
 #[derive(clap::Args, serde::Serialize)]
 pub struct UpdateOrderOptionFields {
     ///The option name.
-    #[arg(id = "name", long = "name")]
+    #[arg(
+        id = "name",
+        long = "name",
+        value_parser = crate::checks::flag::<::std::string::String>(
+            crate::checks::Rule{min_length:Some(1u64),
+            ..crate::checks::Rule::ANY}
+        )
+    )]
     #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
     pub name: Option<::std::string::String>,
     ///The option's reference number.
@@ -8968,6 +10038,7 @@ pub struct UpdateOrderOptionFields {
         id = "reference_id",
         long = "reference-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "reference_id", skip_serializing_if = "Option::is_none")]
@@ -9033,7 +10104,9 @@ pub struct UpdateOrderOptionFields {
         id = "price",
         long = "price",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "price", skip_serializing_if = "Option::is_none")]
@@ -9071,6 +10144,10 @@ pub struct UpdateOrderOptionFields {
         id = "session_duration",
         long = "session-duration",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(1f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "session_duration", skip_serializing_if = "Option::is_none")]
@@ -9080,6 +10157,10 @@ pub struct UpdateOrderOptionFields {
         id = "session_gap",
         long = "session-gap",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(0f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "session_gap", skip_serializing_if = "Option::is_none")]
@@ -9089,7 +10170,12 @@ pub struct UpdateOrderOptionFields {
 #[derive(clap::Args)]
 pub struct DeleteOrderOptionArgs {
     ///The order option id.
-    #[arg(id = "option_id", value_name = "OPTION_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "option_id",
+        value_name = "OPTION_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub option_id: i64,
 }
 /// Lists the store's invoices and credit notes, one page at a time, optionally of one order or issued between two days.
@@ -9106,6 +10192,7 @@ pub struct ListOrderInvoicesArgs {
         id = "order_id",
         long = "order-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     pub order_id: Option<i64>,
@@ -9131,6 +10218,7 @@ pub struct CreateOrderInvoiceFields {
         id = "order_id",
         long = "order-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
@@ -9172,7 +10260,9 @@ pub struct CreateOrderInvoiceFields {
         id = "sub_total",
         long = "sub-total",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "sub_total", skip_serializing_if = "Option::is_none")]
@@ -9182,7 +10272,9 @@ pub struct CreateOrderInvoiceFields {
         id = "total",
         long = "total",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "total", skip_serializing_if = "Option::is_none")]
@@ -9192,7 +10284,9 @@ pub struct CreateOrderInvoiceFields {
         id = "shipping_cost",
         long = "shipping-cost",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "shipping_cost", skip_serializing_if = "Option::is_none")]
@@ -9202,7 +10296,9 @@ pub struct CreateOrderInvoiceFields {
         id = "cash_on_delivery_cost",
         long = "cash-on-delivery-cost",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "cash_on_delivery_cost", skip_serializing_if = "Option::is_none")]
@@ -9212,7 +10308,9 @@ pub struct CreateOrderInvoiceFields {
         id = "tax",
         long = "tax",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "tax", skip_serializing_if = "Option::is_none")]
@@ -9222,7 +10320,9 @@ pub struct CreateOrderInvoiceFields {
         id = "tax_value",
         long = "tax-value",
         value_name = "NUMBER",
-        value_parser = crate::commands::number_or_string,
+        value_parser = crate::checks::flag::<::serde_json::Value>(
+            crate::checks::Rule::DECIMAL
+        ),
         allow_negative_numbers = true
     )]
     #[serde(rename = "tax_value", skip_serializing_if = "Option::is_none")]
@@ -9232,21 +10332,36 @@ pub struct CreateOrderInvoiceFields {
 #[derive(clap::Args)]
 pub struct GetOrderInvoiceArgs {
     ///The invoice id.
-    #[arg(id = "invoice_id", value_name = "INVOICE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "invoice_id",
+        value_name = "INVOICE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub invoice_id: i64,
 }
 /// Sends the invoice of an order to its customer. No body.
 #[derive(clap::Args)]
 pub struct SendOrderInvoiceArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "order_id",
+        value_name = "ORDER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub order_id: i64,
 }
 /// Renders the invoice of an order as a document and answers its address. No body.
 #[derive(clap::Args)]
 pub struct PrintOrderInvoiceArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "order_id",
+        value_name = "ORDER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub order_id: i64,
 }
 /// Lists the carts that customers filled but did not check out, one page at a time, with their totals, customer, coupon and items. `keyword` searches them.
@@ -9260,6 +10375,10 @@ pub struct ListAbandonedCartsArgs {
         id = "offset",
         long = "offset",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(
+            crate::checks::Rule{minimum:Some(0f64),
+            ..crate::checks::Rule::INTEGER}
+        ),
         allow_negative_numbers = true
     )]
     pub offset: Option<i64>,
@@ -9271,7 +10390,12 @@ pub struct ListAbandonedCartsArgs {
 #[derive(clap::Args)]
 pub struct GetAbandonedCartArgs {
     ///The abandoned cart id.
-    #[arg(id = "cart_id", value_name = "CART_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "cart_id",
+        value_name = "CART_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub cart_id: i64,
 }
 /// Lists the rules that assign new orders to employees: each names an employee (`user_id`) and the conditions (`entity`, `value`) an order must meet. Not paged.
@@ -9295,6 +10419,7 @@ pub struct CreateOrderAssignmentRuleFields {
         id = "user_id",
         long = "user-id",
         value_name = "N",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "user_id", skip_serializing_if = "Option::is_none")]
@@ -9316,7 +10441,12 @@ pub struct CreateOrderAssignmentRuleFields {
 #[derive(clap::Args)]
 pub struct UpdateOrderAssignmentRuleArgs {
     ///The assignment rule id.
-    #[arg(id = "rule_id", value_name = "RULE_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "rule_id",
+        value_name = "RULE_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub rule_id: i64,
     /// Body fields as flags.
     #[command(flatten)]
@@ -9332,7 +10462,12 @@ pub struct UpdateOrderAssignmentRuleFields {}
 #[derive(clap::Args)]
 pub struct ListOrderAssignedEmployeesArgs {
     ///The order id.
-    #[arg(id = "order_id", value_name = "ORDER_ID", allow_negative_numbers = true)]
+    #[arg(
+        id = "order_id",
+        value_name = "ORDER_ID",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
     pub order_id: i64,
 }
 /// Runs an operation command.
@@ -10041,6 +11176,17 @@ async fn create_order(ctx: &Ctx, a: CreateOrderArgs) -> Result<(), CliError> {
                 "[{\"identifier\": \"10.00\", \"identifier_type\": \"id\", \"options\": [...], \"quantity\": 1, \"recurring\": {...}}]",
             ),
         ],
+        flags: &[
+            ("customer", "--customer-json"),
+            ("receiver", "--receiver-json"),
+            ("delivery_method", "--delivery-method"),
+            ("branch_id", "--branch-id"),
+            ("courier_id", "--courier-id"),
+            ("ship_to", "--ship-to-json"),
+            ("payment", "--payment-json"),
+            ("products", "--products-json"),
+        ],
+        schema: &CHECK_CREATE_ORDER_REQUEST,
     };
     let body: types::CreateOrderRequest = crate::body::build(
         &a.body,
@@ -10073,6 +11219,15 @@ async fn create_order_status(
             ("message", "--message"),
         ],
         shapes: &[],
+        flags: &[
+            ("parent_id", "--parent-id"),
+            ("name", "--name"),
+            ("message", "--message"),
+            ("icon", "--icon"),
+            ("sort", "--sort"),
+            ("is_active", "--is-active"),
+        ],
+        schema: &CHECK_CREATE_ORDER_STATUS_REQUEST,
     };
     let body: types::CreateOrderStatusRequest = crate::body::build(
         &a.body,
@@ -10105,6 +11260,19 @@ async fn update_order_shipment(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("shipment_number", "--shipment-number"), ("status", "--status")],
         shapes: &[("policy_options", "{\"key\": \"value\"}")],
+        flags: &[
+            ("shipment_number", "--shipment-number"),
+            ("status", "--status"),
+            ("order_id", "--body-order-id"),
+            ("tracking_number", "--tracking-number"),
+            ("tracking_link", "--tracking-link"),
+            ("status_note", "--status-note"),
+            ("pdf_label", "--pdf-label"),
+            ("cost", "--cost"),
+            ("external_company_name", "--external-company-name"),
+            ("policy_options", "--policy-options-json"),
+        ],
+        schema: &CHECK_UPDATE_SHIPMENT_REQUEST,
     };
     let body: types::UpdateShipmentRequest = crate::body::build(
         &a.body,
@@ -10136,6 +11304,22 @@ async fn create_product_option(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("name", "--name")],
         shapes: &[],
+        flags: &[
+            ("name", "--name"),
+            ("type", "--type"),
+            ("required", "--required"),
+            ("display_type", "--display-type"),
+            ("visibility", "--visibility"),
+            ("visibility_condition_type", "--visibility-condition-type"),
+            ("visibility_condition_option", "--visibility-condition-option"),
+            ("visibility_condition_value", "--visibility-condition-value"),
+            ("sort", "--sort"),
+            ("advance", "--advance"),
+            ("associated_with_order_time", "--associated-with-order-time"),
+            ("not_same_day_order", "--not-same-day-order"),
+            ("values", "--value"),
+        ],
+        schema: &CHECK_CREATE_PRODUCT_OPTION_REQUEST,
     };
     let body: types::CreateProductOptionRequest = crate::body::build(
         &a.body,
@@ -10175,7 +11359,23 @@ async fn update_product_variant(
             ("mpn", "--mpn"),
             ("gtin", "--gtin"),
         ],
-        shapes: &[("quantities", "[{\"branch\": 1, \"quantity\": 1, \"reason_id\": 1}]")],
+        shapes: &[
+            ("quantities", "[{\"branch\": 1, \"quantity\": 1, \"reason_id\": 1}]"),
+        ],
+        flags: &[
+            ("sku", "--sku"),
+            ("barcode", "--barcode"),
+            ("price", "--price"),
+            ("sale_price", "--sale-price"),
+            ("cost_price", "--cost-price"),
+            ("stock_quantity", "--stock-quantity"),
+            ("weight", "--weight"),
+            ("mpn", "--mpn"),
+            ("gtin", "--gtin"),
+            ("notify_low", "--notify-low"),
+            ("quantities", "--quantities-json"),
+        ],
+        schema: &CHECK_UPDATE_PRODUCT_VARIANT_REQUEST,
     };
     let read = ctx.admin.get_product_variant().variant(a.variant.clone());
     let read = async move {
@@ -10211,6 +11411,8 @@ async fn create_shipping_company(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("name", "--name")],
         shapes: &[],
+        flags: &[("name", "--name")],
+        schema: &CHECK_CREATE_SHIPPING_COMPANY_REQUEST,
     };
     let body: types::CreateShippingCompanyRequest = crate::body::build(
         &a.body,
@@ -10241,6 +11443,8 @@ async fn update_shipping_company(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("name", "--name")],
         shapes: &[],
+        flags: &[("name", "--name")],
+        schema: &CHECK_UPDATE_SHIPPING_COMPANY_REQUEST,
     };
     let read = ctx.admin.get_shipping_company().company_id(a.company_id);
     let read = async move {
@@ -10314,6 +11518,18 @@ async fn create_shipping_route(
                 "{\"type\": \"default\", \"alternative_companies\": [\"text\"], \"capacity_level\": \"text\"}",
             ),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("type", "--type"),
+            ("status", "--status"),
+            ("priority", "--priority"),
+            ("branded", "--branded-json"),
+            ("companies", "--companies-json"),
+            ("condition_match", "--condition-match"),
+            ("conditions", "--conditions-json"),
+            ("strategy", "--strategy-json"),
+        ],
+        schema: &CHECK_CREATE_SHIPPING_ROUTE_REQUEST,
     };
     let body: types::CreateShippingRouteRequest = crate::body::build(
         &a.body,
@@ -10364,6 +11580,18 @@ async fn update_shipping_route(
                 "{\"type\": \"default\", \"alternative_companies\": [\"text\"], \"capacity_level\": \"text\"}",
             ),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("type", "--type"),
+            ("status", "--status"),
+            ("priority", "--priority"),
+            ("branded", "--branded-json"),
+            ("companies", "--companies-json"),
+            ("condition_match", "--condition-match"),
+            ("conditions", "--conditions-json"),
+            ("strategy", "--strategy-json"),
+        ],
+        schema: &CHECK_UPDATE_SHIPPING_ROUTE_REQUEST,
     };
     let body: types::UpdateShippingRouteRequest = crate::body::build(
         &a.body,
@@ -10386,6 +11614,8 @@ async fn add_languages(ctx: &Ctx, a: AddLanguagesArgs) -> Result<(), CliError> {
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("locales", "--locale")],
         shapes: &[],
+        flags: &[("locales", "--locale")],
+        schema: &CHECK_ADD_LANGUAGES_REQUEST,
     };
     let body: types::AddLanguagesRequest = crate::body::build(
         &a.body,
@@ -10420,6 +11650,21 @@ async fn create_category(ctx: &Ctx, a: CreateCategoryArgs) -> Result<(), CliErro
             ("products", "[{\"id\": 1, \"sort\": 1}]"),
             ("translations", "{\"key\": \"value\"}"),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("status", "--status"),
+            ("parent_id", "--parent-id"),
+            ("sort_order", "--sort-order"),
+            ("image", "--image"),
+            ("metadata_title", "--metadata-title"),
+            ("metadata_description", "--metadata-description"),
+            ("metadata_url", "--metadata-url"),
+            ("shows_in", "--shows-in-json"),
+            ("products", "--products-json"),
+            ("translations", "--translations-json"),
+            ("show_in", "--show-in-app"),
+        ],
+        schema: &CHECK_CREATE_CATEGORY_REQUEST,
     };
     let body: types::CreateCategoryRequest = crate::body::build(
         &a.body,
@@ -10449,6 +11694,17 @@ async fn subscribe_webhook(ctx: &Ctx, a: SubscribeWebhookArgs) -> Result<(), Cli
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("name", "--name"), ("event", "--event"), ("url", "--url")],
         shapes: &[],
+        flags: &[
+            ("name", "--name"),
+            ("event", "--event"),
+            ("url", "--url"),
+            ("version", "--version"),
+            ("rule", "--rule"),
+            ("secret", "--secret-file or STORE_ADMIN_WEBHOOK_SECRET"),
+            ("headers", "--header"),
+            ("security_strategy", "--security-strategy"),
+        ],
+        schema: &CHECK_SUBSCRIBE_WEBHOOK_REQUEST,
     };
     let body: types::SubscribeWebhookRequest = crate::body::build(
         &a.body,
@@ -10476,6 +11732,17 @@ async fn update_webhook(ctx: &Ctx, a: UpdateWebhookArgs) -> Result<(), CliError>
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[
+            ("name", "--name"),
+            ("url", "--url"),
+            ("event", "--event"),
+            ("version", "--version"),
+            ("rule", "--rule"),
+            ("secret", "--secret-file or STORE_ADMIN_WEBHOOK_SECRET"),
+            ("headers", "--header"),
+            ("security_strategy", "--security-strategy"),
+        ],
+        schema: &CHECK_UPDATE_WEBHOOK_REQUEST,
     };
     let body: types::UpdateWebhookRequest = crate::body::build(
         &a.body,
@@ -10562,6 +11829,26 @@ async fn create_shipment(ctx: &Ctx, a: CreateShipmentArgs) -> Result<(), CliErro
                 "[{\"external_id\": \"text\", \"name\": \"text\", \"price\": {...}, \"quantity\": 1, \"sku\": \"text\", \"weight\": {...}}]",
             ),
         ],
+        flags: &[
+            ("courier_id", "--courier-id"),
+            ("order_id", "--order-id"),
+            ("shipment_id", "--shipment-id"),
+            ("shipment_type", "--shipment-type"),
+            ("payment_method", "--payment-method"),
+            ("overwrite_exists_pending", "--overwrite-exists-pending"),
+            ("cash_on_delivery", "--cash-on-delivery-json"),
+            ("description", "--description"),
+            ("remarks", "--remarks"),
+            ("external_id", "--external-id"),
+            ("external_additional_id", "--external-additional-id"),
+            ("external_company_name", "--external-company-name"),
+            ("policy_options", "--policy-options-json"),
+            ("ship_to", "--ship-to-json"),
+            ("ship_from", "--ship-from-json"),
+            ("packages", "--packages-json"),
+            ("service_types", "--service-type"),
+        ],
+        schema: &CHECK_CREATE_SHIPMENT_REQUEST,
     };
     let body: types::CreateShipmentRequest = crate::body::build(
         &a.body,
@@ -10586,6 +11873,19 @@ async fn update_shipment(ctx: &Ctx, a: UpdateShipmentArgs) -> Result<(), CliErro
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("shipment_number", "--shipment-number"), ("status", "--status")],
         shapes: &[("policy_options", "{\"key\": \"value\"}")],
+        flags: &[
+            ("shipment_number", "--shipment-number"),
+            ("status", "--status"),
+            ("order_id", "--order-id"),
+            ("tracking_number", "--tracking-number"),
+            ("tracking_link", "--tracking-link"),
+            ("status_note", "--status-note"),
+            ("pdf_label", "--pdf-label"),
+            ("cost", "--cost"),
+            ("external_company_name", "--external-company-name"),
+            ("policy_options", "--policy-options-json"),
+        ],
+        schema: &CHECK_UPDATE_SHIPMENT_REQUEST,
     };
     let body: types::UpdateShipmentRequest = crate::body::build(
         &a.body,
@@ -10677,6 +11977,8 @@ async fn create_export_template(
             ("columns", "--columns"),
         ],
         shapes: &[],
+        flags: &[("name", "--name"), ("entity", "--entity"), ("columns", "--columns")],
+        schema: &CHECK_CREATE_EXPORT_TEMPLATE_REQUEST,
     };
     let body: types::CreateExportTemplateRequest = crate::body::build(
         &a.body,
@@ -10698,6 +12000,8 @@ async fn update_export_template(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("name", "--name"), ("columns", "--columns")],
         shapes: &[],
+        flags: &[("name", "--name"), ("columns", "--columns")],
+        schema: &CHECK_UPDATE_EXPORT_TEMPLATE_REQUEST,
     };
     let body: types::UpdateExportTemplateRequest = crate::body::build(
         &a.body,
@@ -10733,6 +12037,8 @@ async fn export_customers(ctx: &Ctx, a: ExportCustomersArgs) -> Result<(), CliEr
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("type", "--type")],
         shapes: &[],
+        flags: &[("type", "--type")],
+        schema: &CHECK_EXPORT_CUSTOMERS_REQUEST,
     };
     let body: types::ExportCustomersRequest = crate::body::build(
         &a.body,
@@ -10760,6 +12066,8 @@ async fn export_products(ctx: &Ctx, a: ExportProductsArgs) -> Result<(), CliErro
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("type", "--type"), ("format", "--format")],
         shapes: &[],
+        flags: &[("type", "--type"), ("format", "--format")],
+        schema: &CHECK_EXPORT_PRODUCTS_REQUEST,
     };
     let body: types::ExportProductsRequest = crate::body::build(
         &a.body,
@@ -10787,6 +12095,13 @@ async fn create_dns_record(ctx: &Ctx, a: CreateDnsRecordArgs) -> Result<(), CliE
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("type", "--type"), ("name", "--name"), ("value", "--value")],
         shapes: &[],
+        flags: &[
+            ("type", "--type"),
+            ("name", "--name"),
+            ("value", "--value"),
+            ("priority", "--priority"),
+        ],
+        schema: &CHECK_CREATE_DNS_RECORD_REQUEST,
     };
     let body: types::CreateDnsRecordRequest = crate::body::build(
         &a.body,
@@ -10855,6 +12170,15 @@ async fn update_seo_settings(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[
+            ("title", "--title"),
+            ("description", "--description"),
+            ("keywords", "--keywords"),
+            ("url", "--url"),
+            ("friendly_urls_status", "--friendly-urls-status"),
+            ("refersh_sitemap", "--refersh-sitemap"),
+        ],
+        schema: &crate::checks::Schema::ANY,
     };
     let body: types::UpdateSeoSettingsRequest = crate::body::build(
         &a.body,
@@ -10885,6 +12209,8 @@ async fn update_setting(ctx: &Ctx, a: UpdateSettingArgs) -> Result<(), CliError>
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[("value", "...")],
+        flags: &[("value", "--value-json")],
+        schema: &crate::checks::Schema::ANY,
     };
     let body: types::UpdateSettingRequest = crate::body::build(
         &a.body,
@@ -10944,6 +12270,12 @@ async fn update_transaction(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[
+            ("action", "--action"),
+            ("amount", "--amount"),
+            ("currency", "--currency"),
+        ],
+        schema: &CHECK_UPDATE_TRANSACTION_REQUEST,
     };
     let body: types::UpdateTransactionRequest = crate::body::build(
         &a.body,
@@ -10986,6 +12318,17 @@ async fn create_customer(ctx: &Ctx, a: CreateCustomerArgs) -> Result<(), CliErro
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[
+            ("first_name", "--first-name"),
+            ("last_name", "--last-name"),
+            ("mobile", "--mobile"),
+            ("mobile_code_country", "--mobile-code-country"),
+            ("email", "--email"),
+            ("gender", "--gender"),
+            ("birthday", "--birthday"),
+            ("groups", "--groups"),
+        ],
+        schema: &CHECK_CREATE_CUSTOMER_REQUEST,
     };
     let body: types::CreateCustomerRequest = crate::body::build(
         &a.body,
@@ -11013,6 +12356,17 @@ async fn update_customer(ctx: &Ctx, a: UpdateCustomerArgs) -> Result<(), CliErro
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[
+            ("first_name", "--first-name"),
+            ("last_name", "--last-name"),
+            ("mobile", "--mobile"),
+            ("mobile_code_country", "--mobile-code-country"),
+            ("email", "--email"),
+            ("gender", "--gender"),
+            ("birthday", "--birthday"),
+            ("groups", "--groups"),
+        ],
+        schema: &CHECK_UPDATE_CUSTOMER_REQUEST,
     };
     let body: types::UpdateCustomerRequest = crate::body::build(
         &a.body,
@@ -11037,6 +12391,8 @@ async fn ban_customer(ctx: &Ctx, a: BanCustomerArgs) -> Result<(), CliError> {
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("reason", "--reason")],
         shapes: &[],
+        flags: &[("reason", "--reason")],
+        schema: &CHECK_BAN_CUSTOMER_REQUEST,
     };
     let body: types::BanCustomerRequest = crate::body::build(
         &a.body,
@@ -11088,6 +12444,12 @@ async fn create_customer_group(
             ),
             ("features", "{\"payment_method\": [\"text\"], \"shipping\": [\"text\"]}"),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("conditions", "--conditions-json"),
+            ("features", "--features-json"),
+        ],
+        schema: &CHECK_CREATE_CUSTOMER_GROUP_REQUEST,
     };
     let body: types::CreateCustomerGroupRequest = crate::body::build(
         &a.body,
@@ -11108,6 +12470,8 @@ async fn add_customers_to_group(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[("group_id", "--group-id"), ("customers", "--customers")],
+        schema: &crate::checks::Schema::ANY,
     };
     let body: types::AddCustomersToGroupRequest = crate::body::build(
         &a.body,
@@ -11130,6 +12494,8 @@ async fn update_default_customer_group(
         shapes: &[
             ("features", "{\"payment_method\": [\"text\"], \"shipping\": [\"text\"]}"),
         ],
+        flags: &[("features", "--features-json")],
+        schema: &crate::checks::Schema::ANY,
     };
     let body: types::UpdateDefaultCustomerGroupRequest = crate::body::build(
         &a.body,
@@ -11157,6 +12523,12 @@ async fn update_customer_group(
             ),
             ("features", "{\"payment_method\": [\"text\"], \"shipping\": [\"text\"]}"),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("conditions", "--conditions-json"),
+            ("features", "--features-json"),
+        ],
+        schema: &CHECK_UPDATE_CUSTOMER_GROUP_REQUEST,
     };
     let body: types::UpdateCustomerGroupRequest = crate::body::build(
         &a.body,
@@ -11186,6 +12558,8 @@ async fn deposit_customer_wallet(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[("customer_id", "--customer-id"), ("amount", "--amount")],
+        schema: &crate::checks::Schema::ANY,
     };
     let body: types::DepositCustomerWalletRequest = crate::body::build(
         &a.body,
@@ -11206,6 +12580,8 @@ async fn withdraw_customer_wallet(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[("customer_id", "--customer-id"), ("amount", "--amount")],
+        schema: &crate::checks::Schema::ANY,
     };
     let body: types::WithdrawCustomerWalletRequest = crate::body::build(
         &a.body,
@@ -11240,6 +12616,16 @@ async fn update_customer_loyalty_points(
             ("customers", "--customers"),
         ],
         shapes: &[],
+        flags: &[
+            ("points", "--points"),
+            ("reset_points", "--reset-points"),
+            ("type", "--type"),
+            ("reason", "--reason"),
+            ("channel_send", "--channel-send"),
+            ("customers", "--customers"),
+            ("select_all", "--select-all"),
+        ],
+        schema: &CHECK_UPDATE_CUSTOMER_LOYALTY_POINTS_REQUEST,
     };
     let body: types::UpdateCustomerLoyaltyPointsRequest = crate::body::build(
         &a.body,
@@ -11270,6 +12656,26 @@ async fn create_coupon(ctx: &Ctx, a: CreateCouponArgs) -> Result<(), CliError> {
             ("exclude_sale_products", "--exclude-sale-products"),
         ],
         shapes: &[],
+        flags: &[
+            ("code", "--code"),
+            ("type", "--type"),
+            ("amount", "--amount"),
+            ("free_shipping", "--free-shipping"),
+            ("expiry_date", "--expiry-date"),
+            ("exclude_sale_products", "--exclude-sale-products"),
+            ("is_group", "--is-group"),
+            ("group_coupons_count", "--group-coupons-count"),
+            ("group_suffix", "--group-suffix"),
+            ("group_name", "--group-name"),
+            ("marketing_active", "--marketing-active"),
+            ("marketing_name", "--marketing-name"),
+            ("marketing_type", "--marketing-type"),
+            ("marketing_amount", "--marketing-amount"),
+            ("maximum_amount", "--maximum-amount"),
+            ("start_date", "--start-date"),
+            ("is_apply_with_offer", "--is-apply-with-offer"),
+        ],
+        schema: &CHECK_CREATE_COUPON_REQUEST,
     };
     let body: types::CreateCouponRequest = crate::body::build(
         &a.body,
@@ -11299,6 +12705,41 @@ async fn update_coupon(ctx: &Ctx, a: UpdateCouponArgs) -> Result<(), CliError> {
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[
+            ("code", "--code"),
+            ("type", "--type"),
+            ("amount", "--amount"),
+            ("status", "--status"),
+            ("start_date", "--start-date"),
+            ("expiry_date", "--expiry-date"),
+            ("applied_in", "--applied-in"),
+            ("usage_limit", "--usage-limit"),
+            ("usage_limit_per_user", "--usage-limit-per-user"),
+            ("minimum_amount", "--minimum-amount"),
+            ("maximum_amount", "--maximum-amount"),
+            ("free_shipping", "--free-shipping"),
+            ("exclude_sale_products", "--exclude-sale-products"),
+            ("show_maximum_amount", "--show-maximum-amount"),
+            ("marketing_show_maximum_amount", "--marketing-show-maximum-amount"),
+            ("marketing_active", "--marketing-active"),
+            ("marketing_name", "--marketing-name"),
+            ("marketing_type", "--marketing-type"),
+            ("marketing_amount", "--marketing-amount"),
+            ("marketing_hide_total_sales", "--marketing-hide-total-sales"),
+            ("marketing_maximum_amount", "--marketing-maximum-amount"),
+            ("marketing_info", "--marketing-info"),
+            ("beneficiary_domain", "--beneficiary-domain"),
+            ("products_include", "--products-include"),
+            ("products_exclude", "--products-exclude"),
+            ("list_include_categories", "--list-include-categories"),
+            ("list_exclude_categories", "--list-exclude-categories"),
+            ("list_exclude_brands", "--list-exclude-brands"),
+            ("list_include_groups", "--list-include-groups"),
+            ("list_exclude_groups", "--list-exclude-groups"),
+            ("list_exclude_shipping", "--list-exclude-shipping"),
+            ("payment_methods", "--payment-methods"),
+        ],
+        schema: &CHECK_UPDATE_COUPON_REQUEST,
     };
     let body: types::UpdateCouponRequest = crate::body::build(
         &a.body,
@@ -11348,6 +12789,24 @@ async fn create_special_offer(
             ),
             ("discounts_table", "[{\"discount\": \"10.00\", \"quantity\": \"10.00\"}]"),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("message", "--message"),
+            ("applied_channel", "--applied-channel"),
+            ("offer_type", "--offer-type"),
+            ("applied_to", "--applied-to"),
+            ("start_date", "--start-date"),
+            ("expiry_date", "--expiry-date"),
+            ("min_purchase_amount", "--min-purchase-amount"),
+            ("min_items_count", "--min-items-count"),
+            ("min_items", "--min-items"),
+            ("buy", "--buy-json"),
+            ("get", "--get-json"),
+            ("status", "--status"),
+            ("applied_with_coupon", "--applied-with-coupon"),
+            ("discounts_table", "--discounts-table-json"),
+        ],
+        schema: &CHECK_CREATE_SPECIAL_OFFER_REQUEST,
     };
     let body: types::CreateSpecialOfferRequest = crate::body::build(
         &a.body,
@@ -11391,6 +12850,24 @@ async fn update_special_offer(
             ),
             ("discounts_table", "[{\"discount\": \"10.00\", \"quantity\": \"10.00\"}]"),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("message", "--message"),
+            ("applied_channel", "--applied-channel"),
+            ("offer_type", "--offer-type"),
+            ("applied_to", "--applied-to"),
+            ("start_date", "--start-date"),
+            ("expiry_date", "--expiry-date"),
+            ("min_purchase_amount", "--min-purchase-amount"),
+            ("min_items_count", "--min-items-count"),
+            ("min_items", "--min-items"),
+            ("buy", "--buy-json"),
+            ("get", "--get-json"),
+            ("status", "--status"),
+            ("applied_with_coupon", "--applied-with-coupon"),
+            ("discounts_table", "--discounts-table-json"),
+        ],
+        schema: &CHECK_UPDATE_SPECIAL_OFFER_REQUEST,
     };
     let body: types::UpdateSpecialOfferRequest = crate::body::build(
         &a.body,
@@ -11421,6 +12898,8 @@ async fn change_special_offer_status(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("status", "--status")],
         shapes: &[],
+        flags: &[("status", "--status")],
+        schema: &CHECK_CHANGE_SPECIAL_OFFER_STATUS_REQUEST,
     };
     let body: types::ChangeSpecialOfferStatusRequest = crate::body::build(
         &a.body,
@@ -11442,6 +12921,8 @@ async fn create_affiliate(ctx: &Ctx, a: CreateAffiliateArgs) -> Result<(), CliEr
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[],
+        schema: &crate::checks::Schema::ANY,
     };
     let body: types::CreateAffiliateRequest = crate::body::build(
         &a.body,
@@ -11466,6 +12947,8 @@ async fn update_affiliate(ctx: &Ctx, a: UpdateAffiliateArgs) -> Result<(), CliEr
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[],
+        schema: &crate::checks::Schema::ANY,
     };
     let body: types::UpdateAffiliateRequest = crate::body::build(
         &a.body,
@@ -11515,6 +12998,14 @@ async fn create_advertisement(
         shapes: &[
             ("type", "{\"id\": 1, \"link\": \"https://...\", \"name\": \"category\"}"),
         ],
+        flags: &[
+            ("title", "--title"),
+            ("description", "--description"),
+            ("type", "--type-json"),
+            ("expire_date", "--expire-date"),
+            ("pages", "--pages"),
+        ],
+        schema: &CHECK_CREATE_ADVERTISEMENT_REQUEST,
     };
     let body: types::CreateAdvertisementRequest = crate::body::build(
         &a.body,
@@ -11550,6 +13041,14 @@ async fn update_advertisement(
         shapes: &[
             ("type", "{\"id\": 1, \"link\": \"https://...\", \"name\": \"category\"}"),
         ],
+        flags: &[
+            ("title", "--title"),
+            ("description", "--description"),
+            ("type", "--type-json"),
+            ("expire_date", "--expire-date"),
+            ("pages", "--pages"),
+        ],
+        schema: &CHECK_UPDATE_ADVERTISEMENT_REQUEST,
     };
     let read = ctx.admin.get_advertisement().advertisement_id(a.advertisement_id);
     let read = async move {
@@ -11624,6 +13123,8 @@ async fn update_review(ctx: &Ctx, a: UpdateReviewArgs) -> Result<(), CliError> {
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[("is_published", "--is-published")],
+        schema: &crate::checks::Schema::ANY,
     };
     let body: types::UpdateReviewRequest = crate::body::build(
         &a.body,
@@ -11674,6 +13175,43 @@ async fn create_product(ctx: &Ctx, a: CreateProductArgs) -> Result<(), CliError>
                 "[{\"name\": \"text\", \"display_type\": \"text\", \"values\": [...]}]",
             ),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("price", "--price"),
+            ("status", "--status"),
+            ("product_type", "--product-type"),
+            ("quantity", "--quantity"),
+            ("booking_details", "--booking-details-json"),
+            ("description", "--description"),
+            ("categories", "--categories"),
+            ("min_amount_donating", "--min-amount-donating"),
+            ("max_amount_donating", "--max-amount-donating"),
+            ("sale_price", "--sale-price"),
+            ("cost_price", "--cost-price"),
+            ("sale_end", "--sale-end"),
+            ("require_shipping", "--require-shipping"),
+            ("maximum_quantity_per_order", "--maximum-quantity-per-order"),
+            ("weight", "--weight"),
+            ("weight_type", "--weight-type"),
+            ("sku", "--sku"),
+            ("mpn", "--mpn"),
+            ("gtin", "--gtin"),
+            ("hide_quantity", "--hide-quantity"),
+            ("enable_upload_image", "--enable-upload-image"),
+            ("enable_note", "--enable-note"),
+            ("pinned", "--pinned"),
+            ("active_advance", "--active-advance"),
+            ("subtitle", "--subtitle"),
+            ("promotion_title", "--promotion-title"),
+            ("metadata_title", "--metadata-title"),
+            ("metadata_description", "--metadata-description"),
+            ("scoped_prices", "--scoped-prices-json"),
+            ("brand_id", "--brand-id"),
+            ("tags", "--tags"),
+            ("images", "--images-json"),
+            ("options", "--options-json"),
+        ],
+        schema: &CHECK_CREATE_PRODUCT_REQUEST,
     };
     let body: types::CreateProductRequest = crate::body::build(
         &a.body,
@@ -11703,6 +13241,40 @@ async fn update_product(ctx: &Ctx, a: UpdateProductArgs) -> Result<(), CliError>
                 "{\"availabilities\": [{...}], \"location\": \"text\", \"overrides\": [{...}], \"session_duration\": 1, \"session_gap\": 1, \"sessions_count\": 1, ...}",
             ),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("price", "--price"),
+            ("quantity", "--quantity"),
+            ("description", "--description"),
+            ("categories", "--categories"),
+            ("min_amount_donating", "--min-amount-donating"),
+            ("max_amount_donating", "--max-amount-donating"),
+            ("sale_price", "--sale-price"),
+            ("cost_price", "--cost-price"),
+            ("sale_end", "--sale-end"),
+            ("require_shipping", "--require-shipping"),
+            ("maximum_quantity_per_order", "--maximum-quantity-per-order"),
+            ("weight", "--weight"),
+            ("weight_type", "--weight-type"),
+            ("sku", "--sku"),
+            ("mpn", "--mpn"),
+            ("gtin", "--gtin"),
+            ("calories", "--calories"),
+            ("hide_quantity", "--hide-quantity"),
+            ("channels", "--channels"),
+            ("enable_upload_image", "--enable-upload-image"),
+            ("enable_note", "--enable-note"),
+            ("pinned", "--pinned"),
+            ("active_advance", "--active-advance"),
+            ("subtitle", "--subtitle"),
+            ("promotion_title", "--promotion-title"),
+            ("booking_details", "--booking-details-json"),
+            ("metadata_title", "--metadata-title"),
+            ("metadata_description", "--metadata-description"),
+            ("brand_id", "--brand-id"),
+            ("tags", "--tags"),
+        ],
+        schema: &CHECK_UPDATE_PRODUCT_REQUEST,
     };
     let body: types::UpdateProductRequest = crate::body::build(
         &a.body,
@@ -11730,6 +13302,8 @@ async fn change_product_status(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("status", "--status")],
         shapes: &[],
+        flags: &[("status", "--status")],
+        schema: &CHECK_CHANGE_PRODUCT_STATUS_REQUEST,
     };
     let body: types::ChangeProductStatusRequest = crate::body::build(
         &a.body,
@@ -11762,6 +13336,40 @@ async fn update_product_by_sku(
                 "{\"availabilities\": [{...}], \"location\": \"text\", \"overrides\": [{...}], \"session_duration\": 1, \"session_gap\": 1, \"sessions_count\": 1, ...}",
             ),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("price", "--price"),
+            ("quantity", "--quantity"),
+            ("description", "--description"),
+            ("categories", "--categories"),
+            ("min_amount_donating", "--min-amount-donating"),
+            ("max_amount_donating", "--max-amount-donating"),
+            ("sale_price", "--sale-price"),
+            ("cost_price", "--cost-price"),
+            ("sale_end", "--sale-end"),
+            ("require_shipping", "--require-shipping"),
+            ("maximum_quantity_per_order", "--maximum-quantity-per-order"),
+            ("weight", "--weight"),
+            ("weight_type", "--weight-type"),
+            ("sku", "--body-sku"),
+            ("mpn", "--mpn"),
+            ("gtin", "--gtin"),
+            ("calories", "--calories"),
+            ("hide_quantity", "--hide-quantity"),
+            ("channels", "--channels"),
+            ("enable_upload_image", "--enable-upload-image"),
+            ("enable_note", "--enable-note"),
+            ("pinned", "--pinned"),
+            ("active_advance", "--active-advance"),
+            ("subtitle", "--subtitle"),
+            ("promotion_title", "--promotion-title"),
+            ("booking_details", "--booking-details-json"),
+            ("metadata_title", "--metadata-title"),
+            ("metadata_description", "--metadata-description"),
+            ("brand_id", "--brand-id"),
+            ("tags", "--tags"),
+        ],
+        schema: &CHECK_UPDATE_PRODUCT_REQUEST,
     };
     let body: types::UpdateProductRequest = crate::body::build(
         &a.body,
@@ -11792,6 +13400,8 @@ async fn update_product_price_by_sku(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("price", "--price")],
         shapes: &[],
+        flags: &[("price", "--price")],
+        schema: &CHECK_UPDATE_PRODUCT_PRICE_REQUEST,
     };
     let body: types::UpdateProductPriceRequest = crate::body::build(
         &a.body,
@@ -11817,6 +13427,8 @@ async fn update_product_prices(
                 "[{\"id\": 1, \"price\": \"10.00\", \"cost_price\": \"10.00\", \"sale_end\": \"text\", \"sale_price\": \"10.00\"}]",
             ),
         ],
+        flags: &[("products", "--products-json")],
+        schema: &CHECK_UPDATE_PRODUCT_PRICES_REQUEST,
     };
     let body: types::UpdateProductPricesRequest = crate::body::build(
         &a.body,
@@ -11857,6 +13469,8 @@ async fn run_bulk_product_actions(
                 "{\"brands\": [\"10.00\"], \"categories\": [\"10.00\"], \"ids\": [1], \"mahly\": \"linked\", \"select_all\": true, \"status\": [\"hidden\"], ...}",
             ),
         ],
+        flags: &[("operations", "--operations-json"), ("filters", "--filters-json")],
+        schema: &CHECK_RUN_BULK_PRODUCT_ACTIONS_REQUEST,
     };
     let body: types::RunBulkProductActionsRequest = crate::body::build(
         &a.body,
@@ -11888,6 +13502,8 @@ async fn create_product_digital_codes(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("codes", "--codes")],
         shapes: &[],
+        flags: &[("codes", "--codes")],
+        schema: &CHECK_CREATE_PRODUCT_DIGITAL_CODES_REQUEST,
     };
     let body: types::CreateProductDigitalCodesRequest = crate::body::build(
         &a.body,
@@ -11963,6 +13579,12 @@ async fn create_product_video(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("video_url", "--video-url")],
         shapes: &[],
+        flags: &[
+            ("video_url", "--video-url"),
+            ("default", "--default"),
+            ("alt", "--alt"),
+        ],
+        schema: &CHECK_CREATE_PRODUCT_VIDEO_REQUEST,
     };
     let body: types::CreateProductVideoRequest = crate::body::build(
         &a.body,
@@ -11996,6 +13618,8 @@ async fn create_product_video_by_sku(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[("video_url", "--video-url")],
+        schema: &crate::checks::Schema::ANY,
     };
     let body: types::CreateProductVideoBySkuRequest = crate::body::build(
         &a.body,
@@ -12050,6 +13674,8 @@ async fn update_product_quantities(
                 "[{\"identifer\": \"text\", \"identifer_type\": \"id\", \"branch\": 1, \"mode\": \"overwrite\", \"quantity\": 1, \"reason_id\": 1, ...}]",
             ),
         ],
+        flags: &[("products", "--products-json")],
+        schema: &CHECK_UPDATE_PRODUCT_QUANTITIES_REQUEST,
     };
     let body: types::UpdateProductQuantitiesRequest = crate::body::build(
         &a.body,
@@ -12109,6 +13735,8 @@ async fn update_product_variant_quantity(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("quantity", "--quantity")],
         shapes: &[],
+        flags: &[("quantity", "--quantity")],
+        schema: &CHECK_UPDATE_PRODUCT_VARIANT_QUANTITY_REQUEST,
     };
     let body: types::UpdateProductVariantQuantityRequest = crate::body::build(
         &a.body,
@@ -12141,6 +13769,17 @@ async fn update_product_option(
                 "[{\"name\": \"text\", \"display_value\": \"text\", \"is_default\": true, \"price\": \"10.00\", \"quantity\": 1}]",
             ),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("required", "--required"),
+            ("visibility", "--visibility"),
+            ("visibility_condition_type", "--visibility-condition-type"),
+            ("visibility_condition_option", "--visibility-condition-option"),
+            ("visibility_condition_value", "--visibility-condition-value"),
+            ("display_type", "--display-type"),
+            ("values", "--values-json"),
+        ],
+        schema: &CHECK_UPDATE_PRODUCT_OPTION_REQUEST,
     };
     let body: types::UpdateProductOptionRequest = crate::body::build(
         &a.body,
@@ -12162,6 +13801,14 @@ async fn create_product_option_value(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("name", "--name")],
         shapes: &[],
+        flags: &[
+            ("name", "--name"),
+            ("price", "--price"),
+            ("quantity", "--quantity"),
+            ("display_value", "--display-value"),
+            ("is_default", "--is-default"),
+        ],
+        schema: &CHECK_CREATE_PRODUCT_OPTION_VALUE_REQUEST,
     };
     let body: types::CreateProductOptionValueRequest = crate::body::build(
         &a.body,
@@ -12201,6 +13848,14 @@ async fn update_product_option_value(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("name", "--name")],
         shapes: &[],
+        flags: &[
+            ("name", "--name"),
+            ("price", "--price"),
+            ("quantity", "--quantity"),
+            ("display_value", "--display-value"),
+            ("is_default", "--is-default"),
+        ],
+        schema: &CHECK_UPDATE_PRODUCT_OPTION_VALUE_REQUEST,
     };
     let read = ctx.admin.get_product_option_value().value_id(a.value_id);
     let read = async move {
@@ -12256,6 +13911,14 @@ async fn create_product_option_template(
                 "{\"display_value\": \"text\", \"id\": 1, \"is_default\": true, \"name\": \"text\", \"translation\": {\"ar\": {...}, \"en\": {...}, \"fr\": {...}}}",
             ),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("type", "--type"),
+            ("display_type", "--display-type"),
+            ("translations", "--translations-json"),
+            ("details", "--details-json"),
+        ],
+        schema: &CHECK_CREATE_PRODUCT_OPTION_TEMPLATE_REQUEST,
     };
     let body: types::CreateProductOptionTemplateRequest = crate::body::build(
         &a.body,
@@ -12295,6 +13958,13 @@ async fn update_product_option_template(
                 "{\"display_value\": \"text\", \"id\": 1, \"is_default\": true, \"name\": \"text\", \"translation\": {\"ar\": {...}, \"en\": {...}, \"fr\": {...}}}",
             ),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("display_type", "--display-type"),
+            ("translations", "--translations-json"),
+            ("details", "--details-json"),
+        ],
+        schema: &CHECK_UPDATE_PRODUCT_OPTION_TEMPLATE_REQUEST,
     };
     let read = ctx
         .admin
@@ -12413,6 +14083,17 @@ async fn update_brand(ctx: &Ctx, a: UpdateBrandArgs) -> Result<(), CliError> {
                 "{\"en\": {\"description\": \"text\", \"metadata_description\": \"text\", \"metadata_title\": \"text\", \"metadata_url\": \"text\", \"name\": \"text\"}}",
             ),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("logo", "--logo"),
+            ("banner", "--banner"),
+            ("description", "--description"),
+            ("metadata_title", "--metadata-title"),
+            ("metadata_description", "--metadata-description"),
+            ("metadata_url", "--metadata-url"),
+            ("translations", "--translations-json"),
+        ],
+        schema: &CHECK_UPDATE_BRAND_REQUEST,
     };
     let read = ctx
         .admin
@@ -12472,6 +14153,21 @@ async fn update_category(ctx: &Ctx, a: UpdateCategoryArgs) -> Result<(), CliErro
             ("products", "[{\"id\": 1, \"sort\": 1}]"),
             ("translations", "{\"key\": \"value\"}"),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("status", "--status"),
+            ("parent_id", "--parent-id"),
+            ("sort_order", "--sort-order"),
+            ("image", "--image"),
+            ("metadata_title", "--metadata-title"),
+            ("metadata_description", "--metadata-description"),
+            ("metadata_url", "--metadata-url"),
+            ("show_in", "--show-in-json"),
+            ("shows_in", "--shows-in-json"),
+            ("products", "--products-json"),
+            ("translations", "--translations-json"),
+        ],
+        schema: &CHECK_UPDATE_CATEGORY_REQUEST,
     };
     let read = ctx.admin.get_category().category_id(a.category_id);
     let read = async move {
@@ -12519,6 +14215,8 @@ async fn update_language(ctx: &Ctx, a: UpdateLanguageArgs) -> Result<(), CliErro
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[("status", "--status"), ("sort_order", "--sort-order")],
+        schema: &CHECK_UPDATE_LANGUAGE_REQUEST,
     };
     let body: types::UpdateLanguageRequest = crate::body::build(
         &a.body,
@@ -12544,6 +14242,8 @@ async fn activate_currencies(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[("currencies", "[{\"code\": \"text\", \"status\": true}]")],
+        flags: &[("currencies", "--currencies-json")],
+        schema: &crate::checks::Schema::ANY,
     };
     let body: types::ActivateCurrenciesRequest = crate::body::build(
         &a.body,
@@ -12593,6 +14293,8 @@ async fn create_tax(ctx: &Ctx, a: CreateTaxArgs) -> Result<(), CliError> {
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("tax", "--tax")],
         shapes: &[],
+        flags: &[("tax", "--tax"), ("country_id", "--country-id")],
+        schema: &CHECK_CREATE_TAX_REQUEST,
     };
     let body: types::CreateTaxRequest = crate::body::build(
         &a.body,
@@ -12617,6 +14319,8 @@ async fn update_tax(ctx: &Ctx, a: UpdateTaxArgs) -> Result<(), CliError> {
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("tax", "--tax")],
         shapes: &[],
+        flags: &[("tax", "--tax"), ("country_id", "--country-id")],
+        schema: &CHECK_UPDATE_TAX_REQUEST,
     };
     let read = ctx.admin.get_tax().tax_id(a.tax_id);
     let read = async move {
@@ -12691,6 +14395,12 @@ async fn update_default_shipping_route(
                 "{\"type\": \"default\", \"alternative_companies\": [\"text\"], \"capacity_level\": \"text\"}",
             ),
         ],
+        flags: &[
+            ("status", "--status"),
+            ("companies", "--companies-json"),
+            ("strategy", "--strategy-json"),
+        ],
+        schema: &CHECK_UPDATE_DEFAULT_SHIPPING_ROUTE_REQUEST,
     };
     let body: types::UpdateDefaultShippingRouteRequest = crate::body::build(
         &a.body,
@@ -12726,6 +14436,8 @@ async fn create_shipping_zone(
                 "{\"city\": 1, \"country\": 1, \"duration\": \"text\", \"fees\": {\"amount\": \"10.00\", \"amount_per_unit\": \"10.00\", \"per_unit\": \"10.00\", \"type\": \"rate\", \"up_to_weight\": \"10.00\"}, \"cash_on_delivery\": {\"fees\": \"10.00\", \"status\": true}, \"cities_excluded\": [1]}",
             ),
         ],
+        flags: &[("company", "--company"), ("shipping", "--shipping-json")],
+        schema: &CHECK_CREATE_SHIPPING_ZONE_REQUEST,
     };
     let body: types::CreateShippingZoneRequest = crate::body::build(
         &a.body,
@@ -12758,6 +14470,8 @@ async fn update_shipping_zone(
                 "{\"city\": 1, \"country\": 1, \"duration\": \"text\", \"fees\": {\"amount\": \"10.00\", \"amount_per_unit\": \"10.00\", \"per_unit\": \"10.00\", \"type\": \"rate\", \"up_to_weight\": \"10.00\"}, \"cash_on_delivery\": {\"fees\": \"10.00\", \"status\": true}, \"cities_excluded\": [1]}",
             ),
         ],
+        flags: &[("company", "--company"), ("shipping", "--shipping-json")],
+        schema: &CHECK_UPDATE_SHIPPING_ZONE_REQUEST,
     };
     let read = ctx.admin.get_shipping_zone().zone_id(a.zone_id);
     let read = async move {
@@ -12824,6 +14538,26 @@ async fn create_branch(ctx: &Ctx, a: CreateBranchArgs) -> Result<(), CliError> {
             ),
             ("working_hours", "{\"key\": \"value\"}"),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("type", "--type"),
+            ("country_id", "--country-id"),
+            ("city_id", "--city-id"),
+            ("location", "--location"),
+            ("street", "--street"),
+            ("local", "--local"),
+            ("address_description", "--address-description"),
+            ("additional_number", "--additional-number"),
+            ("building_number", "--building-number"),
+            ("postal_code", "--postal-code"),
+            ("contacts", "--contacts-json"),
+            ("cod_cost", "--cod-cost"),
+            ("is_cod_available", "--is-cod-available"),
+            ("is_default", "--is-default"),
+            ("preparation_time", "--preparation-time"),
+            ("working_hours", "--working-hours-json"),
+        ],
+        schema: &CHECK_CREATE_BRANCH_REQUEST,
     };
     let body: types::CreateBranchRequest = crate::body::build(
         &a.body,
@@ -12857,6 +14591,27 @@ async fn update_branch(ctx: &Ctx, a: UpdateBranchArgs) -> Result<(), CliError> {
             ),
             ("working_hours", "{\"key\": \"value\"}"),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("status", "--status"),
+            ("type", "--type"),
+            ("country_id", "--country-id"),
+            ("city_id", "--city-id"),
+            ("location", "--location"),
+            ("street", "--street"),
+            ("local", "--local"),
+            ("address_description", "--address-description"),
+            ("additional_number", "--additional-number"),
+            ("building_number", "--building-number"),
+            ("postal_code", "--postal-code"),
+            ("contacts", "--contacts-json"),
+            ("cod_cost", "--cod-cost"),
+            ("is_cod_available", "--is-cod-available"),
+            ("is_default", "--is-default"),
+            ("preparation_time", "--preparation-time"),
+            ("working_hours", "--working-hours-json"),
+        ],
+        schema: &CHECK_UPDATE_BRANCH_REQUEST,
     };
     let body: types::UpdateBranchRequest = crate::body::build(
         &a.body,
@@ -12903,6 +14658,14 @@ async fn create_branch_allocation(
                 "{\"type\": \"branch\", \"branch_ids\": [1], \"single_branch_only\": true, \"strategy\": \"closest_to_customer\"}",
             ),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("company_id", "--company-id"),
+            ("priority", "--priority"),
+            ("rules", "--rules-json"),
+            ("action", "--action-json"),
+        ],
+        schema: &CHECK_CREATE_BRANCH_ALLOCATION_REQUEST,
     };
     let body: types::CreateBranchAllocationRequest = crate::body::build(
         &a.body,
@@ -12927,6 +14690,12 @@ async fn update_branch_allocation_settings(
             ("priorities", "--priorities-json"),
         ],
         shapes: &[("priorities", "[{\"branch_id\": 1, \"priority\": 1}]")],
+        flags: &[
+            ("scope_id", "--scope-id"),
+            ("strategy", "--strategy"),
+            ("priorities", "--priorities-json"),
+        ],
+        schema: &CHECK_UPDATE_BRANCH_ALLOCATION_SETTINGS_REQUEST,
     };
     let body: types::UpdateBranchAllocationSettingsRequest = crate::body::build(
         &a.body,
@@ -12966,6 +14735,14 @@ async fn update_branch_allocation(
                 "{\"type\": \"branch\", \"branch_ids\": [1], \"single_branch_only\": true, \"strategy\": \"closest_to_customer\"}",
             ),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("company_id", "--company-id"),
+            ("priority", "--priority"),
+            ("rules", "--rules-json"),
+            ("action", "--action-json"),
+        ],
+        schema: &CHECK_UPDATE_BRANCH_ALLOCATION_REQUEST,
     };
     let body: types::UpdateBranchAllocationRequest = crate::body::build(
         &a.body,
@@ -13014,6 +14791,12 @@ async fn create_branch_delivery_zone(
                 "{\"coverage\": {\"coordinates\": [...], \"enabled\": true, \"method\": \"text\", \"radius_meters\": 1}, \"working_hours\": {\"key\": \"value\"}}",
             ),
         ],
+        flags: &[
+            ("status", "--status"),
+            ("branch_id", "--branch-id"),
+            ("rules", "--rules-json"),
+        ],
+        schema: &CHECK_CREATE_BRANCH_DELIVERY_ZONE_REQUEST,
     };
     let body: types::CreateBranchDeliveryZoneRequest = crate::body::build(
         &a.body,
@@ -13049,6 +14832,12 @@ async fn update_branch_delivery_zone(
                 "{\"coverage\": {\"coordinates\": [...], \"enabled\": true, \"method\": \"text\", \"radius_meters\": 1}, \"working_hours\": {\"key\": \"value\"}}",
             ),
         ],
+        flags: &[
+            ("status", "--status"),
+            ("branch_id", "--branch-id"),
+            ("rules", "--rules-json"),
+        ],
+        schema: &CHECK_UPDATE_BRANCH_DELIVERY_ZONE_REQUEST,
     };
     let body: types::UpdateBranchDeliveryZoneRequest = crate::body::build(
         &a.body,
@@ -13108,6 +14897,18 @@ async fn update_order(ctx: &Ctx, a: UpdateOrderArgs) -> Result<(), CliError> {
                 "{\"accepted_methods\": [\"mada\"], \"cash_on_delivery\": {\"amount\": \"10.00\", \"currency\": \"text\"}, \"method\": \"mada\", \"receipt_image_path\": \"text\", \"status\": \"text\", \"store_bank_id\": 1}",
             ),
         ],
+        flags: &[
+            ("customer", "--customer-json"),
+            ("receiver", "--receiver-json"),
+            ("delivery_method", "--delivery-method"),
+            ("branch_id", "--branch-id"),
+            ("courier_id", "--courier-id"),
+            ("ship_to", "--ship-to-json"),
+            ("payment", "--payment-json"),
+            ("coupon_code", "--coupon-code"),
+            ("employees", "--employees"),
+        ],
+        schema: &CHECK_UPDATE_ORDER_REQUEST,
     };
     let body: types::UpdateOrderRequest = crate::body::build(
         &a.body,
@@ -13130,6 +14931,8 @@ async fn duplicate_order(ctx: &Ctx, a: DuplicateOrderArgs) -> Result<(), CliErro
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("order_id", "--order-id")],
         shapes: &[],
+        flags: &[("order_id", "--order-id")],
+        schema: &CHECK_DUPLICATE_ORDER_REQUEST,
     };
     let body: types::DuplicateOrderRequest = crate::body::build(
         &a.body,
@@ -13153,6 +14956,8 @@ async fn run_order_actions(ctx: &Ctx, a: RunOrderActionsArgs) -> Result<(), CliE
             ),
             ("filters", "{\"order_ids\": [1], \"order_status\": [1]}"),
         ],
+        flags: &[("operations", "--operations-json"), ("filters", "--filters-json")],
+        schema: &CHECK_ORDER_ACTIONS_REQUEST,
     };
     let body: types::OrderActionsRequest = crate::body::build(
         &a.body,
@@ -13174,6 +14979,12 @@ async fn relocate_order_inventory(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("source", "--source"), ("destination", "--destination")],
         shapes: &[("items", "[{\"id\": 1, \"quantity\": 1}]")],
+        flags: &[
+            ("source", "--source"),
+            ("destination", "--destination"),
+            ("items", "--items-json"),
+        ],
+        schema: &CHECK_RELOCATE_ORDER_INVENTORY_REQUEST,
     };
     let body: types::RelocateOrderInventoryRequest = crate::body::build(
         &a.body,
@@ -13197,6 +15008,20 @@ async fn create_order_item(ctx: &Ctx, a: CreateOrderItemArgs) -> Result<(), CliE
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("order_id", "--order-id")],
         shapes: &[("options", "[{\"id\": 1, \"value\": [...]}]")],
+        flags: &[
+            ("order_id", "--order-id"),
+            ("identifier_type", "--identifier-type"),
+            ("identifier", "--identifier"),
+            ("quantity", "--quantity"),
+            ("branch_id", "--branch-id"),
+            ("options", "--options-json"),
+            ("name", "--name"),
+            ("price", "--price"),
+            ("cost_price", "--cost-price"),
+            ("weight", "--weight"),
+            ("weight_type", "--weight-type"),
+        ],
+        schema: &CHECK_CREATE_ORDER_ITEM_REQUEST,
     };
     let body: types::CreateOrderItemRequest = crate::body::build(
         &a.body,
@@ -13215,6 +15040,15 @@ async fn update_order_item(ctx: &Ctx, a: UpdateOrderItemArgs) -> Result<(), CliE
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[("options", "[{\"id\": 1, \"value\": [...]}]")],
+        flags: &[
+            ("quantity", "--quantity"),
+            ("branch_id", "--branch-id"),
+            ("price", "--price"),
+            ("weight", "--weight"),
+            ("weight_type", "--weight-type"),
+            ("options", "--options-json"),
+        ],
+        schema: &CHECK_UPDATE_ORDER_ITEM_REQUEST,
     };
     let body: types::UpdateOrderItemRequest = crate::body::build(
         &a.body,
@@ -13242,6 +15076,13 @@ async fn change_order_status(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[
+            ("status_id", "--status-id"),
+            ("slug", "--slug"),
+            ("note", "--note"),
+            ("restore_items", "--restore-items"),
+        ],
+        schema: &crate::checks::Schema::ANY,
     };
     let body: types::ChangeOrderStatusRequest = crate::body::build(
         &a.body,
@@ -13269,6 +15110,14 @@ async fn update_order_status(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[
+            ("name", "--name"),
+            ("message", "--message"),
+            ("icon", "--icon"),
+            ("sort", "--sort"),
+            ("is_active", "--is-active"),
+        ],
+        schema: &CHECK_UPDATE_ORDER_STATUS_REQUEST,
     };
     let body: types::UpdateOrderStatusRequest = crate::body::build(
         &a.body,
@@ -13299,6 +15148,8 @@ async fn sort_order_statuses(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[],
+        schema: &CHECK_SORT_ORDER_STATUSES_REQUEST,
     };
     let body: types::SortOrderStatusesRequest = crate::body::build(
         &a.body,
@@ -13328,6 +15179,8 @@ async fn create_order_history(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[("note", "--note")],
         shapes: &[],
+        flags: &[("note", "--note")],
+        schema: &CHECK_CREATE_ORDER_HISTORY_REQUEST,
     };
     let body: types::CreateOrderHistoryRequest = crate::body::build(
         &a.body,
@@ -13361,6 +15214,20 @@ async fn create_order_option(
                 "{\"availabilities\": [{...}], \"sessions_count\": 1, \"time_strict\": 1, \"time_strict_type\": \"text\", \"type\": \"date\", \"location\": \"text\", ...}",
             ),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("description", "--description"),
+            ("is_required", "--is-required"),
+            ("type", "--type"),
+            ("length", "--length"),
+            ("is_multi_choice", "--is-multi-choice"),
+            ("selected_products", "--selected-products"),
+            ("categories", "--categories"),
+            ("price", "--price"),
+            ("options", "--options-json"),
+            ("booking_details", "--booking-details-json"),
+        ],
+        schema: &CHECK_CREATE_ORDER_OPTION_REQUEST,
     };
     let body: types::CreateOrderOptionRequest = crate::body::build(
         &a.body,
@@ -13398,6 +15265,25 @@ async fn update_order_option(
                 "{\"availabilities\": [{...}], \"id\": 1, \"location\": \"text\", \"maximum_quantity_per_order\": 1, \"overrides\": [{...}], \"sessions_count\": 1, ...}",
             ),
         ],
+        flags: &[
+            ("name", "--name"),
+            ("reference_id", "--reference-id"),
+            ("description", "--description"),
+            ("status", "--status"),
+            ("is_required", "--is-required"),
+            ("type", "--type"),
+            ("length", "--length"),
+            ("is_multi_choice", "--is-multi-choice"),
+            ("selected_products", "--selected-products"),
+            ("categories", "--categories-json"),
+            ("price", "--price"),
+            ("currency", "--currency"),
+            ("options", "--options-json"),
+            ("booking_details", "--booking-details-json"),
+            ("session_duration", "--session-duration"),
+            ("session_gap", "--session-gap"),
+        ],
+        schema: &CHECK_UPDATE_ORDER_OPTION_REQUEST,
     };
     let body: types::UpdateOrderOptionRequest = crate::body::build(
         &a.body,
@@ -13447,6 +15333,20 @@ async fn create_order_invoice(
             ("data_type", "--data-type"),
         ],
         shapes: &[],
+        flags: &[
+            ("order_id", "--order-id"),
+            ("type", "--type"),
+            ("data_type", "--data-type"),
+            ("url", "--url"),
+            ("invoice_number", "--invoice-number"),
+            ("sub_total", "--sub-total"),
+            ("total", "--total"),
+            ("shipping_cost", "--shipping-cost"),
+            ("cash_on_delivery_cost", "--cash-on-delivery-cost"),
+            ("tax", "--tax"),
+            ("tax_value", "--tax-value"),
+        ],
+        schema: &CHECK_CREATE_ORDER_INVOICE_REQUEST,
     };
     let body: types::CreateOrderInvoiceRequest = crate::body::build(
         &a.body,
@@ -13515,6 +15415,8 @@ async fn create_order_assignment_rule(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[("rules", "[{\"entity\": \"text\", \"value\": \"text\"}]")],
+        flags: &[("user_id", "--user-id"), ("rules", "--rules-json")],
+        schema: &CHECK_CREATE_ORDER_ASSIGNMENT_RULE_REQUEST,
     };
     let body: types::CreateOrderAssignmentRuleRequest = crate::body::build(
         &a.body,
@@ -13536,6 +15438,8 @@ async fn update_order_assignment_rule(
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[],
         shapes: &[],
+        flags: &[],
+        schema: &CHECK_UPDATE_ORDER_ASSIGNMENT_RULE_REQUEST,
     };
     let body: types::UpdateOrderAssignmentRuleRequest = crate::body::build(
         &a.body,
@@ -14215,3 +16119,2724 @@ impl Record for types::WebhookEvent {
         ("EVENT", "/event"),
     ];
 }
+static CHECK_ADD_LANGUAGES_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["locales"],
+    properties: &[
+        (
+            "locales",
+            &crate::checks::Schema {
+                items: Some(&CHECK_LOCALE_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ADVERTISEMENT_TARGET_INPUT: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                one_of: &[
+                    "category",
+                    "page",
+                    "product",
+                    "offers",
+                    "without_url",
+                    "external_link",
+                ],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_BAN_CUSTOMER_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["reason"],
+    properties: &[
+        (
+            "reason",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_BRANCH_ALLOCATION_ACTION_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["type"],
+    properties: &[
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["branch", "branches"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_BRANCH_ALLOCATION_PRIORITY_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["branch_id", "priority"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_BRANCH_ALLOCATION_RULE_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["type", "operator", "value"],
+    properties: &[
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &[
+                    "destination_country",
+                    "destination_city",
+                    "total_items",
+                    "total_quantity",
+                    "product_tags",
+                    "skus",
+                    "scope_id",
+                ],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_BRANCH_DELIVERY_ZONE_COVERAGE_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["enabled", "method", "radius_meters", "coordinates"],
+    nullable: &["coordinates", "radius_meters"],
+    properties: &[
+        (
+            "coordinates",
+            &crate::checks::Schema {
+                items: Some(&CHECK_BRANCH_DELIVERY_ZONE_POINT_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_BRANCH_DELIVERY_ZONE_COVERAGE_PATCH: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "coordinates",
+            &crate::checks::Schema {
+                items: Some(&CHECK_BRANCH_DELIVERY_ZONE_POINT_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_BRANCH_DELIVERY_ZONE_DAY_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["enabled", "from", "to"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_BRANCH_DELIVERY_ZONE_HOURS_INPUT: crate::checks::Schema = crate::checks::Schema {
+    values: Some(&CHECK_BRANCH_DELIVERY_ZONE_DAY_INPUT),
+    ..crate::checks::Schema::ANY
+};
+static CHECK_BRANCH_DELIVERY_ZONE_POINT_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["lat", "lng"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_BRANCH_DELIVERY_ZONE_RULES_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["coverage"],
+    properties: &[
+        ("coverage", &CHECK_BRANCH_DELIVERY_ZONE_COVERAGE_INPUT),
+        ("working_hours", &CHECK_BRANCH_DELIVERY_ZONE_HOURS_INPUT),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_BRANCH_DELIVERY_ZONE_RULES_PATCH: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        ("coverage", &CHECK_BRANCH_DELIVERY_ZONE_COVERAGE_PATCH),
+        ("working_hours", &CHECK_BRANCH_DELIVERY_ZONE_HOURS_INPUT),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_BRANCH_WORKING_DAY_INPUT: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "enabled",
+            &crate::checks::Schema {
+                one_of: &["on", "off"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_BRANCH_WORKING_HOURS_INPUT: crate::checks::Schema = crate::checks::Schema {
+    values: Some(&CHECK_BRANCH_WORKING_DAY_INPUT),
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CATEGORY_TRANSLATION: crate::checks::Schema = crate::checks::Schema {
+    properties: &[("metadata", &CHECK_CATEGORY_TRANSLATION_METADATA)],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CATEGORY_TRANSLATION_METADATA: crate::checks::Schema = crate::checks::Schema {
+    required: &["title", "description", "url"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CHANGE_PRODUCT_STATUS_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["status"],
+    properties: &[
+        (
+            "status",
+            &crate::checks::Schema {
+                one_of: &["out", "sale", "hidden"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CHANGE_SPECIAL_OFFER_STATUS_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["status"],
+    properties: &[
+        (
+            "status",
+            &crate::checks::Schema {
+                one_of: &["active", "inactive"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_ADVERTISEMENT_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["title", "description", "type", "expire_date", "pages"],
+    properties: &[
+        (
+            "pages",
+            &crate::checks::Schema {
+                items: Some(
+                    &crate::checks::Schema {
+                        one_of: &[
+                            "all",
+                            "cart",
+                            "product",
+                            "payment",
+                            "category",
+                            "home",
+                        ],
+                        ..crate::checks::Schema::ANY
+                    },
+                ),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "title",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("type", &CHECK_ADVERTISEMENT_TARGET_INPUT),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_BRANCH_ALLOCATION_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["priority", "rules", "action"],
+    properties: &[
+        ("action", &CHECK_BRANCH_ALLOCATION_ACTION_INPUT),
+        (
+            "rules",
+            &crate::checks::Schema {
+                items: Some(&CHECK_BRANCH_ALLOCATION_RULE_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_BRANCH_DELIVERY_ZONE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["status", "branch_id", "rules"],
+    properties: &[
+        ("rules", &CHECK_BRANCH_DELIVERY_ZONE_RULES_INPUT),
+        (
+            "status",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(0f64),
+                    maximum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_BRANCH_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &[
+        "name",
+        "type",
+        "country_id",
+        "city_id",
+        "location",
+        "street",
+        "local",
+        "address_description",
+        "postal_code",
+        "contacts",
+    ],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "postal_code",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["branch", "warehouse"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("working_hours", &CHECK_BRANCH_WORKING_HOURS_INPUT),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_CATEGORY_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name"],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "parent_id",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(0f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "status",
+            &crate::checks::Schema {
+                one_of: &["active", "hidden"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "translations",
+            &crate::checks::Schema {
+                values: Some(&CHECK_CATEGORY_TRANSLATION),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_COUPON_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &[
+        "type",
+        "amount",
+        "free_shipping",
+        "expiry_date",
+        "exclude_sale_products",
+    ],
+    properties: &[
+        (
+            "code",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_CUSTOMER_GROUP_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "conditions",
+            &crate::checks::Schema {
+                items: Some(&CHECK_CUSTOMER_GROUP_CONDITION_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_CUSTOMER_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "gender",
+            &crate::checks::Schema {
+                one_of: &["male", "female"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_DNS_RECORD_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["type", "name", "value"],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["A", "AAAA", "CNAME", "SPF", "TXT", "MX"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "value",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_EXPORT_TEMPLATE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name", "entity", "columns"],
+    properties: &[
+        (
+            "columns",
+            &crate::checks::Schema {
+                items: Some(
+                    &crate::checks::Schema {
+                        rule: crate::checks::Rule {
+                            min_length: Some(1u64),
+                            ..crate::checks::Rule::ANY
+                        },
+                        ..crate::checks::Schema::ANY
+                    },
+                ),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "entity",
+            &crate::checks::Schema {
+                one_of: &["orders", "products"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_ORDER_ASSIGNMENT_RULE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "rules",
+            &crate::checks::Schema {
+                items: Some(&CHECK_ORDER_ASSIGNMENT_CONDITION_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_ORDER_HISTORY_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["note"],
+    properties: &[
+        (
+            "note",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_ORDER_INVOICE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["order_id", "type", "data_type"],
+    properties: &[
+        (
+            "data_type",
+            &crate::checks::Schema {
+                one_of: &["data", "url", "file", "order"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["tax_invoice", "credit_note"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_ORDER_ITEM_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["order_id"],
+    properties: &[
+        (
+            "identifier_type",
+            &crate::checks::Schema {
+                one_of: &["id", "sku"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "quantity",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_ORDER_OPTION_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name", "type"],
+    properties: &[
+        ("booking_details", &CHECK_ORDER_OPTION_BOOKING_INPUT),
+        (
+            "length",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("options", &CHECK_ORDER_OPTION_VALUE_INPUT),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["text", "number", "checkbox", "date"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_ORDER_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        ("payment", &CHECK_ORDER_PAYMENT_INPUT),
+        (
+            "products",
+            &crate::checks::Schema {
+                items: Some(&CHECK_ORDER_PRODUCT_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("ship_to", &CHECK_ORDER_SHIP_TO_INPUT),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_ORDER_STATUS_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["parent_id", "name", "message"],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "sort",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(0f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_PRODUCT_DIGITAL_CODES_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["codes"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_PRODUCT_OPTION_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name"],
+    properties: &[
+        (
+            "display_type",
+            &crate::checks::Schema {
+                one_of: &["text", "image", "color"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &[
+                    "radio",
+                    "textarea",
+                    "number",
+                    "checkbox",
+                    "image",
+                    "date",
+                    "time",
+                    "datetime",
+                    "map",
+                    "file",
+                    "color_picker",
+                    "splitter",
+                ],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "values",
+            &crate::checks::Schema {
+                items: Some(&CHECK_PRODUCT_OPTION_VALUE_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "visibility",
+            &crate::checks::Schema {
+                one_of: &["always", "on_condition"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_PRODUCT_OPTION_TEMPLATE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["details"],
+    properties: &[
+        ("details", &CHECK_PRODUCT_OPTION_TEMPLATE_DETAIL_INPUT),
+        (
+            "display_type",
+            &crate::checks::Schema {
+                one_of: &["text", "image", "color"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["checkbox", "radio"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_PRODUCT_OPTION_VALUE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name"],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_PRODUCT_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name"],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "options",
+            &crate::checks::Schema {
+                items: Some(&CHECK_PRODUCT_OPTION_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "product_type",
+            &crate::checks::Schema {
+                one_of: &[
+                    "product",
+                    "service",
+                    "group_products",
+                    "codes",
+                    "digital",
+                    "food",
+                    "donating",
+                    "booking",
+                    "financial_support",
+                ],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "scoped_prices",
+            &crate::checks::Schema {
+                items: Some(&CHECK_PRODUCT_SCOPED_PRICE_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "status",
+            &crate::checks::Schema {
+                one_of: &["sale", "out", "hidden"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_PRODUCT_VIDEO_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["video_url"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_SHIPMENT_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["courier_id", "shipment_type", "payment_method", "packages"],
+    properties: &[
+        ("cash_on_delivery", &CHECK_MONEY),
+        (
+            "packages",
+            &crate::checks::Schema {
+                items: Some(&CHECK_SHIPMENT_PACKAGE_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "payment_method",
+            &crate::checks::Schema {
+                one_of: &["cod", "pre_paid"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("ship_from", &CHECK_SHIPMENT_SHIP_FROM_INPUT),
+        ("ship_to", &CHECK_SHIPMENT_SHIP_TO_INPUT),
+        (
+            "shipment_type",
+            &crate::checks::Schema {
+                one_of: &["shipment", "return"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_SHIPPING_COMPANY_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name"],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_SHIPPING_ROUTE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name", "type", "status", "priority", "companies", "strategy"],
+    properties: &[
+        ("branded", &CHECK_SHIPPING_ROUTE_BRANDING_INPUT),
+        (
+            "companies",
+            &crate::checks::Schema {
+                items: Some(&CHECK_SHIPPING_ROUTE_COMPANY_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "condition_match",
+            &crate::checks::Schema {
+                one_of: &["all", "any"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "conditions",
+            &crate::checks::Schema {
+                items: Some(&CHECK_SHIPPING_ROUTE_CONDITION_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "status",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(0f64),
+                    maximum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("strategy", &CHECK_SHIPPING_ROUTE_STRATEGY_INPUT),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["normal", "auto", "branded"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_SHIPPING_ZONE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["company"],
+    properties: &[("shipping", &CHECK_SHIPPING_ZONE_SETTINGS_INPUT)],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_SPECIAL_OFFER_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name", "applied_channel", "offer_type", "applied_to", "expiry_date"],
+    properties: &[
+        (
+            "applied_channel",
+            &crate::checks::Schema {
+                one_of: &["browser", "browser_and_application"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "applied_to",
+            &crate::checks::Schema {
+                one_of: &["order", "product", "category", "paymentMethod"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("get", &CHECK_SPECIAL_OFFER_GET_INPUT),
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "offer_type",
+            &crate::checks::Schema {
+                one_of: &[
+                    "buy_x_get_y",
+                    "fixed_amount",
+                    "percentage",
+                    "discounts_table",
+                ],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "status",
+            &crate::checks::Schema {
+                one_of: &["active", "inactive"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CREATE_TAX_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["tax"],
+    properties: &[
+        (
+            "tax",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_CUSTOMER_GROUP_CONDITION_INPUT: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &[
+                    "total_sales",
+                    "total_orders",
+                    "store_rating",
+                    "doesnt_have_orders",
+                ],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_DUPLICATE_ORDER_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["order_id"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_EXPORT_CUSTOMERS_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["type"],
+    properties: &[
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["customers", "customers-sample"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_EXPORT_PRODUCTS_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["type", "format"],
+    properties: &[
+        (
+            "format",
+            &crate::checks::Schema {
+                one_of: &["xlsx", "csv"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &[
+                    "product-sample",
+                    "category-sample",
+                    "brand-sample",
+                    "brand",
+                    "category",
+                    "products",
+                    "quantities",
+                    "prices",
+                    "seo",
+                    "hs-codes",
+                ],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_LOCALE_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["iso_code"],
+    properties: &[
+        (
+            "iso_code",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    max_length: Some(3u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_MONEY: crate::checks::Schema = crate::checks::Schema {
+    required: &["amount"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_ACTION_OPERATION: crate::checks::Schema = crate::checks::Schema {
+    required: &["action_name"],
+    properties: &[
+        (
+            "action_name",
+            &crate::checks::Schema {
+                one_of: &[
+                    "create_shipping_policy",
+                    "create_return_policy",
+                    "print_shipping_policy",
+                    "cancel_policy",
+                    "assign_users",
+                    "export",
+                    "assign_tags",
+                    "change_status",
+                    "print_prepare_list",
+                    "print_invoice",
+                    "send_invoice",
+                    "print_invoice_summary",
+                    "send_payment_link",
+                    "extend_payment_due",
+                    "resend_codes",
+                    "send_rating",
+                    "mark_as_read",
+                    "refund",
+                    "delete",
+                ],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_ACTIONS_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["operations", "filters"],
+    properties: &[
+        (
+            "operations",
+            &crate::checks::Schema {
+                items: Some(&CHECK_ORDER_ACTION_OPERATION),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_ASSIGNMENT_CONDITION_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["entity", "value"],
+    properties: &[
+        (
+            "entity",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_GEO_COORDINATES_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["lat", "lng"],
+    properties: &[
+        (
+            "lat",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(-90f64),
+                    maximum: Some(90f64),
+                    ..crate::checks::Rule::NUMBER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "lng",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(-180f64),
+                    maximum: Some(180f64),
+                    ..crate::checks::Rule::NUMBER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_OPTION_AVAILABILITY_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["day", "is_available"],
+    properties: &[
+        (
+            "day",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "times",
+            &crate::checks::Schema {
+                items: Some(&CHECK_ORDER_OPTION_TIME_RANGE),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_OPTION_BOOKING_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &[
+        "type",
+        "sessions_count",
+        "time_strict",
+        "time_strict_type",
+        "availabilities",
+    ],
+    properties: &[
+        (
+            "availabilities",
+            &crate::checks::Schema {
+                items: Some(&CHECK_ORDER_OPTION_AVAILABILITY_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "maximum_quantity_per_order",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "overrides",
+            &crate::checks::Schema {
+                items: Some(&CHECK_ORDER_OPTION_OVERRIDE_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "sessions_count",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "time_strict",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(0f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "time_strict_type",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["date", "date_time"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_OPTION_CATEGORY_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["id", "name"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_OPTION_OVERRIDE_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["day"],
+    properties: &[
+        (
+            "day",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_OPTION_TIME_RANGE: crate::checks::Schema = crate::checks::Schema {
+    required: &["from"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_OPTION_VALUE_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["name"],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_PAYMENT_INPUT: crate::checks::Schema = crate::checks::Schema {
+    properties: &[("cash_on_delivery", &CHECK_MONEY)],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_PRODUCT_INPUT: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "identifier_type",
+            &crate::checks::Schema {
+                one_of: &["id", "sku"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "quantity",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("recurring", &CHECK_ORDER_RECURRING_INPUT),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_RECURRING_INPUT: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "interval_count",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_RELOCATE_ITEM: crate::checks::Schema = crate::checks::Schema {
+    required: &["id", "quantity"],
+    properties: &[
+        (
+            "quantity",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_SHIP_TO_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &[
+        "country",
+        "city",
+        "district",
+        "block",
+        "street_number",
+        "address_line",
+        "postal_code",
+        "short_address",
+        "building_number",
+        "additional_number",
+        "geo_coordinates",
+    ],
+    properties: &[("geo_coordinates", &CHECK_ORDER_GEO_COORDINATES_INPUT)],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_ORDER_STATUS_SORT_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["status_id", "sort"],
+    properties: &[
+        (
+            "sort",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(0f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_PRODUCT_BULK_FILTERS: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "mahly",
+            &crate::checks::Schema {
+                one_of: &["linked", "unlinked"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "status",
+            &crate::checks::Schema {
+                items: Some(
+                    &crate::checks::Schema {
+                        one_of: &["hidden", "out", "sale", "none"],
+                        ..crate::checks::Schema::ANY
+                    },
+                ),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "types",
+            &crate::checks::Schema {
+                items: Some(
+                    &crate::checks::Schema {
+                        one_of: &[
+                            "product",
+                            "service",
+                            "group_products",
+                            "financial_support",
+                            "codes",
+                            "digital",
+                            "food",
+                            "donating",
+                            "booking",
+                        ],
+                        ..crate::checks::Schema::ANY
+                    },
+                ),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_PRODUCT_BULK_OPERATION: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "action_name",
+            &crate::checks::Schema {
+                one_of: &[
+                    "duplicate",
+                    "sale-channels",
+                    "features",
+                    "notify-quantity",
+                    "pricing",
+                    "restore",
+                ],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("value", &CHECK_PRODUCT_BULK_OPERATION_VALUE),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_PRODUCT_BULK_OPERATION_VALUE: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "apply_on",
+            &crate::checks::Schema {
+                one_of: &["product", "product_and_variants", "variants"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "channels",
+            &crate::checks::Schema {
+                items: Some(
+                    &crate::checks::Schema {
+                        one_of: &["app", "web"],
+                        ..crate::checks::Schema::ANY
+                    },
+                ),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "column",
+            &crate::checks::Schema {
+                one_of: &["cost_price", "sale_price", "price"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_PRODUCT_OPTION_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["name"],
+    properties: &[
+        (
+            "display_type",
+            &crate::checks::Schema {
+                one_of: &["text", "image", "color"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "values",
+            &crate::checks::Schema {
+                items: Some(&CHECK_PRODUCT_OPTION_VALUE_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_PRODUCT_OPTION_TEMPLATE_DETAIL_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["id", "name", "is_default", "display_value", "translation"],
+    properties: &[("translation", &CHECK_PRODUCT_OPTION_TEMPLATE_DETAIL_TRANSLATIONS)],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_PRODUCT_OPTION_TEMPLATE_DETAIL_TRANSLATIONS: crate::checks::Schema = crate::checks::Schema {
+    required: &["ar", "en", "fr"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_PRODUCT_OPTION_VALUE_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["name"],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_PRODUCT_PRICE_UPDATE: crate::checks::Schema = crate::checks::Schema {
+    required: &["id", "price"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_PRODUCT_QUANTITY_UPDATE: crate::checks::Schema = crate::checks::Schema {
+    required: &["identifer_type", "identifer"],
+    properties: &[
+        (
+            "identifer",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "identifer_type",
+            &crate::checks::Schema {
+                one_of: &["id", "variant_id", "sku"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "mode",
+            &crate::checks::Schema {
+                one_of: &["overwrite", "increment", "decrement"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_PRODUCT_SCOPED_PRICE_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["scope_id"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_PRODUCT_VARIANT_QUANTITY_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["branch", "quantity"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_RELOCATE_ORDER_INVENTORY_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["source", "destination"],
+    properties: &[
+        (
+            "items",
+            &crate::checks::Schema {
+                items: Some(&CHECK_ORDER_RELOCATE_ITEM),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_RUN_BULK_PRODUCT_ACTIONS_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["operations", "filters"],
+    properties: &[
+        ("filters", &CHECK_PRODUCT_BULK_FILTERS),
+        (
+            "operations",
+            &crate::checks::Schema {
+                items: Some(&CHECK_PRODUCT_BULK_OPERATION),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SHIPMENT_PACKAGE_INPUT: crate::checks::Schema = crate::checks::Schema {
+    properties: &[("weight", &CHECK_SHIPMENT_PACKAGE_WEIGHT_INPUT)],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SHIPMENT_PACKAGE_WEIGHT_INPUT: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "units",
+            &crate::checks::Schema {
+                one_of: &["kg", "g", "lb", "oz"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SHIPMENT_SHIP_FROM_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["type"],
+    properties: &[
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["address", "branch"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SHIPMENT_SHIP_TO_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &[
+        "name",
+        "email",
+        "phone",
+        "country",
+        "city",
+        "address_line",
+        "street_number",
+        "block",
+        "postal_code",
+    ],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SHIPPING_ROUTE_BRANDING_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["name", "description", "logo_url"],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("pricing", &CHECK_SHIPPING_ROUTE_PRICING_INPUT),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SHIPPING_ROUTE_BRANDING_PATCH: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("pricing", &CHECK_SHIPPING_ROUTE_PRICING_PATCH),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SHIPPING_ROUTE_COMPANY_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["id"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SHIPPING_ROUTE_CONDITION_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["type", "operator", "value"],
+    properties: &[
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &[
+                    "cart_total",
+                    "cart_weight",
+                    "cart_quantity",
+                    "categories",
+                    "areas",
+                    "customer_groups",
+                    "schedule",
+                    "branches",
+                    "branch_count",
+                    "specific_products_quantity",
+                    "excluded",
+                    "allowed",
+                ],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SHIPPING_ROUTE_PRICING_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["type", "cost"],
+    properties: &[
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["rate", "fixed"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SHIPPING_ROUTE_PRICING_PATCH: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["rate", "fixed"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SHIPPING_ROUTE_STRATEGY_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["type"],
+    properties: &[
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["default", "manual", "quota", "ratio", "lowest_price"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SHIPPING_ZONE_FEES_INPUT: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["rate", "fixed"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SHIPPING_ZONE_SETTINGS_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["country", "city", "fees", "duration"],
+    properties: &[("fees", &CHECK_SHIPPING_ZONE_FEES_INPUT)],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SORT_ORDER_STATUSES_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    items: Some(&CHECK_ORDER_STATUS_SORT_INPUT),
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SPECIAL_OFFER_GET_INPUT: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "discount_type",
+            &crate::checks::Schema {
+                one_of: &["percentage", "free-product"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_SUBSCRIBE_WEBHOOK_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name", "event", "url"],
+    properties: &[
+        (
+            "headers",
+            &crate::checks::Schema {
+                items: Some(&CHECK_WEBHOOK_HEADER),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "version",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(1f64),
+                    maximum: Some(2f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_ADVERTISEMENT_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["title", "description", "type", "expire_date", "pages"],
+    properties: &[
+        (
+            "pages",
+            &crate::checks::Schema {
+                items: Some(
+                    &crate::checks::Schema {
+                        one_of: &[
+                            "all",
+                            "cart",
+                            "product",
+                            "payment",
+                            "category",
+                            "home",
+                        ],
+                        ..crate::checks::Schema::ANY
+                    },
+                ),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "title",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("type", &CHECK_ADVERTISEMENT_TARGET_INPUT),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_BRANCH_ALLOCATION_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        ("action", &CHECK_BRANCH_ALLOCATION_ACTION_INPUT),
+        (
+            "rules",
+            &crate::checks::Schema {
+                items: Some(&CHECK_BRANCH_ALLOCATION_RULE_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_BRANCH_ALLOCATION_SETTINGS_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["scope_id", "strategy", "priorities"],
+    nullable: &["priorities", "scope_id"],
+    properties: &[
+        (
+            "priorities",
+            &crate::checks::Schema {
+                items: Some(&CHECK_BRANCH_ALLOCATION_PRIORITY_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "strategy",
+            &crate::checks::Schema {
+                one_of: &["closest_to_customer", "most_stock", "priority"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_BRANCH_DELIVERY_ZONE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        ("rules", &CHECK_BRANCH_DELIVERY_ZONE_RULES_PATCH),
+        (
+            "status",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(0f64),
+                    maximum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_BRANCH_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "status",
+            &crate::checks::Schema {
+                one_of: &["active", "inactive"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["branch", "warehouse"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("working_hours", &CHECK_BRANCH_WORKING_HOURS_INPUT),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_BRAND_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &[
+        "name",
+        "logo",
+        "banner",
+        "description",
+        "metadata_title",
+        "metadata_description",
+        "metadata_url",
+        "translations",
+    ],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("translations", &CHECK_UPDATE_BRAND_TRANSLATIONS),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_BRAND_TRANSLATION: crate::checks::Schema = crate::checks::Schema {
+    required: &[
+        "name",
+        "description",
+        "metadata_title",
+        "metadata_description",
+        "metadata_url",
+    ],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_BRAND_TRANSLATIONS: crate::checks::Schema = crate::checks::Schema {
+    required: &["en"],
+    properties: &[("en", &CHECK_UPDATE_BRAND_TRANSLATION)],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_CATEGORY_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name"],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "parent_id",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(0f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "status",
+            &crate::checks::Schema {
+                one_of: &["active", "hidden"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "translations",
+            &crate::checks::Schema {
+                values: Some(&CHECK_CATEGORY_TRANSLATION),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_COUPON_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "applied_in",
+            &crate::checks::Schema {
+                one_of: &["all", "web", "app"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "code",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "payment_methods",
+            &crate::checks::Schema {
+                items: Some(
+                    &crate::checks::Schema {
+                        one_of: &[
+                            "all",
+                            "apple_pay",
+                            "bank",
+                            "cod",
+                            "credit_card",
+                            "knet",
+                            "mada",
+                            "paypal",
+                            "spotii_pay",
+                            "stc_pay",
+                            "tabby_installment",
+                            "tamara_installment",
+                        ],
+                        ..crate::checks::Schema::ANY
+                    },
+                ),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "status",
+            &crate::checks::Schema {
+                one_of: &["active", "inactive"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_CUSTOMER_GROUP_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "conditions",
+            &crate::checks::Schema {
+                items: Some(&CHECK_CUSTOMER_GROUP_CONDITION_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_CUSTOMER_LOYALTY_POINTS_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["points", "type", "reason", "channel_send", "customers"],
+    properties: &[
+        (
+            "channel_send",
+            &crate::checks::Schema {
+                items: Some(
+                    &crate::checks::Schema {
+                        one_of: &["email", "sms", "mobile"],
+                        ..crate::checks::Schema::ANY
+                    },
+                ),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "reason",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["plus", "minus"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_CUSTOMER_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "gender",
+            &crate::checks::Schema {
+                one_of: &["male", "female"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_DEFAULT_SHIPPING_ROUTE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "companies",
+            &crate::checks::Schema {
+                items: Some(&CHECK_SHIPPING_ROUTE_COMPANY_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("strategy", &CHECK_SHIPPING_ROUTE_STRATEGY_INPUT),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_EXPORT_TEMPLATE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name", "columns"],
+    properties: &[
+        (
+            "columns",
+            &crate::checks::Schema {
+                items: Some(
+                    &crate::checks::Schema {
+                        rule: crate::checks::Rule {
+                            min_length: Some(1u64),
+                            ..crate::checks::Rule::ANY
+                        },
+                        ..crate::checks::Schema::ANY
+                    },
+                ),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_LANGUAGE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "sort_order",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(0f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_ORDER_ASSIGNMENT_RULE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    items: Some(&CHECK_ORDER_ASSIGNMENT_CONDITION_INPUT),
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_ORDER_ITEM_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "quantity",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_ORDER_OPTION_AVAILABILITY_INPUT: crate::checks::Schema = crate::checks::Schema {
+    required: &["id", "day", "is_available", "times"],
+    properties: &[
+        (
+            "day",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "times",
+            &crate::checks::Schema {
+                items: Some(&CHECK_ORDER_OPTION_TIME_RANGE),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_ORDER_OPTION_BOOKING_INPUT: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "availabilities",
+            &crate::checks::Schema {
+                items: Some(&CHECK_UPDATE_ORDER_OPTION_AVAILABILITY_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "maximum_quantity_per_order",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "sessions_count",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "time_strict",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(0f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["date", "date_time"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_ORDER_OPTION_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        ("booking_details", &CHECK_UPDATE_ORDER_OPTION_BOOKING_INPUT),
+        (
+            "categories",
+            &crate::checks::Schema {
+                items: Some(&CHECK_ORDER_OPTION_CATEGORY_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "session_duration",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "session_gap",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(0f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["date", "checkbox", "text", "number", "date_time"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_ORDER_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        ("payment", &CHECK_ORDER_PAYMENT_INPUT),
+        ("ship_to", &CHECK_ORDER_SHIP_TO_INPUT),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_ORDER_STATUS_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "sort",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(0f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_PRODUCT_OPTION_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "display_type",
+            &crate::checks::Schema {
+                one_of: &["text", "image", "color"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "values",
+            &crate::checks::Schema {
+                items: Some(&CHECK_PRODUCT_OPTION_VALUE_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "visibility",
+            &crate::checks::Schema {
+                one_of: &["always", "on_condition"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_PRODUCT_OPTION_TEMPLATE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["details"],
+    properties: &[
+        ("details", &CHECK_PRODUCT_OPTION_TEMPLATE_DETAIL_INPUT),
+        (
+            "display_type",
+            &crate::checks::Schema {
+                one_of: &["text", "image", "color"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_PRODUCT_OPTION_VALUE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name"],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_PRODUCT_PRICE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["price"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_PRODUCT_PRICES_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["products"],
+    properties: &[
+        (
+            "products",
+            &crate::checks::Schema {
+                items: Some(&CHECK_PRODUCT_PRICE_UPDATE),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_PRODUCT_QUANTITIES_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["products"],
+    properties: &[
+        (
+            "products",
+            &crate::checks::Schema {
+                items: Some(&CHECK_PRODUCT_QUANTITY_UPDATE),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_PRODUCT_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "channels",
+            &crate::checks::Schema {
+                items: Some(
+                    &crate::checks::Schema {
+                        one_of: &["app", "web"],
+                        ..crate::checks::Schema::ANY
+                    },
+                ),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_PRODUCT_VARIANT_QUANTITY_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["quantity"],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_PRODUCT_VARIANT_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &[
+        "sku",
+        "barcode",
+        "price",
+        "sale_price",
+        "cost_price",
+        "stock_quantity",
+        "weight",
+        "mpn",
+        "gtin",
+    ],
+    properties: &[
+        (
+            "quantities",
+            &crate::checks::Schema {
+                items: Some(&CHECK_PRODUCT_VARIANT_QUANTITY_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_SHIPMENT_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["shipment_number", "status"],
+    properties: &[
+        (
+            "shipment_number",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "status",
+            &crate::checks::Schema {
+                one_of: &[
+                    "created",
+                    "in_progress",
+                    "in_transit",
+                    "received_at_final_hub",
+                    "to_be_reattempted",
+                    "reattempted",
+                    "unable_to_deliver",
+                    "delivering",
+                    "delivered",
+                    "partially_delivered",
+                    "shipped",
+                    "cancelled",
+                    "lost",
+                    "damaged",
+                    "return_to_origin",
+                    "return_in_progress",
+                ],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_SHIPPING_COMPANY_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name"],
+    properties: &[
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_SHIPPING_ROUTE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        ("branded", &CHECK_SHIPPING_ROUTE_BRANDING_PATCH),
+        (
+            "companies",
+            &crate::checks::Schema {
+                items: Some(&CHECK_SHIPPING_ROUTE_COMPANY_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "condition_match",
+            &crate::checks::Schema {
+                one_of: &["all", "any"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "conditions",
+            &crate::checks::Schema {
+                items: Some(&CHECK_SHIPPING_ROUTE_CONDITION_INPUT),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "status",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(0f64),
+                    maximum: Some(1f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("strategy", &CHECK_SHIPPING_ROUTE_STRATEGY_INPUT),
+        (
+            "type",
+            &crate::checks::Schema {
+                one_of: &["normal", "auto", "branded"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_SHIPPING_ZONE_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["company"],
+    properties: &[("shipping", &CHECK_SHIPPING_ZONE_SETTINGS_INPUT)],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_SPECIAL_OFFER_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["name", "applied_channel", "offer_type", "applied_to", "expiry_date"],
+    properties: &[
+        (
+            "applied_channel",
+            &crate::checks::Schema {
+                one_of: &["browser", "browser_and_application"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "applied_to",
+            &crate::checks::Schema {
+                one_of: &["order", "product", "category", "paymentMethod"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        ("get", &CHECK_SPECIAL_OFFER_GET_INPUT),
+        (
+            "name",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "offer_type",
+            &crate::checks::Schema {
+                one_of: &[
+                    "buy_x_get_y",
+                    "fixed_amount",
+                    "percentage",
+                    "discounts_table",
+                ],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "status",
+            &crate::checks::Schema {
+                one_of: &["active", "inactive"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_TAX_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    required: &["tax"],
+    properties: &[
+        (
+            "tax",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_TRANSACTION_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "action",
+            &crate::checks::Schema {
+                one_of: &["refund", "void", "reverse"],
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_UPDATE_WEBHOOK_REQUEST: crate::checks::Schema = crate::checks::Schema {
+    properties: &[
+        (
+            "headers",
+            &crate::checks::Schema {
+                items: Some(&CHECK_WEBHOOK_HEADER),
+                ..crate::checks::Schema::ANY
+            },
+        ),
+        (
+            "version",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    minimum: Some(1f64),
+                    maximum: Some(2f64),
+                    ..crate::checks::Rule::INTEGER
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};
+static CHECK_WEBHOOK_HEADER: crate::checks::Schema = crate::checks::Schema {
+    required: &["key", "value"],
+    properties: &[
+        (
+            "key",
+            &crate::checks::Schema {
+                rule: crate::checks::Rule {
+                    min_length: Some(1u64),
+                    ..crate::checks::Rule::ANY
+                },
+                ..crate::checks::Schema::ANY
+            },
+        ),
+    ],
+    ..crate::checks::Schema::ANY
+};

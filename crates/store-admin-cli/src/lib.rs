@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod auth;
+pub mod checks;
 pub mod cli;
 pub mod commands;
 pub mod completions;

@@ -220,7 +220,13 @@ fn negative_numbers_need_no_equals_sign() {
         &["--name", "Shoes", "--sort-order", "-5"],
     )
     .expect("--sort-order -5");
-    parse("create_category", &["--name", "Shoes", "--parent-id", "-1"]).expect("--parent-id -1");
+    // `parent_id` has `minimum: 0`: `-1` is read as its value (not as a flag) and refused by
+    // the document's bound (issue 41: bounds are checked before sending).
+    let error = parse("create_category", &["--name", "Shoes", "--parent-id", "-1"]).unwrap_err();
+    assert!(
+        error.contains("invalid value '-1' for '--parent-id <N>': must be 0 or more"),
+        "{error}"
+    );
     parse("create_coupon", &["--amount", "-10"]).expect("a negative number-or-string");
 }
 

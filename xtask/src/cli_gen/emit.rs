@@ -5,6 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::checks::{Kind, Rule};
 use super::model::*;
 use super::naming::*;
 use super::text::*;
@@ -30,18 +31,53 @@ pub(super) fn values_parser(values: &Values, element: &syn::Type) -> TokenStream
     }
 }
 
-/// The value parser of a scalar flag of `kind` (Rust type `ty`), and `allow_negative_numbers`
-/// for numbers (`--sort-order -5` without `=`).
-pub(super) fn scalar_parser(kind: ScalarKind, values: &Values, ty: &TokenStream) -> TokenStream {
+/// The value parser of a scalar flag of `kind` (Rust type `ty`), checked by the document's
+/// `rule` ([`checked_parser`]), and `allow_negative_numbers` for numbers (`--sort-order -5`
+/// without `=`).
+pub(super) fn scalar_parser(
+    kind: ScalarKind,
+    values: &Values,
+    ty: &TokenStream,
+    rule: &Rule,
+) -> TokenStream {
     let negative = is_numeric(kind).then(|| quote!(, allow_negative_numbers = true));
+    let element: syn::Type = syn::parse2(ty.clone()).expect("a type");
     let parser = match kind {
-        ScalarKind::NumberOrString => quote!(, value_parser = crate::commands::number_or_string),
-        _ => {
-            let element: syn::Type = syn::parse2(ty.clone()).expect("a type");
-            values_parser(values, &element)
+        ScalarKind::NumberOrString if rule.kind == Kind::Decimal => {
+            let rule = rule.tokens();
+            quote!(, value_parser = crate::checks::flag::<::serde_json::Value>(#rule))
         }
+        ScalarKind::NumberOrString => quote!(, value_parser = crate::commands::number_or_string),
+        ScalarKind::Boolean => values_parser(values, &element),
+        _ => checked_parser(values, &element, rule)
+            .unwrap_or_else(|| values_parser(values, &element)),
     };
     quote!(#parser #negative)
+}
+
+/// The value parser that checks a flag of Rust type `element` by the document's `rule`: a number
+/// (`i64`, `f64`) always (a value that is not one is refused in words, and its bounds checked),
+/// a text when the document bounds its length; `None` for a value set (its own parser) or
+/// another type.
+pub(super) fn checked_parser(
+    values: &Values,
+    element: &syn::Type,
+    rule: &Rule,
+) -> Option<TokenStream> {
+    if !matches!(values, Values::Any) {
+        return None;
+    }
+    let kind = if is_type(element, "i64") {
+        Kind::Integer
+    } else if is_type(element, "f64") {
+        Kind::Number
+    } else if is_type(element, "String") && rule.bounds() {
+        Kind::Any
+    } else {
+        return None;
+    };
+    let rule = Rule { kind, ..*rule }.tokens();
+    Some(quote!(, value_parser = crate::checks::flag::<#element>(#rule)))
 }
 
 pub(super) fn is_numeric(kind: ScalarKind) -> bool {
@@ -222,6 +258,7 @@ impl Model {
             }
         });
         let functions = self.ops.iter().map(|op| self.render_function(op));
+        let statics = self.checks.statics();
         let records = self.records.iter().map(|(name, columns)| {
             let ty = format_ident!("{}", name);
             let columns = columns.iter().map(|(h, p)| quote!((#h, #p)));
@@ -269,6 +306,8 @@ impl Model {
             #(#functions)*
 
             #(#records)*
+
+            #(#statics)*
         }
     }
 
@@ -320,7 +359,8 @@ impl Model {
             let id = &p.id;
             let help = flag_help(&p.help, &p.values, false, "");
             let value_name = p.id.to_uppercase();
-            let parser = values_parser(&p.values, ty);
+            let parser = checked_parser(&p.values, ty, &p.rule)
+                .unwrap_or_else(|| values_parser(&p.values, ty));
             let negative = numeric_type(ty).then(|| quote!(, allow_negative_numbers = true));
             quote! {
                 #[doc = #help]
@@ -335,7 +375,8 @@ impl Model {
             let help = flag_help(&p.help, &p.values, false, "");
             let vec_inner = generic_args(&p.ty, "Vec").and_then(|a| a.into_iter().next());
             let element = vec_inner.clone().unwrap_or_else(|| p.ty.clone());
-            let mut parser = values_parser(&p.values, &element);
+            let mut parser = checked_parser(&p.values, &element, &p.rule)
+                .unwrap_or_else(|| values_parser(&p.values, &element));
             if numeric_type(&element) {
                 parser = quote!(#parser, allow_negative_numbers = true);
             }
@@ -388,7 +429,7 @@ impl Model {
                             let help =
                                 flag_help(&f.help, &f.values, f.required && keep.is_none(), "");
                             let (ty, value_name) = scalar_tokens(*kind);
-                            let parser = scalar_parser(*kind, &f.values, &ty);
+                            let parser = scalar_parser(*kind, &f.values, &ty, &f.rule);
                             quote! {
                                 #[doc = #help]
                                 #[arg(id = #id, long = #long #value_name #parser)]
@@ -406,7 +447,7 @@ impl Model {
                             let help =
                                 flag_help(&f.help, &f.values, f.required && keep.is_none(), more);
                             let (ty, value_name) = scalar_tokens(*kind);
-                            let parser = scalar_parser(*kind, &f.values, &ty);
+                            let parser = scalar_parser(*kind, &f.values, &ty, &f.rule);
                             let delimiter = numeric.then(|| quote!(, value_delimiter = ','));
                             quote! {
                                 #[doc = #help]
@@ -476,7 +517,7 @@ impl Model {
                 ),
                 Some(kind) => {
                     let (ty, value_name) = scalar_tokens(kind);
-                    let parser = scalar_parser(kind, &f.values, &ty);
+                    let parser = scalar_parser(kind, &f.values, &ty, &f.rule);
                     (ty, value_name, parser)
                 }
             };
@@ -625,10 +666,30 @@ impl Model {
                     }
                 }
             };
+            let flags = fields
+                .iter()
+                .map(|f| {
+                    let wire = &f.wire;
+                    let flag = format!("--{}", flag(&f.id));
+                    quote!((#wire, #flag))
+                })
+                .chain(
+                    EXTRAS
+                        .iter()
+                        .filter(|(id, _, _)| *id == op.id)
+                        .flat_map(|(_, _, owned)| owned.iter())
+                        .map(|(wire, flag)| quote!((#wire, #flag))),
+                );
+            let schema = op
+                .body_check
+                .clone()
+                .unwrap_or_else(|| quote!(&crate::checks::Schema::ANY));
             quote! {
                 const SPEC: crate::body::BodySpec = crate::body::BodySpec {
                     required: &[#(#required),*],
                     shapes: &[#(#shapes),*],
+                    flags: &[#(#flags),*],
+                    schema: #schema,
                 };
                 #build
                 #job_body
@@ -818,4 +879,87 @@ pub(super) fn print_response(op: &Op) -> TokenStream {
 
 pub(super) fn is_unit(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Tuple(t) if t.elems.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_get_the_parser_of_their_rule() {
+        let decimal = Rule {
+            kind: Kind::Decimal,
+            minimum: None,
+            maximum: None,
+            min_length: None,
+            max_length: None,
+        };
+        let parser = |kind, values: &Values, ty, rule: &Rule| {
+            scalar_parser(kind, values, &ty, rule).to_string()
+        };
+        // `number | string`: a number, or a decimal as text; `integer | string`: any text.
+        let price = parser(
+            ScalarKind::NumberOrString,
+            &Values::Any,
+            quote!(::serde_json::Value),
+            &decimal,
+        );
+        assert!(price.contains("crate :: checks :: flag :: < :: serde_json :: Value > (crate :: checks :: Rule :: DECIMAL)"), "{price}");
+        let id = Rule {
+            kind: Kind::Any,
+            ..decimal
+        };
+        let identifier = parser(
+            ScalarKind::NumberOrString,
+            &Values::Any,
+            quote!(::serde_json::Value),
+            &id,
+        );
+        assert!(
+            identifier.contains("crate :: commands :: number_or_string"),
+            "{identifier}"
+        );
+        // A whole number with a bound.
+        let sort = Rule {
+            kind: Kind::Integer,
+            minimum: Some(0.0),
+            ..decimal
+        };
+        let sort = parser(ScalarKind::Integer, &Values::Any, quote!(i64), &sort);
+        assert!(sort.contains("flag :: < i64 >"), "{sort}");
+        assert!(sort.contains("minimum : Some (0f64)"), "{sort}");
+        assert!(sort.contains("allow_negative_numbers = true"), "{sort}");
+        // A closed set keeps its own parser; a text without bounds has none.
+        let closed = Values::Closed(vec!["1".into(), "2".into()]);
+        let status = parser(
+            ScalarKind::Integer,
+            &closed,
+            quote!(i64),
+            &Rule {
+                kind: Kind::Integer,
+                ..decimal
+            },
+        );
+        assert!(status.contains("choice"), "{status}");
+        assert!(!status.contains("checks"), "{status}");
+        let text = parser(
+            ScalarKind::String,
+            &Values::Any,
+            quote!(::std::string::String),
+            &id,
+        );
+        assert!(!text.contains("value_parser"), "{text}");
+        let code = Rule {
+            min_length: Some(1),
+            max_length: Some(3),
+            ..id
+        };
+        let code = parser(
+            ScalarKind::String,
+            &Values::Any,
+            quote!(::std::string::String),
+            &code,
+        );
+        assert!(code.contains("max_length : Some (3u64)"), "{code}");
+    }
 }

@@ -21,7 +21,10 @@
 //!   with an example of its shape in the help and in errors. Required body fields are marked in
 //!   the help and all named by one error when missing. Help is the document's description for
 //!   users ([`user_text`](text::user_text): notes about the document left out), with the known values of an open
-//!   set (`x-known-values`) and "\[required\]"; numbers take `-5` without `=`. `--body FILE|-`
+//!   set (`x-known-values`) and "\[required\]"; numbers take `-5` without `=`. Each scalar flag
+//!   checks its value by the document ([`checks`]: a number, a decimal as text for `number |
+//!   string`, the bounds) and each body is checked as a whole before it is sent (nested required
+//!   fields, bounds and closed sets at every depth, all named at once). `--body FILE|-`
 //!   takes the whole body; a paged list takes `--page`, `--per-page` and `--all`;
 //! - table columns of a record type ([`columns`](model::columns)): `id`, the first of `name`, `title`, `label`,
 //!   `event`, `slug`, `iso_code`, `code` that is a scalar, then `status`, a scalar `type`, then the
@@ -37,6 +40,7 @@ use anyhow::{Context, Result};
 use crate::Document;
 use crate::model::Output;
 
+mod checks;
 mod emit;
 pub(crate) mod model;
 pub(crate) mod naming;

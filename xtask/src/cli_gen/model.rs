@@ -9,6 +9,7 @@ use quote::format_ident;
 use serde_json::Value;
 use syn::visit_mut::VisitMut;
 
+use super::checks::{Rule, Tree, rule};
 #[cfg(test)]
 use super::naming::flag;
 use super::naming::{
@@ -291,6 +292,8 @@ pub(super) struct Param {
     pub(super) required: bool,
     pub(super) help: String,
     pub(super) values: Values,
+    /// What the document says of the value (kind, bounds), checked by the flag's parser.
+    pub(super) rule: Rule,
 }
 
 #[derive(Debug)]
@@ -302,6 +305,9 @@ pub(super) struct BodyField {
     pub(super) required: bool,
     pub(super) help: String,
     pub(super) values: Values,
+    /// What the document says of the value (of each item of an array), checked by the flag's
+    /// parser.
+    pub(super) rule: Rule,
 }
 
 /// How a body field is given on the command line.
@@ -332,6 +338,8 @@ pub(super) struct FormField {
     pub(super) required: bool,
     pub(super) help: String,
     pub(super) values: Values,
+    /// What the document says of a scalar's value, checked by the flag's parser.
+    pub(super) rule: Rule,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -403,6 +411,8 @@ pub(super) struct Op {
     /// Whether the background job is an import (`x-background-job.import`): its result is the
     /// records of the uploaded file's rows, waited for by the keys the file holds.
     pub(super) import_job: bool,
+    /// The checks of the JSON body (`&'static crate::checks::Schema`), before it is sent.
+    pub(super) body_check: Option<proc_macro2::TokenStream>,
 }
 
 pub(super) struct Group {
@@ -420,6 +430,8 @@ pub(super) struct Model {
     pub(super) groups: Vec<Group>,
     /// Record type -> table columns (header, JSON pointer).
     pub(super) records: BTreeMap<String, Vec<(String, String)>>,
+    /// The statics of the bodies' checks.
+    pub(super) checks: Tree,
 }
 
 /// What the command line reads of the document's schemas.
@@ -636,6 +648,7 @@ impl Model {
             .collect();
         let mut ops = Vec::new();
         let mut problems = Vec::new();
+        let mut checks = Tree::default();
         for (pointer, path, method, op) in lint::operations(&doc.spec) {
             let id = op.operation_id.clone().unwrap_or_default();
             let tag = op.tags.first().cloned().unwrap_or_default();
@@ -656,7 +669,15 @@ impl Model {
                 &shared,
                 paged.contains(&id),
             ) {
-                Ok(built) => ops.push(built),
+                Ok(mut built) => {
+                    if built.body.is_some()
+                        && let Some(schema) =
+                            raw_op.pointer("/requestBody/content/application~1json/schema")
+                    {
+                        built.body_check = Some(checks.root(&raw, schema));
+                    }
+                    ops.push(built)
+                }
                 Err(e) => problems.push(format!("{id}: {e:#}")),
             }
         }
@@ -768,6 +789,7 @@ impl Model {
             ops,
             groups,
             records,
+            checks,
         })
     }
 }
@@ -913,6 +935,7 @@ pub(super) fn build_op(
             required: param["required"].as_bool().unwrap_or(location == "path"),
             help,
             values: raw.values(schema),
+            rule: rule(raw, schema),
         };
         if location == "path" {
             path_params.push(built);
@@ -952,6 +975,11 @@ pub(super) fn build_op(
                 continue;
             }
             let kind = raw.field_kind(property);
+            // An array's flag checks each item.
+            let field_rule = match raw.resolve(property).get("items") {
+                Some(items) if matches!(kind, FieldKind::Many(_)) => rule(raw, items),
+                _ => rule(raw, property),
+            };
             let id_name = match kind {
                 FieldKind::Json { .. } => unique_id(&format!("{wire}_json"), "body", &mut taken),
                 _ => unique_id(wire, "body", &mut taken),
@@ -965,6 +993,7 @@ pub(super) fn build_op(
                 required: required.contains(wire.as_str()),
                 help,
                 values: raw.values(property),
+                rule: field_rule,
             });
         }
         // Required fields that hand-written flags own are still named by a missing-field error.
@@ -1025,6 +1054,7 @@ pub(super) fn build_op(
         job: op["x-background-job"]["kind"].as_str().map(str::to_owned),
         import_job: op["x-background-job"]["import"].as_bool() == Some(true),
         modify: None,
+        body_check: None,
     })
 }
 
@@ -1075,6 +1105,7 @@ pub(super) fn form_fields(
             required: required.contains(wire.as_str()),
             help,
             values: raw.values(property),
+            rule: rule(raw, property),
         });
     }
     Ok(fields)
