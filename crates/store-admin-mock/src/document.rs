@@ -253,8 +253,8 @@ impl Document {
 
     /// Parses a document's text (YAML or JSON).
     pub fn parse(text: &str) -> Result<Document, DocumentError> {
-        let root: Value =
-            serde_yaml::from_str(text).map_err(|e| DocumentError::Parse(e.to_string()))?;
+        let root: Value = serde_saphyr::from_str_with_options(text, yaml_options())
+            .map_err(|e| DocumentError::Parse(e.to_string()))?;
         let scopes: Vec<String> = root
             .pointer("/components/securitySchemes")
             .and_then(Value::as_object)
@@ -810,4 +810,11 @@ mod tests {
         assert!(create.body.as_ref().is_some_and(|b| b.json));
         assert!(doc.scopes.iter().any(|s| s == "offline_access"));
     }
+}
+
+/// How the mock reads YAML: only YAML 1.2's `true` and `false` are booleans (serde-saphyr also
+/// reads YAML 1.1's `yes`, `no`, `on` and `off` as booleans unless told not to; a document holds
+/// such words as text), with serde-saphyr's default limits on aliases and nesting.
+pub fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! { strict_booleans: true }
 }
