@@ -761,6 +761,13 @@ impl Range {
     }
 }
 
+/// How the mock reads YAML: only YAML 1.2's `true` and `false` are booleans (serde-saphyr also
+/// reads YAML 1.1's `yes`, `no`, `on` and `off` as booleans unless told not to; a document holds
+/// such words as text), with serde-saphyr's default limits on aliases and nesting.
+pub fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! { strict_booleans: true }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -810,11 +817,4 @@ mod tests {
         assert!(create.body.as_ref().is_some_and(|b| b.json));
         assert!(doc.scopes.iter().any(|s| s == "offline_access"));
     }
-}
-
-/// How the mock reads YAML: only YAML 1.2's `true` and `false` are booleans (serde-saphyr also
-/// reads YAML 1.1's `yes`, `no`, `on` and `off` as booleans unless told not to; a document holds
-/// such words as text), with serde-saphyr's default limits on aliases and nesting.
-pub fn yaml_options() -> serde_saphyr::Options {
-    serde_saphyr::options! { strict_booleans: true }
 }
