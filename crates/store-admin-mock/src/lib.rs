@@ -29,12 +29,13 @@ mod shape;
 mod snapshot;
 mod state;
 mod store;
+mod yaml;
 
 pub use auth::{DEFAULT_TOKEN, MockToken};
 pub use config::{DEFAULT_ACCESS_TOKEN_LIFETIME, DeliveryConfig, Limits, MockConfig};
 pub use delivery::{DeliveryAttempt, signature};
 pub use document::API_PREFIX;
-pub use document::{DocumentError, openapi_to_json_schema, yaml_options};
+pub use document::{DocumentError, openapi_to_json_schema};
 pub use drift::{DEFAULT_PROXY_ANSWER_BYTES, ERRORS_KEPT, Habit, OperationDrift, PATHS_KEPT};
 pub use error::{
     ApiError, INVALID_TOKEN_MESSAGE, MISSING_SCOPE_PREFIX, NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_AR,
@@ -51,3 +52,4 @@ pub use rules::{Rule, RuleError};
 pub use server::{MockServer, StartError};
 pub use snapshot::{SnapshotError, StoreSnapshot};
 pub use state::RequestCounts;
+pub use yaml::yaml_options;
