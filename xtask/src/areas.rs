@@ -253,7 +253,7 @@ mod tests {
 
     #[test]
     fn an_unmapped_tag_is_reported_with_the_areas_to_choose_from() {
-        let spec: OpenAPI = serde_yaml::from_str(
+        let spec: OpenAPI = crate::yaml::from_str(
             r#"
 openapi: 3.0.3
 info: { title: T, version: "1" }

@@ -541,7 +541,7 @@ mod tests {
         assert!(edited.contains("      properties:\n        bench_build_probe: { type: string, description: A one-line change made by cargo xtask bench-build. }\n        id: { type: integer }\n"));
         assert!(edited.contains("    Money:\n      type: object\n      description: x\n      properties:\n        amount:"));
         assert_eq!(add_property(DOC, "Missing"), None);
-        let spec: openapiv3::OpenAPI = serde_yaml::from_str(&format!(
+        let spec: openapiv3::OpenAPI = crate::yaml::from_str(&format!(
             "{edited}info: {{ title: T, version: '1' }}\npaths: {{}}\n"
         ))
         .expect("still a document");

@@ -319,8 +319,8 @@ mod tests {
     }
 
     fn lint_yaml(yaml: &str) -> Vec<String> {
-        let spec: OpenAPI = serde_yaml::from_str(yaml).expect("test document parses as OpenAPI");
-        let raw: Value = serde_yaml::from_str(yaml).expect("test document parses as YAML");
+        let spec: OpenAPI = crate::yaml::from_str(yaml).expect("test document parses as OpenAPI");
+        let raw: Value = crate::yaml::from_str(yaml).expect("test document parses as YAML");
         lint(&spec, &raw).iter().map(ToString::to_string).collect()
     }
 

@@ -45,8 +45,8 @@ impl Document {
     /// Parses a document held in memory; `rel_path` only names it in messages.
     pub fn parse(rel_path: &str, text: String) -> Result<Self> {
         let raw =
-            serde_yaml::from_str(&text).with_context(|| format!("{rel_path}: not valid YAML"))?;
-        let spec = serde_yaml::from_str(&text)
+            crate::yaml::from_str(&text).with_context(|| format!("{rel_path}: not valid YAML"))?;
+        let spec = crate::yaml::from_str(&text)
             .with_context(|| format!("{rel_path}: not a valid OpenAPI 3.0 document"))?;
         Ok(Self {
             rel_path: rel_path.to_owned(),

@@ -542,8 +542,8 @@ pub fn integer_enums(raw: &Value, out: &mut Vec<Problem>) {
 /// Lints a YAML document and renders each problem as `pointer: message`.
 #[cfg(test)]
 fn lint_yaml(yaml: &str) -> Vec<String> {
-    let spec: OpenAPI = serde_yaml::from_str(yaml).expect("test document parses as OpenAPI");
-    let raw: Value = serde_yaml::from_str(yaml).expect("test document parses as YAML");
+    let spec: OpenAPI = crate::yaml::from_str(yaml).expect("test document parses as OpenAPI");
+    let raw: Value = crate::yaml::from_str(yaml).expect("test document parses as YAML");
     lint(&spec, &raw).iter().map(ToString::to_string).collect()
 }
 

@@ -30,6 +30,7 @@ mod split;
 mod summary;
 mod uploads;
 mod values;
+mod yaml;
 
 use std::path::PathBuf;
 

@@ -237,7 +237,8 @@ pub fn sha256sums(files: &[(String, String)]) -> String {
 /// Checks the bundled YAML and JSON: both parse, hold the same document, have only internal
 /// `$ref`s that resolve, and (when the source has no external `$ref`) equal the source.
 pub fn check_bundle(source: &Value, yaml: &str, json: &str) -> Result<()> {
-    let from_yaml: Value = serde_yaml::from_str(yaml).context("the bundled YAML does not parse")?;
+    let from_yaml: Value =
+        crate::yaml::from_str(yaml).context("the bundled YAML does not parse")?;
     let from_json: Value = serde_json::from_str(json).context("the bundled JSON does not parse")?;
     if from_yaml != from_json {
         bail!("the bundled YAML and JSON hold different documents");
@@ -625,9 +626,9 @@ pub fn diff(spec: &Path, git_ref: &str, standard: &Path, tools: &Tools) -> Resul
     let base_text = String::from_utf8(shown.stdout)
         .with_context(|| format!("{file_name} at {git_ref} is not UTF-8"))?;
     let head_text = read(&spec)?;
-    let base: Value = serde_yaml::from_str(&base_text)
+    let base: Value = crate::yaml::from_str(&base_text)
         .with_context(|| format!("{file_name} at {git_ref} is not valid YAML"))?;
-    let head: Value = serde_yaml::from_str(&head_text)
+    let head: Value = crate::yaml::from_str(&head_text)
         .with_context(|| format!("{} is not valid YAML", spec.display()))?;
     let base_version = info_version(&base, &format!("{file_name} at {git_ref}"))?;
     let head_version = info_version(&head, &spec.display().to_string())?;

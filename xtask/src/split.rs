@@ -303,8 +303,8 @@ components:
 
     #[test]
     fn schemas_of_one_area_stay_there_and_shared_ones_go_to_the_core() {
-        let spec: OpenAPI = serde_yaml::from_str(DOC).expect("parses");
-        let raw: Value = serde_yaml::from_str(DOC).expect("parses");
+        let spec: OpenAPI = crate::yaml::from_str(DOC).expect("parses");
+        let raw: Value = crate::yaml::from_str(DOC).expect("parses");
         let split = split(&spec, &raw, &[]);
         let names = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(" ");
         assert_eq!(

@@ -262,7 +262,7 @@ mod tests {
     use super::*;
 
     fn document(yaml: &str) -> Document {
-        let raw: Value = serde_yaml::from_str(yaml).expect("YAML");
+        let raw: Value = crate::yaml::from_str(yaml).expect("YAML");
         Document {
             rel_path: "test.yaml".to_owned(),
             text: yaml.to_owned(),

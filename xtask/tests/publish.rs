@@ -84,9 +84,8 @@ fn bundle_is_deterministic_and_every_ref_is_internal() {
     let json: Value =
         serde_json::from_slice(&std::fs::read(first.join("store-admin.json")).expect("json"))
             .expect("the JSON parses");
-    let yaml: Value =
-        serde_yaml::from_slice(&std::fs::read(first.join("store-admin.yaml")).expect("yaml"))
-            .expect("the YAML parses");
+    let yaml: Value = yaml(&std::fs::read_to_string(first.join("store-admin.yaml")).expect("yaml"))
+        .expect("the YAML parses");
     assert_eq!(json, yaml, "the YAML and the JSON hold the same document");
     let mut refs = Vec::new();
     collect_refs(&json, &mut refs);
@@ -431,9 +430,9 @@ fn repository_with_document(name: &str) -> PathBuf {
     std::fs::copy(root.join("openapi/store-admin.yaml"), &spec).expect("copy");
     edit_yaml(&spec, |doc| {
         let paths = doc["paths"]
-            .as_mapping_mut()
+            .as_object_mut()
             .expect("the document has paths");
-        paths.retain(|path, _| path.as_str().is_some_and(|p| p.starts_with(DIFF_PATHS)));
+        paths.retain(|path, _| path.starts_with(DIFF_PATHS));
         assert!(!paths.is_empty(), "the document has no {DIFF_PATHS} paths");
     });
     for args in [
@@ -461,11 +460,11 @@ fn repository_with_document(name: &str) -> PathBuf {
     dir
 }
 
-fn edit_yaml(path: &Path, edit: impl FnOnce(&mut serde_yaml::Value)) {
-    let mut doc: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(path).expect("read")).expect("yaml");
+fn edit_yaml(path: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let mut doc: serde_json::Value =
+        yaml(&std::fs::read_to_string(path).expect("read")).expect("yaml");
     edit(&mut doc);
-    std::fs::write(path, serde_yaml::to_string(&doc).expect("serialize")).expect("write");
+    std::fs::write(path, serde_saphyr::to_string(&doc).expect("serialize")).expect("write");
 }
 
 /// Removes the first property of `ProductQuantity` (a field of a response) and adds a required
@@ -475,20 +474,20 @@ fn make_breaking_edits(spec: &Path) -> String {
     edit_yaml(spec, |doc| {
         let schema = &mut doc["components"]["schemas"]["ProductQuantity"];
         let properties = schema["properties"]
-            .as_mapping_mut()
+            .as_object_mut()
             .expect("ProductQuantity has properties");
         let first = properties.keys().next().cloned().expect("a property");
         properties.remove(&first);
-        removed = first.as_str().expect("a name").to_owned();
-        if let Some(required) = schema["required"].as_sequence_mut() {
+        removed.clone_from(&first);
+        if let Some(required) = schema["required"].as_array_mut() {
             required.retain(|r| r.as_str() != Some(removed.as_str()));
         }
-        let parameter: serde_yaml::Value = serde_yaml::from_str(
+        let parameter: serde_json::Value = yaml(
             "{name: warehouse, in: query, required: true, description: A new required filter., schema: {type: string}}",
         )
         .expect("parameter");
         doc["paths"]["/products/quantities"]["get"]["parameters"]
-            .as_sequence_mut()
+            .as_array_mut()
             .expect("parameters")
             .push(parameter);
     });
@@ -498,7 +497,7 @@ fn make_breaking_edits(spec: &Path) -> String {
 /// The document's `info.version` as committed, and the next minor and major versions.
 fn versions() -> (String, String, String) {
     let text = std::fs::read_to_string(workspace().join("openapi/store-admin.yaml")).expect("read");
-    let doc: serde_yaml::Value = serde_yaml::from_str(&text).expect("yaml");
+    let doc: serde_json::Value = yaml(&text).expect("yaml");
     let version = doc["info"]["version"]
         .as_str()
         .expect("info.version")
@@ -514,7 +513,7 @@ fn versions() -> (String, String, String) {
 
 fn set_version(spec: &Path, version: &str) {
     edit_yaml(spec, |doc| {
-        doc["info"]["version"] = serde_yaml::Value::String(version.to_owned());
+        doc["info"]["version"] = serde_json::Value::String(version.to_owned());
     });
 }
 
@@ -638,4 +637,9 @@ fn diff_names_a_ref_that_does_not_exist() {
         report.contains("cannot read store-admin.yaml at `no-such-ref`"),
         "{report}"
     );
+}
+
+/// YAML as the xtask reads it (`document::from_yaml`): only YAML 1.2's booleans are booleans.
+fn yaml(text: &str) -> Result<serde_json::Value, serde_saphyr::Error> {
+    serde_saphyr::from_str_with_options(text, serde_saphyr::options! { strict_booleans: true })
 }

@@ -165,7 +165,10 @@ impl Document {
             "/../../openapi/store-admin.yaml"
         );
         let text = std::fs::read_to_string(path).expect("the OpenAPI document");
-        Document(serde_yaml::from_str(&text).expect("the document is YAML"))
+        Document(
+            serde_saphyr::from_str_with_options(&text, store_admin_mock::yaml_options())
+                .expect("the document is YAML"),
+        )
     }
 
     fn resolve<'a>(&'a self, value: &'a Value) -> &'a Value {

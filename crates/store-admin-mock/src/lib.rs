@@ -29,6 +29,7 @@ mod shape;
 mod snapshot;
 mod state;
 mod store;
+mod yaml;
 
 pub use auth::{DEFAULT_TOKEN, MockToken};
 pub use config::{DEFAULT_ACCESS_TOKEN_LIFETIME, DeliveryConfig, Limits, MockConfig};
@@ -51,3 +52,4 @@ pub use rules::{Rule, RuleError};
 pub use server::{MockServer, StartError};
 pub use snapshot::{SnapshotError, StoreSnapshot};
 pub use state::RequestCounts;
+pub use yaml::yaml_options;

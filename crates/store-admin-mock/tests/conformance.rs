@@ -18,7 +18,7 @@ const EMBEDDED: &str = concat!(
 
 fn read_document(path: &str) -> Value {
     let text = std::fs::read_to_string(path).expect("the OpenAPI document is readable");
-    serde_yaml::from_str(&text).expect("the OpenAPI document is YAML")
+    crate::common::yaml(&text).expect("the OpenAPI document is YAML")
 }
 
 fn document() -> Value {

@@ -23,7 +23,7 @@ const DOCUMENT: &str = concat!(
 );
 
 fn document() -> Value {
-    serde_yaml::from_str(&std::fs::read_to_string(DOCUMENT).expect("document")).expect("YAML")
+    crate::common::yaml(&std::fs::read_to_string(DOCUMENT).expect("document")).expect("YAML")
 }
 
 fn id_text(value: &Value) -> Option<String> {

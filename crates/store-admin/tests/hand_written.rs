@@ -27,16 +27,19 @@ const TOKEN: &str = "test-access-token-7f3a";
 // ---------------------------------------------------------------------------------------------
 // The fields of every upload against the document's request schema.
 
-fn document() -> serde_yaml::Value {
+fn document() -> serde_json::Value {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../openapi/store-admin.yaml"
     );
-    serde_yaml::from_str(&std::fs::read_to_string(path).expect("read the document"))
-        .expect("parse the document")
+    serde_saphyr::from_str_with_options(
+        &std::fs::read_to_string(path).expect("read the document"),
+        store_admin_mock::yaml_options(),
+    )
+    .expect("parse the document")
 }
 
-fn resolve<'a>(doc: &'a serde_yaml::Value, value: &'a serde_yaml::Value) -> &'a serde_yaml::Value {
+fn resolve<'a>(doc: &'a serde_json::Value, value: &'a serde_json::Value) -> &'a serde_json::Value {
     match value.get("$ref").and_then(|r| r.as_str()) {
         Some(reference) => {
             let mut node = doc;
@@ -49,11 +52,11 @@ fn resolve<'a>(doc: &'a serde_yaml::Value, value: &'a serde_yaml::Value) -> &'a 
     }
 }
 
-fn operation<'a>(doc: &'a serde_yaml::Value, id: &str) -> &'a serde_yaml::Value {
-    let paths = doc["paths"].as_mapping().expect("paths");
+fn operation<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    let paths = doc["paths"].as_object().expect("paths");
     paths
         .values()
-        .filter_map(|item| item.as_mapping())
+        .filter_map(|item| item.as_object())
         .flat_map(|item| item.values())
         .find(|op| op.get("operationId").and_then(|v| v.as_str()) == Some(id))
         .unwrap_or_else(|| panic!("{id} is in the document"))
@@ -81,16 +84,16 @@ fn upload_fields_are_the_documents_request_schema() {
             &doc,
             &op["requestBody"]["content"]["multipart/form-data"]["schema"],
         );
-        let properties = schema["properties"].as_mapping().expect("properties");
+        let properties = schema["properties"].as_object().expect("properties");
         let required: Vec<&str> = schema
             .get("required")
-            .and_then(|r| r.as_sequence())
+            .and_then(|r| r.as_array())
             .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
             .unwrap_or_default();
         let documented: BTreeMap<&str, (FieldKind, bool)> = properties
             .iter()
             .map(|(name, property)| {
-                let name = name.as_str().expect("property name");
+                let name = name.as_str();
                 let kind = if property.get("format").and_then(|f| f.as_str()) == Some("binary") {
                     FieldKind::File
                 } else {
@@ -108,7 +111,7 @@ fn upload_fields_are_the_documents_request_schema() {
 
         let mut params: Vec<&str> = op
             .get("parameters")
-            .and_then(|p| p.as_sequence())
+            .and_then(|p| p.as_array())
             .map(|p| {
                 p.iter()
                     .map(|p| resolve(&doc, p))

@@ -101,3 +101,8 @@ pub async fn all_pages(server: &MockServer, path: &str) -> Vec<Value> {
 pub fn token_of(server: &MockServer, index: usize) -> String {
     server.tokens()[index].secret().expose_secret().to_owned()
 }
+
+/// YAML as the mock reads its document (`store_admin_mock::yaml_options`).
+pub fn yaml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_saphyr::Error> {
+    serde_saphyr::from_str_with_options(text, store_admin_mock::yaml_options())
+}
