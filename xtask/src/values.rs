@@ -131,9 +131,33 @@ fn first_sentence(text: &str) -> String {
     }
 }
 
-/// The generated file: one `open_enum!` per value set.
+/// The generated file: one `open_enum!` per value set, and its conversions into the generated
+/// client's type of the same name (the wire string), so that a request's setter takes a known
+/// value (`.payment_method(OrderPaymentMethod::Cod)`) as it takes its text.
 pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
     let sets = value_sets(doc)?;
+    let hand = crate::hand_written::hand_written(&doc.spec);
+    let split = crate::split::split(&doc.spec, &doc.raw, &hand);
+    let conversions = sets
+        .iter()
+        .map(|set| {
+            // The area feature that compiles the client's type; none for the core's.
+            let feature = match split.core.contains(&set.name) {
+                true => None,
+                false => Some(
+                    split
+                        .areas
+                        .iter()
+                        .find(|area| area.schemas.contains(&set.name))
+                        .map(|area| area.name)
+                        .with_context(|| {
+                            format!("the value set {} is in no part of the client", set.name)
+                        })?,
+                ),
+            };
+            Ok(conversions(&set.name, feature))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let enums = sets.iter().map(|set| {
         let name = format_ident!("{}", set.name);
         let doc_line = format!(
@@ -166,6 +190,7 @@ pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
         #[doc = #list_doc]
         pub const VALUE_SETS: &[&str] = &[#(#names),*];
         #(#enums)*
+        #(#conversions)*
     };
     // `open_enum! { ... }` items are macro calls: render them through a file of items.
     let file: syn::File = syn::parse2(tokens).context("the generated value sets do not parse")?;
@@ -173,10 +198,58 @@ pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
         rel_path: VALUES_OUT.to_owned(),
         content: format!(
             "{}// The open value sets of the document, as `open_enum!` types of `store-admin`.\n\n{}",
-            crate::cli_gen::header(doc),
+            crate::model::header(doc),
             prettyplease::unparse(&file)
         ),
     }])
+}
+
+/// A value set's conversions into the client's type of its name, behind the area's feature. A
+/// list of them is not one of these (`Vec<OrderPaymentMethod>` is a foreign type, and so is the
+/// trait): a list takes each converted, `[OrderPaymentMethod::Cod.into(), ..]`.
+fn conversions(name: &str, feature: Option<&str>) -> proc_macro2::TokenStream {
+    let ty = format_ident!("{name}");
+    let cfg = feature.map(|f| quote!(#[cfg(feature = #f)]));
+    let doc = format!(
+        " The wire value of a known or other `{name}`, as the generated client's type takes it."
+    );
+    quote! {
+        #cfg
+        #[doc = #doc]
+        impl ::std::convert::From<#ty> for crate::types::#ty {
+            fn from(value: #ty) -> Self {
+                crate::types::#ty::from(value.as_str())
+            }
+        }
+        #cfg
+        impl ::std::convert::From<crate::types::#ty> for #ty {
+            fn from(value: crate::types::#ty) -> Self {
+                #ty::from(::std::string::String::from(value))
+            }
+        }
+        #cfg
+        impl crate::IntoValue<crate::types::#ty> for #ty {
+            fn into_value(self) -> ::std::result::Result<crate::types::#ty, ::std::string::String> {
+                Ok(self.into())
+            }
+        }
+        #cfg
+        impl crate::IntoOptional<crate::types::#ty> for #ty {
+            fn into_optional(
+                self,
+            ) -> ::std::result::Result<::std::option::Option<crate::types::#ty>, ::std::string::String> {
+                Ok(Some(self.into()))
+            }
+        }
+        #cfg
+        impl crate::IntoList<crate::types::#ty> for #ty {
+            fn into_list(
+                self,
+            ) -> ::std::result::Result<::std::vec::Vec<crate::types::#ty>, ::std::string::String> {
+                Ok(::std::vec![self.into()])
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -347,3 +347,1590 @@ open_enum! {
     = " `invalid`"] Invalid => "invalid", #[doc = " `forbidden`"] Forbidden =>
     "forbidden", #[doc = " `purchased`"] Purchased => "purchased" }
 }
+#[cfg(feature = "store")]
+/// The wire value of a known or other `WebhookEventName`, as the generated client's type takes it.
+impl ::std::convert::From<WebhookEventName> for crate::types::WebhookEventName {
+    fn from(value: WebhookEventName) -> Self {
+        crate::types::WebhookEventName::from(value.as_str())
+    }
+}
+#[cfg(feature = "store")]
+impl ::std::convert::From<crate::types::WebhookEventName> for WebhookEventName {
+    fn from(value: crate::types::WebhookEventName) -> Self {
+        WebhookEventName::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "store")]
+impl crate::IntoValue<crate::types::WebhookEventName> for WebhookEventName {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::WebhookEventName, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "store")]
+impl crate::IntoOptional<crate::types::WebhookEventName> for WebhookEventName {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::WebhookEventName>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "store")]
+impl crate::IntoList<crate::types::WebhookEventName> for WebhookEventName {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::WebhookEventName>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShipmentHistoryStatus`, as the generated client's type takes it.
+impl ::std::convert::From<ShipmentHistoryStatus>
+for crate::types::ShipmentHistoryStatus {
+    fn from(value: ShipmentHistoryStatus) -> Self {
+        crate::types::ShipmentHistoryStatus::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShipmentHistoryStatus>
+for ShipmentHistoryStatus {
+    fn from(value: crate::types::ShipmentHistoryStatus) -> Self {
+        ShipmentHistoryStatus::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShipmentHistoryStatus> for ShipmentHistoryStatus {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::ShipmentHistoryStatus,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShipmentHistoryStatus> for ShipmentHistoryStatus {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShipmentHistoryStatus>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShipmentHistoryStatus> for ShipmentHistoryStatus {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShipmentHistoryStatus>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShipmentType`, as the generated client's type takes it.
+impl ::std::convert::From<ShipmentType> for crate::types::ShipmentType {
+    fn from(value: ShipmentType) -> Self {
+        crate::types::ShipmentType::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShipmentType> for ShipmentType {
+    fn from(value: crate::types::ShipmentType) -> Self {
+        ShipmentType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShipmentType> for ShipmentType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::ShipmentType, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShipmentType> for ShipmentType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShipmentType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShipmentType> for ShipmentType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShipmentType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShipmentPaymentMethod`, as the generated client's type takes it.
+impl ::std::convert::From<ShipmentPaymentMethod>
+for crate::types::ShipmentPaymentMethod {
+    fn from(value: ShipmentPaymentMethod) -> Self {
+        crate::types::ShipmentPaymentMethod::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShipmentPaymentMethod>
+for ShipmentPaymentMethod {
+    fn from(value: crate::types::ShipmentPaymentMethod) -> Self {
+        ShipmentPaymentMethod::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShipmentPaymentMethod> for ShipmentPaymentMethod {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::ShipmentPaymentMethod,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShipmentPaymentMethod> for ShipmentPaymentMethod {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShipmentPaymentMethod>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShipmentPaymentMethod> for ShipmentPaymentMethod {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShipmentPaymentMethod>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShipmentSource`, as the generated client's type takes it.
+impl ::std::convert::From<ShipmentSource> for crate::types::ShipmentSource {
+    fn from(value: ShipmentSource) -> Self {
+        crate::types::ShipmentSource::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShipmentSource> for ShipmentSource {
+    fn from(value: crate::types::ShipmentSource) -> Self {
+        ShipmentSource::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShipmentSource> for ShipmentSource {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::ShipmentSource, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShipmentSource> for ShipmentSource {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShipmentSource>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShipmentSource> for ShipmentSource {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShipmentSource>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShipmentBillingAccount`, as the generated client's type takes it.
+impl ::std::convert::From<ShipmentBillingAccount>
+for crate::types::ShipmentBillingAccount {
+    fn from(value: ShipmentBillingAccount) -> Self {
+        crate::types::ShipmentBillingAccount::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShipmentBillingAccount>
+for ShipmentBillingAccount {
+    fn from(value: crate::types::ShipmentBillingAccount) -> Self {
+        ShipmentBillingAccount::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShipmentBillingAccount> for ShipmentBillingAccount {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::ShipmentBillingAccount,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShipmentBillingAccount>
+for ShipmentBillingAccount {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShipmentBillingAccount>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShipmentBillingAccount> for ShipmentBillingAccount {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShipmentBillingAccount>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShipmentAddressType`, as the generated client's type takes it.
+impl ::std::convert::From<ShipmentAddressType> for crate::types::ShipmentAddressType {
+    fn from(value: ShipmentAddressType) -> Self {
+        crate::types::ShipmentAddressType::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShipmentAddressType> for ShipmentAddressType {
+    fn from(value: crate::types::ShipmentAddressType) -> Self {
+        ShipmentAddressType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShipmentAddressType> for ShipmentAddressType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::ShipmentAddressType,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShipmentAddressType> for ShipmentAddressType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShipmentAddressType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShipmentAddressType> for ShipmentAddressType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShipmentAddressType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShippingCompanyActivationType`, as the generated client's type takes it.
+impl ::std::convert::From<ShippingCompanyActivationType>
+for crate::types::ShippingCompanyActivationType {
+    fn from(value: ShippingCompanyActivationType) -> Self {
+        crate::types::ShippingCompanyActivationType::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShippingCompanyActivationType>
+for ShippingCompanyActivationType {
+    fn from(value: crate::types::ShippingCompanyActivationType) -> Self {
+        ShippingCompanyActivationType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShippingCompanyActivationType>
+for ShippingCompanyActivationType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::ShippingCompanyActivationType,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShippingCompanyActivationType>
+for ShippingCompanyActivationType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShippingCompanyActivationType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShippingCompanyActivationType>
+for ShippingCompanyActivationType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShippingCompanyActivationType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShippingRouteType`, as the generated client's type takes it.
+impl ::std::convert::From<ShippingRouteType> for crate::types::ShippingRouteType {
+    fn from(value: ShippingRouteType) -> Self {
+        crate::types::ShippingRouteType::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShippingRouteType> for ShippingRouteType {
+    fn from(value: crate::types::ShippingRouteType) -> Self {
+        ShippingRouteType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShippingRouteType> for ShippingRouteType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::ShippingRouteType, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShippingRouteType> for ShippingRouteType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShippingRouteType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShippingRouteType> for ShippingRouteType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShippingRouteType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShippingRouteStrategyType`, as the generated client's type takes it.
+impl ::std::convert::From<ShippingRouteStrategyType>
+for crate::types::ShippingRouteStrategyType {
+    fn from(value: ShippingRouteStrategyType) -> Self {
+        crate::types::ShippingRouteStrategyType::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShippingRouteStrategyType>
+for ShippingRouteStrategyType {
+    fn from(value: crate::types::ShippingRouteStrategyType) -> Self {
+        ShippingRouteStrategyType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShippingRouteStrategyType>
+for ShippingRouteStrategyType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::ShippingRouteStrategyType,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShippingRouteStrategyType>
+for ShippingRouteStrategyType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShippingRouteStrategyType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShippingRouteStrategyType>
+for ShippingRouteStrategyType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShippingRouteStrategyType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShippingRouteConditionType`, as the generated client's type takes it.
+impl ::std::convert::From<ShippingRouteConditionType>
+for crate::types::ShippingRouteConditionType {
+    fn from(value: ShippingRouteConditionType) -> Self {
+        crate::types::ShippingRouteConditionType::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShippingRouteConditionType>
+for ShippingRouteConditionType {
+    fn from(value: crate::types::ShippingRouteConditionType) -> Self {
+        ShippingRouteConditionType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShippingRouteConditionType>
+for ShippingRouteConditionType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::ShippingRouteConditionType,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShippingRouteConditionType>
+for ShippingRouteConditionType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShippingRouteConditionType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShippingRouteConditionType>
+for ShippingRouteConditionType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShippingRouteConditionType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShippingRouteConditionOperator`, as the generated client's type takes it.
+impl ::std::convert::From<ShippingRouteConditionOperator>
+for crate::types::ShippingRouteConditionOperator {
+    fn from(value: ShippingRouteConditionOperator) -> Self {
+        crate::types::ShippingRouteConditionOperator::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShippingRouteConditionOperator>
+for ShippingRouteConditionOperator {
+    fn from(value: crate::types::ShippingRouteConditionOperator) -> Self {
+        ShippingRouteConditionOperator::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShippingRouteConditionOperator>
+for ShippingRouteConditionOperator {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::ShippingRouteConditionOperator,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShippingRouteConditionOperator>
+for ShippingRouteConditionOperator {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShippingRouteConditionOperator>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShippingRouteConditionOperator>
+for ShippingRouteConditionOperator {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShippingRouteConditionOperator>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShippingRouteConditionMatch`, as the generated client's type takes it.
+impl ::std::convert::From<ShippingRouteConditionMatch>
+for crate::types::ShippingRouteConditionMatch {
+    fn from(value: ShippingRouteConditionMatch) -> Self {
+        crate::types::ShippingRouteConditionMatch::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShippingRouteConditionMatch>
+for ShippingRouteConditionMatch {
+    fn from(value: crate::types::ShippingRouteConditionMatch) -> Self {
+        ShippingRouteConditionMatch::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShippingRouteConditionMatch>
+for ShippingRouteConditionMatch {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::ShippingRouteConditionMatch,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShippingRouteConditionMatch>
+for ShippingRouteConditionMatch {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShippingRouteConditionMatch>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShippingRouteConditionMatch>
+for ShippingRouteConditionMatch {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShippingRouteConditionMatch>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShippingRoutePricingType`, as the generated client's type takes it.
+impl ::std::convert::From<ShippingRoutePricingType>
+for crate::types::ShippingRoutePricingType {
+    fn from(value: ShippingRoutePricingType) -> Self {
+        crate::types::ShippingRoutePricingType::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShippingRoutePricingType>
+for ShippingRoutePricingType {
+    fn from(value: crate::types::ShippingRoutePricingType) -> Self {
+        ShippingRoutePricingType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShippingRoutePricingType>
+for ShippingRoutePricingType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::ShippingRoutePricingType,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShippingRoutePricingType>
+for ShippingRoutePricingType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShippingRoutePricingType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShippingRoutePricingType>
+for ShippingRoutePricingType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShippingRoutePricingType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `ShippingZoneFeeType`, as the generated client's type takes it.
+impl ::std::convert::From<ShippingZoneFeeType> for crate::types::ShippingZoneFeeType {
+    fn from(value: ShippingZoneFeeType) -> Self {
+        crate::types::ShippingZoneFeeType::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::ShippingZoneFeeType> for ShippingZoneFeeType {
+    fn from(value: crate::types::ShippingZoneFeeType) -> Self {
+        ShippingZoneFeeType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::ShippingZoneFeeType> for ShippingZoneFeeType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::ShippingZoneFeeType,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::ShippingZoneFeeType> for ShippingZoneFeeType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::ShippingZoneFeeType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::ShippingZoneFeeType> for ShippingZoneFeeType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::ShippingZoneFeeType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `BranchStatus`, as the generated client's type takes it.
+impl ::std::convert::From<BranchStatus> for crate::types::BranchStatus {
+    fn from(value: BranchStatus) -> Self {
+        crate::types::BranchStatus::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::BranchStatus> for BranchStatus {
+    fn from(value: crate::types::BranchStatus) -> Self {
+        BranchStatus::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::BranchStatus> for BranchStatus {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::BranchStatus, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::BranchStatus> for BranchStatus {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::BranchStatus>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::BranchStatus> for BranchStatus {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::BranchStatus>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `BranchType`, as the generated client's type takes it.
+impl ::std::convert::From<BranchType> for crate::types::BranchType {
+    fn from(value: BranchType) -> Self {
+        crate::types::BranchType::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::BranchType> for BranchType {
+    fn from(value: crate::types::BranchType) -> Self {
+        BranchType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::BranchType> for BranchType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::BranchType, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::BranchType> for BranchType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::BranchType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::BranchType> for BranchType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::BranchType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `BranchAllocationRuleType`, as the generated client's type takes it.
+impl ::std::convert::From<BranchAllocationRuleType>
+for crate::types::BranchAllocationRuleType {
+    fn from(value: BranchAllocationRuleType) -> Self {
+        crate::types::BranchAllocationRuleType::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::BranchAllocationRuleType>
+for BranchAllocationRuleType {
+    fn from(value: crate::types::BranchAllocationRuleType) -> Self {
+        BranchAllocationRuleType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::BranchAllocationRuleType>
+for BranchAllocationRuleType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::BranchAllocationRuleType,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::BranchAllocationRuleType>
+for BranchAllocationRuleType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::BranchAllocationRuleType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::BranchAllocationRuleType>
+for BranchAllocationRuleType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::BranchAllocationRuleType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `BranchAllocationOperator`, as the generated client's type takes it.
+impl ::std::convert::From<BranchAllocationOperator>
+for crate::types::BranchAllocationOperator {
+    fn from(value: BranchAllocationOperator) -> Self {
+        crate::types::BranchAllocationOperator::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::BranchAllocationOperator>
+for BranchAllocationOperator {
+    fn from(value: crate::types::BranchAllocationOperator) -> Self {
+        BranchAllocationOperator::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::BranchAllocationOperator>
+for BranchAllocationOperator {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::BranchAllocationOperator,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::BranchAllocationOperator>
+for BranchAllocationOperator {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::BranchAllocationOperator>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::BranchAllocationOperator>
+for BranchAllocationOperator {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::BranchAllocationOperator>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `BranchAllocationActionType`, as the generated client's type takes it.
+impl ::std::convert::From<BranchAllocationActionType>
+for crate::types::BranchAllocationActionType {
+    fn from(value: BranchAllocationActionType) -> Self {
+        crate::types::BranchAllocationActionType::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::BranchAllocationActionType>
+for BranchAllocationActionType {
+    fn from(value: crate::types::BranchAllocationActionType) -> Self {
+        BranchAllocationActionType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::BranchAllocationActionType>
+for BranchAllocationActionType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::BranchAllocationActionType,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::BranchAllocationActionType>
+for BranchAllocationActionType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::BranchAllocationActionType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::BranchAllocationActionType>
+for BranchAllocationActionType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::BranchAllocationActionType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "shipping")]
+/// The wire value of a known or other `BranchAllocationStrategy`, as the generated client's type takes it.
+impl ::std::convert::From<BranchAllocationStrategy>
+for crate::types::BranchAllocationStrategy {
+    fn from(value: BranchAllocationStrategy) -> Self {
+        crate::types::BranchAllocationStrategy::from(value.as_str())
+    }
+}
+#[cfg(feature = "shipping")]
+impl ::std::convert::From<crate::types::BranchAllocationStrategy>
+for BranchAllocationStrategy {
+    fn from(value: crate::types::BranchAllocationStrategy) -> Self {
+        BranchAllocationStrategy::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoValue<crate::types::BranchAllocationStrategy>
+for BranchAllocationStrategy {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::BranchAllocationStrategy,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoOptional<crate::types::BranchAllocationStrategy>
+for BranchAllocationStrategy {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::BranchAllocationStrategy>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "shipping")]
+impl crate::IntoList<crate::types::BranchAllocationStrategy>
+for BranchAllocationStrategy {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::BranchAllocationStrategy>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "orders")]
+/// The wire value of a known or other `OrderStatusSlug`, as the generated client's type takes it.
+impl ::std::convert::From<OrderStatusSlug> for crate::types::OrderStatusSlug {
+    fn from(value: OrderStatusSlug) -> Self {
+        crate::types::OrderStatusSlug::from(value.as_str())
+    }
+}
+#[cfg(feature = "orders")]
+impl ::std::convert::From<crate::types::OrderStatusSlug> for OrderStatusSlug {
+    fn from(value: crate::types::OrderStatusSlug) -> Self {
+        OrderStatusSlug::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoValue<crate::types::OrderStatusSlug> for OrderStatusSlug {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::OrderStatusSlug, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoOptional<crate::types::OrderStatusSlug> for OrderStatusSlug {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::OrderStatusSlug>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoList<crate::types::OrderStatusSlug> for OrderStatusSlug {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::OrderStatusSlug>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "orders")]
+/// The wire value of a known or other `OrderStatusType`, as the generated client's type takes it.
+impl ::std::convert::From<OrderStatusType> for crate::types::OrderStatusType {
+    fn from(value: OrderStatusType) -> Self {
+        crate::types::OrderStatusType::from(value.as_str())
+    }
+}
+#[cfg(feature = "orders")]
+impl ::std::convert::From<crate::types::OrderStatusType> for OrderStatusType {
+    fn from(value: crate::types::OrderStatusType) -> Self {
+        OrderStatusType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoValue<crate::types::OrderStatusType> for OrderStatusType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::OrderStatusType, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoOptional<crate::types::OrderStatusType> for OrderStatusType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::OrderStatusType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoList<crate::types::OrderStatusType> for OrderStatusType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::OrderStatusType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "orders")]
+/// The wire value of a known or other `OrderSource`, as the generated client's type takes it.
+impl ::std::convert::From<OrderSource> for crate::types::OrderSource {
+    fn from(value: OrderSource) -> Self {
+        crate::types::OrderSource::from(value.as_str())
+    }
+}
+#[cfg(feature = "orders")]
+impl ::std::convert::From<crate::types::OrderSource> for OrderSource {
+    fn from(value: crate::types::OrderSource) -> Self {
+        OrderSource::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoValue<crate::types::OrderSource> for OrderSource {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::OrderSource, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoOptional<crate::types::OrderSource> for OrderSource {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::OrderSource>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoList<crate::types::OrderSource> for OrderSource {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::OrderSource>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "orders")]
+/// The wire value of a known or other `OrderPaymentMethod`, as the generated client's type takes it.
+impl ::std::convert::From<OrderPaymentMethod> for crate::types::OrderPaymentMethod {
+    fn from(value: OrderPaymentMethod) -> Self {
+        crate::types::OrderPaymentMethod::from(value.as_str())
+    }
+}
+#[cfg(feature = "orders")]
+impl ::std::convert::From<crate::types::OrderPaymentMethod> for OrderPaymentMethod {
+    fn from(value: crate::types::OrderPaymentMethod) -> Self {
+        OrderPaymentMethod::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoValue<crate::types::OrderPaymentMethod> for OrderPaymentMethod {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::OrderPaymentMethod, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoOptional<crate::types::OrderPaymentMethod> for OrderPaymentMethod {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::OrderPaymentMethod>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoList<crate::types::OrderPaymentMethod> for OrderPaymentMethod {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::OrderPaymentMethod>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "orders")]
+/// The wire value of a known or other `OrderProductType`, as the generated client's type takes it.
+impl ::std::convert::From<OrderProductType> for crate::types::OrderProductType {
+    fn from(value: OrderProductType) -> Self {
+        crate::types::OrderProductType::from(value.as_str())
+    }
+}
+#[cfg(feature = "orders")]
+impl ::std::convert::From<crate::types::OrderProductType> for OrderProductType {
+    fn from(value: crate::types::OrderProductType) -> Self {
+        OrderProductType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoValue<crate::types::OrderProductType> for OrderProductType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::OrderProductType, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoOptional<crate::types::OrderProductType> for OrderProductType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::OrderProductType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoList<crate::types::OrderProductType> for OrderProductType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::OrderProductType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "orders")]
+/// The wire value of a known or other `OrderItemOptionType`, as the generated client's type takes it.
+impl ::std::convert::From<OrderItemOptionType> for crate::types::OrderItemOptionType {
+    fn from(value: OrderItemOptionType) -> Self {
+        crate::types::OrderItemOptionType::from(value.as_str())
+    }
+}
+#[cfg(feature = "orders")]
+impl ::std::convert::From<crate::types::OrderItemOptionType> for OrderItemOptionType {
+    fn from(value: crate::types::OrderItemOptionType) -> Self {
+        OrderItemOptionType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoValue<crate::types::OrderItemOptionType> for OrderItemOptionType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::OrderItemOptionType,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoOptional<crate::types::OrderItemOptionType> for OrderItemOptionType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::OrderItemOptionType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoList<crate::types::OrderItemOptionType> for OrderItemOptionType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::OrderItemOptionType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "orders")]
+/// The wire value of a known or other `OrderHistoryType`, as the generated client's type takes it.
+impl ::std::convert::From<OrderHistoryType> for crate::types::OrderHistoryType {
+    fn from(value: OrderHistoryType) -> Self {
+        crate::types::OrderHistoryType::from(value.as_str())
+    }
+}
+#[cfg(feature = "orders")]
+impl ::std::convert::From<crate::types::OrderHistoryType> for OrderHistoryType {
+    fn from(value: crate::types::OrderHistoryType) -> Self {
+        OrderHistoryType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoValue<crate::types::OrderHistoryType> for OrderHistoryType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::OrderHistoryType, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoOptional<crate::types::OrderHistoryType> for OrderHistoryType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::OrderHistoryType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoList<crate::types::OrderHistoryType> for OrderHistoryType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::OrderHistoryType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "orders")]
+/// The wire value of a known or other `OrderOptionType`, as the generated client's type takes it.
+impl ::std::convert::From<OrderOptionType> for crate::types::OrderOptionType {
+    fn from(value: OrderOptionType) -> Self {
+        crate::types::OrderOptionType::from(value.as_str())
+    }
+}
+#[cfg(feature = "orders")]
+impl ::std::convert::From<crate::types::OrderOptionType> for OrderOptionType {
+    fn from(value: crate::types::OrderOptionType) -> Self {
+        OrderOptionType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoValue<crate::types::OrderOptionType> for OrderOptionType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::OrderOptionType, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoOptional<crate::types::OrderOptionType> for OrderOptionType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::OrderOptionType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoList<crate::types::OrderOptionType> for OrderOptionType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::OrderOptionType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "orders")]
+/// The wire value of a known or other `OrderOptionBookingType`, as the generated client's type takes it.
+impl ::std::convert::From<OrderOptionBookingType>
+for crate::types::OrderOptionBookingType {
+    fn from(value: OrderOptionBookingType) -> Self {
+        crate::types::OrderOptionBookingType::from(value.as_str())
+    }
+}
+#[cfg(feature = "orders")]
+impl ::std::convert::From<crate::types::OrderOptionBookingType>
+for OrderOptionBookingType {
+    fn from(value: crate::types::OrderOptionBookingType) -> Self {
+        OrderOptionBookingType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoValue<crate::types::OrderOptionBookingType> for OrderOptionBookingType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::OrderOptionBookingType,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoOptional<crate::types::OrderOptionBookingType>
+for OrderOptionBookingType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::OrderOptionBookingType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoList<crate::types::OrderOptionBookingType> for OrderOptionBookingType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::OrderOptionBookingType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "orders")]
+/// The wire value of a known or other `OrderInvoiceType`, as the generated client's type takes it.
+impl ::std::convert::From<OrderInvoiceType> for crate::types::OrderInvoiceType {
+    fn from(value: OrderInvoiceType) -> Self {
+        crate::types::OrderInvoiceType::from(value.as_str())
+    }
+}
+#[cfg(feature = "orders")]
+impl ::std::convert::From<crate::types::OrderInvoiceType> for OrderInvoiceType {
+    fn from(value: crate::types::OrderInvoiceType) -> Self {
+        OrderInvoiceType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoValue<crate::types::OrderInvoiceType> for OrderInvoiceType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<crate::types::OrderInvoiceType, ::std::string::String> {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoOptional<crate::types::OrderInvoiceType> for OrderInvoiceType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::OrderInvoiceType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoList<crate::types::OrderInvoiceType> for OrderInvoiceType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::OrderInvoiceType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "orders")]
+/// The wire value of a known or other `OrderReservationType`, as the generated client's type takes it.
+impl ::std::convert::From<OrderReservationType> for crate::types::OrderReservationType {
+    fn from(value: OrderReservationType) -> Self {
+        crate::types::OrderReservationType::from(value.as_str())
+    }
+}
+#[cfg(feature = "orders")]
+impl ::std::convert::From<crate::types::OrderReservationType> for OrderReservationType {
+    fn from(value: crate::types::OrderReservationType) -> Self {
+        OrderReservationType::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoValue<crate::types::OrderReservationType> for OrderReservationType {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::OrderReservationType,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoOptional<crate::types::OrderReservationType> for OrderReservationType {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::OrderReservationType>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoList<crate::types::OrderReservationType> for OrderReservationType {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::OrderReservationType>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "orders")]
+/// The wire value of a known or other `AbandonedCartStatus`, as the generated client's type takes it.
+impl ::std::convert::From<AbandonedCartStatus> for crate::types::AbandonedCartStatus {
+    fn from(value: AbandonedCartStatus) -> Self {
+        crate::types::AbandonedCartStatus::from(value.as_str())
+    }
+}
+#[cfg(feature = "orders")]
+impl ::std::convert::From<crate::types::AbandonedCartStatus> for AbandonedCartStatus {
+    fn from(value: crate::types::AbandonedCartStatus) -> Self {
+        AbandonedCartStatus::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoValue<crate::types::AbandonedCartStatus> for AbandonedCartStatus {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::AbandonedCartStatus,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoOptional<crate::types::AbandonedCartStatus> for AbandonedCartStatus {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::AbandonedCartStatus>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoList<crate::types::AbandonedCartStatus> for AbandonedCartStatus {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::AbandonedCartStatus>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}
+#[cfg(feature = "orders")]
+/// The wire value of a known or other `AbandonedCartCouponStatus`, as the generated client's type takes it.
+impl ::std::convert::From<AbandonedCartCouponStatus>
+for crate::types::AbandonedCartCouponStatus {
+    fn from(value: AbandonedCartCouponStatus) -> Self {
+        crate::types::AbandonedCartCouponStatus::from(value.as_str())
+    }
+}
+#[cfg(feature = "orders")]
+impl ::std::convert::From<crate::types::AbandonedCartCouponStatus>
+for AbandonedCartCouponStatus {
+    fn from(value: crate::types::AbandonedCartCouponStatus) -> Self {
+        AbandonedCartCouponStatus::from(::std::string::String::from(value))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoValue<crate::types::AbandonedCartCouponStatus>
+for AbandonedCartCouponStatus {
+    fn into_value(
+        self,
+    ) -> ::std::result::Result<
+        crate::types::AbandonedCartCouponStatus,
+        ::std::string::String,
+    > {
+        Ok(self.into())
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoOptional<crate::types::AbandonedCartCouponStatus>
+for AbandonedCartCouponStatus {
+    fn into_optional(
+        self,
+    ) -> ::std::result::Result<
+        ::std::option::Option<crate::types::AbandonedCartCouponStatus>,
+        ::std::string::String,
+    > {
+        Ok(Some(self.into()))
+    }
+}
+#[cfg(feature = "orders")]
+impl crate::IntoList<crate::types::AbandonedCartCouponStatus>
+for AbandonedCartCouponStatus {
+    fn into_list(
+        self,
+    ) -> ::std::result::Result<
+        ::std::vec::Vec<crate::types::AbandonedCartCouponStatus>,
+        ::std::string::String,
+    > {
+        Ok(::std::vec![self.into()])
+    }
+}

@@ -112,6 +112,48 @@ async fn orders_paid_cash_on_delivery_are_asked_for_by_their_text() -> Result<()
 }
 
 #[tokio::test]
+async fn orders_are_asked_for_by_known_constants_and_read_back_as_them() -> Result<(), Failure> {
+    use store_admin::values::OrderPaymentMethod;
+    let (server, admin) = store().await?;
+    let orders: Vec<types::Order> = admin
+        .list_orders()
+        .payment_method(vec![
+            types::OrderPaymentMethod::from(OrderPaymentMethod::Cod),
+            OrderPaymentMethod::from("bnpl_later").into(),
+        ])
+        .items(PageOptions::default())
+        .try_collect()
+        .await?;
+    let asked = server
+        .journal()
+        .into_iter()
+        .find(|entry| entry.operation_id == "list_orders")
+        .expect("the list reached the mock");
+    let query = asked.path.replace("%5B%5D", "[]");
+    assert!(
+        query.contains("payment_method[]=cod") && query.contains("payment_method[]=bnpl_later"),
+        "{query}"
+    );
+    // One constant alone is a list of one.
+    admin
+        .list_orders()
+        .payment_method(OrderPaymentMethod::Cod)
+        .call()
+        .await?;
+    for order in &orders {
+        if let Some(method) = order.payment_method.clone() {
+            let method = OrderPaymentMethod::from(method);
+            assert!(
+                method == OrderPaymentMethod::Cod || method.as_str() == "bnpl_later",
+                "{method}"
+            );
+            assert!(method.is_known() || method.as_str() == "bnpl_later");
+        }
+    }
+    Ok(())
+}
+
+#[tokio::test]
 async fn a_coupon_for_ten_percent_takes_an_integer_amount_and_a_date_as_text() -> Result<(), Failure>
 {
     let (_server, admin) = store().await?;
