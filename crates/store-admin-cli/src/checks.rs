@@ -14,6 +14,7 @@ use serde_json::Value;
 
 /// What kind of value a scalar takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Kind {
     /// Anything (text, or a type the checks leave to the typed body).
     Any,
@@ -28,6 +29,7 @@ pub enum Kind {
 /// What the document says of one scalar value: its kind and bounds (`minimum`/`maximum`,
 /// `minLength`/`maxLength`).
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct Rule {
     /// The kind of value.
     pub kind: Kind,
@@ -234,6 +236,7 @@ impl FromChecked for String {
 /// schema of each property, of the values of a map and of an array's items, and the rule and
 /// closed value set of a scalar.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Schema {
     /// The properties an object must have.
     pub required: &'static [&'static str],
@@ -268,6 +271,7 @@ impl Schema {
 /// What a check found wrong in a body: the path of the value (`details.name`,
 /// `packages[0].weight`), and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Problem {
     /// A required property is missing (or `null`).
     Missing(String),

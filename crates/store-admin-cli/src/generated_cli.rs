@@ -296,6 +296,7 @@ pub const PAGED_OPERATIONS: &[&str] = &[
 ];
 /// One group of commands per tag of the document.
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum Operations {
     ///Stock quantities of products and variants, bulk quantity updates, the reasons of a quantity change and the audit log of changes.
     #[command(subcommand, name = "product-quantity")]
@@ -459,6 +460,7 @@ pub enum Operations {
 }
 /// `product-quantity ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ProductQuantityCommand {
     ///List product quantities
     #[command(name = "list")]
@@ -475,6 +477,7 @@ pub enum ProductQuantityCommand {
 }
 /// `order-reservations ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum OrderReservationsCommand {
     ///List order reservations
     #[command(name = "list")]
@@ -482,6 +485,7 @@ pub enum OrderReservationsCommand {
 }
 /// `orders ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum OrdersCommand {
     ///List orders
     #[command(name = "list")]
@@ -510,6 +514,7 @@ pub enum OrdersCommand {
 }
 /// `order-status ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum OrderStatusCommand {
     ///List order statuses
     #[command(name = "list")]
@@ -535,6 +540,7 @@ pub enum OrderStatusCommand {
 }
 /// `shipments ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ShipmentsCommand {
     ///List the shipments of an order (replaced)
     #[command(name = "list-order", alias = "list-order-shipments")]
@@ -569,6 +575,7 @@ pub enum ShipmentsCommand {
 }
 /// `product-options ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ProductOptionsCommand {
     ///Create a product option
     #[command(name = "create")]
@@ -585,6 +592,7 @@ pub enum ProductOptionsCommand {
 }
 /// `product-variants ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ProductVariantsCommand {
     ///Get product variant details
     #[command(name = "get")]
@@ -604,6 +612,7 @@ pub enum ProductVariantsCommand {
 }
 /// `shipping-companies ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ShippingCompaniesCommand {
     ///List shipping companies
     #[command(name = "list")]
@@ -632,6 +641,7 @@ pub enum ShippingCompaniesCommand {
 }
 /// `shipping-routes ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ShippingRoutesCommand {
     ///Get shipping rule details
     #[command(name = "get-rule", alias = "get-shipping-rule")]
@@ -657,6 +667,7 @@ pub enum ShippingRoutesCommand {
 }
 /// `languages ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum LanguagesCommand {
     ///List languages
     #[command(name = "list")]
@@ -670,6 +681,7 @@ pub enum LanguagesCommand {
 }
 /// `categories ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum CategoriesCommand {
     ///List categories
     #[command(name = "list")]
@@ -701,6 +713,7 @@ pub enum CategoriesCommand {
 }
 /// `webhooks ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum WebhooksCommand {
     ///List active webhooks
     #[command(name = "list")]
@@ -722,6 +735,7 @@ pub enum WebhooksCommand {
 }
 /// `exports ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ExportsCommand {
     ///Export orders
     #[command(name = "orders", alias = "export-orders")]
@@ -756,6 +770,7 @@ pub enum ExportsCommand {
 }
 /// `dns-records ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum DnsRecordsCommand {
     ///List DNS records
     #[command(name = "list")]
@@ -769,6 +784,7 @@ pub enum DnsRecordsCommand {
 }
 /// `employees ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum EmployeesCommand {
     ///List employees
     #[command(name = "list")]
@@ -776,6 +792,7 @@ pub enum EmployeesCommand {
 }
 /// `merchant ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum MerchantCommand {
     ///Get user information
     #[command(name = "get-user-info")]
@@ -786,6 +803,7 @@ pub enum MerchantCommand {
 }
 /// `payments ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum PaymentsCommand {
     ///List payment methods
     #[command(name = "list-methods")]
@@ -799,6 +817,7 @@ pub enum PaymentsCommand {
 }
 /// `seo ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum SeoCommand {
     ///Get SEO settings
     #[command(name = "get-settings")]
@@ -809,6 +828,7 @@ pub enum SeoCommand {
 }
 /// `settings ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum SettingsCommand {
     ///List settings
     #[command(name = "list")]
@@ -822,6 +842,7 @@ pub enum SettingsCommand {
 }
 /// `store-scopes ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum StoreScopesCommand {
     ///List store scopes
     #[command(name = "list")]
@@ -832,6 +853,7 @@ pub enum StoreScopesCommand {
 }
 /// `transactions ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum TransactionsCommand {
     ///List transactions
     #[command(name = "list")]
@@ -848,6 +870,7 @@ pub enum TransactionsCommand {
 }
 /// `customers ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum CustomersCommand {
     ///List customers
     #[command(name = "list")]
@@ -876,6 +899,7 @@ pub enum CustomersCommand {
 }
 /// `customer-groups ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum CustomerGroupsCommand {
     ///List customer groups
     #[command(name = "list")]
@@ -898,6 +922,7 @@ pub enum CustomerGroupsCommand {
 }
 /// `customer-wallet ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum CustomerWalletCommand {
     ///Deposit to a customer's wallet
     #[command(name = "deposit")]
@@ -908,6 +933,7 @@ pub enum CustomerWalletCommand {
 }
 /// `loyalty-points ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum LoyaltyPointsCommand {
     ///List a customer's loyalty points
     #[command(name = "list-customer", alias = "list-customer-loyalty-points")]
@@ -918,6 +944,7 @@ pub enum LoyaltyPointsCommand {
 }
 /// `coupons ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum CouponsCommand {
     ///List coupons
     #[command(name = "list")]
@@ -940,6 +967,7 @@ pub enum CouponsCommand {
 }
 /// `special-offers ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum SpecialOffersCommand {
     ///List special offers
     #[command(name = "list")]
@@ -962,6 +990,7 @@ pub enum SpecialOffersCommand {
 }
 /// `affiliates ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum AffiliatesCommand {
     ///List affiliates
     #[command(name = "list")]
@@ -984,6 +1013,7 @@ pub enum AffiliatesCommand {
 }
 /// `advertisements ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum AdvertisementsCommand {
     ///List advertisements
     #[command(name = "list")]
@@ -1006,6 +1036,7 @@ pub enum AdvertisementsCommand {
 }
 /// `reviews ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ReviewsCommand {
     ///List reviews
     #[command(name = "list")]
@@ -1019,6 +1050,7 @@ pub enum ReviewsCommand {
 }
 /// `products ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ProductsCommand {
     ///List products
     #[command(name = "list")]
@@ -1062,6 +1094,7 @@ pub enum ProductsCommand {
 }
 /// `product-tags ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ProductTagsCommand {
     ///List product tags
     #[command(name = "list")]
@@ -1072,6 +1105,7 @@ pub enum ProductTagsCommand {
 }
 /// `digital-products ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum DigitalProductsCommand {
     ///Attach digital codes to a product
     #[command(name = "create-codes", alias = "create-digital-codes")]
@@ -1085,6 +1119,7 @@ pub enum DigitalProductsCommand {
 }
 /// `product-images ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ProductImagesCommand {
     ///Attach an image to a product
     #[command(name = "create")]
@@ -1107,6 +1142,7 @@ pub enum ProductImagesCommand {
 }
 /// `product-option-values ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ProductOptionValuesCommand {
     ///Create a product option value
     #[command(name = "create")]
@@ -1126,6 +1162,7 @@ pub enum ProductOptionValuesCommand {
 }
 /// `product-option-templates ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ProductOptionTemplatesCommand {
     ///List option templates
     #[command(name = "list")]
@@ -1148,6 +1185,7 @@ pub enum ProductOptionTemplatesCommand {
 }
 /// `brands ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum BrandsCommand {
     ///List brands
     #[command(name = "list")]
@@ -1170,6 +1208,7 @@ pub enum BrandsCommand {
 }
 /// `currencies ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum CurrenciesCommand {
     ///List currencies
     #[command(name = "list")]
@@ -1183,6 +1222,7 @@ pub enum CurrenciesCommand {
 }
 /// `countries ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum CountriesCommand {
     ///List countries
     #[command(name = "list")]
@@ -1193,6 +1233,7 @@ pub enum CountriesCommand {
 }
 /// `cities ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum CitiesCommand {
     ///List the cities of a country
     #[command(name = "list")]
@@ -1200,6 +1241,7 @@ pub enum CitiesCommand {
 }
 /// `districts ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum DistrictsCommand {
     ///List the districts of a city
     #[command(name = "list")]
@@ -1207,6 +1249,7 @@ pub enum DistrictsCommand {
 }
 /// `taxes ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum TaxesCommand {
     ///List taxes
     #[command(name = "list")]
@@ -1229,6 +1272,7 @@ pub enum TaxesCommand {
 }
 /// `custom-urls ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum CustomUrlsCommand {
     ///Import custom URLs
     #[command(name = "import")]
@@ -1236,6 +1280,7 @@ pub enum CustomUrlsCommand {
 }
 /// `shipping-zones ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum ShippingZonesCommand {
     ///List shipping zones
     #[command(name = "list")]
@@ -1258,6 +1303,7 @@ pub enum ShippingZonesCommand {
 }
 /// `branches ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum BranchesCommand {
     ///List branches
     #[command(name = "list")]
@@ -1277,6 +1323,7 @@ pub enum BranchesCommand {
 }
 /// `branch-allocations ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum BranchAllocationsCommand {
     ///List branch allocations
     #[command(name = "list")]
@@ -1299,6 +1346,7 @@ pub enum BranchAllocationsCommand {
 }
 /// `branch-delivery-zones ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum BranchDeliveryZonesCommand {
     ///List branch delivery zones
     #[command(name = "list")]
@@ -1318,6 +1366,7 @@ pub enum BranchDeliveryZonesCommand {
 }
 /// `order-items ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum OrderItemsCommand {
     ///List the items of an order
     #[command(name = "list")]
@@ -1334,6 +1383,7 @@ pub enum OrderItemsCommand {
 }
 /// `order-histories ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum OrderHistoriesCommand {
     ///List the history of an order
     #[command(name = "list")]
@@ -1344,6 +1394,7 @@ pub enum OrderHistoriesCommand {
 }
 /// `order-options ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum OrderOptionsCommand {
     ///List order options
     #[command(name = "list")]
@@ -1363,6 +1414,7 @@ pub enum OrderOptionsCommand {
 }
 /// `order-invoice ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum OrderInvoiceCommand {
     ///List invoices
     #[command(name = "list")]
@@ -1382,6 +1434,7 @@ pub enum OrderInvoiceCommand {
 }
 /// `abandoned-carts ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum AbandonedCartsCommand {
     ///List abandoned carts
     #[command(name = "list")]
@@ -1392,6 +1445,7 @@ pub enum AbandonedCartsCommand {
 }
 /// `order-assignment ...`
 #[derive(clap::Subcommand)]
+#[non_exhaustive]
 pub enum OrderAssignmentCommand {
     ///List auto assignment rules
     #[command(name = "list-rules")]
@@ -1408,6 +1462,7 @@ pub enum OrderAssignmentCommand {
 }
 /// Lists the stock quantity of every product, in pages (`page`, `per_page`): one row per product, or one row per variant for products with variants (the product `id` then repeats for each variant row).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListProductQuantitiesArgs {
     ///Free text matched against product names and SKUs.
     #[arg(id = "keyword", long = "keyword")]
@@ -1436,6 +1491,7 @@ pub struct ListProductQuantitiesArgs {
 }
 /// Lists the reservations (bookings of days or time slots) made through orders between two days. The list is not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListReservationsArgs {
     /// What the document cannot say as flags of its own.
     #[command(flatten)]
@@ -1443,6 +1499,7 @@ pub struct ListReservationsArgs {
 }
 /// Lists the store's orders, one page at a time (`page`, `per_page`), newest first unless `sort_by` says otherwise. Every filter is optional and filters combine with AND. Each order is a summary (`Order`): its total, status, payment state and item names; `get_order` returns the details.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListOrdersArgs {
     ///Free text search. It matches the customer's mobile number or name, a shipping number, the order's reference number or a tag name.
     #[arg(id = "keyword", long = "keyword")]
@@ -1633,6 +1690,7 @@ pub struct ListOrdersArgs {
 }
 /// Creates an order for a customer (an existing one by `customer.id`, or a new one by name, mobile and email) with products identified by id or SKU, a delivery method and a payment. Answers the created order with its details.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateOrderArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -1643,6 +1701,7 @@ pub struct CreateOrderArgs {
 }
 /// Body fields of `create_order` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateOrderFields {
     ///The customer of a new or changed order; an existing one by `id`, or a new one. As JSON (or @FILE), e.g. {"email": "name@example.com", "id": 1, "mobile": "text", "name": "text"}
     #[arg(
@@ -1731,9 +1790,11 @@ pub struct CreateOrderFields {
 }
 /// Lists every order status of the store, built-in (`type: original`) and customized (`type: custom`), with sub-statuses (a sub-status names its `parent`). Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListOrderStatusesArgs {}
 /// Creates a custom status as a sub-status of an existing one (`parent_id`), with its name and the template of the message sent to the customer.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateOrderStatusArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -1744,6 +1805,7 @@ pub struct CreateOrderStatusArgs {
 }
 /// Body fields of `create_order_status` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateOrderStatusFields {
     ///The status the new one is a sub-status of. [required]
     #[arg(
@@ -1794,6 +1856,7 @@ pub struct CreateOrderStatusFields {
 }
 /// Replaced by `list_shipments` (`GET /shipments`); migrate to it. Lists the shipments of one order. The response is assumed to be the same as `list_shipments`'.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListOrderShipmentsArgs {
     ///The order id.
     #[arg(
@@ -1806,6 +1869,7 @@ pub struct ListOrderShipmentsArgs {
 }
 /// Replaced by `update_shipment` (`PUT /shipments/{shipment_id}`); migrate to it. The body and response are assumed to be those of `update_shipment`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateOrderShipmentArgs {
     ///The order id.
     #[arg(
@@ -1824,6 +1888,7 @@ pub struct UpdateOrderShipmentArgs {
 }
 /// Body fields of `update_order_shipment` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateOrderShipmentFields {
     ///The shipping company's number for the shipment. [required]
     #[arg(
@@ -1915,6 +1980,7 @@ pub struct UpdateOrderShipmentFields {
 }
 /// Replaced by `cancel_shipment` (`POST /shipments/{shipment_id}/cancel`); migrate to it. The response is assumed to be that of `cancel_shipment`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CancelOrderShipmentArgs {
     ///The order id.
     #[arg(
@@ -1927,6 +1993,7 @@ pub struct CancelOrderShipmentArgs {
 }
 /// Adds an option (such as a size or a colour) with its values to a product. When the product's type is `product`, creating an option also generates the variants (SKUs) for the new values; they are returned in `skus`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateProductOptionArgs {
     ///The product id.
     #[arg(
@@ -1948,6 +2015,7 @@ pub struct CreateProductOptionArgs {
 }
 /// Body fields of `create_product_option` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateProductOptionFields {
     ///The option's name, for example `size`. [required]
     #[arg(
@@ -2083,6 +2151,7 @@ pub struct CreateProductOptionFields {
 }
 /// Returns one variant (SKU) of a product with its prices, stock, barcode and weight.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetProductVariantArgs {
     ///The variant (SKU) id.
     #[arg(id = "variant", value_name = "VARIANT")]
@@ -2092,6 +2161,7 @@ pub struct GetProductVariantArgs {
 
 Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateProductVariantArgs {
     ///The variant (SKU) id.
     #[arg(id = "variant", value_name = "VARIANT")]
@@ -2105,6 +2175,7 @@ pub struct UpdateProductVariantArgs {
 }
 /// Body fields of `update_product_variant` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateProductVariantFields {
     ///The variant's stock keeping unit code.
     #[arg(id = "sku", long = "sku")]
@@ -2215,9 +2286,11 @@ pub struct UpdateProductVariantFields {
 }
 /// Lists every active shipping company of the store.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListShippingCompaniesArgs {}
 /// Creates a shipping company of the merchant's own (`activation_type: manual`), given its name.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateShippingCompanyArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -2228,6 +2301,7 @@ pub struct CreateShippingCompanyArgs {
 }
 /// Body fields of `create_shipping_company` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateShippingCompanyFields {
     ///The company name. [required]
     #[arg(
@@ -2243,6 +2317,7 @@ pub struct CreateShippingCompanyFields {
 }
 /// Returns one shipping company of the store.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetShippingCompanyArgs {
     ///The shipping company id.
     #[arg(
@@ -2257,6 +2332,7 @@ pub struct GetShippingCompanyArgs {
 
 Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateShippingCompanyArgs {
     ///The shipping company id.
     #[arg(
@@ -2275,6 +2351,7 @@ pub struct UpdateShippingCompanyArgs {
 }
 /// Body fields of `update_shipping_company` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateShippingCompanyFields {
     ///The new company name.
     #[arg(
@@ -2290,6 +2367,7 @@ pub struct UpdateShippingCompanyFields {
 }
 /// Deletes one of the merchant's own shipping companies; answers a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteShippingCompanyArgs {
     ///The shipping company id.
     #[arg(
@@ -2302,6 +2380,7 @@ pub struct DeleteShippingCompanyArgs {
 }
 /// Returns one shipping rule: which shipping companies it offers and under which restrictions (cart price, category, customer group).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetShippingRuleArgs {
     ///The shipping rule id.
     #[arg(
@@ -2314,6 +2393,7 @@ pub struct GetShippingRuleArgs {
 }
 /// Lists the shipping routes of the store (rules that choose which shipping companies serve an order), in priority order, optionally only those whose name matches `name`. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListShippingRoutesArgs {
     ///Only the routes whose name matches this text.
     #[arg(id = "name", long = "name")]
@@ -2324,6 +2404,7 @@ pub struct ListShippingRoutesArgs {
 }
 /// Creates a shipping route: its kind (`normal`, `auto`, or `branded` with the name, logo and price customers see), its priority, its companies, the conditions under which it applies and the strategy that chooses among its companies. `name`, `type`, `status`, `priority`, `companies` and `strategy` are required; `branded` is needed for a `branded` route.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateShippingRouteArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -2334,6 +2415,7 @@ pub struct CreateShippingRouteArgs {
 }
 /// Body fields of `create_shipping_route` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateShippingRouteFields {
     ///The route name. [required]
     #[arg(
@@ -2441,6 +2523,7 @@ pub struct CreateShippingRouteFields {
 }
 /// Returns one shipping route with its companies, conditions and strategy.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetShippingRouteArgs {
     ///The shipping route id.
     #[arg(
@@ -2453,6 +2536,7 @@ pub struct GetShippingRouteArgs {
 }
 /// Deletes a shipping route; answers a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteShippingRouteArgs {
     ///The shipping route id.
     #[arg(
@@ -2465,6 +2549,7 @@ pub struct DeleteShippingRouteArgs {
 }
 /// Changes a shipping route. Every field is optional; what is sent replaces the current value (a `companies` or `conditions` list replaces the whole list).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateShippingRouteArgs {
     ///The shipping route id.
     #[arg(
@@ -2483,6 +2568,7 @@ pub struct UpdateShippingRouteArgs {
 }
 /// Body fields of `update_shipping_route` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateShippingRouteFields {
     ///The route name.
     #[arg(
@@ -2590,9 +2676,11 @@ pub struct UpdateShippingRouteFields {
 }
 /// Lists the languages of the store, enabled or not. Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListLanguagesArgs {}
 /// Adds one or more languages to the store and returns the added languages. `locales` needs at least one entry and each entry an `iso_code`. The code must be one of the languages the service offers; an unknown code, or a language the store already has, is a validation error (422) on `locales.<n>.iso_code`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct AddLanguagesArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -2606,9 +2694,11 @@ pub struct AddLanguagesArgs {
 }
 /// Body fields of `add_languages` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct AddLanguagesFields {}
 /// Lists the categories of the store as a tree: each top-level category carries its sub-categories in `items`, recursively. Filter by `keyword` (in the name) and `status`. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListCategoriesArgs {
     ///Returns only the categories whose name contains this text.
     #[arg(id = "keyword", long = "keyword")]
@@ -2632,6 +2722,7 @@ pub struct ListCategoriesArgs {
 }
 /// Creates a product category (a sub-category when `parent_id` names an existing category) and returns it. Only `name` is required; `status` is `active` (the default) or `hidden`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateCategoryArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -2645,6 +2736,7 @@ pub struct CreateCategoryArgs {
 }
 /// Body fields of `create_category` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateCategoryFields {
     ///The category name; must not be blank. [required]
     #[arg(
@@ -2737,6 +2829,7 @@ pub struct CreateCategoryFields {
 }
 /// Lists the active webhooks (subscriptions) of the application on this store.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListWebhooksArgs {
     /// Page selection.
     #[command(flatten)]
@@ -2744,9 +2837,11 @@ pub struct ListWebhooksArgs {
 }
 /// Lists the events a webhook can subscribe to, with a localized label. The list grows over time: clients must accept event names they do not know (see `WebhookEventName`).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListWebhookEventsArgs {}
 /// Subscribes a URL to an event. `name`, `event` and `url` are required and must not be blank; `event` must be a name that `list_webhook_events` lists (422 on `event` otherwise). The URL must be an absolute `http`/`https` address that is reachable and does not contain `localhost` or `test.` (422 on `url` otherwise). Registering the same URL and event again updates that webhook or restores it if it was removed. New webhooks are version 2 unless `version: 1` is given; only version 2 webhooks evaluate `rule`, which must parse (422 on `rule` otherwise). With `security_strategy: signature` a `secret` is required.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct SubscribeWebhookArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -2760,6 +2855,7 @@ pub struct SubscribeWebhookArgs {
 }
 /// Body fields of `subscribe_webhook` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct SubscribeWebhookFields {
     ///A name for people; must not be blank. [required]
     #[arg(
@@ -2849,6 +2945,7 @@ pub struct SubscribeWebhookFields {
 }
 /// Deactivates one webhook by `id`, or every webhook registered to `url`. One of the two must be given (422 otherwise); 404 when no webhook matches.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UnsubscribeWebhooksArgs {
     /// What the document cannot say as flags of its own.
     #[command(flatten)]
@@ -2856,6 +2953,7 @@ pub struct UnsubscribeWebhooksArgs {
 }
 /// Changes a webhook's name, URL, version, rule, custom headers or security; every body field is optional and an absent field keeps its value. The same rules as `subscribe_webhook` apply to the fields given (a valid URL, a known event, a parsable rule, a `secret` with the `signature` strategy). The response returns the custom headers as a map.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateWebhookArgs {
     ///The webhook id.
     #[arg(
@@ -2877,6 +2975,7 @@ pub struct UpdateWebhookArgs {
 }
 /// Body fields of `update_webhook` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateWebhookFields {
     ///A name for people.
     #[arg(id = "name", long = "name")]
@@ -2959,6 +3058,7 @@ pub struct UpdateWebhookFields {
 }
 /// Lists the store's shipments, paged by `page` and `per_page`. Every filter is optional and they combine: by order, by shipping company (`courier_id` or `courier_slug`), by status, kind, payment method and source, by creation date (`from_date`/`to_date`, `YYYY-MM-DD`), and by the country or city of the destination (`ship_to[...]`) or origin (`ship_from[...]`). An unknown value of a filter (for example a `courier_slug` no company has) gives 422 naming the filter.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListShipmentsArgs {
     ///Only the shipments of this order.
     #[arg(
@@ -3091,6 +3191,7 @@ pub struct ListShipmentsArgs {
 }
 /// Creates a shipment (or a return shipment) for an order with a shipping company. Requires `courier_id`, `shipment_type`, `payment_method` and `packages`; the destination (`ship_to`) and origin (`ship_from`, a branch by default) are given when the order does not determine them. Emits the `shipment.creating` and `shipment.created` webhook events.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateShipmentArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -3104,6 +3205,7 @@ pub struct CreateShipmentArgs {
 }
 /// Body fields of `create_shipment` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateShipmentFields {
     ///The shipping company id (from `list_shipping_companies`). [required]
     #[arg(
@@ -3248,6 +3350,7 @@ pub struct CreateShipmentFields {
 }
 /// Returns one shipment with its addresses, packages, amounts and status.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetShipmentArgs {
     ///The shipment id.
     #[arg(
@@ -3260,6 +3363,7 @@ pub struct GetShipmentArgs {
 }
 /// Updates a shipment's shipping number, tracking, status, label and cost; typically called by the shipping application as the shipment moves. Requires `shipment_number` and `status`. Emits `shipment.updated`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateShipmentArgs {
     ///The shipment id.
     #[arg(
@@ -3278,6 +3382,7 @@ pub struct UpdateShipmentArgs {
 }
 /// Body fields of `update_shipment` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateShipmentFields {
     ///The shipping company's number for the shipment. [required]
     #[arg(
@@ -3369,6 +3474,7 @@ pub struct UpdateShipmentFields {
 }
 /// Cancels any existing shipment; the shipment is returned with status `cancelled`. An unknown shipment id gives 404. Emits `shipment.cancelled`. No request body.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CancelShipmentArgs {
     ///The shipment id.
     #[arg(
@@ -3381,6 +3487,7 @@ pub struct CancelShipmentArgs {
 }
 /// Creates the return of a delivered shipment and returns the return shipment (`type: return`). A shipment that is not delivered yet gives 422. No request body.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ReturnShipmentArgs {
     ///The shipment id.
     #[arg(
@@ -3393,6 +3500,7 @@ pub struct ReturnShipmentArgs {
 }
 /// Returns a shipment's tracking details and its status history, newest first.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetShipmentTrackingArgs {
     ///The shipment id.
     #[arg(
@@ -3405,6 +3513,7 @@ pub struct GetShipmentTrackingArgs {
 }
 /// Starts an export of the store's orders of a period (today, this week, this month, or between two dates) as an `xlsx` or `csv` file shaped by an export template. The file is prepared in the background; the answer only confirms the job (`data.message`). When the period has no orders, the service still answers 200 with `success: true` and adds an `error` object (code 404) saying so. Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ExportOrdersArgs {
     ///The period of the orders: `today`, `week`, `month`, or `dates` (then `from_date` and `to_date` are needed).
     #[arg(
@@ -3452,6 +3561,7 @@ pub struct ExportOrdersArgs {
 }
 /// Lists the exports made in the store (who exported what, when, and where to download the file), optionally filtered by event, period and employee.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListExportLogsArgs {
     ///Only exports of this event.
     #[arg(
@@ -3491,6 +3601,7 @@ pub struct ListExportLogsArgs {
 }
 /// Lists the export templates of the store (named sets of columns for order or product exports), optionally of one entity. Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListExportTemplatesArgs {
     ///Only templates of this entity, `products` or `orders`.
     #[arg(
@@ -3505,6 +3616,7 @@ pub struct ListExportTemplatesArgs {
 }
 /// Creates an export template: a name, the entity it exports (`orders` or `products`) and its columns (the `name`s from `list_export_columns`). The answer is a confirmation message only.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateExportTemplateArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -3515,6 +3627,7 @@ pub struct CreateExportTemplateArgs {
 }
 /// Body fields of `create_export_template` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateExportTemplateFields {
     ///The template's name. [required]
     #[arg(
@@ -3552,6 +3665,7 @@ pub struct CreateExportTemplateFields {
 }
 /// Renames an export template and replaces its columns. The answer is a confirmation message only.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateExportTemplateArgs {
     ///The export template id (from `list_export_templates`).
     #[arg(
@@ -3570,6 +3684,7 @@ pub struct UpdateExportTemplateArgs {
 }
 /// Body fields of `update_export_template` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateExportTemplateFields {
     ///The template's name. [required]
     #[arg(
@@ -3596,6 +3711,7 @@ pub struct UpdateExportTemplateFields {
 }
 /// Deletes an export template. The answer is a confirmation message (status 200).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteExportTemplateArgs {
     ///The export template id (from `list_export_templates`).
     #[arg(
@@ -3608,6 +3724,7 @@ pub struct DeleteExportTemplateArgs {
 }
 /// Lists the columns an export of one entity can have, grouped by section; their `name`s are what export templates list. Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListExportColumnsArgs {
     ///The entity whose columns to list, `products` or `orders`.
     #[arg(
@@ -3623,6 +3740,7 @@ pub struct ListExportColumnsArgs {
 }
 /// Starts an export of the store's customers (`customers`), or of an empty sample file to fill in for an import (`customers-sample`). The file is prepared in the background; the answer only confirms the job.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ExportCustomersArgs {
     /// Waiting for the background job.
     #[command(flatten)]
@@ -3636,6 +3754,7 @@ pub struct ExportCustomersArgs {
 }
 /// Body fields of `export_customers` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct ExportCustomersFields {
     ///`customers`: the store's customers; `customers-sample`: an empty sample file for an import. [required]
     #[arg(
@@ -3651,9 +3770,11 @@ pub struct ExportCustomersFields {
 }
 /// Exports the store's custom URLs as a spreadsheet. Generated clients return the raw bytes.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ExportCustomUrlsArgs {}
 /// Starts an export of product data (`products`, `quantities`, `prices`, `seo`, `hs-codes`, `brand`, `category`) or of an empty sample file for an import (`product-sample`, `category-sample`, `brand-sample`), as `xlsx` or `csv`. The file is prepared in the background; the answer only confirms the job. Needs the products scope, not the exports one.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ExportProductsArgs {
     /// Waiting for the background job.
     #[command(flatten)]
@@ -3667,6 +3788,7 @@ pub struct ExportProductsArgs {
 }
 /// Body fields of `export_products` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct ExportProductsFields {
     ///The data to export (`products`, `quantities`, `prices`, `seo`, `hs-codes`, `brand`, `category`) or a sample file for an import (`product-sample`, `category-sample`, `brand-sample`). [required]
     #[arg(
@@ -3698,9 +3820,11 @@ pub struct ExportProductsFields {
 }
 /// Lists the DNS records of the store's own domain. Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListDnsRecordsArgs {}
 /// Adds a DNS record (A, AAAA, CNAME, SPF, TXT or MX) to the store's own domain and returns it. The request names the record's data `value`; the response returns it as `content`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateDnsRecordArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -3711,6 +3835,7 @@ pub struct CreateDnsRecordArgs {
 }
 /// Body fields of `create_dns_record` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateDnsRecordFields {
     ///The record type. [required]
     #[arg(
@@ -3762,6 +3887,7 @@ pub struct CreateDnsRecordFields {
 }
 /// Deletes a DNS record of the store's domain. The answer is a confirmation message (status 200).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteDnsRecordArgs {
     ///The DNS record id.
     #[arg(
@@ -3774,6 +3900,7 @@ pub struct DeleteDnsRecordArgs {
 }
 /// Lists the store's employees (dashboard users) with their role and status, page by page.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListEmployeesArgs {
     /// Page selection.
     #[command(flatten)]
@@ -3781,12 +3908,15 @@ pub struct ListEmployeesArgs {
 }
 /// Returns the user who authorized the access token and the merchant store it acts for. This path is served by the accounts host, `https://accounts.salla.sa/oauth2/user/info`, NOT by the API's base URL: the path item has its own `servers` entry, and clients that ignore path-level servers (the generated Rust client among them) must call that URL themselves.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetUserInfoArgs {}
 /// Returns the store's information: name, legal entity, plan, status, currency, domain, licenses and social links.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetStoreInfoArgs {}
 /// Lists the payment methods available to the store (for example `mada`, `credit_card`, `bank`), page by page; `status=enabled` keeps only the methods the store has enabled.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListPaymentMethodsArgs {
     ///`enabled`: only the payment methods the store has enabled.
     #[arg(
@@ -3803,6 +3933,7 @@ pub struct ListPaymentMethodsArgs {
 }
 /// Lists the bank accounts the store accepts bank transfers to, page by page, optionally of one status.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListPaymentBanksArgs {
     ///Only accounts of this status; the known values are `active` and `inactive`.
     #[arg(id = "status", long = "status")]
@@ -3813,6 +3944,7 @@ pub struct ListPaymentBanksArgs {
 }
 /// Returns one bank account the store accepts bank transfers to.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetPaymentBankArgs {
     ///The bank account id (from `list_payment_banks`).
     #[arg(
@@ -3825,9 +3957,11 @@ pub struct GetPaymentBankArgs {
 }
 /// Returns the store's search engine settings.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetSeoSettingsArgs {}
 /// Changes the store's search engine settings; only the fields sent change. `refersh_sitemap` (spelled so by the service) asks for the sitemap to be rebuilt. Returns the settings.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateSeoSettingsArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -3838,6 +3972,7 @@ pub struct UpdateSeoSettingsArgs {
 }
 /// Body fields of `update_seo_settings` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateSeoSettingsFields {
     ///The store's title in search results.
     #[arg(id = "title", long = "title")]
@@ -3870,6 +4005,7 @@ pub struct UpdateSeoSettingsFields {
 }
 /// Lists the settings of one entity of the store (products, orders, customers, ...): each setting's slug, type and current value. The value's JSON type depends on the setting's type. Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListSettingsArgs {
     ///The entity whose settings to list.
     #[arg(
@@ -3892,6 +4028,7 @@ pub struct ListSettingsArgs {
 }
 /// Returns the value of one setting by its slug (from `list_settings`). The shape of `data` depends on the setting: an object (for example `{"receive_orders": true, "limit": {...}}` or `{"id": 1, "name": "...", "selected": true}`), an array of records, or a scalar.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetSettingArgs {
     ///The setting's slug (from `list_settings`).
     #[arg(id = "slug", value_name = "SLUG")]
@@ -3899,6 +4036,7 @@ pub struct GetSettingArgs {
 }
 /// Changes the value of one setting by its slug. The value's JSON type must suit the setting's `type` (a boolean, a string, or an array of strings). Answers 201 with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateSettingArgs {
     ///The setting's slug (from `list_settings`).
     #[arg(id = "slug", value_name = "SLUG")]
@@ -3912,6 +4050,7 @@ pub struct UpdateSettingArgs {
 }
 /// Body fields of `update_setting` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateSettingFields {
     ///The new value; its JSON type must suit the setting's `type`: a boolean, a string, or an array of strings. As JSON (or @FILE), e.g. ...
     #[arg(
@@ -3925,6 +4064,7 @@ pub struct UpdateSettingFields {
 }
 /// Lists the store's scopes (markets), each with its countries, primary currency, languages, branches and domain, page by page. Needs the products scope.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListStoreScopesArgs {
     /// Page selection.
     #[command(flatten)]
@@ -3932,6 +4072,7 @@ pub struct ListStoreScopesArgs {
 }
 /// Returns one store scope with everything the list shows plus its cities, supported currencies, stock and shipment settings, contacts, design and tax profile. Needs the products scope.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetStoreScopeArgs {
     ///The store scope id.
     #[arg(
@@ -3944,6 +4085,7 @@ pub struct GetStoreScopeArgs {
 }
 /// Lists the store's payment transactions, page by page, filtered by keyword, card digits, payment method, status, amount or order. Filters combine with AND.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListTransactionsArgs {
     ///Free text search over the transactions.
     #[arg(id = "keyword", long = "keyword")]
@@ -4000,6 +4142,7 @@ pub struct ListTransactionsArgs {
 }
 /// Returns one payment transaction with its customer, references, amount, method, status and card.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetTransactionArgs {
     ///The transaction id.
     #[arg(
@@ -4012,6 +4155,7 @@ pub struct GetTransactionArgs {
 }
 /// Acts on a transaction: `refund` (with `amount` in `currency`), `void` or `reverse`. The actions a transaction allows are in its `available_actions`. Answers 201 with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateTransactionArgs {
     ///The transaction id.
     #[arg(
@@ -4030,6 +4174,7 @@ pub struct UpdateTransactionArgs {
 }
 /// Body fields of `update_transaction` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateTransactionFields {
     ///What to do with the transaction.
     #[arg(
@@ -4062,6 +4207,7 @@ pub struct UpdateTransactionFields {
 }
 /// Prepares the printable invoice of a transaction and returns the address of the document.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct PrintTransactionInvoiceArgs {
     ///The transaction id.
     #[arg(
@@ -4074,6 +4220,7 @@ pub struct PrintTransactionInvoiceArgs {
 }
 /// Lists the store's customers, one page at a time. `keyword` matches the mobile number, email or name; `date_from`/`date_to` limit the list to customers created in that period. `fields[]` asks for extra fields in each record (see `Customer`). The customers endpoints have their own rate limit of 500 requests per 10 minutes.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListCustomersArgs {
     ///Free text matched against the customers' mobile numbers, emails and names.
     #[arg(id = "keyword", long = "keyword")]
@@ -4109,6 +4256,7 @@ pub struct ListCustomersArgs {
 }
 /// Creates a customer of the store and returns it. `groups` puts the customer into customer groups at once.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateCustomerArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -4119,6 +4267,7 @@ pub struct CreateCustomerArgs {
 }
 /// Body fields of `create_customer` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateCustomerFields {
     ///The first name.
     #[arg(id = "first_name", long = "first-name")]
@@ -4169,6 +4318,7 @@ pub struct CreateCustomerFields {
 }
 /// Returns one customer. `fields[]` asks for extra fields, such as the customer's order statistics (see `Customer`). The customers endpoints have their own rate limit of 500 requests per 10 minutes.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetCustomerArgs {
     ///The customer id.
     #[arg(
@@ -4184,6 +4334,7 @@ pub struct GetCustomerArgs {
 }
 /// Changes a customer and returns it. Fields left out keep their current values.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateCustomerArgs {
     ///The customer id.
     #[arg(
@@ -4202,6 +4353,7 @@ pub struct UpdateCustomerArgs {
 }
 /// Body fields of `update_customer` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateCustomerFields {
     ///The first name.
     #[arg(id = "first_name", long = "first-name")]
@@ -4252,6 +4404,7 @@ pub struct UpdateCustomerFields {
 }
 /// Removes a customer from the store's customer list.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteCustomerArgs {
     ///The customer id.
     #[arg(
@@ -4264,6 +4417,7 @@ pub struct DeleteCustomerArgs {
 }
 /// Adds a customer to the store's blacklist, with a reason. A banned customer can still log in to the store but cannot place new orders.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct BanCustomerArgs {
     ///The customer id.
     #[arg(
@@ -4282,6 +4436,7 @@ pub struct BanCustomerArgs {
 }
 /// Body fields of `ban_customer` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct BanCustomerFields {
     ///The reason for the ban. [required]
     #[arg(
@@ -4297,6 +4452,7 @@ pub struct BanCustomerFields {
 }
 /// Removes a customer from the store's blacklist; the service answers 202 Accepted.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UnbanCustomerArgs {
     ///The customer id.
     #[arg(
@@ -4309,6 +4465,7 @@ pub struct UnbanCustomerArgs {
 }
 /// Imports customers from a spreadsheet (Excel) file, sent as `multipart/form-data` in the field `file`. The service answers with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ImportCustomersArgs {
     /// Waiting for the background job.
     #[command(flatten)]
@@ -4319,6 +4476,7 @@ pub struct ImportCustomersArgs {
 }
 /// Lists the store's customer groups, one page at a time.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListCustomerGroupsArgs {
     /// Page selection.
     #[command(flatten)]
@@ -4326,6 +4484,7 @@ pub struct ListCustomerGroupsArgs {
 }
 /// Creates a customer group and returns it. With `conditions`, customers who meet them (for example total sales above 100) join the group automatically; `features` chooses the payment and shipping methods offered to its members.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateCustomerGroupArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -4336,6 +4495,7 @@ pub struct CreateCustomerGroupArgs {
 }
 /// Body fields of `create_customer_group` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateCustomerGroupFields {
     ///The group name.
     #[arg(id = "name", long = "name")]
@@ -4368,6 +4528,7 @@ pub struct CreateCustomerGroupFields {
 }
 /// Adds existing customers (by id) to a customer group.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct AddCustomersToGroupArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -4378,6 +4539,7 @@ pub struct AddCustomersToGroupArgs {
 }
 /// Body fields of `add_customers_to_group` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct AddCustomersToGroupFields {
     ///The customer group id.
     #[arg(
@@ -4403,6 +4565,7 @@ pub struct AddCustomersToGroupFields {
 }
 /// Sets the payment and shipping methods offered to customers who are in no other group (the default group). The service answers 201 with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateDefaultCustomerGroupArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -4413,6 +4576,7 @@ pub struct UpdateDefaultCustomerGroupArgs {
 }
 /// Body fields of `update_default_customer_group` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateDefaultCustomerGroupFields {
     ///The payment and shipping methods offered to a group's members. As JSON (or @FILE), e.g. {"payment_method": ["text"], "shipping": ["text"]}
     #[arg(
@@ -4429,6 +4593,7 @@ pub struct UpdateDefaultCustomerGroupFields {
 }
 /// Changes a customer group's name, conditions or features and returns the group.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateCustomerGroupArgs {
     ///The customer group id.
     #[arg(
@@ -4447,6 +4612,7 @@ pub struct UpdateCustomerGroupArgs {
 }
 /// Body fields of `update_customer_group` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateCustomerGroupFields {
     ///The group name.
     #[arg(id = "name", long = "name")]
@@ -4479,6 +4645,7 @@ pub struct UpdateCustomerGroupFields {
 }
 /// Deletes a customer group.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteCustomerGroupArgs {
     ///The customer group id.
     #[arg(
@@ -4491,6 +4658,7 @@ pub struct DeleteCustomerGroupArgs {
 }
 /// Adds an amount to a customer's wallet and returns the transaction with the wallet's new balance.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DepositCustomerWalletArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -4501,6 +4669,7 @@ pub struct DepositCustomerWalletArgs {
 }
 /// Body fields of `deposit_customer_wallet` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct DepositCustomerWalletFields {
     ///The customer whose wallet receives the amount.
     #[arg(
@@ -4527,6 +4696,7 @@ pub struct DepositCustomerWalletFields {
 }
 /// Takes an amount out of a customer's wallet and returns the transaction with the wallet's new balance.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct WithdrawCustomerWalletArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -4537,6 +4707,7 @@ pub struct WithdrawCustomerWalletArgs {
 }
 /// Body fields of `withdraw_customer_wallet` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct WithdrawCustomerWalletFields {
     ///The customer whose wallet pays the amount.
     #[arg(
@@ -4563,6 +4734,7 @@ pub struct WithdrawCustomerWalletFields {
 }
 /// Lists the loyalty point entries of one customer (points earned or given, how many are used, when they expire), one page at a time.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListCustomerLoyaltyPointsArgs {
     ///The customer whose points to list.
     #[arg(
@@ -4580,6 +4752,7 @@ pub struct ListCustomerLoyaltyPointsArgs {
 }
 /// Adds (`type: plus`) or removes (`type: minus`) loyalty points for the listed customers (or all customers with `select_all`), with a reason, and notifies them through the chosen channels. `reset_points` resets the points.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateCustomerLoyaltyPointsArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -4590,6 +4763,7 @@ pub struct UpdateCustomerLoyaltyPointsArgs {
 }
 /// Body fields of `update_customer_loyalty_points` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateCustomerLoyaltyPointsFields {
     ///The number of points. [required]
     #[arg(
@@ -4657,6 +4831,7 @@ pub struct UpdateCustomerLoyaltyPointsFields {
 }
 /// Lists the store's coupons, one page at a time; `keyword` searches them.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListCouponsArgs {
     ///Free text matched against the coupons (for example their codes).
     #[arg(id = "keyword", long = "keyword")]
@@ -4667,6 +4842,7 @@ pub struct ListCouponsArgs {
 }
 /// Creates a coupon and returns it. A single coupon needs `code`, `type`, `amount`, `free_shipping`, `expiry_date` and `exclude_sale_products`. A group of generated coupons (`is_group: true`) needs `group_coupons_count`, `group_suffix` and `group_name` instead of `code`. With `marketing_active: true` (an influencer coupon), `marketing_name`, `marketing_type` and `marketing_amount` are required too.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateCouponArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -4677,6 +4853,7 @@ pub struct CreateCouponArgs {
 }
 /// Body fields of `create_coupon` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateCouponFields {
     ///The code customers enter; required for a single coupon.
     #[arg(
@@ -4790,6 +4967,7 @@ pub struct CreateCouponFields {
 }
 /// Lists the codes generated for a group coupon (`is_group: true`), one page at a time.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListCouponCodesArgs {
     ///The group coupon whose codes to list.
     #[arg(
@@ -4807,6 +4985,7 @@ pub struct ListCouponCodesArgs {
 }
 /// Returns one coupon with its restrictions and usage statistics.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetCouponArgs {
     ///The coupon id.
     #[arg(
@@ -4819,6 +4998,7 @@ pub struct GetCouponArgs {
 }
 /// Changes a coupon and returns it. Every field is optional. The include/exclude lists restrict the coupon to (or exclude it from) products, categories, brands, customer groups and shipping companies; `payment_methods` limits the payment methods it works with.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateCouponArgs {
     ///The coupon id.
     #[arg(
@@ -4837,6 +5017,7 @@ pub struct UpdateCouponArgs {
 }
 /// Body fields of `update_coupon` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateCouponFields {
     ///The code customers enter.
     #[arg(
@@ -5137,6 +5318,7 @@ pub struct UpdateCouponFields {
 }
 /// Deletes a coupon.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteCouponArgs {
     ///The coupon id.
     #[arg(
@@ -5149,6 +5331,7 @@ pub struct DeleteCouponArgs {
 }
 /// Lists the store's special offers, one page at a time.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListSpecialOffersArgs {
     /// Page selection.
     #[command(flatten)]
@@ -5156,6 +5339,7 @@ pub struct ListSpecialOffersArgs {
 }
 /// Creates a special offer and returns it. `buy` says what the customer must buy (products or categories, a quantity or an amount), `get` what they receive (a percentage discount or free products); `discounts_table` gives the quantity tiers of a `discounts_table` offer.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateSpecialOfferArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -5166,6 +5350,7 @@ pub struct CreateSpecialOfferArgs {
 }
 /// Body fields of `create_special_offer` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateSpecialOfferFields {
     ///The offer's name. [required]
     #[arg(
@@ -5313,6 +5498,7 @@ pub struct CreateSpecialOfferFields {
 }
 /// Returns one special offer with the products and categories it applies to.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetSpecialOfferArgs {
     ///The special offer id.
     #[arg(
@@ -5325,6 +5511,7 @@ pub struct GetSpecialOfferArgs {
 }
 /// Replaces a special offer's settings and returns the offer. The body is the same as for `create_special_offer`, with the same required fields.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateSpecialOfferArgs {
     ///The special offer id.
     #[arg(
@@ -5343,6 +5530,7 @@ pub struct UpdateSpecialOfferArgs {
 }
 /// Body fields of `update_special_offer` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateSpecialOfferFields {
     ///The offer's name. [required]
     #[arg(
@@ -5490,6 +5678,7 @@ pub struct UpdateSpecialOfferFields {
 }
 /// Deletes a special offer.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteSpecialOfferArgs {
     ///The special offer id.
     #[arg(
@@ -5502,6 +5691,7 @@ pub struct DeleteSpecialOfferArgs {
 }
 /// Activates or deactivates a special offer.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ChangeSpecialOfferStatusArgs {
     ///The special offer id.
     #[arg(
@@ -5520,6 +5710,7 @@ pub struct ChangeSpecialOfferStatusArgs {
 }
 /// Body fields of `change_special_offer_status` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct ChangeSpecialOfferStatusFields {
     ///The new state. [required]
     #[arg(
@@ -5535,6 +5726,7 @@ pub struct ChangeSpecialOfferStatusFields {
 }
 /// Lists the store's affiliate campaigns, one page at a time.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListAffiliatesArgs {
     /// Page selection.
     #[command(flatten)]
@@ -5542,6 +5734,7 @@ pub struct ListAffiliatesArgs {
 }
 /// Creates an affiliate campaign and returns it.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateAffiliateArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -5552,9 +5745,11 @@ pub struct CreateAffiliateArgs {
 }
 /// Body fields of `create_affiliate` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateAffiliateFields {}
 /// Returns one affiliate campaign with its statistics (sales, visits, profit, orders).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetAffiliateArgs {
     ///The affiliate id.
     #[arg(
@@ -5567,6 +5762,7 @@ pub struct GetAffiliateArgs {
 }
 /// Changes an affiliate campaign and returns it. The body takes the same two shapes as `create_affiliate`, with the same required fields.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateAffiliateArgs {
     ///The affiliate id.
     #[arg(
@@ -5585,9 +5781,11 @@ pub struct UpdateAffiliateArgs {
 }
 /// Body fields of `update_affiliate` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateAffiliateFields {}
 /// Deletes an affiliate campaign.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteAffiliateArgs {
     ///The affiliate id.
     #[arg(
@@ -5600,6 +5798,7 @@ pub struct DeleteAffiliateArgs {
 }
 /// Lists the tracking links of an affiliate campaign, each with its marketer and statistics, one page at a time.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListAffiliateLinksArgs {
     ///The affiliate id.
     #[arg(
@@ -5615,6 +5814,7 @@ pub struct ListAffiliateLinksArgs {
 }
 /// Lists the store's advertisements, one page at a time.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListAdvertisementsArgs {
     /// Page selection.
     #[command(flatten)]
@@ -5622,6 +5822,7 @@ pub struct ListAdvertisementsArgs {
 }
 /// Creates an advertisement shown on the chosen storefront pages until `expire_date`, and returns it. `type` says what the advertisement links to: a category, page or product (by `id`), the offers, an external `link`, or nothing (`without_url`).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateAdvertisementArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -5632,6 +5833,7 @@ pub struct CreateAdvertisementArgs {
 }
 /// Body fields of `create_advertisement` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateAdvertisementFields {
     ///The title. [required]
     #[arg(
@@ -5682,6 +5884,7 @@ pub struct CreateAdvertisementFields {
 }
 /// Returns one advertisement.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetAdvertisementArgs {
     ///The advertisement id.
     #[arg(
@@ -5696,6 +5899,7 @@ pub struct GetAdvertisementArgs {
 
 Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateAdvertisementArgs {
     ///The advertisement id.
     #[arg(
@@ -5714,6 +5918,7 @@ pub struct UpdateAdvertisementArgs {
 }
 /// Body fields of `update_advertisement` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateAdvertisementFields {
     ///The title.
     #[arg(
@@ -5764,6 +5969,7 @@ pub struct UpdateAdvertisementFields {
 }
 /// Deletes an advertisement; the service answers 202 Accepted.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteAdvertisementArgs {
     ///The advertisement id.
     #[arg(
@@ -5776,6 +5982,7 @@ pub struct DeleteAdvertisementArgs {
 }
 /// Lists the store's reviews (product ratings, questions, shipping ratings and testimonials), one page at a time. Every filter is optional; the array filters match any of their values.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListReviewsArgs {
     ///Free text matched against the reviews.
     #[arg(id = "keyword", long = "keyword")]
@@ -5850,6 +6057,7 @@ pub struct ListReviewsArgs {
 }
 /// Returns one review with its customer.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetReviewArgs {
     ///The review id.
     #[arg(
@@ -5862,6 +6070,7 @@ pub struct GetReviewArgs {
 }
 /// Publishes or unpublishes a review and returns it.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateReviewArgs {
     ///The review id.
     #[arg(
@@ -5880,6 +6089,7 @@ pub struct UpdateReviewArgs {
 }
 /// Body fields of `update_review` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateReviewFields {
     ///Show (true) or hide (false) the review in the storefront.
     #[arg(id = "is_published", long = "is-published", value_name = "BOOL")]
@@ -5888,6 +6098,7 @@ pub struct UpdateReviewFields {
 }
 /// Lists the store's products in pages (`page`, `per_page`). Filter by a keyword, a status or a category. `format=light` returns lighter items (fewer fields). Each item is a `Product`; the fields a product's details add (`scoped_prices`, `categories`, `tags`) are only in `ProductDetails`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListProductsArgs {
     ///Free text matched against product names and SKUs.
     #[arg(id = "keyword", long = "keyword")]
@@ -5919,6 +6130,7 @@ pub struct ListProductsArgs {
 }
 /// Creates a product and returns its details. `product_type` chooses the kind of product (`product`, `service`, `digital`, `codes`, `food`, `donating`, `booking`, ...); `booking` products take `booking_details`, donation products `min_amount_donating` and `max_amount_donating`. Options given in `options` generate the product's variants.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateProductArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -5929,6 +6141,7 @@ pub struct CreateProductArgs {
 }
 /// Body fields of `create_product` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateProductFields {
     ///The product name. [required]
     #[arg(
@@ -6211,6 +6424,7 @@ pub struct CreateProductFields {
 }
 /// Returns one product with its prices, stock, images, options, variants (`skus`), categories and tags.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetProductArgs {
     ///The product id.
     #[arg(
@@ -6223,6 +6437,7 @@ pub struct GetProductArgs {
 }
 /// Changes the fields of a product given in the body (the others are kept) and returns its details.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateProductArgs {
     ///The product id.
     #[arg(
@@ -6241,6 +6456,7 @@ pub struct UpdateProductArgs {
 }
 /// Body fields of `update_product` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateProductFields {
     ///The product name.
     #[arg(
@@ -6469,6 +6685,7 @@ pub struct UpdateProductFields {
 }
 /// Deletes a product. Answers 202 with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteProductArgs {
     ///The product id.
     #[arg(
@@ -6481,6 +6698,7 @@ pub struct DeleteProductArgs {
 }
 /// Sets the status of a product: `sale` (on sale), `out` (out of stock) or `hidden` (not shown in the storefront). Answers with a confirmation message, not the product.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ChangeProductStatusArgs {
     ///The product id.
     #[arg(
@@ -6499,6 +6717,7 @@ pub struct ChangeProductStatusArgs {
 }
 /// Body fields of `change_product_status` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct ChangeProductStatusFields {
     ///`sale` (on sale), `out` (out of stock) or `hidden` (not shown in the storefront). [required]
     #[arg(
@@ -6515,6 +6734,7 @@ pub struct ChangeProductStatusFields {
 }
 /// Returns the product whose SKU is `sku`, as `get_product` does.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetProductBySkuArgs {
     ///The product's stock keeping unit code (SKU), as set by the merchant.
     #[arg(id = "sku", value_name = "SKU")]
@@ -6522,6 +6742,7 @@ pub struct GetProductBySkuArgs {
 }
 /// Changes the fields given in the body of the product whose SKU is `sku`, as `update_product` does (same body), and returns its details.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateProductBySkuArgs {
     ///The product's stock keeping unit code (SKU), as set by the merchant.
     #[arg(id = "sku", value_name = "SKU")]
@@ -6535,6 +6756,7 @@ pub struct UpdateProductBySkuArgs {
 }
 /// Body fields of `update_product_by_sku` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateProductBySkuFields {
     ///The product name.
     #[arg(
@@ -6763,6 +6985,7 @@ pub struct UpdateProductBySkuFields {
 }
 /// Deletes the product whose SKU is `sku`. Answers 202 with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteProductBySkuArgs {
     ///The product's stock keeping unit code (SKU), as set by the merchant.
     #[arg(id = "sku", value_name = "SKU")]
@@ -6770,6 +6993,7 @@ pub struct DeleteProductBySkuArgs {
 }
 /// Sets the price of the product whose SKU is `sku` and returns the product's details.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateProductPriceBySkuArgs {
     ///The product's stock keeping unit code (SKU), as set by the merchant.
     #[arg(id = "sku", value_name = "SKU")]
@@ -6783,6 +7007,7 @@ pub struct UpdateProductPriceBySkuArgs {
 }
 /// Body fields of `update_product_price_by_sku` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateProductPriceBySkuFields {
     ///A decimal value that the service sends either as a JSON number (`127`, `13.5`) or as a decimal string (`"127.00"`). Parse the string form as a decimal; avoid binary floating point for money. [required]
     #[arg(
@@ -6799,6 +7024,7 @@ pub struct UpdateProductPriceBySkuFields {
 }
 /// Sets the price (and optionally the cost price, sale price and sale end) of one or more products in one request. Answers with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateProductPricesArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -6809,6 +7035,7 @@ pub struct UpdateProductPricesArgs {
 }
 /// Body fields of `update_product_prices` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateProductPricesFields {
     ///One entry per product. As JSON (or @FILE), e.g. [{"id": 1, "price": "10.00", "cost_price": "10.00", "sale_end": "text", "sale_price": "10.00"}] [required]
     #[arg(
@@ -6825,6 +7052,7 @@ pub struct UpdateProductPricesFields {
 }
 /// Uploads a spreadsheet (`file`) that creates or updates products, or only their quantities, SEO data, prices, HS codes, brands or categories, as `type` says. The answer is a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ImportProductsArgs {
     /// Waiting for the background job.
     #[command(flatten)]
@@ -6852,6 +7080,7 @@ pub struct ImportProductsArgs {
 }
 /// Runs one or more actions (duplicate, set sale channels, set features such as categories, brand and tags, set the low-quantity notification, change prices by a formula, restore) on the products selected by `filters` (chosen ids, or all products but `unselected_ids`, narrowed by categories, brands, statuses and types). Returns one entry per queued action.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct RunBulkProductActionsArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -6862,6 +7091,7 @@ pub struct RunBulkProductActionsArgs {
 }
 /// Body fields of `run_bulk_product_actions` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct RunBulkProductActionsFields {
     ///The actions to run. As JSON (or @FILE), e.g. [{"action_name": "duplicate", "value": {...}}] [required]
     #[arg(
@@ -6890,6 +7120,7 @@ pub struct RunBulkProductActionsFields {
 }
 /// Lists the store's product tags, in pages (`page`, `per_page`).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListProductTagsArgs {
     /// Page selection.
     #[command(flatten)]
@@ -6897,6 +7128,7 @@ pub struct ListProductTagsArgs {
 }
 /// Creates a product tag named `tag_name` (a query parameter; there is no body) and returns it.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateProductTagArgs {
     ///The new tag's name.
     #[arg(id = "tag_name", long = "tag-name", required = true)]
@@ -6904,6 +7136,7 @@ pub struct CreateProductTagArgs {
 }
 /// Adds codes (for example gift card or licence codes) to a product of type `codes`, to be delivered to its buyers. Answers with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateProductDigitalCodesArgs {
     ///The product id.
     #[arg(
@@ -6922,6 +7155,7 @@ pub struct CreateProductDigitalCodesArgs {
 }
 /// Body fields of `create_product_digital_codes` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateProductDigitalCodesFields {
     ///The codes, one per unit sold. Repeat the flag for each value. [required]
     #[arg(id = "codes", long = "codes")]
@@ -6930,6 +7164,7 @@ pub struct CreateProductDigitalCodesFields {
 }
 /// Uploads a file that buyers of a digital product download, and returns its name, address and size.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateProductDigitalFileArgs {
     ///The product id.
     #[arg(
@@ -6948,6 +7183,7 @@ pub struct CreateProductDigitalFileArgs {
 }
 /// Deletes a file of a digital product. Answers 202 with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteProductDigitalFileArgs {
     ///The digital file id.
     #[arg(
@@ -6960,6 +7196,7 @@ pub struct DeleteProductDigitalFileArgs {
 }
 /// Uploads an image (`photo`) to a product, or attaches one by address (`original`), and returns it with its resized versions. `default` makes it the product's main image; `sort` places it among the product's images.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateProductImageArgs {
     ///The product id.
     #[arg(
@@ -7002,6 +7239,7 @@ pub struct CreateProductImageArgs {
 }
 /// Attaches a YouTube video (by its address) to a product's images and returns the new media entry (`type` video).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateProductVideoArgs {
     ///The product id.
     #[arg(
@@ -7020,6 +7258,7 @@ pub struct CreateProductVideoArgs {
 }
 /// Body fields of `create_product_video` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateProductVideoFields {
     ///Address of the YouTube video. [required]
     #[arg(id = "video_url", long = "video-url")]
@@ -7036,6 +7275,7 @@ pub struct CreateProductVideoFields {
 }
 /// Uploads an image (`photo`) to the product whose SKU is `sku` and returns it with its resized versions.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateProductImageBySkuArgs {
     ///The product's stock keeping unit code (SKU), as set by the merchant.
     #[arg(id = "sku", value_name = "SKU")]
@@ -7046,6 +7286,7 @@ pub struct CreateProductImageBySkuArgs {
 }
 /// Attaches a video (by its address) to the product whose SKU is `sku` and returns the new media entry.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateProductVideoBySkuArgs {
     ///The product's stock keeping unit code (SKU), as set by the merchant.
     #[arg(id = "sku", value_name = "SKU")]
@@ -7059,6 +7300,7 @@ pub struct CreateProductVideoBySkuArgs {
 }
 /// Body fields of `create_product_video_by_sku` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateProductVideoBySkuFields {
     ///Address of the video.
     #[arg(id = "video_url", long = "video-url")]
@@ -7067,6 +7309,7 @@ pub struct CreateProductVideoBySkuFields {
 }
 /// Replaces the file of a product image (`photo`) and optionally its alternative text, its position and whether it is the main image; returns the image.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateProductImageArgs {
     ///The image id. The update page declares it a string and the delete page an integer; image ids are integers.
     #[arg(
@@ -7103,6 +7346,7 @@ pub struct UpdateProductImageArgs {
 }
 /// Deletes an image (or video) of a product. Answers 202 with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteProductImageArgs {
     ///The image id. The update page declares it a string and the delete page an integer; image ids are integers.
     #[arg(
@@ -7115,6 +7359,7 @@ pub struct DeleteProductImageArgs {
 }
 /// Sets, increases or decreases (`mode`) the stock of many products or variants in one request, each identified by product id, variant id or SKU (`identifer_type`; the field names are spelled `identifer` by the service). Answers with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateProductQuantitiesArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -7125,6 +7370,7 @@ pub struct UpdateProductQuantitiesArgs {
 }
 /// Body fields of `update_product_quantities` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateProductQuantitiesFields {
     ///One entry per product or variant. As JSON (or @FILE), e.g. [{"identifer": "text", "identifer_type": "id", "branch": 1, "mode": "overwrite", "quantity": 1, "reason_id": 1, ...}] [required]
     #[arg(
@@ -7141,9 +7387,11 @@ pub struct UpdateProductQuantitiesFields {
 }
 /// Lists the reasons a stock change can be recorded with (`reason_id` of quantity updates). Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListProductQuantityChangeReasonsArgs {}
 /// Lists the changes of product and variant stock: old and new quantity, the reason and who made the change. Filter by keyword, categories, brands, tags and branches.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListProductQuantityAuditArgs {
     ///Free text matched against product names and SKUs.
     #[arg(id = "keyword", long = "keyword")]
@@ -7166,6 +7414,7 @@ pub struct ListProductQuantityAuditArgs {
 }
 /// Lists the variants (SKUs) of a product, one per combination of its option values, with their prices and stock, in pages (`page`, `per_page`).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListProductVariantsArgs {
     ///The product id.
     #[arg(
@@ -7181,6 +7430,7 @@ pub struct ListProductVariantsArgs {
 }
 /// Sets the stock quantity of one variant and returns the variant.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateProductVariantQuantityArgs {
     ///The variant (SKU) id.
     #[arg(id = "variant_id", value_name = "VARIANT_ID")]
@@ -7194,6 +7444,7 @@ pub struct UpdateProductVariantQuantityArgs {
 }
 /// Body fields of `update_product_variant_quantity` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateProductVariantQuantityFields {
     ///Units in stock. [required]
     #[arg(
@@ -7208,6 +7459,7 @@ pub struct UpdateProductVariantQuantityFields {
 }
 /// Returns one option of a product with its values and the product's variants.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetProductOptionArgs {
     ///The product option id.
     #[arg(
@@ -7220,6 +7472,7 @@ pub struct GetProductOptionArgs {
 }
 /// Changes the fields of a product option given in the body (its name, whether it is required, its display and visibility, its values) and returns the option.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateProductOptionArgs {
     ///The product option id.
     #[arg(
@@ -7238,6 +7491,7 @@ pub struct UpdateProductOptionArgs {
 }
 /// Body fields of `update_product_option` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateProductOptionFields {
     ///The option's name.
     #[arg(
@@ -7335,6 +7589,7 @@ pub struct UpdateProductOptionFields {
 }
 /// Adds a value to a product option and returns the whole option (with the new value and the product's variants).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateProductOptionValueArgs {
     ///The product option id.
     #[arg(
@@ -7353,6 +7608,7 @@ pub struct CreateProductOptionValueArgs {
 }
 /// Body fields of `create_product_option_value` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateProductOptionValueFields {
     ///The value's label, for example `XL`. [required]
     #[arg(
@@ -7398,6 +7654,7 @@ pub struct CreateProductOptionValueFields {
 }
 /// Deletes an option of a product with its values. Answers 202 with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteProductOptionArgs {
     ///The product option id.
     #[arg(
@@ -7410,6 +7667,7 @@ pub struct DeleteProductOptionArgs {
 }
 /// Returns one value of a product option.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetProductOptionValueArgs {
     ///The product option value id.
     #[arg(
@@ -7424,6 +7682,7 @@ pub struct GetProductOptionValueArgs {
 
 Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateProductOptionValueArgs {
     ///The product option value id.
     #[arg(
@@ -7442,6 +7701,7 @@ pub struct UpdateProductOptionValueArgs {
 }
 /// Body fields of `update_product_option_value` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateProductOptionValueFields {
     ///The value's label.
     #[arg(
@@ -7487,6 +7747,7 @@ pub struct UpdateProductOptionValueFields {
 }
 /// Deletes a value of a product option. Answers 202 with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteProductOptionValueArgs {
     ///The product option value id.
     #[arg(
@@ -7499,6 +7760,7 @@ pub struct DeleteProductOptionValueArgs {
 }
 /// Lists the store's option templates, in pages (`page`, `per_page`); `with=details` adds each template's values.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListProductOptionTemplatesArgs {
     ///`details` also returns the values (details) of each template.
     #[arg(
@@ -7515,6 +7777,7 @@ pub struct ListProductOptionTemplatesArgs {
 }
 /// Creates an option template with its name, type, display type, translations and values (`details`, required) and returns it; `with=details` returns its values too.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateProductOptionTemplateArgs {
     ///`details` also returns the values (details) of each template.
     #[arg(
@@ -7534,6 +7797,7 @@ pub struct CreateProductOptionTemplateArgs {
 }
 /// Body fields of `create_product_option_template` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateProductOptionTemplateFields {
     ///The template's name.
     #[arg(id = "name", long = "name")]
@@ -7586,6 +7850,7 @@ pub struct CreateProductOptionTemplateFields {
 }
 /// Returns one option template; `with=details` adds its values.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetProductOptionTemplateArgs {
     ///The option template id.
     #[arg(
@@ -7609,6 +7874,7 @@ pub struct GetProductOptionTemplateArgs {
 
 Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateProductOptionTemplateArgs {
     ///The option template id.
     #[arg(
@@ -7627,6 +7893,7 @@ pub struct UpdateProductOptionTemplateArgs {
 }
 /// Body fields of `update_product_option_template` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateProductOptionTemplateFields {
     ///The template's name.
     #[arg(id = "name", long = "name")]
@@ -7668,6 +7935,7 @@ pub struct UpdateProductOptionTemplateFields {
 }
 /// Deletes an option template. Answers 202 with a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteProductOptionTemplateArgs {
     ///The option template id.
     #[arg(
@@ -7680,6 +7948,7 @@ pub struct DeleteProductOptionTemplateArgs {
 }
 /// Lists the brands of the store, optionally filtered by a keyword in their names. Paged by `page` and `per_page`. With `with=translations` each brand also carries its translated texts.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListBrandsArgs {
     ///Returns only the brands whose name contains this text.
     #[arg(id = "keyword", long = "keyword")]
@@ -7699,6 +7968,7 @@ pub struct ListBrandsArgs {
 }
 /// Creates a brand from a `multipart/form-data` upload: the `logo` image file is required, a `banner` image file is optional. The nested English translation is sent as bracketed form fields (`translations[en][name]`, `translations[en][metadata][title]`...). Returns the created brand.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateBrandArgs {
     ///The brand name.
     #[arg(
@@ -7750,6 +8020,7 @@ pub struct CreateBrandArgs {
 }
 /// Returns one brand of the store. With `with=translations` the brand also carries its translated texts.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetBrandArgs {
     ///The brand id.
     #[arg(
@@ -7771,6 +8042,7 @@ pub struct GetBrandArgs {
 
 Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateBrandArgs {
     ///The brand id.
     #[arg(
@@ -7789,6 +8061,7 @@ pub struct UpdateBrandArgs {
 }
 /// Body fields of `update_brand` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateBrandFields {
     ///The brand name.
     #[arg(
@@ -7840,6 +8113,7 @@ pub struct UpdateBrandFields {
 }
 /// Deletes a brand of the store and answers a confirmation message (202 Accepted).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteBrandArgs {
     ///The brand id.
     #[arg(
@@ -7852,6 +8126,7 @@ pub struct DeleteBrandArgs {
 }
 /// Finds categories by a keyword in their names or by their ids, with their sub-categories in `items`. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct SearchCategoriesArgs {
     ///Returns only the categories whose name contains this text.
     #[arg(id = "keyword", long = "keyword")]
@@ -7865,6 +8140,7 @@ pub struct SearchCategoriesArgs {
 }
 /// Returns one category with its sub-categories in `items`, recursively.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetCategoryArgs {
     ///The category id.
     #[arg(
@@ -7882,6 +8158,7 @@ pub struct GetCategoryArgs {
 
 Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateCategoryArgs {
     ///The category id.
     #[arg(
@@ -7900,6 +8177,7 @@ pub struct UpdateCategoryArgs {
 }
 /// Body fields of `update_category` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateCategoryFields {
     ///The category name; must not be blank.
     #[arg(
@@ -8001,6 +8279,7 @@ pub struct UpdateCategoryFields {
 }
 /// Deletes a category and answers a confirmation message (status 200).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteCategoryArgs {
     ///The category id.
     #[arg(
@@ -8013,6 +8292,7 @@ pub struct DeleteCategoryArgs {
 }
 /// Lists the direct sub-categories of a category, in a lighter shape than the category details. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListCategoryChildrenArgs {
     ///The category id.
     #[arg(
@@ -8028,6 +8308,7 @@ pub struct ListCategoryChildrenArgs {
 }
 /// Lists the products placed in a category with their display order (`sort`).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListCategoryProductsArgs {
     ///The category id.
     #[arg(
@@ -8043,6 +8324,7 @@ pub struct ListCategoryProductsArgs {
 }
 /// Enables or disables a language of the store and changes its display position. Returns the store's languages.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateLanguageArgs {
     ///The language's ISO 639-1 code (`en`, `fr`).
     #[arg(id = "locale", value_name = "LOCALE")]
@@ -8056,6 +8338,7 @@ pub struct UpdateLanguageArgs {
 }
 /// Body fields of `update_language` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateLanguageFields {
     ///True enables the language, false disables it.
     #[arg(id = "status", long = "status", value_name = "BOOL")]
@@ -8077,9 +8360,11 @@ pub struct UpdateLanguageFields {
 }
 /// Lists the currencies of the store with their state. Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListCurrenciesArgs {}
 /// Enables or disables currencies of the store (`status: true` enables) and returns the store's currencies.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ActivateCurrenciesArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -8090,6 +8375,7 @@ pub struct ActivateCurrenciesArgs {
 }
 /// Body fields of `activate_currencies` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct ActivateCurrenciesFields {
     ///One entry per currency to change. As JSON (or @FILE), e.g. [{"code": "text", "status": true}]
     #[arg(
@@ -8106,9 +8392,11 @@ pub struct ActivateCurrenciesFields {
 }
 /// Lists every currency the store can activate, one entry per country with its currency code and names in English and Arabic. Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListAvailableCurrenciesArgs {}
 /// Lists the countries the service knows. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListCountriesArgs {
     /// Page selection.
     #[command(flatten)]
@@ -8116,6 +8404,7 @@ pub struct ListCountriesArgs {
 }
 /// Returns one country.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetCountryArgs {
     ///The country id.
     #[arg(
@@ -8128,6 +8417,7 @@ pub struct GetCountryArgs {
 }
 /// Lists the cities of one country. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListCitiesArgs {
     ///The country id.
     #[arg(
@@ -8143,6 +8433,7 @@ pub struct ListCitiesArgs {
 }
 /// Lists the districts of one city; the response also names the city. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListDistrictsArgs {
     ///The city id (from `list_cities`).
     #[arg(
@@ -8158,6 +8449,7 @@ pub struct ListDistrictsArgs {
 }
 /// Lists the tax rates of the store. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListTaxesArgs {
     /// Page selection.
     #[command(flatten)]
@@ -8165,6 +8457,7 @@ pub struct ListTaxesArgs {
 }
 /// Adds a tax rate (a percentage, `tax`) to the store, for one country when `country_id` is given. Returns the created tax.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateTaxArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -8175,6 +8468,7 @@ pub struct CreateTaxArgs {
 }
 /// Body fields of `create_tax` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateTaxFields {
     ///The rate in percent, as a decimal string (`"15"`). [required]
     #[arg(
@@ -8200,6 +8494,7 @@ pub struct CreateTaxFields {
 }
 /// Returns one tax rate of the store.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetTaxArgs {
     ///The tax id.
     #[arg(
@@ -8214,6 +8509,7 @@ pub struct GetTaxArgs {
 
 Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateTaxArgs {
     ///The tax id.
     #[arg(
@@ -8232,6 +8528,7 @@ pub struct UpdateTaxArgs {
 }
 /// Body fields of `update_tax` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateTaxFields {
     ///The rate in percent, as a decimal string (`"15"`).
     #[arg(
@@ -8257,6 +8554,7 @@ pub struct UpdateTaxFields {
 }
 /// Deletes a tax rate of the store and answers a confirmation message (status 200).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteTaxArgs {
     ///The tax id.
     #[arg(
@@ -8269,6 +8567,7 @@ pub struct DeleteTaxArgs {
 }
 /// Imports the store's custom URLs from an uploaded file (`multipart/form-data`, field `file`) and answers a confirmation message (status 201).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ImportCustomUrlsArgs {
     ///The file to import. A path, or `-` for standard input.
     #[arg(id = "file", long = "file", required = true, value_name = "FILE")]
@@ -8276,6 +8575,7 @@ pub struct ImportCustomUrlsArgs {
 }
 /// Estimates what each shipping company would charge to deliver to a city (`country_id` and `city_id` are required), optionally for an existing order and a precise destination (`geocode`, `postal_code`). Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListShippingEstimateRatesArgs {
     ///The destination country id.
     #[arg(
@@ -8315,6 +8615,7 @@ pub struct ListShippingEstimateRatesArgs {
 }
 /// Lists the fields a shipping company asks for when a shipment is created with it (for example the number of boxes or the content type), each with its input kind, whether it is required and its choices. Their values go into a shipment's `policy_options`. Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListShippingCompanyOptionsArgs {
     ///The shipping company id.
     #[arg(
@@ -8327,6 +8628,7 @@ pub struct ListShippingCompanyOptionsArgs {
 }
 /// Changes the store's default route, the one used when no other route applies: whether it is enabled, its companies and its strategy. Every field is optional; what is sent replaces the current value.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateDefaultShippingRouteArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -8337,6 +8639,7 @@ pub struct UpdateDefaultShippingRouteArgs {
 }
 /// Body fields of `update_default_shipping_route` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateDefaultShippingRouteFields {
     ///Whether the default route is enabled.
     #[arg(id = "status", long = "status", value_name = "BOOL")]
@@ -8369,6 +8672,7 @@ pub struct UpdateDefaultShippingRouteFields {
 }
 /// Lists the shipping zones of the store (one country and city of a shipping company each, with its fees and delivery time), optionally of one company only. Paged by `page` and `per_page`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListShippingZonesArgs {
     ///Only the zones of the shipping company with this id.
     #[arg(
@@ -8385,6 +8689,7 @@ pub struct ListShippingZonesArgs {
 }
 /// Adds a zone to a shipping company (`company`): the country and city it delivers to, cities excluded, its fees (fixed, or by weight), cash on delivery and delivery time. A malformed request gives 400 or 422.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateShippingZoneArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -8395,6 +8700,7 @@ pub struct CreateShippingZoneArgs {
 }
 /// Body fields of `create_shipping_zone` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateShippingZoneFields {
     ///The shipping company id. [required]
     #[arg(
@@ -8421,6 +8727,7 @@ pub struct CreateShippingZoneFields {
 }
 /// Returns one shipping zone with its company, country, cities, fees and delivery time.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetShippingZoneArgs {
     ///The shipping zone id.
     #[arg(
@@ -8435,6 +8742,7 @@ pub struct GetShippingZoneArgs {
 
 Fields you do not give are kept: the record is read first.*/
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateShippingZoneArgs {
     ///The shipping zone id.
     #[arg(
@@ -8453,6 +8761,7 @@ pub struct UpdateShippingZoneArgs {
 }
 /// Body fields of `update_shipping_zone` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateShippingZoneFields {
     ///The shipping company id.
     #[arg(
@@ -8479,6 +8788,7 @@ pub struct UpdateShippingZoneFields {
 }
 /// Deletes a shipping zone.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteShippingZoneArgs {
     ///The shipping zone id.
     #[arg(
@@ -8491,6 +8801,7 @@ pub struct DeleteShippingZoneArgs {
 }
 /// Lists the store's branches and warehouses, paged by `page` and `per_page`; optionally only the default branch, those matching a keyword, or the one with a branch code.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListBranchesArgs {
     ///Only the default branch (`true`) or only the others (`false`).
     #[arg(id = "is_default", long = "is-default", value_name = "BOOL")]
@@ -8507,6 +8818,7 @@ pub struct ListBranchesArgs {
 }
 /// Creates a branch or a warehouse (`type`) with its address, position, contacts, cash on delivery settings, preparation time and working hours. `name`, `type`, `country_id`, `city_id`, `location`, `street`, `local`, `address_description`, `postal_code` and `contacts` are required.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateBranchArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -8517,6 +8829,7 @@ pub struct CreateBranchArgs {
 }
 /// Body fields of `create_branch` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateBranchFields {
     ///The branch name. [required]
     #[arg(
@@ -8643,6 +8956,7 @@ pub struct CreateBranchFields {
 }
 /// Returns one branch.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetBranchArgs {
     ///The branch id.
     #[arg(
@@ -8662,6 +8976,7 @@ pub struct GetBranchArgs {
 }
 /// Changes a branch; every field is optional and what is sent replaces the current value. Also activates or deactivates the branch (`status`).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateBranchArgs {
     ///The branch id.
     #[arg(
@@ -8680,6 +8995,7 @@ pub struct UpdateBranchArgs {
 }
 /// Body fields of `update_branch` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateBranchFields {
     ///The branch name.
     #[arg(
@@ -8810,6 +9126,7 @@ pub struct UpdateBranchFields {
 }
 /// Deletes a branch; answers a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteBranchArgs {
     ///The branch id.
     #[arg(
@@ -8822,6 +9139,7 @@ pub struct DeleteBranchArgs {
 }
 /// Lists the allocation rules that choose which branch fulfils an order, paged by `page` and `per_page`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListBranchAllocationsArgs {
     /// Page selection.
     #[command(flatten)]
@@ -8829,6 +9147,7 @@ pub struct ListBranchAllocationsArgs {
 }
 /// Creates an allocation rule: when all its `rules` hold for an order (destination, number of items, product tags, SKUs...), its `action` chooses the branch, or the branches and the strategy among them. `priority`, `rules` and `action` are required.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateBranchAllocationArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -8839,6 +9158,7 @@ pub struct CreateBranchAllocationArgs {
 }
 /// Body fields of `create_branch_allocation` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateBranchAllocationFields {
     ///The rule's name.
     #[arg(id = "name", long = "name")]
@@ -8891,6 +9211,7 @@ pub struct CreateBranchAllocationFields {
 }
 /// Sets the store's default allocation strategy (closest branch to the customer, branch with the most stock, or by branch priority), for the whole store or one scope (`scope_id`), and the branch priorities the `priority` strategy uses.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateBranchAllocationSettingsArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -8901,6 +9222,7 @@ pub struct UpdateBranchAllocationSettingsArgs {
 }
 /// Body fields of `update_branch_allocation_settings` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateBranchAllocationSettingsFields {
     ///The scope (store scope) the settings apply to; null for the whole store. [required]
     #[arg(
@@ -8939,6 +9261,7 @@ pub struct UpdateBranchAllocationSettingsFields {
 }
 /// Returns one allocation rule with its rules and action.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetBranchAllocationArgs {
     ///The branch allocation rule id.
     #[arg(
@@ -8951,6 +9274,7 @@ pub struct GetBranchAllocationArgs {
 }
 /// Changes an allocation rule; every field is optional and what is sent replaces the current value (a `rules` list replaces the whole list).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateBranchAllocationArgs {
     ///The branch allocation rule id.
     #[arg(
@@ -8969,6 +9293,7 @@ pub struct UpdateBranchAllocationArgs {
 }
 /// Body fields of `update_branch_allocation` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateBranchAllocationFields {
     ///The rule's name.
     #[arg(id = "name", long = "name")]
@@ -9021,6 +9346,7 @@ pub struct UpdateBranchAllocationFields {
 }
 /// Deletes an allocation rule; answers a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteBranchAllocationArgs {
     ///The branch allocation rule id.
     #[arg(
@@ -9033,6 +9359,7 @@ pub struct DeleteBranchAllocationArgs {
 }
 /// Lists the delivery zones of the store's branches, optionally of one branch only, paged by `page` and `per_page`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListBranchDeliveryZonesArgs {
     ///Only the delivery zones of this branch.
     #[arg(
@@ -9049,6 +9376,7 @@ pub struct ListBranchDeliveryZonesArgs {
 }
 /// Creates the delivery zone of a branch: whether it is active, the area covered (a radius in meters or a polygon of coordinates) and the delivery hours. `status`, `branch_id` and `rules.coverage` are required.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateBranchDeliveryZoneArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -9059,6 +9387,7 @@ pub struct CreateBranchDeliveryZoneArgs {
 }
 /// Body fields of `create_branch_delivery_zone` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateBranchDeliveryZoneFields {
     ///`1` for an active zone, `0` for an inactive one. [required]
     #[arg(
@@ -9099,6 +9428,7 @@ pub struct CreateBranchDeliveryZoneFields {
 }
 /// Returns one delivery zone of a branch with its coverage and delivery hours.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetBranchDeliveryZoneArgs {
     ///The branch delivery zone id.
     #[arg(
@@ -9111,6 +9441,7 @@ pub struct GetBranchDeliveryZoneArgs {
 }
 /// Changes a delivery zone; every field is optional and what is sent replaces the current value.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateBranchDeliveryZoneArgs {
     ///The branch delivery zone id.
     #[arg(
@@ -9129,6 +9460,7 @@ pub struct UpdateBranchDeliveryZoneArgs {
 }
 /// Body fields of `update_branch_delivery_zone` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateBranchDeliveryZoneFields {
     ///`1` for an active zone, `0` for an inactive one (assumed, as for creation).
     #[arg(
@@ -9169,6 +9501,7 @@ pub struct UpdateBranchDeliveryZoneFields {
 }
 /// Deletes a delivery zone.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteBranchDeliveryZoneArgs {
     ///The branch delivery zone id.
     #[arg(
@@ -9181,6 +9514,7 @@ pub struct DeleteBranchDeliveryZoneArgs {
 }
 /// Returns one order with its details (`OrderDetails`): amounts (`amounts.total` is the order total; there is no top-level `total`), customer, receiver, payment method, status, URLs, features and the actions allowed on it.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetOrderArgs {
     ///The order id.
     #[arg(
@@ -9209,6 +9543,7 @@ pub struct GetOrderArgs {
 }
 /// Changes an order: its customer, receiver, delivery method, branch, shipping company, address (`ship_to`), payment, coupon and assigned employees. Only the fields sent change. The fields of the national address in `ship_to` are mandatory from 5 January 2026. Answers the updated order.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateOrderArgs {
     ///The order id.
     #[arg(
@@ -9227,6 +9562,7 @@ pub struct UpdateOrderArgs {
 }
 /// Body fields of `update_order` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateOrderFields {
     ///The customer of a new or changed order; an existing one by `id`, or a new one. As JSON (or @FILE), e.g. {"email": "name@example.com", "id": 1, "mobile": "text", "name": "text"}
     #[arg(
@@ -9318,9 +9654,11 @@ pub struct UpdateOrderFields {
 }
 /// Creates an empty draft order (no body) and answers its id and reference number; fill it with `create_order_item` and `update_order`.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateDraftOrderArgs {}
 /// Creates a new order with the same customer, items and shipping as an existing one.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DuplicateOrderArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -9331,6 +9669,7 @@ pub struct DuplicateOrderArgs {
 }
 /// Body fields of `duplicate_order` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct DuplicateOrderFields {
     ///The id of the order to duplicate. [required]
     #[arg(
@@ -9345,6 +9684,7 @@ pub struct DuplicateOrderFields {
 }
 /// Runs one or more actions (change the status, print or send invoices, create shipping policies, assign employees or tags, export, refund, delete...) on the orders chosen by `filters`. Answers one result per operation. Some actions cannot run together; the service then answers 422 naming them.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct RunOrderActionsArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -9355,6 +9695,7 @@ pub struct RunOrderActionsArgs {
 }
 /// Body fields of `run_order_actions` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct RunOrderActionsFields {
     ///The actions. As JSON (or @FILE), e.g. [{"action_name": "create_shipping_policy", "value": ...}] [required]
     #[arg(
@@ -9383,6 +9724,7 @@ pub struct RunOrderActionsFields {
 }
 /// Moves the stock reserved for an order (all items, or the listed items and quantities) from one branch to another. Needs the multiple shipments feature; without it the service answers 403.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct RelocateOrderInventoryArgs {
     ///The order id.
     #[arg(
@@ -9401,6 +9743,7 @@ pub struct RelocateOrderInventoryArgs {
 }
 /// Body fields of `relocate_order_inventory` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct RelocateOrderInventoryFields {
     ///The branch the stock is taken from. [required]
     #[arg(
@@ -9437,6 +9780,7 @@ pub struct RelocateOrderInventoryFields {
 }
 /// Lists the lines of one order (`order_id`): product, quantity, amounts, chosen options, images and, for digital products, codes and files (deprecated; use the order's `urls.digital_content`). Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListOrderItemsArgs {
     ///The order whose items to list.
     #[arg(
@@ -9451,6 +9795,7 @@ pub struct ListOrderItemsArgs {
 }
 /// Adds a product to an order, by product id or SKU (`identifier_type`, `identifier`), with a quantity, options and the branch to take it from; or a custom line by `name`, `price`, `cost_price` and `weight`. Answers the order's items.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateOrderItemArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -9461,6 +9806,7 @@ pub struct CreateOrderItemArgs {
 }
 /// Body fields of `create_order_item` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateOrderItemFields {
     ///The order to add the line to. [required]
     #[arg(
@@ -9572,6 +9918,7 @@ pub struct CreateOrderItemFields {
 }
 /// Changes an order line: quantity, branch, price, weight or options. Only the fields sent change. Answers the order's items.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateOrderItemArgs {
     ///The order item id.
     #[arg(
@@ -9590,6 +9937,7 @@ pub struct UpdateOrderItemArgs {
 }
 /// Body fields of `update_order_item` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateOrderItemFields {
     ///Units ordered.
     #[arg(
@@ -9657,6 +10005,7 @@ pub struct UpdateOrderItemFields {
 }
 /// Removes a line from its order.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteOrderItemArgs {
     ///The order item id.
     #[arg(
@@ -9669,6 +10018,7 @@ pub struct DeleteOrderItemArgs {
 }
 /// Moves an order to another status, given by `status_id` (a status of `list_order_statuses`, custom ones included) or by `slug`; send one of the two. A `note` is recorded in the order's history; `restore_items` puts the items back in stock (for a cancellation or a return).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ChangeOrderStatusArgs {
     ///The order id.
     #[arg(
@@ -9687,6 +10037,7 @@ pub struct ChangeOrderStatusArgs {
 }
 /// Body fields of `change_order_status` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct ChangeOrderStatusFields {
     ///The id of the new status (custom statuses included).
     #[arg(
@@ -9732,6 +10083,7 @@ pub struct ChangeOrderStatusFields {
 }
 /// Returns one order status with its original, parent and sub-statuses (`children`).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetOrderStatusArgs {
     ///The order status id.
     #[arg(
@@ -9744,6 +10096,7 @@ pub struct GetOrderStatusArgs {
 }
 /// Changes a status: its name, message template, icon, position or whether it is active. Only the fields sent change.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateOrderStatusArgs {
     ///The order status id.
     #[arg(
@@ -9762,6 +10115,7 @@ pub struct UpdateOrderStatusArgs {
 }
 /// Body fields of `update_order_status` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateOrderStatusFields {
     ///The status name.
     #[arg(
@@ -9802,6 +10156,7 @@ pub struct UpdateOrderStatusFields {
 }
 /// Uploads a spreadsheet file (`file`, multipart/form-data) listing orders and their new statuses; the service changes them and answers a confirmation message.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ChangeBulkOrderStatusesArgs {
     ///The file. A path, or `-` for standard input.
     #[arg(id = "file", long = "file", required = true, value_name = "FILE")]
@@ -9809,6 +10164,7 @@ pub struct ChangeBulkOrderStatusesArgs {
 }
 /// Sets the position (`sort`) of each listed status; the body is an array.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct SortOrderStatusesArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -9819,9 +10175,11 @@ pub struct SortOrderStatusesArgs {
 }
 /// Body fields of `sort_order_statuses` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct SortOrderStatusesFields {}
 /// Lists the history of one order, one page at a time: status changes and other activity (`type: activity`) and notes (`type: comment`), each with its author and time.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListOrderHistoriesArgs {
     ///The order id.
     #[arg(
@@ -9837,6 +10195,7 @@ pub struct ListOrderHistoriesArgs {
 }
 /// Adds a note to the history of an order; answers the new entry.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateOrderHistoryArgs {
     ///The order id.
     #[arg(
@@ -9855,6 +10214,7 @@ pub struct CreateOrderHistoryArgs {
 }
 /// Body fields of `create_order_history` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateOrderHistoryFields {
     ///The note. [required]
     #[arg(
@@ -9870,6 +10230,7 @@ pub struct CreateOrderHistoryFields {
 }
 /// Lists the store's order options (extra checkout fields), one page at a time. The list gives each option's id and name; `get_order_option` returns the rest.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListOrderOptionsArgs {
     /// Page selection.
     #[command(flatten)]
@@ -9877,6 +10238,7 @@ pub struct ListOrderOptionsArgs {
 }
 /// Creates an order option: a field of type `text`, `number`, `checkbox` or `date`, optionally required, priced, limited to some categories or products, or a booking (`booking_details`) with availabilities per day. A store has a maximum number of options; over it the service answers 422.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateOrderOptionArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -9887,6 +10249,7 @@ pub struct CreateOrderOptionArgs {
 }
 /// Body fields of `create_order_option` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateOrderOptionFields {
     ///The option name. [required]
     #[arg(
@@ -9991,6 +10354,7 @@ pub struct CreateOrderOptionFields {
 }
 /// Returns one order option with its values, categories and booking details.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetOrderOptionArgs {
     ///The order option id.
     #[arg(
@@ -10003,6 +10367,7 @@ pub struct GetOrderOptionArgs {
 }
 /// Changes an order option. Only the fields sent change.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateOrderOptionArgs {
     ///The order option id.
     #[arg(
@@ -10021,6 +10386,7 @@ pub struct UpdateOrderOptionArgs {
 }
 /// Body fields of `update_order_option` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateOrderOptionFields {
     ///The option name.
     #[arg(
@@ -10168,6 +10534,7 @@ pub struct UpdateOrderOptionFields {
 }
 /// Deletes an order option.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct DeleteOrderOptionArgs {
     ///The order option id.
     #[arg(
@@ -10180,6 +10547,7 @@ pub struct DeleteOrderOptionArgs {
 }
 /// Lists the store's invoices and credit notes, one page at a time, optionally of one order or issued between two days.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListOrderInvoicesArgs {
     ///Only invoices issued on or after this day.
     #[arg(id = "from_date", long = "from-date")]
@@ -10202,6 +10570,7 @@ pub struct ListOrderInvoicesArgs {
 }
 /// Records an invoice (`tax_invoice`) or a credit note (`credit_note`) for an order. The invoice comes from the order itself (`data_type: order`), from the amounts sent (`data`), or from a document at `url` (`url` or `file`).
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateOrderInvoiceArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -10212,6 +10581,7 @@ pub struct CreateOrderInvoiceArgs {
 }
 /// Body fields of `create_order_invoice` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateOrderInvoiceFields {
     ///The order to invoice. [required]
     #[arg(
@@ -10330,6 +10700,7 @@ pub struct CreateOrderInvoiceFields {
 }
 /// Returns one invoice or credit note with its amounts and items.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetOrderInvoiceArgs {
     ///The invoice id.
     #[arg(
@@ -10342,6 +10713,7 @@ pub struct GetOrderInvoiceArgs {
 }
 /// Sends the invoice of an order to its customer. No body.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct SendOrderInvoiceArgs {
     ///The order id.
     #[arg(
@@ -10354,6 +10726,7 @@ pub struct SendOrderInvoiceArgs {
 }
 /// Renders the invoice of an order as a document and answers its address. No body.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct PrintOrderInvoiceArgs {
     ///The order id.
     #[arg(
@@ -10366,6 +10739,7 @@ pub struct PrintOrderInvoiceArgs {
 }
 /// Lists the carts that customers filled but did not check out, one page at a time, with their totals, customer, coupon and items. `keyword` searches them.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListAbandonedCartsArgs {
     ///Free text search (for example the customer's name or mobile number).
     #[arg(id = "keyword", long = "keyword")]
@@ -10388,6 +10762,7 @@ pub struct ListAbandonedCartsArgs {
 }
 /// Returns one abandoned cart with its status (`active` or `purchased`), totals, customer, coupon and items.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct GetAbandonedCartArgs {
     ///The abandoned cart id.
     #[arg(
@@ -10400,9 +10775,11 @@ pub struct GetAbandonedCartArgs {
 }
 /// Lists the rules that assign new orders to employees: each names an employee (`user_id`) and the conditions (`entity`, `value`) an order must meet. Not paged.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListOrderAssignmentRulesArgs {}
 /// Creates a rule that assigns the orders meeting its conditions to an employee.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct CreateOrderAssignmentRuleArgs {
     /// Body fields as flags.
     #[command(flatten)]
@@ -10413,6 +10790,7 @@ pub struct CreateOrderAssignmentRuleArgs {
 }
 /// Body fields of `create_order_assignment_rule` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct CreateOrderAssignmentRuleFields {
     ///The employee to assign the orders to.
     #[arg(
@@ -10439,6 +10817,7 @@ pub struct CreateOrderAssignmentRuleFields {
 }
 /// Replaces the conditions of a rule; the body is the array of conditions.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct UpdateOrderAssignmentRuleArgs {
     ///The assignment rule id.
     #[arg(
@@ -10457,9 +10836,11 @@ pub struct UpdateOrderAssignmentRuleArgs {
 }
 /// Body fields of `update_order_assignment_rule` as flags.
 #[derive(clap::Args, serde::Serialize)]
+#[non_exhaustive]
 pub struct UpdateOrderAssignmentRuleFields {}
 /// Lists the employees an order is assigned to.
 #[derive(clap::Args)]
+#[non_exhaustive]
 pub struct ListOrderAssignedEmployeesArgs {
     ///The order id.
     #[arg(

@@ -209,6 +209,7 @@ impl Model {
             quote! {
                 #[doc = #doc]
                 #[derive(clap::Subcommand)]
+                #[non_exhaustive]
                 pub enum #enum_name {
                     #(#variants,)*
                     #(#extra,)*
@@ -286,6 +287,7 @@ impl Model {
 
             /// One group of commands per tag of the document.
             #[derive(clap::Subcommand)]
+            #[non_exhaustive]
             pub enum Operations {
                 #(#group_variants,)*
             }
@@ -485,6 +487,7 @@ impl Model {
                     Some(quote! {
                         #[doc = #doc]
                         #[derive(clap::Args, serde::Serialize)]
+                        #[non_exhaustive]
                         pub struct #fields_struct {
                             #(#members,)*
                         }
@@ -545,6 +548,7 @@ impl Model {
         quote! {
             #[doc = #details]
             #[derive(clap::Args)]
+            #[non_exhaustive]
             pub struct #args {
                 #(#path_fields,)*
                 #(#query_fields,)*
