@@ -10,9 +10,8 @@ fn main() {
     println!("cargo::rerun-if-changed=store-admin.yaml");
     println!("cargo::rerun-if-changed=src/yaml.rs");
     let text = std::fs::read_to_string("store-admin.yaml").expect("read store-admin.yaml");
-    let document: serde_json::Value =
-        serde_saphyr::from_str_with_options(&text, yaml::yaml_options())
-            .unwrap_or_else(|e| panic!("store-admin.yaml is not a YAML document: {e}"));
+    let document = yaml::to_json(&text)
+        .unwrap_or_else(|e| panic!("store-admin.yaml is not a YAML document: {e}"));
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"))
         .join("store-admin.json");
     std::fs::write(&out, serde_json::to_string(&document).expect("JSON"))

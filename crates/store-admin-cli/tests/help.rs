@@ -165,10 +165,7 @@ impl Document {
             "/../../openapi/store-admin.yaml"
         );
         let text = std::fs::read_to_string(path).expect("the OpenAPI document");
-        Document(
-            serde_saphyr::from_str_with_options(&text, store_admin_mock::yaml_options())
-                .expect("the document is YAML"),
-        )
+        Document(store_admin_mock::read_yaml(&text).expect("the document is YAML"))
     }
 
     fn resolve<'a>(&'a self, value: &'a Value) -> &'a Value {

@@ -11,8 +11,6 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use axum::http::Method;
 use serde_json::{Map, Value, json};
 
-use crate::yaml::yaml_options;
-
 /// The path prefix of every API operation.
 pub const API_PREFIX: &str = "/admin/v2";
 
@@ -21,6 +19,12 @@ pub const API_PREFIX: &str = "/admin/v2";
 /// package carries it), as JSON: the build script reads the YAML once (`build.rs`), so that a
 /// start parses JSON, not YAML (the CLI's `--sandbox` starts a mock for every command).
 pub(crate) const EMBEDDED: &str = include_str!(concat!(env!("OUT_DIR"), "/store-admin.json"));
+
+/// A YAML (or JSON) text read as the mock reads a document, into JSON: only YAML 1.2's `true`
+/// and `false` are booleans (`yes`, `no`, `on` and `off` stay text).
+pub fn read_yaml(text: &str) -> Result<Value, DocumentError> {
+    crate::yaml::to_json(text).map_err(DocumentError::Parse)
+}
 
 /// Why a document cannot be served.
 #[derive(Debug, thiserror::Error)]
@@ -259,8 +263,7 @@ impl Document {
     pub fn parse(text: &str) -> Result<Document, DocumentError> {
         let root: Value = match text.trim_start().starts_with('{') {
             true => serde_json::from_str(text).map_err(|e| DocumentError::Parse(e.to_string()))?,
-            false => serde_saphyr::from_str_with_options(text, yaml_options())
-                .map_err(|e| DocumentError::Parse(e.to_string()))?,
+            false => crate::yaml::to_json(text).map_err(DocumentError::Parse)?,
         };
         let scopes: Vec<String> = root
             .pointer("/components/securitySchemes")

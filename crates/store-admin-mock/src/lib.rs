@@ -35,7 +35,7 @@ pub use auth::{DEFAULT_TOKEN, MockToken};
 pub use config::{DEFAULT_ACCESS_TOKEN_LIFETIME, DeliveryConfig, Limits, MockConfig};
 pub use delivery::{DeliveryAttempt, signature};
 pub use document::API_PREFIX;
-pub use document::{DocumentError, openapi_to_json_schema};
+pub use document::{DocumentError, openapi_to_json_schema, read_yaml};
 pub use drift::{DEFAULT_PROXY_ANSWER_BYTES, ERRORS_KEPT, Habit, OperationDrift, PATHS_KEPT};
 pub use error::{
     ApiError, INVALID_TOKEN_MESSAGE, MISSING_SCOPE_PREFIX, NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_AR,
@@ -52,4 +52,3 @@ pub use rules::{Rule, RuleError};
 pub use server::{MockServer, StartError};
 pub use snapshot::{SnapshotError, StoreSnapshot};
 pub use state::RequestCounts;
-pub use yaml::yaml_options;

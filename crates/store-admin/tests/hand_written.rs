@@ -32,11 +32,8 @@ fn document() -> serde_json::Value {
         env!("CARGO_MANIFEST_DIR"),
         "/../../openapi/store-admin.yaml"
     );
-    serde_saphyr::from_str_with_options(
-        &std::fs::read_to_string(path).expect("read the document"),
-        store_admin_mock::yaml_options(),
-    )
-    .expect("parse the document")
+    store_admin_mock::read_yaml(&std::fs::read_to_string(path).expect("read the document"))
+        .expect("parse the document")
 }
 
 fn resolve<'a>(doc: &'a serde_json::Value, value: &'a serde_json::Value) -> &'a serde_json::Value {

@@ -102,7 +102,7 @@ pub fn token_of(server: &MockServer, index: usize) -> String {
     server.tokens()[index].secret().expose_secret().to_owned()
 }
 
-/// YAML as the mock reads its document (`store_admin_mock::yaml_options`).
-pub fn yaml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_saphyr::Error> {
-    serde_saphyr::from_str_with_options(text, store_admin_mock::yaml_options())
+/// YAML as the mock reads its document (`store_admin_mock::read_yaml`).
+pub fn yaml(text: &str) -> Result<Value, store_admin_mock::DocumentError> {
+    store_admin_mock::read_yaml(text)
 }
