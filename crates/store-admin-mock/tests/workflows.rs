@@ -319,8 +319,10 @@ async fn a_draft_is_an_order_filled_by_its_items_and_read_like_any_order() {
     let reference = created["data"]["reference_id"].clone();
     assert!(reference.is_i64(), "{created}");
 
+    let validator = crate::orders::details_validator();
     let (status, read) = get(&server, &format!("/orders/{id}")).await;
     assert_eq!(status, StatusCode::OK, "{read}");
+    crate::orders::assert_valid(&validator, &read);
     let draft = &read["data"];
     assert_eq!(draft["id"], id);
     assert_eq!(draft["reference_id"], reference);
@@ -384,6 +386,7 @@ async fn a_draft_is_an_order_filled_by_its_items_and_read_like_any_order() {
     assert_eq!(answer["data"].as_array().expect("lines").len(), 2);
 
     let (_, read) = get(&server, &format!("/orders/{id}")).await;
+    crate::orders::assert_valid(&validator, &read);
     let draft = &read["data"];
     assert_eq!(draft["draft"], true, "still a draft: {draft}");
     let (total, sub_total, shipping, tax) = order_amounts(draft);
@@ -436,6 +439,22 @@ async fn a_draft_is_an_order_filled_by_its_items_and_read_like_any_order() {
     assert!(close(total, sub_total + shipping), "{read}");
     let (_, items) = get(&server, &format!("/orders/items?order_id={id}")).await;
     assert_eq!(items["data"].as_array().expect("items").len(), 1);
+
+    // The draft is updated like any order: a customer of the store, its lines and total kept.
+    let (_, customers) = get(&server, "/customers?per_page=1").await;
+    let customer = customers["data"][0]["id"].clone();
+    let (status, updated) = put(
+        &server,
+        &format!("/orders/{id}"),
+        json!({"customer": {"id": customer}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{updated}");
+    let (_, read) = get(&server, &format!("/orders/{id}")).await;
+    crate::orders::assert_valid(&validator, &read);
+    assert_eq!(read["data"]["customer"]["id"], customer, "{read}");
+    assert_eq!(read["data"]["draft"], true, "{read}");
+    assert!(close(order_amounts(&read["data"]).0, total), "{read}");
 
     // A second draft is another order, with its own id and reference.
     let (status, second) = post(&server, "/orders/draft", json!({})).await;
