@@ -692,3 +692,55 @@ async fn an_imported_price_is_money_in_the_stores_currency() {
     assert_priced(&read["data"], json!(77.5));
     assert_priced(&listed_product(&server, &id).await, json!(77.5));
 }
+
+/// A variant's prices changed through `PUT /products/variants/{id}` read back as money in the
+/// store's currency, from the variant and from its product; an order of the variant's SKU is
+/// priced at its new price.
+#[tokio::test]
+async fn a_variants_written_price_is_money_in_the_stores_currency() {
+    let server = start().await;
+    let product = all_pages(&server, "/products?per_page=60")
+        .await
+        .into_iter()
+        .find(|p| p["skus"].as_array().is_some_and(|s| !s.is_empty()))
+        .expect("a product with variants");
+    let variant = id_of(&product["skus"][0]["id"]);
+    let (status, answer) = put(
+        &server,
+        &format!("/products/variants/{variant}"),
+        json!({"price": 30, "sale_price": 25, "cost_price": 5, "barcode": "1", "gtin": "1",
+               "mpn": "1", "sku": "VAR-30", "stock_quantity": 3, "weight": 1}),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {answer}");
+    let (_, read) = get(&server, &format!("/products/variants/{variant}")).await;
+    let (_, owner) = get(&server, &format!("/products/{}", id_of(&product["id"]))).await;
+    let in_product = owner["data"]["skus"]
+        .as_array()
+        .expect("skus")
+        .iter()
+        .find(|s| id_of(&s["id"]) == variant)
+        .cloned()
+        .expect("the variant in its product");
+    for shown in [&answer["data"], &read["data"], &in_product] {
+        assert_priced(shown, json!(30));
+        assert_eq!(
+            shown["sale_price"],
+            json!({"amount": 25, "currency": "SAR"}),
+            "{shown}"
+        );
+    }
+    let (_, customers) = get(&server, "/customers?per_page=1").await;
+    let (status, order) = post(
+        &server,
+        "/orders",
+        json!({"customer": {"id": customers["data"][0]["id"]},
+               "products": [{"identifier_type": "sku", "identifier": "VAR-30", "quantity": 1}]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{order}");
+    assert!(
+        (amount(&order["data"]["amounts"]["sub_total"]) - 30.0).abs() < 0.01,
+        "{order}"
+    );
+}
