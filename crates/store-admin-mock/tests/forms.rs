@@ -114,3 +114,65 @@ async fn a_created_brand_keeps_the_fields_of_its_form() {
     assert_eq!(status, StatusCode::CREATED, "{created}");
     assert_eq!(created["data"]["name"], "Sent as JSON", "{created}");
 }
+
+/// Each of the five uploads refuses what its form schema refuses, in the validation envelope
+/// naming the field: a missing file, a missing or unknown `type` of a products import, an empty
+/// brand name; and accepts the same forms made valid.
+#[tokio::test]
+async fn every_upload_refuses_what_its_form_schema_refuses() {
+    let server = start().await;
+    let file = || Part::bytes(b"sku,price\nA-1,10\n".to_vec()).file_name("data.csv");
+    let refused: Vec<(&str, Form, &str)> = vec![
+        (
+            "/brands",
+            Form::new().text("name", "").part("logo", logo()),
+            "name",
+        ),
+        ("/brands", Form::new().text("name", "Acme"), "logo"),
+        ("/custom-urls/import", Form::new().text("note", "x"), "file"),
+        ("/customers/import", Form::new().text("note", "x"), "file"),
+        (
+            "/orders/statuses/bulk",
+            Form::new().text("note", "x"),
+            "file",
+        ),
+        ("/products/import", Form::new().part("file", file()), "type"),
+        (
+            "/products/import",
+            Form::new().part("file", file()).text("type", "everything"),
+            "type",
+        ),
+        (
+            "/products/import",
+            Form::new().text("type", "prices"),
+            "file",
+        ),
+    ];
+    for (path, form, field) in refused {
+        let (status, body) = send(&server, path, form).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{path}: {body}");
+        assert_eq!(body["success"], false, "{path}: {body}");
+        assert_eq!(body["status"], 422, "{path}: {body}");
+        assert!(
+            body["error"]["fields"][field].is_array(),
+            "{path}: {field} is named: {body}"
+        );
+    }
+    let accepted: Vec<(&str, Form)> = vec![
+        (
+            "/brands",
+            Form::new().text("name", "Acme").part("logo", logo()),
+        ),
+        ("/custom-urls/import", Form::new().part("file", file())),
+        ("/customers/import", Form::new().part("file", file())),
+        ("/orders/statuses/bulk", Form::new().part("file", file())),
+        (
+            "/products/import",
+            Form::new().part("file", file()).text("type", "prices"),
+        ),
+    ];
+    for (path, form) in accepted {
+        let (status, body) = send(&server, path, form).await;
+        assert!(status.is_success(), "{path}: {status} {body}");
+    }
+}

@@ -10,7 +10,7 @@ use store_admin_mock::MockServer;
 use crate::common::{all_pages, get, post, put, start};
 
 /// A validator of `OrderDetailsResponse`, from the document's own schemas.
-fn details_validator() -> jsonschema::Validator {
+pub(crate) fn details_validator() -> jsonschema::Validator {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../openapi/store-admin.yaml"
@@ -33,7 +33,7 @@ fn details_validator() -> jsonschema::Validator {
         .expect("the schema compiles")
 }
 
-fn assert_valid(validator: &jsonschema::Validator, body: &Value) {
+pub(crate) fn assert_valid(validator: &jsonschema::Validator, body: &Value) {
     let errors: Vec<String> = validator
         .iter_errors(body)
         .map(|e| format!("{} at {}", e, e.instance_path()))

@@ -1,11 +1,12 @@
 //! Workflows act on the store as the service does (issue 40): a status change writes an entry of
 //! the order's history, a delivered shipment cannot be cancelled, a refund changes the
-//! transaction it refunds; each read after the write shows it.
+//! transaction it refunds; a draft is an order in the draft state, filled with items like any
+//! order; each read after the write shows it.
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::{all_pages, get, post, start};
+use crate::common::{all_pages, delete, get, post, put, start};
 
 /// A status change (by id with a note, by slug without one) adds an `activity` entry naming the
 /// new status to the order's history, newest first; a refused change adds none, and another
@@ -269,4 +270,197 @@ async fn a_refund_changes_the_transaction_and_reads_back() {
     )
     .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 0.01
+}
+
+/// `(total, sub_total, shipping_cost, tax)` of an order's details, each checked to be in the
+/// store's currency.
+fn order_amounts(details: &Value) -> (f64, f64, f64, f64) {
+    let amounts = &details["amounts"];
+    for money in [
+        &amounts["total"],
+        &amounts["sub_total"],
+        &amounts["shipping_cost"],
+        &amounts["tax"]["amount"],
+    ] {
+        assert_eq!(money["currency"], "SAR", "{details}");
+    }
+    (
+        amount(&amounts["total"]),
+        amount(&amounts["sub_total"]),
+        amount(&amounts["shipping_cost"]),
+        amount(&amounts["tax"]["amount"]),
+    )
+}
+
+/// The sum of one amount of every line of an order's details.
+fn lines_sum(details: &Value, pointer: &str) -> f64 {
+    details["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|line| amount(line.pointer(pointer).expect("the line's amount")))
+        .sum()
+}
+
+/// A draft is an order of the orders collection in the draft state: `get_order` finds it, the
+/// list shows it (`draft: true`, newest first), `create_order_item` fills it with lines priced
+/// from the products the store holds at that moment, and its totals add up (lines, shipping,
+/// tax, no discounts) on every read: the order, its items, the list.
+#[tokio::test]
+async fn a_draft_is_an_order_filled_by_its_items_and_read_like_any_order() {
+    let server = start().await;
+    let (status, created) = post(&server, "/orders/draft", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{created}");
+    let id = created["data"]["id"].as_i64().expect("the draft's id");
+    let reference = created["data"]["reference_id"].clone();
+    assert!(reference.is_i64(), "{created}");
+
+    let validator = crate::orders::details_validator();
+    let (status, read) = get(&server, &format!("/orders/{id}")).await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    crate::orders::assert_valid(&validator, &read);
+    let draft = &read["data"];
+    assert_eq!(draft["id"], id);
+    assert_eq!(draft["reference_id"], reference);
+    assert_eq!(draft["draft"], true, "{draft}");
+    assert_eq!(draft["items"], json!([]), "{draft}");
+    assert_eq!(order_amounts(draft), (0.0, 0.0, 0.0, 0.0));
+    let (_, listed) = get(&server, "/orders?per_page=5").await;
+    let first = &listed["data"][0];
+    assert_eq!(first["id"], id, "the newest order: {listed}");
+    assert_eq!(first["draft"], true, "{first}");
+    assert_eq!(first["total"], json!({"amount": 0, "currency": "SAR"}));
+    assert!(
+        listed["data"][1].get("draft").is_none_or(|d| d == false),
+        "{listed}"
+    );
+    let (status, items) = get(&server, &format!("/orders/items?order_id={id}")).await;
+    assert_eq!(status, StatusCode::OK, "{items}");
+    assert_eq!(items["data"], json!([]));
+
+    // A product's line, priced from the product as the store holds it now.
+    let (_, products) = get(&server, "/products?per_page=50").await;
+    let product = products["data"]
+        .as_array()
+        .expect("products")
+        .iter()
+        .find(|p| p["type"] == "product" && p["price"]["amount"].is_number())
+        .cloned()
+        .expect("a product");
+    let (status, updated) = put(
+        &server,
+        &format!("/products/{}", product["id"]),
+        json!({"price": 40.5}),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {updated}");
+    let (status, answer) = post(
+        &server,
+        "/orders/items",
+        json!({"order_id": id, "identifier_type": "id", "identifier": product["id"], "quantity": 2}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let lines = answer["data"].as_array().expect("the draft's lines");
+    assert_eq!(lines.len(), 1, "{answer}");
+    assert_eq!(lines[0]["name"], product["name"]);
+    assert_eq!(lines[0]["quantity"], 2);
+    assert!(
+        close(amount(&lines[0]["amounts"]["total"]), 81.0),
+        "{answer}"
+    );
+    let product_line = lines[0]["id"].clone();
+
+    // A custom line of its own name and price.
+    let (status, answer) = post(
+        &server,
+        "/orders/items",
+        json!({"order_id": id, "name": "Gift wrap", "price": 10, "quantity": 1}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["data"].as_array().expect("lines").len(), 2);
+
+    let (_, read) = get(&server, &format!("/orders/{id}")).await;
+    crate::orders::assert_valid(&validator, &read);
+    let draft = &read["data"];
+    assert_eq!(draft["draft"], true, "still a draft: {draft}");
+    let (total, sub_total, shipping, tax) = order_amounts(draft);
+    assert!(close(sub_total, 91.0), "{draft}");
+    assert!(
+        close(sub_total, lines_sum(draft, "/amounts/total")),
+        "{draft}"
+    );
+    assert!(
+        close(tax, lines_sum(draft, "/amounts/tax/amount")),
+        "{draft}"
+    );
+    assert!(tax > 0.0, "prices include VAT: {draft}");
+    assert!(close(shipping, 25.0), "something to ship: {draft}");
+    assert!(close(total, sub_total + shipping), "{draft}");
+    assert_eq!(draft["amounts"]["discounts"], json!([]));
+    let (_, items) = get(&server, &format!("/orders/items?order_id={id}")).await;
+    let names: Vec<&Value> = items["data"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| &i["name"])
+        .collect();
+    assert_eq!(names, [&product["name"], &json!("Gift wrap")], "{items}");
+    let (_, listed) = get(&server, "/orders?per_page=5").await;
+    let first = &listed["data"][0];
+    assert_eq!(first["id"], id);
+    assert!(close(amount(&first["total"]), total), "{first}");
+    assert_eq!(first["total"]["currency"], "SAR");
+    assert_eq!(first["items"][0]["quantity"], 2, "{first}");
+    assert_eq!(first["features"]["shippable"], true, "{first}");
+
+    // The store's price moves on; the line keeps the price it was added at.
+    let (status, _) = put(
+        &server,
+        &format!("/products/{}", product["id"]),
+        json!({"price": 99}),
+    )
+    .await;
+    assert!(status.is_success(), "{status}");
+    let (_, read) = get(&server, &format!("/orders/{id}")).await;
+    assert!(close(order_amounts(&read["data"]).0, total), "{read}");
+
+    // Removing a line takes it out of the draft and of its totals.
+    let (status, _) = delete(&server, &format!("/orders/items/{product_line}")).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, read) = get(&server, &format!("/orders/{id}")).await;
+    let (total, sub_total, shipping, _) = order_amounts(&read["data"]);
+    assert!(close(sub_total, 10.0), "{read}");
+    assert!(close(total, sub_total + shipping), "{read}");
+    let (_, items) = get(&server, &format!("/orders/items?order_id={id}")).await;
+    assert_eq!(items["data"].as_array().expect("items").len(), 1);
+
+    // The draft is updated like any order: a customer of the store, its lines and total kept.
+    let (_, customers) = get(&server, "/customers?per_page=1").await;
+    let customer = customers["data"][0]["id"].clone();
+    let (status, updated) = put(
+        &server,
+        &format!("/orders/{id}"),
+        json!({"customer": {"id": customer}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{updated}");
+    let (_, read) = get(&server, &format!("/orders/{id}")).await;
+    crate::orders::assert_valid(&validator, &read);
+    assert_eq!(read["data"]["customer"]["id"], customer, "{read}");
+    assert_eq!(read["data"]["draft"], true, "{read}");
+    assert!(close(order_amounts(&read["data"]).0, total), "{read}");
+
+    // A second draft is another order, with its own id and reference.
+    let (status, second) = post(&server, "/orders/draft", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_ne!(second["data"]["id"], id);
+    assert_ne!(second["data"]["reference_id"], reference);
+    let (status, _) = get(&server, &format!("/orders/{}", second["data"]["id"])).await;
+    assert_eq!(status, StatusCode::OK);
 }

@@ -528,3 +528,219 @@ async fn stock_updates_change_what_the_product_its_variants_and_the_quantities_l
     assert_eq!(read["quantity"], 12);
     assert_eq!(rows[0]["quantity"], 12);
 }
+
+/// Every object of `value` holding an `amount` (money), with where it is.
+fn moneys<'v>(value: &'v Value, at: String, out: &mut Vec<(String, &'v Value)>) {
+    match value {
+        Value::Object(map) => {
+            if map.contains_key("amount") {
+                out.push((at.clone(), value));
+            }
+            for (key, inner) in map {
+                moneys(inner, format!("{at}.{key}"), out);
+            }
+        }
+        Value::Array(items) => {
+            for (index, inner) in items.iter().enumerate() {
+                moneys(inner, format!("{at}[{index}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The product `id` as the products list shows it.
+async fn listed_product(server: &MockServer, id: &str) -> Value {
+    all_pages(server, "/products?per_page=60")
+        .await
+        .into_iter()
+        .find(|p| id_of(&p["id"]) == id)
+        .expect("listed")
+}
+
+/// Checks that `read` shows `price` as money in the store's currency, and that every money of
+/// it carries that currency.
+fn assert_priced(read: &Value, price: Value) {
+    assert_eq!(
+        read["price"],
+        json!({"amount": price, "currency": "SAR"}),
+        "{read}"
+    );
+    let mut found = Vec::new();
+    moneys(read, String::new(), &mut found);
+    for (at, money) in found {
+        assert_eq!(money["currency"], "SAR", "{at}: {money}");
+    }
+}
+
+/// A product created or updated through the API reads back its price as the service writes
+/// money, with the store's currency, in the write's answer, its get and the list, as a seeded
+/// product does; an order of it is priced from it (its lines, then shipping), not 0.
+#[tokio::test]
+async fn a_written_products_price_is_money_in_the_stores_currency_on_every_read() {
+    let server = start().await;
+    let seeded = a_product(&server).await;
+    let (_, seeded_read) = get(&server, &format!("/products/{}", id_of(&seeded["id"]))).await;
+    for shown in [&seeded, &seeded_read["data"]] {
+        assert_priced(shown, seeded["price"]["amount"].clone());
+    }
+    let (status, created) = post(
+        &server,
+        "/products",
+        json!({"name": "Priced Mug", "price": 20, "product_type": "product", "quantity": 40}),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {created}");
+    let id = id_of(&created["data"]["id"]);
+    let (status, read) = get(&server, &format!("/products/{id}")).await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    for shown in [
+        &created["data"],
+        &read["data"],
+        &listed_product(&server, &id).await,
+    ] {
+        assert_priced(shown, json!(20));
+    }
+
+    let (status, updated) = put(&server, &format!("/products/{id}"), json!({"price": 35.5})).await;
+    assert!(status.is_success(), "{status} {updated}");
+    let (_, read) = get(&server, &format!("/products/{id}")).await;
+    for shown in [
+        &updated["data"],
+        &read["data"],
+        &listed_product(&server, &id).await,
+    ] {
+        assert_priced(shown, json!(35.5));
+    }
+
+    let (_, customers) = get(&server, "/customers?per_page=1").await;
+    let customer = customers["data"][0]["id"].clone();
+    let (status, order) = post(
+        &server,
+        "/orders",
+        json!({"customer": {"id": customer},
+               "products": [{"identifier_type": "id", "identifier": id.parse::<i64>().unwrap(), "quantity": 2}],
+               "payment": {"method": "cod"}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{order}");
+    let order_id = id_of(&order["data"]["id"]);
+    let (_, read) = get(&server, &format!("/orders/{order_id}")).await;
+    for shown in [&order["data"], &read["data"]] {
+        let amounts = &shown["amounts"];
+        assert!(
+            (amount(&amounts["sub_total"]) - 71.0).abs() < 0.01,
+            "{shown}"
+        );
+        assert!(
+            (amount(&amounts["total"]) - (71.0 + amount(&amounts["shipping_cost"]))).abs() < 0.01,
+            "{shown}"
+        );
+        assert_eq!(amounts["total"]["currency"], "SAR", "{shown}");
+        assert!(
+            (amount(&shown["items"][0]["amounts"]["total"]) - 71.0).abs() < 0.01,
+            "{shown}"
+        );
+    }
+    let (_, orders) = get(&server, "/orders?per_page=5").await;
+    let row = &orders["data"][0];
+    assert_eq!(id_of(&row["id"]), order_id);
+    assert!(amount(&row["total"]) >= 71.0, "{row}");
+}
+
+/// A `prices` file imported through `POST /products/import` sets a product's price as money in
+/// the store's currency, as a create or an update does (read when the import's job has run).
+#[tokio::test]
+async fn an_imported_price_is_money_in_the_stores_currency() {
+    use store_admin_mock::{Limits, MockConfig};
+    let server = crate::common::start_with(
+        MockConfig::new()
+            .seed(42)
+            .products(30)
+            .token_all_scopes(ADMIN)
+            .limits(Limits {
+                background_job: std::time::Duration::from_millis(10),
+                ..Limits::default()
+            }),
+    )
+    .await;
+    let product = all_pages(&server, "/products?per_page=60")
+        .await
+        .into_iter()
+        .find(|p| p["sku"].as_str().is_some_and(|s| !s.is_empty()) && p["skus"] == json!([]))
+        .expect("a product with a SKU and no variants");
+    let (id, sku) = (
+        id_of(&product["id"]),
+        product["sku"].as_str().unwrap().to_owned(),
+    );
+    let file = Part::bytes(format!("sku,price\n{sku},77.5\n").into_bytes()).file_name("prices.csv");
+    let (status, body) = multipart(
+        &server,
+        "/products/import",
+        Form::new().part("file", file).text("type", "prices"),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {body}");
+    let mut read = Value::Null;
+    for _ in 0..500 {
+        read = get(&server, &format!("/products/{id}")).await.1;
+        if amount(&read["data"]["price"]) == 77.5 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_priced(&read["data"], json!(77.5));
+    assert_priced(&listed_product(&server, &id).await, json!(77.5));
+}
+
+/// A variant's prices changed through `PUT /products/variants/{id}` read back as money in the
+/// store's currency, from the variant and from its product; an order of the variant's SKU is
+/// priced at its new price.
+#[tokio::test]
+async fn a_variants_written_price_is_money_in_the_stores_currency() {
+    let server = start().await;
+    let product = all_pages(&server, "/products?per_page=60")
+        .await
+        .into_iter()
+        .find(|p| p["skus"].as_array().is_some_and(|s| !s.is_empty()))
+        .expect("a product with variants");
+    let variant = id_of(&product["skus"][0]["id"]);
+    let (status, answer) = put(
+        &server,
+        &format!("/products/variants/{variant}"),
+        json!({"price": 30, "sale_price": 25, "cost_price": 5, "barcode": "1", "gtin": "1",
+               "mpn": "1", "sku": "VAR-30", "stock_quantity": 3, "weight": 1}),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {answer}");
+    let (_, read) = get(&server, &format!("/products/variants/{variant}")).await;
+    let (_, owner) = get(&server, &format!("/products/{}", id_of(&product["id"]))).await;
+    let in_product = owner["data"]["skus"]
+        .as_array()
+        .expect("skus")
+        .iter()
+        .find(|s| id_of(&s["id"]) == variant)
+        .cloned()
+        .expect("the variant in its product");
+    for shown in [&answer["data"], &read["data"], &in_product] {
+        assert_priced(shown, json!(30));
+        assert_eq!(
+            shown["sale_price"],
+            json!({"amount": 25, "currency": "SAR"}),
+            "{shown}"
+        );
+    }
+    let (_, customers) = get(&server, "/customers?per_page=1").await;
+    let (status, order) = post(
+        &server,
+        "/orders",
+        json!({"customer": {"id": customers["data"][0]["id"]},
+               "products": [{"identifier_type": "sku", "identifier": "VAR-30", "quantity": 1}]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{order}");
+    assert!(
+        (amount(&order["data"]["amounts"]["sub_total"]) - 30.0).abs() < 0.01,
+        "{order}"
+    );
+}

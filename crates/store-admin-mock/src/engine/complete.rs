@@ -8,12 +8,15 @@
 //! declared properties kept, a value of another type converted, a scalar where an object is
 //! declared held by the object's `amount`/`value`/`date`/... property, a missing required
 //! property generated), and what shaping had to add or replace is merged into the record: a
-//! value the shaping only converted (`"10"` read as `10`) is kept as it was sent.
+//! value the shaping only converted (`"10"` read as `10`) is kept as it was sent. Money is kept in
+//! the service's own form, with the store's currency (`"price": 20` as `{"amount": 20, "currency":
+//! "SAR"}`).
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::document::Document;
 use crate::fake::Generator;
+use crate::formats::CURRENCY;
 use crate::shape::shape;
 
 /// Completes `record` against every schema of `schemas`, generating with `seed`.
@@ -32,6 +35,66 @@ pub(crate) fn complete(
     }
     if !sent_sale_price {
         below_price(record);
+    }
+    money_with_currency(doc, schemas, record);
+}
+
+/// Keeps the money of `record` in the service's form for each of its record `schemas` (see
+/// [`with_currency`]): for writes that do not complete a record (an import's rows).
+pub(crate) fn money_with_currency(doc: &Document, schemas: &[Value], record: &mut Value) {
+    for schema in schemas {
+        with_currency(doc, schema, record, 0);
+    }
+}
+
+/// Money in the service's own form: a write that sent an amount where a record declares money
+/// (`"price": 20` for a product's `Money` price), or money without its currency, is kept as
+/// `{"amount": 20, "currency": "SAR"}` in the store's currency, as the seeded records and the
+/// service's answers write it (the amount as it was sent). Money is an object schema declaring
+/// both `amount` and `currency`; its properties are followed through objects and arrays.
+fn with_currency(doc: &Document, schema: &Value, value: &mut Value, depth: usize) {
+    if depth > 12 {
+        return;
+    }
+    let view = doc.view(schema);
+    let is_money = view.property("amount").is_some()
+        && view
+            .property("currency")
+            .is_some_and(|c| doc.view(c).kind() == Some("string"));
+    if is_money {
+        match value {
+            Value::Number(_) => {
+                *value = json!({ "amount": value.clone(), "currency": CURRENCY });
+            }
+            Value::String(text)
+                if crate::store::value_as_f64(&Value::from(text.as_str())).is_some() =>
+            {
+                *value = json!({ "amount": value.clone(), "currency": CURRENCY });
+            }
+            Value::Object(map) if map.contains_key("amount") => {
+                map.entry("currency")
+                    .or_insert_with(|| Value::from(CURRENCY));
+            }
+            _ => {}
+        }
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (name, property) in &view.properties {
+                if let Some(inner) = map.get_mut(*name) {
+                    with_currency(doc, property, inner, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = view.items {
+                for inner in items {
+                    with_currency(doc, item, inner, depth + 1);
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -145,6 +208,10 @@ mod tests {
         complete(&doc, std::slice::from_ref(&schema), &mut record, 1, 1);
         assert_eq!(record["code"], "X1");
         assert_eq!(record["amount"]["amount"], 10, "{record}");
+        assert_eq!(
+            record["amount"]["currency"], "SAR",
+            "money in the store's currency: {record}"
+        );
         assert_eq!(
             record["free_shipping"], "1",
             "a converted value is kept as sent"

@@ -416,6 +416,14 @@ fn create(call: &Call<'_>, key: Option<&str>) -> Handled {
     Ok(Reply::Data(record))
 }
 
+/// Keeps the money of a changed `record` of collection `key` in the service's form (see
+/// [`super::complete::money_with_currency`]): for a change that merges what was sent without
+/// completing the record (a record held in another's array).
+pub(super) fn keep_money(call: &Call<'_>, key: &str, record: &mut Value) {
+    let schemas: Vec<Value> = record_schemas(call, key).into_iter().cloned().collect();
+    super::complete::money_with_currency(&call.engine.doc, &schemas, record);
+}
+
 /// Completes `record` against every record schema of collection `key` (see
 /// [`super::complete`]), seeded by the record's id.
 pub(super) fn complete_record(call: &Call<'_>, key: &str, record: &mut Value) {

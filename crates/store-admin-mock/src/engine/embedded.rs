@@ -336,6 +336,7 @@ fn item(call: &Call<'_>, embedded: &Embedded, owner: &str) -> Handled {
     if let Some(value) = items[at].get_mut("updated_at") {
         super::crud::stamp_now(value);
     }
+    super::crud::keep_money(call, key, &mut items[at]);
     let changed = items[at].clone();
     let record = store.get(owner, &id).ok_or_else(ApiError::not_found)?;
     let answer = write_answer(call, embedded, record, changed.clone());

@@ -12,6 +12,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::engine::Call;
+use crate::engine::complete::money_with_currency;
 use crate::language::Text;
 use crate::respond::{Handled, Reply};
 use crate::store::now_local;
@@ -89,6 +90,14 @@ fn start(call: &Call<'_>, key: &'static str, rows: Rows, match_by: &'static str)
     let state = call.state.clone();
     let delay = call.state.limits.background_job;
     let real = call.engine.real_key(key).to_owned();
+    // A row's money (a `prices` file's `price`) is kept as the service writes it, with the
+    // store's currency, as a create's is.
+    let doc = call.engine.doc.clone();
+    let schemas: Vec<Value> = [key, real.as_str()]
+        .iter()
+        .filter_map(|k| call.engine.collections.get(*k))
+        .flat_map(|c| c.record_schemas.iter().cloned())
+        .collect();
     tokio::spawn(async move {
         tokio::time::sleep(delay).await;
         let mut store = state.write();
@@ -104,9 +113,12 @@ fn start(call: &Call<'_>, key: &'static str, rows: Rows, match_by: &'static str)
             // (The store's generation moves on with the write: cached answers are not served.)
             match (existing, rows) {
                 (Some(id), _) => {
-                    if let Some(Value::Object(record)) = store.get_mut(&real, &id) {
-                        record.extend(row);
-                        record.insert("updated_at".into(), Value::from(now));
+                    if let Some(record) = store.get_mut(&real, &id)
+                        && let Value::Object(map) = record
+                    {
+                        map.extend(row);
+                        map.insert("updated_at".into(), Value::from(now));
+                        money_with_currency(&doc, &schemas, record);
                     }
                 }
                 (None, Rows::UpdateBy) => {}
@@ -116,7 +128,9 @@ fn start(call: &Call<'_>, key: &'static str, rows: Rows, match_by: &'static str)
                     record.insert("id".into(), Value::from(id));
                     record.insert("created_at".into(), Value::from(now.clone()));
                     record.insert("updated_at".into(), Value::from(now));
-                    store.insert(&real, Value::Object(record));
+                    let mut record = Value::Object(record);
+                    money_with_currency(&doc, &schemas, &mut record);
+                    store.insert(&real, record);
                 }
             }
         }

@@ -83,6 +83,7 @@ const REGISTRY: &[OverrideRow] = &[
          (an id or a SKU, by identifier_type) must name records of the store; courier_id must \
          name a shipping company",
     ),
+    OverrideRow::new("create_draft_order", orders::create_draft_order),
     OverrideRow::refusing(
         "update_order",
         orders::update_order,
@@ -198,6 +199,7 @@ mod tests {
             ("update_order_item", "PUT", "/orders/items/{}"),
             ("delete_order_item", "DELETE", "/orders/items/{}"),
             ("create_order", "POST", "/orders"),
+            ("create_draft_order", "POST", "/orders/draft"),
             ("update_order", "PUT", "/orders/{}"),
             ("duplicate_order", "POST", "/orders/duplicate"),
             ("change_order_status", "POST", "/orders/{}/status"),

@@ -3,8 +3,8 @@
 //! the engine cannot say is the money. A line added by `POST /orders/items` is priced from the
 //! product the store holds now (by id or SKU, a variant's SKU giving the variant's price), or is
 //! a custom line of the body's `name` and `price`; after any change of its lines the order's
-//! total moves by what its lines' sum moved (its shipping and other charges kept), and every
-//! answer is the order's lines as its details show them.
+//! total moves by what its lines' sum moved (its shipping and other charges kept; a draft's is
+//! its lines and their shipping), and every answer is the order's lines as its details show them.
 
 use serde_json::{Value, json};
 
@@ -14,6 +14,7 @@ use crate::engine::Call;
 use crate::error::{ApiError, FieldErrors, selected_invalid};
 use crate::formats::{money, number};
 use crate::respond::{Handled, Reply};
+use crate::seed::tables::SHIPPING_COST;
 use crate::seed::tables::keys::ORDERS;
 use crate::store::{Store, id_text_value, object_mut, value_as_f64};
 
@@ -31,9 +32,23 @@ fn lines_sum(order: &Value) -> f64 {
         .sum()
 }
 
-/// Moves the order's total by what its lines' sum moved since `before`.
+/// Moves the order's total by what its lines' sum moved since `before`, its shipping and other
+/// charges kept (what the customer was charged at checkout). A draft has had no checkout: its
+/// total is its lines and, once it holds something to ship, the flat rate for shipping that a new
+/// order pays ([`SHIPPING_COST`], as `create_order` charges). Either way the order's `features`
+/// say what its lines are now (something to ship, something digital).
 fn reprice(order: &mut Value, before: f64) {
     let after = lines_sum(order);
+    let has_kind = |kind: &str| {
+        order
+            .get("items")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|line| line.get("product_type").and_then(Value::as_str) == Some(kind))
+    };
+    let (shippable, digitalable) = (has_kind("product"), has_kind("digital"));
+    let draft = order.get("draft").and_then(Value::as_bool) == Some(true);
     let map = object_mut(order);
     let currency = map.get("total").and_then(|t| t.get("currency")).cloned();
     let total = map
@@ -41,12 +56,24 @@ fn reprice(order: &mut Value, before: f64) {
         .and_then(|t| t.get("amount").or(Some(t)))
         .and_then(value_as_f64)
         .unwrap_or(before);
-    let amount = (((total - before + after) * 100.0).round() / 100.0).max(0.0);
+    let total = if draft {
+        after + if shippable { SHIPPING_COST } else { 0.0 }
+    } else {
+        total - before + after
+    };
+    let amount = ((total * 100.0).round() / 100.0).max(0.0);
     let mut value = money(amount);
     if let (Some(currency), Some(object)) = (currency, value.as_object_mut()) {
         object.insert("currency".into(), currency);
     }
     map.insert("total".into(), value);
+    let features = map
+        .entry("features")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if let Some(features) = features.as_object_mut() {
+        features.insert("shippable".into(), Value::Bool(shippable));
+        features.insert("digitalable".into(), Value::Bool(digitalable));
+    }
     if let Some(stamp) = map.get_mut("updated_at") {
         *stamp = Value::from(crate::store::now_local());
     }

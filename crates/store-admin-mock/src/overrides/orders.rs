@@ -2,7 +2,8 @@
 //! `duplicate_order`) in the details' shape, projected from the order's record by
 //! [`super::order_details`]; a new order made of products and a customer of the store; a status
 //! change (`POST /orders/{order_id}/status`) that moves the order to a status of the store and
-//! tells the webhooks.
+//! tells the webhooks; a draft (`POST /orders/draft`), an order of the same collection in the
+//! draft state.
 
 use serde_json::{Map, Value, json};
 
@@ -492,6 +493,50 @@ pub(super) fn create_order(call: &Call<'_>) -> Handled {
     call.state
         .emit("order.created", &crate::shape::strip_hidden(&order));
     Ok(Reply::Data(answer))
+}
+
+/// `POST /orders/draft` (`create_draft_order`): an empty order in the draft state, kept in the
+/// orders collection like any order, so that `get_order` finds it, `create_order_item` fills it
+/// (its lines priced from the store's products as they are then) and `update_order` gives it a
+/// customer, a payment or a shipping company. The document says only that it is empty and
+/// answers its id and reference number; the rest is what the service's dashboard shows of a new
+/// draft: `draft: true` (the list shows it, newest first, as it shows every order), no lines, no
+/// customer, a total of 0 in the store's currency, waiting for its payment (`payment_pending`,
+/// `waiting`) and charged no shipping until it holds something to ship. No webhook event is
+/// sent: a draft is not an order the customer placed.
+pub(super) fn create_draft_order(call: &Call<'_>) -> Handled {
+    let mut store = call.state.write();
+    check_room(call, &store)?;
+    let now = now_local();
+    let id = store.new_id();
+    let order = json!({
+        "id": id,
+        "reference_id": next_reference(&store),
+        "draft": true,
+        "total": money(0.0),
+        "date": local_date(&now),
+        "status": status_by_slug(&store, "payment_pending"),
+        "can_cancel": true,
+        "can_reorder": false,
+        "payment_method": "waiting",
+        "is_pending_payment": true,
+        "pending_payment_ends_at": PAYMENT_WINDOW_SECONDS,
+        "features": { "digitalable": false, "shippable": false },
+        "items": [],
+        "created_at": now,
+        "updated_at": now,
+        "customer_id": Value::Null,
+        "tags": [],
+        "coupon": Value::Null,
+        "source": "dashboard",
+        "assign_employee": [],
+        "unread": false,
+        "unsent_to_accounting": true,
+        "selling_channel": "desktop",
+        "created_by": Value::Null,
+    });
+    store.insert(ORDERS, order.clone());
+    Ok(Reply::Data(order))
 }
 
 /// `PUT /orders/{order_id}` (`update_order`): the body's changes (customer, receiver, payment,

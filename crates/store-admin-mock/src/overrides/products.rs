@@ -62,7 +62,14 @@ fn variant_label(product: &Value, variant: &Value) -> String {
 
 /// The rows of the quantities list of one product record.
 fn quantity_rows(product: &Value) -> Vec<Value> {
-    let price_as_string = product.get("price").is_some_and(Value::is_string);
+    // The list shows a price as its bare amount (`127` or `"127.00"`), where the product holds
+    // money.
+    let own_price = product
+        .get("price")
+        .map(|p| p.get("amount").unwrap_or(p))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let price_as_string = own_price.is_string();
     let price = |amount: f64| {
         if price_as_string {
             Value::from(format!("{amount:.2}"))
@@ -79,7 +86,7 @@ fn quantity_rows(product: &Value) -> Vec<Value> {
         return vec![json!({
             "id": field("id"), "name": field("name"), "image": field("image"), "sku_id": Value::Null,
             "sku": field("sku"), "quantity": field("quantity"), "sold_quantity": field("sold_quantity"),
-            "price": field("price"), "unlimited_quantity": field("unlimited_quantity"), "variant": Value::Null,
+            "price": own_price, "unlimited_quantity": field("unlimited_quantity"), "variant": Value::Null,
         })];
     };
     variants
@@ -210,7 +217,10 @@ fn add_option(
     let previous: Vec<Value> = match map.get("skus").and_then(Value::as_array) {
         Some(skus) if !skus.is_empty() => skus.clone(),
         _ => {
-            let price = map.get("price").and_then(value_as_f64).unwrap_or(0.0);
+            let price = map
+                .get("price")
+                .and_then(|p| value_as_f64(p.get("amount").unwrap_or(p)))
+                .unwrap_or(0.0);
             vec![json!({
                 "price": money(price), "regular_price": money(price), "sale_price": money(0.0),
                 "cost_price": money(0.0), "stock_quantity": map.get("quantity").cloned().unwrap_or(Value::from(0)),

@@ -16,7 +16,8 @@ pub(crate) struct Product {
     pub quantity: i64,
     pub sold_quantity: i64,
     pub price: f64,
-    /// Render `price` as `"127.00"` rather than `127` (the service does both).
+    /// Render the amount of `price` as `"127.00"` rather than `127` (the service does both; the
+    /// quantities list shows the bare amount).
     pub price_as_string: bool,
     pub unlimited_quantity: bool,
     pub categories: Vec<i64>,
@@ -66,12 +67,15 @@ pub(crate) struct Variant {
 }
 
 impl Product {
+    /// The price as the service writes a product's: money in the store's currency (its amount a
+    /// number or a decimal string).
     fn price_value(&self, amount: f64) -> Value {
-        if self.price_as_string {
+        let amount = if self.price_as_string {
             Value::from(format!("{amount:.2}"))
         } else {
             number(amount)
-        }
+        };
+        json!({ "amount": amount, "currency": CURRENCY })
     }
 
     /// The product's record: its fields, its options and its variants (`skus`).
