@@ -394,44 +394,54 @@ fn configure(matches: &ArgMatches, cli: &Cli) -> Result<(MockConfig, usize)> {
     Ok((config, cli.oauth_refresh_tokens.len()))
 }
 
+/// Writes a line to standard output, as `println!` does, but a closed standard output (a reader
+/// that read the listening line and went away) does not end the store: `println!` panics on a
+/// broken pipe, and the store would stop serving in the middle of a caller's requests.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 async fn run(config: MockConfig, cli: &Cli, refresh_tokens: usize) -> Result<()> {
     let server = MockServer::start(config)
         .await
         .context("starting the mock store")?;
-    println!("store-admin-mock listening on {}", server.base_url());
+    say!("store-admin-mock listening on {}", server.base_url());
     for token in server.tokens() {
         let shown = if token.grants_every_scope() {
             "every scope".to_owned()
         } else {
             token.scopes().join(",")
         };
-        println!(
+        say!(
             "  token {}  scopes: {shown}",
             token.secret().expose_secret()
         );
     }
     if let Some(id) = &cli.oauth_client_id {
-        println!(
+        say!(
             "  oauth: authorize endpoint {}, token endpoint {} for client {id}, {refresh_tokens} \
              refresh token(s)",
             server.authorize_url(),
             server.token_url(),
         );
     }
-    println!(
+    say!(
         "  faults: {} (change at {})",
         serde_json::to_string(&server.faults())?,
         server.faults_url()
     );
     if let Some(base) = cli.proxy.as_deref().and_then(|base| parse_proxy(base).ok()) {
-        println!("  drift check: forwarding to {base}; report at GET /__admin/drift");
+        say!("  drift check: forwarding to {base}; report at GET /__admin/drift");
     }
-    println!("Press Ctrl-C to stop.");
+    say!("Press Ctrl-C to stop.");
     tokio::signal::ctrl_c()
         .await
         .context("waiting for Ctrl-C")?;
     if cli.proxy.is_some() {
-        println!("{}", serde_json::to_string_pretty(&server.drift())?);
+        say!("{}", serde_json::to_string_pretty(&server.drift())?);
     }
     server.shutdown().await;
     Ok(())

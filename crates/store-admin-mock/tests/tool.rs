@@ -289,3 +289,49 @@ async fn a_request_body_that_trickles_is_answered_408_and_its_connection_closed(
         assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     }
 }
+
+/// A reader that closes the mock's standard output before reading a line (as a script that reads
+/// the listening line and goes away, racing the lines after it): the store still starts and
+/// serves, and prints nothing to standard error about a broken pipe.
+#[tokio::test]
+async fn a_closed_standard_output_does_not_stop_the_store() {
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        probe.local_addr().expect("its address").port()
+    };
+    let mut child = mock_command()
+        .args(["--port", &port.to_string(), "--token", "closed-stdout"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the mock starts");
+    drop(child.stdout.take());
+    let url = format!("http://127.0.0.1:{port}/admin/v2/orders/statuses");
+    let client = common::client();
+    let started = Instant::now();
+    let status = loop {
+        match client.get(&url).bearer_auth("closed-stdout").send().await {
+            Ok(answer) => break answer.status(),
+            Err(_) if started.elapsed() < Duration::from_secs(60) => {
+                assert!(
+                    child.try_wait().expect("the child's state").is_none(),
+                    "the mock exited with its standard output closed"
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(error) => panic!("the mock never answered: {error}"),
+        }
+    };
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        child.try_wait().expect("the child's state").is_none(),
+        "the mock is still serving"
+    );
+    child.kill().expect("stop the mock");
+    let output = child.wait_with_output().expect("its standard error");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("Broken pipe") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+}
