@@ -17,6 +17,7 @@ mod formats;
 mod http;
 mod journal;
 mod language;
+mod laravel;
 mod oauth;
 mod overrides;
 mod paging;

@@ -478,7 +478,7 @@ fn convert(kind: Kind, value: &Value) -> Option<Cow<'_, Value>> {
             .and_then(serde_json::Number::from_f64)
             .map(|n| Cow::Owned(Value::Number(n))),
         (Kind::Boolean, Value::Number(_) | Value::String(_)) => {
-            crate::engine::validate::laravel_bool(scalar).map(|b| Cow::Owned(Value::Bool(b)))
+            crate::laravel::laravel_bool(scalar).map(|b| Cow::Owned(Value::Bool(b)))
         }
         _ => None,
     }

@@ -186,7 +186,7 @@ fn same_value(sent: &Value, shaped: &Value) -> bool {
         _ => None,
     };
     match (sent, shaped) {
-        (_, Value::Bool(b)) => crate::engine::validate::laravel_bool(sent) == Some(*b),
+        (_, Value::Bool(b)) => crate::laravel::laravel_bool(sent) == Some(*b),
         (_, Value::Number(_)) => number(sent).is_some() && number(sent) == number(shaped),
         (Value::Number(n), Value::String(s)) => n.to_string() == *s,
         (Value::Bool(b), Value::String(s)) => b.to_string() == *s,

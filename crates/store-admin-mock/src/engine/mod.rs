@@ -916,7 +916,7 @@ fn form_text(text: &str, kind: Option<&str>) -> Value {
             .map(Value::from),
         // As the service's form validation reads a boolean: `true`/`false`, `1`/`0`, `on`/`off`,
         // `yes`/`no` (the client sends `1`/`0`).
-        Some("boolean") => validate::laravel_bool(&Value::from(trimmed)).map(Value::Bool),
+        Some("boolean") => crate::laravel::laravel_bool(&Value::from(trimmed)).map(Value::Bool),
         _ => None,
     };
     parsed.unwrap_or_else(|| Value::String(text.to_owned()))

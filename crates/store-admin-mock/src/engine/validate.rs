@@ -266,52 +266,6 @@ pub(crate) fn long_strings(body: &Value, limit: usize, errors: &mut FieldErrors)
     walk(body, "", limit, errors);
 }
 
-/// A boolean as Laravel's `boolean` rule (and a form's checkbox) accepts one: `true`/`false`,
-/// `1`/`0`, and their strings, `"on"`/`"off"` and `"yes"`/`"no"`.
-pub(crate) fn laravel_bool(value: &Value) -> Option<bool> {
-    match value {
-        Value::Bool(b) => Some(*b),
-        Value::Number(n) => match n.as_f64() {
-            Some(1.0) => Some(true),
-            Some(0.0) => Some(false),
-            _ => None,
-        },
-        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
-            "1" | "true" | "on" | "yes" => Some(true),
-            "0" | "false" | "off" | "no" => Some(false),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// A number as Laravel's `integer`/`numeric` rules read one: a JSON number, or a string holding
-/// one (`"123"`, `" 10.50 "`); `integer` takes whole numbers only.
-fn laravel_number(value: &Value, integer: bool) -> Option<Value> {
-    let text = match value {
-        Value::Number(_) => return Some(value.clone()),
-        Value::String(s) => s.trim(),
-        _ => return None,
-    };
-    if text.is_empty() {
-        return None;
-    }
-    if integer {
-        if let Ok(n) = text.parse::<i64>() {
-            return Some(Value::from(n));
-        }
-        return text.parse::<u64>().ok().map(Value::from);
-    }
-    if let Ok(n) = text.parse::<i64>() {
-        return Some(Value::from(n));
-    }
-    text.parse::<f64>()
-        .ok()
-        .filter(|f| f.is_finite())
-        .and_then(serde_json::Number::from_f64)
-        .map(Value::Number)
-}
-
 /// `body` as the service's validation reads it against `schema`: a string of digits where an
 /// integer or a number is declared is that number, `0`/`1`/`"0"`/`"1"`/`"on"`/`"true"`... where
 /// a boolean is declared is that boolean (Laravel's `integer`, `numeric` and `boolean` rules),
@@ -332,10 +286,10 @@ pub(crate) fn laravel<'v>(
         }
         let view = doc.view(schema);
         match (view.kind(), value) {
-            (Some("integer"), Value::String(_)) => laravel_number(value, true),
-            (Some("number"), Value::String(_)) => laravel_number(value, false),
+            (Some("integer"), Value::String(_)) => crate::laravel::laravel_number(value, true),
+            (Some("number"), Value::String(_)) => crate::laravel::laravel_number(value, false),
             (Some("boolean"), Value::Number(_) | Value::String(_)) => {
-                laravel_bool(value).map(Value::Bool)
+                crate::laravel::laravel_bool(value).map(Value::Bool)
             }
             (_, Value::Object(map)) if !view.properties.is_empty() || view.additional.is_some() => {
                 let mut changed: Option<serde_json::Map<String, Value>> = None;

@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use crate::engine::Call;
-use crate::engine::validate::laravel_bool;
 use crate::error::{FieldErrors, Text, required};
+use crate::laravel::laravel_bool;
 use crate::respond::{Handled, Reply};
 use crate::seed::reference::keys::CURRENCIES;
 
