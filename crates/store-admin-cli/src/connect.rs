@@ -12,12 +12,17 @@ use store_admin::credentials::{
     Credentials, DEFAULT_AUTHORIZE_URL, DEFAULT_TOKEN_URL, FileTokenStores, StoredTokens, TokenSet,
     TokenStore,
 };
-use store_admin::{LIVE_BASE_URL, StoreAdminBuilder};
+use store_admin::ratelimit::RateLimit;
+use store_admin::retry::RetryPolicy;
+use store_admin::{LIVE_BASE_URL, StoreAdmin, StoreAdminBuilder};
 use store_admin_mock::{MockConfig, MockServer};
 use url::Url;
 
 use crate::error::CliError;
 use crate::global::{Global, StoreLocation};
+
+/// The token the sandbox accepts, and the one the CLI sends it (whatever `--token` says).
+pub const SANDBOX_TOKEN: &str = store_admin_mock::DEFAULT_TOKEN;
 
 /// The store used when neither `--store` nor the profile names one.
 pub const DEFAULT_STORE: &str = "default";
@@ -312,11 +317,8 @@ pub async fn start_sandbox(
 ) -> Result<MockServer, CliError> {
     let mut config = MockConfig::new().seed(global.sandbox_seed);
     config = match &global.sandbox_scopes {
-        Some(scopes) => config.token(
-            crate::SANDBOX_TOKEN,
-            scopes.iter().map(|s| s.trim().to_string()),
-        ),
-        None => config.token_all_scopes(crate::SANDBOX_TOKEN),
+        Some(scopes) => config.token(SANDBOX_TOKEN, scopes.iter().map(|s| s.trim().to_string())),
+        None => config.token_all_scopes(SANDBOX_TOKEN),
     };
     if let Some(faults) = &global.sandbox_faults {
         config = config.faults(faults.clone());
@@ -401,7 +403,7 @@ pub async fn sandbox_client_from(
             token_url: sandbox_token_url(&server)?,
             store: tokens.store,
         }),
-        None => builder.with_token(crate::SANDBOX_TOKEN),
+        None => builder.with_token(SANDBOX_TOKEN),
     };
     Ok((builder, server))
 }
@@ -526,6 +528,97 @@ pub async fn shared_rate_limiter(
     Err(CliError::usage(
         "--rate-limit-store: this store-admin was built without the `redis` feature",
     ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client of a command
+
+/// The embedded sandbox of a command, and where its store is kept between commands.
+pub(crate) struct Sandbox {
+    server: MockServer,
+    kept: Option<crate::sandbox_store::Kept>,
+}
+
+/// Keeps what the command did to the sandbox's store (even when it failed part way: what it
+/// changed was changed), then answers its result; a store that cannot be kept fails a command
+/// that succeeded.
+pub(crate) fn keep(sandbox: Option<Sandbox>, result: Result<(), CliError>) -> Result<(), CliError> {
+    let saved = match &sandbox {
+        Some(Sandbox {
+            server,
+            kept: Some(kept),
+        }) => kept.save(server),
+        _ => Ok(()),
+    };
+    match (result, saved) {
+        (Err(error), Err(unsaved)) => {
+            crate::note!(
+                "error: {}",
+                crate::output::terminal_safe(&unsaved.message(), true)
+            );
+            Err(error)
+        }
+        (Err(error), Ok(())) => Err(error),
+        (Ok(()), saved) => saved,
+    }
+}
+
+/// Builds the client: to the sandbox (started here, kept alive by the returned server), or to
+/// `--base-url` with `--token`, else with the tokens stored for `--store` (see [`auth`]).
+pub(crate) async fn connect(global: &Global) -> Result<(StoreAdmin, Option<Sandbox>), CliError> {
+    let seconds = |flag: &str, value: f64| {
+        Duration::try_from_secs_f64(value).map_err(|_| {
+            CliError::usage(format!(
+                "{flag} {value}: give a positive number of seconds below 1000000000"
+            ))
+        })
+    };
+    let attempt_timeout = seconds("--timeout", global.timeout)?;
+    let operation_timeout = seconds("--operation-timeout", global.operation_timeout)?;
+    let user_agent = concat!("store-admin-cli/", env!("CARGO_PKG_VERSION"));
+    // The library's own HTTP client: its redirect policy (`store_admin::redirect`) follows a
+    // redirect only on the base URL's origin and under its path, and the runtime never retries
+    // one it refused.
+    let mut builder = StoreAdmin::builder()
+        .with_user_agent(user_agent)
+        .with_connect_timeout(Duration::from_secs(10))
+        .with_retry_policy(
+            RetryPolicy::default().with_max_attempts(global.retries.saturating_add(1)),
+        )
+        .with_attempt_timeout(attempt_timeout)
+        .with_operation_timeout(operation_timeout)
+        .with_max_response_bytes(global.max_response_size);
+    if let Some(language) = &global.language {
+        builder = builder.with_language(language.clone());
+    }
+    // The sandbox has its own token (or the tokens `auth login --sandbox` saved). The user's
+    // --token / STORE_ADMIN_TOKEN belongs to the service: it is neither needed there nor sent.
+    let (mut builder, server) = if is_sandbox(global) {
+        let (kept, restore) = crate::sandbox_store::open(global).await?;
+        let (builder, server) = sandbox_client_from(global, builder, restore).await?;
+        (builder, Some(Sandbox { server, kept }))
+    } else {
+        (service_client(global, builder).await?, None)
+    };
+    match &global.rate_limit_store {
+        Some(StoreLocation::Redis(url)) => {
+            builder = builder.with_rate_limiter(shared_rate_limiter(global, url).await?);
+        }
+        Some(StoreLocation::File) => {
+            return Err(CliError::usage(
+                "--rate-limit-store takes redis://HOST:PORT/DB",
+            ));
+        }
+        None => {
+            if let Some(per_minute) = global.rate_limit {
+                builder = builder.with_rate_limit(RateLimit::per_minute(per_minute));
+            }
+        }
+    }
+    let admin = builder
+        .build()
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    Ok((admin, server))
 }
 
 #[cfg(test)]

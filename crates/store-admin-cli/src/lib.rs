@@ -30,22 +30,16 @@ mod body;
 mod modify;
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::FromArgMatches;
-use store_admin::ratelimit::RateLimit;
-use store_admin::retry::RetryPolicy;
-use store_admin::{OperationMeta, StoreAdmin};
-use store_admin_mock::MockServer;
+use store_admin::OperationMeta;
 
 use crate::cli::{Cli, Command};
 use crate::commands::Ctx;
 use crate::error::CliError;
-use crate::global::{Global, StoreLocation};
 use crate::output::{Printer, default_format, stderr_is_terminal};
 
-/// The token the sandbox accepts, and the one the CLI sends it (whatever `--token` says).
-pub const SANDBOX_TOKEN: &str = store_admin_mock::DEFAULT_TOKEN;
+pub use connect::SANDBOX_TOKEN;
 
 /// Parses the command line, runs the command and returns the exit code (see [`error::exit`]).
 pub fn main() -> ExitCode {
@@ -307,17 +301,17 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             cli::SandboxCommand::Reset => return sandbox_store::reset(&global).await,
         },
         Command::Api(args) => {
-            let (admin, sandbox) = connect(&global).await?;
+            let (admin, sandbox) = connect::connect(&global).await?;
             let printer = Printer::new(format, stderr_is_terminal());
             let result = api::run(&admin, &printer, args).await;
-            return keep(sandbox, result);
+            return connect::keep(sandbox, result);
         }
     };
     let operations = match generated_cli::without_client(operations) {
         Ok(receiver) => return webhook::run(format, receiver).await,
         Err(operations) => operations,
     };
-    let (admin, sandbox) = connect(&global).await?;
+    let (admin, sandbox) = connect::connect(&global).await?;
     let printer = Printer::new(format, stderr_is_terminal());
     let ctx = Ctx {
         admin,
@@ -326,92 +320,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         store: Some(connect::store_id(&global)),
     };
     let result = generated_cli::run(&ctx, operations).await;
-    keep(sandbox, result)
-}
-
-/// The embedded sandbox of a command, and where its store is kept between commands.
-struct Sandbox {
-    server: MockServer,
-    kept: Option<sandbox_store::Kept>,
-}
-
-/// Keeps what the command did to the sandbox's store (even when it failed part way: what it
-/// changed was changed), then answers its result; a store that cannot be kept fails a command
-/// that succeeded.
-fn keep(sandbox: Option<Sandbox>, result: Result<(), CliError>) -> Result<(), CliError> {
-    let saved = match &sandbox {
-        Some(Sandbox {
-            server,
-            kept: Some(kept),
-        }) => kept.save(server),
-        _ => Ok(()),
-    };
-    match (result, saved) {
-        (Err(error), Err(unsaved)) => {
-            crate::note!("error: {}", output::terminal_safe(&unsaved.message(), true));
-            Err(error)
-        }
-        (Err(error), Ok(())) => Err(error),
-        (Ok(()), saved) => saved,
-    }
-}
-
-/// Builds the client: to the sandbox (started here, kept alive by the returned server), or to
-/// `--base-url` with `--token`, else with the tokens stored for `--store` (see [`auth`]).
-async fn connect(global: &Global) -> Result<(StoreAdmin, Option<Sandbox>), CliError> {
-    let seconds = |flag: &str, value: f64| {
-        Duration::try_from_secs_f64(value).map_err(|_| {
-            CliError::usage(format!(
-                "{flag} {value}: give a positive number of seconds below 1000000000"
-            ))
-        })
-    };
-    let attempt_timeout = seconds("--timeout", global.timeout)?;
-    let operation_timeout = seconds("--operation-timeout", global.operation_timeout)?;
-    let user_agent = concat!("store-admin-cli/", env!("CARGO_PKG_VERSION"));
-    // The library's own HTTP client: its redirect policy (`store_admin::redirect`) follows a
-    // redirect only on the base URL's origin and under its path, and the runtime never retries
-    // one it refused.
-    let mut builder = StoreAdmin::builder()
-        .with_user_agent(user_agent)
-        .with_connect_timeout(Duration::from_secs(10))
-        .with_retry_policy(
-            RetryPolicy::default().with_max_attempts(global.retries.saturating_add(1)),
-        )
-        .with_attempt_timeout(attempt_timeout)
-        .with_operation_timeout(operation_timeout)
-        .with_max_response_bytes(global.max_response_size);
-    if let Some(language) = &global.language {
-        builder = builder.with_language(language.clone());
-    }
-    // The sandbox has its own token (or the tokens `auth login --sandbox` saved). The user's
-    // --token / STORE_ADMIN_TOKEN belongs to the service: it is neither needed there nor sent.
-    let (mut builder, server) = if auth::is_sandbox(global) {
-        let (kept, restore) = sandbox_store::open(global).await?;
-        let (builder, server) = connect::sandbox_client_from(global, builder, restore).await?;
-        (builder, Some(Sandbox { server, kept }))
-    } else {
-        (auth::service_client(global, builder).await?, None)
-    };
-    match &global.rate_limit_store {
-        Some(StoreLocation::Redis(url)) => {
-            builder = builder.with_rate_limiter(auth::shared_rate_limiter(global, url).await?);
-        }
-        Some(StoreLocation::File) => {
-            return Err(CliError::usage(
-                "--rate-limit-store takes redis://HOST:PORT/DB",
-            ));
-        }
-        None => {
-            if let Some(per_minute) = global.rate_limit {
-                builder = builder.with_rate_limit(RateLimit::per_minute(per_minute));
-            }
-        }
-    }
-    let admin = builder
-        .build()
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    Ok((admin, server))
+    connect::keep(sandbox, result)
 }
 
 /// Warns on standard error when the command calls an operation the service replaced.
