@@ -564,7 +564,7 @@ pub(crate) fn keep(sandbox: Option<Sandbox>, result: Result<(), CliError>) -> Re
 }
 
 /// Builds the client: to the sandbox (started here, kept alive by the returned server), or to
-/// `--base-url` with `--token`, else with the tokens stored for `--store` (see [`auth`]).
+/// `--base-url` with `--token`, else with the tokens stored for `--store` (see [`crate::auth`]).
 pub(crate) async fn connect(global: &Global) -> Result<(StoreAdmin, Option<Sandbox>), CliError> {
     let seconds = |flag: &str, value: f64| {
         Duration::try_from_secs_f64(value).map_err(|_| {
