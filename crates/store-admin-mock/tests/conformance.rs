@@ -18,7 +18,7 @@ const EMBEDDED: &str = concat!(
 
 fn read_document(path: &str) -> Value {
     let text = std::fs::read_to_string(path).expect("the OpenAPI document is readable");
-    crate::common::yaml(&text).expect("the OpenAPI document is YAML")
+    store_admin_mock::read_yaml(&text).expect("the OpenAPI document is YAML")
 }
 
 fn document() -> Value {

@@ -179,7 +179,7 @@ async fn round_trip(
 async fn every_crud_group_of_the_document_round_trips_over_http() {
     let path = document_path();
     let text = std::fs::read_to_string(&path).expect("the document is readable");
-    let doc: Value = crate::common::yaml(&text).expect("the document is YAML");
+    let doc: Value = store_admin_mock::read_yaml(&text).expect("the document is YAML");
     let groups = crud_groups(&doc);
     let server = MockServer::start(
         MockConfig::new()

@@ -80,7 +80,8 @@ fn operation(doc: &Value, method: &str, path: &str) -> Option<(String, String)> 
 #[tokio::test]
 async fn every_documented_request_example_passes_the_body_check() {
     let doc: Value =
-        crate::common::yaml(&std::fs::read_to_string(DOCUMENT).expect("document")).expect("YAML");
+        store_admin_mock::read_yaml(&std::fs::read_to_string(DOCUMENT).expect("document"))
+            .expect("YAML");
     let server = start().await;
     let all = examples();
     assert!(all.len() >= 40, "the request examples are there");
@@ -141,7 +142,8 @@ async fn listed_ids(
 #[tokio::test]
 async fn documented_request_examples_are_answered_with_a_success() {
     let doc: Value =
-        crate::common::yaml(&std::fs::read_to_string(DOCUMENT).expect("document")).expect("YAML");
+        store_admin_mock::read_yaml(&std::fs::read_to_string(DOCUMENT).expect("document"))
+            .expect("YAML");
     let server = start().await;
     let ids = listed_ids(&server, &doc).await;
     let mut sent = 0;

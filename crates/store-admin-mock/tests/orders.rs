@@ -15,7 +15,7 @@ pub(crate) fn details_validator() -> jsonschema::Validator {
         env!("CARGO_MANIFEST_DIR"),
         "/../../openapi/store-admin.yaml"
     );
-    let doc: Value = crate::common::yaml(&std::fs::read_to_string(path).expect("document"))
+    let doc: Value = store_admin_mock::read_yaml(&std::fs::read_to_string(path).expect("document"))
         .expect("document is YAML");
     let schemas: Map<String, Value> = doc["components"]["schemas"]
         .as_object()

@@ -23,7 +23,8 @@ const DOCUMENT: &str = concat!(
 );
 
 fn document() -> Value {
-    crate::common::yaml(&std::fs::read_to_string(DOCUMENT).expect("document")).expect("YAML")
+    store_admin_mock::read_yaml(&std::fs::read_to_string(DOCUMENT).expect("document"))
+        .expect("YAML")
 }
 
 fn id_text(value: &Value) -> Option<String> {

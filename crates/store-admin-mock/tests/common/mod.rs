@@ -101,8 +101,3 @@ pub async fn all_pages(server: &MockServer, path: &str) -> Vec<Value> {
 pub fn token_of(server: &MockServer, index: usize) -> String {
     server.tokens()[index].secret().expose_secret().to_owned()
 }
-
-/// YAML as the mock reads its document (`store_admin_mock::read_yaml`).
-pub fn yaml(text: &str) -> Result<Value, store_admin_mock::DocumentError> {
-    store_admin_mock::read_yaml(text)
-}
