@@ -38,10 +38,10 @@ use url::Url;
 
 use crate::connect::{
     authorize_url_beside, chain, http, namespace_dir, need_app, need_tokens, sandbox_token_url,
-    service_token_url, state_dir, store_error,
+    service_token_url, store_error,
 };
 use crate::error::CliError;
-use crate::global::{Format, Global, StoreLocation, parse_oauth_url};
+use crate::global::{Format, Global, StoreLocation, parse_oauth_url, state_dir};
 use crate::output::terminal_safe;
 // Where 0.1.0 had them: the connection plumbing now lives in `connect.rs`.
 pub use crate::connect::{

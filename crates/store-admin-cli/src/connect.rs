@@ -2,7 +2,6 @@
 //! (files or Redis, per merchant store) and the rate limiter shared through Redis. `auth`'s
 //! commands and every other command start here.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,13 +18,11 @@ use store_admin_mock::{MockConfig, MockServer};
 use url::Url;
 
 use crate::error::CliError;
-use crate::global::{Global, StoreLocation};
+pub use crate::global::{DEFAULT_STORE, store_id};
+use crate::global::{Global, StoreLocation, state_dir};
 
 /// The token the sandbox accepts, and the one the CLI sends it (whatever `--token` says).
 pub const SANDBOX_TOKEN: &str = store_admin_mock::DEFAULT_TOKEN;
-
-/// The store used when neither `--store` nor the profile names one.
-pub const DEFAULT_STORE: &str = "default";
 
 /// The OAuth client the sandbox knows when none is given (not a secret: the sandbox runs in the
 /// command's own process).
@@ -39,14 +36,6 @@ pub const SANDBOX_CLIENT_SECRET: &str = "sandbox-client-secret";
 /// Whether the command talks to the embedded sandbox.
 pub fn is_sandbox(global: &Global) -> bool {
     global.sandbox || global.sandbox_faults.is_some() || global.sandbox_scopes.is_some()
-}
-
-/// The merchant store whose tokens and budget are used.
-pub fn store_id(global: &Global) -> String {
-    global
-        .store
-        .clone()
-        .unwrap_or_else(|| DEFAULT_STORE.to_string())
 }
 
 /// The token URL of the service (not the sandbox's).
@@ -148,18 +137,6 @@ pub struct Tokens {
     pub store: Arc<dyn TokenStore>,
     /// Where it is.
     pub location: String,
-}
-
-/// `$XDG_STATE_HOME`, else `$HOME/.local/state`.
-pub(crate) fn state_dir() -> Option<PathBuf> {
-    std::env::var_os("XDG_STATE_HOME")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|p| !p.is_empty())
-                .map(|home| PathBuf::from(home).join(".local").join("state"))
-        })
 }
 
 /// The folder of a service's token files: its accounts host (and port), so that the tokens of

@@ -424,3 +424,26 @@ pub fn enum_values<T: schemars::JsonSchema>() -> PossibleValuesParser {
         .collect();
     PossibleValuesParser::new(values)
 }
+
+/// The store used when neither `--store` nor the profile names one.
+pub const DEFAULT_STORE: &str = "default";
+
+/// The merchant store whose tokens and budget are used.
+pub fn store_id(global: &Global) -> String {
+    global
+        .store
+        .clone()
+        .unwrap_or_else(|| DEFAULT_STORE.to_string())
+}
+
+/// `$XDG_STATE_HOME`, else `$HOME/.local/state`.
+pub(crate) fn state_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_STATE_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|p| !p.is_empty())
+                .map(|home| PathBuf::from(home).join(".local").join("state"))
+        })
+}

@@ -16,9 +16,8 @@ use std::time::Duration;
 
 use store_admin_mock::{MockServer, StoreSnapshot};
 
-use crate::connect::{state_dir, store_id};
 use crate::error::CliError;
-use crate::global::Global;
+use crate::global::{Global, state_dir, store_id};
 
 /// The variable that names the sandbox's store file, or `none`.
 pub const STATE_ENV: &str = "STORE_ADMIN_SANDBOX_STATE";
