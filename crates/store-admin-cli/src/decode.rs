@@ -20,7 +20,8 @@ use store_admin_client::decoders::{DECODERS, DecodeFn};
     store-admin decode list_orders response.json\n  \
     store-admin decode 'GET /orders/{id}' - < order.json\n  \
     store-admin decode create_shipment --request body.json\n  \
-    store-admin decode get_order --status 404 error.json\n\n\
+    store-admin decode get_order --status 404 error.json\n  \
+    store-admin decode list_orders --drift response.json > drift.json\n\n\
     Exit codes: 0 the body decodes, 1 it does not (the first mismatch is printed), 2 unknown \
     operation or unreadable file.")]
 pub struct DecodeArgs {
@@ -39,6 +40,12 @@ pub struct DecodeArgs {
     /// Decode a request body instead of a response.
     #[arg(long)]
     pub request: bool,
+    /// Print the body's drift instead of `ok`, as JSON (the client's drift report, see
+    /// `store_admin::drift`): each habit of the service's serialisation it needed (a number as a
+    /// string, `0`/`1` for a boolean, ...) and each field the document does not declare, by JSON
+    /// path, with counts and JSON types, never a value. Success bodies only.
+    #[arg(long, conflicts_with_all = ["request", "status"])]
+    pub drift: bool,
 }
 
 /// Finds an operation by its `operationId`, or by `METHOD /path` where each `{...}` segment of
@@ -109,7 +116,13 @@ pub fn run(args: DecodeArgs) -> Result<(), CliError> {
     };
     let bytes = crate::body::read_input_for(&args.file, "FILE")?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let (verdict, mismatch) = match check(decode, bytes, !args.request) {
+    let checked = check(decode, bytes, !args.request);
+    if args.drift
+        && let Ok(shape) = &checked
+    {
+        return print_drift(meta.operation_id, bytes, shape);
+    }
+    let (verdict, mismatch) = match checked {
         Ok(Shape::AsIs) => ("ok".to_string(), None),
         Ok(Shape::Bare) => (
             "ok (the records alone, as store-admin prints them: decoded as the `data` of the \
@@ -138,6 +151,52 @@ pub fn run(args: DecodeArgs) -> Result<(), CliError> {
         None => Ok(()),
         Some(text) => Err(CliError::Rejected(text)),
     }
+}
+
+/// Prints the drift report of one success body of `operation` (that decoded as `shape`).
+fn print_drift(operation: &'static str, bytes: &[u8], shape: &Shape) -> Result<(), CliError> {
+    let envelope;
+    let body = match shape {
+        Shape::AsIs => bytes,
+        Shape::Bare => {
+            // The records alone: their paths are read below the envelope's `data`, as the client
+            // reads them.
+            let data: serde_json::Value = serde_json::from_slice(bytes)
+                .or_else(|_| {
+                    bytes
+                        .split(|b| *b == b'\n')
+                        .filter(|line| !line.trim_ascii().is_empty())
+                        .map(serde_json::from_slice)
+                        .collect::<Result<Vec<serde_json::Value>, _>>()
+                        .map(serde_json::Value::Array)
+                })
+                .map_err(|e| CliError::Rejected(format!("not JSON: {e}")))?;
+            envelope =
+                serde_json::json!({"status": 200, "success": true, "data": data}).to_string();
+            envelope.as_bytes()
+        }
+    };
+    let Some((findings, decoded)) = store_admin_client::decoders::drift(operation, body) else {
+        return Err(CliError::usage(format!(
+            "{operation}'s answer is no JSON body: it has no drift"
+        )));
+    };
+    match decoded {
+        Ok(()) => {}
+        // The records alone lack the envelope's other fields (a list's `pagination`), which come
+        // last: what was read before them is all there is.
+        Err(e) if *shape == Shape::Bare && e.starts_with("missing field") => {}
+        Err(mismatch) => {
+            let text = crate::output::terminal_safe(&mismatch, true);
+            crate::output::write_stdout(format!("{text}\n").as_bytes())?;
+            return Err(CliError::Rejected(text));
+        }
+    }
+    let mut report = store_admin::drift::DriftReport::default();
+    report.record(operation, Some(&findings), chrono::Utc::now());
+    let text = serde_json::to_string_pretty(&report)
+        .map_err(|e| CliError::other(format!("the drift report: {e}")))?;
+    crate::output::write_stdout(format!("{text}\n").as_bytes())
 }
 
 /// What decoded: the body as given, or the records alone (wrapped in the envelope).

@@ -318,6 +318,55 @@ fn decode_reads_the_clis_own_output_and_says_what_it_expected() {
     );
 }
 
+#[test]
+fn decode_drift_names_habits_and_undeclared_fields_by_path_and_never_a_value() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let list = dir.path().join("list.json");
+    std::fs::write(
+        &list,
+        ok(&["products", "quantities", "--per-page", "3", "-o", "json"]),
+    )
+    .expect("write");
+    let mut rows: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&list).expect("read")).expect("JSON");
+    for row in rows.as_array_mut().expect("a list") {
+        let id = row["id"].as_i64().expect("an id");
+        row["id"] = serde_json::Value::String(id.to_string());
+        row["warehouse_code"] = serde_json::Value::String("secret-\u{1b}[31m-value".into());
+    }
+    let drifted = dir.path().join("drifted.json");
+    std::fs::write(&drifted, rows.to_string()).expect("write");
+    let mut command = store_admin();
+    command.args([
+        "decode",
+        "list_product_quantities",
+        "--drift",
+        drifted.to_str().unwrap(),
+    ]);
+    let (out, _) = run(command, 0);
+    let report = json(&out);
+    let drift = &report["list_product_quantities"];
+    assert_eq!(drift["decoded"], 1, "{out}");
+    let ids = &drift["habits"]["a number sent as a string"]["paths"]["data[].id"];
+    assert_eq!(ids["count"], 3, "{out}");
+    assert_eq!(ids["types"], serde_json::json!(["string"]), "{out}");
+    let field = &drift["unknown_fields"]["data[].warehouse_code"];
+    assert_eq!(field["count"], 3, "{out}");
+    assert!(!out.contains("secret") && !out.contains('\u{1b}'), "{out}");
+
+    // A body that does not decode is exit 1 with its mismatch, as without --drift.
+    let wrong = dir.path().join("wrong.json");
+    std::fs::write(&wrong, r#"[{"id": "not a number"}]"#).expect("write");
+    let mut command = store_admin();
+    command.args([
+        "decode",
+        "list_product_quantities",
+        "--drift",
+        wrong.to_str().unwrap(),
+    ]);
+    run(command, 1);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 401
 

@@ -101,6 +101,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::str::FromStr;
 
+use crate::drift::{self, JsonType, habits, is_index};
 use serde::Deserialize;
 use serde::de::value::{BorrowedStrDeserializer, MapAccessDeserializer};
 use serde::de::{
@@ -220,6 +221,7 @@ pub struct Seq<A>(PhantomData<A>);
 
 impl<'de, T, A: DeserializeAs<'de, T>> DeserializeAs<'de, Vec<T>> for Seq<A> {
     fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<Vec<T>, D::Error> {
+        let _indexes = drift::list_indexes();
         deserializer.deserialize_any(SeqVisitor::<T, A>(PhantomData))
     }
 }
@@ -227,7 +229,8 @@ impl<'de, T, A: DeserializeAs<'de, T>> DeserializeAs<'de, Vec<T>> for Seq<A> {
 struct SeqVisitor<T, A>(PhantomData<(T, A)>);
 
 impl<'de, T, A: DeserializeAs<'de, T>> SeqVisitor<T, A> {
-    fn one<E: de::Error>(item: impl IntoDeserializer<'de, E>) -> Result<Vec<T>, E> {
+    fn one<E: de::Error>(item: impl IntoDeserializer<'de, E>, seen: JsonType) -> Result<Vec<T>, E> {
+        drift::habit(habits::ONE_VALUE_FOR_LIST, seen);
         A::deserialize_as(item.into_deserializer()).map(|item| vec![item])
     }
 }
@@ -246,9 +249,11 @@ impl<'de, T, A: DeserializeAs<'de, T>> Visitor<'de> for SeqVisitor<T, A> {
     }
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Vec<T>, M::Error> {
         let Some(first) = map.next_key::<String>()? else {
+            drift::habit(habits::ONE_VALUE_FOR_LIST, JsonType::Object);
             return Ok(Vec::new());
         };
         if !is_index(&first) {
+            drift::habit(habits::ONE_VALUE_FOR_LIST, JsonType::Object);
             // One object, not a list of them: hand it on with the key already read.
             let item = A::deserialize_as(MapAccessDeserializer::new(Prefixed {
                 first: Some(first),
@@ -256,6 +261,7 @@ impl<'de, T, A: DeserializeAs<'de, T>> Visitor<'de> for SeqVisitor<T, A> {
             }))?;
             return Ok(vec![item]);
         }
+        drift::habit(habits::INDEX_KEYED_OBJECT_FOR_LIST, JsonType::Object);
         let mut out = vec![map.next_value_seed(Seed::<T, A>::new())?];
         while let Some(key) = map.next_key::<String>()? {
             if !is_index(&key) {
@@ -270,34 +276,31 @@ impl<'de, T, A: DeserializeAs<'de, T>> Visitor<'de> for SeqVisitor<T, A> {
     }
     /// `null` for a list is the empty list.
     fn visit_unit<E: de::Error>(self) -> Result<Vec<T>, E> {
+        drift::habit(habits::NULL_FOR_VALUE, JsonType::Null);
         Ok(Vec::new())
     }
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Vec<T>, E> {
-        Self::one(v)
+        Self::one(v, JsonType::Boolean)
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Vec<T>, E> {
-        Self::one(v)
+        Self::one(v, JsonType::Number)
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Vec<T>, E> {
-        Self::one(v)
+        Self::one(v, JsonType::Number)
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Vec<T>, E> {
-        Self::one(v)
+        Self::one(v, JsonType::Number)
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Vec<T>, E> {
-        Self::one(v)
+        Self::one(v, JsonType::String)
     }
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Vec<T>, E> {
+        drift::habit(habits::ONE_VALUE_FOR_LIST, JsonType::String);
         A::deserialize_as(BorrowedStrDeserializer::new(v)).map(|item| vec![item])
     }
     fn visit_string<E: de::Error>(self, v: String) -> Result<Vec<T>, E> {
-        Self::one(v)
+        Self::one(v, JsonType::String)
     }
-}
-
-/// Whether a key is a list index (`0`, `17`).
-fn is_index(key: &str) -> bool {
-    !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// A map whose first key was already read.
@@ -391,9 +394,15 @@ where
                     out.insert_entry(key, value);
                     index += 1;
                 }
+                let habit = match index {
+                    0 => habits::EMPTY_ARRAY_FOR_OBJECT,
+                    _ => habits::LIST_FOR_MAP,
+                };
+                drift::habit(habit, JsonType::Array);
                 Ok(out)
             }
         }
+        let _keys = drift::map_keys();
         deserializer.deserialize_any(MapVisitor::<M, A>(PhantomData))
     }
 }
@@ -462,13 +471,20 @@ impl<T> RecordVisitor<T> {
 impl<'de, T: Deserialize<'de>> RecordVisitor<T> {
     /// A single value: the record with its primary field set, or (no primary field) what `T`
     /// makes of it (an error naming the record).
-    fn scalar<E: de::Error, V: IntoDeserializer<'de, E>>(self, v: V) -> Result<Option<T>, E> {
+    fn scalar<E: de::Error, V: IntoDeserializer<'de, E>>(
+        self,
+        v: V,
+        seen: JsonType,
+    ) -> Result<Option<T>, E> {
         match self.primary {
-            Some(field) => T::deserialize(MapAccessDeserializer::new(OneEntry {
-                key: Some(field),
-                value: Some(v.into_deserializer()),
-            }))
-            .map(Some),
+            Some(field) => {
+                drift::habit(habits::ID_FOR_RECORD, seen);
+                T::deserialize(MapAccessDeserializer::new(OneEntry {
+                    key: Some(field),
+                    value: Some(v.into_deserializer()),
+                }))
+                .map(Some)
+            }
             None => T::deserialize(v.into_deserializer()).map(Some),
         }
     }
@@ -497,7 +513,10 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for RecordVisitor<T> {
         match T::deserialize(MapAccessDeserializer::new(&mut watched)) {
             Ok(record) => Ok(Some(record)),
             // `{}` for a record with a required field: nothing.
-            Err(_) if watched.keys == 0 => Ok(None),
+            Err(_) if watched.keys == 0 => {
+                drift::habit(habits::EMPTY_OBJECT_FOR_ABSENT, JsonType::Object);
+                Ok(None)
+            }
             Err(e) => Err(e),
         }
     }
@@ -507,30 +526,34 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for RecordVisitor<T> {
         }
         // `[]` is the empty object, `[x]` is `x`; a longer array is no object.
         let Some(item) = seq.next_element_seed(Seed::<Option<T>, OptRecord>::new())? else {
+            drift::habit(habits::EMPTY_ARRAY_FOR_OBJECT, JsonType::Array);
             return self.empty();
         };
         match seq.next_element::<IgnoredAny>()? {
-            None => Ok(item),
+            None => {
+                drift::habit(habits::ONE_ITEM_ARRAY_FOR_OBJECT, JsonType::Array);
+                Ok(item)
+            }
             Some(_) => Err(de::Error::invalid_type(Unexpected::Seq, &self)),
         }
     }
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Option<T>, E> {
-        self.scalar(v)
+        self.scalar(v, JsonType::Boolean)
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<T>, E> {
-        self.scalar(v)
+        self.scalar(v, JsonType::Number)
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<T>, E> {
-        self.scalar(v)
+        self.scalar(v, JsonType::Number)
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<T>, E> {
-        self.scalar(v)
+        self.scalar(v, JsonType::Number)
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<T>, E> {
-        self.scalar(v)
+        self.scalar(v, JsonType::String)
     }
     fn visit_string<E: de::Error>(self, v: String) -> Result<Option<T>, E> {
-        self.scalar(v)
+        self.scalar(v, JsonType::String)
     }
     fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {
         T::deserialize(().into_deserializer()).map(Some)
@@ -661,6 +684,7 @@ where
         )
     }
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<T, E> {
+        drift::habit(habits::NUMBER_AS_BOOLEAN, JsonType::Boolean);
         T::deserialize(u8::from(v).into_deserializer())
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
@@ -679,12 +703,14 @@ where
         T::deserialize(v.into_deserializer())
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
-        v.trim().parse::<T>().map_err(|e| {
+        let number = v.trim().parse::<T>().map_err(|e| {
             de::Error::custom(format_args!(
                 "invalid number in a string: {v:?} ({e}), expected {}",
                 Expected(&self)
             ))
-        })
+        })?;
+        drift::habit(habits::NUMBER_AS_STRING, JsonType::String);
+        Ok(number)
     }
 }
 
@@ -717,17 +743,21 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for StrVisitor<T> {
         T::deserialize(v.into_deserializer())
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        drift::habit(habits::STRING_AS_NUMBER, JsonType::Number);
         T::deserialize(v.to_string().into_deserializer())
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        drift::habit(habits::STRING_AS_NUMBER, JsonType::Number);
         T::deserialize(v.to_string().into_deserializer())
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        drift::habit(habits::STRING_AS_NUMBER, JsonType::Number);
         // The text JSON gives the number (`10.0` stays `10.0`), not Rust's shortest (`10`).
         let text = serde_json::Number::from_f64(v).map_or_else(|| v.to_string(), |n| n.to_string());
         T::deserialize(text.into_deserializer())
     }
     fn visit_unit<E: de::Error>(self) -> Result<T, E> {
+        drift::habit(habits::NULL_FOR_VALUE, JsonType::Null);
         T::deserialize("".into_deserializer())
     }
     fn visit_none<E: de::Error>(self) -> Result<T, E> {
@@ -760,6 +790,7 @@ impl Visitor<'_> for BoolVisitor {
         Ok(v)
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<bool, E> {
+        drift::habit(habits::BOOLEAN_AS_NUMBER_OR_WORD, JsonType::Number);
         match v {
             0 => Ok(false),
             1 => Ok(true),
@@ -767,6 +798,7 @@ impl Visitor<'_> for BoolVisitor {
         }
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<bool, E> {
+        drift::habit(habits::BOOLEAN_AS_NUMBER_OR_WORD, JsonType::Number);
         match v {
             0 => Ok(false),
             1 => Ok(true),
@@ -777,6 +809,7 @@ impl Visitor<'_> for BoolVisitor {
         const TRUE: &[&str] = &["1", "true", "on", "yes"];
         const FALSE: &[&str] = &["0", "false", "off", "no"];
         let word = v.trim();
+        drift::habit(habits::BOOLEAN_AS_NUMBER_OR_WORD, JsonType::String);
         if TRUE.iter().any(|t| word.eq_ignore_ascii_case(t)) {
             Ok(true)
         } else if FALSE.iter().any(|f| word.eq_ignore_ascii_case(f)) {

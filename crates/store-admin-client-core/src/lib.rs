@@ -15,6 +15,7 @@ pub use generated::*;
 
 mod decode;
 mod depth;
+pub mod drift;
 pub mod lenient;
 
 pub use decode::{BodyError, DecodeError, decode_slice, read_body};

@@ -11,10 +11,27 @@ use serde::de::DeserializeOwned;
 #[rustfmt::skip]
 #[allow(clippy::all, rustdoc::all)]
 mod generated;
-pub use generated::DECODERS;
+pub use generated::{DECODERS, DRIFTS};
 
 /// Checks bytes against one type: `Ok` or the first mismatch (`data[3].price: invalid type...`).
 pub type DecodeFn = fn(&[u8]) -> Result<(), String>;
+
+/// Decodes bytes as one type with the JSON path kept: what the decoding needed of the service's
+/// habits and the fields the document does not declare, up to where it stopped, and the first
+/// mismatch if there is one ([`crate::drift::observe_partly`]).
+pub type DriftFn = fn(&[u8]) -> (crate::drift::Findings, Result<(), String>);
+
+/// The drift of a success body of `operation_id` (see [`DRIFTS`]): `None` when the document has no
+/// such operation or its success body is no JSON.
+pub fn drift(
+    operation_id: &str,
+    bytes: &[u8],
+) -> Option<(crate::drift::Findings, Result<(), String>)> {
+    DRIFTS
+        .iter()
+        .find(|(id, _)| *id == operation_id)
+        .map(|(_, observe)| observe(bytes))
+}
 
 /// How to decode the bodies of one operation.
 #[derive(Clone, Copy)]

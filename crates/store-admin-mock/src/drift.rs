@@ -43,6 +43,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::document::Document;
+// The habits' names and the rule for keys that are data: the client's own (its drift count
+// reports in the same words).
+use store_admin_client::drift::{habits, looks_like_data};
 
 /// What the drift check saw of one operation.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
@@ -369,52 +372,6 @@ pub(crate) fn fold_path(path: &str) -> String {
         .join(&separator.to_string())
 }
 
-/// Whether a key name looks like data rather than a field's name: longer than 40 characters,
-/// numeric, with characters a name has not (anything but ASCII letters, digits, `_` and `-`), or
-/// random: at least 16 characters mixing three or more digits and letters, or of high entropy
-/// (3.5 bits a character without a `_` or `-` between words, 4.2 with).
-pub(crate) fn looks_like_data(key: &str) -> bool {
-    if key.is_empty() || key == "<key>" {
-        return false;
-    }
-    if key.len() > 40 {
-        return true;
-    }
-    if !key
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
-        return true;
-    }
-    let digits = key.bytes().filter(u8::is_ascii_digit).count();
-    if digits == key.len() {
-        return true;
-    }
-    let letters = key.bytes().filter(u8::is_ascii_alphabetic).count();
-    let separated = key.contains(['_', '-']);
-    key.len() >= 16
-        && ((digits >= 3 && letters >= 3)
-            || (!separated && entropy(key) >= 3.5)
-            || entropy(key) >= 4.2)
-}
-
-/// Shannon entropy of the bytes of `text`, in bits per byte.
-fn entropy(text: &str) -> f64 {
-    let mut counts = [0u32; 256];
-    for byte in text.bytes() {
-        counts[usize::from(byte)] += 1;
-    }
-    let length = text.len() as f64;
-    counts
-        .iter()
-        .filter(|&&n| n > 0)
-        .map(|&n| {
-            let p = f64::from(n) / length;
-            -p * p.log2()
-        })
-        .sum()
-}
-
 /// What walking one answer beside its schema found.
 #[derive(Debug, Default)]
 struct Findings {
@@ -465,21 +422,6 @@ fn display(path: &str) -> &str {
 
 /// How deep the walk goes (a document's schemas are not that deep; a hostile answer may be).
 const MAX_DEPTH: usize = 64;
-
-/// The service's habits, as the report names them.
-pub(crate) mod habits {
-    pub const NUMBER_AS_STRING: &str = "a number sent as a string";
-    pub const STRING_AS_NUMBER: &str = "a string sent as a number";
-    pub const BOOLEAN_AS_NUMBER_OR_WORD: &str = "a boolean sent as 0/1 or a word (on/off, yes/no)";
-    pub const NUMBER_AS_BOOLEAN: &str = "a number sent as true/false";
-    pub const NULL_FOR_VALUE: &str = "null where the document has no null";
-    pub const EMPTY_ARRAY_FOR_OBJECT: &str = "[] for an empty object";
-    pub const ONE_ITEM_ARRAY_FOR_OBJECT: &str = "a one-item list where a record is expected";
-    pub const ID_FOR_RECORD: &str = "an id where a record is expected";
-    pub const INDEX_KEYED_OBJECT_FOR_LIST: &str =
-        "an object keyed by index where a list is expected";
-    pub const ONE_VALUE_FOR_LIST: &str = "one value where a list is expected";
-}
 
 /// Walks `value` beside `schema`, noting habits and unknown fields.
 fn walk(

@@ -13,6 +13,7 @@
 //!   against the clean export, in interleaved rounds. Both pass through the mock's list rewrite
 //!   (the clean one with no record to corrupt), so the ratio is the client's cost of the bad
 //!   records alone: reading each page that holds one again, record by record.
+//! - drift counting: `call()` with `with_drift_counting` against without. Target: at least 0.95.
 
 use std::time::{Duration, Instant};
 
@@ -464,11 +465,73 @@ fn profiled_calls(rt: &tokio::runtime::Runtime, calls: impl Future<Output = ()>)
     rt.block_on(calls);
 }
 
+/// Drift counting's cost: `call()` of a client built `with_drift_counting` against the same
+/// client without, in interleaved rounds (the order alternating), on the isolated setting; the
+/// median of the rounds' ratios (on / off calls per second). Target: at least 0.95 (at most 5 %
+/// more). A 60-record page whose answer needs no habit: the cost is the second decode, with the
+/// path kept.
+fn drift_overhead_ratio() -> f64 {
+    const CALLS: usize = 200;
+    const ROUNDS: usize = 30;
+    let (_mock_runtime, server, rt) = isolated();
+    let off = admin(&server);
+    let on = StoreAdmin::builder()
+        .with_base_url(server.base_url())
+        .with_token(TOKEN)
+        .with_drift_counting()
+        .build()
+        .expect("client");
+    let rate = |admin: &StoreAdmin| {
+        let admin = admin.clone();
+        async move {
+            let started = Instant::now();
+            for _ in 0..CALLS {
+                let page = admin
+                    .list_product_quantities()
+                    .page(2u64)
+                    .per_page(60u64)
+                    .call()
+                    .await
+                    .expect("a page");
+                assert_eq!(page.data.len(), 60);
+            }
+            CALLS as f64 / started.elapsed().as_secs_f64()
+        }
+    };
+    let mut ratios = Vec::new();
+    rt.block_on(async {
+        for round in 0..=ROUNDS {
+            let (first, second) = if round % 2 == 0 {
+                (&off, &on)
+            } else {
+                (&on, &off)
+            };
+            let a = rate(first).await;
+            let b = rate(second).await;
+            let (off_rate, on_rate) = if round % 2 == 0 { (a, b) } else { (b, a) };
+            if round > 0 {
+                ratios.push(on_rate / off_rate);
+            }
+        }
+    });
+    assert!(!on.drift().is_empty(), "the counting client counted");
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
+}
+
 fn main() {
     // `cargo bench -p store-admin --bench client -- undecodable`: that figure alone.
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|arg| arg == "undecodable") {
         undecodable_export_ratio();
+        return;
+    }
+    // `cargo bench -p store-admin --bench client -- drift`: that figure alone.
+    if args.iter().any(|arg| arg == "drift") {
+        println!(
+            "drift counting (30 interleaved rounds of 200 calls, median): on vs off ratio {:.3} (target >= 0.95)",
+            drift_overhead_ratio()
+        );
         return;
     }
     if let Some(at) = args.iter().position(|arg| arg == "profile") {
@@ -531,4 +594,8 @@ fn main() {
         _ => println!("export: estimates not found (run without a filter)"),
     }
     undecodable_export_ratio();
+    println!(
+        "drift counting (30 interleaved rounds of 200 calls, median): on vs off ratio {:.3} (target >= 0.95)",
+        drift_overhead_ratio()
+    );
 }

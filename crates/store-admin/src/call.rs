@@ -29,7 +29,7 @@ use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use store_admin_client::{Operation, ResponseValue};
 
-use crate::runtime::handoff::keeping_failure;
+use crate::runtime::handoff::{Kept, keeping_failure};
 use crate::{Error, types};
 
 /// Sends an operation and answers its typed body, or an [`Error`] naming the operation, with the
@@ -52,7 +52,7 @@ where
 
     fn call(self) -> BoxFuture<'a, Result<O::Output, Error>> {
         Box::pin(async move {
-            sent::<O::Output, _>(O::OPERATION_ID, self.send_operation())
+            sent::<O::Output, _>(O::OPERATION_ID, self.send_operation(), true)
                 .await
                 .map(ResponseValue::into_inner)
         })
@@ -77,23 +77,38 @@ where
 
     fn call_full(self) -> BoxFuture<'a, Result<ResponseValue<O::Output>, Error>> {
         // A body that does not decode is located in it as JSON (its type may not decode).
+        // No drift count: the body's type may not decode (a file), and `Value` has no habits.
         Box::pin(sent::<serde_json::Value, _>(
             O::OPERATION_ID,
             self.send_operation(),
+            false,
         ))
     }
 }
 
 /// Awaits `send` (a generated builder's `send`) and answers its success, or this crate's [`Error`]:
 /// the one the interceptor ended the call with, or progenitor's converted (a body that does not
-/// decode located by reading it again as `T`).
+/// decode located by reading it again as `T`). With `drift`, a success is counted for the client's
+/// drift count (when it is on) as a body of type `T`.
 async fn sent<T: DeserializeOwned, O>(
     operation: &'static str,
     send: impl Future<Output = Result<ResponseValue<O>, progenitor_client::Error<types::ErrorResponse>>>,
+    drift: bool,
 ) -> Result<ResponseValue<O>, Error> {
     match keeping_failure(send).await {
-        (Ok(answer), _) => Ok(answer),
-        (Err(_), Some(kept)) => Err(kept),
-        (Err(error), None) => Err(Error::from_progenitor::<T>(error, Some(operation))),
+        (Ok(answer), kept) => {
+            if let Some(sample) = kept.sample.filter(|_| drift) {
+                sample.observe::<T>(operation);
+            }
+            Ok(answer)
+        }
+        (
+            Err(_),
+            Kept {
+                failure: Some(failure),
+                ..
+            },
+        ) => Err(failure),
+        (Err(error), _) => Err(Error::from_progenitor::<T>(error, Some(operation))),
     }
 }

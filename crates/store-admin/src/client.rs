@@ -87,6 +87,17 @@ impl StoreAdmin {
         &self.runtime.auth
     }
 
+    /// The drift counted so far (see [`crate::drift`]): empty unless the client was built
+    /// [`with_drift_counting`](StoreAdminBuilder::with_drift_counting). Shared by the client's
+    /// clones and language views.
+    pub fn drift(&self) -> crate::drift::DriftReport {
+        self.runtime
+            .drift
+            .as_ref()
+            .map(|counter| counter.report())
+            .unwrap_or_default()
+    }
+
     /// The base URL calls go to.
     pub fn base_url(&self) -> &str {
         &self.runtime.base_url

@@ -13,6 +13,7 @@ mod generated_values;
 pub mod call;
 mod client;
 pub mod credentials;
+pub mod drift;
 pub mod error;
 pub mod fair;
 pub mod hand_written;

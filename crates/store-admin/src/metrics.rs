@@ -10,6 +10,7 @@
 //! | `store_admin.rate_limiter.wait` | histogram, seconds: waits for the rate limiter | `store` |
 //! | `store_admin.token.refreshes` | counter: refreshes after a rejected token | `store` |
 //! | `store_admin.records.skipped` | counter: undecodable records a list skipped | `operation` |
+//! | `store_admin.drift` | counter: habits applied and undeclared fields (with [`crate::StoreAdminBuilder::with_drift_counting`]) | `operation`, `habit` (or `undeclared field`), `path`, `store` |
 //!
 //! `store` is the label of [`crate::StoreAdminBuilder::with_store_label`] (each store's client
 //! of [`crate::Merchants`] has its merchant's), absent otherwise.
@@ -76,4 +77,31 @@ pub(crate) fn refreshed(store: Option<&str>) {
 /// A list skipped `count` undecodable records.
 pub(crate) fn skipped(operation: &'static str, count: usize) {
     counter!("store_admin.records.skipped", labels(Some(operation), None)).increment(count as u64);
+}
+
+/// What the drift count found in one answer (see [`crate::drift`]).
+pub(crate) fn drift(
+    operation: &str,
+    store: Option<&str>,
+    findings: &store_admin_client::drift::Findings,
+) {
+    let count = |name: &str, path: &str, n: u64| {
+        let mut labels = vec![
+            Label::new("operation", operation.to_owned()),
+            Label::new("habit", name.to_owned()),
+            Label::new("path", path.to_owned()),
+        ];
+        if let Some(store) = store {
+            labels.push(Label::new("store", store.to_owned()));
+        }
+        counter!("store_admin.drift", labels).increment(n);
+    };
+    for (habit, paths) in &findings.habits {
+        for (path, (n, _)) in paths {
+            count(habit, path, *n);
+        }
+    }
+    for (path, (n, _)) in &findings.unknown_fields {
+        count("undeclared field", path, *n);
+    }
 }

@@ -214,8 +214,11 @@ async fn fetch<'a, R: PagedRequest<'a>>(
     let page = NonZeroU64::new(number).ok_or_else(|| Error::InvalidRequest("page 0".into()))?;
     let (sent, kept) =
         crate::runtime::handoff::keeping_failure(request.with_page(page).send_page()).await;
-    if let Some(kept) = kept {
-        return Err(kept);
+    if let Some(failure) = kept.failure {
+        return Err(failure);
+    }
+    if let (Some(sample), Ok(_)) = (kept.sample, &sent) {
+        sample.observe::<R::Response>(R::OPERATION_ID);
     }
     let (items, pagination, records, skipped) = match sent {
         Ok(response) => {

@@ -7,6 +7,7 @@
 
 mod decode_errors;
 mod deep_answers;
+mod drift;
 mod error_classes;
 mod hand_written;
 mod inbox;

@@ -336,13 +336,28 @@ impl Model {
                 Decoder { operation_id: #id, success: #success, error: #error, request: #request }
             }
         });
+        // The drift of a success body: its generated type decoded with the path kept (a file or
+        // no body has none).
+        let drifts = self.ops.iter().filter_map(|op| {
+            let id = &op.id;
+            match &op.success {
+                Some(ty) if !is_unit(ty) && !is_type(ty, "ByteStream") => {
+                    Some(quote!((#id, observe_partly::<#ty>)))
+                }
+                _ => None,
+            }
+        });
         quote! {
             #[allow(unused_imports)]
-            use super::{Decoder, bytes, empty, json};
+            use super::{Decoder, DriftFn, bytes, empty, json};
+            use crate::drift::observe_partly;
             use crate::types;
 
             /// How to decode each operation's bodies, in document order.
             pub const DECODERS: &[Decoder] = &[#(#decoders),*];
+
+            /// The drift of each operation's success body (those that are JSON), in document order.
+            pub const DRIFTS: &[(&str, DriftFn)] = &[#(#drifts),*];
         }
     }
 

@@ -39,6 +39,7 @@ pub struct StoreAdminBuilder {
     language: Option<Language>,
     store: Option<Arc<str>>,
     fair: Option<Arc<crate::fair::FairShare>>,
+    drift: bool,
 }
 
 impl Default for StoreAdminBuilder {
@@ -60,6 +61,7 @@ impl Default for StoreAdminBuilder {
             language: None,
             store: None,
             fair: None,
+            drift: false,
         }
     }
 }
@@ -215,6 +217,15 @@ impl StoreAdminBuilder {
         self
     }
 
+    /// Counts drift: each habit of the service's serialisation that an answer needed and each
+    /// field it had that the document does not declare, per operation and JSON path, never a
+    /// value ([`StoreAdmin::drift`](crate::StoreAdmin::drift) answers the report; see
+    /// [`crate::drift`]). Off by default, and then free.
+    pub fn with_drift_counting(mut self) -> Self {
+        self.drift = true;
+        self
+    }
+
     /// Shares `share`'s bound on the calls in flight with the clients of other stores, fairly:
     /// when it is reached, the stores' waiting calls are served in turn (see [`crate::fair`]).
     /// The client queues as its [store label](StoreAdminBuilder::with_store_label).
@@ -301,6 +312,9 @@ impl StoreAdminBuilder {
                 (share, store)
             }),
             store: self.store.clone(),
+            drift: self
+                .drift
+                .then(|| Arc::new(crate::drift::DriftCounter::default())),
         });
         let inner = Inner::with_interceptor(runtime.clone());
         let client = Client::new_with_client(&self.base_url, http, inner);

@@ -38,6 +38,7 @@ use store_admin_client::{BoxFuture, Interceptor, Refusal};
 
 use super::answer::{Answered, with_body};
 use super::{InLanguage, Runtime};
+use crate::drift::Sample;
 use crate::error::{ApiError, Error};
 use crate::language::Language;
 
@@ -68,7 +69,7 @@ fn intercept<'a>(
     Box::pin(
         runtime
             .call(client, request, operation_id, language)
-            .map(move |result| answer(result, operation_id).map_err(keep_failure)),
+            .map(move |result| answer(runtime, result, operation_id).map_err(keep_failure)),
     )
 }
 
@@ -94,6 +95,7 @@ impl Interceptor for InLanguage {
 /// the body the runtime has read in place of the one it read); or this crate's [`Error`] (an error
 /// answer, a transport failure, no token), to keep for the caller.
 fn answer(
+    runtime: &Runtime,
     result: Result<Answered, Error>,
     operation_id: &'static str,
 ) -> Result<reqwest::Response, Error> {
@@ -112,12 +114,39 @@ fn answer(
         return Err(Error::Api(Box::new(error)));
     }
     crate::error::check_depth(&body, Some(operation_id))?;
+    if let Some(counter) = &runtime.drift {
+        // For the drift count, in the caller's slot (only `call()` and the streams, which know
+        // the type the body decodes as, open one): the body is shared, not copied.
+        let _outside = SLOT.try_with(|slot| {
+            slot.borrow_mut().sample = Some(Sample {
+                body: body.clone(),
+                counter: counter.clone(),
+                store: runtime.store.clone(),
+            });
+        });
+    }
     Ok(with_body(response, body))
 }
 
+/// What a call leaves its caller beside the generated code's result.
+#[derive(Default)]
+struct Slot {
+    /// The error the interceptor ended the call with.
+    failure: Option<Error>,
+    /// The answer's body, for the drift count (when it is on).
+    sample: Option<Sample>,
+}
+
+/// What [`keeping_failure`] answers beside the result: the typed error, and the answer for the
+/// drift count.
+pub(crate) struct Kept {
+    pub(crate) failure: Option<Error>,
+    pub(crate) sample: Option<Sample>,
+}
+
 tokio::task_local! {
-    /// The error the interceptor ended the call being sent with, kept for [`keeping_failure`].
-    static FAILURE: RefCell<Option<Error>>;
+    /// What the interceptor leaves the caller of the call being sent, kept for [`keeping_failure`].
+    static SLOT: RefCell<Slot>;
 }
 
 /// Runs `send` (a generated builder's `send`), and answers its result with the error the
@@ -126,13 +155,13 @@ tokio::task_local! {
 /// progenitor's hooks can give the generated code no error of ours (only its `Error::Custom`, a
 /// message): the interceptor keeps the typed error here ([`keep_failure`]), in the task that
 /// sends, and the caller takes it back as it was raised.
-pub(crate) async fn keeping_failure<F: Future>(send: F) -> (F::Output, Option<Error>) {
-    FAILURE
-        .scope(RefCell::new(None), async {
-            let output = send.await;
-            (output, FAILURE.with(RefCell::take))
-        })
-        .await
+pub(crate) async fn keeping_failure<F: Future>(send: F) -> (F::Output, Kept) {
+    SLOT.scope(RefCell::new(Slot::default()), async {
+        let output = send.await;
+        let Slot { failure, sample } = SLOT.with(RefCell::take);
+        (output, Kept { failure, sample })
+    })
+    .await
 }
 
 /// Ends a call with `error`: kept for the [`keeping_failure`] around the call, if there is one,
@@ -140,6 +169,6 @@ pub(crate) async fn keeping_failure<F: Future>(send: F) -> (F::Output, Option<Er
 fn keep_failure(error: Error) -> Refusal {
     let refusal = Refusal::new(error.to_string());
     // Outside `keeping_failure` (a builder's own `send`), the message is all the caller gets.
-    let _outside = FAILURE.try_with(|slot| slot.replace(Some(error)));
+    let _outside = SLOT.try_with(|slot| slot.borrow_mut().failure = Some(error));
     refusal
 }

@@ -81,6 +81,9 @@ pub struct Runtime {
     /// the store it queues as
     /// ([`StoreAdminBuilder::with_fair_share`](crate::StoreAdminBuilder::with_fair_share)).
     pub(crate) fair: Option<(Arc<crate::fair::FairShare>, Arc<str>)>,
+    /// The drift count, when on
+    /// ([`StoreAdminBuilder::with_drift_counting`](crate::StoreAdminBuilder::with_drift_counting)).
+    pub(crate) drift: Option<Arc<crate::drift::DriftCounter>>,
 }
 
 /// The interception point of a view of the client in another language
