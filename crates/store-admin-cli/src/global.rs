@@ -18,8 +18,11 @@ pub enum Format {
     Json,
     /// One compact JSON record per line (streams with --all).
     Ndjson,
-    /// Aligned columns for people (the default on a terminal).
+    /// Aligned columns for people (the default on a terminal): the most important columns that
+    /// fit the terminal's width.
     Table,
+    /// A table with all its columns, no value cut, whatever the terminal's width.
+    Wide,
     /// Comma-separated values with a header line (streams with --all).
     Csv,
 }
