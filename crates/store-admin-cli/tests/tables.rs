@@ -80,21 +80,24 @@ fn webhooks_and_variants_show_what_people_look_for() {
             "{expected}: {webhooks:?}"
         );
     }
-    let products = json(&ok(&["products", "list", "-o", "json"]));
-    let id = products[0]["id"].to_string();
-    let (variants, _) = run(
-        sandbox(&["product-variants", "list", &id, "-o", "table"]),
-        0,
-    );
-    if !variants.is_empty() {
-        let columns = header(&variants);
-        for expected in ["SKU", "STOCK QUANTITY"] {
-            assert!(
-                columns.iter().any(|c| c == expected),
-                "{expected}: {variants}"
-            );
-        }
+    // A product with variants: a quantity row with a variant's `sku_id`.
+    let quantities = json(&ok(&["product-quantity", "list", "-o", "json"]));
+    let id = quantities
+        .as_array()
+        .expect("an array of quantities")
+        .iter()
+        .find(|q| q["sku_id"].is_number())
+        .map(|q| q["id"].to_string())
+        .expect("a seeded product with variants");
+    let variants = ok(&["product-variants", "list", &id, "-o", "table"]);
+    let columns = header(&variants);
+    for expected in ["PRICE", "SKU", "STOCK QUANTITY"] {
+        assert!(
+            columns.iter().any(|c| c == expected),
+            "{expected}: {variants}"
+        );
     }
+    assert!(variants.contains(" SAR"), "{variants}");
 }
 
 #[test]
