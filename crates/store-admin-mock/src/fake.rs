@@ -412,7 +412,9 @@ impl<'d> Generator<'d> {
         let view = self.doc.view(schema);
         let mut out = Map::new();
         for (name, property) in view.properties.clone() {
-            let required = view.required.contains(&name);
+            // A record's own amounts (a transaction's `total`, a coupon's `amount`) are always
+            // there: what it is worth is not left out.
+            let required = view.required.contains(&name) || (depth == 0 && is_amount_name(name));
             if !required
                 && (depth >= MAX_DEPTH || self.rng.random_bool((0.1 + depth as f64 * 0.2).min(1.0)))
             {
