@@ -1,8 +1,15 @@
 //! Values generated from the document's schemas, deterministic by a seed: every value is valid
 //! against the schema it was made for (type, `enum`/`x-known-values`, `format`, `pattern`, length
 //! and range bounds, required properties), and reads like the service's where the field's name
-//! says what it holds (`name`, `email`, `price`, `created_at`, `city`...). Related ids come from a
-//! callback, so that an order's `customer_id` names a customer that exists.
+//! says what it holds (`name`, `email`, `price`, `created_at`, `city`...). What a field holds is
+//! read from its name, its type, its format and the object it is in (its schema's name and its
+//! field's, or the record's subject, [`Generator::about`]): a person's name in a customer or an
+//! employee, a bank's in a bank, a mobile number of the store's format, a boolean for `is_*` and a
+//! whole number for `*_count` even where the document leaves the type open. The record's person
+//! (first and last name, email, gender) is derived from its seed, so that every generator of one
+//! record names the same person; how a record's values agree with each other (ranges, amounts) is
+//! [`crate::engine::complete::harmonize`]'s. Related ids come from a callback, so that an order's
+//! `customer_id` names a customer that exists.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

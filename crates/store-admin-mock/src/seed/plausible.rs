@@ -602,7 +602,7 @@ impl Checker<'_> {
     }
 }
 
-/// Every violation in the store of `seed` (with `products` products).
+/// Every violation in `store`: each record of each collection, shaped by each of its schemas.
 pub(crate) fn violations(engine: &Engine, store: &Store) -> Vec<Violation> {
     let mut out = Vec::new();
     let validators: BTreeMap<String, Option<jsonschema::Validator>> = BTreeMap::new();
@@ -694,7 +694,8 @@ mod tests {
 
     /// Every generated field of every record of every collection is plausible: valid against its
     /// schema and against what its name and its record say it holds. Run with `--nocapture` for
-    /// the count and the list.
+    /// the count by rule and the list; `PLAUSIBLE_DUMP=/customers,/orders` also prints those
+    /// collections' records as their views answer them.
     #[test]
     fn every_seeded_value_is_plausible() {
         let engine = engine();
