@@ -13602,13 +13602,13 @@ async fn create_product(ctx: &Ctx, a: CreateProductArgs) -> Result<(), CliError>
     )?;
     request = request.body(body);
     let response = store_admin::Call::call(request).await?;
-    crate::commands::print_document(ctx, &response)
+    ctx.printer.one(&response.data)
 }
 async fn get_product(ctx: &Ctx, a: GetProductArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.get_product();
     request = request.product_id(a.product_id);
     let response = store_admin::Call::call(request).await?;
-    crate::commands::print_document(ctx, &response)
+    ctx.printer.one(&response.data)
 }
 async fn update_product(ctx: &Ctx, a: UpdateProductArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.update_product();
@@ -13665,7 +13665,7 @@ async fn update_product(ctx: &Ctx, a: UpdateProductArgs) -> Result<(), CliError>
     )?;
     request = request.body(body);
     let response = store_admin::Call::call(request).await?;
-    crate::commands::print_document(ctx, &response)
+    ctx.printer.one(&response.data)
 }
 async fn delete_product(ctx: &Ctx, a: DeleteProductArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.delete_product();
@@ -13700,7 +13700,7 @@ async fn get_product_by_sku(ctx: &Ctx, a: GetProductBySkuArgs) -> Result<(), Cli
     let mut request = ctx.admin.get_product_by_sku();
     request = request.sku(a.sku);
     let response = store_admin::Call::call(request).await?;
-    crate::commands::print_document(ctx, &response)
+    ctx.printer.one(&response.data)
 }
 async fn update_product_by_sku(
     ctx: &Ctx,
@@ -13760,7 +13760,7 @@ async fn update_product_by_sku(
     )?;
     request = request.body(body);
     let response = store_admin::Call::call(request).await?;
-    crate::commands::print_document(ctx, &response)
+    ctx.printer.one(&response.data)
 }
 async fn delete_product_by_sku(
     ctx: &Ctx,
@@ -13792,7 +13792,7 @@ async fn update_product_price_by_sku(
     )?;
     request = request.body(body);
     let response = store_admin::Call::call(request).await?;
-    crate::commands::print_document(ctx, &response)
+    ctx.printer.one(&response.data)
 }
 async fn update_product_prices(
     ctx: &Ctx,
@@ -15844,11 +15844,27 @@ async fn list_order_assigned_employees(
 impl Record for types::AbandonedCart {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
-        ("STATUS", "/status"),
+        ("CUSTOMER", "/customer"),
         ("TOTAL", "/total"),
+        ("STATUS", "/status"),
+        ("CREATED AT", "/created_at"),
         ("SUBTOTAL", "/subtotal"),
         ("TOTAL DISCOUNT", "/total_discount"),
-        ("CHECKOUT URL", "/checkout_url"),
+        ("AGE IN MINUTES", "/age_in_minutes"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "total",
+        "subtotal",
+        "total_discount",
+        "checkout_url",
+        "status",
+        "age_in_minutes",
+        "created_at",
+        "updated_at",
+        "customer",
+        "coupon",
+        "items",
     ];
 }
 impl Record for types::Advertisement {
@@ -15856,7 +15872,17 @@ impl Record for types::Advertisement {
         ("ID", "/id"),
         ("TITLE", "/title"),
         ("DESCRIPTION", "/description"),
+        ("TYPE", "/type"),
         ("EXPIRE DATE", "/expire_date"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "title",
+        "description",
+        "type",
+        "style",
+        "expire_date",
+        "pages",
     ];
 }
 impl Record for types::Affiliate {
@@ -15867,13 +15893,35 @@ impl Record for types::Affiliate {
         ("TYPE", "/type"),
         ("APPLY TO", "/apply_to"),
         ("START DATE", "/start_date"),
+        ("END DATE", "/end_date"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "title",
+        "type",
+        "apply_to",
+        "commission",
+        "discount",
+        "scopes",
+        "start_date",
+        "end_date",
+        "status",
+        "hide_total_stats",
+        "statistics",
     ];
 }
 impl Record for types::AffiliateLink {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("STATUS", "/status"),
-        ("LINK", "/link"),
+        ("MARKETER", "/marketer"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "status",
+        "marketer",
+        "link",
+        "statistics",
     ];
 }
 impl Record for types::AvailableCurrency {
@@ -15884,6 +15932,16 @@ impl Record for types::AvailableCurrency {
         ("COUNTRY CODE", "/country_code"),
         ("CURRENCY CODE", "/currency_code"),
         ("CURRENCY NAME EN", "/currency_name_en"),
+        ("CURRENCY NAME AR", "/currency_name_ar"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "country_name_en",
+        "country_name_ar",
+        "country_code",
+        "currency_code",
+        "currency_name_en",
+        "currency_name_ar",
     ];
 }
 impl Record for types::Branch {
@@ -15894,6 +15952,31 @@ impl Record for types::Branch {
         ("TYPE", "/type"),
         ("STREET", "/street"),
         ("ADDRESS DESCRIPTION", "/address_description"),
+        ("ADDITIONAL NUMBER", "/additional_number"),
+        ("BUILDING NUMBER", "/building_number"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "status",
+        "type",
+        "location",
+        "street",
+        "address_description",
+        "additional_number",
+        "building_number",
+        "local",
+        "postal_code",
+        "contacts",
+        "preparation_time",
+        "is_open",
+        "closest_time",
+        "working_hours",
+        "is_cod_available",
+        "is_default",
+        "cod_cost",
+        "country",
+        "city",
     ];
 }
 impl Record for types::BranchAllocation {
@@ -15903,28 +15986,52 @@ impl Record for types::BranchAllocation {
         ("COMPANY ID", "/company_id"),
         ("PRIORITY", "/priority"),
     ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "company_id",
+        "priority",
+        "rules",
+        "action",
+    ];
 }
 impl Record for types::BranchAllocationSettings {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("STRATEGY", "/strategy"),
         ("SCOPE ID", "/scope_id"),
     ];
+    const FIELDS: &'static [&'static str] = &["strategy", "scope_id"];
 }
 impl Record for types::BranchDeliveryZone {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
-        ("STATUS", "/status"),
         ("BRANCH ID", "/branch_id"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "branch_id", "status", "rules"];
 }
 impl Record for types::Brand {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
-        ("STATUS", "/status"),
         ("LABEL", "/label"),
         ("DESCRIPTION", "/description"),
-        ("BANNER", "/banner"),
+        ("AR CHAR", "/ar_char"),
+        ("EN CHAR", "/en_char"),
+        ("METADATA", "/metadata"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "label",
+        "status",
+        "description",
+        "banner",
+        "logo",
+        "ar_char",
+        "en_char",
+        "channels",
+        "metadata",
+        "translations",
     ];
 }
 impl Record for types::Category {
@@ -15932,9 +16039,26 @@ impl Record for types::Category {
         ("ID", "/id"),
         ("NAME", "/name"),
         ("STATUS", "/status"),
-        ("IMAGE", "/image"),
         ("PARENT ID", "/parent_id"),
         ("SORT ORDER", "/sort_order"),
+        ("UPDATE AT", "/update_at"),
+        ("METADATA", "/metadata"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "image",
+        "urls",
+        "parent_id",
+        "sort_order",
+        "status",
+        "show_in",
+        "has_hidden_products",
+        "update_at",
+        "metadata",
+        "sub_categories",
+        "translations",
+        "items",
     ];
 }
 impl Record for types::CategoryChild {
@@ -15943,14 +16067,21 @@ impl Record for types::CategoryChild {
         ("NAME", "/name"),
         ("SORT ORDER", "/sort_order"),
     ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "urls",
+        "sort_order",
+        "items",
+    ];
 }
 impl Record for types::CategoryProduct {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
-        ("IMAGE", "/image"),
         ("SORT", "/sort"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "name", "image", "sort"];
 }
 impl Record for types::City {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -15958,6 +16089,7 @@ impl Record for types::City {
         ("NAME", "/name"),
         ("NAME EN", "/name_en"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "name", "name_en"];
 }
 impl Record for types::Country {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -15967,15 +16099,73 @@ impl Record for types::Country {
         ("CODE", "/code"),
         ("MOBILE CODE", "/mobile_code"),
     ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "name_en",
+        "code",
+        "mobile_code",
+    ];
 }
 impl Record for types::Coupon {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("CODE", "/code"),
-        ("STATUS", "/status"),
-        ("TYPE", "/type"),
-        ("IS APPLY WITH OFFER", "/is_apply_with_offer"),
         ("AMOUNT", "/amount"),
+        ("STATUS", "/status"),
+        ("CREATED AT", "/created_at"),
+        ("TYPE", "/type"),
+        ("MINIMUM AMOUNT", "/minimum_amount"),
+        ("MAXIMUM AMOUNT", "/maximum_amount"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "code",
+        "type",
+        "status",
+        "is_apply_with_offer",
+        "amount",
+        "minimum_amount",
+        "maximum_amount",
+        "show_maximum_amount",
+        "expiry_date",
+        "start_date",
+        "free_shipping",
+        "usage_limit",
+        "usage_limit_per_user",
+        "include_product_ids",
+        "exclude_product_ids",
+        "is_sale_products_exclude",
+        "include_category_ids",
+        "exclude_category_ids",
+        "include_customer_group_ids",
+        "exclude_customer_group_ids",
+        "exclude_brands_ids",
+        "exclude_shipping_ids",
+        "include_customer_ids",
+        "include_payment_methods",
+        "applied_in",
+        "is_group",
+        "group_name",
+        "group_coupons_count",
+        "group_coupon_suffix",
+        "group_coupons",
+        "beneficiary_domain",
+        "statistics",
+        "created_at",
+        "updated_at",
+        "marketing_active",
+        "marketing_name",
+        "marketing_email",
+        "marketing_type",
+        "marketing_amount",
+        "marketing_hide_total_sales",
+        "marketing_show_maximum_amount",
+        "marketing_maximum_amount",
+        "marketing_info",
+        "marketing_visits_count",
+        "marketing_url",
+        "marketing_statistics_url",
     ];
 }
 impl Record for types::CouponCode {
@@ -15983,6 +16173,7 @@ impl Record for types::CouponCode {
         ("ID", "/id"),
         ("CODE", "/code"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "code"];
 }
 impl Record for types::Currency {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -15991,15 +16182,55 @@ impl Record for types::Currency {
         ("CODE", "/code"),
         ("SYMBOL", "/symbol"),
     ];
+    const FIELDS: &'static [&'static str] = &["name", "code", "symbol", "status"];
 }
 impl Record for types::Customer {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("FIRST NAME", "/first_name"),
         ("LAST NAME", "/last_name"),
+        ("MOBILE", "/mobile"),
         ("MOBILE CODE", "/mobile_code"),
         ("EMAIL", "/email"),
-        ("AVATAR", "/avatar"),
+        ("GENDER", "/gender"),
+        ("BIRTHDAY", "/birthday"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "first_name",
+        "last_name",
+        "mobile",
+        "mobile_code",
+        "email",
+        "urls",
+        "avatar",
+        "gender",
+        "birthday",
+        "city",
+        "country",
+        "country_code",
+        "currency",
+        "location",
+        "updated_at",
+        "groups",
+        "is_blocked",
+        "is_whitelisted",
+        "block_reason",
+        "is_inactive",
+        "total_points",
+        "country_id",
+        "custom_fields",
+        "current_store_customer",
+        "is_orders_rated",
+        "is_notifications_enabled",
+        "orders_count",
+        "orders_amount",
+        "orders_average",
+        "orders_complete_ratio",
+        "orders_cancel_ratio",
+        "orders_cancel",
+        "latest_purchase",
+        "abandoned_carts_items",
     ];
 }
 impl Record for types::CustomerGroup {
@@ -16007,12 +16238,15 @@ impl Record for types::CustomerGroup {
         ("ID", "/id"),
         ("NAME", "/name"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "name", "conditions", "features"];
 }
 impl Record for types::CustomerWalletTransaction {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("STATUS", "/status"),
         ("DATE", "/date"),
+        ("AMOUNT", "/amount"),
     ];
+    const FIELDS: &'static [&'static str] = &["status", "amount", "date", "wallet"];
 }
 impl Record for types::District {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16020,6 +16254,7 @@ impl Record for types::District {
         ("NAME", "/name"),
         ("NAME EN", "/name_en"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "name", "name_en"];
 }
 impl Record for types::DnsRecord {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16028,6 +16263,13 @@ impl Record for types::DnsRecord {
         ("TYPE", "/type"),
         ("CONTENT", "/content"),
         ("PRIORITY", "/priority"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "type",
+        "name",
+        "content",
+        "priority",
     ];
 }
 impl Record for types::Employee {
@@ -16038,6 +16280,16 @@ impl Record for types::Employee {
         ("MOBILE", "/mobile"),
         ("MOBILE CODE", "/mobile_code"),
         ("EMAIL", "/email"),
+        ("ROLE", "/role"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "mobile",
+        "mobile_code",
+        "email",
+        "role",
+        "status",
     ];
 }
 impl Record for types::ExportColumn {
@@ -16047,85 +16299,189 @@ impl Record for types::ExportColumn {
         ("SECTION", "/section"),
         ("TABLE", "/table"),
     ];
+    const FIELDS: &'static [&'static str] = &["title", "name", "section", "table"];
 }
 impl Record for types::ExportJob {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[("MESSAGE", "/message")];
+    const FIELDS: &'static [&'static str] = &["message"];
 }
 impl Record for types::ExportLog {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
-        ("TYPE", "/type"),
         ("CREATED AT", "/created_at"),
         ("URL", "/url"),
+        ("TYPE", "/type"),
+        ("USER", "/user"),
     ];
+    const KEY_COLUMN: Option<&'static str> = Some("/url");
+    const FIELDS: &'static [&'static str] = &["type", "user", "created_at", "url"];
 }
 impl Record for types::ExportTemplate {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "name", "columns"];
 }
 impl Record for types::Language {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
         ("STATUS", "/status"),
-        ("RTL", "/rtl"),
-        ("FLAG", "/flag"),
         ("ISO CODE", "/iso_code"),
+        ("COUNTRY CODE", "/country_code"),
+        ("SORT ORDER", "/sort_order"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "status",
+        "rtl",
+        "flag",
+        "iso_code",
+        "country_code",
+        "sort_order",
     ];
 }
 impl Record for types::LoyaltyPointEntry {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("NAME", "/name"),
         ("STATUS", "/status"),
+        ("CREATED AT", "/created_at"),
         ("POINTS", "/points"),
         ("USED POINTS", "/used_points"),
-        ("CREATED AT", "/created_at"),
         ("EXPIRY DATE", "/expiry_date"),
+        ("ORDER ID", "/order_id"),
+        ("REFERENCE ID", "/reference_id"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "name",
+        "points",
+        "used_points",
+        "status",
+        "created_at",
+        "expiry_date",
+        "order_id",
+        "reference_id",
     ];
 }
 impl Record for types::MessageResult {
-    const COLUMNS: &'static [(&'static str, &'static str)] = &[("MESSAGE", "/message")];
+    const COLUMNS: &'static [(&'static str, &'static str)] = &[
+        ("MESSAGE", "/message"),
+        ("CODE", "/code"),
+    ];
+    const FIELDS: &'static [&'static str] = &["message", "code"];
 }
 impl Record for types::Order {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
-        ("STATUS", "/status"),
         ("REFERENCE ID", "/reference_id"),
+        ("CUSTOMER", "/customer"),
         ("TOTAL", "/total"),
+        ("STATUS", "/status"),
         ("DATE", "/date"),
-        ("DRAFT", "/draft"),
+        ("PAYMENT METHOD", "/payment_method"),
+        ("PENDING PAYMENT ENDS AT", "/pending_payment_ends_at"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "reference_id",
+        "total",
+        "exchange_rate",
+        "date",
+        "status",
+        "draft",
+        "read",
+        "can_cancel",
+        "can_reorder",
+        "payment_method",
+        "is_pending_payment",
+        "pending_payment_ends_at",
+        "features",
+        "items",
+        "customer",
     ];
 }
 impl Record for types::OrderActionResult {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
+        ("ACTION NAME", "/action_name"),
         ("STATUS", "/status"),
         ("OPERATION ID", "/operation_id"),
-        ("ACTION NAME", "/action_name"),
         ("MESSAGE", "/message"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "operation_id",
+        "action_name",
+        "status",
+        "message",
     ];
 }
 impl Record for types::OrderAssignedEmployee {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
-        ("AVATAR", "/avatar"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "name", "avatar"];
 }
 impl Record for types::OrderAssignmentRule {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("USER ID", "/user_id"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "user_id", "rules"];
 }
 impl Record for types::OrderDetails {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
+        ("REFERENCE ID", "/reference_id"),
+        ("CUSTOMER", "/customer"),
         ("STATUS", "/status"),
+        ("DATE", "/date"),
         ("CHECKOUT ID", "/checkout_id"),
         ("CART REFERENCE ID", "/cart_reference_id"),
-        ("REFERENCE ID", "/reference_id"),
-        ("DATE", "/date"),
+        ("UPDATED AT", "/updated_at"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "checkout_id",
+        "cart_reference_id",
+        "reference_id",
+        "features",
+        "actions",
+        "urls",
+        "date",
+        "updated_at",
+        "source",
+        "draft",
+        "read",
+        "source_device",
+        "source_details",
+        "status",
+        "is_price_quote",
+        "payment_method",
+        "receipt_image",
+        "currency",
+        "amounts",
+        "exchange_rate",
+        "can_cancel",
+        "show_weight",
+        "can_reorder",
+        "is_pending_payment",
+        "pending_payment_ends_at",
+        "pending_payment_start_at",
+        "rating_link",
+        "checkout_url",
+        "total_weight",
+        "receiver",
+        "shipping",
+        "shipments",
+        "pickup_branch",
+        "shipment_branch",
+        "customer",
+        "items",
+        "bank",
+        "tags",
+        "store",
+        "product_reservations",
     ];
 }
 impl Record for types::OrderDraft {
@@ -16133,47 +16489,129 @@ impl Record for types::OrderDraft {
         ("ID", "/id"),
         ("REFERENCE ID", "/reference_id"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "reference_id"];
 }
 impl Record for types::OrderHistory {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("STATUS", "/status"),
+        ("CREATED AT", "/created_at"),
         ("TYPE", "/type"),
         ("NOTE", "/note"),
-        ("CREATED AT", "/created_at"),
+        ("CREATED BY", "/created_by"),
+        ("CUSTOMIZED", "/customized"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "status",
+        "note",
+        "created_at",
+        "created_by",
+        "type",
+        "customized",
     ];
 }
 impl Record for types::OrderInvoice {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
+        ("TOTAL", "/total"),
+        ("DATE", "/date"),
         ("TYPE", "/type"),
         ("INVOICE NUMBER", "/invoice_number"),
         ("UUID", "/uuid"),
         ("ORDER ID", "/order_id"),
         ("INVOICE REFERENCE ID", "/invoice_reference_id"),
     ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "invoice_number",
+        "uuid",
+        "order_id",
+        "invoice_reference_id",
+        "type",
+        "date",
+        "qr_code",
+        "payment_method",
+        "subtotal",
+        "sub_total",
+        "shipping_cost",
+        "cod_cost",
+        "discount",
+        "tax",
+        "total",
+        "items",
+    ];
 }
 impl Record for types::OrderInvoiceLink {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[("URL", "/url")];
+    const KEY_COLUMN: Option<&'static str> = Some("/url");
+    const FIELDS: &'static [&'static str] = &["url"];
 }
 impl Record for types::OrderLineItem {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
-        ("SKU", "/sku"),
         ("QUANTITY", "/quantity"),
+        ("SKU", "/sku"),
         ("CURRENCY", "/currency"),
+        ("WEIGHT", "/weight"),
         ("WEIGHT LABEL", "/weight_label"),
+        ("WEIGHT TYPE", "/weight_type"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "sku",
+        "quantity",
+        "currency",
+        "weight",
+        "weight_label",
+        "weight_type",
+        "product_type",
+        "product_thumbnail",
+        "mpn",
+        "gtin",
+        "amounts",
+        "notes",
+        "product",
+        "options",
+        "images",
+        "codes",
+        "files",
+        "reservations",
+        "product_reservations",
+        "branches_quantity",
     ];
 }
 impl Record for types::OrderOption {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
-        ("NAME", "/name"),
-        ("STATUS", "/status"),
-        ("TYPE", "/type"),
         ("REFERENCE ID", "/reference_id"),
+        ("NAME", "/name"),
+        ("TYPE", "/type"),
         ("DESCRIPTION", "/description"),
+        ("LENGTH", "/length"),
+        ("PRICE", "/price"),
+        ("CURRENCY", "/currency"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "reference_id",
+        "description",
+        "status",
+        "is_required",
+        "type",
+        "length",
+        "is_multi_choice",
+        "selected_products",
+        "categories",
+        "price",
+        "currency",
+        "options",
+        "booking_details",
+        "session_duration",
+        "session_gap",
     ];
 }
 impl Record for types::OrderStatus {
@@ -16184,14 +16622,36 @@ impl Record for types::OrderStatus {
         ("SLUG", "/slug"),
         ("SORT", "/sort"),
         ("MESSAGE", "/message"),
+        ("COLOR", "/color"),
+        ("PARENT", "/parent"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "type",
+        "slug",
+        "sort",
+        "message",
+        "color",
+        "icon",
+        "is_active",
+        "parent",
+        "original",
+        "children",
     ];
 }
 impl Record for types::PaymentBank {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
-        ("STATUS", "/status"),
         ("BANK NAME", "/bank_name"),
+        ("STATUS", "/status"),
         ("ACCOUNT NAME", "/account_name"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "bank_name",
+        "account_name",
+        "status",
     ];
 }
 impl Record for types::PaymentMethod {
@@ -16200,38 +16660,173 @@ impl Record for types::PaymentMethod {
         ("NAME", "/name"),
         ("SLUG", "/slug"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "slug", "name"];
 }
 impl Record for types::Product {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
+        ("PRICE", "/price"),
+        ("QUANTITY", "/quantity"),
+        ("SKU", "/sku"),
         ("STATUS", "/status"),
         ("TYPE", "/type"),
-        ("SKU", "/sku"),
-        ("THUMBNAIL", "/thumbnail"),
+        ("PROMOTION", "/promotion"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "promotion",
+        "sku",
+        "thumbnail",
+        "mpn",
+        "gtin",
+        "type",
+        "name",
+        "short_link_code",
+        "urls",
+        "price",
+        "taxed_price",
+        "pre_tax_price",
+        "tax",
+        "description",
+        "quantity",
+        "status",
+        "is_available",
+        "views",
+        "sale_price",
+        "sale_end",
+        "require_shipping",
+        "cost_price",
+        "weight",
+        "weight_type",
+        "with_tax",
+        "url",
+        "main_image",
+        "images",
+        "sold_quantity",
+        "rating",
+        "regular_price",
+        "max_items_per_user",
+        "maximum_quantity_per_order",
+        "show_in_app",
+        "notify_quantity",
+        "hide_quantity",
+        "unlimited_quantity",
+        "managed_by_branches",
+        "services_blocks",
+        "calories",
+        "customized_sku_quantity",
+        "channels",
+        "metadata",
+        "allow_attachments",
+        "is_pinned",
+        "pinned_date",
+        "sort",
+        "enable_upload_image",
+        "updated_at",
+        "options",
+        "skus",
     ];
 }
 impl Record for types::ProductBulkActionResult {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
+        ("ACTION NAME", "/action_name"),
         ("STATUS", "/status"),
         ("OPERATION ID", "/operation_id"),
-        ("ACTION NAME", "/action_name"),
+    ];
+    const FIELDS: &'static [&'static str] = &["operation_id", "action_name", "status"];
+}
+impl Record for types::ProductDetails {
+    const COLUMNS: &'static [(&'static str, &'static str)] = &[
+        ("ID", "/id"),
+        ("NAME", "/name"),
+        ("PRICE", "/price"),
+        ("QUANTITY", "/quantity"),
+        ("SKU", "/sku"),
+        ("STATUS", "/status"),
+        ("TYPE", "/type"),
+        ("PROMOTION", "/promotion"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "promotion",
+        "sku",
+        "thumbnail",
+        "mpn",
+        "gtin",
+        "type",
+        "name",
+        "short_link_code",
+        "urls",
+        "price",
+        "taxed_price",
+        "pre_tax_price",
+        "tax",
+        "description",
+        "quantity",
+        "status",
+        "is_available",
+        "views",
+        "sale_price",
+        "sale_end",
+        "require_shipping",
+        "cost_price",
+        "weight",
+        "weight_type",
+        "with_tax",
+        "url",
+        "main_image",
+        "images",
+        "sold_quantity",
+        "rating",
+        "regular_price",
+        "max_items_per_user",
+        "maximum_quantity_per_order",
+        "show_in_app",
+        "notify_quantity",
+        "hide_quantity",
+        "unlimited_quantity",
+        "managed_by_branches",
+        "services_blocks",
+        "calories",
+        "customized_sku_quantity",
+        "channels",
+        "metadata",
+        "allow_attachments",
+        "is_pinned",
+        "pinned_date",
+        "sort",
+        "enable_upload_image",
+        "updated_at",
+        "options",
+        "skus",
+        "scoped_prices",
+        "categories",
+        "tags",
     ];
 }
 impl Record for types::ProductDigitalFile {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("NAME", "/name"),
-        ("URL", "/url"),
+        ("SIZE", "/size"),
     ];
+    const FIELDS: &'static [&'static str] = &["name", "url", "size"];
 }
 impl Record for types::ProductImage {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("TYPE", "/type"),
         ("SORT", "/sort"),
-        ("DEFAULT", "/default"),
         ("ALT SEO", "/alt_seo"),
-        ("VIDEO URL", "/video_url"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "image",
+        "sort",
+        "default",
+        "alt_seo",
+        "video_url",
+        "type",
     ];
 }
 impl Record for types::ProductOption {
@@ -16240,8 +16835,33 @@ impl Record for types::ProductOption {
         ("NAME", "/name"),
         ("TYPE", "/type"),
         ("DESCRIPTION", "/description"),
-        ("REQUIRED", "/required"),
         ("ASSOCIATED WITH ORDER TIME", "/associated_with_order_time"),
+        ("SORT", "/sort"),
+        ("DISPLAY TYPE", "/display_type"),
+        ("VISIBILITY", "/visibility"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "description",
+        "type",
+        "required",
+        "associated_with_order_time",
+        "sort",
+        "display_type",
+        "visibility",
+        "visibility_condition_type",
+        "visibility_condition_option",
+        "visibility_condition_value",
+        "advance",
+        "availability_range",
+        "not_same_day_order",
+        "choose_date_time",
+        "from_date_time",
+        "to_date_time",
+        "translations",
+        "values",
+        "skus",
     ];
 }
 impl Record for types::ProductOptionTemplate {
@@ -16251,6 +16871,14 @@ impl Record for types::ProductOptionTemplate {
         ("TYPE", "/type"),
         ("DISPLAY TYPE", "/display_type"),
     ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "type",
+        "display_type",
+        "translations",
+        "details",
+    ];
 }
 impl Record for types::ProductOptionValue {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16259,27 +16887,71 @@ impl Record for types::ProductOptionValue {
         ("PRICE", "/price"),
         ("FORMATTED PRICE", "/formatted_price"),
         ("DISPLAY VALUE", "/display_value"),
-        ("ADVANCE", "/advance"),
+        ("OPTION ID", "/option_id"),
+        ("HASHED DISPLAY VALUE", "/hashed_display_value"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "price",
+        "formatted_price",
+        "display_value",
+        "advance",
+        "option_id",
+        "image_url",
+        "hashed_display_value",
+        "translations",
+        "is_default",
+        "is_out_of_stock",
     ];
 }
 impl Record for types::ProductQuantity {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
-        ("IMAGE", "/image"),
-        ("SKU ID", "/sku_id"),
-        ("SKU", "/sku"),
         ("QUANTITY", "/quantity"),
+        ("SKU", "/sku"),
+        ("SKU ID", "/sku_id"),
+        ("SOLD QUANTITY", "/sold_quantity"),
+        ("PRICE", "/price"),
+        ("VARIANT", "/variant"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "image",
+        "sku_id",
+        "sku",
+        "quantity",
+        "sold_quantity",
+        "price",
+        "unlimited_quantity",
+        "variant",
     ];
 }
 impl Record for types::ProductQuantityAudit {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
-        ("IMAGE", "/image"),
         ("SKU", "/sku"),
         ("CREATED AT", "/created_at"),
         ("OLD QUANTITY", "/old_quantity"),
+        ("NEW QUANTITY", "/new_quantity"),
+        ("VARIANT", "/variant"),
+        ("REASON", "/reason"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "image",
+        "sku",
+        "created_at",
+        "old_quantity",
+        "new_quantity",
+        "variant",
+        "unlimited_quantity",
+        "reason",
+        "user",
     ];
 }
 impl Record for types::ProductQuantityChangeReason {
@@ -16287,41 +16959,92 @@ impl Record for types::ProductQuantityChangeReason {
         ("ID", "/id"),
         ("NAME", "/name"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "name"];
 }
 impl Record for types::ProductTag {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "name"];
 }
 impl Record for types::ProductVariant {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("PRICE", "/price"),
+        ("STOCK QUANTITY", "/stock_quantity"),
+        ("SKU", "/sku"),
         ("REGULAR PRICE", "/regular_price"),
         ("COST PRICE", "/cost_price"),
         ("SALE PRICE", "/sale_price"),
-        ("HAS SPECIAL PRICE", "/has_special_price"),
+        ("NOTIFY LOW", "/notify_low"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "price",
+        "regular_price",
+        "cost_price",
+        "sale_price",
+        "has_special_price",
+        "stock_quantity",
+        "unlimited_quantity",
+        "notify_low",
+        "barcode",
+        "sku",
+        "mpn",
+        "gtin",
+        "updated_at",
+        "related_options",
+        "related_option_values",
+        "weight",
+        "weight_type",
+        "weight_label",
+        "is_user_subscribed_to_sku",
+        "is_default",
     ];
 }
 impl Record for types::Reservation {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("TITLE", "/title"),
+        ("CREATED AT", "/created_at"),
+        ("URL", "/url"),
         ("TYPE", "/type"),
         ("START", "/start"),
         ("END", "/end"),
         ("WEIGHT", "/weight"),
     ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "title",
+        "type",
+        "start",
+        "end",
+        "weight",
+        "seats_count",
+        "url",
+        "created_at",
+    ];
 }
 impl Record for types::Review {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
+        ("CUSTOMER", "/customer"),
+        ("CREATED AT", "/created_at"),
         ("TYPE", "/type"),
         ("RATING", "/rating"),
         ("CONTENT", "/content"),
         ("ORDER ID", "/order_id"),
-        ("IS PUBLISHED", "/is_published"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "type",
+        "rating",
+        "content",
+        "order_id",
+        "is_published",
+        "created_at",
+        "customer",
     ];
 }
 impl Record for types::SeoSettings {
@@ -16329,9 +17052,15 @@ impl Record for types::SeoSettings {
         ("TITLE", "/title"),
         ("KEYWORDS", "/keywords"),
         ("DESCRIPTION", "/description"),
-        ("URL", "/url"),
-        ("FRIENDLY URLS STATUS", "/friendly_urls_status"),
         ("REFERSH SITEMAP", "/refersh_sitemap"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "title",
+        "keywords",
+        "description",
+        "url",
+        "friendly_urls_status",
+        "refersh_sitemap",
     ];
 }
 impl Record for types::Setting {
@@ -16339,25 +17068,82 @@ impl Record for types::Setting {
         ("SLUG", "/slug"),
         ("TYPE", "/type"),
     ];
+    const FIELDS: &'static [&'static str] = &["slug", "type", "value"];
 }
 impl Record for types::Shipment {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
+        ("COURIER NAME", "/courier_name"),
+        ("TOTAL", "/total"),
         ("STATUS", "/status"),
+        ("CREATED AT", "/created_at"),
         ("TYPE", "/type"),
         ("ORDER ID", "/order_id"),
         ("ORDER REFERENCE ID", "/order_reference_id"),
-        ("CREATED AT", "/created_at"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "order_id",
+        "order_reference_id",
+        "reference",
+        "created_at",
+        "type",
+        "courier_id",
+        "courier_name",
+        "courier_logo",
+        "courier",
+        "external_company_name",
+        "shipping_number",
+        "tracking_number",
+        "pickup_id",
+        "trackable",
+        "tracking_link",
+        "label",
+        "payment_method",
+        "source",
+        "status",
+        "total",
+        "cash_on_delivery",
+        "is_international",
+        "total_weight",
+        "billing_account",
+        "description",
+        "remarks",
+        "service_types",
+        "shipping_route",
+        "meta",
+        "ship_from",
+        "ship_to",
+        "packages",
     ];
 }
 impl Record for types::ShipmentTracking {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
+        ("COURIER NAME", "/courier_name"),
         ("STATUS", "/status"),
         ("TYPE", "/type"),
         ("ORDER ID", "/order_id"),
         ("ORDER REFERENCE ID", "/order_reference_id"),
         ("COURIER ID", "/courier_id"),
+        ("SHIPPING NUMBER", "/shipping_number"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "order_id",
+        "order_reference_id",
+        "type",
+        "courier_id",
+        "courier_name",
+        "courier_logo",
+        "shipping_number",
+        "tracking_number",
+        "pickup_id",
+        "trackable",
+        "tracking_link",
+        "label",
+        "status",
+        "history",
     ];
 }
 impl Record for types::ShippingCompany {
@@ -16368,6 +17154,13 @@ impl Record for types::ShippingCompany {
         ("ACTIVATION TYPE", "/activation_type"),
         ("SLUG", "/slug"),
     ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "app_id",
+        "activation_type",
+        "slug",
+    ];
 }
 impl Record for types::ShippingCompanyOption {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16375,38 +17168,74 @@ impl Record for types::ShippingCompanyOption {
         ("TYPE", "/type"),
         ("LABEL", "/label"),
         ("FORMAT", "/format"),
-        ("REQUIRED", "/required"),
         ("DESCRIPTION", "/description"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "name",
+        "label",
+        "type",
+        "format",
+        "required",
+        "description",
+        "options",
     ];
 }
 impl Record for types::ShippingEstimateRate {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("TITLE", "/title"),
-        ("COMPANY ID", "/company_id"),
-        ("LOGO", "/logo"),
-        ("WORKING DAYS", "/working_days"),
         ("TOTAL", "/total"),
+        ("COMPANY ID", "/company_id"),
+        ("WORKING DAYS", "/working_days"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "company_id",
+        "title",
+        "logo",
+        "working_days",
+        "total",
+        "services",
     ];
 }
 impl Record for types::ShippingRoute {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
-        ("STATUS", "/status"),
         ("TYPE", "/type"),
         ("PRIORITY", "/priority"),
+        ("BRANDED", "/branded"),
         ("CONDITION MATCH", "/condition_match"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "priority",
+        "status",
+        "type",
+        "branded",
+        "companies",
+        "condition_match",
+        "conditions",
+        "strategy",
     ];
 }
 impl Record for types::ShippingRouteSummary {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
-        ("STATUS", "/status"),
         ("TYPE", "/type"),
         ("PRIORITY", "/priority"),
         ("STRATEGY", "/strategy"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "type",
+        "status",
+        "priority",
+        "strategy",
+        "combinable",
     ];
 }
 impl Record for types::ShippingRule {
@@ -16415,13 +17244,34 @@ impl Record for types::ShippingRule {
         ("TITLE", "/title"),
         ("STATUS", "/status"),
     ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "title",
+        "status",
+        "shipping_companies_ids",
+        "restrictions",
+    ];
 }
 impl Record for types::ShippingZone {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
-        ("ZONE CODE", "/zone_code"),
         ("FEES", "/fees"),
+        ("ZONE CODE", "/zone_code"),
+        ("COMPANY", "/company"),
+        ("COUNTRY", "/country"),
+        ("CITY", "/city"),
         ("DURATION", "/duration"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "zone_code",
+        "company",
+        "country",
+        "city",
+        "cities_excluded",
+        "fees",
+        "cash_on_delivery",
+        "duration",
     ];
 }
 impl Record for types::SpecialOffer {
@@ -16432,6 +17282,20 @@ impl Record for types::SpecialOffer {
         ("MESSAGE", "/message"),
         ("EXPIRY DATE", "/expiry_date"),
         ("START DATE", "/start_date"),
+        ("OFFER TYPE", "/offer_type"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "message",
+        "expiry_date",
+        "start_date",
+        "offer_type",
+        "status",
+        "show_price_after_discount",
+        "show_discounts_table_message",
+        "buy",
+        "get",
     ];
 }
 impl Record for types::StoreInfo {
@@ -16442,55 +17306,139 @@ impl Record for types::StoreInfo {
         ("TYPE", "/type"),
         ("ENTITY", "/entity"),
         ("EMAIL", "/email"),
+        ("PLAN", "/plan"),
+        ("CURRENCY", "/currency"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "entity",
+        "email",
+        "avatar",
+        "plan",
+        "type",
+        "status",
+        "verified",
+        "currency",
+        "domain",
+        "description",
+        "licenses",
+        "social",
     ];
 }
 impl Record for types::StoreScope {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
-        ("STATUS", "/status"),
-        ("IS DEFAULT", "/is_default"),
+        ("CREATED AT", "/created_at"),
+        ("PRIMARY CURRENCY", "/primary_currency"),
+        ("DEFAULT LANGUAGE", "/default_language"),
         ("DOMAIN", "/domain"),
-        ("URL", "/url"),
+        ("STORE ID", "/store_id"),
+        ("THEME CUSTOMIZATION ID", "/theme_customization_id"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "countries",
+        "cities",
+        "branches",
+        "is_default",
+        "primary_currency",
+        "supported_currencies",
+        "default_language",
+        "supported_languages",
+        "domain",
+        "url",
+        "status",
+        "settings",
+        "contacts",
+        "store_id",
+        "theme_customization_id",
+        "design_settings",
+        "tax_profile",
+        "created_at",
+        "updated_at",
+        "translations",
     ];
 }
 impl Record for types::Tax {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("STATUS", "/status"),
+        ("TAX", "/tax"),
         ("COUNTRY", "/country"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "tax", "status", "country"];
 }
 impl Record for types::Transaction {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
-        ("STATUS", "/status"),
+        ("CUSTOMER", "/customer"),
         ("TOTAL", "/total"),
+        ("STATUS", "/status"),
         ("CREATED AT", "/created_at"),
+        ("PAYMENT METHOD", "/payment_method"),
         ("NOTES", "/notes"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "customer",
+        "references",
+        "total",
+        "payment_method",
+        "status",
+        "card",
+        "available_actions",
+        "created_at",
+        "notes",
     ];
 }
 impl Record for types::TransactionInvoice {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[("URL", "/url")];
+    const KEY_COLUMN: Option<&'static str> = Some("/url");
+    const FIELDS: &'static [&'static str] = &["url"];
 }
 impl Record for types::UserInfo {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
+        ("CREATED AT", "/created_at"),
         ("EMAIL", "/email"),
         ("MOBILE", "/mobile"),
         ("ROLE", "/role"),
-        ("CREATED AT", "/created_at"),
+        ("MERCHANT", "/merchant"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "email",
+        "mobile",
+        "role",
+        "created_at",
+        "merchant",
     ];
 }
 impl Record for types::Webhook {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
         ("ID", "/id"),
         ("NAME", "/name"),
-        ("TYPE", "/type"),
         ("EVENT", "/event"),
+        ("URL", "/url"),
+        ("TYPE", "/type"),
         ("VERSION", "/version"),
         ("RULE", "/rule"),
+    ];
+    const FIELDS: &'static [&'static str] = &[
+        "id",
+        "name",
+        "event",
+        "version",
+        "rule",
+        "url",
+        "headers",
+        "type",
+        "security",
     ];
 }
 impl Record for types::WebhookEvent {
@@ -16499,6 +17447,7 @@ impl Record for types::WebhookEvent {
         ("LABEL", "/label"),
         ("EVENT", "/event"),
     ];
+    const FIELDS: &'static [&'static str] = &["id", "label", "event"];
 }
 static CHECK_ADD_LANGUAGES_REQUEST: crate::checks::Schema = crate::checks::Schema {
     required: &["locales"],

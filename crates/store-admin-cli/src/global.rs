@@ -13,13 +13,17 @@ use store_admin_mock::FaultConfig;
 /// How output is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Format {
     /// Pretty JSON: the record, or an array of records.
     Json,
     /// One compact JSON record per line (streams with --all).
     Ndjson,
-    /// Aligned columns for people (the default on a terminal).
+    /// Aligned columns for people (the default on a terminal): the most important columns that
+    /// fit the terminal's width.
     Table,
+    /// A table with all its columns, no value cut, whatever the terminal's width.
+    Wide,
     /// Comma-separated values with a header line (streams with --all).
     Csv,
 }

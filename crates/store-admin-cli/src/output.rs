@@ -1,9 +1,14 @@
 //! Printing records as JSON, NDJSON, a table or CSV, one at a time or streamed page by page.
 //!
 //! Every record is turned into JSON first and secrets are redacted from it ([`redact`]), whatever
-//! the format. Columns: a table shows each type's chosen columns ([`Record::COLUMNS`]); CSV shows
-//! every top-level property of the type's JSON schema (`id` first, then alphabetical), nested
-//! objects and arrays as compact JSON, so that its header is known before the first record arrives.
+//! the format. Columns: a table shows each type's chosen columns ([`Record::COLUMNS`], most
+//! important first) that fit the terminal's width (`COLUMNS`, else the terminal's size), cutting or
+//! dropping the least important first and never the type's key column ([`Record::KEY_COLUMN`]);
+//! `-o wide` shows them all, uncut. A cell shows money as `149.50 SAR`, a date without its
+//! fraction of a second, an object by its name (never as JSON). CSV shows every top-level property
+//! of the type's JSON schema (`id` first, then alphabetical), objects expanded into dotted columns
+//! but a date in one cell, arrays as compact JSON, so that its header is known before the first
+//! record arrives.
 
 use std::io::{self, IsTerminal, Write};
 
@@ -25,8 +30,14 @@ const CELL_WIDTH: usize = 48;
 
 /// A type the service returns, with the columns a table shows of it.
 pub trait Record: Serialize + schemars::JsonSchema {
-    /// Table columns: header and JSON pointer into the record.
+    /// Table columns: header and JSON pointer into the record, most important first.
     const COLUMNS: &'static [(&'static str, &'static str)];
+    /// The pointer of the column a list of this type is for (an export's download link): a
+    /// narrow table never drops nor cuts it.
+    const KEY_COLUMN: Option<&'static str> = None;
+    /// The top-level fields in the document's order (a record's view follows it, after `id`,
+    /// the name and the status).
+    const FIELDS: &'static [&'static str] = &[];
 }
 
 /// Prints records in one format on standard output.
@@ -60,7 +71,11 @@ impl Printer {
                 write_csv_row(&mut writer, &columns, &value)?;
                 writer.flush()?;
             }
-            Format::Table => write!(out, "{}", render_fields(&value))?,
+            Format::Table | Format::Wide => write!(
+                out,
+                "{}",
+                render_fields(&value, T::FIELDS, self.format == Format::Wide)
+            )?,
         }
         out.flush()?;
         Ok(())
@@ -90,11 +105,16 @@ impl Printer {
                 }
                 writer.flush()?;
             }
-            Format::Table => {
+            Format::Table | Format::Wide => {
                 if values.is_empty() {
                     crate::note!("(no records)");
                 } else {
-                    write!(out, "{}", render_table(T::COLUMNS, values))?;
+                    let layout = self.layout();
+                    write!(
+                        out,
+                        "{}",
+                        render_table(T::COLUMNS, T::KEY_COLUMN, values, layout)
+                    )?;
                 }
             }
         }
@@ -165,7 +185,7 @@ impl Printer {
                             writer.flush()?;
                         }
                     }
-                    Format::Json | Format::Table => collected.extend(values),
+                    Format::Json | Format::Table | Format::Wide => collected.extend(values),
                 }
                 written(&page)?;
             }
@@ -174,10 +194,20 @@ impl Printer {
         .await;
         bar.finish_and_clear();
         result?;
-        if matches!(self.format, Format::Json | Format::Table) {
+        if matches!(self.format, Format::Json | Format::Table | Format::Wide) {
             self.values::<T>(&collected)?;
         }
         Ok(count)
+    }
+
+    /// How a table of this printer is laid out: `-o wide` uncut at any width, else within the
+    /// terminal's width when there is one.
+    fn layout(&self) -> Layout {
+        if self.format == Format::Wide {
+            Layout::Wide
+        } else {
+            Layout::Fit(table_width())
+        }
     }
 
     fn progress_bar(&self) -> ProgressBar {
@@ -201,7 +231,7 @@ impl Printer {
         match self.format {
             Format::Json => write_stdout(format!("{}\n", pretty(&value)).as_bytes()),
             Format::Ndjson => write_stdout(format!("{}\n", compact(&value)).as_bytes()),
-            Format::Table | Format::Csv => self.data(&value),
+            Format::Table | Format::Wide | Format::Csv => self.data(&value),
         }
     }
 
@@ -221,21 +251,23 @@ impl Printer {
             (_, Format::Ndjson) => format!("{}\n", compact(&value)),
             (Value::Array(items), Format::Csv) => dynamic_csv(items)?,
             (Value::Object(_), Format::Csv) => dynamic_csv(std::slice::from_ref(&value))?,
-            (Value::Array(items), Format::Table) if items.is_empty() => {
+            (Value::Array(items), Format::Table | Format::Wide) if items.is_empty() => {
                 crate::note!("(no records)");
                 return Ok(());
             }
-            (Value::Array(items), Format::Table) => {
+            (Value::Array(items), Format::Table | Format::Wide) => {
                 let columns = dynamic_table_columns(items);
                 let columns: Vec<(&str, &str)> = columns
                     .iter()
                     .map(|(h, p)| (h.as_str(), p.as_str()))
                     .collect();
-                render_table(&columns, items)
+                render_table(&columns, None, items, self.layout())
             }
-            (Value::Object(_), Format::Table) => render_fields(&value),
-            (Value::Null, Format::Table | Format::Csv) => return Ok(()),
-            (scalar, Format::Table | Format::Csv) => {
+            (Value::Object(_), Format::Table | Format::Wide) => {
+                render_fields(&value, &[], self.format == Format::Wide)
+            }
+            (Value::Null, Format::Table | Format::Wide | Format::Csv) => return Ok(()),
+            (scalar, Format::Table | Format::Wide | Format::Csv) => {
                 let text = match scalar {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
@@ -326,9 +358,7 @@ fn dynamic_table_columns(items: &[Value]) -> Vec<(String, String)> {
         }
         let compact = match value {
             Value::Array(_) => false,
-            Value::Object(map) => {
-                map.contains_key("amount") || map.contains_key("date") || map.contains_key("slug")
-            }
+            Value::Object(map) => !object_text(map).is_empty(),
             _ => true,
         };
         if key != "id" && compact {
@@ -516,8 +546,12 @@ fn expand(
     out: &mut Vec<String>,
 ) {
     let properties = object_schema(root, schema, 0).and_then(|object| object.object.as_ref());
+    // The service's date object (`{date, timezone_type, timezone}`) is one cell.
+    let is_date = properties.is_some_and(|object| {
+        object.properties.contains_key("date") && object.properties.contains_key("timezone")
+    });
     match properties {
-        Some(object) if depth < CSV_DEPTH && !object.properties.is_empty() => {
+        Some(object) if !is_date && depth < CSV_DEPTH && !object.properties.is_empty() => {
             let mut names: Vec<&String> = object.properties.keys().collect();
             names.sort();
             for name in names {
@@ -634,50 +668,151 @@ fn csv_cell(value: Option<&Value>) -> String {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => csv_text(s),
         Some(Value::Number(n)) => number_text(n),
+        Some(Value::Object(map)) if date_text(map).is_some() => {
+            csv_text(&date_text(map).unwrap_or_default())
+        }
         Some(other) => csv_text(&other.to_string()),
     }
 }
 
-/// A cell of a table: scalars as text; a money object as `amount currency`; a date object as its
-/// date; a status-like object by its slug or name; anything else as compact JSON; cut to
-/// [`CELL_WIDTH`].
-fn table_cell(value: Option<&Value>) -> String {
+/// A date as a person reads it: `2026-11-28 14:05:09` for `2026-11-28 14:05:09.000000` or
+/// `2026-11-28T14:05:09.123Z` (the zone, when the text has one, is kept: `…09Z`, `…09+03:00`).
+/// Text that is not a date and time is returned as it is.
+fn date_cell(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| {
+        bytes
+            .get(range)
+            .is_some_and(|b| b.iter().all(u8::is_ascii_digit))
+    };
+    let shaped = bytes.len() >= 19
+        && digits(0..4)
+        && bytes[4] == b'-'
+        && digits(5..7)
+        && bytes[7] == b'-'
+        && digits(8..10)
+        && matches!(bytes[10], b' ' | b'T')
+        && digits(11..13)
+        && bytes[13] == b':'
+        && digits(14..16)
+        && bytes[16] == b':'
+        && digits(17..19);
+    if !shaped {
+        return text.to_string();
+    }
+    let mut rest = &text[19..];
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let end = fraction
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(fraction.len());
+        rest = &fraction[end..];
+    }
+    format!("{} {}{rest}", &text[..10], &text[11..19])
+}
+
+/// The date of the service's date object (`{date, timezone_type, timezone}`), without its
+/// fraction of a second.
+fn date_text(map: &serde_json::Map<String, Value>) -> Option<String> {
+    match map.get("date") {
+        Some(Value::String(date))
+            if map.contains_key("timezone") || map.contains_key("timezone_type") =>
+        {
+            Some(date_cell(date))
+        }
+        _ => None,
+    }
+}
+
+/// What a table cell shows of an object: money as `amount currency` (the amount alone without a
+/// currency), a date as [`date_cell`], anything else by its slug, name, label or title (a person
+/// by first and last name); empty when it has none of these (never JSON).
+fn object_text(map: &serde_json::Map<String, Value>) -> String {
+    let text_of = |key: &str| match map.get(key) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+        Some(Value::Number(n)) => Some(number_text(n)),
+        _ => None,
+    };
+    if let Some(amount) = map.get("amount").and_then(money_amount) {
+        return match text_of("currency") {
+            Some(currency) => format!("{amount} {currency}"),
+            None => amount,
+        };
+    }
+    if let Some(date) = date_text(map) {
+        return date;
+    }
+    for key in ["slug", "name", "label", "title"] {
+        if let Some(text) = text_of(key) {
+            return text;
+        }
+    }
+    let person: Vec<String> = ["first_name", "last_name"]
+        .iter()
+        .filter_map(|k| text_of(k))
+        .collect();
+    person.join(" ")
+}
+
+/// A cell of a table, uncut: scalars as text (a date and time without its fraction of a second),
+/// objects by [`object_text`], an array of scalars or named objects as a list, any other array
+/// by its length.
+fn cell_text(value: Option<&Value>) -> String {
     let text = match value {
         None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Object(map)) => {
-            let text_of = |key: &str| map.get(key).map(|v| table_cell(Some(v)));
-            if let (Some(amount), Some(currency)) = (
-                map.get("amount").and_then(money_amount),
-                text_of("currency"),
-            ) {
-                format!("{amount} {currency}")
-            } else if let Some(date) = text_of("date") {
-                date
-            } else if let Some(slug) = text_of("slug") {
-                slug
-            } else if let Some(name) = text_of("name") {
-                name
+        Some(Value::String(s)) => date_cell(s),
+        Some(Value::Object(map)) => object_text(map),
+        Some(Value::Array(items)) if items.is_empty() => String::new(),
+        Some(Value::Array(items)) => {
+            let texts: Vec<String> = items
+                .iter()
+                .map(|item| match item {
+                    Value::Array(_) => String::new(),
+                    other => cell_text(Some(other)),
+                })
+                .collect();
+            if texts.iter().all(|t| !t.is_empty()) {
+                texts.join(", ")
             } else {
-                Value::Object(map.clone()).to_string()
+                format!(
+                    "{} item{}",
+                    items.len(),
+                    if items.len() == 1 { "" } else { "s" }
+                )
             }
         }
-        Some(Value::Array(items)) if items.is_empty() => String::new(),
         Some(Value::Number(n)) => number_text(n),
         Some(other) => other.to_string(),
     };
-    cut(
-        &terminal_safe(&text.replace(['\n', '\r', '\t'], " "), false),
-        CELL_WIDTH,
-    )
+    terminal_safe(&text.replace(['\n', '\r', '\t'], " "), false)
 }
 
+/// A cell of a table (see [`cell_text`]), cut to [`CELL_WIDTH`].
+fn table_cell(value: Option<&Value>) -> String {
+    cut(&cell_text(value), CELL_WIDTH)
+}
+
+/// How many terminal cells `text` takes (a wide character two, a combining mark none).
+fn width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `text` within `max` terminal cells, its end replaced with `…` when it is cut.
 fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_string()
-    } else {
-        text.chars().take(max - 1).chain(['…']).collect()
+    if width(text) <= max {
+        return text.to_string();
     }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > max {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    out
 }
 
 fn new_table() -> Table {
@@ -698,22 +833,130 @@ fn finish(table: &mut Table) -> String {
     text
 }
 
-fn render_table(columns: &[(&str, &str)], values: &[Value]) -> String {
-    let mut table = new_table();
-    table.set_header(columns.iter().map(|(header, _)| header.to_string()));
-    let rows: Vec<Vec<String>> = values
+/// How a table is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// Every column, no cell cut (`-o wide`).
+    Wide,
+    /// Cells cut to [`CELL_WIDTH`], and the whole within this many characters when there is a
+    /// limit.
+    Fit(Option<usize>),
+}
+
+/// Spaces between two columns.
+const GAP: usize = 2;
+
+/// Narrowest a column is cut to before it is dropped instead.
+const MIN_CUT: usize = 8;
+
+/// The width a table fits in: `COLUMNS` when it is a positive number, else the width of the
+/// terminal that standard output is; `None` (no limit) when neither.
+fn table_width() -> Option<usize> {
+    if let Some(columns) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|c| *c > 0)
+    {
+        return Some(columns);
+    }
+    if !io::stdout().is_terminal() {
+        return None;
+    }
+    console::Term::stdout()
+        .size_checked()
+        .map(|(_, columns)| usize::from(columns))
+        .filter(|c| *c > 0)
+}
+
+/// The width of each column in a table at most `limit` wide (`None`: the column is left out).
+/// `natural`: each column's widest cell; `headers`: each header's width; columns are in order of
+/// importance: the last that is not the key is cut (down to [`MIN_CUT`] or its header) or else
+/// dropped, until the whole fits or only the key column is left.
+fn fit_widths(
+    natural: &[usize],
+    headers: &[usize],
+    key: Option<usize>,
+    limit: usize,
+) -> Vec<Option<usize>> {
+    let mut widths: Vec<Option<usize>> = natural.iter().map(|w| Some(*w)).collect();
+    loop {
+        let shown: Vec<usize> = widths.iter().flatten().copied().collect();
+        let total = shown.iter().sum::<usize>() + GAP * shown.len().saturating_sub(1);
+        if total <= limit {
+            break;
+        }
+        let Some(last) = (0..widths.len())
+            .rev()
+            .find(|i| widths[*i].is_some() && Some(*i) != key)
+        else {
+            break;
+        };
+        let width = widths[last].unwrap_or(0);
+        let excess = total - limit;
+        let floor = MIN_CUT.max(headers[last]);
+        widths[last] = (width > excess && width - excess >= floor).then(|| width - excess);
+    }
+    widths
+}
+
+fn render_table(
+    columns: &[(&str, &str)],
+    key: Option<&str>,
+    values: &[Value],
+    layout: Layout,
+) -> String {
+    let key = key.and_then(|k| columns.iter().position(|(_, p)| *p == k));
+    let mut rows: Vec<Vec<String>> = values
         .iter()
         .map(|value| {
             columns
                 .iter()
-                .map(|(_, pointer)| table_cell(value.pointer(pointer)))
+                .enumerate()
+                .map(|(index, (_, pointer))| {
+                    let text = cell_text(value.pointer(pointer));
+                    if layout == Layout::Wide || Some(index) == key {
+                        text
+                    } else {
+                        cut(&text, CELL_WIDTH)
+                    }
+                })
                 .collect()
         })
         .collect();
+    let headers: Vec<String> = columns.iter().map(|(h, _)| h.to_string()).collect();
+    let header_widths: Vec<usize> = headers.iter().map(|h| width(h)).collect();
+    let natural: Vec<usize> = (0..columns.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| width(&r[i]))
+                .chain([header_widths[i]])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let widths = match layout {
+        Layout::Fit(Some(limit)) => fit_widths(&natural, &header_widths, key, limit),
+        _ => natural.iter().map(|w| Some(*w)).collect(),
+    };
+    let kept: Vec<usize> = (0..columns.len())
+        .filter(|i| widths[*i].is_some())
+        .collect();
+    for row in &mut rows {
+        let cells: Vec<String> = kept
+            .iter()
+            .map(|i| match widths[*i] {
+                Some(w) if w < natural[*i] => cut(&row[*i], w),
+                _ => row[*i].clone(),
+            })
+            .collect();
+        *row = cells;
+    }
+    let mut table = new_table();
+    table.set_header(kept.iter().map(|i| headers[*i].clone()));
     for row in &rows {
         table.add_row(row.clone());
     }
-    for (index, _) in columns.iter().enumerate() {
+    for index in 0..kept.len() {
         let numeric = rows.iter().any(|r| !r[index].is_empty())
             && rows
                 .iter()
@@ -725,10 +968,41 @@ fn render_table(columns: &[(&str, &str)], values: &[Value]) -> String {
     finish(&mut table)
 }
 
-/// One record as `field  value` lines, nested objects flattened to dotted paths.
-fn render_fields(value: &Value) -> String {
+/// One record as `field  value` lines: `id`, the name, the status, then the other fields in
+/// `order` (the document's), then any others; money and dates on one line each, other objects
+/// flattened to dotted paths. `wide`: values are not cut.
+fn render_fields(value: &Value, order: &[&str], wide: bool) -> String {
     let mut fields = Vec::new();
-    flatten("", value, &mut fields);
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            let mut keys: Vec<&String> = Vec::new();
+            let first = [
+                "id",
+                "name",
+                "title",
+                "label",
+                "first_name",
+                "last_name",
+                "status",
+            ];
+            for name in first.iter().chain(order) {
+                if let Some((key, _)) = map.get_key_value(*name)
+                    && !keys.contains(&key)
+                {
+                    keys.push(key);
+                }
+            }
+            for key in map.keys() {
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+            for key in keys {
+                flatten(key, &map[key], wide, &mut fields);
+            }
+        }
+        other => flatten("", other, wide, &mut fields),
+    }
     let mut table = new_table();
     for (field, text) in fields {
         table.add_row(vec![terminal_safe(&field, false), text]);
@@ -736,8 +1010,14 @@ fn render_fields(value: &Value) -> String {
     finish(&mut table)
 }
 
-fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, String)>) {
+fn flatten(prefix: &str, value: &Value, wide: bool, out: &mut Vec<(String, String)>) {
+    let limit = if wide { usize::MAX } else { 2 * CELL_WIDTH };
     match value {
+        Value::Object(map)
+            if map.get("amount").and_then(money_amount).is_some() || date_text(map).is_some() =>
+        {
+            out.push((prefix.to_string(), cut(&cell_text(Some(value)), limit)));
+        }
         Value::Object(map) if !map.is_empty() => {
             for (key, inner) in map {
                 let path = if prefix.is_empty() {
@@ -745,29 +1025,32 @@ fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, String)>) {
                 } else {
                     format!("{prefix}.{key}")
                 };
-                flatten(&path, inner, out);
+                flatten(&path, inner, wide, out);
             }
         }
         Value::Array(items) if !items.is_empty() => {
-            let text = format!(
-                "[{} item{}] {}",
+            // The items by name when they have one (never as JSON), else their count.
+            let count = format!(
+                "[{} item{}]",
                 items.len(),
-                if items.len() == 1 { "" } else { "s" },
-                value
+                if items.len() == 1 { "" } else { "s" }
             );
-            out.push((
-                prefix.to_string(),
-                cut(&terminal_safe(&text, false), 2 * CELL_WIDTH),
-            ));
+            let names = cell_text(Some(value));
+            let text = if names.ends_with(" items") || names.ends_with(" item") {
+                count
+            } else {
+                format!("{count} {names}")
+            };
+            out.push((prefix.to_string(), cut(&text, limit)));
         }
         Value::Number(_) => out.push((prefix.to_string(), table_cell(Some(value)))),
         Value::String(text) => out.push((
             prefix.to_string(),
-            cut(&terminal_safe(text, false), 2 * CELL_WIDTH),
+            cut(&terminal_safe(&date_cell(text), false), limit),
         )),
         other => out.push((
             prefix.to_string(),
-            cut(&terminal_safe(&other.to_string(), false), 2 * CELL_WIDTH),
+            cut(&terminal_safe(&other.to_string(), false), limit),
         )),
     }
 }
@@ -813,7 +1096,7 @@ mod tests {
         assert_eq!(terminal_safe("a\nb", false), "a\\u{a}b");
         let cell = table_cell(Some(&Value::String(hostile.into())));
         assert!(!cell.chars().any(|c| c.is_control()), "{cell:?}");
-        let fields = render_fields(&serde_json::json!({"na\u{1b}[2Jme": hostile}));
+        let fields = render_fields(&serde_json::json!({"na\u{1b}[2Jme": hostile}), &[], false);
         assert!(!fields.contains('\u{1b}'), "{fields:?}");
     }
 
@@ -864,7 +1147,7 @@ mod tests {
         assert_eq!(table_cell(Some(&money)), "12.50 SAR");
         let date =
             serde_json::json!({"date": "2024-01-02 10:00:00.000000", "timezone": "Asia/Riyadh"});
-        assert_eq!(table_cell(Some(&date)), "2024-01-02 10:00:00.000000");
+        assert_eq!(table_cell(Some(&date)), "2024-01-02 10:00:00");
         let status = serde_json::json!({"id": 1, "name": "Shipped", "slug": "shipped"});
         assert_eq!(table_cell(Some(&status)), "shipped");
         let long = Value::String("x".repeat(100));
@@ -889,7 +1172,7 @@ mod tests {
             "total.amount",
             "total.currency",
             "status.slug",
-            "date.date",
+            "date",
             "items",
         ] {
             assert!(
@@ -898,8 +1181,89 @@ mod tests {
             );
         }
         assert!(!columns.iter().any(|c| c == "total"), "{columns:?}");
+        assert!(
+            !columns.iter().any(|c| c.starts_with("date.")),
+            "a date is one cell: {columns:?}"
+        );
         let order = serde_json::json!({"total": {"amount": 5, "currency": "SAR"}});
         assert_eq!(csv_cell(csv_value(&order, "total.currency")), "SAR");
         assert_eq!(csv_cell(csv_value(&order, "status.slug")), "");
+    }
+
+    #[test]
+    fn cells_never_print_json_and_dates_lose_their_fraction() {
+        let cell = |v: Value| table_cell(Some(&v));
+        assert_eq!(cell(serde_json::json!({"amount": 10.0})), "10.00");
+        assert_eq!(
+            cell(serde_json::json!({"amount": "149.5", "currency": "SAR"})),
+            "149.50 SAR"
+        );
+        assert_eq!(cell(serde_json::json!({})), "");
+        assert_eq!(cell(serde_json::json!({"a": {"b": 1}})), "");
+        assert_eq!(
+            cell(serde_json::json!({"first_name": "Huda", "last_name": "Ali"})),
+            "Huda Ali"
+        );
+        assert_eq!(cell(serde_json::json!({"id": 3, "label": "Gold"})), "Gold");
+        assert_eq!(
+            cell(serde_json::json!([{"name": "a"}, {"name": "b"}])),
+            "a, b"
+        );
+        assert_eq!(cell(serde_json::json!([{"x": 1}, {"y": 2}])), "2 items");
+        assert_eq!(
+            cell(serde_json::json!("2026-11-28 14:05:09.000000")),
+            "2026-11-28 14:05:09"
+        );
+        assert_eq!(
+            cell(serde_json::json!("2026-11-28T14:05:09.123Z")),
+            "2026-11-28 14:05:09Z"
+        );
+        assert_eq!(cell(serde_json::json!("2026-11-28")), "2026-11-28");
+        assert_eq!(
+            cell(serde_json::json!("not a date at all, 2026")),
+            "not a date at all, 2026"
+        );
+        let date = serde_json::json!({"date": "2026-11-28 14:05:09.000000", "timezone_type": 3,
+            "timezone": "Asia/Riyadh"});
+        assert_eq!(csv_cell(Some(&date)), "2026-11-28 14:05:09");
+    }
+
+    #[test]
+    fn a_table_drops_or_cuts_its_least_important_columns_but_never_the_key() {
+        // id 10, name 30, status 10, url 60 (the key): 10+30+10+60 + 3 gaps = 116.
+        let natural = [10, 30, 10, 60];
+        let headers = [2, 4, 6, 3];
+        assert_eq!(
+            fit_widths(&natural, &headers, Some(3), 200),
+            [Some(10), Some(30), Some(10), Some(60)]
+        );
+        // At 100 the status (the last but the key) goes, then the name is cut to fit.
+        assert_eq!(
+            fit_widths(&natural, &headers, Some(3), 100),
+            [Some(10), Some(26), None, Some(60)]
+        );
+        // At 40 only the key is left, whole, even wider than the limit.
+        assert_eq!(
+            fit_widths(&natural, &headers, Some(3), 40),
+            [None, None, None, Some(60)]
+        );
+        // Without a key the last columns go first.
+        assert_eq!(
+            fit_widths(&natural, &headers, None, 45),
+            [Some(10), Some(30), None, None]
+        );
+    }
+
+    #[test]
+    fn a_records_view_puts_id_name_and_status_first_then_the_documents_order() {
+        let record = serde_json::json!({"zeta": 1, "status": "ok", "amount": 2, "name": "N",
+            "id": 7, "price": {"amount": 1.5, "currency": "SAR"}});
+        let view = render_fields(&record, &["zeta", "price", "amount"], false);
+        let fields: Vec<&str> = view
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert_eq!(fields, ["id", "name", "status", "zeta", "price", "amount"]);
+        assert!(view.contains("1.50 SAR"), "{view}");
     }
 }

@@ -141,7 +141,7 @@ pub fn verify(format: Format, args: VerifyArgs) -> Result<(), CliError> {
                     }
                     writeln!(out, "{}", report_text(&report, format))?;
                 }
-                Format::Table | Format::Csv => {
+                Format::Table | Format::Wide | Format::Csv => {
                     // The event's text is the sender's data: escaped like every table's.
                     let line = match &event {
                         Ok(event) => format!(
@@ -166,7 +166,7 @@ pub fn verify(format: Format, args: VerifyArgs) -> Result<(), CliError> {
                     let report = json!({"valid": false, "reason": reason});
                     writeln!(out, "{}", report_text(&report, format))?;
                 }
-                Format::Table | Format::Csv => {
+                Format::Table | Format::Wide | Format::Csv => {
                     writeln!(out, "invalid: {}", terminal_safe(&reason, false))?;
                 }
             }
@@ -594,7 +594,7 @@ fn print_event(receiver: &Printer, event: &WebhookEvent) -> std::io::Result<()> 
             serde_json::to_string_pretty(&value).unwrap_or_default()
         )?,
         Format::Ndjson => writeln!(out, "{value}")?,
-        Format::Table => {
+        Format::Table | Format::Wide => {
             let data = value.get("data").map(Value::to_string).unwrap_or_default();
             let data: String = if data.chars().count() > 100 {
                 data.chars().take(99).chain(['…']).collect()

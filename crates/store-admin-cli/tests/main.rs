@@ -27,6 +27,7 @@ mod rate_limit;
 mod sandbox;
 mod scripts;
 mod sealed_tokens;
+mod tables;
 mod token_redirects;
 mod updates;
 mod uploads;

@@ -606,6 +606,7 @@ impl Document {
             "example",
             "default",
             "uniqueItems",
+            "description",
         ] {
             if let Some(value) = schema.get(key) {
                 view.keywords.entry(key).or_insert(value);

@@ -1,8 +1,15 @@
 //! Values generated from the document's schemas, deterministic by a seed: every value is valid
 //! against the schema it was made for (type, `enum`/`x-known-values`, `format`, `pattern`, length
 //! and range bounds, required properties), and reads like the service's where the field's name
-//! says what it holds (`name`, `email`, `price`, `created_at`, `city`...). Related ids come from a
-//! callback, so that an order's `customer_id` names a customer that exists.
+//! says what it holds (`name`, `email`, `price`, `created_at`, `city`...). What a field holds is
+//! read from its name, its type, its format and the object it is in (its schema's name and its
+//! field's, or the record's subject, [`Generator::about`]): a person's name in a customer or an
+//! employee, a bank's in a bank, a mobile number of the store's format, a boolean for `is_*` and a
+//! whole number for `*_count` even where the document leaves the type open. The record's person
+//! (first and last name, email, gender) is derived from its seed, so that every generator of one
+//! record names the same person; how a record's values agree with each other (ranges, amounts) is
+//! [`crate::engine::complete::harmonize`]'s. Related ids come from a callback, so that an order's
+//! `customer_id` names a customer that exists.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -33,6 +40,46 @@ const LAST_NAMES: &[&str] = &[
 const CITIES: &[&str] = &[
     "Riyadh", "Jeddah", "Dammam", "Mecca", "Medina", "Khobar", "Abha",
 ];
+/// Banks of the store's country, for a bank's name.
+const BANKS: &[&str] = &[
+    "Al Rajhi Bank",
+    "Saudi National Bank",
+    "Riyad Bank",
+    "Alinma Bank",
+    "Bank Albilad",
+    "Banque Saudi Fransi",
+    "Saudi Awwal Bank",
+    "Arab National Bank",
+    "Bank Aljazira",
+];
+/// Shipping companies, for a company's or a courier's name.
+const COMPANIES: &[&str] = &[
+    "Aramex",
+    "SMSA Express",
+    "DHL Express",
+    "Saudi Post",
+    "Naqel Express",
+    "J&T Express",
+    "Zajil Express",
+    "Flow Logistics",
+];
+/// Words that say an object (by its schema's name or its field's) is a person: its `name` is a
+/// first and a last name.
+const PERSON: &[&str] = &[
+    "customer",
+    "employee",
+    "user",
+    "receiver",
+    "sender",
+    "author",
+    "marketer",
+    "recipient",
+    "assignee",
+    "created_by",
+    "shipper",
+    "member",
+    "buyer",
+];
 const WORDS: &[&str] = &[
     "Classic", "Premium", "Desert", "Golden", "Urban", "Royal", "Smart", "Fresh", "Eco", "Silver",
 ];
@@ -47,8 +94,14 @@ pub(crate) struct Generator<'d> {
     related: Option<&'d Related<'d>>,
     /// A number unique to the record, used in names and codes (`Coffee 12`).
     pub serial: u64,
-    /// Names of the objects being generated, outermost first (`urls` makes its fields URLs).
+    /// The seed: the record's person (its first and last name, its email) is derived from it, so
+    /// that every generator of one record (its creation, its completion) names the same person.
+    seed: u64,
+    /// Names of the objects being generated, outermost first (`urls` makes its fields URLs),
+    /// each its schema's name and its field's, lower case (`customerurls urls`).
     path: Vec<String>,
+    /// What the record is (see [`Generator::about`]), lower case.
+    subject: String,
 }
 
 /// A stable 64-bit hash of some text (FNV-1a), for seeds derived from names.
@@ -68,6 +121,99 @@ fn f_is_birth(field: &str) -> bool {
     field.to_ascii_lowercase().contains("birth")
 }
 
+/// Whether a field's name says it holds yes or no (`is_blocked`, `has_options`).
+pub(crate) fn is_flag_name(field: &str) -> bool {
+    ["is_", "has_", "can_", "should_", "allow_"]
+        .iter()
+        .any(|p| field.starts_with(p))
+}
+
+/// Whether a field's name says it holds a count (`orders_count`, `total_points`).
+pub(crate) fn is_count_name(field: &str) -> bool {
+    field == "count"
+        || field.ends_with("_count")
+        || field == "points"
+        || field.ends_with("_points")
+        || field.starts_with("count_")
+        || field.starts_with("number_of_")
+}
+
+/// Whether a field's name says it holds a ratio (`orders_cancel_ratio`: 0 to 1).
+pub(crate) fn is_ratio_name(field: &str) -> bool {
+    field.ends_with("ratio")
+}
+
+/// Whether a field's name says it holds an amount of money (`orders_amount`, `orders_average`,
+/// `shipping_cost`).
+pub(crate) fn is_amount_name(field: &str) -> bool {
+    [
+        "amount", "average", "price", "total", "cost", "balance", "fee", "fees",
+    ]
+    .iter()
+    .any(|w| field == *w || field.ends_with(&format!("_{w}")))
+}
+
+/// Whether a field's name says it holds a person's full name (`marketing_name`,
+/// `customer_name`, `account_name`).
+fn is_person_name(field: &str) -> bool {
+    field == "full_name"
+        || field == "account_name"
+        || field
+            .strip_suffix("_name")
+            .is_some_and(|owner| owner == "marketing" || PERSON.iter().any(|p| owner.ends_with(p)))
+}
+
+/// Whether a field's name says it holds what shipping or cash on delivery costs.
+fn is_fee_name(field: &str) -> bool {
+    (field.contains("shipping") || field.starts_with("cod") || field.contains("fee"))
+        && !field.contains("free")
+}
+
+/// Whether a field's name says it holds a mobile number without its country code.
+fn is_mobile_name(field: &str) -> bool {
+    field == "mobile" || field.ends_with("_mobile") || field == "mobile_number"
+}
+
+/// Whether a field's name says it holds a phone number (with its country code).
+fn is_phone_name(field: &str) -> bool {
+    ["phone", "telephone", "whatsapp", "phone_number"]
+        .iter()
+        .any(|w| field == *w || field.ends_with(&format!("_{w}")))
+}
+
+/// Whether a field's name says it holds a country calling code (`mobile_code`).
+fn is_calling_code_name(field: &str) -> bool {
+    field.ends_with("_code")
+        && (field.contains("mobile")
+            || field.contains("phone")
+            || field.contains("calling")
+            || field.contains("dial"))
+}
+
+/// Whether a field's name says it holds a time zone's name.
+fn is_timezone_name(field: &str) -> bool {
+    field == "timezone" || field == "time_zone" || field.ends_with("_timezone")
+}
+
+/// Whether an object's names (its schema's and its field's) say it is a person.
+pub(crate) fn is_person(names: &str) -> bool {
+    names.split_whitespace().any(|word| {
+        let word = word.trim_end_matches('s');
+        PERSON.iter().any(|p| word.ends_with(p))
+    })
+}
+
+/// The component name of a schema (`Customer` for a `$ref` to it, or for `allOf: [$ref]`).
+fn schema_name(schema: &Value) -> Option<&str> {
+    Document::ref_name(schema).or_else(|| {
+        schema
+            .get("allOf")
+            .and_then(Value::as_array)
+            .and_then(|all| all.first())
+            .and_then(Document::ref_name)
+    })
+}
+
 fn pick<'a>(rng: &mut StdRng, items: &[&'a str]) -> &'a str {
     items[rng.random_range(0..items.len())]
 }
@@ -79,8 +225,55 @@ impl<'d> Generator<'d> {
             rng: StdRng::seed_from_u64(seed),
             related: None,
             serial,
+            seed,
             path: Vec::new(),
+            subject: String::new(),
         }
+    }
+
+    /// Says what the record is (its collection's name, its schemas' names: `customers Customer`),
+    /// so that its fields read as that thing's (a customer's `name` a person's, a bank's a
+    /// bank's).
+    pub fn about(mut self, subject: &str) -> Self {
+        self.subject = subject.to_ascii_lowercase();
+        self
+    }
+
+    /// What the innermost object being generated is (its schema's name and its field's, lower
+    /// case), or the record's subject.
+    fn context(&self) -> &str {
+        self.path.last().unwrap_or(&self.subject)
+    }
+
+    /// The field that holds the innermost object (`shipping_cost` for its money's `amount`).
+    fn holder(&self) -> &str {
+        self.context().split_whitespace().last().unwrap_or("")
+    }
+
+    /// Whether the innermost object is a person: its schema's or its field's name ends with a
+    /// person's word (`OrderCustomer`, `customers`, `created_by`; not `CustomerGroup`).
+    fn in_person(&self) -> bool {
+        is_person(self.context())
+    }
+
+    /// The record's person: a first and a last name, the same for every generator of the record.
+    fn person(&self) -> (&'static str, &'static str) {
+        let hash = stable_hash(&[&self.seed.to_string(), "person"]);
+        (
+            FIRST_NAMES[(hash % FIRST_NAMES.len() as u64) as usize],
+            LAST_NAMES[((hash >> 20) % LAST_NAMES.len() as u64) as usize],
+        )
+    }
+
+    /// The person's name, first and last.
+    fn full_name(&self) -> String {
+        let (first, last) = self.person();
+        format!("{first} {last}")
+    }
+
+    /// A mobile number of the store's country without its country code (`5` and 8 digits).
+    fn mobile_digits(&mut self) -> i64 {
+        500_000_000 + self.rng.random_range(0..100_000_000_i64)
     }
 
     /// Related ids for `*_id` fields and `{id, ...}` references come from `related`.
@@ -96,7 +289,10 @@ impl<'d> Generator<'d> {
 
     fn value_at(&mut self, schema: &Value, field: &str, depth: usize) -> Value {
         let view = self.doc.view(schema);
+        // A documented example is a value of its own time: not a date of birth.
+        let birth = f_is_birth(field) || self.path.iter().any(|p| f_is_birth(p));
         if let Some(example) = view.keyword("example")
+            && !birth
             && self.example_fits(schema, example)
             && self.rng.random_bool(0.5)
         {
@@ -104,7 +300,9 @@ impl<'d> Generator<'d> {
         }
         match view.kind() {
             Some("object") => {
-                self.path.push(field.to_owned());
+                let name = schema_name(schema).unwrap_or("");
+                self.path
+                    .push(format!("{name} {field}").trim().to_ascii_lowercase());
                 let value = self.object(schema, depth);
                 self.path.pop();
                 value
@@ -153,10 +351,49 @@ impl<'d> Generator<'d> {
                         .unwrap_or(first);
                     return self.value_at(branch, field, depth);
                 }
-                // An untyped value (`AnyValue`): a short string.
-                Value::from(self.words(field))
+                // An untyped value (`AnyValue`): what its name says it holds.
+                self.untyped(field)
             }
         }
+    }
+
+    /// A value of a field whose type the document does not say (`AnyValue`), by its name: a
+    /// yes/no field a boolean, a count a whole number, an id a number, a date a timestamp, a
+    /// plural name an empty list, anything else text.
+    fn untyped(&mut self, field: &str) -> Value {
+        let f = field.to_ascii_lowercase();
+        if is_flag_name(&f) {
+            return Value::Bool(self.rng.random_bool(0.2));
+        }
+        if is_count_name(&f) {
+            let high = if f.ends_with("points") { 2_000 } else { 50 };
+            return Value::from(self.rng.random_range(0..=high));
+        }
+        if f == "id" || f.ends_with("_id") {
+            if let Some(related) = self.related
+                && let Some(id) = related(&f, &mut self.rng)
+            {
+                return id;
+            }
+            return Value::from(self.rng.random_range(100_000_000..2_147_483_647_i64));
+        }
+        if f.ends_with("_at") || f == "date" || f.ends_with("_date") {
+            return Value::from(format!("{} {}", self.date(), self.time()));
+        }
+        if is_ratio_name(&f) {
+            return Value::from((self.rng.random_range(0.0..1.0_f64) * 100.0).round() / 100.0);
+        }
+        if is_amount_name(&f) {
+            return Value::from(format!("{:.2}", self.rng.random_range(5.0..2000.0_f64)));
+        }
+        if f.starts_with("orders_") {
+            // A customer's orders of some kind (`orders_cancel`): how many.
+            return Value::from(self.rng.random_range(0..=20));
+        }
+        if f.ends_with('s') && !f.ends_with("ss") && !f.ends_with("status") {
+            return Value::Array(Vec::new());
+        }
+        Value::from(self.realistic(&f))
     }
 
     fn example_fits(&self, schema: &Value, example: &Value) -> bool {
@@ -182,7 +419,9 @@ impl<'d> Generator<'d> {
         let view = self.doc.view(schema);
         let mut out = Map::new();
         for (name, property) in view.properties.clone() {
-            let required = view.required.contains(&name);
+            // A record's own amounts (a transaction's `total`, a coupon's `amount`) are always
+            // there: what it is worth is not left out.
+            let required = view.required.contains(&name) || (depth == 0 && is_amount_name(name));
             if !required
                 && (depth >= MAX_DEPTH || self.rng.random_bool((0.1 + depth as f64 * 0.2).min(1.0)))
             {
@@ -216,7 +455,12 @@ impl<'d> Generator<'d> {
                 && view.property("id").is_some()
                 && let Some(id) = related(name, &mut self.rng)
             {
-                let mut object = match self.object(schema, depth + 1) {
+                let context = schema_name(schema).unwrap_or("");
+                self.path
+                    .push(format!("{context} {name}").trim().to_ascii_lowercase());
+                let object = self.object(schema, depth + 1);
+                self.path.pop();
+                let mut object = match object {
                     Value::Object(map) => map,
                     _ => Map::new(),
                 };
@@ -252,7 +496,18 @@ impl<'d> Generator<'d> {
             return Value::from(known[self.rng.random_range(0..known.len())]);
         }
         let f = field.to_ascii_lowercase();
-        let (low, high) = if f == "id" || f.ends_with("_id") || f.ends_with("id") {
+        let (low, high): (i64, i64) = if f == "timezone_type" {
+            // PHP's kind of time zone: 3, a zone name (`Asia/Riyadh`), as the service sends.
+            (3, 3)
+        } else if is_flag_name(&f) {
+            (0, 1)
+        } else if is_mobile_name(&f) {
+            (500_000_000, 599_999_999)
+        } else if is_phone_name(&f) {
+            (966_500_000_000, 966_599_999_999)
+        } else if is_count_name(&f) {
+            (0, if f.ends_with("points") { 2_000 } else { 50 })
+        } else if f == "id" || f.ends_with("_id") || f.ends_with("id") {
             (100_000_000, 2_147_483_647)
         } else if f.contains("rating") || f.contains("stars") {
             (1, 5)
@@ -302,8 +557,16 @@ impl<'d> Generator<'d> {
     fn number(&mut self, schema: &Value, field: &str) -> Value {
         let view = self.doc.view(schema);
         let f = field.to_ascii_lowercase();
+        let in_tax = self.context().contains("tax");
         let (mut low, mut high): (f64, f64) = if f.contains("rating") || f.contains("stars") {
             (1.0, 5.0)
+        } else if f.contains("percent") && in_tax {
+            // The store's VAT.
+            (15.0, 15.0)
+        } else if is_ratio_name(&f) {
+            (0.0, 1.0)
+        } else if is_fee_name(&f) || (f == "amount" && is_fee_name(self.holder())) {
+            (10.0, 60.0)
         } else if f.contains("lat") {
             (16.0, 32.0)
         } else if f.contains("lng") || f.contains("lon") {
@@ -337,6 +600,15 @@ impl<'d> Generator<'d> {
     fn string(&mut self, schema: &Value, field: &str) -> Value {
         let view = self.doc.view(schema);
         let known = self.doc.known_values(schema);
+        if field == "gender"
+            && known.iter().any(|k| k == "male")
+            && known.iter().any(|k| k == "female")
+        {
+            // The person's: the first names alternate a man's and a woman's.
+            let (first, _) = self.person();
+            let index = FIRST_NAMES.iter().position(|n| *n == first).unwrap_or(0);
+            return Value::from(if index % 2 == 0 { "male" } else { "female" });
+        }
         if !known.is_empty() {
             return Value::from(known[self.rng.random_range(0..known.len())].clone());
         }
@@ -344,6 +616,10 @@ impl<'d> Generator<'d> {
             && let Some(text) = crate::pattern::sample(pattern, &mut self.rng)
         {
             return Value::from(text);
+        }
+        let f = field.to_ascii_lowercase();
+        if is_timezone_name(&f) {
+            return Value::from(self.fit_length(&view, "Asia/Riyadh".to_owned()));
         }
         if f_is_birth(field) || self.path.iter().any(|p| f_is_birth(p)) {
             // A date of birth is in the past: an adult's.
@@ -358,6 +634,11 @@ impl<'d> Generator<'d> {
                 Some("date") | None if field == "date" => format!("{date} 00:00:00.000000"),
                 _ => date,
             };
+            return Value::from(self.fit_length(&view, text));
+        }
+        if f == "date" && self.context().contains("servicedatetime") {
+            // The service's local timestamp: `2022-06-16 14:48:20.000000`.
+            let text = format!("{} {}.000000", self.date(), self.time());
             return Value::from(self.fit_length(&view, text));
         }
         let text = match view.keyword("format").and_then(Value::as_str) {
@@ -420,9 +701,15 @@ impl<'d> Generator<'d> {
         )
     }
 
+    /// The record's person's address (`fatimah.alharbi3@example.com`).
     fn email(&mut self) -> String {
-        let first = pick(&mut self.rng, FIRST_NAMES).to_ascii_lowercase();
-        format!("{first}{}@example.com", self.serial)
+        let (first, last) = self.person();
+        format!(
+            "{}.{}{}@example.com",
+            first.to_ascii_lowercase(),
+            last.to_ascii_lowercase(),
+            self.serial
+        )
     }
 
     fn url(&mut self, field: &str) -> String {
@@ -448,14 +735,14 @@ impl<'d> Generator<'d> {
         }
     }
 
-    fn words(&mut self, field: &str) -> String {
+    /// A short text for a field whose name says nothing more (two words, never the field's
+    /// own name).
+    fn words(&mut self) -> String {
         format!(
             "{} {}",
             pick(&mut self.rng, WORDS),
-            field.replace('_', " ").trim()
+            pick(&mut self.rng, NOUNS).to_ascii_lowercase()
         )
-        .trim()
-        .to_owned()
     }
 
     /// A string that reads like the service's for a field of this name.
@@ -469,11 +756,23 @@ impl<'d> Generator<'d> {
         {
             return self.url(&f);
         }
+        if is_flag_name(&f) {
+            return if self.rng.random_bool(0.2) { "1" } else { "0" }.to_owned();
+        }
+        if is_count_name(&f) {
+            return self.rng.random_range(0..=50).to_string();
+        }
         if f.contains("email") {
             return self.email();
         }
-        if f.contains("phone") || f.contains("mobile") {
-            return format!("9665{:08}", self.rng.random_range(0..100_000_000));
+        if is_calling_code_name(&f) {
+            return "+966".to_owned();
+        }
+        if is_mobile_name(&f) {
+            return self.mobile_digits().to_string();
+        }
+        if f.contains("phone") || f.contains("mobile") || f.contains("whatsapp") {
+            return format!("966{}", self.mobile_digits());
         }
         if f.contains("url")
             || f.contains("link")
@@ -495,6 +794,9 @@ impl<'d> Generator<'d> {
         if f == "country" {
             return "Saudi Arabia".to_owned();
         }
+        if f == "location" {
+            return format!("{}, Saudi Arabia", pick(&mut self.rng, CITIES));
+        }
         if f.contains("city") {
             return pick(&mut self.rng, CITIES).to_owned();
         }
@@ -510,10 +812,47 @@ impl<'d> Generator<'d> {
             return format!("{:02}:00", self.rng.random_range(8..=22));
         }
         if f.contains("first_name") {
-            return pick(&mut self.rng, FIRST_NAMES).to_owned();
+            return self.person().0.to_owned();
         }
         if f.contains("last_name") {
-            return pick(&mut self.rng, LAST_NAMES).to_owned();
+            return self.person().1.to_owned();
+        }
+        if f == "bank_name" || (f == "name" && self.context().contains("bank")) {
+            return pick(&mut self.rng, BANKS).to_owned();
+        }
+        if f == "company_name"
+            || f == "courier_name"
+            || f == "company"
+            || f == "courier"
+            || (f == "name"
+                && (self.context().contains("compan") || self.context().contains("courier")))
+        {
+            return pick(&mut self.rng, COMPANIES).to_owned();
+        }
+        if f == "iban" || f == "iban_number" {
+            return format!(
+                "SA{:02}{:020}",
+                self.rng.random_range(10..100),
+                self.rng.random_range(0..100_000_000_000_000_000_000_u128)
+            );
+        }
+        if f == "account_number" {
+            return format!("{:013}", self.rng.random_range(0..10_000_000_000_000_u64));
+        }
+        if f == "username" {
+            let (first, last) = self.person();
+            return format!(
+                "{}.{}",
+                first.to_ascii_lowercase(),
+                last.to_ascii_lowercase()
+            );
+        }
+        if is_person_name(&f)
+            || f.contains("customer_name")
+            || f.contains("employee")
+            || (f == "name" && self.in_person())
+        {
+            return self.full_name();
         }
         if f == "customer"
             || f.contains("customer_name")
@@ -558,11 +897,21 @@ impl<'d> Generator<'d> {
                 self.rng.random_range(0..1_000_000)
             );
         }
+        if is_ratio_name(&f) {
+            return format!("{:.2}", self.rng.random_range(0.0..1.0_f64));
+        }
+        if is_fee_name(&f) {
+            return format!("{:.2}", self.rng.random_range(10.0..60.0_f64));
+        }
+        if f.contains("percent") && self.context().contains("tax") {
+            return "15".to_owned();
+        }
         if f.contains("amount")
             || f.contains("price")
             || f.contains("total")
             || f.contains("cost")
             || f.contains("balance")
+            || f.contains("average")
             || f == "value"
         {
             return format!("{:.2}", self.rng.random_range(5.0..2000.0_f64));
@@ -590,7 +939,7 @@ impl<'d> Generator<'d> {
         if f.contains("color") || f.contains("colour") {
             return format!("#{:06x}", self.rng.random_range(0..0x100_0000));
         }
-        self.words(&f)
+        self.words()
     }
 }
 

@@ -534,9 +534,25 @@ async fn walk(
         }
     }
     if let Some((op, method, template)) = ops.get("update") {
-        let body = documented_body(method, template)
+        let mut body = documented_body(method, template)
             .or_else(|| server.sample_body(op))
             .unwrap_or_else(|| json!({}));
+        // A generated amount knows nothing of the record: an action on a record's money (a
+        // transaction's refund) asks for at most what the record holds, as a caller would.
+        let held = read
+            .as_ref()
+            .or(created.as_ref())
+            .and_then(|r| r.pointer("/total/amount").or_else(|| r.get("total")))
+            .and_then(|t| {
+                t.as_f64()
+                    .or_else(|| t.as_str().and_then(|s| s.parse().ok()))
+            });
+        if let (Some(held), Some(asked)) = (held, body.get("amount").and_then(Value::as_f64))
+            && asked > held
+            && held > 0.0
+        {
+            body["amount"] = json!(held);
+        }
         let path = concrete(server, template, Some(&id), &mut parents)
             .await
             .ok_or("no parent")?;

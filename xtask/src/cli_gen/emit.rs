@@ -260,12 +260,19 @@ impl Model {
         });
         let functions = self.ops.iter().map(|op| self.render_function(op));
         let statics = self.checks.statics();
-        let records = self.records.iter().map(|(name, columns)| {
+        let records = self.records.iter().map(|(name, chosen)| {
             let ty = format_ident!("{}", name);
-            let columns = columns.iter().map(|(h, p)| quote!((#h, #p)));
+            let columns = chosen.columns.iter().map(|(h, p)| quote!((#h, #p)));
+            let key = chosen
+                .key
+                .iter()
+                .map(|key| quote!(const KEY_COLUMN: Option<&'static str> = Some(#key);));
+            let fields = &chosen.fields;
             quote! {
                 impl Record for types::#ty {
                     const COLUMNS: &'static [(&'static str, &'static str)] = &[#(#columns),*];
+                    #(#key)*
+                    const FIELDS: &'static [&'static str] = &[#(#fields),*];
                 }
             }
         });

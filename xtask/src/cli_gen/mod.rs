@@ -26,10 +26,10 @@
 //!   string`, the bounds) and each body is checked as a whole before it is sent (nested required
 //!   fields, bounds and closed sets at every depth, all named at once). `--body FILE|-`
 //!   takes the whole body; a paged list takes `--page`, `--per-page` and `--all`;
-//! - table columns of a record type ([`columns`](model::columns)): `id`, the first of `name`, `title`, `label`,
-//!   `event`, `slug`, `iso_code`, `code` that is a scalar, then `status`, a scalar `type`, then the
-//!   other properties in document order that a table cell shows compactly (scalars, money
-//!   `{amount, currency}`, dates `{date}`), at most [`MAX_COLUMNS`](model::MAX_COLUMNS).
+//! - table columns of a record type ([`columns`](columns::columns)): by a rule over the
+//!   document's field names, formats and shapes (an id, what names the record, price, stock, SKU,
+//!   status, date, link, then the rest in document order), most important first, with a key
+//!   column that a narrow table never drops; `x-table-columns` on a schema overrides the rule.
 //!
 //! The few things the document cannot say (a repeatable `--value NAME=PRICE` that builds an array
 //! of objects, a secret read from the environment, "one of --id or --url") are hand-written types
@@ -41,6 +41,7 @@ use crate::Document;
 use crate::model::{Output, header};
 
 mod checks;
+mod columns;
 mod emit;
 pub(crate) mod model;
 pub(crate) mod naming;

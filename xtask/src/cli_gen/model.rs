@@ -10,6 +10,7 @@ use serde_json::Value;
 use syn::visit_mut::VisitMut;
 
 use super::checks::{Rule, Tree, rule};
+use super::columns::{Columns, columns, record_properties};
 #[cfg(test)]
 use super::naming::flag;
 use super::naming::{
@@ -19,9 +20,6 @@ use super::text::{sentences, user_text};
 use crate::document::Raw;
 use crate::model::paged_operations;
 use crate::{Document, lint};
-
-/// Most columns a table shows.
-pub const MAX_COLUMNS: usize = 6;
 
 /// Hand-written additions to a generated command, for what the document cannot say: the
 /// operationId, the CLI type flattened into its arguments (it implements
@@ -428,8 +426,8 @@ pub(super) struct Group {
 pub(super) struct Model {
     pub(super) ops: Vec<Op>,
     pub(super) groups: Vec<Group>,
-    /// Record type -> table columns (header, JSON pointer).
-    pub(super) records: BTreeMap<String, Vec<(String, String)>>,
+    /// Record type -> its table columns.
+    pub(super) records: BTreeMap<String, Columns>,
     /// The statics of the bodies' checks.
     pub(super) checks: Tree,
 }
@@ -781,7 +779,7 @@ impl Model {
                     .unwrap_or(&Value::Null);
                 records.insert(
                     record.clone(),
-                    columns(&raw, schema, &property_order(doc, record)),
+                    columns(&raw, schema, &record_order(doc, record)),
                 );
             }
         }
@@ -808,6 +806,47 @@ pub(crate) fn property_order(doc: &Document, name: &str) -> Vec<String> {
     match &schema.schema_kind {
         SchemaKind::Type(Type::Object(object)) => object.properties.keys().cloned().collect(),
         _ => Vec::new(),
+    }
+}
+
+/// [`property_order`], and for an `allOf` the properties of its members in turn (a record's
+/// details: the record's, then those the details add).
+pub(crate) fn record_order(doc: &Document, name: &str) -> Vec<String> {
+    use openapiv3::{ReferenceOr, SchemaKind, Type};
+    let Some(ReferenceOr::Item(schema)) = doc
+        .spec
+        .components
+        .as_ref()
+        .and_then(|c| c.schemas.get(name))
+    else {
+        return Vec::new();
+    };
+    match &schema.schema_kind {
+        SchemaKind::AllOf { all_of } => {
+            let mut names: Vec<String> = Vec::new();
+            for member in all_of {
+                let more = match member {
+                    ReferenceOr::Reference { reference } => reference
+                        .rsplit('/')
+                        .next()
+                        .map(|inner| record_order(doc, inner))
+                        .unwrap_or_default(),
+                    ReferenceOr::Item(item) => match &item.schema_kind {
+                        SchemaKind::Type(Type::Object(object)) => {
+                            object.properties.keys().cloned().collect()
+                        }
+                        _ => Vec::new(),
+                    },
+                };
+                for name in more {
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+            }
+            names
+        }
+        _ => property_order(doc, name),
     }
 }
 
@@ -1180,8 +1219,8 @@ pub(super) fn print_kind(raw: &Raw<'_>, op: &Value) -> (Print, Option<String>) {
     let optional = !required || raw.resolve(data).get("nullable") == Some(&Value::Bool(true));
     let is_record = |name: &str| {
         raw.0
-            .pointer(&format!("/components/schemas/{name}/properties"))
-            .and_then(Value::as_object)
+            .pointer(&format!("/components/schemas/{name}"))
+            .and_then(|schema| record_properties(raw, schema, &[]))
             .is_some_and(|p| !p.is_empty())
     };
     if let Some(name) = Raw::ref_name(data) {
@@ -1197,58 +1236,6 @@ pub(super) fn print_kind(raw: &Raw<'_>, op: &Value) -> (Print, Option<String>) {
         return (Print::List, Some(name));
     }
     (Print::Document, None)
-}
-
-/// The table columns of a record schema (see the module documentation for the rule).
-pub(super) fn columns(raw: &Raw<'_>, schema: &Value, order: &[String]) -> Vec<(String, String)> {
-    let schema = raw.resolve(schema);
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return Vec::new();
-    };
-    let names = ordered(properties, order);
-    let mut chosen: Vec<String> = Vec::new();
-    let take = |name: &str, chosen: &mut Vec<String>| {
-        if properties.contains_key(name) && !chosen.iter().any(|c| c == name) {
-            chosen.push(name.to_owned());
-        }
-    };
-    let scalar = |name: &str| {
-        properties
-            .get(name)
-            .is_some_and(|p| raw.scalar_kind(p).is_some())
-    };
-    take("id", &mut chosen);
-    if let Some(title) = [
-        "name", "title", "label", "event", "slug", "iso_code", "code",
-    ]
-    .into_iter()
-    .find(|n| scalar(n))
-    {
-        take(title, &mut chosen);
-    }
-    take("status", &mut chosen);
-    if scalar("type") {
-        take("type", &mut chosen);
-    }
-    for name in names {
-        if chosen.len() >= MAX_COLUMNS {
-            break;
-        }
-        let property = raw.resolve(&properties[name]);
-        let compact = raw.scalar_kind(property).is_some() || {
-            let inner = property.get("properties").and_then(Value::as_object);
-            inner.is_some_and(|p| {
-                (p.contains_key("amount") && p.contains_key("currency")) || p.contains_key("date")
-            })
-        };
-        if compact {
-            take(name, &mut chosen);
-        }
-    }
-    chosen
-        .into_iter()
-        .map(|name| (name.replace('_', " ").to_uppercase(), format!("/{name}")))
-        .collect()
 }
 
 // ------------------------------------------------------------------------------------------------

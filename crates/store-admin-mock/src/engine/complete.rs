@@ -28,11 +28,14 @@ pub(crate) fn complete(
     serial: u64,
 ) {
     let sent_sale_price = record.get("sale_price").is_some();
-    let mut generator = Generator::new(doc, seed, serial);
+    let sent = record.clone();
+    let subject: Vec<&str> = schemas.iter().filter_map(Document::ref_name).collect();
+    let mut generator = Generator::new(doc, seed, serial).about(&subject.join(" "));
     for schema in schemas {
         let shaped = shape(doc, record, schema, &mut generator, "data");
         fill(record, shaped, 0);
     }
+    harmonize(record, &sent, seed);
     if !sent_sale_price {
         below_price(record);
     }
@@ -81,7 +84,12 @@ fn with_currency(doc: &Document, schema: &Value, value: &mut Value, depth: usize
     }
     match value {
         Value::Object(map) => {
+            let percentages = percentage_fields(map);
             for (name, property) in &view.properties {
+                if percentages.iter().any(|p| p == name) {
+                    // A percentage is not money (a coupon's `amount` of type `percentage`).
+                    continue;
+                }
                 if let Some(inner) = map.get_mut(*name) {
                     with_currency(doc, property, inner, depth + 1);
                 }
@@ -96,6 +104,354 @@ fn with_currency(doc: &Document, schema: &Value, value: &mut Value, depth: usize
         }
         _ => {}
     }
+}
+
+/// Whether a value names a percentage (a coupon's or a discount's `type`).
+fn is_percentage(value: &Value) -> bool {
+    matches!(
+        value.as_str().map(str::to_ascii_lowercase).as_deref(),
+        Some("percentage" | "percent" | "p")
+    )
+}
+
+/// The fields of `map` that hold a percentage: the `amount`, `value` or `discount` beside a
+/// `type` (or `<prefix>_type` beside `<prefix>_amount`) that says `percentage`.
+fn percentage_fields(map: &serde_json::Map<String, Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (key, value) in map {
+        if (key == "type" || key.ends_with("_type")) && is_percentage(value) {
+            let prefix = key.trim_end_matches("type");
+            for target in ["amount", "value", "discount"] {
+                let name = format!("{prefix}{target}");
+                if map.contains_key(&name) {
+                    out.push(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Makes what was generated in `record` agree with the rest of it, in every object it holds
+/// (what `sent` holds, at the same place, is kept as it is): a percentage under 100 and without
+/// a currency, an end after its start (an expiry after the creation), a discount not above its
+/// subtotal and a total that adds up (subtotal + shipping + cash on delivery + tax - discount),
+/// two subtotals alike, an email that goes with the person's first name. Seeded by `seed`.
+pub(crate) fn harmonize(record: &mut Value, sent: &Value, seed: u64) {
+    harmonize_at(record, Some(sent), seed, 0);
+}
+
+fn harmonize_at(value: &mut Value, sent: Option<&Value>, seed: u64, depth: usize) {
+    if depth > 16 {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            let sent = sent.and_then(Value::as_object);
+            for (name, inner) in map.iter_mut() {
+                let sent_inner = sent.and_then(|s| s.get(name));
+                harmonize_at(inner, sent_inner, seed, depth + 1);
+                // Generated money has an amount (an invoice's `total` of a currency alone).
+                if sent_inner.is_none()
+                    && let Value::Object(money) = inner
+                    && money.contains_key("currency")
+                    && !money.contains_key("amount")
+                    && money.keys().all(|k| k == "currency" || k == "taxable")
+                {
+                    let hash = crate::fake::stable_hash(&[&seed.to_string(), name]);
+                    let amount = if name.contains("shipping") || name.contains("cod") {
+                        10.0 + (hash % 5_000) as f64 / 100.0
+                    } else {
+                        5.0 + (hash % 199_500) as f64 / 100.0
+                    };
+                    money.insert("amount".into(), json!(amount));
+                }
+            }
+            let generated = |name: &str| sent.is_none_or(|s| !s.contains_key(name));
+            percentages(map, &generated, seed);
+            ranges(map, &generated, seed);
+            amounts(map, &generated);
+            email(map, &generated);
+        }
+        Value::Array(items) => {
+            let sent = sent.and_then(Value::as_array);
+            for (i, item) in items.iter_mut().enumerate() {
+                harmonize_at(item, sent.and_then(|s| s.get(i)), seed, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+type Map = serde_json::Map<String, Value>;
+
+/// An amount: a number, a decimal string, or money's `amount`.
+fn amount_of(value: &Value) -> Option<f64> {
+    match value {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        Value::Object(map) => map.get("amount").and_then(amount_of),
+        _ => None,
+    }
+}
+
+/// Sets the amount `value` holds, in its own form (a number, a decimal string, money's
+/// `amount`).
+fn set_amount(value: &mut Value, amount: f64) {
+    let amount = (amount * 100.0).round() / 100.0;
+    match value {
+        Value::Object(map) => match map.get_mut("amount") {
+            Some(inner) => set_amount(inner, amount),
+            None => {
+                map.insert("amount".into(), json!(amount));
+            }
+        },
+        Value::String(text) => *text = format!("{amount:.2}"),
+        other => {
+            *other = serde_json::Number::from_f64(amount).map_or(Value::from(0), Value::Number);
+        }
+    }
+}
+
+/// A generated percentage is under 100 (5 to 50) and has no currency; a generated `percentage`
+/// type whose amount was sent becomes the fixed type of the same spelling.
+fn percentages(map: &mut Map, generated: &dyn Fn(&str) -> bool, seed: u64) {
+    let types: Vec<String> = map
+        .iter()
+        .filter(|(k, v)| (*k == "type" || k.ends_with("_type")) && is_percentage(v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    for key in types {
+        let prefix = key.trim_end_matches("type").to_owned();
+        let targets: Vec<String> = ["amount", "value", "discount"]
+            .iter()
+            .map(|t| format!("{prefix}{t}"))
+            .filter(|name| map.contains_key(name))
+            .collect();
+        if targets.is_empty() {
+            continue;
+        }
+        if generated(&key) && targets.iter().any(|t| !generated(t)) {
+            let fixed = match map.get(&key).and_then(Value::as_str) {
+                Some("Percentage") => "Fixed",
+                Some("p") => "f",
+                _ => "fixed",
+            };
+            map.insert(key.clone(), Value::from(fixed));
+            continue;
+        }
+        for target in targets {
+            if !generated(&target) {
+                continue;
+            }
+            let percent =
+                5.0 * (1 + crate::fake::stable_hash(&[&seed.to_string(), &target]) % 10) as f64;
+            let Some(slot) = map.get_mut(&target) else {
+                continue;
+            };
+            match slot {
+                Value::Object(money) => {
+                    money.remove("currency");
+                    money.insert("amount".into(), json!(percent));
+                }
+                Value::String(text) => *text = format!("{percent}"),
+                other => *other = json!(percent),
+            }
+        }
+    }
+}
+
+/// The start and end fields of a time range (the first of each list that a record has), and an
+/// expiry or a change after the creation.
+const RANGES: &[(&[&str], &[&str])] = &[
+    (
+        &[
+            "start_date",
+            "starts_at",
+            "start_at",
+            "start",
+            "from_date",
+            "date_from",
+            "valid_from",
+        ],
+        &[
+            "end_date",
+            "ends_at",
+            "end_at",
+            "end",
+            "expiry_date",
+            "expires_at",
+            "expire_at",
+            "expired_at",
+            "to_date",
+            "date_to",
+            "valid_to",
+            "expiry",
+        ],
+    ),
+    (
+        &["created_at"],
+        &[
+            "updated_at",
+            "expiry_date",
+            "expires_at",
+            "expired_at",
+            "deleted_at",
+        ],
+    ),
+];
+
+/// The date a value starts with (`2024-03-01...`, or a service timestamp's `date`).
+fn date_in(value: &Value) -> Option<(chrono::NaiveDate, String)> {
+    let text = match value {
+        Value::String(s) => s.as_str(),
+        Value::Object(map) => map.get("date").and_then(Value::as_str)?,
+        _ => return None,
+    };
+    let date = chrono::NaiveDate::parse_from_str(text.get(0..10)?, "%Y-%m-%d").ok()?;
+    Some((date, text.get(10..).unwrap_or("").to_owned()))
+}
+
+/// Writes `date` in place of the date a value starts with (its time and form kept).
+fn set_date(value: &mut Value, date: chrono::NaiveDate) {
+    let slot = match value {
+        Value::Object(map) => map.get_mut("date"),
+        other => Some(other),
+    };
+    if let Some(Value::String(text)) = slot
+        && text.len() >= 10
+        && text.is_char_boundary(10)
+    {
+        *text = format!("{}{}", date.format("%Y-%m-%d"), &text[10..]);
+    }
+}
+
+/// A generated end is after its start (a generated start before its end).
+fn ranges(map: &mut Map, generated: &dyn Fn(&str) -> bool, seed: u64) {
+    for (starts, ends) in RANGES {
+        for start in *starts {
+            for end in *ends {
+                let (Some((a, a_time)), Some((b, b_time))) = (
+                    map.get(*start).and_then(date_in),
+                    map.get(*end).and_then(date_in),
+                ) else {
+                    continue;
+                };
+                if (b, &b_time) >= (a, &a_time) {
+                    continue;
+                }
+                let days = 1 + (crate::fake::stable_hash(&[&seed.to_string(), end]) % 60) as i64;
+                if generated(end) {
+                    if let (Some(value), Some(date)) = (
+                        map.get_mut(*end),
+                        a.checked_add_signed(chrono::Duration::days(days)),
+                    ) {
+                        set_date(value, date);
+                    }
+                } else if generated(start)
+                    && let (Some(value), Some(date)) = (
+                        map.get_mut(*start),
+                        b.checked_sub_signed(chrono::Duration::days(days)),
+                    )
+                {
+                    set_date(value, date);
+                }
+            }
+        }
+    }
+}
+
+/// The first of `names` that `map` holds an amount in.
+fn first_amount(map: &Map, names: &[&'static str]) -> Option<(&'static str, f64)> {
+    names
+        .iter()
+        .find_map(|n| map.get(*n).and_then(amount_of).map(|a| (*n, a)))
+}
+
+/// Generated amounts agree with the record's others: a discount not above the subtotal, two
+/// subtotals alike, a total of the subtotal, shipping, cash on delivery and tax less the
+/// discount.
+fn amounts(map: &mut Map, generated: &dyn Fn(&str) -> bool) {
+    let Some((sub_name, mut subtotal)) =
+        first_amount(map, &["sub_total", "subtotal", "items_total"])
+    else {
+        return;
+    };
+    for other in ["sub_total", "subtotal"] {
+        if other != sub_name
+            && map.contains_key(other)
+            && let Some(value) = map.get_mut(other)
+        {
+            if generated(other) {
+                set_amount(value, subtotal);
+            } else if generated(sub_name) {
+                subtotal = amount_of(value).unwrap_or(subtotal);
+                if let Some(first) = map.get_mut(sub_name) {
+                    set_amount(first, subtotal);
+                }
+            }
+        }
+    }
+    let mut discount = 0.0;
+    if let Some((name, amount)) =
+        first_amount(map, &["discount", "discount_amount", "total_discount"])
+    {
+        discount = amount;
+        if amount > subtotal && generated(name) {
+            discount = (subtotal * 10.0).round() / 100.0;
+            if let Some(value) = map.get_mut(name) {
+                set_amount(value, discount);
+            }
+        }
+    }
+    // A generated tax is the store's VAT of the subtotal.
+    if generated("tax")
+        && let Some(Value::Object(tax)) = map.get_mut("tax")
+        && let Some(percent) = tax.get("percent").and_then(amount_of)
+        && let Some(amount) = tax.get_mut("amount")
+    {
+        set_amount(amount, subtotal * percent / 100.0);
+    }
+    let shipping =
+        first_amount(map, &["shipping_cost", "shipping", "shipping_fee"]).map_or(0.0, |a| a.1);
+    let cod = first_amount(map, &["cod_cost", "cash_on_delivery_fee"]).map_or(0.0, |a| a.1);
+    let tax = map
+        .get("tax")
+        .and_then(|t| t.get("amount").and_then(amount_of).or_else(|| amount_of(t)))
+        .or_else(|| first_amount(map, &["tax_amount", "vat"]).map(|a| a.1))
+        .unwrap_or(0.0);
+    if let Some((name, _)) = first_amount(map, &["total", "grand_total"])
+        && generated(name)
+        && let Some(value) = map.get_mut(name)
+    {
+        set_amount(value, subtotal + shipping + cod + tax - discount);
+    }
+}
+
+/// A generated email goes with the person's first and last name in the same object.
+fn email(map: &mut Map, generated: &dyn Fn(&str) -> bool) {
+    let Some(first) = map.get("first_name").and_then(Value::as_str) else {
+        return;
+    };
+    let first = first.trim().to_ascii_lowercase().replace(' ', ".");
+    let Some(Value::String(email)) = map.get("email") else {
+        return;
+    };
+    if first.is_empty() || !generated("email") || email.to_ascii_lowercase().contains(&first) {
+        return;
+    }
+    let last = map
+        .get("last_name")
+        .and_then(Value::as_str)
+        .map(|l| format!(".{}", l.trim().to_ascii_lowercase().replace(' ', ".")))
+        .unwrap_or_default();
+    let number = map
+        .get("id")
+        .and_then(crate::store::id_text_value)
+        .map(|id| id.chars().rev().take(3).collect::<String>())
+        .unwrap_or_default();
+    let email = format!("{first}{last}{number}@example.com");
+    map.insert("email".into(), Value::from(email));
 }
 
 /// A generated `sale_price` is below the record's `price` (80% of it), in the same form (a

@@ -5,6 +5,8 @@
 //! records that exist. Webhook event names are the document's known values.
 
 pub(crate) mod model;
+#[cfg(test)]
+mod plausible;
 pub(crate) mod reference;
 pub(crate) mod tables;
 
@@ -199,8 +201,10 @@ fn seed_generated(engine: &Engine, store: &mut Store, seed: u64) {
         };
         for (serial, (id, parent)) in list.iter().enumerate() {
             let record_seed = stable_hash(&[&seed.to_string(), key, &id.to_string()]);
-            let mut generator =
-                Generator::new(&engine.doc, record_seed, serial as u64 + 1).with_related(&related);
+            let subject = format!("{} {}", info.name, info.record_types.join(" "));
+            let mut generator = Generator::new(&engine.doc, record_seed, serial as u64 + 1)
+                .with_related(&related)
+                .about(&subject);
             let mut record = Value::Object(Map::new());
             for schema in &info.record_schemas {
                 let more = generator.object(schema, 0);
@@ -223,6 +227,13 @@ fn seed_generated(engine: &Engine, store: &mut Store, seed: u64) {
                 record_seed,
                 serial as u64 + 1,
             );
+            // Everything but the id and the parent was generated: made to agree (an end after
+            // its start, amounts that add up, an email of the person's name).
+            let mut given = json!({ "id": id });
+            if let Some((field, parent)) = parent {
+                object_mut(&mut given).insert(field.clone(), parent.clone());
+            }
+            crate::engine::complete::harmonize(&mut record, &given, record_seed);
             let map = object_mut(&mut record);
             if info.singleton {
                 map.remove("id");
@@ -319,21 +330,74 @@ fn link_tables(engine: &Engine, store: &mut Store, seed: u64) {
         if fields.is_empty() {
             continue;
         }
+        // A `<thing>_id` whose `<thing>` the collection's records declare as an object (an
+        // order's `customer`): the record named, as the store holds it, so that every read
+        // shows the same customer as the customers list.
+        let declared = |thing: &str| {
+            engine.collections.get(key).is_some_and(|info| {
+                info.record_schemas.iter().any(|schema| {
+                    engine
+                        .doc
+                        .view(schema)
+                        .property(thing)
+                        .is_some_and(|p| engine.doc.view(p).kind() == Some("object"))
+                })
+            })
+        };
+        let embeds: Vec<(String, String, String)> = fields
+            .iter()
+            .filter_map(|(field, _)| {
+                let thing = field.strip_suffix("_id")?;
+                let info = engine.collection_for_field(field)?;
+                declared(thing).then(|| {
+                    (
+                        field.clone(),
+                        thing.to_owned(),
+                        engine.real_key(&info.key).to_owned(),
+                    )
+                })
+            })
+            .collect();
         let record_ids: Vec<String> = store.records(key).iter().filter_map(id_text).collect();
         for record_id in record_ids {
-            let Some(record) = store.get_mut(key, &record_id) else {
-                continue;
-            };
-            let map = object_mut(record);
-            for (field, ids) in &fields {
-                let current = map.get(field).and_then(crate::store::id_text_value);
-                if current.as_ref().is_some_and(|c| ids.contains(c)) {
+            let mut linked: Vec<(String, Value)> = Vec::new();
+            {
+                let Some(record) = store.get_mut(key, &record_id) else {
                     continue;
+                };
+                let map = object_mut(record);
+                for (field, ids) in &fields {
+                    let current = map.get(field).and_then(crate::store::id_text_value);
+                    if current.as_ref().is_some_and(|c| ids.contains(c)) {
+                        continue;
+                    }
+                    let pick =
+                        stable_hash(&[&seed.to_string(), &record_id, field]) as usize % ids.len();
+                    if let Ok(id) = ids[pick].parse::<i64>() {
+                        map.insert(field.clone(), Value::from(id));
+                    }
                 }
-                let pick =
-                    stable_hash(&[&seed.to_string(), &record_id, field]) as usize % ids.len();
-                if let Ok(id) = ids[pick].parse::<i64>() {
-                    map.insert(field.clone(), Value::from(id));
+                for (field, thing, _) in &embeds {
+                    if let Some(id) = map.get(field).and_then(crate::store::id_text_value)
+                        && !map.get(thing).is_some_and(Value::is_object)
+                    {
+                        linked.push((thing.clone(), Value::from(id)));
+                    }
+                }
+            }
+            for (thing, id) in linked {
+                let Some((_, _, target)) = embeds.iter().find(|(_, t, _)| *t == thing) else {
+                    continue;
+                };
+                let Some(named) = id
+                    .as_str()
+                    .and_then(|id| store.get(target, id))
+                    .map(crate::shape::strip_hidden)
+                else {
+                    continue;
+                };
+                if let Some(record) = store.get_mut(key, &record_id) {
+                    object_mut(record).insert(thing, named);
                 }
             }
         }

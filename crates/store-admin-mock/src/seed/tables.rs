@@ -605,7 +605,8 @@ impl Tables {
                     None
                 },
                 source: if i % 4 == 1 {
-                    "app".into()
+                    // The document's known value for the store's app (`OrderSource`).
+                    "mahly-app".into()
                 } else {
                     "store".into()
                 },
