@@ -170,6 +170,8 @@ pub enum Command {
     Api(ApiArgs),
     /// Check a body against the document's type of an operation (when the service drifts).
     Decode(crate::decode::DecodeArgs),
+    /// The drift of many captured answers, as one report (habits and undeclared fields by path).
+    Drift(crate::drift::DriftArgs),
     /// Print a shell completion script: `source <(store-admin completions bash)`.
     Completions(CompletionsArgs),
     /// Log in to a merchant store with OAuth, and manage the stored tokens.

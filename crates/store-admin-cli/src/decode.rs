@@ -155,6 +155,34 @@ pub fn run(args: DecodeArgs) -> Result<(), CliError> {
 
 /// Prints the drift report of one success body of `operation` (that decoded as `shape`).
 fn print_drift(operation: &'static str, bytes: &[u8], shape: &Shape) -> Result<(), CliError> {
+    let findings = match findings_of(operation, bytes, shape) {
+        Ok(findings) => findings,
+        Err(Refused::Usage(text)) => return Err(CliError::usage(text)),
+        Err(Refused::Mismatch(mismatch)) => {
+            let text = crate::output::terminal_safe(&mismatch, true);
+            crate::output::write_stdout(format!("{text}\n").as_bytes())?;
+            return Err(CliError::Rejected(text));
+        }
+    };
+    let mut report = store_admin::drift::DriftReport::default();
+    report.record(operation, Some(&findings), chrono::Utc::now());
+    crate::drift::print_report(&report)
+}
+
+/// Why a body has no findings.
+pub(crate) enum Refused {
+    /// The operation answers no JSON body.
+    Usage(String),
+    /// The body does not decode: its first mismatch.
+    Mismatch(String),
+}
+
+/// The drift findings of one success body of `operation` (that decoded as `shape`).
+fn findings_of(
+    operation: &'static str,
+    bytes: &[u8],
+    shape: &Shape,
+) -> Result<store_admin_client::drift::Findings, Refused> {
     let envelope;
     let body = match shape {
         Shape::AsIs => bytes,
@@ -170,33 +198,39 @@ fn print_drift(operation: &'static str, bytes: &[u8], shape: &Shape) -> Result<(
                         .collect::<Result<Vec<serde_json::Value>, _>>()
                         .map(serde_json::Value::Array)
                 })
-                .map_err(|e| CliError::Rejected(format!("not JSON: {e}")))?;
+                .map_err(|e| Refused::Mismatch(format!("not JSON: {e}")))?;
             envelope =
                 serde_json::json!({"status": 200, "success": true, "data": data}).to_string();
             envelope.as_bytes()
         }
     };
     let Some((findings, decoded)) = store_admin_client::decoders::drift(operation, body) else {
-        return Err(CliError::usage(format!(
+        return Err(Refused::Usage(format!(
             "{operation}'s answer is no JSON body: it has no drift"
         )));
     };
     match decoded {
-        Ok(()) => {}
+        Ok(()) => Ok(findings),
         // The records alone lack the envelope's other fields (a list's `pagination`), which come
         // last: what was read before them is all there is.
-        Err(e) if *shape == Shape::Bare && e.starts_with("missing field") => {}
-        Err(mismatch) => {
-            let text = crate::output::terminal_safe(&mismatch, true);
-            crate::output::write_stdout(format!("{text}\n").as_bytes())?;
-            return Err(CliError::Rejected(text));
-        }
+        Err(e) if *shape == Shape::Bare && e.starts_with("missing field") => Ok(findings),
+        Err(mismatch) => Err(Refused::Mismatch(mismatch)),
     }
-    let mut report = store_admin::drift::DriftReport::default();
-    report.record(operation, Some(&findings), chrono::Utc::now());
-    let text = serde_json::to_string_pretty(&report)
-        .map_err(|e| CliError::other(format!("the drift report: {e}")))?;
-    crate::output::write_stdout(format!("{text}\n").as_bytes())
+}
+
+/// The drift findings of a success body of `operation`, as `decode --drift` reads it (the
+/// envelope, or the records alone as the CLI prints them).
+pub(crate) fn drift_of(
+    operation: &'static str,
+    bytes: &[u8],
+) -> Result<store_admin_client::drift::Findings, Refused> {
+    let decoder = DECODERS
+        .iter()
+        .find(|d| d.operation_id == operation)
+        .ok_or_else(|| Refused::Usage(format!("internal: no decoder for {operation}")))?;
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let shape = check(decoder.success, bytes, true).map_err(Refused::Mismatch)?;
+    findings_of(operation, bytes, &shape)
 }
 
 /// What decoded: the body as given, or the records alone (wrapped in the envelope).

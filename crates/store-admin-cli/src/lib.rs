@@ -11,6 +11,7 @@ pub mod completions;
 pub mod config;
 pub mod connect;
 pub mod decode;
+pub mod drift;
 pub mod error;
 pub mod extras;
 #[rustfmt::skip]
@@ -295,6 +296,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     let operations = match command {
         Command::Operations(operations) => operations,
         Command::Decode(args) => return decode::run(args),
+        Command::Drift(args) => return drift::run(args),
         Command::Completions(args) => return completions::print(args.shell),
         Command::Auth(args) => return auth::run(&global, format, args).await,
         Command::Sandbox(args) => match args.command {

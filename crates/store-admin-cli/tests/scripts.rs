@@ -367,6 +367,75 @@ fn decode_drift_names_habits_and_undeclared_fields_by_path_and_never_a_value() {
     run(command, 1);
 }
 
+#[test]
+fn drift_of_a_directory_of_captures_is_one_report_by_operation_and_names_what_did_not_decode() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let captures = dir.path().join("captures");
+    let quantities = captures.join("list_product_quantities");
+    std::fs::create_dir_all(&quantities).expect("mkdir");
+    let page = ok(&["products", "quantities", "--per-page", "2", "-o", "json"]);
+    let mut rows = json(&page);
+    // One capture as it came, one with ids as strings and a field the document lacks (its value
+    // hostile), one that does not decode.
+    std::fs::write(quantities.join("1.json"), &page).expect("write");
+    for row in rows.as_array_mut().expect("a list") {
+        let id = row["id"].as_i64().expect("an id");
+        row["id"] = serde_json::Value::String(id.to_string());
+        row["warehouse_code"] = serde_json::Value::String("=cmd|' /C calc'!A0\u{1b}[31m".into());
+    }
+    std::fs::write(quantities.join("2.json"), rows.to_string()).expect("write");
+    std::fs::write(
+        captures.join("list_product_quantities.broken.json"),
+        r#"[{"id": "not a number"}]"#,
+    )
+    .expect("write");
+    std::fs::write(captures.join("notes.txt"), "not a capture").expect("write");
+    let mut command = store_admin();
+    command.args(["drift", captures.to_str().unwrap()]);
+    let (out, err) = run(command, 1);
+    let report = json(&out);
+    let drift = &report["list_product_quantities"];
+    assert_eq!(drift["calls"], 3, "{out}");
+    assert_eq!(drift["decoded"], 2, "{out}");
+    assert_eq!(drift["failed"], 1, "{out}");
+    let ids = &drift["habits"]["a number sent as a string"]["paths"]["data[].id"];
+    assert_eq!(ids["count"], 2, "{out}");
+    assert_eq!(
+        drift["unknown_fields"]["data[].warehouse_code"]["count"], 2,
+        "{out}"
+    );
+    assert!(
+        err.contains("list_product_quantities.broken.json")
+            && err.contains("does not decode as list_product_quantities"),
+        "{err}"
+    );
+    for text in [&out, &err] {
+        assert!(!text.contains("calc") && !text.contains('\u{1b}'), "{text}");
+    }
+
+    // Every file decoding is exit 0; --operation names the operation of files named otherwise.
+    let loose = dir.path().join("page.json");
+    std::fs::write(&loose, &page).expect("write");
+    let mut command = store_admin();
+    command.args([
+        "drift",
+        "--operation",
+        "list_product_quantities",
+        loose.to_str().unwrap(),
+    ]);
+    let (out, _) = run(command, 0);
+    assert_eq!(json(&out)["list_product_quantities"]["decoded"], 1, "{out}");
+
+    // A file whose operation cannot be told is exit 2, named.
+    let mut command = store_admin();
+    command.args(["drift", loose.to_str().unwrap()]);
+    let (_, err) = run(command, 2);
+    assert!(
+        err.contains("cannot tell which operation") && err.contains("page.json"),
+        "{err}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // 401
 

@@ -128,17 +128,43 @@ impl Findings {
 /// answer of a million undeclared keys costs a bounded report.
 pub const PATHS_KEPT: usize = 256;
 
-#[derive(Default)]
+/// The current JSON path, kept raw (each key's text as read) and folded into its text only when a
+/// finding is noted: a key costs a copy of its bytes into one buffer, never an allocation or the
+/// test of [`looks_like_data`].
 struct Recorder {
-    /// The current JSON path, as text (`data[].title`); `ends` are the lengths before each push.
-    path: String,
-    ends: Vec<usize>,
-    /// The path lengths at which a map's keys (data, folded to `<key>`) or a list's index keys
-    /// (`[]`) start: set by the `Map` and `Seq` adapters.
+    /// The raw text of the keys on the path, one after the other.
+    raw: String,
+    /// The path's segments.
+    segments: Vec<Segment>,
+    /// The depths (numbers of segments) at which a map's keys (data, folded to `<key>`) or a
+    /// list's index keys (`[]`) start: set by the `Map` and `Seq` adapters.
     scopes: Vec<(usize, Scope)>,
     habits: BTreeMap<&'static str, BTreeMap<String, (u64, u8)>>,
     unknown: BTreeMap<String, (u64, u8)>,
     paths: usize,
+    /// The folded path, built when a finding is noted (kept for its allocation).
+    text: String,
+    /// The key just read, pushed when its value is read.
+    pending: String,
+}
+
+/// One step of the path: where its key's text starts in `raw`, and what it is.
+#[derive(Clone, Copy)]
+struct Segment {
+    start: usize,
+    kind: SegmentKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SegmentKind {
+    /// A record's key: its name, or `<key>` when it looks like data.
+    Key,
+    /// A key of a map whose keys are data: `<key>`.
+    MapKey,
+    /// A key of a list sent as an object keyed by index: `[]` when it is an index.
+    IndexKey,
+    /// An item of a list: `[]`.
+    Item,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -148,56 +174,102 @@ enum Scope {
 }
 
 impl Recorder {
-    fn push_key(&mut self, key: &str) {
-        self.ends.push(self.path.len());
-        match self.scopes.last() {
-            Some(&(at, Scope::MapKeys)) if at == self.path.len() => self.push_name("<key>"),
-            Some(&(at, Scope::ListIndexes)) if at == self.path.len() && is_index(key) => {
-                self.path.push_str("[]");
-            }
-            _ if looks_like_data(key) => self.push_name("<key>"),
-            _ => self.push_name(key),
+    const fn new() -> Self {
+        Recorder {
+            raw: String::new(),
+            segments: Vec::new(),
+            scopes: Vec::new(),
+            habits: BTreeMap::new(),
+            unknown: BTreeMap::new(),
+            paths: 0,
+            text: String::new(),
+            pending: String::new(),
         }
     }
 
-    fn push_name(&mut self, name: &str) {
-        if !self.path.is_empty() {
-            self.path.push('.');
+    /// Keeps `key` for [`push_pending`](Self::push_pending).
+    fn keep_key(&mut self, key: &str) {
+        self.pending.clear();
+        self.pending.push_str(key);
+    }
+
+    /// Pushes the key kept last.
+    fn push_pending(&mut self) {
+        let key = std::mem::take(&mut self.pending);
+        self.push_key(&key);
+        self.pending = key;
+    }
+
+    fn push_key(&mut self, key: &str) {
+        let depth = self.segments.len();
+        let kind = match self.scopes.last() {
+            Some(&(at, Scope::MapKeys)) if at == depth => SegmentKind::MapKey,
+            Some(&(at, Scope::ListIndexes)) if at == depth => SegmentKind::IndexKey,
+            _ => SegmentKind::Key,
+        };
+        let start = self.raw.len();
+        if kind != SegmentKind::MapKey {
+            self.raw.push_str(key);
         }
-        self.path.push_str(name);
+        self.segments.push(Segment { start, kind });
     }
 
     fn push_index(&mut self) {
-        self.ends.push(self.path.len());
-        self.path.push_str("[]");
+        self.segments.push(Segment {
+            start: self.raw.len(),
+            kind: SegmentKind::Item,
+        });
     }
 
     fn pop(&mut self) {
-        if let Some(end) = self.ends.pop() {
-            self.path.truncate(end);
+        if let Some(segment) = self.segments.pop() {
+            self.raw.truncate(segment.start);
         }
     }
 
-    fn current(&self) -> String {
-        if self.path.is_empty() {
-            ".".to_owned()
-        } else {
-            self.path.clone()
+    /// The folded path, in `self.text` (`.` for the top).
+    fn fold(&mut self) {
+        self.text.clear();
+        for (at, segment) in self.segments.iter().enumerate() {
+            let end = self
+                .segments
+                .get(at + 1)
+                .map_or(self.raw.len(), |next| next.start);
+            let key = &self.raw[segment.start..end];
+            let name = match segment.kind {
+                SegmentKind::Item => None,
+                SegmentKind::IndexKey if is_index(key) => None,
+                SegmentKind::MapKey => Some("<key>"),
+                _ if looks_like_data(key) => Some("<key>"),
+                _ => Some(key),
+            };
+            match name {
+                None => self.text.push_str("[]"),
+                Some(name) => {
+                    if !self.text.is_empty() {
+                        self.text.push('.');
+                    }
+                    self.text.push_str(name);
+                }
+            }
+        }
+        if self.text.is_empty() {
+            self.text.push('.');
         }
     }
 
     fn note(&mut self, at: NoteAt, seen: JsonType) {
-        let path = self.current();
+        self.fold();
         let full = self.paths >= PATHS_KEPT;
         let entries = match at {
             NoteAt::Habit(habit) => self.habits.entry(habit).or_default(),
             NoteAt::Unknown => &mut self.unknown,
         };
-        if let Some(entry) = entries.get_mut(&path) {
+        if let Some(entry) = entries.get_mut(self.text.as_str()) {
             entry.0 += 1;
             entry.1 |= seen.bit();
         } else if !full {
-            entries.insert(path, (1, seen.bit()));
+            entries.insert(self.text.clone(), (1, seen.bit()));
             self.paths += 1;
         }
     }
@@ -231,7 +303,7 @@ enum NoteAt {
 
 thread_local! {
     static ACTIVE: Cell<bool> = const { Cell::new(false) };
-    static RECORDER: RefCell<Recorder> = RefCell::new(Recorder::default());
+    static RECORDER: RefCell<Recorder> = const { RefCell::new(Recorder::new()) };
 }
 
 fn with_recorder(f: impl FnOnce(&mut Recorder)) {
@@ -269,7 +341,7 @@ impl ScopeGuard {
     fn enter(scope: Scope) -> Self {
         let mut entered = false;
         with_recorder(|r| {
-            let at = r.path.len();
+            let at = r.segments.len();
             r.scopes.push((at, scope));
             entered = true;
         });
@@ -301,19 +373,31 @@ pub fn observe_partly<T: DeserializeOwned>(body: &[u8]) -> (Findings, Result<(),
     if let Err(too_deep) = crate::check_depth(body) {
         return (Findings::default(), Err(too_deep.to_string()));
     }
+    observe_unchecked::<T>(body)
+}
+
+/// [`observe`] of a body already found no deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) by
+/// [`check_depth`](crate::check_depth) (an answer the client decoded): the same findings, without
+/// reading the body a third time. A deeper body is still refused, by serde_json's own limit.
+pub fn observe_checked<T: DeserializeOwned>(body: &[u8]) -> Result<Findings, String> {
+    let (findings, decoded) = observe_unchecked::<T>(body);
+    decoded.map(|()| findings)
+}
+
+fn observe_unchecked<T: DeserializeOwned>(body: &[u8]) -> (Findings, Result<(), String>) {
     struct Active;
     impl Drop for Active {
         fn drop(&mut self) {
             ACTIVE.with(|a| a.set(false));
         }
     }
-    RECORDER.with(|r| *r.borrow_mut() = Recorder::default());
+    RECORDER.with(|r| *r.borrow_mut() = Recorder::new());
     ACTIVE.with(|a| a.set(true));
     let active = Active;
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let decoded = T::deserialize(Tracked(&mut deserializer)).and_then(|_| deserializer.end());
     drop(active);
-    let recorder = RECORDER.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    let recorder = RECORDER.with(|r| std::mem::replace(&mut *r.borrow_mut(), Recorder::new()));
     (recorder.findings(), decoded.map_err(|e| e.to_string()))
 }
 
@@ -453,16 +537,32 @@ const OPERATIONS_KEPT: usize = 1024;
 impl DriftReport {
     /// Adds one answer of `operation`: decoded with `findings`, or not (`None`), at `at`.
     pub fn record(&mut self, operation: &str, findings: Option<&Findings>, at: DateTime<Utc>) {
+        match findings {
+            Some(findings) => self.record_answer(operation, findings, true, at),
+            None => self.record_answer(operation, &Findings::default(), false, at),
+        }
+    }
+
+    /// Adds one answer of `operation` that `decoded` or not, with what was found of it (of an
+    /// answer that did not decode, what [`observe_partly`] found before the decoding stopped), at
+    /// `at`.
+    pub fn record_answer(
+        &mut self,
+        operation: &str,
+        findings: &Findings,
+        decoded: bool,
+        at: DateTime<Utc>,
+    ) {
         if !self.operations.contains_key(operation) && self.operations.len() >= OPERATIONS_KEPT {
             return;
         }
         let drift = self.operations.entry(operation.to_owned()).or_default();
         drift.calls += 1;
-        let Some(findings) = findings else {
+        if decoded {
+            drift.decoded += 1;
+        } else {
             drift.failed += 1;
-            return;
-        };
-        drift.decoded += 1;
+        }
         for (habit, paths) in &findings.habits {
             let seen = drift.habits.entry((*habit).to_owned()).or_default();
             seen.answers += 1;
@@ -691,7 +791,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for TrackedVisitor<V> {
         self.0.visit_seq(TrackedSeq(seq))
     }
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<V::Value, M::Error> {
-        self.0.visit_map(TrackedMap { map, key: None })
+        self.0.visit_map(TrackedMap { map, pushed: false })
     }
     fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
         self.0.visit_enum(data)
@@ -728,8 +828,9 @@ impl<'de, S: SeqAccess<'de>> SeqAccess<'de> for TrackedSeq<S> {
 
 struct TrackedMap<M> {
     map: M,
-    /// The key just read, for its value's path.
-    key: Option<String>,
+    /// Whether the key just read was kept for its value's path (a JSON key read as a string is;
+    /// one read as a number is not, and reads as `<key>`).
+    pushed: bool,
 }
 
 impl<'de, M: MapAccess<'de>> MapAccess<'de> for TrackedMap<M> {
@@ -738,17 +839,18 @@ impl<'de, M: MapAccess<'de>> MapAccess<'de> for TrackedMap<M> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, M::Error> {
-        let mut key = None;
-        let value = self.map.next_key_seed(CaptureKey {
+        self.pushed = false;
+        self.map.next_key_seed(CaptureKey {
             seed,
-            key: &mut key,
-        })?;
-        self.key = key;
-        Ok(value)
+            pushed: &mut self.pushed,
+        })
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, M::Error> {
-        let key = self.key.take().unwrap_or_default();
-        with_recorder(|r| r.push_key(&key));
+        if std::mem::take(&mut self.pushed) {
+            with_recorder(Recorder::push_pending);
+        } else {
+            with_recorder(|r| r.push_key("<key>"));
+        }
         let value = self.map.next_value_seed(TrackedSeed(seed));
         with_recorder(Recorder::pop);
         value
@@ -761,7 +863,7 @@ impl<'de, M: MapAccess<'de>> MapAccess<'de> for TrackedMap<M> {
 /// A key's seed that keeps the key's text (only while a recorder runs: JSON keys are strings).
 struct CaptureKey<'a, S> {
     seed: S,
-    key: &'a mut Option<String>,
+    pushed: &'a mut bool,
 }
 
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CaptureKey<'_, S> {
@@ -769,20 +871,20 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CaptureKey<'_, S> {
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<S::Value, D::Error> {
         self.seed.deserialize(CaptureKeyDeserializer {
             de: d,
-            key: self.key,
+            pushed: self.pushed,
         })
     }
 }
 
 struct CaptureKeyDeserializer<'a, D> {
     de: D,
-    key: &'a mut Option<String>,
+    pushed: &'a mut bool,
 }
 
 macro_rules! capture {
     ($($method:ident)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-            self.de.$method(CaptureKeyVisitor { visitor, key: self.key })
+            self.de.$method(CaptureKeyVisitor { visitor, pushed: self.pushed })
         }
     )*};
 }
@@ -849,7 +951,15 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for CaptureKeyDeserializer<'_,
 
 struct CaptureKeyVisitor<'a, V> {
     visitor: V,
-    key: &'a mut Option<String>,
+    pushed: &'a mut bool,
+}
+
+impl<V> CaptureKeyVisitor<'_, V> {
+    /// Keeps the key for its value's path (the value is read next).
+    fn push(&mut self, key: &str) {
+        with_recorder(|r| r.keep_key(key));
+        *self.pushed = true;
+    }
 }
 
 impl<'de, V: Visitor<'de>> Visitor<'de> for CaptureKeyVisitor<'_, V> {
@@ -857,16 +967,16 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for CaptureKeyVisitor<'_, V> {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         self.visitor.expecting(f)
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
-        *self.key = Some(v.to_owned());
+    fn visit_str<E: de::Error>(mut self, v: &str) -> Result<V::Value, E> {
+        self.push(v);
         self.visitor.visit_str(v)
     }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
-        *self.key = Some(v.to_owned());
+    fn visit_borrowed_str<E: de::Error>(mut self, v: &'de str) -> Result<V::Value, E> {
+        self.push(v);
         self.visitor.visit_borrowed_str(v)
     }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
-        *self.key = Some(v.clone());
+    fn visit_string<E: de::Error>(mut self, v: String) -> Result<V::Value, E> {
+        self.push(&v);
         self.visitor.visit_string(v)
     }
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<V::Value, E> {

@@ -326,7 +326,7 @@ async fn api(
         Found::Nothing => {
             if let Some(proxy) = state.proxy.as_ref().filter(|_| !root) {
                 return proxy
-                    .forward(&state.doc, None, &path, request, state.limits.body_bytes)
+                    .forward(None, &path, request, state.limits.body_bytes)
                     .await;
             }
             return ApiError::not_found().respond(lang);
@@ -338,13 +338,7 @@ async fn api(
     if let Some(proxy) = &state.proxy {
         let op = &state.doc.operations[index];
         return proxy
-            .forward(
-                &state.doc,
-                Some((&op.id, op.success_schema.as_ref())),
-                &path,
-                request,
-                state.limits.body_bytes,
-            )
+            .forward(Some(&op.id), &path, request, state.limits.body_bytes)
             .await;
     }
     state.journal.record(

@@ -37,7 +37,7 @@ pub use config::{DEFAULT_ACCESS_TOKEN_LIFETIME, DeliveryConfig, Limits, MockConf
 pub use delivery::{DeliveryAttempt, signature};
 pub use document::API_PREFIX;
 pub use document::{DocumentError, openapi_to_json_schema, read_yaml};
-pub use drift::{DEFAULT_PROXY_ANSWER_BYTES, ERRORS_KEPT, Habit, OperationDrift, PATHS_KEPT};
+pub use drift::{DEFAULT_PROXY_ANSWER_BYTES, ERRORS_KEPT, OperationDrift, PATHS_KEPT};
 pub use error::{
     ApiError, INVALID_TOKEN_MESSAGE, MISSING_SCOPE_PREFIX, NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_AR,
 };

@@ -293,6 +293,16 @@ impl MockServer {
             .unwrap_or_default()
     }
 
+    /// The drift check's counts so far, as the client's drift count reports them
+    /// (`StoreAdmin::drift`): a report that merges with the clients' (`DriftReport::merge`).
+    pub fn drift_report(&self) -> store_admin_client::drift::DriftReport {
+        self.state
+            .proxy
+            .as_ref()
+            .map(crate::drift::Proxy::counts)
+            .unwrap_or_default()
+    }
+
     /// The faults in force.
     pub fn faults(&self) -> FaultConfig {
         self.state.faults.config()

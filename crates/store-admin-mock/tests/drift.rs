@@ -10,6 +10,7 @@ use axum::extract::{Request, State};
 use axum::response::Response;
 use reqwest::StatusCode;
 use serde_json::Value;
+use store_admin_client::drift::JsonType;
 use store_admin_mock::{MockConfig, MockServer};
 
 use crate::common::{ADMIN, start, start_with};
@@ -94,27 +95,36 @@ async fn the_drift_check_reports_a_renamed_field_and_a_number_sent_as_a_string()
 
     let report = drift.drift();
     let statuses = &report["list_order_statuses"];
-    assert_eq!(statuses.calls, 1);
-    assert_eq!(statuses.failed, 1, "`name` is required: {statuses:?}");
+    assert_eq!(statuses.drift.calls, 1);
+    assert_eq!(statuses.drift.failed, 1, "`name` is required: {statuses:?}");
     assert!(
         statuses.errors[0].contains("data[0]") && statuses.errors[0].contains("name"),
         "the error names the path and the missing field: {:?}",
         statuses.errors
     );
+    // What was read before the decoding stopped (the first record's end, where `name` is
+    // missing) is counted: the first record's undeclared field and its id sent as a string.
+    let title = &statuses.drift.unknown_fields["data[].title"];
     assert_eq!(
-        statuses.unknown_fields.get("data[].title"),
-        Some(&1),
+        (title.count, &title.types[..]),
+        (1, &[JsonType::String][..]),
         "{statuses:?}"
     );
-    let habit = &statuses.habits["a number sent as a string"];
+    let habit = &statuses.drift.habits["a number sent as a string"];
     assert_eq!(habit.first_path, "data[].id");
-    let countries = &report["list_countries"];
+    let countries = &report["list_countries"].drift;
     assert_eq!(
         (countries.calls, countries.decoded, countries.failed),
         (3, 3, 0)
     );
     assert!(countries.unknown_fields.is_empty(), "{countries:?}");
     assert!(countries.habits.is_empty(), "{countries:?}");
+    // The counts alone are the client's report, and merge with a client's.
+    let counts = drift.drift_report();
+    assert_eq!(counts.operations["list_order_statuses"], statuses.drift);
+    let mut merged = counts.clone();
+    merged.merge(&counts);
+    assert_eq!(merged.operations["list_countries"].calls, 6);
 
     // The same report over HTTP.
     let admin: Value = reqwest::Client::new()
@@ -130,9 +140,13 @@ async fn the_drift_check_reports_a_renamed_field_and_a_number_sent_as_a_string()
         .await
         .unwrap();
     assert_eq!(
-        admin["list_order_statuses"]["unknown_fields"]["data[].title"],
+        admin["list_order_statuses"]["unknown_fields"]["data[].title"]["count"],
         1
     );
+    // The JSON reads back as the client's report (the errors beside it are not in its way).
+    let read: store_admin_client::drift::DriftReport =
+        serde_json::from_value(admin).expect("the client's report");
+    assert_eq!(read, counts);
 }
 
 #[tokio::test]
@@ -161,5 +175,5 @@ async fn the_drift_check_follows_no_redirect_so_the_token_stays_with_its_origin(
         .await
         .unwrap();
     assert_eq!(answer.status().as_u16(), 302);
-    assert_eq!(drift.drift()["list_countries"].calls, 1);
+    assert_eq!(drift.drift()["list_countries"].drift.calls, 1);
 }

@@ -90,7 +90,7 @@ where
 /// the one the interceptor ended the call with, or progenitor's converted (a body that does not
 /// decode located by reading it again as `T`). With `drift`, a success is counted for the client's
 /// drift count (when it is on) as a body of type `T`.
-async fn sent<T: DeserializeOwned, O>(
+async fn sent<T: DeserializeOwned + 'static, O>(
     operation: &'static str,
     send: impl Future<Output = Result<ResponseValue<O>, progenitor_client::Error<types::ErrorResponse>>>,
     drift: bool,

@@ -13,7 +13,12 @@
 //! `store_admin.drift` (labels `operation`, `habit` (or `undeclared field`), `path`, `store`).
 //!
 //! Off (the default), nothing of this runs: no body is kept, no second decode. On, each decoded
-//! answer is decoded twice; the overhead benchmark reports what that costs.
+//! answer is decoded a second time on a thread of the count's own (the caller hands it the body,
+//! shared, and goes on; while that thread is 64 answers behind, callers count their answers
+//! themselves, so nothing is dropped), and [`StoreAdmin::drift`](crate::StoreAdmin::drift) waits
+//! for the answers handed so far. With the `metrics` feature, the metrics are therefore recorded
+//! on that thread: through the global recorder, not a thread-local one. The overhead benchmark
+//! reports what counting costs.
 //!
 //! ```rust,no_run
 //! use store_admin::prelude::*;
@@ -27,7 +32,8 @@
 //! # Ok(()) }
 //! ```
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde::de::DeserializeOwned;
 
@@ -35,22 +41,42 @@ pub use store_admin_client::drift::{
     DriftReport, HabitSeen, JsonType, OperationDrift, PATHS_KEPT, Seen, habits, looks_like_data,
 };
 
+/// The most answers waiting for the drift count's thread. Past it, the caller counts the answer
+/// itself (nothing is dropped: the count is exact, and a caller pays for it only while the
+/// thread is behind).
+const QUEUED: usize = 64;
+
 /// A client's drift count (shared by its clones and views).
+///
+/// The answers are counted on a thread of the count's own (started with the first answer), so
+/// that the second decode is not on the caller's path: a call hands the thread its answer's body
+/// (shared, not copied) and returns. [`report`](Self::report) waits for the answers handed so far.
 #[derive(Debug, Default)]
 pub(crate) struct DriftCounter {
+    shared: Arc<Shared>,
+    /// The thread's queue, once started (`None` inside: it could not be started, and callers
+    /// count themselves).
+    queue: OnceLock<Option<SyncSender<Job>>>,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
     report: Mutex<DriftReport>,
 }
 
-impl DriftCounter {
-    /// Decodes `body` (an answer of `operation` that the caller decodes as `T`) once more, noting
-    /// what it needed and had.
-    pub(crate) fn observe<T: DeserializeOwned>(
-        &self,
-        operation: &str,
-        body: &[u8],
-        store: Option<&str>,
-    ) {
-        let findings = store_admin_client::drift::observe::<T>(body).ok();
+/// What the drift count's thread is handed.
+enum Job {
+    /// Count an answer.
+    Count(Box<dyn FnOnce(&Shared) + Send>),
+    /// Answer when every job handed before is done.
+    Flush(SyncSender<()>),
+}
+
+impl Shared {
+    /// Decodes `body` (an answer of `operation` that the caller decoded as `T`) once more,
+    /// noting what it needed and had.
+    fn count<T: DeserializeOwned>(&self, operation: &str, body: &[u8], store: Option<&str>) {
+        let findings = store_admin_client::drift::observe_checked::<T>(body).ok();
         #[cfg(feature = "metrics")]
         if let Some(findings) = &findings {
             crate::metrics::drift(operation, store, findings);
@@ -62,13 +88,73 @@ impl DriftCounter {
             .unwrap_or_else(PoisonError::into_inner)
             .record(operation, findings.as_ref(), chrono::Utc::now());
     }
+}
 
-    /// The report so far.
+impl DriftCounter {
+    /// The count's thread's queue, started on first use.
+    fn queue(&self) -> Option<&SyncSender<Job>> {
+        self.queue
+            .get_or_init(|| {
+                let (sender, receiver) = mpsc::sync_channel(QUEUED);
+                let shared = self.shared.clone();
+                std::thread::Builder::new()
+                    .name("store-admin-drift".into())
+                    .spawn(move || work(&shared, &receiver))
+                    .ok()
+                    .map(|_| sender)
+            })
+            .as_ref()
+    }
+
+    /// Counts `body`, an answer of `operation` that the caller decoded as `T`: on the count's
+    /// thread, or here when its queue is full (or it could not be started).
+    fn observe<T: DeserializeOwned + 'static>(
+        &self,
+        operation: &'static str,
+        body: bytes::Bytes,
+        store: Option<Arc<str>>,
+    ) {
+        let job = Job::Count(Box::new(move |shared: &Shared| {
+            shared.count::<T>(operation, &body, store.as_deref());
+        }));
+        let job = match self.queue() {
+            Some(queue) => match queue.try_send(job) {
+                Ok(()) => return,
+                Err(TrySendError::Full(job) | TrySendError::Disconnected(job)) => job,
+            },
+            None => job,
+        };
+        if let Job::Count(count) = job {
+            count(&self.shared);
+        }
+    }
+
+    /// The report so far, with every answer handed to the count before this call counted.
     pub(crate) fn report(&self) -> DriftReport {
-        self.report
+        if let Some(Some(queue)) = self.queue.get() {
+            let (done, wait) = mpsc::sync_channel(1);
+            if queue.send(Job::Flush(done)).is_ok() {
+                // The thread answers once it has counted what was queued before the flush.
+                let _ = wait.recv();
+            }
+        }
+        self.shared
+            .report
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+}
+
+/// The count's thread: until every client sharing the count is gone (the queue's sender with it).
+fn work(shared: &Shared, jobs: &Receiver<Job>) {
+    while let Ok(job) = jobs.recv() {
+        match job {
+            Job::Count(count) => count(shared),
+            Job::Flush(done) => {
+                let _ = done.send(());
+            }
+        }
     }
 }
 
@@ -81,8 +167,7 @@ pub(crate) struct Sample {
 
 impl Sample {
     /// Counts the sample as an answer of `operation` decoded as `T`.
-    pub(crate) fn observe<T: DeserializeOwned>(self, operation: &str) {
-        self.counter
-            .observe::<T>(operation, &self.body, self.store.as_deref());
+    pub(crate) fn observe<T: DeserializeOwned + 'static>(self, operation: &'static str) {
+        self.counter.observe::<T>(operation, self.body, self.store);
     }
 }
