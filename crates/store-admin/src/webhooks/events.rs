@@ -13,7 +13,10 @@ use store_admin_client::lenient;
 use store_admin_client::types;
 
 use super::verify::{WebhookError, verify};
-use crate::values::{TimestampError, parse_local_timestamp, parse_naive_timestamp};
+use crate::values::{
+    TimestampError, in_time_zone, parse_local_timestamp, parse_naive_timestamp,
+    parse_zoned_timestamp,
+};
 
 /// The name of a webhook event (`WebhookEventName` in the document, which lists the known names
 /// once). New names appear over time; unknown ones are kept as [`EventName::Other`], so a new
@@ -36,14 +39,25 @@ pub struct WebhookEvent {
 }
 
 impl WebhookEvent {
-    /// `created_at` as a zone-less date-time.
+    /// `created_at` as a zone-less date-time: the store-local time as written. Besides the
+    /// zone-less form (`2022-12-31 12:31:25`), the service sends JavaScript's `Date.toString()`
+    /// (`Mon Nov 10 2025 17:18:13 GMT+0300`) and ISO 8601 with an offset or `Z`: their time as
+    /// written, the offset dropped.
     pub fn created_at_naive(&self) -> Result<NaiveDateTime, TimestampError> {
-        parse_naive_timestamp(&self.created_at)
+        match parse_zoned_timestamp(&self.created_at) {
+            Some(zoned) => Ok(zoned.naive_local()),
+            None => parse_naive_timestamp(&self.created_at),
+        }
     }
 
-    /// `created_at` read in the given zone (the store's zone, e.g. `Asia/Riyadh`).
+    /// `created_at` read in the given zone (the store's zone, e.g. `Asia/Riyadh`). A form that
+    /// carries its own offset (see [`created_at_naive`](Self::created_at_naive)) is that instant,
+    /// as it reads in `timezone`.
     pub fn created_at_in(&self, timezone: &str) -> Result<DateTime<FixedOffset>, TimestampError> {
-        parse_local_timestamp(&self.created_at, timezone)
+        match parse_zoned_timestamp(&self.created_at) {
+            Some(zoned) => in_time_zone(zoned, timezone),
+            None => parse_local_timestamp(&self.created_at, timezone),
+        }
     }
 
     /// Decodes `data` into a type of your choosing; errors name the JSON path (under `data`).
