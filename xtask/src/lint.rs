@@ -329,10 +329,22 @@ fn reached_key(target: &str) -> String {
 }
 
 /// Rule: every component (schemas, responses, parameters, requestBodies, headers) is reached,
-/// transitively, by a `$ref` starting from `paths`.
+/// transitively, by a `$ref` starting from `paths` or from a schema that types a webhook event's
+/// `data` (`x-webhook-events`: a delivery is reached by its event, as an answer by its path).
 pub fn unreachable_components(raw: &Value, out: &mut Vec<Problem>) {
     let mut reached: HashSet<String> = HashSet::new();
     let mut queue: Vec<&Value> = raw.pointer("/paths").into_iter().collect();
+    if let Some(schemas) = raw
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+    {
+        for (name, schema) in schemas {
+            if schema.get("x-webhook-events").is_some() {
+                reached.insert(format!("/components/schemas/{}", escape(name)));
+                queue.push(schema);
+            }
+        }
+    }
     while let Some(value) = queue.pop() {
         let mut found = Vec::new();
         walk_objects(value, &mut String::new(), &mut |_, map| {
@@ -794,6 +806,16 @@ components:"#,
                 "/components/responses/Gone: component is not reached by any `$ref` from `paths`; remove it or use it"
             ]
         );
+    }
+
+    #[test]
+    fn a_webhook_events_data_reaches_what_it_refers_to() {
+        // `PingData` types an event's `data`: it and what it refers to are reached.
+        let doc = with(
+            "    Amount:\n",
+            "    PingData:\n      type: object\n      x-webhook-events: [ping]\n      properties: { nested: { $ref: \"#/components/schemas/PingNested\" } }\n    PingNested:\n      type: object\n      properties: { id: { type: integer } }\n    Amount:\n",
+        );
+        assert_eq!(lint_yaml(&doc), Vec::<String>::new());
     }
 
     #[test]

@@ -182,6 +182,9 @@ pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
         }
     });
     let names = sets.iter().map(|s| &s.name);
+    let event_data = webhook_event_data(doc)?;
+    let (events, schemas): (Vec<&String>, Vec<&String>) =
+        event_data.iter().map(|(e, s)| (e, s)).unzip();
     let list_doc = format!(
         " The open value sets of `{}` (named string schemas with `x-known-values`).",
         doc.rel_path
@@ -189,6 +192,9 @@ pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
     let tokens = quote! {
         #[doc = #list_doc]
         pub const VALUE_SETS: &[&str] = &[#(#names),*];
+        /// Each webhook event whose `data` the document types, with the schema that types it
+        /// (the schemas' `x-webhook-events`), sorted by event.
+        pub(crate) const WEBHOOK_EVENT_DATA: &[(&str, &str)] = &[#((#events, #schemas)),*];
         #(#enums)*
         #(#conversions)*
     };
@@ -202,6 +208,51 @@ pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
             prettyplease::unparse(&file)
         ),
     }])
+}
+
+/// `(event, schema)` for each event named in a schema's `x-webhook-events` (the schema types that
+/// event's `data`), sorted by event. An event named twice, or one that `WebhookEventName` does not
+/// list (when the document has that schema), is an error.
+pub fn webhook_event_data(doc: &Document) -> Result<Vec<(String, String)>> {
+    let Some(schemas) = doc
+        .raw
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+    else {
+        return Ok(Vec::new());
+    };
+    let known: Option<Vec<&str>> = schemas
+        .get("WebhookEventName")
+        .and_then(|s| s.get("x-known-values"))
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(Value::as_str).collect());
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for (name, schema) in schemas {
+        let Some(events) = schema.get("x-webhook-events") else {
+            continue;
+        };
+        let Some(events) = events.as_array() else {
+            bail!("/components/schemas/{name}/x-webhook-events: not a list");
+        };
+        for event in events {
+            let Some(event) = event.as_str() else {
+                bail!("/components/schemas/{name}/x-webhook-events: {event} is not a string");
+            };
+            if let Some((_, other)) = pairs.iter().find(|(e, _)| e == event) {
+                bail!(
+                    "/components/schemas/{name}/x-webhook-events: {event:?} is typed by {other} already"
+                );
+            }
+            if known.as_ref().is_some_and(|known| !known.contains(&event)) {
+                bail!(
+                    "/components/schemas/{name}/x-webhook-events: {event:?} is not among WebhookEventName's x-known-values"
+                );
+            }
+            pairs.push((event.to_owned(), name.clone()));
+        }
+    }
+    pairs.sort();
+    Ok(pairs)
 }
 
 /// A value set's conversions into the client's type of its name, behind the area's feature. A
@@ -306,5 +357,28 @@ components:
         let code = &outputs(&doc).expect("renders")[0].content;
         assert!(code.contains("OrderCreated => \"order.created\""), "{code}");
         assert!(code.contains("pub const VALUE_SETS: &[&str] = &[\"EventName\", \"Operator\"];"));
+    }
+
+    #[test]
+    fn the_schemas_of_webhook_events_are_listed_by_event() {
+        let doc = format!(
+            "{DOC}    Ping:\n      type: object\n      x-webhook-events: [order.updated, order.created]\n"
+        );
+        let parsed = Document::parse("values.yaml", doc.clone()).expect("parses");
+        assert_eq!(
+            webhook_event_data(&parsed).expect("pairs"),
+            [
+                ("order.created".to_owned(), "Ping".to_owned()),
+                ("order.updated".to_owned(), "Ping".to_owned())
+            ]
+        );
+        let code = &outputs(&parsed).expect("renders")[0].content;
+        assert!(code.contains("(\"order.created\", \"Ping\")"), "{code}");
+        let twice = format!(
+            "{doc}    Pong:\n      type: object\n      x-webhook-events: [order.created]\n"
+        );
+        let err = webhook_event_data(&Document::parse("values.yaml", twice).expect("parses"))
+            .expect_err("an event typed twice");
+        assert!(err.to_string().contains("typed by Ping already"), "{err}");
     }
 }

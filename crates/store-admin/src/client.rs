@@ -98,6 +98,17 @@ impl StoreAdmin {
             .unwrap_or_default()
     }
 
+    /// The client's drift count, to add the service's webhook deliveries to (see
+    /// [`DriftCount`](crate::drift::DriftCount)): `None` unless the client was built
+    /// [`with_drift_counting`](StoreAdminBuilder::with_drift_counting) or
+    /// [`with_drift_count`](StoreAdminBuilder::with_drift_count).
+    pub fn drift_count(&self) -> Option<crate::drift::DriftCount> {
+        self.runtime
+            .drift
+            .as_ref()
+            .map(|counter| crate::drift::DriftCount(counter.clone()))
+    }
+
     /// The base URL calls go to.
     pub fn base_url(&self) -> &str {
         &self.runtime.base_url

@@ -36,6 +36,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use serde::de::DeserializeOwned;
+use store_admin_client::drift::Findings;
 
 pub use store_admin_client::drift::{
     DriftReport, HabitSeen, JsonType, OperationDrift, PATHS_KEPT, Seen, habits, looks_like_data,
@@ -77,8 +78,13 @@ impl Shared {
     /// noting what it needed and had.
     fn count<T: DeserializeOwned>(&self, operation: &str, body: &[u8], store: Option<&str>) {
         let findings = store_admin_client::drift::observe_checked::<T>(body).ok();
+        self.record(operation, findings.as_ref(), store);
+    }
+
+    /// Adds what one body of `operation` had (`None`: it did not decode).
+    fn record(&self, operation: &str, findings: Option<&Findings>, store: Option<&str>) {
         #[cfg(feature = "metrics")]
-        if let Some(findings) = &findings {
+        if let Some(findings) = findings {
             crate::metrics::drift(operation, store, findings);
         }
         #[cfg(not(feature = "metrics"))]
@@ -86,7 +92,7 @@ impl Shared {
         self.report
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .record(operation, findings.as_ref(), chrono::Utc::now());
+            .record(operation, findings, chrono::Utc::now());
     }
 }
 
@@ -129,6 +135,11 @@ impl DriftCounter {
         }
     }
 
+    /// Adds what one body of `operation` had (`None`: it did not decode), here.
+    pub(crate) fn record(&self, operation: &str, findings: Option<&Findings>, store: Option<&str>) {
+        self.shared.record(operation, findings, store);
+    }
+
     /// The report so far, with every answer handed to the count before this call counted.
     pub(crate) fn report(&self) -> DriftReport {
         if let Some(Some(queue)) = self.queue.get() {
@@ -155,6 +166,57 @@ fn work(shared: &Shared, jobs: &Receiver<Job>) {
                 let _ = done.send(());
             }
         }
+    }
+}
+
+/// A drift count that code outside the client adds to: the webhook deliveries a service receives
+/// ([`parse_event_counting`](crate::webhooks::parse_event_counting),
+/// [`verify_and_parse_counting`](crate::webhooks::verify_and_parse_counting), an
+/// [`Inbox`](crate::inbox::Inbox) built with
+/// [`count_drift`](crate::inbox::InboxBuilder::count_drift)), each under the operation
+/// `webhook:<event name>` (`webhook:order.created`).
+///
+/// Take the client's own count ([`StoreAdmin::drift_count`](crate::StoreAdmin::drift_count), when
+/// it was built [`with_drift_counting`](crate::StoreAdminBuilder::with_drift_counting)) and the
+/// service's answers and deliveries make one report; or make one with [`DriftCount::new`] and give
+/// it to the client with
+/// [`with_drift_count`](crate::StoreAdminBuilder::with_drift_count). Cheap to clone: clones
+/// share the count. Nothing counts a delivery unless it is given one of these.
+///
+/// ```
+/// use store_admin::drift::DriftCount;
+/// use store_admin::webhooks::parse_event_counting;
+///
+/// let drift = DriftCount::new();
+/// let body = br#"{"event":"app.installed","merchant":"1234509876","created_at":"2022-12-31 12:31:25","data":{}}"#;
+/// parse_event_counting(body, &drift).unwrap();
+/// let report = drift.report();
+/// let installed = &report.operations["webhook:app.installed"];
+/// assert_eq!(installed.habits["a number sent as a string"].first_path, "merchant");
+/// ```
+#[derive(Clone, Default)]
+pub struct DriftCount(pub(crate) Arc<DriftCounter>);
+
+impl DriftCount {
+    /// A new, empty count.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The report so far.
+    pub fn report(&self) -> DriftReport {
+        self.0.report()
+    }
+
+    /// Adds what one body of `operation` had (`None`: it did not decode).
+    pub(crate) fn record(&self, operation: &str, findings: Option<&Findings>) {
+        self.0.record(operation, findings, None);
+    }
+}
+
+impl std::fmt::Debug for DriftCount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DriftCount").finish_non_exhaustive()
     }
 }
 

@@ -5,6 +5,7 @@
 //! binaries linking side by side); one is linked once. nextest still runs each test in a process
 //! of its own.
 
+mod corpus;
 mod decode_errors;
 mod deep_answers;
 mod drift;

@@ -40,6 +40,7 @@ pub struct StoreAdminBuilder {
     store: Option<Arc<str>>,
     fair: Option<Arc<crate::fair::FairShare>>,
     drift: bool,
+    drift_count: Option<crate::drift::DriftCount>,
 }
 
 impl Default for StoreAdminBuilder {
@@ -62,6 +63,7 @@ impl Default for StoreAdminBuilder {
             store: None,
             fair: None,
             drift: false,
+            drift_count: None,
         }
     }
 }
@@ -226,6 +228,14 @@ impl StoreAdminBuilder {
         self
     }
 
+    /// Counts drift as [`with_drift_counting`](Self::with_drift_counting) does, into `count`,
+    /// which other clients or the service's webhook deliveries may share (see
+    /// [`DriftCount`](crate::drift::DriftCount)).
+    pub fn with_drift_count(mut self, count: crate::drift::DriftCount) -> Self {
+        self.drift_count = Some(count);
+        self
+    }
+
     /// Shares `share`'s bound on the calls in flight with the clients of other stores, fairly:
     /// when it is reached, the stores' waiting calls are served in turn (see [`crate::fair`]).
     /// The client queues as its [store label](StoreAdminBuilder::with_store_label).
@@ -312,9 +322,11 @@ impl StoreAdminBuilder {
                 (share, store)
             }),
             store: self.store.clone(),
-            drift: self
-                .drift
-                .then(|| Arc::new(crate::drift::DriftCounter::default())),
+            drift: match (&self.drift_count, self.drift) {
+                (Some(count), _) => Some(count.0.clone()),
+                (None, true) => Some(Arc::new(crate::drift::DriftCounter::default())),
+                (None, false) => None,
+            },
         });
         let inner = Inner::with_interceptor(runtime.clone());
         let client = Client::new_with_client(&self.base_url, http, inner);

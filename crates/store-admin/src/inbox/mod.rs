@@ -189,6 +189,7 @@ pub struct InboxBuilder {
     remember: Duration,
     handler_timeout: Duration,
     prefix: String,
+    drift: Option<crate::drift::DriftCount>,
 }
 
 impl InboxBuilder {
@@ -223,6 +224,15 @@ impl InboxBuilder {
     /// share a Redis apart.
     pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
+        self
+    }
+
+    /// Counts drift in each verified delivery (see [`DriftCount`](crate::drift::DriftCount)),
+    /// under `webhook:<event name>`: give the client's
+    /// ([`StoreAdmin::drift_count`](crate::StoreAdmin::drift_count)) for one report of answers
+    /// and deliveries. Off by default. A resent delivery counts each time it arrives.
+    pub fn count_drift(mut self, drift: crate::drift::DriftCount) -> Self {
+        self.drift = Some(drift);
         self
     }
 
@@ -266,6 +276,7 @@ impl Inbox {
             remember: Duration::from_secs(3600),
             handler_timeout: Duration::from_secs(10),
             prefix: "store-admin:webhook:".into(),
+            drift: None,
         }
     }
 
@@ -289,7 +300,11 @@ impl Inbox {
         if let Err(error) = self.verify(headers, raw_body) {
             return Outcome::Rejected(error);
         }
-        let event = match webhooks::parse_event(raw_body) {
+        let parsed = match &inner.drift {
+            None => webhooks::parse_event(raw_body),
+            Some(drift) => webhooks::parse_event_counting(raw_body, drift),
+        };
+        let event = match parsed {
             Ok(event) => event,
             Err(error) => return Outcome::Rejected(error),
         };

@@ -308,6 +308,32 @@ pub fn parse_local_timestamp(
     resolve(tz.from_local_datetime(&local), local, zone).map(|t| t.fixed_offset())
 }
 
+/// Reads a timestamp that carries its own offset, in the forms a webhook delivery's `created_at`
+/// comes in besides the zone-less one: JavaScript's `Date.toString()` (`Sun Aug 24 2025 01:58:16
+/// GMT+0300`, with or without the zone's name in parentheses after it) and ISO 8601 with an offset
+/// or `Z` (`2025-08-24T01:58:16Z`, fraction allowed). `None` for anything else.
+pub(crate) fn parse_zoned_timestamp(input: &str) -> Option<DateTime<FixedOffset>> {
+    let trimmed = input.trim();
+    let javascript = trimmed.split(" (").next().unwrap_or(trimmed);
+    DateTime::parse_from_str(javascript, "%a %b %d %Y %H:%M:%S GMT%z")
+        .ok()
+        .or_else(|| DateTime::parse_from_rfc3339(trimmed).ok())
+}
+
+/// `instant` as it reads in `timezone` (an IANA name, `UTC`/`Z` or an offset).
+pub(crate) fn in_time_zone(
+    instant: DateTime<FixedOffset>,
+    timezone: &str,
+) -> Result<DateTime<FixedOffset>, TimestampError> {
+    let zone = timezone.trim();
+    if let Some(offset) = parse_offset(zone) {
+        return Ok(instant.with_timezone(&offset));
+    }
+    let tz = chrono_tz::Tz::from_str(zone)
+        .map_err(|_| TimestampError::UnknownTimeZone(timezone.to_owned()))?;
+    Ok(instant.with_timezone(&tz).fixed_offset())
+}
+
 fn resolve<Tz: TimeZone>(
     result: LocalResult<DateTime<Tz>>,
     local: NaiveDateTime,

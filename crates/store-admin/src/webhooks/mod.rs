@@ -233,6 +233,63 @@ mod tests {
     }
 
     #[test]
+    fn created_at_reads_the_three_forms_the_service_sends() {
+        let at = |created_at: &str| {
+            let body = format!(
+                r#"{{"event":"order.created","merchant":1,"created_at":"{created_at}","data":{{}}}}"#
+            );
+            parse_event(body.as_bytes()).unwrap()
+        };
+        for (form, naive, riyadh) in [
+            (
+                "Sun Aug 24 2025 01:58:16 GMT+0300",
+                "2025-08-24 01:58:16",
+                "2025-08-24T01:58:16+03:00",
+            ),
+            (
+                "Sun Aug 24 2025 01:58:16 GMT+0300 (Arabian Standard Time)",
+                "2025-08-24 01:58:16",
+                "2025-08-24T01:58:16+03:00",
+            ),
+            (
+                "2025-08-23T22:58:16Z",
+                "2025-08-23 22:58:16",
+                "2025-08-24T01:58:16+03:00",
+            ),
+            (
+                "2025-08-24 01:58:16",
+                "2025-08-24 01:58:16",
+                "2025-08-24T01:58:16+03:00",
+            ),
+        ] {
+            let event = at(form);
+            assert_eq!(
+                event.created_at_naive().unwrap().to_string(),
+                naive,
+                "{form}"
+            );
+            assert_eq!(
+                event.created_at_in("Asia/Riyadh").unwrap().to_rfc3339(),
+                riyadh,
+                "{form}"
+            );
+        }
+        assert_eq!(
+            at("2025-08-23T22:58:16Z")
+                .created_at_in("+00:00")
+                .unwrap()
+                .to_rfc3339(),
+            "2025-08-23T22:58:16+00:00"
+        );
+        assert!(
+            at("Sun Aug 24 2025 01:58:16 GMT+0300")
+                .created_at_in("Mars/Base")
+                .is_err()
+        );
+        assert!(at("…").created_at_naive().is_err());
+    }
+
+    #[test]
     fn parse_event_keeps_unknown_event_names() {
         let e = parse_event(
             br#"{"event":"brand.teleported","merchant":"42","created_at":"x","data":null}"#,
