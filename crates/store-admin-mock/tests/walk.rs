@@ -12,7 +12,8 @@
 //! Everything is read from the document (tags, paths, methods, parameters, bodies); what it
 //! cannot say is in the tables below, each row with its reason. The test prints, per group,
 //! whether the whole cycle holds, and asserts that every group holds but those of
-//! [`KNOWN_GAPS`], each with its exact failure.
+//! [`KNOWN_GAPS`], each with its exact failure. `WALK_DEBUG=1` prints every call and its answer:
+//! `WALK_DEBUG=1 cargo nextest run -p store-admin-mock --test integration walk:: --no-capture`.
 
 use std::collections::BTreeMap;
 
