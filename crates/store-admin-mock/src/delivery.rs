@@ -128,7 +128,8 @@ impl Dispatcher {
         let envelope = json!({
             "event": event,
             "merchant": self.merchant_id,
-            "created_at": chrono::Utc::now().format("%Y-%m-%d %H:%M:%S").to_string(),
+            // In the store's time zone, as the service writes its dates.
+            "created_at": crate::store::now_local(),
             "data": data,
         });
         let body = serde_json::to_vec(&envelope).unwrap_or_default();

@@ -463,6 +463,11 @@ fn convert(kind: Kind, value: &Value) -> Option<Cow<'_, Value>> {
         }
         (Kind::String, Value::Number(n)) => Some(Cow::Owned(Value::from(n.to_string()))),
         (Kind::String, Value::Bool(b)) => Some(Cow::Owned(Value::from(b.to_string()))),
+        // A boolean sent where the answer declares a number is the `1`/`0` the service's
+        // database keeps for it (a tinyint column), not a made-up number.
+        (Kind::Integer | Kind::Number, Value::Bool(b)) => {
+            Some(Cow::Owned(Value::from(i64::from(*b))))
+        }
         (Kind::Integer, Value::Number(n)) => n
             .as_f64()
             .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)

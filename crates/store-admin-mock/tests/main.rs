@@ -24,6 +24,7 @@ mod proxy_bounds;
 mod sandbox;
 mod state;
 mod tool;
+mod walk;
 mod webhooks;
 mod workflows;
 mod writes;

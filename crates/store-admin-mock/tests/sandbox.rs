@@ -22,12 +22,12 @@ const DOCUMENT: &str = concat!(
     "/../../openapi/store-admin.yaml"
 );
 
-fn document() -> Value {
+pub(crate) fn document() -> Value {
     store_admin_mock::read_yaml(&std::fs::read_to_string(DOCUMENT).expect("document"))
         .expect("YAML")
 }
 
-fn id_text(value: &Value) -> Option<String> {
+pub(crate) fn id_text(value: &Value) -> Option<String> {
     match value {
         Value::Number(n) => Some(n.to_string()),
         Value::String(s) if !s.is_empty() => Some(s.clone()),
@@ -45,7 +45,7 @@ fn key(path: &str) -> String {
 }
 
 /// The documented request example of `method path`, if the documentation has one.
-fn documented_body(method: &str, path: &str) -> Option<Value> {
+pub(crate) fn documented_body(method: &str, path: &str) -> Option<Value> {
     let manifest = std::fs::read_to_string(format!("{FIXTURES}/MANIFEST.tsv")).ok()?;
     manifest.lines().skip(1).find_map(|line| {
         let cells: Vec<&str> = line.split('\t').collect();
@@ -63,7 +63,7 @@ fn documented_body(method: &str, path: &str) -> Option<Value> {
 /// `10`, `1` as `true`), or held by the object the answer declares (`10` as `{"amount": 10}`, a
 /// date as `{"date": ...}`); objects field by field (fields the answer does not show are not
 /// compared), arrays item by item.
-fn shows(sent: &Value, read: &Value) -> bool {
+pub(crate) fn shows(sent: &Value, read: &Value) -> bool {
     let number = |v: &Value| match v {
         Value::Number(n) => n.as_f64(),
         Value::String(s) => s.trim().parse::<f64>().ok(),
@@ -86,6 +86,14 @@ fn shows(sent: &Value, read: &Value) -> bool {
         (a, b) if a == b => true,
         // A `null` sent for a field the answer does not declare nullable is not shown.
         (Value::Null, _) => false,
+        // An object sent with the id of a record names that record: the read shows the record.
+        (Value::Object(a), Value::Object(b))
+            if a.get("id").is_some_and(|id| !id.is_null())
+                && id_text(&a["id"]).is_some()
+                && id_text(&a["id"]) == b.get("id").and_then(id_text) =>
+        {
+            true
+        }
         (Value::Object(a), Value::Object(b)) => {
             a.iter().all(|(k, v)| b.get(k).is_none_or(|r| shows(v, r)))
         }
@@ -113,6 +121,8 @@ fn shows(sent: &Value, read: &Value) -> bool {
         // days answered): not comparable.
         (Value::Object(_), Value::Array(_)) | (Value::Array(_), Value::Object(_)) => true,
         (a, Value::Bool(b)) => boolean(a) == Some(*b),
+        // A boolean sent where the answer declares `0`/`1` (Laravel's boolean cast reversed).
+        (Value::Bool(a), b @ Value::Number(_)) => boolean(b) == Some(*a),
         (a, b @ Value::Number(_)) | (a @ Value::Number(_), b) => {
             number(a).is_some() && number(a) == number(b)
         }
@@ -147,9 +157,9 @@ fn disagreements(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
 }
 
 /// `(collection key) -> role -> (operationId, method, template)`.
-type Groups = BTreeMap<String, BTreeMap<&'static str, (String, String, String)>>;
+pub(crate) type Groups = BTreeMap<String, BTreeMap<&'static str, (String, String, String)>>;
 
-fn groups(doc: &Value) -> Groups {
+pub(crate) fn groups(doc: &Value) -> Groups {
     let mut groups: Groups = BTreeMap::new();
     for (path, item) in doc["paths"].as_object().expect("paths") {
         let trimmed = path.trim_end_matches('/');
@@ -184,7 +194,7 @@ fn groups(doc: &Value) -> Groups {
 }
 
 /// The first id of the list at `path` (every parameter resolved), if any.
-async fn first_id(server: &MockServer, path: &str) -> Option<String> {
+pub(crate) async fn first_id(server: &MockServer, path: &str) -> Option<String> {
     let (status, body) = get(server, path).await;
     (status == StatusCode::OK)
         .then(|| body["data"].get(0).and_then(|r| id_text(&r["id"])))
@@ -193,7 +203,7 @@ async fn first_id(server: &MockServer, path: &str) -> Option<String> {
 
 /// Fills a template's parameters: those of parents from the lists above them, the record's own
 /// (the last) with `own`.
-async fn concrete(
+pub(crate) async fn concrete(
     server: &MockServer,
     template: &str,
     own: Option<&str>,
@@ -226,7 +236,7 @@ async fn concrete(
 }
 
 /// The record `id` on the list (all of its pages).
-async fn listed(server: &MockServer, list: &str, id: &str) -> Option<Value> {
+pub(crate) async fn listed(server: &MockServer, list: &str, id: &str) -> Option<Value> {
     common::all_pages(server, list)
         .await
         .into_iter()
@@ -340,13 +350,13 @@ async fn state_dependent(server: &MockServer, op: &str) -> bool {
         .any(|o| o["operation_id"] == op)
 }
 
-enum Walk {
+pub(crate) enum Walk {
     Done,
     /// The group cannot be walked over HTTP alone (no record to start from), with why.
     Skipped(String),
 }
 
-async fn walk(
+pub(crate) async fn walk(
     server: &MockServer,
     doc: &Value,
     ops: &BTreeMap<&'static str, (String, String, String)>,

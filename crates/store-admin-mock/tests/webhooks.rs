@@ -94,9 +94,15 @@ async fn category_created_is_delivered_signed_with_custom_headers() {
     assert_eq!(envelope["merchant"], 1_234_509_876_i64);
     assert_eq!(envelope["data"]["name"], "Toys");
     let created_at = envelope["created_at"].as_str().unwrap();
+    let written = chrono::NaiveDateTime::parse_from_str(created_at, "%Y-%m-%d %H:%M:%S")
+        .unwrap_or_else(|_| panic!("{created_at}"));
+    // In the store's time zone (Asia/Riyadh, UTC+3), as the service writes its dates: nearer
+    // to the store's clock than to UTC's (not a timing assertion: the two are three hours apart).
+    let utc = chrono::Utc::now().naive_utc();
+    let store = utc + chrono::Duration::hours(3);
     assert!(
-        chrono::NaiveDateTime::parse_from_str(created_at, "%Y-%m-%d %H:%M:%S").is_ok(),
-        "{created_at}"
+        (written - store).num_minutes().abs() < (written - utc).num_minutes().abs(),
+        "{created_at} is not the store's time (UTC {utc})"
     );
 }
 

@@ -464,3 +464,108 @@ async fn a_draft_is_an_order_filled_by_its_items_and_read_like_any_order() {
     let (status, _) = get(&server, &format!("/orders/{}", second["data"]["id"])).await;
     assert_eq!(status, StatusCode::OK);
 }
+
+/// The stock of product `id` as its details show it.
+async fn stock_of(server: &store_admin_mock::MockServer, id: &Value) -> i64 {
+    let (status, read) = get(server, &format!("/products/{id}")).await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    read["data"]["quantity"].as_i64().expect("a stock quantity")
+}
+
+/// Cancelling an order with `restore_items` puts its lines back in stock, once: without it, or a
+/// second time, the stock stays; a duplicate of a draft is an order, not a draft.
+#[tokio::test]
+async fn a_cancellation_restores_items_once_and_a_duplicated_draft_is_an_order() {
+    let server = start().await;
+    let (_, products) = get(&server, "/products?per_page=60").await;
+    let product = products["data"]
+        .as_array()
+        .expect("products")
+        .iter()
+        .find(|p| {
+            p["type"] == "product"
+                && p["unlimited_quantity"] != true
+                && p["quantity"].is_i64()
+                && p["skus"].as_array().is_none_or(Vec::is_empty)
+                && p["options"].as_array().is_none_or(Vec::is_empty)
+        })
+        .cloned()
+        .expect("a product of limited stock without variants");
+    let pid = product["id"].clone();
+    let (status, draft) = post(&server, "/orders/draft", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{draft}");
+    let order = draft["data"]["id"].clone();
+    let (status, line) = post(
+        &server,
+        "/orders/items",
+        json!({"order_id": order, "identifier_type": "id", "identifier": pid, "quantity": 3}),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {line}");
+    let (_, statuses) = get(&server, "/orders/statuses").await;
+    let slug_id = |slug: &str| {
+        statuses["data"]
+            .as_array()
+            .expect("statuses")
+            .iter()
+            .find(|s| s["slug"] == slug)
+            .map(|s| s["id"].clone())
+            .expect("a built-in status")
+    };
+
+    // A status change without `restore_items` leaves the stock.
+    let before = stock_of(&server, &pid).await;
+    let (status, answer) = post(
+        &server,
+        &format!("/orders/{order}/status"),
+        json!({"status_id": slug_id("in_progress"), "restore_items": true}),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {answer}");
+    assert_eq!(stock_of(&server, &pid).await, before, "not a cancellation");
+    let (status, answer) = post(
+        &server,
+        &format!("/orders/{order}/status"),
+        json!({"status_id": slug_id("canceled")}),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {answer}");
+    assert_eq!(stock_of(&server, &pid).await, before, "no restore_items");
+
+    // With it, the lines go back in stock; a second time changes nothing.
+    let (status, answer) = post(
+        &server,
+        &format!("/orders/{order}/status"),
+        json!({"status_id": slug_id("canceled"), "restore_items": "1"}),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {answer}");
+    assert_eq!(stock_of(&server, &pid).await, before + 3);
+    let (status, _) = post(
+        &server,
+        &format!("/orders/{order}/status"),
+        json!({"status_id": slug_id("restored"), "restore_items": true}),
+    )
+    .await;
+    assert!(status.is_success());
+    assert_eq!(stock_of(&server, &pid).await, before + 3, "restocked once");
+
+    // A duplicate of a draft is an order placed again, not a draft.
+    let (status, copy) = post(&server, "/orders/duplicate", json!({"order_id": order})).await;
+    assert!(status.is_success(), "{status} {copy}");
+    assert!(
+        copy["data"].get("draft").is_none_or(|d| d == false),
+        "{copy}"
+    );
+    let (_, read) = get(&server, &format!("/orders/{}", copy["data"]["id"])).await;
+    assert!(
+        read["data"].get("draft").is_none_or(|d| d == false),
+        "{read}"
+    );
+    let (_, listed) = get(&server, "/orders?per_page=5").await;
+    assert_eq!(listed["data"][0]["id"], copy["data"]["id"]);
+    assert!(
+        listed["data"][0].get("draft").is_none_or(|d| d == false),
+        "{listed}"
+    );
+}

@@ -31,6 +31,9 @@ fn status_summary(status: &Value) -> Value {
     })
 }
 
+/// The hidden mark of an order whose items were put back in stock (never twice).
+const ITEMS_RESTORED: &str = "__items_restored";
+
 /// The collection of orders' history entries (by the document's path).
 const ORDER_HISTORIES: &str = "/orders/{}/histories";
 
@@ -654,6 +657,11 @@ pub(super) fn duplicate_order(call: &Call<'_>) -> Handled {
     ] {
         map.insert(field.into(), value);
     }
+    // A copy is an order placed again, waiting for its payment: not a draft (the service's
+    // dashboard "reorder" makes an order, as the seeded orders are), and its items are not
+    // marked as put back in stock.
+    map.remove("draft");
+    map.remove(ITEMS_RESTORED);
     store.insert(ORDERS, order.clone());
     let answer = details(&store, call.engine, &order);
     drop(store);
@@ -694,11 +702,36 @@ pub(super) fn change_order_status(call: &Call<'_>) -> Handled {
         return Err(ApiError::field(field, selected_invalid("status")));
     };
     let order_status = status_summary(&status);
+    // `restore_items` puts the order's items back in stock when it is cancelled or returned
+    // (the documentation: "for a cancellation or a return"), once per order, as the service's
+    // dashboard restocks a cancelled order once.
+    let restores = body
+        .get("restore_items")
+        .and_then(crate::laravel::laravel_bool)
+        == Some(true)
+        && matches!(
+            status.get("slug").and_then(Value::as_str),
+            Some("canceled" | "restored")
+        );
     let Some(order) = store.get_mut(ORDERS, &order_id) else {
         return Err(ApiError::not_found());
     };
     object_mut(order).insert("status".into(), order_status.clone());
+    let restock = restores && order.get(ITEMS_RESTORED) != Some(&Value::Bool(true));
+    if restock {
+        object_mut(order).insert(ITEMS_RESTORED.into(), Value::Bool(true));
+    }
     let order = order.clone();
+    if restock {
+        for line in order
+            .get("items")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            super::products::restore_line_stock(&mut store, line);
+        }
+    }
     let note = body
         .get("note")
         .and_then(Value::as_str)

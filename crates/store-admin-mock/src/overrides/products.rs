@@ -460,6 +460,37 @@ fn apply_stock(store: &mut Store, stock: &Stock, quantity: i64, mode: &str) -> O
     }
 }
 
+/// Puts an order line's quantity back in stock (a cancellation with `restore_items`): the
+/// variant or product its SKU names, else its product; a product of unlimited stock is left as
+/// it is. Answers whether some stock changed.
+pub(super) fn restore_line_stock(store: &mut Store, line: &Value) -> bool {
+    let quantity = line.get("quantity").and_then(value_as_f64).unwrap_or(0.0) as i64;
+    if quantity <= 0 {
+        return false;
+    }
+    let by_sku = line
+        .get("sku")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .and_then(|sku| find_stock(store, "sku", sku));
+    let stock = by_sku.or_else(|| {
+        line.get("product_id")
+            .and_then(id_text_value)
+            .and_then(|id| find_stock(store, "id", &id))
+    });
+    let Some(stock) = stock else {
+        return false;
+    };
+    let id = match &stock {
+        Stock::Product(id) | Stock::Variant(id, _) => id.clone(),
+    };
+    let unlimited = store
+        .get(PRODUCTS, &id)
+        .and_then(|p| p.get("unlimited_quantity"))
+        .is_some_and(|u| crate::laravel::laravel_bool(u) == Some(true));
+    !unlimited && apply_stock(store, &stock, quantity, "increment").is_some()
+}
+
 /// `POST /products/quantities/bulk` (`update_product_quantities`): each entry's stock, by
 /// product id, variant id or SKU, overwritten, incremented or decremented; the product, its
 /// variants and the quantities list show it. An entry naming nothing of the store is skipped; a
