@@ -1695,6 +1695,19 @@ components:
             let error = merge_report(&mut report, "x.json", text).expect_err(text);
             assert!(format!("{error:#}").starts_with(expected), "{error:#}");
         }
+        let missing = std::env::temp_dir().join("xtask-drift-no-such-report.json");
+        let error = read_reports(std::slice::from_ref(&missing)).expect_err("no such file");
+        assert_eq!(error.to_string(), format!("reading {}", missing.display()));
+        let error = run(
+            &crate::workspace_root(),
+            Command::Apply {
+                reports: vec![PathBuf::from("Cargo.toml")],
+                document: Some(missing.clone()),
+                no_generate: true,
+            },
+        )
+        .expect_err("no such document");
+        assert_eq!(error.to_string(), format!("reading {}", missing.display()));
         let error = apply(
             "fixture.yaml",
             FIXTURE,
