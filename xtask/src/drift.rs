@@ -83,8 +83,11 @@ pub fn run(root: &Path, command: Command) -> Result<()> {
                 regenerate(root)?;
             }
             println!(
-                "\nCompatibility: only optional properties and `x-assumed` entries were added (additive: a minor version); `cargo xtask openapi diff HEAD` gives Optic's verdict."
+                "\nCompatibility: every value of the document before is kept (checked); only optional response properties and `x-assumed` entries were added: an additive change, a minor version."
             );
+            if same_file(&document, &spec) {
+                optic_verdict(root, &spec);
+            }
             println!(
                 "\nCHANGELOG line to write (openapi/CHANGELOG.md, under the next minor version):\n{}",
                 outcome.changelog_line()
@@ -92,6 +95,21 @@ pub fn run(root: &Path, command: Command) -> Result<()> {
             println!("\nReview `git diff`, then commit the document and the generated files.");
             Ok(())
         }
+    }
+}
+
+/// Optic's verdict on the working copy against `HEAD` (`cargo xtask openapi diff HEAD`), when
+/// Optic is installed.
+fn optic_verdict(root: &Path, spec: &Path) {
+    let tools = crate::openapi::Tools::locate(root);
+    if let Err(e) = tools.bin("optic") {
+        println!("No Optic verdict: {e:#}.");
+        return;
+    }
+    let standard = root.join(crate::openapi::OPTIC_STANDARD);
+    match crate::openapi::diff(spec, "HEAD", &standard, &tools) {
+        Ok(summary) => println!("Optic (`cargo xtask openapi diff HEAD`):\n{summary}"),
+        Err(e) => println!("Optic (`cargo xtask openapi diff HEAD`) fails:\n{e:#}"),
     }
 }
 
@@ -1208,10 +1226,67 @@ pub fn apply(name: &str, text: &str, report: &Report) -> Result<Outcome> {
         }
     }
     let text = doc.join();
-    Document::parse(name, text.clone()).with_context(|| {
+    let edited = Document::parse(name, text.clone()).with_context(|| {
         format!("{name}: the edited document does not parse (a bug of `drift apply`)")
     })?;
+    let mut lost = Vec::new();
+    kept(&raw, &edited.raw, "", &mut lost);
+    if !lost.is_empty() {
+        bail!(
+            "{name}: the edit would change what the document says (a bug of `drift apply`): {}",
+            lost.join(", ")
+        );
+    }
     Ok(Outcome { text, changes })
+}
+
+/// Adds to `lost` the pointer of each value of `before` that `after` does not keep: the edit
+/// only adds keys (and turns an `x-assumed: true` into its list of entries, or a description
+/// this tool wrote into a wider one).
+fn kept(before: &Value, after: &Value, at: &str, lost: &mut Vec<String>) {
+    match (before, after) {
+        (Value::Object(b), Value::Object(a)) => {
+            for (key, value) in b {
+                let here = format!("{at}/{}", escape(key));
+                match a.get(key) {
+                    Some(new) if key == "x-assumed" && value == &Value::Bool(true) => {
+                        let entries = new.as_array().is_some_and(|l| !l.is_empty());
+                        if new != value && !entries {
+                            lost.push(here);
+                        }
+                    }
+                    Some(Value::Array(new)) if key == "x-assumed" && value.is_array() => {
+                        // Entries this tool wrote: kept in order, their dates only widened.
+                        let old = value.as_array().map(Vec::as_slice).unwrap_or_default();
+                        if new.len() < old.len() {
+                            lost.push(here);
+                        }
+                    }
+                    Some(Value::String(new)) if key == "description" => {
+                        let widened = value
+                            .as_str()
+                            .is_some_and(|old| old.starts_with(PREFIX) && new.starts_with(PREFIX));
+                        if !widened && value.as_str() != Some(new) {
+                            lost.push(here);
+                        }
+                    }
+                    Some(new) => kept(value, new, &here, lost),
+                    None => lost.push(here),
+                }
+            }
+        }
+        (Value::Array(b), Value::Array(a)) if b.len() == a.len() => {
+            for (i, (value, new)) in b.iter().zip(a).enumerate() {
+                kept(value, new, &format!("{at}/{i}"), lost);
+            }
+        }
+        (b, a) if b == a => {}
+        _ => lost.push(if at.is_empty() {
+            "/".to_owned()
+        } else {
+            at.to_owned()
+        }),
+    }
 }
 
 /// Whether the property `field` of `parent` was added by this tool (its description says so).
@@ -1729,6 +1804,30 @@ components:
         let outcome = apply_fixture(FIXTURE, mock);
         assert!(outcome.listing().contains("skipped   list_things data[].colour (undeclared field): the report gives no JSON type"), "{}", outcome.listing());
         assert!(outcome.text.contains("          x-assumed:\n            - habit: 'a number sent as a string'\n              operation: list_things\n        code:"), "{}", outcome.text);
+    }
+
+    #[test]
+    fn the_guard_names_any_value_the_edit_would_lose_or_change() {
+        let before = serde_json::json!({
+            "a": {"type": "integer", "x-assumed": true, "description": "Kept."},
+            "b": [1, 2],
+        });
+        let added = serde_json::json!({
+            "a": {"type": "integer", "x-assumed": [{"habit": "h", "operation": "o"}],
+                  "description": "Kept.", "nullable": true},
+            "b": [1, 2],
+            "c": 3,
+        });
+        let mut lost = Vec::new();
+        kept(&before, &added, "", &mut lost);
+        assert!(lost.is_empty(), "{lost:?}");
+        let changed = serde_json::json!({
+            "a": {"type": "string", "x-assumed": false, "description": "Other."},
+            "b": [1],
+        });
+        kept(&before, &changed, "", &mut lost);
+        lost.sort();
+        assert_eq!(lost, ["/a/description", "/a/type", "/a/x-assumed", "/b"]);
     }
 
     #[test]
