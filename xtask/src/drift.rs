@@ -1830,6 +1830,61 @@ components:
         assert_eq!(lost, ["/a/description", "/a/type", "/a/x-assumed", "/b"]);
     }
 
+    /// A top-level list, a map's values (`<key>`), a component without `properties` yet, a
+    /// `2XX` answer given by `$ref`, and a last line without a newline.
+    #[test]
+    fn map_values_top_level_lists_and_records_without_properties() {
+        let document = "openapi: 3.0.3
+info: {title: Maps, version: '1.0.0'}
+paths:
+  /prices:
+    get:
+      operationId: 'list_prices'
+      responses:
+        '2XX':
+          $ref: '#/components/responses/Prices'
+components:
+  responses:
+    Prices:
+      description: Prices by currency, per product.
+      content:
+        application/json:
+          schema:
+            type: array
+            items:
+              $ref: '#/components/schemas/PriceMap'
+  schemas:
+    PriceMap:
+      type: object
+      additionalProperties:
+        $ref: '#/components/schemas/Price'
+    Price:
+      type: object
+      description: A price (its fields are not documented)";
+        let outcome = apply_fixture(
+            document,
+            &format!(
+                r#"{{"list_prices": {{"calls": 1, "unknown_fields": {{"[].<key>.amount": {}}}}}}}"#,
+                seen(r#""number""#, FIRST, LAST)
+            ),
+        );
+        assert_eq!(
+            outcome.text,
+            format!(
+                "{document}\n      properties:\n        amount:\n          type: number\n          \
+                 description: Not in the service's documentation; seen in live answers of `list_prices` \
+                 (first seen 2026-11-01T10:00:00Z, last seen 2026-11-02T10:00:00Z).\n"
+            ),
+            "{}",
+            outcome.listing()
+        );
+        let value: Value = crate::yaml::from_str(&outcome.text).expect("parses");
+        assert_eq!(
+            value["components"]["schemas"]["Price"]["properties"]["amount"]["type"],
+            "number"
+        );
+    }
+
     #[test]
     fn reports_merge_counts_types_and_dates() {
         let mut merged = report(&fixture_report(FIRST, LAST));
