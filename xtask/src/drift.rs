@@ -89,7 +89,12 @@ pub fn run(root: &Path, command: Command) -> Result<()> {
                 optic_verdict(root, &spec);
             }
             println!(
-                "\nCHANGELOG line to write (openapi/CHANGELOG.md, under the next minor version):\n{}",
+                "\nCHANGELOG line to write (openapi/CHANGELOG.md, {}):\n{}",
+                next_minor(&outcome.text)
+                    .map(|(now, next)| format!(
+                        "under `## {next}`, with info.version {now} -> {next}"
+                    ))
+                    .unwrap_or_else(|| "under the next minor version".to_owned()),
                 outcome.changelog_line()
             );
             println!("\nReview `git diff`, then commit the document and the generated files.");
@@ -111,6 +116,16 @@ fn optic_verdict(root: &Path, spec: &Path) {
         Ok(summary) => println!("Optic (`cargo xtask openapi diff HEAD`):\n{summary}"),
         Err(e) => println!("Optic (`cargo xtask openapi diff HEAD`) fails:\n{e:#}"),
     }
+}
+
+/// The document's `info.version` and the next minor version after it (`3.0.0` -> `3.1.0`).
+fn next_minor(text: &str) -> Option<(String, String)> {
+    let raw: Value = crate::yaml::from_str(text).ok()?;
+    let now = raw.pointer("/info/version")?.as_str()?.to_owned();
+    let mut parts = now.split('.');
+    let major: u64 = parts.next()?.parse().ok()?;
+    let minor: u64 = parts.next()?.parse().ok()?;
+    Some((now, format!("{major}.{}.0", minor + 1)))
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -1883,6 +1898,15 @@ components:
             value["components"]["schemas"]["Price"]["properties"]["amount"]["type"],
             "number"
         );
+    }
+
+    #[test]
+    fn the_changelog_goes_under_the_next_minor_version() {
+        assert_eq!(
+            next_minor(FIXTURE),
+            Some(("1.0.0".to_owned(), "1.1.0".to_owned()))
+        );
+        assert_eq!(next_minor("info: {version: draft}"), None);
     }
 
     #[test]
