@@ -653,28 +653,38 @@ impl Text {
         let Some(child) = self.child_indent(block) else {
             return Ok(None);
         };
+        let item = |line: &str| {
+            let content = &line[child.min(line.len())..];
+            content.starts_with("- ") || content.trim_end() == "-"
+        };
+        let mut keys = false;
         for i in block.body.clone() {
             let line = &self.lines[i];
             if !is_content(line) || indent(line) != child {
                 continue;
             }
-            let content = &line[child..];
-            if content.starts_with("- ") || content.trim_end() == "-" {
+            if item(line) {
+                // A list's item, or the item of a key's list written at the key's indentation
+                // (`required:` then `- id` below it).
+                if keys {
+                    continue;
+                }
                 return Err(format!(
                     "`{}` is a list, which this tool does not edit",
                     self.key_name(block)
                 ));
             }
-            let Some((name, after)) = split_key(content) else {
+            let Some((name, after)) = split_key(&line[child..]) else {
                 continue;
             };
+            keys = true;
             if name != key {
                 continue;
             }
             let end = (i + 1..block.body.end)
                 .find(|&j| {
                     let l = &self.lines[j];
-                    !l.trim().is_empty() && indent(l) <= child
+                    !l.trim().is_empty() && (indent(l) < child || (indent(l) == child && !item(l)))
                 })
                 .unwrap_or(block.body.end);
             let value = value_text(after);
@@ -1897,6 +1907,58 @@ components:
         assert_eq!(
             value["components"]["schemas"]["Price"]["properties"]["amount"]["type"],
             "number"
+        );
+    }
+
+    /// Lists written at their key's indentation (`required:` then `- id`) stay whole.
+    #[test]
+    fn lists_at_their_keys_indentation_stay_whole() {
+        let document = "openapi: 3.0.3
+info:
+  title: Lists
+  version: '1.0.0'
+paths:
+  /things:
+    get:
+      operationId: list_things
+      responses:
+        '200':
+          description: The things.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Thing'
+components:
+  schemas:
+    Thing:
+      required:
+      - id
+      type: object
+      properties:
+        id:
+          type: integer
+        kind:
+          type: string
+          x-known-values:
+          - small
+          - large
+";
+        let outcome = apply_fixture(
+            document,
+            &format!(
+                r#"{{"list_things": {{"calls": 1, "unknown_fields": {{"colour": {}}}}}}}"#,
+                seen(r#""string""#, FIRST, LAST)
+            ),
+        );
+        assert_eq!(
+            outcome.text,
+            format!(
+                "{document}        colour:\n          type: string\n          description: Not in the \
+                 service's documentation; seen in live answers of `list_things` (first seen \
+                 2026-11-01T10:00:00Z, last seen 2026-11-02T10:00:00Z).\n"
+            ),
+            "{}",
+            outcome.listing()
         );
     }
 
