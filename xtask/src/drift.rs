@@ -794,6 +794,31 @@ fn parse_field_description(text: &str) -> Option<(BTreeSet<String>, Span)> {
     Some((operations, (first, last)))
 }
 
+/// The document's line width: a longer description is a `|` block wrapped at it.
+const WIDTH: usize = 100;
+
+/// `description: <text>` at indentation `at`: one line, or a `|` block wrapped at [`WIDTH`].
+fn description_lines(at: usize, text: &str) -> Vec<String> {
+    let pad = " ".repeat(at);
+    if at + "description: ".len() + text.len() <= WIDTH {
+        return vec![format!("{pad}description: {text}")];
+    }
+    let mut out = vec![format!("{pad}description: |")];
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && at + 2 + line.len() + 1 + word.len() > WIDTH {
+            out.push(format!("{pad}  {line}"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push(format!("{pad}  {line}"));
+    out
+}
+
 /// The schema lines of a new property of the types `types`, at indentation `at`.
 fn type_lines(types: &[JsonType], at: &str) -> Vec<String> {
     let any_value = "'#/components/schemas/AnyValue'";
@@ -1363,23 +1388,37 @@ fn add_field(
         let Some(description) = doc.child(&existing, "description")? else {
             return Ok(None);
         };
-        let line = description.key_line.unwrap_or_default();
-        let Some((ops, (first, last))) = parse_field_description(&description.inline) else {
+        let first_line = description.key_line.unwrap_or_default();
+        let last_line = doc.last_content(&description).unwrap_or(first_line);
+        let key_indent = indent(&doc.lines[first_line]);
+        let text = if description.inline.is_empty() {
+            // A block scalar: read back as YAML.
+            let yaml: String = doc.lines[first_line..=last_line]
+                .iter()
+                .map(|l| l.get(key_indent..).unwrap_or(l.trim_start()).to_owned())
+                .collect();
+            let value: Value = crate::yaml::from_str(&yaml).unwrap_or_default();
+            value["description"].as_str().unwrap_or_default().to_owned()
+        } else {
+            description.inline.clone()
+        };
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let Some((ops, (first, last))) = parse_field_description(&text) else {
             return Ok(None);
         };
         let mut operations = ops;
         operations.extend(seen.operations.iter().cloned());
         let first = min_date(first, seen.seen.first_seen);
         let last = last.max(seen.seen.last_seen);
-        let at = &doc.lines[line][..indent(&doc.lines[line])];
-        let new = format!(
-            "{at}description: {}\n",
-            field_description(&operations, date(first), date(last))
-        );
-        if doc.lines[line] == new {
+        let text = field_description(&operations, date(first), date(last));
+        let new: Vec<String> = description_lines(key_indent, &text)
+            .into_iter()
+            .map(|l| format!("{l}\n"))
+            .collect();
+        if doc.lines[first_line..=last_line] == new[..] {
             return Ok(None);
         }
-        doc.lines[line] = new;
+        doc.lines.splice(first_line..=last_line, new);
         return Ok(Some(FieldEdit::Widened));
     }
     let description = field_description(
@@ -1420,7 +1459,7 @@ fn add_field(
     let inner = " ".repeat(property_indent + 2);
     lines.push(format!("{at}{}:", yaml_key(field)));
     lines.extend(type_lines(&seen.seen.types, &inner));
-    lines.push(format!("{inner}description: {description}"));
+    lines.extend(description_lines(property_indent + 2, &description));
     insert(doc, insert_at, lines);
     Ok(Some(FieldEdit::Added))
 }
@@ -1634,7 +1673,7 @@ components:
     #[test]
     fn undeclared_fields_and_habits_become_inserted_lines() {
         let outcome = apply_fixture(FIXTURE, &fixture_report(FIRST, LAST));
-        let seen_in = "Not in the service's documentation; seen in live answers of `list_things` (first seen 2026-11-01T10:00:00Z, last seen 2026-11-02T10:00:00Z).";
+        let seen_in = "|\n            Not in the service's documentation; seen in live answers of `list_things` (first seen\n            2026-11-01T10:00:00Z, last seen 2026-11-02T10:00:00Z).";
         let expected = FIXTURE
             .replace(
                 "        owner:\n          $ref: '#/components/schemas/Owner'\n",
@@ -1756,11 +1795,9 @@ components:
             }
         }
         assert_eq!(changed, 7, "4 descriptions and 3 x-assumed entries widen");
-        assert!(
-            newer
-                .text
-                .contains("first seen 2026-11-01T10:00:00Z, last seen 2026-11-09T00:00:00Z")
-        );
+        assert!(newer.text.contains(
+            "(first seen\n            2026-11-01T10:00:00Z, last seen 2026-11-09T00:00:00Z).\n"
+        ));
         let again = apply_fixture(&newer.text, &fixture_report(FIRST, LAST));
         assert_eq!(again.text, newer.text, "an older report narrows nothing");
     }
@@ -1897,8 +1934,8 @@ components:
             outcome.text,
             format!(
                 "{document}\n      properties:\n        amount:\n          type: number\n          \
-                 description: Not in the service's documentation; seen in live answers of `list_prices` \
-                 (first seen 2026-11-01T10:00:00Z, last seen 2026-11-02T10:00:00Z).\n"
+                 description: |\n            Not in the service's documentation; seen in live answers of \
+                 `list_prices` (first seen\n            2026-11-01T10:00:00Z, last seen 2026-11-02T10:00:00Z).\n"
             ),
             "{}",
             outcome.listing()
@@ -1953,13 +1990,27 @@ components:
         assert_eq!(
             outcome.text,
             format!(
-                "{document}        colour:\n          type: string\n          description: Not in the \
-                 service's documentation; seen in live answers of `list_things` (first seen \
+                "{document}        colour:\n          type: string\n          description: |\n            \
+                 Not in the service's documentation; seen in live answers of `list_things` (first seen\n            \
                  2026-11-01T10:00:00Z, last seen 2026-11-02T10:00:00Z).\n"
             ),
             "{}",
             outcome.listing()
         );
+    }
+
+    #[test]
+    fn a_description_is_one_line_or_a_block_wrapped_at_the_documents_width() {
+        assert_eq!(description_lines(4, "Short."), ["    description: Short."]);
+        let long = "word ".repeat(40);
+        let lines = description_lines(10, long.trim_end());
+        assert_eq!(lines[0], "          description: |");
+        assert!(
+            lines[1..]
+                .iter()
+                .all(|l| l.len() <= WIDTH && l.starts_with("            word"))
+        );
+        assert_eq!(lines[1..].join(" ").split_whitespace().count(), 40);
     }
 
     #[test]
@@ -2045,7 +2096,9 @@ components:
              \x20             last_seen: '2026-11-02T10:00:00Z'\n\
              \x20       gift_wrapping:\n\
              \x20         type: string\n\
-             \x20         description: Not in the service's documentation; seen in live answers of `get_order` (first seen 2026-11-01T10:00:00Z, last seen 2026-11-02T10:00:00Z).\n"
+             \x20         description: |\n\
+             \x20           Not in the service's documentation; seen in live answers of `get_order` (first seen\n\
+             \x20           2026-11-01T10:00:00Z, last seen 2026-11-02T10:00:00Z).\n"
         );
         let doc = Document::parse(SPEC, edited.clone()).expect("parses");
         crate::generate::lint_client(&doc).expect("lints");
