@@ -1812,6 +1812,19 @@ components:
         let outcome = apply_fixture(&with_any_value, &fixture_report(FIRST, LAST));
         let after = Document::parse("fixture.yaml", outcome.text).expect("parses");
         after.lint().expect("lints");
+        // And progenitor generates a client with the new fields, of the types the idioms give.
+        let version = crate::generate::progenitor_version(&crate::workspace_root()).unwrap();
+        let code = crate::render::render_client(&after, crate::render::Flavor::Fixture, &version)
+            .expect("generates");
+        let code: String = code.split_whitespace().collect();
+        for field in [
+            "pubwarehouse_code:::std::option::Option<NumberOrString>",
+            "pubnote:::std::option::Option<::std::string::String>",
+            "pubtags:::std::vec::Vec<AnyValue>",
+            "pubemail:::std::option::Option<::std::string::String>",
+        ] {
+            assert!(code.contains(field), "{field} not in the generated code");
+        }
     }
 
     #[test]
