@@ -6,6 +6,8 @@
 //! - `cargo xtask summary`: one line per operation, read back from the generated client code.
 //! - `cargo xtask bench-build`: build times of the generated client against document 2.0.0.
 //! - `cargo xtask openapi bundle|diff <ref>`: publish the document to other teams (see `openapi.rs`).
+//! - `cargo xtask drift apply REPORT.json...`: drift reports become a proposed document change (see
+//!   `drift.rs`).
 
 #![forbid(unsafe_code)]
 
@@ -15,6 +17,7 @@ mod bench_build;
 mod cli_gen;
 mod conventions;
 mod document;
+mod drift;
 mod generate;
 mod hand_written;
 mod lint;
@@ -78,6 +81,11 @@ enum Command {
         #[command(subcommand)]
         command: openapi::Command,
     },
+    /// Drift reports of live answers: `apply` turns them into a proposed document change.
+    Drift {
+        #[command(subcommand)]
+        command: drift::Command,
+    },
 }
 
 fn main() -> std::process::ExitCode {
@@ -112,6 +120,7 @@ fn run(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Openapi { command } => openapi::run(&root, command),
+        Command::Drift { command } => drift::run(&root, command),
         Command::BenchBuild {
             baseline,
             target_dir,
