@@ -166,7 +166,14 @@ fn print_drift(operation: &'static str, bytes: &[u8], shape: &Shape) -> Result<(
     };
     let mut report = store_admin::drift::DriftReport::default();
     report.record(operation, Some(&findings), chrono::Utc::now());
-    crate::drift::print_report(&report)
+    print_report(&report)
+}
+
+/// Prints a report as JSON on standard output.
+pub(crate) fn print_report(report: &store_admin::drift::DriftReport) -> Result<(), CliError> {
+    let text = serde_json::to_string_pretty(report)
+        .map_err(|e| CliError::other(format!("the drift report: {e}")))?;
+    crate::output::write_stdout(format!("{text}\n").as_bytes())
 }
 
 /// Why a body has no findings.

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use store_admin::drift::DriftReport;
 
-use crate::decode::{Refused, drift_of, find_operation};
+use crate::decode::{Refused, drift_of, find_operation, print_report};
 use crate::error::CliError;
 
 /// The largest file read: the client's bound on an answer (64 MiB).
@@ -102,13 +102,6 @@ pub fn run(args: DriftArgs) -> Result<(), CliError> {
         return Err(CliError::Quiet(1));
     }
     Ok(())
-}
-
-/// Prints a report as JSON on standard output.
-pub(crate) fn print_report(report: &DriftReport) -> Result<(), CliError> {
-    let text = serde_json::to_string_pretty(report)
-        .map_err(|e| CliError::other(format!("the drift report: {e}")))?;
-    crate::output::write_stdout(format!("{text}\n").as_bytes())
 }
 
 /// A path as it may be printed.

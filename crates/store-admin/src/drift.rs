@@ -13,9 +13,9 @@
 //! `store_admin.drift` (labels `operation`, `habit` (or `undeclared field`), `path`, `store`).
 //!
 //! Off (the default), nothing of this runs: no body is kept, no second decode. On, each decoded
-//! answer is decoded a second time on a thread of the count's own (the caller hands it the body,
-//! shared, and goes on; while that thread is 64 answers behind, callers count their answers
-//! themselves, so nothing is dropped), and [`StoreAdmin::drift`](crate::StoreAdmin::drift) waits
+//! answer is decoded a second time on a thread of the drift counts' own (one for the process; the
+//! caller hands it the body, shared, and goes on; while that thread is 64 answers behind, callers
+//! count their answers themselves, so nothing is dropped), and [`StoreAdmin::drift`](crate::StoreAdmin::drift) waits
 //! for the answers handed so far. With the `metrics` feature, the metrics are therefore recorded
 //! on that thread: through the global recorder, not a thread-local one. The overhead benchmark
 //! reports what counting costs.
@@ -32,6 +32,7 @@
 //! # Ok(()) }
 //! ```
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -42,22 +43,27 @@ pub use store_admin_client::drift::{
     DriftReport, HabitSeen, JsonType, OperationDrift, PATHS_KEPT, Seen, habits, looks_like_data,
 };
 
-/// The most answers waiting for the drift count's thread. Past it, the caller counts the answer
+/// The most answers waiting for the drift counts' thread. Past it, the caller counts the answer
 /// itself (nothing is dropped: the count is exact, and a caller pays for it only while the
 /// thread is behind).
 const QUEUED: usize = 64;
 
+/// The drift counts' thread's queue, once started (`None` inside: it could not be started, and
+/// callers count themselves). One thread for the process, whatever the number of clients (an app
+/// installed in many stores builds one client a store).
+static QUEUE: OnceLock<Option<SyncSender<Job>>> = OnceLock::new();
+
 /// A client's drift count (shared by its clones and views).
 ///
-/// The answers are counted on a thread of the count's own (started with the first answer), so
-/// that the second decode is not on the caller's path: a call hands the thread its answer's body
-/// (shared, not copied) and returns. [`report`](Self::report) waits for the answers handed so far.
+/// The answers are counted on a thread of the drift counts' own (one for the process, started
+/// with the first answer), so that the second decode is not on the caller's path: a call hands
+/// the thread its answer's body (shared, not copied) and returns. [`report`](Self::report) waits
+/// for the answers handed so far.
 #[derive(Debug, Default)]
 pub(crate) struct DriftCounter {
     shared: Arc<Shared>,
-    /// The thread's queue, once started (`None` inside: it could not be started, and callers
-    /// count themselves).
-    queue: OnceLock<Option<SyncSender<Job>>>,
+    /// Whether an answer was handed to the thread (else a report need not wait for it).
+    handed: AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -65,10 +71,10 @@ struct Shared {
     report: Mutex<DriftReport>,
 }
 
-/// What the drift count's thread is handed.
+/// What the drift counts' thread is handed.
 enum Job {
     /// Count an answer.
-    Count(Box<dyn FnOnce(&Shared) + Send>),
+    Count(Box<dyn FnOnce() + Send>),
     /// Answer when every job handed before is done.
     Flush(SyncSender<()>),
 }
@@ -96,42 +102,45 @@ impl Shared {
     }
 }
 
-impl DriftCounter {
-    /// The count's thread's queue, started on first use.
-    fn queue(&self) -> Option<&SyncSender<Job>> {
-        self.queue
-            .get_or_init(|| {
-                let (sender, receiver) = mpsc::sync_channel(QUEUED);
-                let shared = self.shared.clone();
-                std::thread::Builder::new()
-                    .name("store-admin-drift".into())
-                    .spawn(move || work(&shared, &receiver))
-                    .ok()
-                    .map(|_| sender)
-            })
-            .as_ref()
-    }
+/// The drift counts' thread's queue, started on first use.
+fn queue() -> Option<&'static SyncSender<Job>> {
+    QUEUE
+        .get_or_init(|| {
+            let (sender, receiver) = mpsc::sync_channel(QUEUED);
+            std::thread::Builder::new()
+                .name("store-admin-drift".into())
+                .spawn(move || work(&receiver))
+                .ok()
+                .map(|_| sender)
+        })
+        .as_ref()
+}
 
-    /// Counts `body`, an answer of `operation` that the caller decoded as `T`: on the count's
-    /// thread, or here when its queue is full (or it could not be started).
+impl DriftCounter {
+    /// Counts `body`, an answer of `operation` that the caller decoded as `T`: on the drift
+    /// counts' thread, or here when its queue is full (or it could not be started).
     fn observe<T: DeserializeOwned + 'static>(
         &self,
         operation: &'static str,
         body: bytes::Bytes,
         store: Option<Arc<str>>,
     ) {
-        let job = Job::Count(Box::new(move |shared: &Shared| {
+        let shared = self.shared.clone();
+        let job = Job::Count(Box::new(move || {
             shared.count::<T>(operation, &body, store.as_deref());
         }));
-        let job = match self.queue() {
-            Some(queue) => match queue.try_send(job) {
-                Ok(()) => return,
-                Err(TrySendError::Full(job) | TrySendError::Disconnected(job)) => job,
-            },
+        let job = match queue() {
+            Some(queue) => {
+                self.handed.store(true, Ordering::Release);
+                match queue.try_send(job) {
+                    Ok(()) => return,
+                    Err(TrySendError::Full(job) | TrySendError::Disconnected(job)) => job,
+                }
+            }
             None => job,
         };
         if let Job::Count(count) = job {
-            count(&self.shared);
+            count();
         }
     }
 
@@ -142,7 +151,9 @@ impl DriftCounter {
 
     /// The report so far, with every answer handed to the count before this call counted.
     pub(crate) fn report(&self) -> DriftReport {
-        if let Some(Some(queue)) = self.queue.get() {
+        if self.handed.load(Ordering::Acquire)
+            && let Some(queue) = queue()
+        {
             let (done, wait) = mpsc::sync_channel(1);
             if queue.send(Job::Flush(done)).is_ok() {
                 // The thread answers once it has counted what was queued before the flush.
@@ -157,11 +168,11 @@ impl DriftCounter {
     }
 }
 
-/// The count's thread: until every client sharing the count is gone (the queue's sender with it).
-fn work(shared: &Shared, jobs: &Receiver<Job>) {
+/// The drift counts' thread: for the life of the process (it waits on its queue).
+fn work(jobs: &Receiver<Job>) {
     while let Ok(job) = jobs.recv() {
         match job {
-            Job::Count(count) => count(shared),
+            Job::Count(count) => count(),
             Job::Flush(done) => {
                 let _ = done.send(());
             }
