@@ -354,6 +354,14 @@ pub async fn listen(format: Format, args: ListenArgs) -> Result<(), CliError> {
     let header_timeout = std::time::Duration::try_from_secs_f64(args.header_timeout)
         .map_err(|_| CliError::usage("--header-timeout: give a positive number of seconds"))?;
     let dedup = deduplicator(&args).await?;
+    // The drift report's file is written when the listener stops: checked writable first.
+    let drift = match &args.drift {
+        Some(path) => {
+            write_drift(path, &store_admin::drift::DriftReport::default())?;
+            Some((path.clone(), store_admin::drift::DriftCount::new()))
+        }
+        None => None,
+    };
     let shared =
         args.redis.is_some() || std::env::var_os(LISTEN_REDIS_ENV).is_some_and(|v| !v.is_empty());
     let printer = Arc::new(Printer {
@@ -366,7 +374,7 @@ pub async fn listen(format: Format, args: ListenArgs) -> Result<(), CliError> {
     });
     let inbox = |security: Security| {
         let printer = printer.clone();
-        Inbox::builder(security, move |event: WebhookEvent| {
+        let inbox = Inbox::builder(security, move |event: WebhookEvent| {
             let printer = printer.clone();
             async move {
                 if let Err(e) = print_event(&printer, &event) {
@@ -381,8 +389,11 @@ pub async fn listen(format: Format, args: ListenArgs) -> Result<(), CliError> {
         })
         .deduplicator(dedup.clone())
         .max_body_bytes(DELIVERY_LIMIT)
-        .key_prefix(LISTEN_KEY_PREFIX)
-        .build()
+        .key_prefix(LISTEN_KEY_PREFIX);
+        match &drift {
+            Some((_, count)) => inbox.count_drift(count.clone()).build(),
+            None => inbox.build(),
+        }
     };
     let listener = Arc::new(Listener {
         body_timeout,
@@ -416,7 +427,31 @@ pub async fn listen(format: Format, args: ListenArgs) -> Result<(), CliError> {
         }
     };
     serve(socket, app, stop, header_timeout).await;
+    if let Some((path, count)) = drift {
+        let report = count.report();
+        write_drift(&path, &report)?;
+        let deliveries: u64 = report.operations.values().map(|o| o.calls).sum();
+        crate::note!(
+            "the drift of {deliveries} deliveries is in {}",
+            terminal_safe(&path.display().to_string(), false)
+        );
+    }
     Ok(())
+}
+
+/// Writes a drift report to `path` as JSON.
+fn write_drift(
+    path: &std::path::Path,
+    report: &store_admin::drift::DriftReport,
+) -> Result<(), CliError> {
+    let text = serde_json::to_string_pretty(report)
+        .map_err(|e| CliError::other(format!("the drift report: {e}")))?;
+    std::fs::write(path, format!("{text}\n")).map_err(|e| {
+        CliError::usage(format!(
+            "--drift {}: {e}",
+            terminal_safe(&path.display().to_string(), false)
+        ))
+    })
 }
 
 /// Serves `app` until `stop`. A connection must send the first byte of a request within
@@ -677,6 +712,12 @@ pub struct ListenArgs {
     /// a password goes in STORE_ADMIN_WEBHOOK_REDIS, never on the command line.
     #[arg(long, value_name = "redis://...")]
     pub redis: Option<String>,
+    /// Write the drift of the verified deliveries to FILE when the listener stops: per event
+    /// (`webhook:order.created`), each habit of the service's serialisation they needed and each
+    /// field the document does not declare, by JSON path, with counts and JSON types, never a
+    /// value (the client's drift report; `cargo xtask drift apply` reads it).
+    #[arg(long, value_name = "FILE")]
+    pub drift: Option<PathBuf>,
 }
 
 #[cfg(test)]

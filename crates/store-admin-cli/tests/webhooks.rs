@@ -309,6 +309,52 @@ async fn listen_prints_a_replayed_delivery_once() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn listen_writes_the_drift_of_its_deliveries_by_event_and_never_a_value() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let report = dir.path().join("drift.json");
+    let (child, address, _stderr) =
+        start_listener(&["--max-events", "2", "--drift", report.to_str().unwrap()]);
+    // The file is there (empty) from the start: a path that cannot be written fails at once.
+    assert_eq!(std::fs::read_to_string(&report).unwrap().trim(), "{}");
+    assert_eq!(deliver(&address, BODY).await, 200);
+    // The merchant as a string, and a field the document does not declare (its value hostile).
+    let drifted = BODY
+        .replace("order.created", "order.updated")
+        .replace("1234509876", "\"1234509876\"")
+        .replace(
+            r#""data":{"#,
+            r#""trace_note":"=cmd|' /C calc'!A0","data":{"#,
+        );
+    assert_eq!(deliver(&address, &drifted).await, 200);
+    assert_eq!(printed(child).await.len(), 2);
+    let text = std::fs::read_to_string(&report).unwrap();
+    let drift = json(&text);
+    assert_eq!(drift["webhook:order.created"]["decoded"], 1, "{text}");
+    let updated = &drift["webhook:order.updated"];
+    assert_eq!(
+        updated["habits"]["a number sent as a string"]["paths"]["merchant"]["count"], 1,
+        "{text}"
+    );
+    assert_eq!(
+        updated["unknown_fields"]["trace_note"]["types"][0], "string",
+        "{text}"
+    );
+    assert!(
+        !text.contains("calc") && !text.contains("1234509876"),
+        "{text}"
+    );
+
+    // A --drift file that cannot be written is a usage error before anything listens.
+    let mut command = store_admin();
+    command
+        .args(["webhooks", "listen", "--port", "0", "--drift"])
+        .arg(dir.path().join("no/such/dir/drift.json"))
+        .env("STORE_ADMIN_WEBHOOK_SECRET", SECRET);
+    let (_, err) = run(command, 2);
+    assert!(err.contains("--drift"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn listeners_sharing_a_redis_print_a_delivery_once_between_them() {
     let redis = store_admin_tests::RedisServer::start();
     let url = redis.url();
