@@ -24,6 +24,7 @@ use store_admin_client::decoders::{DECODERS, DecodeFn};
     store-admin decode list_orders --drift response.json > drift.json\n\n\
     Exit codes: 0 the body decodes, 1 it does not (the first mismatch is printed), 2 unknown \
     operation or unreadable file.")]
+#[non_exhaustive]
 pub struct DecodeArgs {
     /// An operationId (`list_orders`) or `"METHOD /path"` (`"GET /orders/{id}"`; parameter names
     /// need not match the document's).

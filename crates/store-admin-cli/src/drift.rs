@@ -32,6 +32,7 @@ const FILES: usize = 100_000;
     Exit codes: 0 every file decodes (the report is on standard output), 1 some do not (each is \
     named on standard error; the report counts them as failed), 2 a file's operation is unknown \
     or a file cannot be read.")]
+#[non_exhaustive]
 pub struct DriftArgs {
     /// Files and directories of captured success bodies.
     #[arg(value_name = "PATH", required = true)]

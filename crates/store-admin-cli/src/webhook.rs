@@ -662,6 +662,7 @@ fn print_event(receiver: &Printer, event: &WebhookEvent) -> std::io::Result<()> 
 
 /// `webhooks verify`
 #[derive(Args)]
+#[non_exhaustive]
 pub struct VerifyArgs {
     /// The webhook's secret: --secret-file PATH or STORE_ADMIN_WEBHOOK_SECRET.
     #[command(flatten)]
@@ -687,6 +688,7 @@ pub struct VerifyArgs {
 
 /// `webhooks listen`
 #[derive(Args)]
+#[non_exhaustive]
 pub struct ListenArgs {
     /// The port to listen on (0 picks a free one, printed on standard error).
     #[arg(long, default_value_t = 8787)]
