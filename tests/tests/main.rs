@@ -6,6 +6,7 @@
 //! of its own.
 
 mod client_e2e;
+mod drift_e2e;
 mod fairness;
 mod fleet;
 mod inbox;

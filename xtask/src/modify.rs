@@ -527,7 +527,7 @@ impl StoreAdmin {{
         rel_path: MODIFY_OUT.to_owned(),
         content: format!(
             "{}{}",
-            crate::model::header(doc),
+            crate::model::code_header(doc)?,
             keep_header(&text, &pretty)
         ),
     }])

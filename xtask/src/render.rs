@@ -18,8 +18,8 @@ use quote::quote;
 use crate::areas::{self, AREAS, area_dir};
 use crate::hand_written::{self, HandWritten};
 use crate::model::{
-    CORE_DIR, OPERATIONS, OperationMeta, Output, PagedOperation, generated_file, header,
-    operation_table, paged_operations, part_header,
+    CORE_DIR, OPERATIONS, OperationMeta, Output, PagedOperation, code_header, generated_file,
+    header, operation_table, paged_operations, part_header,
 };
 use crate::{Document, additive, lint, rewrite, setters, split};
 
@@ -605,7 +605,11 @@ pub fn render_operations(
         #(#traits)*
     };
     let file: syn::File = syn::parse2(tokens).context("operation table does not parse")?;
-    Ok(format!("{}\n{}", header(doc), prettyplease::unparse(&file)))
+    Ok(format!(
+        "{}\n{}",
+        code_header(doc)?,
+        prettyplease::unparse(&file)
+    ))
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
         rel_path: UPLOADS_OUT.to_owned(),
         content: format!(
             "{}// The uploads and other hand-written operations of `store-admin`, for the `uploads!` macro of\n// `hand_written.rs`, which includes this file.\n\n{text}",
-            crate::model::header(doc),
+            crate::model::code_header(doc)?,
         ),
     }])
 }

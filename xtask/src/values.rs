@@ -204,7 +204,7 @@ pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
         rel_path: VALUES_OUT.to_owned(),
         content: format!(
             "{}// The open value sets of the document, as `open_enum!` types of `store-admin`.\n\n{}",
-            crate::model::header(doc),
+            crate::model::code_header(doc)?,
             prettyplease::unparse(&file)
         ),
     }])

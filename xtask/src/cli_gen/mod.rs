@@ -38,7 +38,7 @@
 use anyhow::{Context, Result};
 
 use crate::Document;
-use crate::model::{Output, header};
+use crate::model::{Output, code_header};
 
 mod checks;
 mod columns;
@@ -84,7 +84,7 @@ pub fn outputs(doc: &Document, client: &[Output]) -> Result<Vec<Output>> {
             rel_path: CLI_OUT.to_owned(),
             content: format!(
                 "{}// The `store-admin` command tree: one group per tag, one command per operation.\n\n{}",
-                header(doc),
+                code_header(doc)?,
                 prettyplease::unparse(&file)
             ),
         },
@@ -92,7 +92,7 @@ pub fn outputs(doc: &Document, client: &[Output]) -> Result<Vec<Output>> {
             rel_path: DECODERS_OUT.to_owned(),
             content: format!(
                 "{}// Per operation, the generated types of its bodies (`decoders::DECODERS`).\n\n{}",
-                header(doc),
+                code_header(doc)?,
                 prettyplease::unparse(&decoders)
             ),
         },
