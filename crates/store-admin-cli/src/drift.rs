@@ -6,6 +6,10 @@
 //! needed and each field the document does not declare, by JSON path, with counts, JSON types and
 //! the first and last time seen (a file's time is when it was last written, when it was
 //! captured). Never a value.
+//!
+//! With `--deliveries`, each file is a webhook delivery's body instead (as `webhooks listen --save
+//! DIR` writes them; in an `.ndjson` file, one a line), counted per event as the library counts
+//! what it verifies: the operation `webhook:<event>`.
 
 use std::path::{Path, PathBuf};
 
@@ -26,7 +30,8 @@ const FILES: usize = 100_000;
 #[derive(Args)]
 #[command(after_help = "Examples:\n  \
     store-admin drift captures/ > drift.json\n  \
-    store-admin drift --operation list_orders page1.json page2.json\n\n\
+    store-admin drift --operation list_orders page1.json page2.json\n  \
+    store-admin drift --deliveries deliveries/ > webhook-drift.json\n\n\
     A file's operation is --operation, else the operationId its name starts with \
     (list_orders.json, list_orders.2.json) or the name of its directory (list_orders/1.json).\n\n\
     Exit codes: 0 every file decodes (the report is on standard output), 1 some do not (each is \
@@ -40,6 +45,10 @@ pub struct DriftArgs {
     /// The operation every file answers: an operationId (`list_orders`) or `"METHOD /path"`.
     #[arg(long, value_name = "OPERATION")]
     pub operation: Option<String>,
+    /// The files are webhook deliveries' bodies (as `webhooks listen --save DIR` writes them; in
+    /// an `.ndjson` file, one a line), counted per event (`webhook:order.created`).
+    #[arg(long, conflicts_with = "operation")]
+    pub deliveries: bool,
 }
 
 /// Runs `drift`: prints the merged report on standard output.
@@ -62,26 +71,23 @@ pub fn run(args: DriftArgs) -> Result<(), CliError> {
     }
     let mut report = DriftReport::default();
     let mut failed = 0usize;
+    if args.deliveries {
+        for file in &files {
+            failed += count_deliveries(file, &mut report)?;
+        }
+        print_report(&report)?;
+        return if failed > 0 {
+            Err(CliError::Quiet(1))
+        } else {
+            Ok(())
+        };
+    }
     for file in &files {
         let operation = match given {
             Some(meta) => meta.operation_id,
             None => operation_of(file)?,
         };
-        let metadata = std::fs::metadata(file)
-            .map_err(|e| CliError::usage(format!("cannot read {}: {e}", shown(file))))?;
-        if metadata.len() > FILE_BYTES {
-            return Err(CliError::usage(format!(
-                "{} is larger than {} MiB, the client's bound on an answer",
-                shown(file),
-                FILE_BYTES >> 20
-            )));
-        }
-        let bytes = std::fs::read(file)
-            .map_err(|e| CliError::usage(format!("cannot read {}: {e}", shown(file))))?;
-        let at = metadata
-            .modified()
-            .map(chrono::DateTime::<chrono::Utc>::from)
-            .unwrap_or_else(|_| chrono::Utc::now());
+        let (bytes, at) = read_capture(file)?;
         match drift_of(operation, &bytes) {
             Ok(findings) => report.record(operation, Some(&findings), at),
             Err(Refused::Usage(text)) => {
@@ -103,6 +109,86 @@ pub fn run(args: DriftArgs) -> Result<(), CliError> {
         return Err(CliError::Quiet(1));
     }
     Ok(())
+}
+
+/// Counts the deliveries of one file (the whole file, or each line of an `.ndjson` file) in
+/// `report`, at the file's time; answers how many did not decode as a delivery (each named on
+/// standard error).
+fn count_deliveries(file: &Path, report: &mut DriftReport) -> Result<usize, CliError> {
+    let (bytes, at) = read_capture(file)?;
+    let bodies: Vec<&[u8]> = if file.extension().is_some_and(|ext| ext == "ndjson") {
+        bytes
+            .split(|b| *b == b'\n')
+            .filter(|line| !line.trim_ascii().is_empty())
+            .collect()
+    } else {
+        vec![&bytes]
+    };
+    let mut failed = 0;
+    for (n, body) in bodies.into_iter().enumerate() {
+        let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+        // Nesting past the bound is refused before anything reads it.
+        let parsed = store_admin_client::check_depth(body)
+            .map_err(|too_deep| too_deep.to_string())
+            .and_then(|()| {
+                let count = store_admin::drift::DriftCount::new();
+                let parsed = store_admin::webhooks::parse_event_counting(body, &count)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string());
+                let mut seen = count.report();
+                at_time(&mut seen, at);
+                report.merge(&seen);
+                parsed
+            });
+        if let Err(reason) = parsed {
+            failed += 1;
+            let line = if file.extension().is_some_and(|ext| ext == "ndjson") {
+                format!(" line {}", n + 1)
+            } else {
+                String::new()
+            };
+            crate::output::stderr_line(format_args!(
+                "{}{line}: not a delivery: {}",
+                shown(file),
+                crate::output::terminal_safe(&reason, true)
+            ));
+        }
+    }
+    Ok(failed)
+}
+
+/// Sets every time of `report` to `at` (a capture's time, not when it was read).
+fn at_time(report: &mut DriftReport, at: chrono::DateTime<chrono::Utc>) {
+    for operation in report.operations.values_mut() {
+        let habits = operation
+            .habits
+            .values_mut()
+            .flat_map(|h| h.paths.values_mut());
+        for seen in habits.chain(operation.unknown_fields.values_mut()) {
+            seen.first_seen = Some(at);
+            seen.last_seen = Some(at);
+        }
+    }
+}
+
+/// A capture's bytes and its time (when it was last written), within the bound on an answer.
+fn read_capture(file: &Path) -> Result<(Vec<u8>, chrono::DateTime<chrono::Utc>), CliError> {
+    let metadata = std::fs::metadata(file)
+        .map_err(|e| CliError::usage(format!("cannot read {}: {e}", shown(file))))?;
+    if metadata.len() > FILE_BYTES {
+        return Err(CliError::usage(format!(
+            "{} is larger than {} MiB, the client's bound on an answer",
+            shown(file),
+            FILE_BYTES >> 20
+        )));
+    }
+    let bytes = std::fs::read(file)
+        .map_err(|e| CliError::usage(format!("cannot read {}: {e}", shown(file))))?;
+    let at = metadata
+        .modified()
+        .map(chrono::DateTime::<chrono::Utc>::from)
+        .unwrap_or_else(|_| chrono::Utc::now());
+    Ok((bytes, at))
 }
 
 /// A path as it may be printed.

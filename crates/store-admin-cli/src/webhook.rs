@@ -269,6 +269,88 @@ struct Listener {
     /// the strategy it names, with the one secret, as `webhooks verify` does.
     signature: Inbox,
     token: Inbox,
+    /// `--save DIR`: where each handled delivery's body is written.
+    save: Option<Saver>,
+}
+
+/// `webhooks listen --save DIR`: writes each delivery the listener handles (verified, not a
+/// duplicate), byte for byte, as `DIR/<event>.<run>-<n>.json` (the directory made private to the
+/// user, each file created new, never overwritten), for `store-admin drift --deliveries DIR`.
+/// `app.store.authorize` is never written: its data carries the store's tokens.
+struct Saver {
+    dir: PathBuf,
+    /// The run's start (milliseconds since the epoch): names of two runs do not meet.
+    run: i64,
+    written: AtomicU64,
+}
+
+/// The event that carries the store's tokens, never written to a file.
+const TOKENS_EVENT: &str = "app.store.authorize";
+
+impl Saver {
+    /// Makes `dir` (private to the user on Unix) if it is not there; refuses a path that is
+    /// not a directory.
+    fn new(dir: PathBuf) -> Result<Self, CliError> {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        let shown = terminal_safe(&dir.display().to_string(), false);
+        builder
+            .create(&dir)
+            .map_err(|e| CliError::usage(format!("--save {shown}: {e}")))?;
+        if !std::fs::metadata(&dir).is_ok_and(|m| m.is_dir()) {
+            return Err(CliError::usage(format!("--save {shown}: not a directory")));
+        }
+        Ok(Self {
+            dir,
+            run: chrono::Utc::now().timestamp_millis(),
+            written: AtomicU64::new(0),
+        })
+    }
+
+    /// Writes one handled delivery's body.
+    async fn save(&self, body: Bytes) {
+        #[derive(serde::Deserialize)]
+        struct NameOnly {
+            event: String,
+        }
+        let event = serde_json::from_slice::<NameOnly>(&body)
+            .map(|n| n.event)
+            .unwrap_or_default();
+        if event == TOKENS_EVENT {
+            crate::note!(
+                "--save: an {TOKENS_EVENT} delivery is not written (it carries the store's tokens)"
+            );
+            return;
+        }
+        // The name keeps the event's letters, digits, dots, dashes and underscores only.
+        let mut name: String = event
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+            .take(100)
+            .collect();
+        if name.trim_matches('.').is_empty() {
+            name = "delivery".to_owned();
+        }
+        let n = self.written.fetch_add(1, Ordering::SeqCst) + 1;
+        let path = self.dir.join(format!("{name}.{}-{n}.json", self.run));
+        let written = tokio::task::spawn_blocking(move || {
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            let mut file = options.open(&path)?;
+            file.write_all(&body)?;
+            file.sync_data()
+        })
+        .await;
+        match written {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => crate::note!("--save: cannot write a delivery: {e}"),
+            Err(e) => crate::note!("--save: cannot write a delivery: {e}"),
+        }
+    }
 }
 
 /// The printing side: the event handler of the inboxes.
@@ -354,6 +436,7 @@ pub async fn listen(format: Format, args: ListenArgs) -> Result<(), CliError> {
     let header_timeout = std::time::Duration::try_from_secs_f64(args.header_timeout)
         .map_err(|_| CliError::usage("--header-timeout: give a positive number of seconds"))?;
     let dedup = deduplicator(&args).await?;
+    let save = args.save.clone().map(Saver::new).transpose()?;
     // The drift report's file is written when the listener stops: checked writable first.
     let drift = match &args.drift {
         Some(path) => {
@@ -399,6 +482,7 @@ pub async fn listen(format: Format, args: ListenArgs) -> Result<(), CliError> {
         body_timeout,
         signature: inbox(Security::Signature(secret.clone())),
         token: inbox(Security::Token(secret)),
+        save,
     });
     let address = SocketAddr::new(args.bind, args.port);
     let socket = tokio::net::TcpListener::bind(address)
@@ -584,7 +668,12 @@ async fn receive(
     let outcome = inbox.receive(&headers, &body).await;
     let status = outcome.status();
     let answer = match &outcome {
-        Outcome::Handled => json!({"received": true}),
+        Outcome::Handled => {
+            if let Some(saver) = &listener.save {
+                saver.save(body.clone()).await;
+            }
+            json!({"received": true})
+        }
         Outcome::Duplicate => {
             crate::note!(
                 "a delivery to {} was received before: acknowledged, not printed again",
@@ -720,6 +809,11 @@ pub struct ListenArgs {
     /// value (the client's drift report; `cargo xtask drift apply` reads it).
     #[arg(long, value_name = "FILE")]
     pub drift: Option<PathBuf>,
+    /// Write each delivery handled (verified, not a duplicate) to DIR, byte for byte, one file
+    /// each (`<event>.<run>-<n>.json`, private to the user), for `store-admin drift --deliveries
+    /// DIR`. `app.store.authorize` is never written: it carries the store's tokens.
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
 }
 
 #[cfg(test)]

@@ -355,6 +355,94 @@ async fn listen_writes_the_drift_of_its_deliveries_by_event_and_never_a_value() 
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn listen_saves_deliveries_that_drift_reads_by_event_and_never_the_store_tokens() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let saved = dir.path().join("deliveries");
+    let (child, address, _stderr) =
+        start_listener(&["--max-events", "3", "--save", saved.to_str().unwrap()]);
+    assert_eq!(deliver(&address, BODY).await, 200);
+    // Resent: acknowledged, not handled again, not saved again.
+    assert_eq!(deliver(&address, BODY).await, 200);
+    let drifted = BODY
+        .replace("order.created", "order.updated")
+        .replace("1234509876", "\"1234509876\"")
+        .replace(
+            r#""data":{"#,
+            r#""trace_note":"=cmd|' /C calc'!A0","data":{"#,
+        );
+    assert_eq!(deliver(&address, &drifted).await, 200);
+    let authorize = r#"{"event":"app.store.authorize","merchant":1234509876,"created_at":"2022-12-31 12:31:25","data":{"access_token":"at-never-on-disk","expires":1634819484,"refresh_token":"rt-never-on-disk","scope":"settings.read offline_access","token_type":"bearer"}}"#;
+    assert_eq!(deliver(&address, authorize).await, 200);
+    assert_eq!(printed(child).await.len(), 3);
+
+    // Two files, byte for byte, named by event; the tokens' event is not written.
+    let mut files: Vec<_> = std::fs::read_dir(&saved)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let names: Vec<String> = files
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files.len(), 2, "{names:?}");
+    assert!(names[0].starts_with("order.created.") && names[1].starts_with("order.updated."));
+    assert_eq!(std::fs::read_to_string(&files[0]).unwrap(), BODY);
+    assert_eq!(std::fs::read_to_string(&files[1]).unwrap(), drifted);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&saved), 0o700);
+        assert_eq!(mode(&files[0]), 0o600);
+    }
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        assert!(!text.contains("never-on-disk"), "{text}");
+    }
+
+    // `drift --deliveries DIR`: per event, the habit and the undeclared field, never a value.
+    let mut command = store_admin();
+    command.args(["drift", "--deliveries"]).arg(&saved);
+    let (text, _) = run(command, 0);
+    let drift = json(&text);
+    assert_eq!(drift["webhook:order.created"]["decoded"], 1, "{text}");
+    let updated = &drift["webhook:order.updated"];
+    assert_eq!(
+        updated["habits"]["a number sent as a string"]["paths"]["merchant"]["count"], 1,
+        "{text}"
+    );
+    assert_eq!(
+        updated["unknown_fields"]["trace_note"]["types"][0], "string",
+        "{text}"
+    );
+    assert!(
+        !text.contains("calc") && !text.contains("1234509876"),
+        "{text}"
+    );
+
+    // A file that is not a delivery: named, counted as failed, exit 1; the others still count.
+    std::fs::write(saved.join("junk.json"), r#"{"hello":"world"}"#).unwrap();
+    let mut command = store_admin();
+    command.args(["drift", "--deliveries"]).arg(&saved);
+    let (text, err) = run(command, 1);
+    assert!(
+        err.contains("junk.json") && err.contains("not a delivery"),
+        "{err}"
+    );
+    assert_eq!(json(&text)["webhook:order.created"]["decoded"], 1, "{text}");
+
+    // --save on a file is a usage error before anything listens.
+    let mut command = store_admin();
+    command
+        .args(["webhooks", "listen", "--port", "0", "--save"])
+        .arg(&files[0])
+        .env("STORE_ADMIN_WEBHOOK_SECRET", SECRET);
+    let (_, err) = run(command, 2);
+    assert!(err.contains("--save"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn listeners_sharing_a_redis_print_a_delivery_once_between_them() {
     let redis = store_admin_tests::RedisServer::start();
     let url = redis.url();
