@@ -100,6 +100,15 @@ pub(super) fn scalar_tokens(kind: ScalarKind) -> (TokenStream, TokenStream) {
     }
 }
 
+/// How a body field is given on the command line, as errors name it: `--name`, or the
+/// argument's `ORDER_ID` when it is positional.
+pub(super) fn given_by(field: &BodyField) -> String {
+    match field.positional {
+        true => field.id.to_uppercase(),
+        false => format!("--{}", flag(&field.id)),
+    }
+}
+
 /// A flag's help: the description for users ([`user_text`]), what the command line adds
 /// (`more`), the known values of an open set, and whether the body needs it.
 pub(super) fn flag_help(text: &str, values: &Values, required: bool, more: &str) -> String {
@@ -449,6 +458,28 @@ impl Model {
                     let serde =
                         quote!(#[serde(rename = #wire, skip_serializing_if = "Option::is_none")]);
                     match &f.kind {
+                        FieldKind::One(kind) if f.positional => {
+                            // The argument, as the group's other commands take this id; the
+                            // flag of earlier versions stays, hidden, and says the same.
+                            let help =
+                                flag_help(&f.help, &f.values, f.required && keep.is_none(), "");
+                            let (ty, _) = scalar_tokens(*kind);
+                            let parser = scalar_parser(*kind, &f.values, &ty, &f.rule);
+                            let value_name = f.id.to_uppercase();
+                            let hidden = format_ident!("{}_flag", f.id);
+                            let hidden_id = format!("{id}_flag");
+                            quote! {
+                                #[doc = #help]
+                                #[arg(id = #id, value_name = #value_name #parser)]
+                                #serde
+                                pub #field: Option<#ty>,
+                                #[doc = " The argument, as a flag (earlier versions took it so)."]
+                                #[arg(id = #hidden_id, long = #long, hide = true,
+                                      conflicts_with = #id #parser)]
+                                #serde
+                                pub #hidden: Option<#ty>
+                            }
+                        }
                         FieldKind::One(kind) => {
                             let help =
                                 flag_help(&f.help, &f.values, f.required && keep.is_none(), "");
@@ -636,7 +667,7 @@ impl Model {
                 .filter(|f| f.required)
                 .map(|f| {
                     let wire = &f.wire;
-                    let flag = format!("--{}", flag(&f.id));
+                    let flag = given_by(f);
                     quote!((#wire, #flag))
                 })
                 .chain(
@@ -696,7 +727,7 @@ impl Model {
                 .iter()
                 .map(|f| {
                     let wire = &f.wire;
-                    let flag = format!("--{}", flag(&f.id));
+                    let flag = given_by(f);
                     quote!((#wire, #flag))
                 })
                 .chain(
