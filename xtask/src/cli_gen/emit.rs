@@ -76,7 +76,11 @@ pub(super) fn checked_parser(
     } else {
         return None;
     };
-    let rule = Rule { kind, ..*rule }.tokens();
+    let rule = Rule {
+        kind,
+        ..rule.clone()
+    }
+    .tokens();
     Some(quote!(, value_parser = crate::checks::flag::<#element>(#rule)))
 }
 
@@ -950,6 +954,7 @@ mod tests {
             maximum: None,
             min_length: None,
             max_length: None,
+            pattern: None,
         };
         let parser = |kind, values: &Values, ty, rule: &Rule| {
             scalar_parser(kind, values, &ty, rule).to_string()
@@ -964,7 +969,7 @@ mod tests {
         assert!(price.contains("crate :: checks :: flag :: < :: serde_json :: Value > (crate :: checks :: Rule :: DECIMAL)"), "{price}");
         let id = Rule {
             kind: Kind::Any,
-            ..decimal
+            ..decimal.clone()
         };
         let identifier = parser(
             ScalarKind::NumberOrString,
@@ -980,7 +985,7 @@ mod tests {
         let sort = Rule {
             kind: Kind::Integer,
             minimum: Some(0.0),
-            ..decimal
+            ..decimal.clone()
         };
         let sort = parser(ScalarKind::Integer, &Values::Any, quote!(i64), &sort);
         assert!(sort.contains("flag :: < i64 >"), "{sort}");
@@ -994,7 +999,7 @@ mod tests {
             quote!(i64),
             &Rule {
                 kind: Kind::Integer,
-                ..decimal
+                ..decimal.clone()
             },
         );
         assert!(status.contains("choice"), "{status}");
@@ -1009,7 +1014,7 @@ mod tests {
         let code = Rule {
             min_length: Some(1),
             max_length: Some(3),
-            ..id
+            ..id.clone()
         };
         let code = parser(
             ScalarKind::String,
