@@ -48,7 +48,7 @@ use serde::Deserialize;
 use store_admin::Language;
 
 use crate::error::CliError;
-use crate::global::{Format, Global, StoreLocation};
+use crate::global::{Format, Global, StoreLocation, TokenOrigin};
 
 /// The configuration file. Each profile is read only when it is used: a mistake in one profile
 /// does not keep the others (or `--sandbox`) from working.
@@ -292,24 +292,19 @@ fn apply_profile(global: &mut Global, matches: &ArgMatches) -> Result<(), CliErr
             )));
         }
     }
-    match matches.value_source("token") {
+    global.token_origin = match matches.value_source("token") {
         Some(ValueSource::CommandLine)
             if global
                 .token
                 .as_ref()
                 .is_some_and(|t| t.expose_secret() == "-") =>
         {
-            crate::error::set_token_source("--token - (standard input)".to_string());
+            Some(TokenOrigin::StandardInput)
         }
-        Some(ValueSource::CommandLine) => crate::error::set_token_source("--token".to_string()),
-        Some(ValueSource::EnvVariable) => {
-            crate::error::set_token_source("the variable STORE_ADMIN_TOKEN".to_string());
-        }
-        _ => {}
-    }
-    if let Some(path) = &global.token_file {
-        crate::error::set_token_source(format!("--token-file {}", path.display()));
-    }
+        Some(ValueSource::CommandLine) => Some(TokenOrigin::Flag),
+        Some(ValueSource::EnvVariable) => Some(TokenOrigin::Variable),
+        _ => global.token_file.clone().map(TokenOrigin::File),
+    };
     let Some(profile) = profile(global)? else {
         return Ok(());
     };
@@ -373,10 +368,10 @@ fn apply_profile(global: &mut Global, matches: &ArgMatches) -> Result<(), CliErr
     }
     if global.token.is_none() && global.token_file.is_none() {
         if let Some(file) = &profile.token_file {
-            crate::error::set_token_source(format!("the profile's token_file {}", file.display()));
+            global.token_origin = Some(TokenOrigin::ProfileFile(file.clone()));
             global.token_file = Some(file.clone());
         } else if let Some(name) = &profile.token_env {
-            crate::error::set_token_source(format!("the profile's token_env ${name}"));
+            global.token_origin = Some(TokenOrigin::ProfileVariable(name.clone()));
             global.token = std::env::var(name)
                 .ok()
                 .filter(|t| !t.trim().is_empty())
@@ -554,25 +549,43 @@ pub fn profile_authorize_url(global: &Global) -> Result<Option<url::Url>, CliErr
         .transpose()
 }
 
-/// The access token, from `--token` (`-`: standard input) or `--token-file`; `None` when neither
-/// is given.
-pub fn token(global: &Global) -> Result<Option<SecretString>, CliError> {
+/// An access token and where it came from (told with a 401; never the token).
+pub struct Token {
+    /// The token.
+    pub secret: SecretString,
+    /// Where it came from.
+    pub origin: TokenOrigin,
+}
+
+/// The access token, from `--token` (`-`: standard input) or `--token-file` (or the profile's
+/// that [`apply`] laid there), with its origin; `None` when neither is given.
+pub fn token(global: &Global) -> Result<Option<Token>, CliError> {
     if let Some(token) = &global.token {
         if token.expose_secret() != "-" {
-            return Ok(Some(token.clone()));
+            return Ok(Some(Token {
+                secret: token.clone(),
+                origin: global.token_origin.clone().unwrap_or(TokenOrigin::Flag),
+            }));
         }
         crate::body::claim_stdin("--token")?;
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
             .map_err(|e| CliError::usage(format!("--token -: cannot read standard input: {e}")))?;
-        return first_line(&text, "--token - (standard input)").map(Some);
+        let origin = TokenOrigin::StandardInput;
+        let secret = first_line(&text, &origin.to_string())?;
+        return Ok(Some(Token { secret, origin }));
     }
     if let Some(path) = &global.token_file {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError::usage(format!("--token-file {}: {e}", path.display())))?;
         warn_if_readable_by_others(path);
-        return first_line(&text, &format!("--token-file {}", path.display())).map(Some);
+        let secret = first_line(&text, &format!("--token-file {}", path.display()))?;
+        let origin = match &global.token_origin {
+            Some(origin @ TokenOrigin::ProfileFile(_)) => origin.clone(),
+            _ => TokenOrigin::File(path.clone()),
+        };
+        return Ok(Some(Token { secret, origin }));
     }
     if let Some(name) = &global.token_env_unset {
         return Err(CliError::usage(format!(

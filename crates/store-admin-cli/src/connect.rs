@@ -19,7 +19,7 @@ use url::Url;
 
 use crate::error::CliError;
 pub use crate::global::{DEFAULT_STORE, store_id};
-use crate::global::{Global, StoreLocation, state_dir};
+use crate::global::{Global, StoreLocation, TokenOrigin, state_dir};
 
 /// The token the sandbox accepts, and the one the CLI sends it (whatever `--token` says).
 pub const SANDBOX_TOKEN: &str = store_admin_mock::DEFAULT_TOKEN;
@@ -324,11 +324,12 @@ fn accepting(config: MockConfig, tokens: &TokenSet) -> MockConfig {
 }
 
 /// The sandbox and the builder's credentials for it: the tokens `auth login --sandbox` saved for
-/// the store when there are some (and no `--sandbox-scopes`), else the sandbox's own token.
+/// the store when there are some (and no `--sandbox-scopes`), else the sandbox's own token; and
+/// which of the two it is.
 pub async fn sandbox_client(
     global: &Global,
     builder: StoreAdminBuilder,
-) -> Result<(StoreAdminBuilder, MockServer), CliError> {
+) -> Result<(StoreAdminBuilder, MockServer, TokenOrigin), CliError> {
     sandbox_client_from(global, builder, None).await
 }
 
@@ -338,7 +339,7 @@ pub async fn sandbox_client_from(
     global: &Global,
     builder: StoreAdminBuilder,
     restore: Option<store_admin_mock::StoreSnapshot>,
-) -> Result<(StoreAdminBuilder, MockServer), CliError> {
+) -> Result<(StoreAdminBuilder, MockServer, TokenOrigin), CliError> {
     let mut stored = None;
     if global.sandbox_scopes.is_none()
         && let Some(tokens) = open_tokens(global, Namespace::Sandbox).await?
@@ -365,14 +366,13 @@ pub async fn sandbox_client_from(
     })
     .await?;
     let builder = builder.with_base_url(server.base_url());
-    crate::error::set_token_source(match &stored {
-        Some((tokens, _)) => format!(
-            "the stored OAuth tokens of the sandbox's store {} ({})",
-            store_id(global),
-            tokens.location
-        ),
-        None => "the sandbox's own token".to_string(),
-    });
+    let origin = match &stored {
+        Some((tokens, _)) => TokenOrigin::SandboxStored {
+            store: store_id(global),
+            location: tokens.location.clone(),
+        },
+        None => TokenOrigin::Sandbox,
+    };
     let builder = match stored {
         Some((tokens, _)) => builder.with_credentials(Credentials::OAuth {
             client_id: app.client_id,
@@ -382,7 +382,7 @@ pub async fn sandbox_client_from(
         }),
         None => builder.with_token(SANDBOX_TOKEN),
     };
-    Ok((builder, server))
+    Ok((builder, server, origin))
 }
 
 pub(crate) fn sandbox_token_url(server: &MockServer) -> Result<Url, CliError> {
@@ -391,14 +391,18 @@ pub(crate) fn sandbox_token_url(server: &MockServer) -> Result<Url, CliError> {
 }
 
 /// The builder's credentials for the service: `--token`/`--token-file`/the profile's token,
-/// else the tokens stored for the store (refreshed with the app's client when it is known).
+/// else the tokens stored for the store (refreshed with the app's client when it is known); and
+/// where they came from.
 pub async fn service_client(
     global: &Global,
     builder: StoreAdminBuilder,
-) -> Result<StoreAdminBuilder, CliError> {
+) -> Result<(StoreAdminBuilder, TokenOrigin), CliError> {
     let builder = builder.with_base_url(global.base_url.clone());
     if let Some(token) = crate::config::token(global)? {
-        return Ok(builder.with_token(token.expose_secret()));
+        return Ok((
+            builder.with_token(token.secret.expose_secret()),
+            token.origin,
+        ));
     }
     let store = store_id(global);
     let token_url = service_token_url(global);
@@ -428,28 +432,29 @@ pub async fn service_client(
         Some(StoredTokens::Active(set)) => set,
     };
     check_token_origins(&store, &token_url, &global.base_url)?;
-    crate::error::set_token_source(format!(
-        "the stored OAuth tokens of store {store} ({})",
-        tokens.location
-    ));
-    match app(global, false)? {
-        Some(app) => Ok(builder.with_credentials(Credentials::OAuth {
+    let origin = TokenOrigin::Stored {
+        store: store.clone(),
+        location: tokens.location.clone(),
+    };
+    let builder = match app(global, false)? {
+        Some(app) => builder.with_credentials(Credentials::OAuth {
             client_id: app.client_id,
             client_secret: app.client_secret,
             token_url,
             store: tokens.store,
-        })),
+        }),
         None if set.access.expose_secret().is_empty()
             || set.is_expired(Utc::now(), Duration::from_secs(60)) =>
         {
-            Err(CliError::usage(format!(
+            return Err(CliError::usage(format!(
                 "the stored access token of store {store} has expired: give the app's client id \
                  and secret to refresh it (--client-id ID and STORE_ADMIN_CLIENT_SECRET or \
                  --client-secret-file PATH)"
-            )))
+            )));
         }
-        None => Ok(builder.with_token(set.access.expose_secret())),
-    }
+        None => builder.with_token(set.access.expose_secret()),
+    };
+    Ok((builder, origin))
 }
 
 /// Tokens issued by the live service go to the live API only: a `--base-url` elsewhere (a mock,
@@ -516,10 +521,27 @@ pub(crate) struct Sandbox {
     kept: Option<crate::sandbox_store::Kept>,
 }
 
+/// A command's client, its sandbox if it has one, and where its token came from.
+pub(crate) struct Connection {
+    /// The client.
+    pub(crate) admin: StoreAdmin,
+    sandbox: Option<Sandbox>,
+    token: TokenOrigin,
+}
+
+impl Connection {
+    /// Ends the command: keeps its sandbox's store, and says where the token came from when
+    /// the service refused it (401).
+    pub(crate) fn finish(self, result: Result<(), CliError>) -> Result<(), CliError> {
+        let token = self.token;
+        keep(self.sandbox, result).map_err(|error| error.with_token(&token))
+    }
+}
+
 /// Keeps what the command did to the sandbox's store (even when it failed part way: what it
 /// changed was changed), then answers its result; a store that cannot be kept fails a command
 /// that succeeded.
-pub(crate) fn keep(sandbox: Option<Sandbox>, result: Result<(), CliError>) -> Result<(), CliError> {
+fn keep(sandbox: Option<Sandbox>, result: Result<(), CliError>) -> Result<(), CliError> {
     let saved = match &sandbox {
         Some(Sandbox {
             server,
@@ -542,7 +564,7 @@ pub(crate) fn keep(sandbox: Option<Sandbox>, result: Result<(), CliError>) -> Re
 
 /// Builds the client: to the sandbox (started here, kept alive by the returned server), or to
 /// `--base-url` with `--token`, else with the tokens stored for `--store` (see [`crate::auth`]).
-pub(crate) async fn connect(global: &Global) -> Result<(StoreAdmin, Option<Sandbox>), CliError> {
+pub(crate) async fn connect(global: &Global) -> Result<Connection, CliError> {
     let seconds = |flag: &str, value: f64| {
         Duration::try_from_secs_f64(value).map_err(|_| {
             CliError::usage(format!(
@@ -570,12 +592,13 @@ pub(crate) async fn connect(global: &Global) -> Result<(StoreAdmin, Option<Sandb
     }
     // The sandbox has its own token (or the tokens `auth login --sandbox` saved). The user's
     // --token / STORE_ADMIN_TOKEN belongs to the service: it is neither needed there nor sent.
-    let (mut builder, server) = if is_sandbox(global) {
+    let (mut builder, sandbox, token) = if is_sandbox(global) {
         let (kept, restore) = crate::sandbox_store::open(global).await?;
-        let (builder, server) = sandbox_client_from(global, builder, restore).await?;
-        (builder, Some(Sandbox { server, kept }))
+        let (builder, server, token) = sandbox_client_from(global, builder, restore).await?;
+        (builder, Some(Sandbox { server, kept }), token)
     } else {
-        (service_client(global, builder).await?, None)
+        let (builder, token) = service_client(global, builder).await?;
+        (builder, None, token)
     };
     match &global.rate_limit_store {
         Some(StoreLocation::Redis(url)) => {
@@ -595,7 +618,11 @@ pub(crate) async fn connect(global: &Global) -> Result<(StoreAdmin, Option<Sandb
     let admin = builder
         .build()
         .map_err(|e| CliError::usage(e.to_string()))?;
-    Ok((admin, server))
+    Ok(Connection {
+        admin,
+        sandbox,
+        token,
+    })
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ pub mod exit {
 /// A failed command. `Display` is the message printed on standard error; no variant carries a
 /// secret.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CliError {
     /// Wrong usage or input: a bad flag combination, a body that does not parse, a missing file.
     #[error("{0}")]
@@ -32,6 +33,15 @@ pub enum CliError {
     /// The service (or the sandbox) answered with an error, or could not be reached.
     #[error("{}", describe_service_error(.0))]
     Service(store_admin::Error),
+    /// The service refused the access token (401): the error, and where the token came from,
+    /// which the message tells so that the right token gets fixed (see [`CliError::with_token`]).
+    #[error("{}\nthe token came from {token}", describe_service_error(.error))]
+    Unauthorized {
+        /// The service's answer.
+        error: store_admin::Error,
+        /// Where the token came from (never the token).
+        token: Box<crate::global::TokenOrigin>,
+    },
     /// A webhook delivery is not authentic or not readable (`webhooks verify`).
     #[error("{0}")]
     Rejected(String),
@@ -91,13 +101,40 @@ impl CliError {
             CliError::Quiet(code) => *code,
             CliError::Stopped { source, .. } => source.exit_code(),
             CliError::Closed => exit::SUCCESS,
-            CliError::Service(e) => service_exit_code(e),
+            CliError::Service(e) | CliError::Unauthorized { error: e, .. } => service_exit_code(e),
         }
     }
 
     /// The exit code as the process's.
     pub fn exit(&self) -> ExitCode {
         ExitCode::from(self.exit_code())
+    }
+
+    /// This error, told with where the token came from when the service refused the token
+    /// (a 401, also one that stopped an export): the origin travels with the command's
+    /// connection, and is told here, where the command ends.
+    #[must_use]
+    pub fn with_token(self, token: &crate::global::TokenOrigin) -> CliError {
+        match self {
+            CliError::Service(error)
+                if error.api().is_some_and(|api| api.status.as_u16() == 401) =>
+            {
+                CliError::Unauthorized {
+                    error,
+                    token: Box::new(token.clone()),
+                }
+            }
+            CliError::Stopped {
+                source,
+                written,
+                hint,
+            } => CliError::Stopped {
+                source: Box::new(source.with_token(token)),
+                written,
+                hint,
+            },
+            other => other,
+        }
     }
 }
 
@@ -106,7 +143,7 @@ impl CliError {
     /// a service error that the text does not already say, once (`: cause: its cause`).
     pub fn message(&self) -> String {
         let mut text = self.to_string();
-        if let CliError::Service(error) = self {
+        if let CliError::Service(error) | CliError::Unauthorized { error, .. } = self {
             let mut cause = std::error::Error::source(error);
             while let Some(current) = cause {
                 let said = current.to_string();
@@ -140,25 +177,6 @@ impl From<std::io::Error> for CliError {
         }
         CliError::Other(format!("writing the output failed: {error}"))
     }
-}
-
-/// Where the access token of this run came from (`--token-file PATH`, the variable
-/// `STORE_ADMIN_TOKEN`, a profile's `token_file`, the stored OAuth tokens of a store...), told
-/// with a 401 so that the right token gets fixed. Never the token itself.
-static TOKEN_SOURCE: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
-
-/// Records where the access token came from (the last call wins: the source actually used).
-pub fn set_token_source(source: String) {
-    *TOKEN_SOURCE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(source);
-}
-
-fn token_source() -> Option<String> {
-    TOKEN_SOURCE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone()
 }
 
 fn service_exit_code(error: &store_admin::Error) -> u8 {
@@ -283,11 +301,6 @@ fn describe_service_error(error: &store_admin::Error) -> String {
     }
     if api.status.as_u16() == 413 {
         text.push_str(&format!("\n{TOO_LARGE}"));
-    }
-    if api.status.as_u16() == 401
-        && let Some(source) = token_source()
-    {
-        text.push_str(&format!("\nthe token came from {source}"));
     }
     text
 }

@@ -9680,13 +9680,23 @@ pub struct DuplicateOrderFields {
     ///The id of the order to duplicate. [required]
     #[arg(
         id = "order_id",
-        long = "order-id",
-        value_name = "N",
+        value_name = "ORDER_ID",
         value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
     pub order_id: Option<i64>,
+    /// The argument, as a flag (earlier versions took it so).
+    #[arg(
+        id = "order_id_flag",
+        long = "order-id",
+        hide = true,
+        conflicts_with = "order_id",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
+    pub order_id_flag: Option<i64>,
 }
 /// Runs one or more actions (change the status, print or send invoices, create shipping policies, assign employees or tags, export, refund, delete...) on the orders chosen by `filters`. Answers one result per operation. Some actions cannot run together; the service then answers 422 naming them.
 #[derive(clap::Args)]
@@ -10592,13 +10602,23 @@ pub struct CreateOrderInvoiceFields {
     ///The order to invoice. [required]
     #[arg(
         id = "order_id",
-        long = "order-id",
-        value_name = "N",
+        value_name = "ORDER_ID",
         value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
         allow_negative_numbers = true
     )]
     #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
     pub order_id: Option<i64>,
+    /// The argument, as a flag (earlier versions took it so).
+    #[arg(
+        id = "order_id_flag",
+        long = "order-id",
+        hide = true,
+        conflicts_with = "order_id",
+        value_parser = crate::checks::flag::<i64>(crate::checks::Rule::INTEGER),
+        allow_negative_numbers = true
+    )]
+    #[serde(rename = "order_id", skip_serializing_if = "Option::is_none")]
+    pub order_id_flag: Option<i64>,
     ///An invoice or a credit note. [required]
     #[arg(
         id = "type",
@@ -15316,9 +15336,9 @@ async fn duplicate_order(ctx: &Ctx, a: DuplicateOrderArgs) -> Result<(), CliErro
     let mut request = ctx.admin.duplicate_order();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
-        required: &[("order_id", "--order-id")],
+        required: &[("order_id", "ORDER_ID")],
         shapes: &[],
-        flags: &[("order_id", "--order-id")],
+        flags: &[("order_id", "ORDER_ID")],
         schema: &CHECK_DUPLICATE_ORDER_REQUEST,
     };
     let body: types::DuplicateOrderRequest = crate::body::build(
@@ -15715,13 +15735,13 @@ async fn create_order_invoice(
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
         required: &[
-            ("order_id", "--order-id"),
+            ("order_id", "ORDER_ID"),
             ("type", "--type"),
             ("data_type", "--data-type"),
         ],
         shapes: &[],
         flags: &[
-            ("order_id", "--order-id"),
+            ("order_id", "ORDER_ID"),
             ("type", "--type"),
             ("data_type", "--data-type"),
             ("url", "--url"),

@@ -28,6 +28,65 @@ pub enum Format {
     Csv,
 }
 
+/// Where the access token of a command came from, told with a 401 so that the right token gets
+/// fixed (`the token came from --token-file PATH`). Never the token itself. It travels with the
+/// token: [`Global::token_origin`], `config::Token`, then the connection of the command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TokenOrigin {
+    /// `--token TOKEN`.
+    Flag,
+    /// `--token -`: standard input.
+    StandardInput,
+    /// The variable `STORE_ADMIN_TOKEN`.
+    Variable,
+    /// `--token-file PATH`.
+    File(PathBuf),
+    /// A profile's `token_file`.
+    ProfileFile(PathBuf),
+    /// A profile's `token_env`: the variable's name.
+    ProfileVariable(String),
+    /// The OAuth tokens `auth login` stored for a store of the service.
+    Stored {
+        /// The merchant store (`--store`).
+        store: String,
+        /// Where the tokens are kept (a file, a Redis key; never a secret).
+        location: String,
+    },
+    /// The OAuth tokens `auth login --sandbox` stored for a store of the sandbox.
+    SandboxStored {
+        /// The merchant store (`--store`).
+        store: String,
+        /// Where the tokens are kept.
+        location: String,
+    },
+    /// The sandbox's own token.
+    Sandbox,
+}
+
+impl std::fmt::Display for TokenOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TokenOrigin::Flag => f.write_str("--token"),
+            TokenOrigin::StandardInput => f.write_str("--token - (standard input)"),
+            TokenOrigin::Variable => f.write_str("the variable STORE_ADMIN_TOKEN"),
+            TokenOrigin::File(path) => write!(f, "--token-file {}", path.display()),
+            TokenOrigin::ProfileFile(path) => {
+                write!(f, "the profile's token_file {}", path.display())
+            }
+            TokenOrigin::ProfileVariable(name) => write!(f, "the profile's token_env ${name}"),
+            TokenOrigin::Stored { store, location } => {
+                write!(f, "the stored OAuth tokens of store {store} ({location})")
+            }
+            TokenOrigin::SandboxStored { store, location } => write!(
+                f,
+                "the stored OAuth tokens of the sandbox's store {store} ({location})"
+            ),
+            TokenOrigin::Sandbox => f.write_str("the sandbox's own token"),
+        }
+    }
+}
+
 /// Options shared by every command.
 #[derive(Args)]
 #[command(next_help_heading = "Global options")]
@@ -45,6 +104,11 @@ pub struct Global {
     /// A file whose first line is the access token.
     #[arg(long, value_name = "PATH", global = true, conflicts_with = "token")]
     pub token_file: Option<PathBuf>,
+
+    /// Where `token` or `token_file` came from (the flag, `STORE_ADMIN_TOKEN`, a profile), as
+    /// `config::apply` saw it; `None` when nobody told (then the flag is assumed).
+    #[arg(skip)]
+    pub token_origin: Option<TokenOrigin>,
 
     /// The environment variable the profile reads the token from (`token_env`) when it is not
     /// set: an error for a command that needs a token only (not for `completions`, `decode`,

@@ -303,26 +303,26 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             cli::SandboxCommand::Reset => return sandbox_store::reset(&global).await,
         },
         Command::Api(args) => {
-            let (admin, sandbox) = connect::connect(&global).await?;
+            let connection = connect::connect(&global).await?;
             let printer = Printer::new(format, stderr_is_terminal());
-            let result = api::run(&admin, &printer, args).await;
-            return connect::keep(sandbox, result);
+            let result = api::run(&connection.admin, &printer, args).await;
+            return connection.finish(result);
         }
     };
     let operations = match generated_cli::without_client(operations) {
         Ok(receiver) => return webhook::run(format, receiver).await,
         Err(operations) => operations,
     };
-    let (admin, sandbox) = connect::connect(&global).await?;
+    let connection = connect::connect(&global).await?;
     let printer = Printer::new(format, stderr_is_terminal());
     let ctx = Ctx {
-        admin,
+        admin: connection.admin.clone(),
         printer,
         concurrency: usize::from(global.concurrency),
         store: Some(connect::store_id(&global)),
     };
     let result = generated_cli::run(&ctx, operations).await;
-    connect::keep(sandbox, result)
+    connection.finish(result)
 }
 
 /// Warns on standard error when the command calls an operation the service replaced.

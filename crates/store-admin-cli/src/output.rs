@@ -753,6 +753,21 @@ fn object_text(map: &serde_json::Map<String, Value>) -> String {
     person.join(" ")
 }
 
+/// The keys of an object that only names something: a status `{id, name, slug}`, `{name}`.
+const LABEL_KEYS: [&str; 5] = ["id", "name", "slug", "label", "title"];
+
+/// Whether an object only names something (a status `{id, name, slug}`, a `{name}`): every
+/// key is one of [`LABEL_KEYS`], holds nothing, or holds such an object in turn (a status's
+/// `customized: {id, name}`), and [`object_text`] has a text for it. A table's cell and a
+/// record's view both show such an object as that text, never as JSON nor as its parts.
+fn names_only(map: &serde_json::Map<String, Value>) -> bool {
+    map.iter().all(|(key, value)| {
+        LABEL_KEYS.contains(&key.as_str())
+            || value.is_null()
+            || matches!(value, Value::Object(inner) if names_only(inner))
+    }) && !object_text(map).is_empty()
+}
+
 /// A cell of a table, uncut: scalars as text (a date and time without its fraction of a second),
 /// objects by [`object_text`], an array of scalars or named objects as a list, any other array
 /// by its length.
@@ -1013,8 +1028,12 @@ fn render_fields(value: &Value, order: &[&str], wide: bool) -> String {
 fn flatten(prefix: &str, value: &Value, wide: bool, out: &mut Vec<(String, String)>) {
     let limit = if wide { usize::MAX } else { 2 * CELL_WIDTH };
     match value {
+        // Money, a date and what only names something (a status) on one line, as a table's
+        // cell shows them.
         Value::Object(map)
-            if map.get("amount").and_then(money_amount).is_some() || date_text(map).is_some() =>
+            if map.get("amount").and_then(money_amount).is_some()
+                || date_text(map).is_some()
+                || names_only(map) =>
         {
             out.push((prefix.to_string(), cut(&cell_text(Some(value)), limit)));
         }
@@ -1048,6 +1067,8 @@ fn flatten(prefix: &str, value: &Value, wide: bool, out: &mut Vec<(String, Strin
             prefix.to_string(),
             cut(&terminal_safe(&date_cell(text), false), limit),
         )),
+        // An empty object or list holds nothing to show (never `{}` nor `[]`).
+        Value::Object(_) | Value::Array(_) => out.push((prefix.to_string(), String::new())),
         other => out.push((
             prefix.to_string(),
             cut(&terminal_safe(&other.to_string(), false), limit),
@@ -1252,6 +1273,42 @@ mod tests {
             fit_widths(&natural, &headers, None, 45),
             [Some(10), Some(30), None, None]
         );
+    }
+
+    #[test]
+    fn a_records_view_shows_a_status_object_as_its_name_as_a_table_cell_does() {
+        let record = serde_json::json!({"id": 7,
+            "status": {"id": 3, "name": "Shipped", "slug": "shipped",
+                       "customized": {"id": 4, "name": "On its way"}},
+            "state": {"name": "open"},
+            "tag": {"id": 5},
+            "receiver": {"name": "Huda", "phone": "+966500000000"},
+            "extra": {}, "notes": []});
+        let view = render_fields(&record, &[], false);
+        let lines: Vec<Vec<&str>> = view
+            .lines()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        // As a list's cell shows it (the slug, else the name).
+        assert!(lines.contains(&vec!["status", "shipped"]), "{view}");
+        assert_eq!(table_cell(Some(&record["status"])), "shipped");
+        assert!(lines.contains(&vec!["state", "open"]), "{view}");
+        // No text to name it by, or more than a name: its parts, as before.
+        assert!(lines.contains(&vec!["tag.id", "5"]), "{view}");
+        assert!(
+            lines.contains(&vec!["receiver.phone", "+966500000000"]),
+            "{view}"
+        );
+        assert!(
+            !view.contains("status.") && !view.contains("state."),
+            "{view}"
+        );
+        // Nothing is shown as JSON.
+        assert!(
+            lines.contains(&vec!["extra"]) && lines.contains(&vec!["notes"]),
+            "{view}"
+        );
+        assert!(!view.contains('{') && !view.contains('['), "{view}");
     }
 
     #[test]

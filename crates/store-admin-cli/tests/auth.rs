@@ -401,6 +401,28 @@ async fn stores_are_kept_apart_and_the_default_store_is_default() {
     assert!(err.contains("not a store id"), "{err}");
 }
 
+/// A 401 with stored tokens names them (the store and where they are kept), never a token:
+/// the tokens imported here lack the scope of `products list`.
+#[tokio::test]
+async fn a_401_with_stored_tokens_names_the_store_and_where_they_are_kept() {
+    let server = mock().await;
+    let setup = Setup::new(&server);
+    let mut import = setup.command(&["auth", "import", "--refresh-token", "-", "-o", "json"]);
+    import.write_stdin(format!("{REFRESH}\n"));
+    run(import, 0).await;
+    let (out, err) = run(setup.command(&["products", "list"]), 3).await;
+    let file = setup.token_file("default");
+    assert!(
+        err.contains(&format!(
+            "the token came from the stored OAuth tokens of store default ({})",
+            file.display()
+        )),
+        "{err}"
+    );
+    let (access, refresh) = stored(&file);
+    assert_no_secret(&[&out, &err], &[REFRESH, &access, &refresh, CLIENT_SECRET]);
+}
+
 #[tokio::test]
 async fn import_reads_the_refresh_token_from_standard_input_and_exchanges_it_once() {
     let server = mock().await;

@@ -1,11 +1,12 @@
 //! Small promises of issue 37 and 41, each with a real process: an oversized
 //! `--max-response-size` says it is too large; a closed standard output exits 1; one unreadable
 //! token record does not hide the other stores from `auth status --all`; the commands that work
-//! offline need no token, whatever the default profile says.
+//! offline need no token, whatever the default profile says; `orders duplicate` takes the order
+//! id as its argument, as every other command of one record does.
 
 use std::path::Path;
 
-use crate::common::{json, run, store_admin, store_admin_process};
+use crate::common::{json, ok, run, sandbox, store_admin, store_admin_process};
 
 #[test]
 fn a_max_response_size_beyond_u64_is_too_large_not_too_small() {
@@ -170,4 +171,48 @@ fn offline_commands_need_no_token_whatever_the_default_profile_says() {
     // A command that calls the service still says the token is missing.
     let (_, err) = run(offline(&["orders", "statuses"]), 2);
     assert!(err.contains("HARDENING_UNSET_TOKEN"), "{err}");
+}
+
+/// `orders duplicate ORDER_ID` as `orders get ORDER_ID`: the id the operation takes in its body is
+/// the command's argument (a rule of the generator: the group's other commands take `order_id` in
+/// their path). The flag of earlier versions still works; both at once, or neither, is exit 2.
+#[test]
+fn orders_duplicate_takes_the_order_id_as_its_argument() {
+    let orders = json(&ok(&["orders", "list", "-o", "json"]));
+    let id = orders[0]["id"].to_string();
+    let copy = json(&ok(&["orders", "duplicate", &id, "-o", "json"]));
+    assert!(copy["id"].is_number(), "{copy}");
+    assert_ne!(copy["id"].to_string(), id, "a new order: {copy}");
+    // The same order's customer, as the operation promises.
+    let original = json(&ok(&["orders", "get", &id, "-o", "json"]));
+    assert_eq!(copy["customer"]["id"], original["customer"]["id"], "{copy}");
+
+    let by_flag = json(&ok(&[
+        "orders",
+        "duplicate",
+        "--order-id",
+        &id,
+        "-o",
+        "json",
+    ]));
+    assert!(by_flag["id"].is_number(), "{by_flag}");
+
+    let (_, both) = run(sandbox(&["orders", "duplicate", &id, "--order-id", &id]), 2);
+    assert!(both.contains("cannot be used with"), "{both}");
+    let (_, neither) = run(sandbox(&["orders", "duplicate"]), 2);
+    assert!(
+        neither.contains("`order_id` (ORDER_ID") && !neither.contains("--order-id"),
+        "{neither}"
+    );
+    let (_, bad) = run(sandbox(&["orders", "duplicate", "first"]), 2);
+    assert!(
+        bad.contains("invalid value 'first' for '[ORDER_ID]'") && bad.contains("whole number"),
+        "{bad}"
+    );
+    let (help, _) = run(sandbox(&["orders", "duplicate", "--help"]), 0);
+    assert!(help.contains("[ORDER_ID]"), "{help}");
+    assert!(
+        !help.contains("--order-id"),
+        "the old flag is hidden: {help}"
+    );
 }

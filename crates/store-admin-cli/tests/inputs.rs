@@ -192,3 +192,27 @@ async fn every_missing_nested_field_is_named_at_once_with_its_path() {
     assert!(err.contains("`details.is_default`"), "{err}");
     assert_eq!(requests(&server), 0, "{:?}", server.request_counts());
 }
+
+/// A value that does not match the document's `pattern` is refused before any request, naming
+/// the flag and the form (`list_orders`' `sort_by`: `<attribute>-<asc|desc>`); a value of that
+/// form goes.
+#[tokio::test]
+async fn a_value_out_of_its_pattern_is_refused_naming_the_flag() {
+    let server = mock().await;
+    let err = refused(&server, &["orders", "list", "--sort-by", "name-up"]).await;
+    assert!(
+        err.contains("invalid value 'name-up' for '--sort-by")
+            && err.contains("^(id|total|updated_at|created_at)-(asc|desc)$"),
+        "{err}"
+    );
+    assert_eq!(requests(&server), 0, "{:?}", server.request_counts());
+    let mut command = store_admin();
+    command
+        .env("STORE_ADMIN_TOKEN", TOKEN)
+        .args(["--base-url", server.base_url()])
+        .args(["orders", "list", "--sort-by", "id-desc", "-o", "json"]);
+    let (out, _) = tokio::task::spawn_blocking(move || run(command, 0))
+        .await
+        .expect("joined");
+    assert!(json(&out).is_array(), "{out}");
+}

@@ -477,6 +477,87 @@ async fn a_401_names_where_the_token_came_from() {
     assert!(!by_env.1.contains("stale"), "never the token: {}", by_env.1);
 }
 
+/// The origin travels with the token (no state shared across the process): each way of giving
+/// a token is named by the 401 it gets, and the sandbox's own token is named even when a token
+/// for the service is set beside it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_401_names_each_origin_of_the_token() {
+    let server = MockServer::start(MockConfig::new().token_all_scopes("good"))
+        .await
+        .expect("the mock starts");
+    let dir = tempfile::tempdir().expect("a directory");
+    let file = dir.path().join("profile.token");
+    std::fs::write(&file, "stale\n").expect("write");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    }
+    let base = server.base_url().to_string();
+    let config = format!(
+        "[profiles.by_file]\nbase_url = \"{base}\"\ntoken_file = \"{}\"\n\
+         [profiles.by_env]\nbase_url = \"{base}\"\ntoken_env = \"SHOP_TOKEN\"\n",
+        file.display()
+    );
+    let mut flag = store_admin();
+    flag.args([
+        "--base-url",
+        &base,
+        "--token",
+        "stale",
+        "orders",
+        "statuses",
+    ]);
+    let mut stdin = store_admin();
+    stdin
+        .args(["--base-url", &base, "--token", "-", "orders", "statuses"])
+        .write_stdin("stale\n");
+    let profile_file = with_config(
+        &dir,
+        &config,
+        &["--profile", "by_file", "orders", "statuses"],
+    );
+    let mut profile_env = with_config(
+        &dir,
+        &config,
+        &["--profile", "by_env", "orders", "statuses"],
+    );
+    profile_env.env("SHOP_TOKEN", "stale");
+    // The sandbox sends its own token, never the user's: the 401 (a missing scope) says so.
+    let mut sandboxed = store_admin();
+    sandboxed.env("STORE_ADMIN_TOKEN", "stale").args([
+        "--sandbox-scopes",
+        "products.read",
+        "orders",
+        "list",
+    ]);
+    let expected = [
+        "the token came from --token\n",
+        "the token came from --token - (standard input)",
+        &format!(
+            "the token came from the profile's token_file {}",
+            file.display()
+        ),
+        "the token came from the profile's token_env $SHOP_TOKEN",
+        "the token came from the sandbox's own token",
+    ];
+    let commands = vec![flag, stdin, profile_file, profile_env, sandboxed];
+    let outputs = tokio::task::spawn_blocking(move || {
+        commands
+            .into_iter()
+            .map(|command| run(command, 3))
+            .collect::<Vec<_>>()
+    })
+    .await
+    .expect("joins");
+    for ((_, err), expected) in outputs.iter().zip(expected) {
+        let err = format!("{err}\n");
+        assert_eq!(err.matches("the token came from").count(), 1, "{err}");
+        assert!(err.contains(expected), "{expected:?} in:\n{err}");
+        assert!(!err.contains("stale"), "never the token: {err}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // profiles, tokens, secrets
 

@@ -214,3 +214,30 @@ fn a_records_view_puts_id_name_and_status_first() {
     let email = fields.iter().position(|f| *f == "email");
     assert!(mobile < email, "{view}");
 }
+
+#[test]
+fn a_records_view_shows_a_status_object_by_its_name_as_a_list_does() {
+    let orders = json(&ok(&["orders", "list", "-o", "json"]));
+    let id = orders[0]["id"].to_string();
+    let order = json(&ok(&["orders", "get", &id, "-o", "json"]));
+    // `{id, name, slug, customized: {id, name}}`: it only names the status.
+    let slug = order["status"]["slug"].as_str().expect("a status slug");
+    let view = ok(&["orders", "get", &id, "-o", "table"]);
+    let status: Vec<Vec<&str>> = view
+        .lines()
+        .filter(|l| l.starts_with("status"))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(status, [["status", slug]], "one line, its name: {view}");
+    // The list's STATUS cell says the same.
+    let table = ok(&["orders", "list", "-o", "table"]);
+    let row = table
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(id.as_str()))
+        .expect("the order's row");
+    assert!(row.split("  ").any(|cell| cell.trim() == slug), "{row}");
+    assert!(
+        !view.contains('{') && !view.contains("[]"),
+        "no JSON: {view}"
+    );
+}

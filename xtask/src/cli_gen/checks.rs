@@ -1,5 +1,6 @@
 //! The input checks of the command line (`store_admin_cli::checks`), from the document: a rule
-//! for each scalar flag (its kind and its `minimum`/`maximum`/`minLength`/`maxLength`), emitted as
+//! for each scalar flag (its kind, its `minimum`/`maximum`/`minLength`/`maxLength` and a text's
+//! `pattern`), emitted as
 //! clap's value parser, and for each request body a tree of what its values must be (the required
 //! properties of nested objects, bounds and closed sets at every depth), emitted as `static`
 //! `Schema`s, one per component schema (a component that refers to itself refers to its static).
@@ -27,13 +28,15 @@ pub(super) enum Kind {
 }
 
 /// What the document says of one scalar value.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) struct Rule {
     pub(super) kind: Kind,
     pub(super) minimum: Option<f64>,
     pub(super) maximum: Option<f64>,
     pub(super) min_length: Option<u64>,
     pub(super) max_length: Option<u64>,
+    /// The regular expression a text must match (`pattern`).
+    pub(super) pattern: Option<String>,
 }
 
 impl Rule {
@@ -43,6 +46,7 @@ impl Rule {
             || self.maximum.is_some()
             || self.min_length.is_some()
             || self.max_length.is_some()
+            || self.pattern.is_some()
     }
 
     /// `crate::checks::Rule { .. }`, with only what differs from `Rule::ANY`.
@@ -68,6 +72,9 @@ impl Rule {
                 let name = format_ident!("{name}");
                 fields.push(quote!(#name: Some(#value)));
             }
+        }
+        if let Some(pattern) = &self.pattern {
+            fields.push(quote!(pattern: Some(#pattern)));
         }
         if fields.is_empty() {
             base
@@ -124,6 +131,13 @@ pub(super) fn rule(raw: &Raw<'_>, schema: &Value) -> Rule {
             .flatten(),
         max_length: text
             .then(|| keyword("maxLength").and_then(Value::as_u64))
+            .flatten(),
+        pattern: text
+            .then(|| {
+                keyword("pattern")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
             .flatten(),
     }
 }
@@ -347,6 +361,31 @@ components:
         doc.raw
             .pointer(&format!("/components/schemas/{name}"))
             .expect("a schema")
+    }
+
+    #[test]
+    fn a_texts_pattern_is_part_of_its_rule_and_a_numbers_is_not() {
+        let doc = doc();
+        let raw = Raw(&doc.raw);
+        let sort = rule(
+            &raw,
+            &serde_json::json!({"type": "string", "pattern": "^(id|total)-(asc|desc)$"}),
+        );
+        assert_eq!(sort.pattern.as_deref(), Some("^(id|total)-(asc|desc)$"));
+        assert!(sort.bounds());
+        assert_eq!(
+            sort.tokens().to_string(),
+            quote!(crate::checks::Rule {
+                pattern: Some("^(id|total)-(asc|desc)$"),
+                ..crate::checks::Rule::ANY
+            })
+            .to_string()
+        );
+        let number = rule(
+            &raw,
+            &serde_json::json!({"type": "integer", "pattern": "^1$"}),
+        );
+        assert_eq!(number.pattern, None);
     }
 
     #[test]

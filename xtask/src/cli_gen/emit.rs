@@ -76,7 +76,11 @@ pub(super) fn checked_parser(
     } else {
         return None;
     };
-    let rule = Rule { kind, ..*rule }.tokens();
+    let rule = Rule {
+        kind,
+        ..rule.clone()
+    }
+    .tokens();
     Some(quote!(, value_parser = crate::checks::flag::<#element>(#rule)))
 }
 
@@ -97,6 +101,15 @@ pub(super) fn scalar_tokens(kind: ScalarKind) -> (TokenStream, TokenStream) {
         ScalarKind::NumberOrString => {
             (quote!(::serde_json::Value), quote!(, value_name = "NUMBER"))
         }
+    }
+}
+
+/// How a body field is given on the command line, as errors name it: `--name`, or the
+/// argument's `ORDER_ID` when it is positional.
+pub(super) fn given_by(field: &BodyField) -> String {
+    match field.positional {
+        true => field.id.to_uppercase(),
+        false => format!("--{}", flag(&field.id)),
     }
 }
 
@@ -449,6 +462,28 @@ impl Model {
                     let serde =
                         quote!(#[serde(rename = #wire, skip_serializing_if = "Option::is_none")]);
                     match &f.kind {
+                        FieldKind::One(kind) if f.positional => {
+                            // The argument, as the group's other commands take this id; the
+                            // flag of earlier versions stays, hidden, and says the same.
+                            let help =
+                                flag_help(&f.help, &f.values, f.required && keep.is_none(), "");
+                            let (ty, _) = scalar_tokens(*kind);
+                            let parser = scalar_parser(*kind, &f.values, &ty, &f.rule);
+                            let value_name = f.id.to_uppercase();
+                            let hidden = format_ident!("{}_flag", f.id);
+                            let hidden_id = format!("{id}_flag");
+                            quote! {
+                                #[doc = #help]
+                                #[arg(id = #id, value_name = #value_name #parser)]
+                                #serde
+                                pub #field: Option<#ty>,
+                                #[doc = " The argument, as a flag (earlier versions took it so)."]
+                                #[arg(id = #hidden_id, long = #long, hide = true,
+                                      conflicts_with = #id #parser)]
+                                #serde
+                                pub #hidden: Option<#ty>
+                            }
+                        }
                         FieldKind::One(kind) => {
                             let help =
                                 flag_help(&f.help, &f.values, f.required && keep.is_none(), "");
@@ -636,7 +671,7 @@ impl Model {
                 .filter(|f| f.required)
                 .map(|f| {
                     let wire = &f.wire;
-                    let flag = format!("--{}", flag(&f.id));
+                    let flag = given_by(f);
                     quote!((#wire, #flag))
                 })
                 .chain(
@@ -696,7 +731,7 @@ impl Model {
                 .iter()
                 .map(|f| {
                     let wire = &f.wire;
-                    let flag = format!("--{}", flag(&f.id));
+                    let flag = given_by(f);
                     quote!((#wire, #flag))
                 })
                 .chain(
@@ -919,6 +954,7 @@ mod tests {
             maximum: None,
             min_length: None,
             max_length: None,
+            pattern: None,
         };
         let parser = |kind, values: &Values, ty, rule: &Rule| {
             scalar_parser(kind, values, &ty, rule).to_string()
@@ -933,7 +969,7 @@ mod tests {
         assert!(price.contains("crate :: checks :: flag :: < :: serde_json :: Value > (crate :: checks :: Rule :: DECIMAL)"), "{price}");
         let id = Rule {
             kind: Kind::Any,
-            ..decimal
+            ..decimal.clone()
         };
         let identifier = parser(
             ScalarKind::NumberOrString,
@@ -949,7 +985,7 @@ mod tests {
         let sort = Rule {
             kind: Kind::Integer,
             minimum: Some(0.0),
-            ..decimal
+            ..decimal.clone()
         };
         let sort = parser(ScalarKind::Integer, &Values::Any, quote!(i64), &sort);
         assert!(sort.contains("flag :: < i64 >"), "{sort}");
@@ -963,7 +999,7 @@ mod tests {
             quote!(i64),
             &Rule {
                 kind: Kind::Integer,
-                ..decimal
+                ..decimal.clone()
             },
         );
         assert!(status.contains("choice"), "{status}");
@@ -978,7 +1014,7 @@ mod tests {
         let code = Rule {
             min_length: Some(1),
             max_length: Some(3),
-            ..id
+            ..id.clone()
         };
         let code = parser(
             ScalarKind::String,

@@ -15,7 +15,10 @@
 //!   `Customer Groups` -> `add`. Two operations of one group that would get one name keep their
 //!   whole kebab-cased operationId. The names of earlier versions ([`earlier_command_name`](naming::earlier_command_name), the
 //!   tag's words for a group) stay as hidden aliases;
-//! - path parameters are positional; query parameters are flags; every body field is a flag
+//! - path parameters are positional, and so is a record's id that an operation takes in its body
+//!   where its group's other commands take it in the path (`orders duplicate ORDER_ID` as
+//!   `orders get ORDER_ID`, its flag kept hidden; `positional_ids` in `model.rs`); query
+//!   parameters are flags; every other body field is a flag
 //!   ([`FieldKind`](model::FieldKind)): a scalar or a number-or-string union takes one value, an array of scalars
 //!   is a repeated flag, anything else (an object, an array of objects) is `--FIELD-json JSON`
 //!   with an example of its shape in the help and in errors. Required body fields are marked in

@@ -306,6 +306,8 @@ pub(super) struct BodyField {
     /// What the document says of the value (of each item of an array), checked by the flag's
     /// parser.
     pub(super) rule: Rule,
+    /// Given as the command's argument, not a flag (see [`positional_ids`]).
+    pub(super) positional: bool,
 }
 
 /// How a body field is given on the command line.
@@ -679,6 +681,7 @@ impl Model {
                 Err(e) => problems.push(format!("{id}: {e:#}")),
             }
         }
+        positional_ids(&mut ops);
         let (pairings, _) = crate::modify::pairings(doc)?;
         for op in &mut ops {
             op.modify = pairings.iter().find(|p| p.update == op.id).cloned();
@@ -789,6 +792,51 @@ impl Model {
             records,
             checks,
         })
+    }
+}
+
+/// The id of a record given in the body where its group's other commands take it in the path
+/// (`POST /orders/duplicate {"order_id": ..}` beside `GET /orders/{order_id}`) is the command's
+/// argument as theirs is: `orders duplicate ORDER_ID` as `orders get ORDER_ID`. That is a
+/// required scalar body field of an operation without path parameters, named as a path
+/// parameter of another operation of its group, and the only such field. Its flag stays, hidden,
+/// for the command lines of earlier versions.
+fn positional_ids(ops: &mut [Op]) {
+    let mut in_paths: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for op in ops.iter() {
+        for p in &op.path_params {
+            in_paths
+                .entry(op.group.clone())
+                .or_default()
+                .insert(p.id.clone());
+        }
+    }
+    for op in ops.iter_mut() {
+        if !op.path_params.is_empty() || op.form.is_some() {
+            continue;
+        }
+        let Some(names) = in_paths.get(&op.group) else {
+            continue;
+        };
+        let Some((_, fields)) = &mut op.body else {
+            continue;
+        };
+        let candidates: Vec<usize> = fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                f.required
+                    && names.contains(&f.wire)
+                    && matches!(
+                        f.kind,
+                        FieldKind::One(ScalarKind::Integer | ScalarKind::String)
+                    )
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if let [only] = candidates[..] {
+            fields[only].positional = true;
+        }
     }
 }
 
@@ -1033,6 +1081,7 @@ pub(super) fn build_op(
                 help,
                 values: raw.values(property),
                 rule: field_rule,
+                positional: false,
             });
         }
         // Required fields that hand-written flags own are still named by a missing-field error.
@@ -1266,7 +1315,10 @@ impl Model {
             }
             for f in op.body.iter().flat_map(|(_, fields)| fields) {
                 let required = if f.required { "!" } else { "" };
-                parts.push(format!("--{}{required}", flag(&f.id)));
+                match f.positional {
+                    true => parts.push(format!("<{}>{required}", f.id)),
+                    false => parts.push(format!("--{}{required}", flag(&f.id))),
+                }
             }
             if op.body.is_some() {
                 parts.push("[--body]".to_owned());
