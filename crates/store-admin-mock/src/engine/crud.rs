@@ -103,6 +103,23 @@ fn links_to(value: &Value, id: &str) -> bool {
     }
 }
 
+/// The ids `value` names (an id, an array of ids, an object with an `id` or an array of them),
+/// each once.
+fn held_ids(value: Option<&Value>, out: &mut Vec<String>) {
+    match value {
+        Some(Value::Array(items)) => items.iter().for_each(|item| held_ids(Some(item), out)),
+        Some(Value::Object(map)) => held_ids(map.get("id"), out),
+        Some(other) => {
+            if let Some(id) = crate::store::id_text_value(other)
+                && !out.contains(&id)
+            {
+                out.push(id);
+            }
+        }
+        None => {}
+    }
+}
+
 /// A read-only sub-collection of another collection's records that name the parent (see
 /// [`super::infer::Related`]).
 fn list_related(call: &Call<'_>, related: &super::infer::Related) -> Handled {
@@ -112,12 +129,28 @@ fn list_related(call: &Call<'_>, related: &super::infer::Related) -> Handled {
         return Err(ApiError::not_found());
     };
     let real = call.engine.real_key(&related.source);
-    let records: Vec<&Value> = store
-        .records(real)
-        .iter()
-        .rev()
-        .filter(|r| r.get(&related.field).is_some_and(|v| links_to(v, id)))
-        .collect();
+    let records: Vec<&Value> = if related.held {
+        // The records the parent's field names, in its order (an id the store does not hold
+        // names nothing).
+        let parent = call
+            .engine
+            .collections
+            .get(key)
+            .and_then(|c| c.parent.as_ref())
+            .map(|(parent, param)| (call.engine.real_key(parent), param.as_str()))
+            .and_then(|(parent, param)| store.get(parent, &find_id(&store, parent, param, id)?))
+            .ok_or_else(ApiError::not_found)?;
+        let mut named = Vec::new();
+        held_ids(parent.get(&related.field), &mut named);
+        named.iter().filter_map(|id| store.get(real, id)).collect()
+    } else {
+        store
+            .records(real)
+            .iter()
+            .rev()
+            .filter(|r| r.get(&related.field).is_some_and(|v| links_to(v, id)))
+            .collect()
+    };
     let children = call
         .engine
         .collections

@@ -542,6 +542,38 @@ pub(super) fn create_draft_order(call: &Call<'_>) -> Handled {
     Ok(Reply::Data(order))
 }
 
+/// The collection of the employees an order is assigned to (`/orders/assignment/{order_id}`
+/// lists them from the order's field `assign_employee`), as the engine found it.
+fn employees_key<'a>(call: &'a Call<'_>) -> Option<&'a str> {
+    call.engine
+        .collections
+        .values()
+        .filter_map(|info| info.related.as_ref().zip(info.parent.as_ref()))
+        .find(|(related, (parent, _))| {
+            related.held
+                && related.field == "assign_employee"
+                && call.engine.real_key(parent) == ORDERS
+        })
+        .map(|(related, _)| call.engine.real_key(&related.source))
+}
+
+/// Each of `employees` must name an employee of the store (as the service's `exists` rule).
+fn check_employees(
+    call: &Call<'_>,
+    store: &Store,
+    employees: Option<&Value>,
+    errors: &mut FieldErrors,
+) {
+    let (Some(key), Some(Value::Array(ids))) = (employees_key(call), employees) else {
+        return;
+    };
+    for (at, id) in ids.iter().enumerate() {
+        if id_text_value(id).is_none_or(|id| store.get(key, &id).is_none()) {
+            errors.add(format!("employees.{at}"), selected_invalid("employee"));
+        }
+    }
+}
+
 /// `PUT /orders/{order_id}` (`update_order`): the body's changes (customer, receiver, payment,
 /// coupon, employees, branch, shipping company) into the order; answers its details.
 pub(super) fn update_order(call: &Call<'_>) -> Handled {
@@ -554,6 +586,7 @@ pub(super) fn update_order(call: &Call<'_>) -> Handled {
         None => None,
     };
     let app_id = check_branch_and_courier(&store, &body, &mut errors);
+    check_employees(call, &store, body.get("employees"), &mut errors);
     errors.finish()?;
     let customer = customer.map(|c| settle_customer(call, &mut store, c));
     let customer_record = customer
