@@ -486,6 +486,7 @@ pub(super) fn create_order(call: &Call<'_>) -> Handled {
     if let Some(receiver) = body.get("receiver").and_then(receiver) {
         object_mut(&mut order).insert("receiver".into(), receiver);
     }
+    agree_with_customer(call, &store, &mut order);
     store.insert(ORDERS, order.clone());
     let answer = details(&store, call.engine, &order);
     drop(store);
@@ -540,6 +541,21 @@ pub(super) fn create_draft_order(call: &Call<'_>) -> Handled {
     });
     store.insert(ORDERS, order.clone());
     Ok(Reply::Data(order))
+}
+
+/// The order's `customer` is the customer its `customer_id` names, as the store holds it (as
+/// the seed's orders have it), so that every read of an order made through the API shows its
+/// customer (see [`crate::engine::crud::agree_with_named`]).
+fn agree_with_customer(call: &Call<'_>, store: &Store, order: &mut Value) {
+    if let Some(info) = call.engine.collections.get(ORDERS) {
+        crate::engine::crud::agree_with_named(
+            call.engine,
+            store,
+            &info.record_schemas,
+            order,
+            &call.body,
+        );
+    }
 }
 
 /// The collection of the employees an order is assigned to (`/orders/assignment/{order_id}`
@@ -629,7 +645,11 @@ pub(super) fn update_order(call: &Call<'_>) -> Handled {
         );
     }
     map.insert("updated_at".into(), Value::from(now_local()));
-    let order = order.clone();
+    let mut order = order.clone();
+    agree_with_customer(call, &store, &mut order);
+    if let Some(stored) = store.get_mut(ORDERS, &id) {
+        *stored = order.clone();
+    }
     let answer = details(&store, call.engine, &order);
     drop(store);
     if let Some(customer) = customer_record.filter(|_| customer.as_ref().is_some_and(|c| c.1)) {

@@ -243,6 +243,27 @@ fn seed_generated(engine: &Engine, store: &mut Store, seed: u64) {
             store.insert(key, record);
         }
     }
+    // What a record says of the records it names agrees with them (`country` with
+    // `country_id`), now that every collection holds its records.
+    for key in ids.keys() {
+        let schemas = &engine.collections[key].record_schemas;
+        let record_ids: Vec<String> = store.records(key).iter().filter_map(id_text).collect();
+        for id in record_ids {
+            let Some(mut record) = store.get(key, &id).cloned() else {
+                continue;
+            };
+            crate::engine::crud::agree_with_named(
+                engine,
+                store,
+                schemas,
+                &mut record,
+                &Value::Null,
+            );
+            if let Some(stored) = store.get_mut(key, &id) {
+                *stored = record;
+            }
+        }
+    }
     link_tables(engine, store, seed);
 }
 

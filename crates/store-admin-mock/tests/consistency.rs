@@ -1,0 +1,168 @@
+//! What the seed and the writes store agrees with itself, read over HTTP (issue 40, item 3): an
+//! order made through the API names its customer as a seeded one does; `country_id` and
+//! `country` tell one country.
+
+use std::collections::HashMap;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use store_admin_mock::MockServer;
+
+use crate::common::{all_pages, get, post, put, start};
+
+/// The record of `list` (every page) whose id is `id`.
+async fn listed(server: &MockServer, list: &str, id: &Value) -> Value {
+    all_pages(server, list)
+        .await
+        .into_iter()
+        .find(|r| r["id"] == *id)
+        .unwrap_or_else(|| panic!("{id} is not in {list}"))
+}
+
+/// Whether the customer an order shows is `customer` of the customers list: the same id, and the
+/// same value for every field both show.
+fn assert_same_customer(shown: &Value, customer: &Value) {
+    assert_eq!(shown["id"], customer["id"], "{shown}");
+    let shown = shown.as_object().expect("a customer object");
+    let mut common = 0;
+    for field in ["first_name", "last_name", "email", "name"] {
+        if let (Some(a), Some(b)) = (shown.get(field), customer.get(field)) {
+            assert_eq!(a, b, "{field} of {shown:?}");
+            common += 1;
+        }
+    }
+    assert!(common > 0, "{shown:?} shows none of the customer's names");
+}
+
+/// An order made through the API is listed and read with its customer, as the seed's orders are,
+/// and an update that names another customer shows that one.
+#[tokio::test]
+async fn an_order_made_through_the_api_reads_back_with_its_customer() {
+    let server = start().await;
+    let (status, seeded) = get(&server, "/orders?per_page=60").await;
+    assert_eq!(status, StatusCode::OK, "{seeded}");
+    for order in seeded["data"].as_array().expect("orders") {
+        assert!(order["customer"]["id"].is_i64(), "a seeded order: {order}");
+    }
+    let customers = all_pages(&server, "/customers?per_page=60").await;
+    let (first, second) = (&customers[0], &customers[1]);
+    let (_, products) = get(&server, "/products?per_page=5").await;
+    let product = products["data"][0]["id"].clone();
+    let (status, body) = post(
+        &server,
+        "/orders",
+        json!({
+            "customer": { "id": first["id"] },
+            "products": [{ "identifier_type": "id", "identifier": product, "quantity": 1 }],
+        }),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {body}");
+    let id = body["data"]["id"].clone();
+    assert_same_customer(&body["data"]["customer"], first);
+    let order = listed(&server, "/orders?per_page=60", &id).await;
+    assert_same_customer(&order["customer"], first);
+    let (status, details) = get(&server, &format!("/orders/{id}")).await;
+    assert_eq!(status, StatusCode::OK, "{details}");
+    assert_same_customer(&details["data"]["customer"], first);
+
+    let (status, body) = put(
+        &server,
+        &format!("/orders/{id}"),
+        json!({ "customer": { "id": second["id"] } }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let order = listed(&server, "/orders?per_page=60", &id).await;
+    assert_same_customer(&order["customer"], second);
+}
+
+/// Every object of `value` that holds both `country_id` and a `country` text, with its path.
+fn with_country<'v>(value: &'v Value, at: String, out: &mut Vec<(String, &'v Value)>) {
+    match value {
+        Value::Object(map) => {
+            if map.contains_key("country_id") && map.get("country").is_some_and(Value::is_string) {
+                out.push((at.clone(), value));
+            }
+            for (name, inner) in map {
+                with_country(inner, format!("{at}/{name}"), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, inner) in items.iter().enumerate() {
+                with_country(inner, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `country_id` and `country` (and `country_code`) tell one country of `/countries`, in every
+/// list of the seeded store and in a tax rate written with a `country_id`.
+#[tokio::test]
+async fn country_id_and_country_name_one_country() {
+    let server = start().await;
+    let countries: HashMap<String, Value> = all_pages(&server, "/countries?per_page=60")
+        .await
+        .into_iter()
+        .map(|c| (c["id"].to_string(), c))
+        .collect();
+    assert!(countries.len() > 1);
+    let doc = crate::sandbox::document();
+    let mut checked = 0;
+    for path in doc["paths"].as_object().expect("paths").keys() {
+        if path.contains('{') || doc["paths"][path].get("get").is_none() {
+            continue;
+        }
+        let (status, body) = get(&server, &format!("{path}?per_page=60")).await;
+        if status != StatusCode::OK {
+            continue;
+        }
+        let mut found = Vec::new();
+        with_country(&body["data"], path.clone(), &mut found);
+        for (at, record) in found {
+            let country = countries
+                .get(&record["country_id"].to_string())
+                .unwrap_or_else(|| panic!("{at}: no country {}", record["country_id"]));
+            assert_eq!(record["country"], country["name"], "{at}: {record}");
+            if let Some(code) = record.get("country_code").filter(|c| c.is_string()) {
+                assert_eq!(*code, country["code"], "{at}: {record}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no record holds both");
+
+    // A tax rate of another country: its `country` is that country's name, after a create and
+    // after an update.
+    let mut others = countries
+        .values()
+        .filter(|c| c["code"] != "SA")
+        .map(|c| (c["id"].clone(), c["name"].clone()));
+    let (kuwait, kuwait_name) = others.next().expect("a country");
+    let (other, other_name) = others.next().expect("another country");
+    let (status, body) = post(
+        &server,
+        "/taxes",
+        json!({ "tax": "5", "country_id": kuwait }),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {body}");
+    let id = body["data"]["id"].clone();
+    assert_eq!(body["data"]["country"], kuwait_name, "{body}");
+    assert_eq!(
+        listed(&server, "/taxes?per_page=60", &id).await["country"],
+        kuwait_name
+    );
+    let (status, body) = put(
+        &server,
+        &format!("/taxes/{id}"),
+        json!({ "tax": "7", "country_id": other }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        listed(&server, "/taxes?per_page=60", &id).await["country"],
+        other_name
+    );
+}
