@@ -421,7 +421,16 @@ impl<'d> Generator<'d> {
         for (name, property) in view.properties.clone() {
             // A record's own amounts (a transaction's `total`, a coupon's `amount`) are always
             // there: what it is worth is not left out.
-            let required = view.required.contains(&name) || (depth == 0 && is_amount_name(name));
+            // So are the lines of a record with a subtotal (an invoice's `items`): its subtotal
+            // is what they add up to.
+            let lines = depth == 0
+                && name == "items"
+                && view
+                    .properties
+                    .iter()
+                    .any(|(n, _)| matches!(*n, "sub_total" | "subtotal"));
+            let required =
+                view.required.contains(&name) || (depth == 0 && is_amount_name(name)) || lines;
             if !required
                 && (depth >= MAX_DEPTH || self.rng.random_bool((0.1 + depth as f64 * 0.2).min(1.0)))
             {

@@ -1,6 +1,6 @@
 //! What the seed and the writes store agrees with itself, read over HTTP (issue 40, item 3): an
-//! order made through the API names its customer as a seeded one does; `country_id` and
-//! `country` tell one country.
+//! order made through the API names its customer as a seeded one does; an invoice's lines add up
+//! to its subtotal; `country_id` and `country` tell one country.
 
 use std::collections::HashMap;
 
@@ -9,6 +9,16 @@ use serde_json::{Value, json};
 use store_admin_mock::MockServer;
 
 use crate::common::{all_pages, get, post, put, start};
+
+/// An amount: a number, a decimal string, or money's `amount`.
+fn amount(value: &Value) -> Option<f64> {
+    match value {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse().ok(),
+        Value::Object(map) => map.get("amount").and_then(amount),
+        _ => None,
+    }
+}
 
 /// The record of `list` (every page) whose id is `id`.
 async fn listed(server: &MockServer, list: &str, id: &Value) -> Value {
@@ -75,6 +85,68 @@ async fn an_order_made_through_the_api_reads_back_with_its_customer() {
     assert_eq!(status, StatusCode::OK, "{body}");
     let order = listed(&server, "/orders?per_page=60", &id).await;
     assert_same_customer(&order["customer"], second);
+}
+
+/// Checks that each line's total is its price times its quantity less its discount and that the
+/// lines add up to the invoice's subtotal; answers the subtotal.
+fn assert_lines_add_up(invoice: &Value) -> f64 {
+    let subtotal = amount(&invoice["subtotal"])
+        .or_else(|| amount(&invoice["sub_total"]))
+        .unwrap_or_else(|| panic!("no subtotal: {invoice}"));
+    let lines = invoice["items"].as_array().expect("the invoice's lines");
+    assert!(!lines.is_empty(), "{invoice}");
+    let mut sum = 0.0;
+    for line in lines {
+        let price = amount(&line["price"]).expect("a line's price");
+        let quantity = line["quantity"].as_f64().unwrap_or(1.0);
+        let discount = amount(&line["discount"]).unwrap_or(0.0);
+        let total = amount(&line["total"]).expect("a line's total");
+        assert!(
+            (price * quantity - discount - total).abs() < 0.011,
+            "a line: {line}"
+        );
+        assert!(discount <= price * quantity + 0.001, "a line: {line}");
+        sum += total;
+    }
+    assert!(
+        (sum - subtotal).abs() < 0.011,
+        "lines add up to {sum}, the subtotal is {subtotal}: {invoice}"
+    );
+    subtotal
+}
+
+/// The seed's invoices and one created with its amounts (`data_type: data`): the lines add up to
+/// the subtotal, in the list and in the details.
+#[tokio::test]
+async fn an_invoices_lines_add_up_to_its_subtotal() {
+    let server = start().await;
+    let invoices = all_pages(&server, "/orders/invoices?per_page=60").await;
+    assert!(!invoices.is_empty());
+    for invoice in &invoices {
+        let (status, details) = get(&server, &format!("/orders/invoices/{}", invoice["id"])).await;
+        assert_eq!(status, StatusCode::OK, "{details}");
+        assert_lines_add_up(&details["data"]);
+    }
+    let (_, orders) = get(&server, "/orders?per_page=1").await;
+    let order = orders["data"][0]["id"].clone();
+    let (status, body) = post(
+        &server,
+        "/orders/invoices",
+        json!({
+            "order_id": order,
+            "type": "tax_invoice",
+            "data_type": "data",
+            "sub_total": "300.00",
+            "total": "345.00",
+            "tax": "45.00",
+        }),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {body}");
+    let id = body["data"]["id"].clone();
+    let (status, details) = get(&server, &format!("/orders/invoices/{id}")).await;
+    assert_eq!(status, StatusCode::OK, "{details}");
+    assert!((assert_lines_add_up(&details["data"]) - 300.0).abs() < 0.001);
 }
 
 /// Every object of `value` that holds both `country_id` and a `country` text, with its path.
