@@ -1,6 +1,7 @@
 //! What the seed and the writes store agrees with itself, read over HTTP (issue 40, item 3): an
 //! order made through the API names its customer as a seeded one does; an invoice's lines add up
-//! to its subtotal; `country_id` and `country` tell one country.
+//! to its subtotal; `country_id` and `country` tell one country; free text reads as sentences and
+//! names as the things they name, never a generated "Word Noun N".
 
 use std::collections::HashMap;
 
@@ -237,4 +238,124 @@ async fn country_id_and_country_name_one_country() {
         listed(&server, "/taxes?per_page=60", &id).await["country"],
         other_name
     );
+}
+
+/// The words the generator once made every name and text of ("Golden Honey 8", "Desert mug for
+/// the store, item 3.").
+const GENERATED: &[&str] = &[
+    "Classic", "Premium", "Desert", "Golden", "Urban", "Royal", "Smart", "Fresh", "Eco", "Silver",
+];
+
+/// Whether `text` is a generated "Word Noun N" name.
+fn word_noun_number(text: &str) -> bool {
+    let words: Vec<&str> = text.split(' ').collect();
+    words.len() == 3
+        && GENERATED.contains(&words[0])
+        && words[2].chars().all(|c| c.is_ascii_digit())
+}
+
+/// Whether a field's name says it holds free text.
+fn free_text(field: &str) -> bool {
+    [
+        "description",
+        "reason",
+        "note",
+        "message",
+        "comment",
+        "review",
+    ]
+    .iter()
+    .any(|w| field.contains(w))
+}
+
+/// Every `(path, field, text)` of the strings of `value`.
+fn texts<'v>(value: &'v Value, at: &str, out: &mut Vec<(String, String, &'v str)>) {
+    match value {
+        Value::Object(map) => {
+            for (name, inner) in map {
+                match inner {
+                    Value::String(text) => out.push((at.to_owned(), name.clone(), text)),
+                    other => texts(other, &format!("{at}/{name}"), out),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, inner) in items.iter().enumerate() {
+                texts(inner, &format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// In every list of the seeded store (and the customers with their extra fields): no name is a
+/// generated "Word Noun N", free text (a blocked customer's `block_reason`, a description, a
+/// note) is a sentence of a few words, and an employee's name is a person's.
+#[tokio::test]
+async fn names_and_free_text_read_as_what_the_field_holds() {
+    let server = start().await;
+    let doc = crate::sandbox::document();
+    let mut lists: Vec<String> = doc["paths"]
+        .as_object()
+        .expect("paths")
+        .keys()
+        .filter(|p| !p.contains('{') && doc["paths"][*p].get("get").is_some())
+        .map(|p| format!("{p}?per_page=60"))
+        .collect();
+    lists.push("/customers?per_page=60&fields[]=block_reason&fields[]=is_blocked".to_owned());
+    // The catalogue's products are named by the seed's tables, numbered to be unique among
+    // them ("Classic Watch 112"): the products list and the lines that name them show those.
+    let products: std::collections::HashSet<String> = all_pages(&server, "/products?per_page=60")
+        .await
+        .iter()
+        .filter_map(|p| p["name"].as_str().map(str::to_owned))
+        .collect();
+    let mut bad = Vec::new();
+    let mut sentences = 0;
+    let mut reasons = 0;
+    for list in &lists {
+        let (status, body) = get(&server, list).await;
+        if status != StatusCode::OK {
+            continue;
+        }
+        let mut found = Vec::new();
+        texts(&body["data"], list, &mut found);
+        for (at, field, text) in found {
+            if word_noun_number(text) && !products.contains(text) {
+                bad.push(format!("{at} {field}: {text:?} is a generated name"));
+            }
+            if free_text(&field) && !field.ends_with("_id") && !text.is_empty() {
+                let words = text.split_whitespace().count();
+                let generated = text.contains("for the store, item");
+                if words < 3 || generated {
+                    bad.push(format!("{at} {field}: {text:?} is no sentence"));
+                } else {
+                    sentences += 1;
+                    reasons += usize::from(field == "block_reason");
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(sentences > 0, "no free text was read");
+    assert!(reasons > 0, "no customer's block_reason was read");
+
+    // Employees are people: a first and a last name, letters only.
+    let employees = all_pages(&server, "/users?per_page=60").await;
+    assert!(!employees.is_empty());
+    let named: Vec<&str> = employees
+        .iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert!(!named.is_empty(), "no employee has a name");
+    for name in named {
+        let words: Vec<&str> = name.split(' ').collect();
+        assert!(
+            words.len() >= 2
+                && words.iter().all(
+                    |w| w.chars().all(char::is_alphabetic) && w.starts_with(char::is_uppercase)
+                ),
+            "an employee named {name:?}"
+        );
+    }
 }
