@@ -87,6 +87,281 @@ const NOUNS: &[&str] = &[
     "Coffee", "Dates", "Perfume", "Abaya", "Watch", "Honey", "Oud", "Lamp", "Scarf", "Mug",
 ];
 
+/// Names of things by a word of what they are (their record's, schema's or field's names), the
+/// first that matches.
+const THING_NAMES: &[(&[&str], &[&str])] = &[
+    (
+        &["group"],
+        &[
+            "VIP customers",
+            "Wholesale buyers",
+            "New customers",
+            "Loyal customers",
+            "Corporate clients",
+            "Riyadh customers",
+        ],
+    ),
+    (
+        &["coupon"],
+        &[
+            "Welcome coupon",
+            "Eid discount",
+            "Free shipping code",
+            "National Day code",
+            "Ramadan coupon",
+            "Loyal customer code",
+        ],
+    ),
+    (
+        &["offer", "promotion", "campaign", "discount"],
+        &[
+            "Ramadan offer",
+            "Buy 2 get 1 free",
+            "Weekend sale",
+            "White Friday deals",
+            "Eid gift offer",
+            "National Day sale",
+        ],
+    ),
+    (
+        &["affiliate"],
+        &[
+            "Instagram campaign",
+            "Snapchat influencers",
+            "Newsletter partners",
+            "YouTube reviewers",
+        ],
+    ),
+    (
+        &["advert", "banner", "announcement"],
+        &[
+            "Free shipping bar",
+            "Eid banner",
+            "New arrivals banner",
+            "Ramadan announcement",
+        ],
+    ),
+    (
+        &["tag"],
+        &[
+            "Gift",
+            "Bestseller",
+            "New arrival",
+            "Limited edition",
+            "Eid collection",
+            "Summer",
+        ],
+    ),
+    (
+        &["brand"],
+        &[
+            "Najd Roasters",
+            "Dar Al Oud",
+            "Sahara Scents",
+            "Nakheel Farms",
+            "Hejaz Crafts",
+            "Qamar Fashion",
+        ],
+    ),
+    (
+        &["categor"],
+        &[
+            "Perfumes",
+            "Dates",
+            "Abayas",
+            "Arabic coffee",
+            "Gift boxes",
+            "Home fragrance",
+            "Accessories",
+        ],
+    ),
+    (
+        &["zone", "region", "route"],
+        &[
+            "Central region",
+            "Western region",
+            "Eastern province",
+            "Riyadh and suburbs",
+            "Makkah region",
+            "Southern region",
+        ],
+    ),
+    (
+        &["template", "export", "report"],
+        &[
+            "Monthly orders export",
+            "Customers list",
+            "Products with stock",
+            "Daily sales report",
+        ],
+    ),
+    (
+        &["rule"],
+        &[
+            "Riyadh orders",
+            "Large orders",
+            "Cash on delivery orders",
+            "Express shipping orders",
+        ],
+    ),
+    (
+        &["payment", "method"],
+        &[
+            "Mada",
+            "Apple Pay",
+            "Visa",
+            "Bank transfer",
+            "Cash on delivery",
+            "STC Pay",
+        ],
+    ),
+    (
+        &["page", "article", "blog"],
+        &[
+            "About us",
+            "Shipping policy",
+            "Return policy",
+            "Privacy policy",
+            "Frequently asked questions",
+        ],
+    ),
+    (&["option"], &["Size", "Color", "Weight", "Material"]),
+    (
+        &["scope", "store"],
+        &[
+            "Riyadh store",
+            "Jeddah store",
+            "Dammam store",
+            "Online store",
+        ],
+    ),
+    (
+        &["app"],
+        &[
+            "Accounting sync",
+            "Loyalty program",
+            "Shipping manager",
+            "Reviews widget",
+        ],
+    ),
+];
+
+/// A field whose name says it holds free text (a description, a note, a reason...).
+fn is_free_text_name(field: &str) -> bool {
+    [
+        "description",
+        "message",
+        "note",
+        "content",
+        "comment",
+        "text",
+        "body",
+        "reason",
+        "summary",
+        "instruction",
+        "feedback",
+        "review",
+        "question",
+        "answer",
+        "bio",
+    ]
+    .iter()
+    .any(|w| field.contains(w))
+}
+
+const DESCRIPTIONS: &[&str] = &[
+    "Hand-picked and packed fresh in a gift box.",
+    "Available in every branch, delivered within two days in Riyadh.",
+    "Made from natural ingredients with no added colours.",
+    "A bestseller of the season, with free gift wrapping.",
+    "Comes with a one-year warranty from the store.",
+    "Our customers' favourite, restocked every week.",
+];
+
+/// Sentences by the words of the field's name and, when given, of what the record is.
+type SentencePool = (
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+);
+const SENTENCES: &[SentencePool] = &[
+    (
+        &["reason"],
+        &["block", "ban", "suspend"],
+        &[
+            "Several orders were refused on delivery.",
+            "Repeated orders placed without payment.",
+            "Suspected fraudulent card payments.",
+            "Asked the store to close the account.",
+            "Abusive messages to the support team.",
+        ],
+    ),
+    (
+        &["reason"],
+        &[],
+        &[
+            "The customer ordered the wrong size.",
+            "The item arrived damaged.",
+            "The customer changed their mind.",
+            "Delivery took longer than promised.",
+            "The product did not match its description.",
+        ],
+    ),
+    (
+        &["note", "instruction"],
+        &[],
+        &[
+            "Please call before delivery.",
+            "Leave the parcel with the building guard.",
+            "Gift wrapping, please.",
+            "Deliver after 5 pm.",
+            "The customer asked for an invoice by email.",
+        ],
+    ),
+    (
+        &["review", "feedback", "comment"],
+        &[],
+        &[
+            "Great quality and fast delivery.",
+            "The product matches the photos.",
+            "Good value for the price, I will order again.",
+            "Packaging could be better, but the product is fine.",
+            "Arrived a day late, otherwise excellent.",
+        ],
+    ),
+    (
+        &["question"],
+        &[],
+        &[
+            "Is this available in a larger size?",
+            "How long does delivery to Jeddah take?",
+            "Can I pay on delivery?",
+            "Does it come with a gift box?",
+        ],
+    ),
+    (
+        &["answer"],
+        &[],
+        &[
+            "Yes, every size is in stock.",
+            "Delivery to Jeddah takes two to three days.",
+            "Cash on delivery is available in every city.",
+            "Every order is sent in a gift box.",
+        ],
+    ),
+    (
+        &["message", "body", "text", "content"],
+        &[],
+        &[
+            "Thank you for shopping with us.",
+            "Your order has been shipped and is on its way.",
+            "Your order is ready for pickup at the branch.",
+            "We received your return request and will contact you soon.",
+            "Use the code at checkout to get your discount.",
+        ],
+    ),
+];
+
 /// A generator of values for one record (or one response), seeded.
 pub(crate) struct Generator<'d> {
     doc: &'d Document,
@@ -421,7 +696,16 @@ impl<'d> Generator<'d> {
         for (name, property) in view.properties.clone() {
             // A record's own amounts (a transaction's `total`, a coupon's `amount`) are always
             // there: what it is worth is not left out.
-            let required = view.required.contains(&name) || (depth == 0 && is_amount_name(name));
+            // So are the lines of a record with a subtotal (an invoice's `items`): its subtotal
+            // is what they add up to.
+            let lines = depth == 0
+                && name == "items"
+                && view
+                    .properties
+                    .iter()
+                    .any(|(n, _)| matches!(*n, "sub_total" | "subtotal"));
+            let required =
+                view.required.contains(&name) || (depth == 0 && is_amount_name(name)) || lines;
             if !required
                 && (depth >= MAX_DEPTH || self.rng.random_bool((0.1 + depth as f64 * 0.2).min(1.0)))
             {
@@ -745,6 +1029,48 @@ impl<'d> Generator<'d> {
         )
     }
 
+    /// The name of the thing a record (or the object being generated) is, by what its names and
+    /// the field's say it is (a customer group's "VIP customers", a coupon's "Welcome coupon", a
+    /// branch's "Jeddah branch"); a product's otherwise ("Premium coffee").
+    fn thing_name(&mut self, field: &str) -> String {
+        let about = format!("{} {} {field}", self.subject, self.context());
+        let (word, noun) = self.word_and_noun();
+        let draw = word * NOUNS.len() + noun;
+        if about.contains("branch") || about.contains("warehouse") {
+            return format!("{} branch", CITIES[draw % CITIES.len()]);
+        }
+        if let Some((_, names)) = THING_NAMES
+            .iter()
+            .find(|(words, _)| words.iter().any(|w| about.contains(w)))
+        {
+            return names[draw % names.len()].to_owned();
+        }
+        format!("{} {}", WORDS[word], NOUNS[noun].to_ascii_lowercase())
+    }
+
+    /// A word and a noun (their positions), drawn as every short text draws them: a text of
+    /// another kind takes as many draws, so that the record's other values stay what they were.
+    fn word_and_noun(&mut self) -> (usize, usize) {
+        let word = self.rng.random_range(0..WORDS.len());
+        let noun = self.rng.random_range(0..NOUNS.len());
+        (word, noun)
+    }
+
+    /// A sentence of the kind the field holds, by its name and what the record is (a blocked
+    /// customer's `block_reason`, an order's `note`, a product's `description`).
+    fn sentence(&mut self, field: &str) -> String {
+        let about = format!("{} {} {field}", self.subject, self.context());
+        let pool = SENTENCES
+            .iter()
+            .find(|(fields, subjects, _)| {
+                fields.iter().any(|w| field.contains(w))
+                    && (subjects.is_empty() || subjects.iter().any(|w| about.contains(w)))
+            })
+            .map_or(DESCRIPTIONS, |(_, _, pool)| *pool);
+        let (word, noun) = self.word_and_noun();
+        pool[(word * NOUNS.len() + noun) % pool.len()].to_owned()
+    }
+
     /// A string that reads like the service's for a field of this name.
     fn realistic(&mut self, field: &str) -> String {
         let f = field.to_ascii_lowercase();
@@ -875,11 +1201,7 @@ impl<'d> Generator<'d> {
             || f.ends_with("_title")
             || f == "label"
         {
-            return format!(
-                "{} {} {serial}",
-                pick(&mut self.rng, WORDS),
-                pick(&mut self.rng, NOUNS)
-            );
+            return self.thing_name(&f);
         }
         if f == "slug" || f.ends_with("_slug") {
             return format!(
@@ -919,19 +1241,8 @@ impl<'d> Generator<'d> {
         if f.contains("status") || f == "type" || f.ends_with("_type") {
             return pick(&mut self.rng, &["active", "pending", "completed"]).to_owned();
         }
-        if f.contains("description")
-            || f.contains("message")
-            || f.contains("note")
-            || f.contains("content")
-            || f.contains("comment")
-            || f.contains("text")
-            || f.contains("body")
-        {
-            return format!(
-                "{} {} for the store, item {serial}.",
-                pick(&mut self.rng, WORDS),
-                pick(&mut self.rng, NOUNS).to_ascii_lowercase()
-            );
+        if is_free_text_name(&f) {
+            return self.sentence(&f);
         }
         if f.contains("lang") || f == "locale" {
             return "ar".to_owned();

@@ -11,6 +11,7 @@ mod abuse;
 mod auth;
 mod concurrency;
 mod conformance;
+mod consistency;
 mod crud;
 mod drift;
 mod examples;

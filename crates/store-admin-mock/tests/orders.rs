@@ -280,3 +280,93 @@ async fn created_updated_and_duplicated_orders_answer_their_details() {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     assert!(body["error"]["fields"]["order_id"].is_array());
 }
+
+/// `(id, name)` of each record of a list answer's `data`.
+fn named(body: &Value) -> Vec<(i64, Value)> {
+    body["data"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|r| (r["id"].as_i64().expect("an id"), r["name"].clone()))
+        .collect()
+}
+
+/// `GET /orders/assignment/{order_id}` (`list_order_assigned_employees`) lists the employees the
+/// order is assigned to, as `/users` has them: those of the seed (the orders the
+/// `assign_employee[]` filter finds), then those `update_order` assigns; an order the store does
+/// not hold is a 404, and an employee it does not hold a 422.
+#[tokio::test]
+async fn an_orders_assigned_employees_are_the_employees_it_was_assigned() {
+    let server = start().await;
+    let (status, users) = get(&server, "/users?per_page=60").await;
+    assert_eq!(status, StatusCode::OK, "{users}");
+    let employees: HashMap<i64, Value> = named(&users).into_iter().collect();
+    assert!(employees.len() >= 2, "{users}");
+
+    // The seed's assignments: each names an employee of the store, and the list filter agrees.
+    let orders = all_pages(&server, "/orders?per_page=60").await;
+    let mut assigned = 0;
+    for order in &orders {
+        let id = &order["id"];
+        let (status, body) = get(&server, &format!("/orders/assignment/{id}")).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        for (employee, name) in named(&body) {
+            assert_eq!(employees.get(&employee), Some(&name), "{body}");
+            let filtered = all_pages(
+                &server,
+                &format!("/orders?per_page=60&assign_employee[]={employee}"),
+            )
+            .await;
+            assert!(
+                filtered.iter().any(|o| o["id"] == *id),
+                "{id} by {employee}"
+            );
+            assigned += 1;
+        }
+    }
+    assert!(assigned > 0, "the seed assigns some orders");
+
+    // An assignment through `update_order` is what the list shows, in the order sent.
+    let order = &orders[0]["id"];
+    let mut chosen: Vec<i64> = employees.keys().copied().collect();
+    chosen.sort_unstable();
+    let chosen = &chosen[..2];
+    let (status, body) = put(
+        &server,
+        &format!("/orders/{order}"),
+        json!({ "employees": [chosen[1], chosen[0]] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = get(&server, &format!("/orders/assignment/{order}")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        named(&body),
+        vec![
+            (chosen[1], employees[&chosen[1]].clone()),
+            (chosen[0], employees[&chosen[0]].clone())
+        ]
+    );
+    let filtered = all_pages(
+        &server,
+        &format!("/orders?per_page=60&assign_employee[]={}", chosen[0]),
+    )
+    .await;
+    assert!(filtered.iter().any(|o| o["id"] == *order));
+
+    // No such employee: 422 on the field, and the assignment stays.
+    let (status, body) = put(
+        &server,
+        &format!("/orders/{order}"),
+        json!({ "employees": [chosen[0], 1] }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body["error"]["fields"]["employees.1"].is_array(), "{body}");
+    let (_, body) = get(&server, &format!("/orders/assignment/{order}")).await;
+    assert_eq!(named(&body).len(), 2, "{body}");
+
+    // No such order.
+    let (status, body) = get(&server, "/orders/assignment/1").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+}

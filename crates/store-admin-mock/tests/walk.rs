@@ -108,8 +108,8 @@ const BODY_PATCHES: &[(&str, &str, &str)] = &[
     ),
     (
         "update_order",
-        r#"{"courier_id": "@/shipping/companies#/id"}"#,
-        "an order's courier is a shipping company of the store",
+        r#"{"courier_id": "@/shipping/companies#/id", "employees": ["@/users#/id"]}"#,
+        "an order's courier is a shipping company of the store, its employees the store's",
     ),
     (
         "update_webhook",
@@ -184,12 +184,6 @@ const KNOWN_GAPS: &[(&str, &str)] = &[
     (
         "Digitals Product",
         "no record for {file_id} of /products/digital-files/{file_id}",
-    ),
-    // `GET /orders/assignment/{order_id}` is routed as an item of `/orders/assignment` (beside
-    // `/orders/assignment/rules`), not as the order's assigned employees: 404 for every order.
-    (
-        "Order Assignment",
-        "list_order_assigned_employees GET /orders/assignment/753502431: 404",
     ),
 ];
 

@@ -170,6 +170,7 @@ fn harmonize_at(value: &mut Value, sent: Option<&Value>, seed: u64, depth: usize
             let generated = |name: &str| sent.is_none_or(|s| !s.contains_key(name));
             percentages(map, &generated, seed);
             ranges(map, &generated, seed);
+            lines(map, &generated, depth == 0);
             amounts(map, &generated);
             email(map, &generated);
         }
@@ -361,6 +362,143 @@ fn ranges(map: &mut Map, generated: &dyn Fn(&str) -> bool, seed: u64) {
     }
 }
 
+/// The subtotals a record may name.
+const SUBTOTALS: &[&str] = &["sub_total", "subtotal", "items_total"];
+
+/// Generated lines add up: a record with a subtotal (an invoice) has lines (`items`), each with
+/// a quantity, a price and a total that is its price times its quantity less its discount (a
+/// discount not above them), and its subtotal is the sum of its lines' totals: a generated
+/// subtotal is that sum, and a sent one (an invoice created with its `sub_total`), or one the
+/// lines had no price for, has the lines priced to add up to it. A `record` (the outermost
+/// object) made without lines gets one.
+fn lines(map: &mut Map, generated: &dyn Fn(&str) -> bool, record: bool) {
+    if !generated("items") {
+        return;
+    }
+    let Some((sub_name, subtotal)) = first_amount(map, SUBTOTALS) else {
+        return;
+    };
+    if record && !map.contains_key("items") {
+        // A record (not an amounts object inside one) made without its lines gets them.
+        map.insert("items".into(), Value::Array(Vec::new()));
+    }
+    let sent = SUBTOTALS
+        .iter()
+        .filter(|n| !generated(n))
+        .find_map(|n| map.get(*n).and_then(amount_of));
+    let form = map.get(sub_name).cloned().unwrap_or(Value::Null);
+    let Some(Value::Array(items)) = map.get_mut("items") else {
+        return;
+    };
+    // A record with a subtotal has lines: each an object with a quantity, a price and a total
+    // (each of the other's form where it lacks one, of the subtotal's where it lacks both, then
+    // priced to add up to the subtotal).
+    items.retain(Value::is_object);
+    if items.is_empty() {
+        items.push(json!({ "quantity": 1 }));
+    }
+    let count = items.len() as f64;
+    let mut unpriced = false;
+    for line in items.iter_mut().filter_map(Value::as_object_mut) {
+        let quantity = match line.get("quantity").and_then(amount_of) {
+            Some(q) if q > 0.0 => q,
+            _ => {
+                line.insert("quantity".into(), json!(1));
+                1.0
+            }
+        };
+        let price = line
+            .get("price")
+            .filter(|p| amount_of(p).is_some())
+            .cloned();
+        let total = line
+            .get("total")
+            .filter(|t| amount_of(t).is_some())
+            .cloned();
+        match (price, total) {
+            (Some(price), None) => {
+                line.insert("total".into(), price);
+            }
+            (None, Some(mut total)) => {
+                let each = amount_of(&total).unwrap_or(0.0) / quantity;
+                set_amount(&mut total, each);
+                line.insert("price".into(), total);
+            }
+            (None, None) => {
+                let mut money = form.clone();
+                set_amount(&mut money, subtotal / count / quantity);
+                line.insert("price".into(), money.clone());
+                line.insert("total".into(), money);
+                unpriced = true;
+            }
+            (Some(_), Some(_)) => {}
+        }
+    }
+    let sent = sent.or(unpriced.then_some(subtotal));
+    let round = |a: f64| (a * 100.0).round() / 100.0;
+    let line_total = |line: &mut Map| -> Option<f64> {
+        let price = line.get("price").and_then(amount_of)?;
+        let quantity = line.get("quantity").and_then(amount_of).unwrap_or(1.0);
+        let gross = round(price * quantity.max(0.0));
+        let mut discount = line.get("discount").and_then(amount_of).unwrap_or(0.0);
+        if discount > gross {
+            discount = round(gross / 10.0);
+            if let Some(value) = line.get_mut("discount") {
+                set_amount(value, discount);
+            }
+        }
+        let total = round(gross - discount);
+        if let Some(value) = line.get_mut("total") {
+            set_amount(value, total);
+        }
+        Some(total)
+    };
+    let mut priced: Vec<&mut Map> = items
+        .iter_mut()
+        .filter_map(Value::as_object_mut)
+        .filter(|line| line.get("price").and_then(amount_of).is_some())
+        .collect();
+    if priced.is_empty() {
+        return;
+    }
+    let mut sum: f64 = priced.iter_mut().filter_map(|l| line_total(l)).sum();
+    if let Some(target) = sent.filter(|t| (t - sum).abs() >= 0.005 && *t >= 0.0) {
+        // Priced to the sent subtotal: each line in proportion, the last one taking what
+        // rounding left (one unit of it, so that its price times its quantity is its total).
+        let factor = if sum > 0.0 { target / sum } else { 0.0 };
+        let count = priced.len();
+        let mut so_far = 0.0;
+        for (at, line) in priced.iter_mut().enumerate() {
+            let price = line.get("price").and_then(amount_of).unwrap_or(0.0);
+            if at + 1 < count {
+                if let Some(value) = line.get_mut("price") {
+                    set_amount(value, round(price * factor));
+                }
+                so_far += line_total(line).unwrap_or(0.0);
+            } else {
+                let rest = round(target - so_far).max(0.0);
+                line.insert("quantity".into(), json!(1));
+                if let Some(value) = line.get_mut("discount") {
+                    set_amount(value, 0.0);
+                }
+                if let Some(value) = line.get_mut("price") {
+                    set_amount(value, rest);
+                }
+                so_far += line_total(line).unwrap_or(0.0);
+            }
+        }
+        sum = so_far;
+    }
+    let sum = round(sum);
+    for name in SUBTOTALS {
+        if generated(name)
+            && let Some(value) = map.get_mut(*name)
+        {
+            set_amount(value, sum);
+        }
+    }
+}
+
 /// The first of `names` that `map` holds an amount in.
 fn first_amount(map: &Map, names: &[&'static str]) -> Option<(&'static str, f64)> {
     names
@@ -372,9 +510,7 @@ fn first_amount(map: &Map, names: &[&'static str]) -> Option<(&'static str, f64)
 /// subtotals alike, a total of the subtotal, shipping, cash on delivery and tax less the
 /// discount.
 fn amounts(map: &mut Map, generated: &dyn Fn(&str) -> bool) {
-    let Some((sub_name, mut subtotal)) =
-        first_amount(map, &["sub_total", "subtotal", "items_total"])
-    else {
+    let Some((sub_name, mut subtotal)) = first_amount(map, SUBTOTALS) else {
         return;
     };
     for other in ["sub_total", "subtotal"] {

@@ -103,6 +103,23 @@ fn links_to(value: &Value, id: &str) -> bool {
     }
 }
 
+/// The ids `value` names (an id, an array of ids, an object with an `id` or an array of them),
+/// each once.
+fn held_ids(value: Option<&Value>, out: &mut Vec<String>) {
+    match value {
+        Some(Value::Array(items)) => items.iter().for_each(|item| held_ids(Some(item), out)),
+        Some(Value::Object(map)) => held_ids(map.get("id"), out),
+        Some(other) => {
+            if let Some(id) = crate::store::id_text_value(other)
+                && !out.contains(&id)
+            {
+                out.push(id);
+            }
+        }
+        None => {}
+    }
+}
+
 /// A read-only sub-collection of another collection's records that name the parent (see
 /// [`super::infer::Related`]).
 fn list_related(call: &Call<'_>, related: &super::infer::Related) -> Handled {
@@ -112,12 +129,28 @@ fn list_related(call: &Call<'_>, related: &super::infer::Related) -> Handled {
         return Err(ApiError::not_found());
     };
     let real = call.engine.real_key(&related.source);
-    let records: Vec<&Value> = store
-        .records(real)
-        .iter()
-        .rev()
-        .filter(|r| r.get(&related.field).is_some_and(|v| links_to(v, id)))
-        .collect();
+    let records: Vec<&Value> = if related.held {
+        // The records the parent's field names, in its order (an id the store does not hold
+        // names nothing).
+        let parent = call
+            .engine
+            .collections
+            .get(key)
+            .and_then(|c| c.parent.as_ref())
+            .map(|(parent, param)| (call.engine.real_key(parent), param.as_str()))
+            .and_then(|(parent, param)| store.get(parent, &find_id(&store, parent, param, id)?))
+            .ok_or_else(ApiError::not_found)?;
+        let mut named = Vec::new();
+        held_ids(parent.get(&related.field), &mut named);
+        named.iter().filter_map(|id| store.get(real, id)).collect()
+    } else {
+        store
+            .records(real)
+            .iter()
+            .rev()
+            .filter(|r| r.get(&related.field).is_some_and(|v| links_to(v, id)))
+            .collect()
+    };
     let children = call
         .engine
         .collections
@@ -404,6 +437,7 @@ fn create(call: &Call<'_>, key: Option<&str>) -> Handled {
     }
     // What was not sent and a view of the record needs: filled once, now (not per read).
     complete_record(call, key, &mut record);
+    agree_record(call, &store, key, &mut record);
     let map = object_mut(&mut record);
     for stamp in ["created_at", "updated_at"] {
         if let Some(value) = map.get_mut(stamp) {
@@ -416,12 +450,132 @@ fn create(call: &Call<'_>, key: Option<&str>) -> Handled {
     Ok(Reply::Data(record))
 }
 
+/// Makes what `record` says of the records it names agree with them, at every depth: where an
+/// object holds a `<thing>_id` of the `<thing>` collection (`country_id`, an order's
+/// `customer_id`) beside a `<thing>` text that is the `name` of one of its records, and the id
+/// was not sent (`sent` holds what a write sent, at the same places), the id becomes that
+/// record's (a generated customer's `country_id` is the country its `country` names); else, where
+/// the id names a record, its `<thing>` is that record where it holds an object, the record's
+/// `name` where it holds a text or a number (at the top, where it holds nothing, as `schemas`
+/// declare it: an order's `customer` object, a tax rate's `country` text); and its
+/// `<thing>_code` is the record's `code`. Writes and the seed alike, so that
+/// `country_id` and `country` tell one country.
+pub(crate) fn agree_with_named(
+    engine: &Engine,
+    store: &Store,
+    schemas: &[Value],
+    record: &mut Value,
+    sent: &Value,
+) {
+    let declared = |thing: &str| {
+        schemas.iter().find_map(|schema| {
+            let property = engine.doc.view(schema).property(thing)?;
+            engine.doc.view(property).kind().map(str::to_owned)
+        })
+    };
+    agree_at(engine, store, &declared, record, Some(sent), 0);
+}
+
+/// The type the record schemas declare for a top-level field (`object`, `string`...).
+type Declared<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
+fn agree_at(
+    engine: &Engine,
+    store: &Store,
+    declared: &Declared<'_>,
+    value: &mut Value,
+    sent: Option<&Value>,
+    depth: usize,
+) {
+    if depth > 6 {
+        return;
+    }
+    match value {
+        Value::Array(items) => {
+            for (at, item) in items.iter_mut().enumerate() {
+                let sent = sent.and_then(|s| s.get(at));
+                agree_at(engine, store, declared, item, sent, depth + 1);
+            }
+        }
+        Value::Object(map) => {
+            for (name, inner) in map.iter_mut() {
+                if inner.is_object() || inner.is_array() {
+                    let sent = sent.and_then(|s| s.get(name));
+                    agree_at(engine, store, declared, inner, sent, depth + 1);
+                }
+            }
+            let links: Vec<(String, String)> = map
+                .keys()
+                .filter_map(|k| Some((k.clone(), k.strip_suffix("_id")?.to_owned())))
+                .filter(|(_, thing)| !thing.is_empty() && thing != "parent")
+                .collect();
+            for (field, thing) in links {
+                let Some(info) = engine.collection_for_field(&field) else {
+                    continue;
+                };
+                let real = engine.real_key(&info.key);
+                let id_sent = sent.is_some_and(|s| s.get(&field).is_some());
+                let by_name = map
+                    .get(&thing)
+                    .and_then(Value::as_str)
+                    .and_then(|name| store.records(real).find_by("name", name));
+                let by_id = map
+                    .get(&field)
+                    .and_then(crate::store::id_text_value)
+                    .and_then(|id| store.get(real, &id));
+                let named = match (by_name, by_id) {
+                    (Some(named), _) if !id_sent || by_id.is_none() => {
+                        if let Some(id) = named.get("id") {
+                            map.insert(field.clone(), id.clone());
+                        }
+                        named
+                    }
+                    (_, Some(named)) => {
+                        let kind = match map.get(&thing) {
+                            Some(Value::Object(_)) => Some("object".to_owned()),
+                            Some(Value::String(_) | Value::Number(_)) => Some("string".to_owned()),
+                            None if depth == 0 => declared(&thing),
+                            _ => None,
+                        };
+                        match kind.as_deref() {
+                            Some("object") => {
+                                map.insert(thing.clone(), crate::shape::strip_hidden(named));
+                            }
+                            Some("string") => {
+                                if let Some(name) = named.get("name").filter(|n| n.is_string()) {
+                                    map.insert(thing.clone(), name.clone());
+                                }
+                            }
+                            _ => {}
+                        }
+                        named
+                    }
+                    _ => continue,
+                };
+                let code = format!("{thing}_code");
+                if map.get(&code).is_some_and(Value::is_string)
+                    && let Some(value) = named.get("code").filter(|c| c.is_string())
+                {
+                    map.insert(code, value.clone());
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Keeps the money of a changed `record` of collection `key` in the service's form (see
 /// [`super::complete::money_with_currency`]): for a change that merges what was sent without
 /// completing the record (a record held in another's array).
 pub(super) fn keep_money(call: &Call<'_>, key: &str, record: &mut Value) {
     let schemas: Vec<Value> = record_schemas(call, key).into_iter().cloned().collect();
     super::complete::money_with_currency(&call.engine.doc, &schemas, record);
+}
+
+/// [`agree_with_named`] for a record of collection `key`.
+pub(super) fn agree_record(call: &Call<'_>, store: &Store, key: &str, record: &mut Value) {
+    let schemas: Vec<Value> = record_schemas(call, key).into_iter().cloned().collect();
+    agree_with_named(call.engine, store, &schemas, record, &call.body);
 }
 
 /// Completes `record` against every record schema of collection `key` (see
@@ -488,7 +642,11 @@ fn update(call: &Call<'_>) -> Handled {
     let record = store.get_mut(real, &id).ok_or_else(ApiError::not_found)?;
     merge(record, fields);
     complete_record(call, key, record);
-    let record = record.clone();
+    let mut record = record.clone();
+    agree_record(call, &store, key, &mut record);
+    if let Some(stored) = store.get_mut(real, &id) {
+        *stored = record.clone();
+    }
     drop(store);
     emit(call, real, "updated", &record);
     Ok(Reply::Data(record))

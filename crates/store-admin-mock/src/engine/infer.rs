@@ -103,8 +103,13 @@ pub(crate) struct Related {
     /// The collection whose records are listed.
     pub source: String,
     /// The field of those records naming the parent (`categories`, `parent_id`): an id, an array
-    /// of ids, or an object (or objects) with an `id`.
+    /// of ids, or an object (or objects) with an `id`. With [`Related::held`], the field of the
+    /// parent's record naming them.
     pub field: String,
+    /// Whether the parent's record holds the ids of the listed records (an order's
+    /// `assign_employee` holds the ids of the employees `/orders/assignment/{order_id}` lists),
+    /// rather than each listed record naming the parent.
+    pub held: bool,
 }
 
 /// The key of a path's segments: parameters blanked (`/orders/{}/histories`).
@@ -156,7 +161,9 @@ pub(crate) fn plan(doc: &Document) -> (Vec<Plan>, HashMap<String, CollectionInfo
     let mut has_item_below: HashMap<String, bool> = HashMap::new();
     let mut lists: HashMap<String, bool> = HashMap::new();
     for op in ops {
-        if let Some(Segment::Param(_)) = op.segments.last() {
+        if let Some(Segment::Param(_)) = op.segments.last()
+            && !lists_below_record(doc, op)
+        {
             has_item_below.insert(key_of(&op.segments[..op.segments.len() - 1]), true);
         }
         if op.method == Method::GET
@@ -183,7 +190,11 @@ pub(crate) fn plan(doc: &Document) -> (Vec<Plan>, HashMap<String, CollectionInfo
         let last_is_param = matches!(segments.last(), Some(Segment::Param(_)));
         let after_param = n >= 2 && matches!(segments[n - 2], Segment::Param(_));
         let is_collection_path = has_item_below.contains_key(&key) || lists.contains_key(&key);
-        let (action, collection) = if last_is_param {
+        let (action, collection) = if last_is_param && op.method == Method::GET && items.is_some() {
+            // `GET /orders/assignment/{order_id}` answering a list: the records below the order
+            // the parameter names, not a record of `/orders/assignment` found by its id.
+            (Action::List, Some(key.clone()))
+        } else if last_is_param {
             let collection = key_of(&segments[..n - 1]);
             let action = match op.method {
                 Method::GET => Action::Details,
@@ -272,6 +283,7 @@ pub(crate) fn plan(doc: &Document) -> (Vec<Plan>, HashMap<String, CollectionInfo
             .copied()
             .unwrap_or_default()
             .to_owned();
+        let below_named = segments.last() == Some(&"{}");
         let parent = segments.iter().rposition(|s| *s == "{}").map(|at| {
             let parent_key = format!("/{}", segments[..at].join("/"));
             // The parameter's name, from any operation on this collection.
@@ -283,6 +295,12 @@ pub(crate) fn plan(doc: &Document) -> (Vec<Plan>, HashMap<String, CollectionInfo
                     _ => None,
                 })
                 .unwrap_or_else(|| "parent_id".to_owned());
+            // A list below the record its last parameter names: that record's collection, by
+            // the parameter's name (`order_id` names an order), else the path before it.
+            let parent_key = below_named
+                .then(|| named_collection(&collections, &param))
+                .flatten()
+                .unwrap_or(parent_key);
             (parent_key, param)
         });
         if let Some(info) = collections.get_mut(key) {
@@ -373,6 +391,37 @@ pub(crate) fn plan(doc: &Document) -> (Vec<Plan>, HashMap<String, CollectionInfo
         }
     }
     (plans, collections)
+}
+
+/// Whether `op` is a `GET` of a path ending in a parameter whose documented answer is a list:
+/// the records below the record the parameter names (`GET /orders/assignment/{order_id}`, an
+/// order's assigned employees), not one record found by its id.
+fn lists_below_record(doc: &Document, op: &Operation) -> bool {
+    op.method == Method::GET
+        && matches!(op.segments.last(), Some(Segment::Param(_)))
+        && data_schema(doc, op).is_some_and(|(data, _)| list_items(doc, data).is_some())
+}
+
+/// The top-level collection a parameter such as `order_id` names (`/orders`): the shortest one
+/// named after the parameter's thing.
+fn named_collection(collections: &HashMap<String, CollectionInfo>, param: &str) -> Option<String> {
+    let thing = param.strip_suffix("_id")?;
+    let names = [
+        format!("{thing}s"),
+        format!("{thing}es"),
+        thing
+            .strip_suffix('y')
+            .map(|s| format!("{s}ies"))
+            .unwrap_or_default(),
+        thing.to_owned(),
+    ];
+    collections
+        .keys()
+        .filter(|key| !key.contains("{}") && key.matches('/').count() == 1)
+        .filter(|key| names.iter().any(|n| key[1..] == *n))
+        .filter(|key| collections[*key].has_list || collections[*key].has_create)
+        .min_by_key(|key| key.len())
+        .cloned()
 }
 
 /// Whether `/P/{id}/name` (or `/P/view/{value}/name`) has a sibling item path `/P/name/{id}`:
@@ -630,6 +679,61 @@ fn embed_by_name(doc: &Document, collections: &mut HashMap<String, CollectionInf
     }
 }
 
+/// A read-only sub-collection whose records are a view of another collection's (their component
+/// is named after that collection's: `OrderAssignedEmployee` shows an `Employee` of `/users`),
+/// held by id in a field of the parent's records: the array field, declared by the parent's
+/// records or read by the parent's list as a query parameter (the records hold the fields their
+/// list filters by), whose name says it holds those things (`assign_employee[]` of
+/// `GET /orders`).
+fn held_by_parent(
+    doc: &Document,
+    collections: &HashMap<String, CollectionInfo>,
+    info: &CollectionInfo,
+    parent: &str,
+) -> Option<Related> {
+    let (source, thing) = info
+        .record_types
+        .iter()
+        .flat_map(|own| {
+            collections
+                .values()
+                .filter(|c| c.parent.is_none() && c.alias_of.is_none() && c.has_list)
+                .flat_map(move |c| {
+                    c.record_types
+                        .iter()
+                        .filter(move |t| own.len() > t.len() && own.ends_with(t.as_str()))
+                        .map(move |t| (c.key.clone(), t.to_ascii_lowercase()))
+                })
+        })
+        .max_by(|a, b| (a.1.len(), &b.0).cmp(&(b.1.len(), &a.0)))?;
+    let source_thing = super::singular(source.rsplit('/').next().unwrap_or_default());
+    let names_them = |name: &str| name.contains(&thing) || name.contains(&source_thing);
+    let is_array = |schema: &Value| doc.view(schema).kind() == Some("array");
+    let parent_info = collections.get(parent)?;
+    let declared = parent_info.record_schemas.iter().find_map(|schema| {
+        doc.view(schema)
+            .properties
+            .iter()
+            .find(|(name, property)| names_them(name) && is_array(property))
+            .map(|(name, _)| (*name).to_owned())
+    });
+    let filtered = || {
+        doc.operations
+            .iter()
+            .filter(|op| op.method == Method::GET && key_of(&op.segments) == parent)
+            .flat_map(|op| &op.params)
+            .filter(|p| p.location == crate::document::Location::Query)
+            .find(|p| names_them(&p.key) && is_array(&p.schema))
+            .map(|p| p.key.clone())
+    };
+    let field = declared.or_else(filtered)?;
+    Some(Related {
+        source,
+        field,
+        held: true,
+    })
+}
+
 /// Read-only sub-collections that list another collection's records pointing at the parent
 /// (`/categories/{}/products`: the products whose `categories` hold the category;
 /// `/categories/{}/children`: the categories whose `parent_id` is it), and the records that hold
@@ -674,7 +778,11 @@ fn relate(doc: &Document, collections: &mut HashMap<String, CollectionInfo>) {
                     .into_iter()
                     .find(|f| declares(&collections[&source], f))
                     .unwrap_or(parent_name.clone());
-                Some(Related { source, field })
+                Some(Related {
+                    source,
+                    field,
+                    held: false,
+                })
             }
             None if collections
                 .get(&parent)
@@ -683,9 +791,10 @@ fn relate(doc: &Document, collections: &mut HashMap<String, CollectionInfo>) {
                 Some(Related {
                     source: parent.clone(),
                     field: "parent_id".to_owned(),
+                    held: false,
                 })
             }
-            None => None,
+            None => held_by_parent(doc, collections, info, &parent),
         };
         if let Some(related) = related
             && let Some(info) = collections.get_mut(key)
@@ -832,6 +941,25 @@ mod tests {
         assert_eq!(
             collections["/categories/search"].alias_of.as_deref(),
             Some("/categories")
+        );
+        // A GET of a path ending in a parameter that answers a list: the records below the
+        // record the parameter names (an order's assigned employees, held by id in the order).
+        assert_eq!(of("list_order_assigned_employees").action, Action::List);
+        let assigned = &collections["/orders/assignment/{}"];
+        assert_eq!(
+            assigned.parent,
+            Some(("/orders".to_owned(), "order_id".to_owned()))
+        );
+        assert_eq!(
+            assigned
+                .related
+                .as_ref()
+                .map(|r| (r.source.as_str(), r.field.as_str(), r.held)),
+            Some(("/users", "assign_employee", true))
+        );
+        assert_eq!(
+            of("list_order_assignment_rules").collection.as_deref(),
+            Some("/orders/assignment/rules")
         );
     }
 }

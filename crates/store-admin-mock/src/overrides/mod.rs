@@ -87,7 +87,8 @@ const REGISTRY: &[OverrideRow] = &[
     OverrideRow::refusing(
         "update_order",
         orders::update_order,
-        "customer.id must name a customer of the store; courier_id must name a shipping company",
+        "customer.id must name a customer of the store; courier_id must name a shipping company; \
+         each of employees must name an employee of the store",
     ),
     OverrideRow::refusing(
         "duplicate_order",

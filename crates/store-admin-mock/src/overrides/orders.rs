@@ -486,6 +486,7 @@ pub(super) fn create_order(call: &Call<'_>) -> Handled {
     if let Some(receiver) = body.get("receiver").and_then(receiver) {
         object_mut(&mut order).insert("receiver".into(), receiver);
     }
+    agree_with_customer(call, &store, &mut order);
     store.insert(ORDERS, order.clone());
     let answer = details(&store, call.engine, &order);
     drop(store);
@@ -542,6 +543,53 @@ pub(super) fn create_draft_order(call: &Call<'_>) -> Handled {
     Ok(Reply::Data(order))
 }
 
+/// The order's `customer` is the customer its `customer_id` names, as the store holds it (as
+/// the seed's orders have it), so that every read of an order made through the API shows its
+/// customer (see [`crate::engine::crud::agree_with_named`]).
+fn agree_with_customer(call: &Call<'_>, store: &Store, order: &mut Value) {
+    if let Some(info) = call.engine.collections.get(ORDERS) {
+        crate::engine::crud::agree_with_named(
+            call.engine,
+            store,
+            &info.record_schemas,
+            order,
+            &call.body,
+        );
+    }
+}
+
+/// The collection of the employees an order is assigned to (`/orders/assignment/{order_id}`
+/// lists them from the order's field `assign_employee`), as the engine found it.
+fn employees_key<'a>(call: &'a Call<'_>) -> Option<&'a str> {
+    call.engine
+        .collections
+        .values()
+        .filter_map(|info| info.related.as_ref().zip(info.parent.as_ref()))
+        .find(|(related, (parent, _))| {
+            related.held
+                && related.field == "assign_employee"
+                && call.engine.real_key(parent) == ORDERS
+        })
+        .map(|(related, _)| call.engine.real_key(&related.source))
+}
+
+/// Each of `employees` must name an employee of the store (as the service's `exists` rule).
+fn check_employees(
+    call: &Call<'_>,
+    store: &Store,
+    employees: Option<&Value>,
+    errors: &mut FieldErrors,
+) {
+    let (Some(key), Some(Value::Array(ids))) = (employees_key(call), employees) else {
+        return;
+    };
+    for (at, id) in ids.iter().enumerate() {
+        if id_text_value(id).is_none_or(|id| store.get(key, &id).is_none()) {
+            errors.add(format!("employees.{at}"), selected_invalid("employee"));
+        }
+    }
+}
+
 /// `PUT /orders/{order_id}` (`update_order`): the body's changes (customer, receiver, payment,
 /// coupon, employees, branch, shipping company) into the order; answers its details.
 pub(super) fn update_order(call: &Call<'_>) -> Handled {
@@ -554,6 +602,7 @@ pub(super) fn update_order(call: &Call<'_>) -> Handled {
         None => None,
     };
     let app_id = check_branch_and_courier(&store, &body, &mut errors);
+    check_employees(call, &store, body.get("employees"), &mut errors);
     errors.finish()?;
     let customer = customer.map(|c| settle_customer(call, &mut store, c));
     let customer_record = customer
@@ -596,7 +645,11 @@ pub(super) fn update_order(call: &Call<'_>) -> Handled {
         );
     }
     map.insert("updated_at".into(), Value::from(now_local()));
-    let order = order.clone();
+    let mut order = order.clone();
+    agree_with_customer(call, &store, &mut order);
+    if let Some(stored) = store.get_mut(ORDERS, &id) {
+        *stored = order.clone();
+    }
     let answer = details(&store, call.engine, &order);
     drop(store);
     if let Some(customer) = customer_record.filter(|_| customer.as_ref().is_some_and(|c| c.1)) {

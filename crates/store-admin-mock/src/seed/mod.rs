@@ -91,6 +91,7 @@ fn seed_generated(engine: &Engine, store: &mut Store, seed: u64) {
         .filter(|(key, info)| {
             info.alias_of.is_none()
                 && info.embedded.is_none()
+                && info.related.is_none()
                 && !info.record_schemas.is_empty()
                 && store.records(key).len() == 0
         })
@@ -242,6 +243,27 @@ fn seed_generated(engine: &Engine, store: &mut Store, seed: u64) {
             store.insert(key, record);
         }
     }
+    // What a record says of the records it names agrees with them (`country` with
+    // `country_id`), now that every collection holds its records.
+    for key in ids.keys() {
+        let schemas = &engine.collections[key].record_schemas;
+        let record_ids: Vec<String> = store.records(key).iter().filter_map(id_text).collect();
+        for id in record_ids {
+            let Some(mut record) = store.get(key, &id).cloned() else {
+                continue;
+            };
+            crate::engine::crud::agree_with_named(
+                engine,
+                store,
+                schemas,
+                &mut record,
+                &Value::Null,
+            );
+            if let Some(stored) = store.get_mut(key, &id) {
+                *stored = record;
+            }
+        }
+    }
     link_tables(engine, store, seed);
 }
 
@@ -303,9 +325,66 @@ fn partition(
     None
 }
 
+/// Makes the fields of the table records that hold the ids of the records a sub-collection lists
+/// (an order's `assign_employee`, the employees `/orders/assignment/{order_id}` lists: see
+/// [`crate::engine::infer::Related::held`]) name records that exist.
+fn link_held(engine: &Engine, store: &mut Store, seed: u64) {
+    let mut held: Vec<(String, String, String)> = engine
+        .collections
+        .values()
+        .filter_map(|info| {
+            let related = info.related.as_ref().filter(|r| r.held)?;
+            let (parent, _) = info.parent.as_ref()?;
+            Some((
+                engine.real_key(parent).to_owned(),
+                related.field.clone(),
+                engine.real_key(&related.source).to_owned(),
+            ))
+        })
+        .collect();
+    held.sort();
+    for (key, field, source) in held {
+        let ids: Vec<i64> = store
+            .records(&source)
+            .iter()
+            .filter_map(|r| r.get("id").and_then(Value::as_i64))
+            .collect();
+        let record_ids: Vec<String> = store.records(&key).iter().filter_map(id_text).collect();
+        for record_id in record_ids {
+            let Some(record) = store.get_mut(&key, &record_id) else {
+                continue;
+            };
+            let map = object_mut(record);
+            let Some(Value::Array(named)) = map.get(&field) else {
+                continue;
+            };
+            if ids.is_empty() {
+                map.insert(field.clone(), Value::Array(Vec::new()));
+                continue;
+            }
+            let mut linked: Vec<i64> = Vec::new();
+            for (at, value) in named.iter().enumerate() {
+                let id = value
+                    .as_i64()
+                    .filter(|id| ids.contains(id))
+                    .unwrap_or_else(|| {
+                        let pick =
+                            stable_hash(&[&seed.to_string(), &record_id, &field, &at.to_string()]);
+                        ids[pick as usize % ids.len()]
+                    });
+                if !linked.contains(&id) {
+                    linked.push(id);
+                }
+            }
+            map.insert(field.clone(), Value::from(linked));
+        }
+    }
+}
+
 /// Makes `<thing>_id` fields of the table records name records that exist, where the document
 /// has a collection of those things (an order's `customer_id` names a customer).
 fn link_tables(engine: &Engine, store: &mut Store, seed: u64) {
+    link_held(engine, store, seed);
     for key in [tables::keys::ORDERS, tables::keys::SHIPMENTS] {
         let fields: Vec<(String, Vec<String>)> = {
             let Some(first) = store.records(key).iter().next() else {
