@@ -54,6 +54,7 @@ pub fn lint(spec: &OpenAPI, raw: &Value) -> Vec<Problem> {
     unreachable_components(raw, &mut out);
     inline_objects(raw, &mut out);
     integer_enums(raw, &mut out);
+    envelope_parts_optional(raw, &mut out);
     out.sort();
     out.dedup();
     out
@@ -551,6 +552,45 @@ pub fn integer_enums(raw: &Value, out: &mut Vec<Problem>) {
     walk(raw, "", out);
 }
 
+/// The parts of an envelope that the service's documented answers leave out, required: a paged
+/// list (`data` and `pagination`) documented without `pagination`, an error answer without its
+/// `error` object. The client must read those answers (a list is then one page; an error's message
+/// is read from the top), so neither is `required` in any schema of the document.
+pub fn envelope_parts_optional(raw: &Value, out: &mut Vec<Problem>) {
+    let Some(schemas) = raw
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+    else {
+        return;
+    };
+    for (name, schema) in schemas {
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let has = |key: &str| properties.is_some_and(|p| p.contains_key(key));
+        let pointer = format!("/components/schemas/{}/required", escape(name));
+        if required.contains(&"pagination") && has("data") {
+            out.push(problem(
+                &pointer,
+                "`pagination` required in a list envelope: the service documents paged lists \
+                 without it; make it optional (the list is then one page)",
+            ));
+        }
+        if required.contains(&"error") && has("success") {
+            out.push(problem(
+                &pointer,
+                "`error` required in an error envelope: the service documents error answers \
+                 without it (the message at the top, as Laravel writes it); make it optional",
+            ));
+        }
+    }
+}
+
 /// Lints a YAML document and renders each problem as `pointer: message`.
 #[cfg(test)]
 fn lint_yaml(yaml: &str) -> Vec<String> {
@@ -634,6 +674,27 @@ components:
                  and say the allowed values in the description"
                     .to_string()
             ]
+        );
+    }
+
+    #[test]
+    fn required_envelope_parts_the_service_leaves_out_are_reported() {
+        let doc = with(
+            "    ErrorResponse:\n      type: object\n      properties: { message: { type: string } }",
+            "    ErrorResponse:\n      type: object\n      required: [success, error]\n      properties: { success: { type: boolean }, error: { type: object } }\n    OrderList:\n      type: object\n      required: [data, pagination]\n      properties: { data: { type: array, items: { $ref: \"#/components/schemas/Order\" } }, pagination: { type: object } }",
+        );
+        let problems = lint_yaml(&doc);
+        assert!(
+            problems.iter().any(|p| p.starts_with(
+                "/components/schemas/ErrorResponse/required: `error` required in an error envelope"
+            )),
+            "{problems:?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.starts_with(
+                "/components/schemas/OrderList/required: `pagination` required in a list envelope"
+            )),
+            "{problems:?}"
         );
     }
 

@@ -31,6 +31,7 @@ mod rewrite;
 mod setters;
 mod split;
 mod summary;
+mod unions;
 mod uploads;
 mod values;
 mod yaml;

@@ -143,7 +143,9 @@ pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Outp
         .with_context(|| format!("generating the core of {}", doc.rel_path))?;
     let mut core_file: syn::File =
         syn::parse2(core_tokens).context("progenitor's output for the core does not parse")?;
-    let (core_shapes, core_impls) = rewrite::type_facts(&core_file);
+    let (mut core_shapes, core_impls) = rewrite::type_facts(&core_file);
+    core_shapes.inputs = keep_builders.clone();
+    let core_shapes = core_shapes.with_input_primaries(&core_file);
     let core_types: BTreeSet<String> = split.core.iter().map(|s| type_name(s)).collect();
     rewrite::prune_struct_builders(&mut core_file, &keep_builders);
     rewrite::lenient_fields(&mut core_file, &core_shapes, &quote!(crate::lenient))
@@ -163,6 +165,9 @@ pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Outp
     core_file
         .items
         .extend(setters::conversions(&core_kinds, &quote!(crate)));
+    // A union a value fits no branch of keeps the value (after the setters, which read the
+    // unions' branches).
+    crate::unions::fall_back(&mut core_file, &core_shapes).context("the core's unions")?;
     let core = Output {
         rel_path: generated_file(CORE_DIR),
         content: format!(
@@ -250,7 +255,10 @@ fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
         );
     }
     // An area's types reach the core's and its own, never another area's.
-    let shapes = shared.core_shapes.union(&area_shapes);
+    let shapes = shared
+        .core_shapes
+        .union(&area_shapes)
+        .with_input_primaries(&file);
     rewrite::prune_struct_builders(&mut file, shared.keep_builders);
     rewrite::lenient_fields(
         &mut file,
@@ -272,6 +280,8 @@ fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
     let core = quote!(::store_admin_client_core);
     setters::setters(&mut file, &core);
     file.items.extend(setters::conversions(&kinds, &core));
+    crate::unions::fall_back(&mut file, &shapes)
+        .with_context(|| format!("the unions of the `{}` area", part.name))?;
     file.items.extend(operations);
     for p in shared.paged.iter().filter(|p| {
         shared

@@ -63,6 +63,11 @@ pub struct Shapes {
     pub records: BTreeMap<String, Option<String>>,
     /// The string newtypes and string enums.
     pub strings: BTreeSet<String>,
+    /// The types a request body reaches (what a caller sends): they read what the service
+    /// accepts, see [`lenient_fields`].
+    pub inputs: BTreeSet<String>,
+    /// The types that implement `Default` (besides the standard ones).
+    pub defaults: BTreeSet<String>,
 }
 
 impl Shapes {
@@ -72,7 +77,79 @@ impl Shapes {
         out.records
             .extend(other.records.iter().map(|(k, v)| (k.clone(), v.clone())));
         out.strings.extend(other.strings.iter().cloned());
+        out.inputs.extend(other.inputs.iter().cloned());
+        out.defaults.extend(other.defaults.iter().cloned());
         out
+    }
+
+    /// The records that requests reach and that have an `id`, whose other required fields all
+    /// have a default: their primary field is `id` (a documented request sends the id alone
+    /// where the record goes, the service reading it as that record), see [`lenient_fields`].
+    pub fn with_input_primaries(mut self, file: &syn::File) -> Shapes {
+        let Some(items) = file.items.iter().find_map(|item| match item {
+            Item::Mod(m) if m.ident == "types" => m.content.as_ref().map(|(_, items)| items),
+            _ => None,
+        }) else {
+            return self;
+        };
+        for item in items {
+            let Item::Struct(s) = item else { continue };
+            let name = s.ident.to_string();
+            let Fields::Named(fields) = &s.fields else {
+                continue;
+            };
+            if !self.inputs.contains(&name) || !matches!(self.records.get(&name), Some(None)) {
+                continue;
+            }
+            let id = fields
+                .named
+                .iter()
+                .find(|f| wire_name(f).as_deref() == Some("id"));
+            let others_default = fields
+                .named
+                .iter()
+                .filter(|f| is_required(f) && wire_name(f).as_deref() != Some("id"))
+                .all(|f| self.has_default(&f.ty));
+            if id.is_some_and(|id| self.scalar(&id.ty)) && others_default {
+                self.records.insert(name, Some("id".to_owned()));
+            }
+        }
+        self
+    }
+
+    /// Whether a field of type `ty` can be left out of a request that requires it (its type has
+    /// a default: a number, a text, a boolean, a list, a map, a record that may be empty).
+    fn has_default(&self, ty: &Type) -> bool {
+        last_ident(ty).is_some_and(|name| {
+            matches!(
+                name.as_str(),
+                "bool"
+                    | "String"
+                    | "i8"
+                    | "i16"
+                    | "i32"
+                    | "i64"
+                    | "u8"
+                    | "u16"
+                    | "u32"
+                    | "u64"
+                    | "f32"
+                    | "f64"
+                    | "Vec"
+                    | "BTreeMap"
+                    | "Map"
+                    | "Value"
+                    | "Option"
+            ) || self.defaults.contains(&name)
+        })
+    }
+
+    /// A number, a text or an id union: what a single value can stand for.
+    fn scalar(&self, ty: &Type) -> bool {
+        !matches!(
+            last_ident(ty).as_deref(),
+            Some("Vec" | "BTreeMap" | "Map" | "HashMap" | "Value")
+        ) && !last_ident(ty).is_some_and(|n| self.records.contains_key(&n))
     }
 }
 
@@ -149,6 +226,26 @@ fn primary_field(fields: &syn::FieldsNamed) -> Option<String> {
     scalar(primary).then(|| wire_name(primary)).flatten()
 }
 
+/// Whether a record's `id` reads as absent when an answer leaves it out (`lenient::absent_id`):
+/// the record requires it, it is an integer or a text, and the record requires another field too
+/// (so that an empty object is still no record, and a record whose `id` is its primary field
+/// keeps reading a single value as its id).
+fn id_may_be_absent(fields: &Fields) -> bool {
+    let Fields::Named(fields) = fields else {
+        return false;
+    };
+    let required: Vec<&syn::Field> = fields.named.iter().filter(|f| is_required(f)).collect();
+    let id = required
+        .iter()
+        .find(|f| wire_name(f).as_deref() == Some("id"));
+    id.is_some_and(|id| {
+        matches!(
+            last_ident(&id.ty).as_deref(),
+            Some("i32" | "i64" | "u32" | "u64" | "String")
+        )
+    }) && required.len() > 1
+}
+
 /// The shapes of the `types` module (what the lenient pass reads), and the traits each type
 /// implements (for progenitor's type replacement in the areas that use them). Run it on
 /// typify's output, before [`lenient_fields`].
@@ -219,6 +316,11 @@ pub fn type_facts(file: &syn::File) -> (Shapes, BTreeMap<String, Vec<TypeImpl>>)
         list.sort_by_key(|i| format!("{i:?}"));
         list.dedup();
     }
+    shapes.defaults = impls
+        .iter()
+        .filter(|(_, list)| list.iter().any(|i| matches!(i, TypeImpl::Default)))
+        .map(|(name, _)| name.clone())
+        .collect();
     (shapes, impls)
 }
 
@@ -333,8 +435,12 @@ fn serde_items(attr: &Attribute) -> Option<Punctuated<Meta, syn::Token![,]>> {
 /// decodes it itself); an optional list or map (`#[serde(default)]`) reads `null` as empty
 /// (`lenient::Defaulted`). A required nullable field (typify's
 /// `deserialize_with = "Option::deserialize"`) stays required. Each record of the file with a
-/// primary field implements `lenient::Primary`. Serialization is unchanged. `lenient_path` is how
-/// the generated file names the core's `lenient` module.
+/// primary field implements `lenient::Primary`. A record's required `id`, when the record
+/// requires other fields too, reads as absent when left out (`lenient::absent_id`). The types a
+/// request reaches (`shapes.inputs`) read text through `lenient::InputStr`, and a required field
+/// whose type has a default as that default when left out (their builders still ask for it).
+/// Serialization is unchanged. `lenient_path` is how the generated file names the core's
+/// `lenient` module.
 pub fn lenient_fields(
     file: &mut syn::File,
     shapes: &Shapes,
@@ -360,6 +466,8 @@ pub fn lenient_fields(
         }
         // A newtype's field (`#[serde(transparent)]`) takes no `default`.
         let tuple = matches!(s.fields, Fields::Unnamed(_));
+        let absent_id = id_may_be_absent(&s.fields);
+        let input = shapes.inputs.contains(&s.ident.to_string());
         let fields: Vec<&mut syn::Field> = match &mut s.fields {
             Fields::Named(f) => f.named.iter_mut().collect(),
             Fields::Unnamed(f) => f.unnamed.iter_mut().collect(),
@@ -412,7 +520,27 @@ pub fn lenient_fields(
                 }
             }
             let is_option = last_ident(&field.ty).as_deref() == Some("Option");
-            let adapter = if plain_default && !is_option {
+            // What a request's documented examples send that the declared type does not say: a
+            // boolean or a text's translations as text, and no value for a required field that
+            // has a default (the builders still ask for it; decoding reads what the service
+            // accepts).
+            let adapter = if input {
+                syn::parse_str::<TokenStream>(
+                    &adapter
+                        .to_string()
+                        .replace("lenient :: Str", "lenient :: InputStr"),
+                )?
+            } else {
+                adapter
+            };
+            let left_out = input
+                && !tuple
+                && !has_default
+                && (required || !is_option)
+                && shapes.has_default(&field.ty);
+            let absent_id = absent_id && wire_name(field).as_deref() == Some("id");
+            // A field that may be left out reads `null` as left out too.
+            let adapter = if (plain_default || left_out || absent_id) && !is_option {
                 quote!(lenient::Defaulted<#adapter>)
             } else {
                 adapter
@@ -423,6 +551,17 @@ pub fn lenient_fields(
             );
             if is_option && !has_default && !required && !tuple {
                 attrs.push(parse_quote!(#[serde(default, deserialize_with = #with)]));
+            } else if left_out {
+                attrs.push(parse_quote!(#[serde(default, deserialize_with = #with)]));
+            } else if absent_id {
+                let ty = &field.ty;
+                let default = format!(
+                    "lenient::absent_id::<{}>",
+                    quote!(#ty).to_string().replace(' ', "")
+                );
+                attrs.push(parse_quote!(
+                    #[serde(default = #default, deserialize_with = #with)]
+                ));
             } else {
                 attrs.push(parse_quote!(#[serde(deserialize_with = #with)]));
             }
@@ -713,6 +852,7 @@ mod tests {
             ]
             .into(),
             strings: ["Status".to_owned()].into(),
+            ..Shapes::default()
         }
     }
 
@@ -836,6 +976,52 @@ mod tests {
     }
 
     #[test]
+    fn request_types_read_text_as_booleans_or_objects_ids_as_records_and_leave_out_defaults() {
+        let mut file: syn::File = parse_quote! {
+            pub mod types {
+                #[derive(::serde::Deserialize, ::serde::Serialize)]
+                pub struct CreateThing {
+                    pub name: ::std::string::String,
+                    pub active: bool,
+                    pub status: Status,
+                    pub categories: ::std::vec::Vec<CategoryInput>,
+                }
+                #[derive(::serde::Deserialize, ::serde::Serialize)]
+                pub struct CategoryInput {
+                    pub id: i64,
+                    pub name: ::std::string::String,
+                }
+                #[derive(::serde::Deserialize, ::serde::Serialize)]
+                pub struct Answer {
+                    pub name: ::std::string::String,
+                }
+            }
+        };
+        let mut shapes = shapes();
+        shapes.inputs = ["CreateThing".to_owned(), "CategoryInput".to_owned()].into();
+        for name in ["CreateThing", "CategoryInput", "Answer"] {
+            shapes.records.insert(name.to_owned(), None);
+        }
+        let shapes = shapes.with_input_primaries(&file);
+        assert_eq!(shapes.records["CategoryInput"].as_deref(), Some("id"));
+        assert_eq!(shapes.records["CreateThing"], None, "no id");
+        lenient_fields(&mut file, &shapes, &quote!(crate::lenient)).expect("rewrites");
+        let text = prettyplease::unparse(&file);
+        let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for want in [
+            "#[serde( default, deserialize_with = \"lenient::As::<lenient::Defaulted<lenient::InputStr>>::deserialize\" )] pub name: ::std::string::String, #[serde( default, deserialize_with = \"lenient::As::<lenient::Defaulted<lenient::Bool>>::deserialize\" )] pub active: bool,",
+            // A value set has no default: still required.
+            "#[serde(deserialize_with = \"lenient::As::<lenient::InputStr>::deserialize\")] pub status: Status,",
+            "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Ref>>>::deserialize",
+            "impl lenient::Primary for CategoryInput { const FIELD: &'static str = \"id\"; }",
+            // An answer's text stays text.
+            "#[serde(deserialize_with = \"lenient::As::<lenient::Str>::deserialize\")] pub name: ::std::string::String, }",
+        ] {
+            assert!(flat.contains(want), "{want}\n{text}");
+        }
+    }
+
+    #[test]
     fn lenient_fields_keep_optional_fields_optional_and_required_ones_required() {
         let mut file: syn::File = parse_quote! {
             pub mod types {
@@ -861,8 +1047,11 @@ mod tests {
         let text = prettyplease::unparse(&file);
         let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(flat.contains("use crate::lenient;"), "{text}");
+        // The record requires more than its id: an answer that leaves the id out (a create
+        // answer echoing the record) reads it as absent (`lenient::absent_id`), the others stay
+        // required.
         assert!(
-            flat.contains("#[serde(deserialize_with = \"lenient::As::<lenient::Num>::deserialize\")] pub id: i64,"),
+            flat.contains("#[serde( default = \"lenient::absent_id::<i64>\", deserialize_with = \"lenient::As::<lenient::Defaulted<lenient::Num>>::deserialize\" )] pub id: i64,"),
             "{text}"
         );
         assert!(

@@ -56,6 +56,12 @@ pub mod habits {
     pub const LIST_FOR_MAP: &str = "a list where a map is expected";
     /// An empty object (`{}` or `[]`) for an optional record that cannot be empty: absent.
     pub const EMPTY_OBJECT_FOR_ABSENT: &str = "an empty object for an absent record";
+    /// A value that fits no branch of a union (kept as its JSON).
+    pub const VALUE_FITS_NO_BRANCH: &str = "a value that fits no branch of a union";
+    /// A record's `id` left out (a create answer that echoes the record without it).
+    pub const ABSENT_ID: &str = "a record's required id left out";
+    /// A boolean, or a text's translations by locale, where a request's text is declared.
+    pub const TEXT_AS_BOOLEAN_OR_OBJECT: &str = "a boolean or translations where text is expected";
 }
 
 /// A JSON type, as a report names it.

@@ -35,6 +35,16 @@
 //!   required field; a record with several required fields (or none, and no `id`) has none, and
 //!   a single value there stays an error naming the record. A record that wants a single value
 //!   read as one of its fields says so in the document by requiring that field alone.
+//! - at a union's position (a `oneOf`/`anyOf`, an untagged enum), a value that fits no branch as
+//!   the enum's last variant, `Other(serde_json::Value)` ([`unmatched`]): kept, not an error;
+//! - a record's required `id` left out, when the record requires other fields too, as `0` or the
+//!   empty text ([`absent_id`]): a create answer that echoes the record without its new id.
+//!
+//! The types a request body reaches (what a caller sends) read, beside that, what the service's
+//! documented requests send: a boolean, or a text's translations by locale, at a text position
+//! as its JSON text ([`InputStr`]), an id alone as a record that has an `id` and whose other required fields have
+//! defaults, and a required field that has a default (a boolean, a text, a number, a list, a map)
+//! left out as that default. Building a request still asks for every required field.
 //!
 //! What cannot be read this way is still an error that names what was expected, and
 //! `serde_path_to_error` still names its JSON path: the adapters hand the type's own fields,
@@ -167,6 +177,27 @@ impl<'de, T, A: DeserializeAs<'de, T>> DeserializeAs<'de, Option<T>> for Opt<A> 
             }
             fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
                 A::deserialize_opt_as(d)
+            }
+            // A deserializer of one value (a record's primary field filled by [`Ref`] from the
+            // single value that stood for the record) answers `deserialize_option` with the
+            // value itself.
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                A::deserialize_opt_as(v.into_deserializer())
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                A::deserialize_opt_as(v.into_deserializer())
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                A::deserialize_opt_as(v.into_deserializer())
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                A::deserialize_opt_as(v.into_deserializer())
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                A::deserialize_opt_as(v.into_deserializer())
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                A::deserialize_opt_as(v.into_deserializer())
             }
         }
         deserializer.deserialize_option(OptVisitor::<T, A>(PhantomData))
@@ -768,6 +799,90 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for StrVisitor<T> {
     }
 }
 
+/// Text of a request body (a type that a request reaches): what [`Str`] reads, a boolean as its
+/// JSON text (`true` as `"true"`), and a text's translations by locale (`{"ar": "..", "en": ".."}`,
+/// Laravel's translatable attributes) as their JSON text. The service's documented requests send
+/// those where the document declares text (a flag, the translations of a name), and the service
+/// accepts them: decoding such a body (`store-admin decode --request`, a request a test or a proxy
+/// reads back) keeps what it says. Another object or an array stays an error.
+pub struct InputStr;
+
+impl<'de, T: Deserialize<'de>> DeserializeAs<'de, T> for InputStr {
+    fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+        deserializer.deserialize_any(InputStrVisitor::<T>(PhantomData))
+    }
+}
+
+struct InputStrVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> InputStrVisitor<T> {
+    fn json<E: de::Error>(value: serde_json::Value, seen: JsonType) -> Result<T, E> {
+        drift::habit(habits::TEXT_AS_BOOLEAN_OR_OBJECT, seen);
+        T::deserialize(value.to_string().into_deserializer())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for InputStrVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string (or a number, a boolean or the translations of a text by locale)")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        StrVisitor::<T>(PhantomData).visit_str(v)
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<T, E> {
+        StrVisitor::<T>(PhantomData).visit_borrowed_str(v)
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<T, E> {
+        StrVisitor::<T>(PhantomData).visit_string(v)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        StrVisitor::<T>(PhantomData).visit_i64(v)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        StrVisitor::<T>(PhantomData).visit_u64(v)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        StrVisitor::<T>(PhantomData).visit_f64(v)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<T, E> {
+        StrVisitor::<T>(PhantomData).visit_unit()
+    }
+    fn visit_none<E: de::Error>(self) -> Result<T, E> {
+        StrVisitor::<T>(PhantomData).visit_unit()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<T, E> {
+        Self::json(serde_json::Value::Bool(v), JsonType::Boolean)
+    }
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<T, M::Error> {
+        let value = serde_json::Map::deserialize(MapAccessDeserializer::new(map))?;
+        let translations = !value.is_empty()
+            && value
+                .iter()
+                .all(|(key, text)| is_locale(key) && (text.is_string() || text.is_null()));
+        if !translations {
+            return Err(de::Error::invalid_type(Unexpected::Map, &self));
+        }
+        Self::json(serde_json::Value::Object(value), JsonType::Object)
+    }
+}
+
+/// A locale's code, as a translatable text's keys are: `ar`, `en`, `fil`, `pt-BR`, `zh_Hans`.
+fn is_locale(key: &str) -> bool {
+    let (language, region) = match key.split_once(['-', '_']) {
+        Some((language, region)) => (language, Some(region)),
+        None => (key, None),
+    };
+    (2..=3).contains(&language.len())
+        && language.bytes().all(|b| b.is_ascii_lowercase())
+        && region.is_none_or(|r| {
+            (2..=8).contains(&r.len()) && r.bytes().all(|b| b.is_ascii_alphanumeric())
+        })
+}
+
 /// A boolean: `true`/`false`, `1`/`0`, or the strings PHP and HTML forms use (`"1"`/`"0"`,
 /// `"true"`/`"false"`, `"on"`/`"off"`, `"yes"`/`"no"`, in any case). Other numbers and strings
 /// stay errors.
@@ -820,6 +935,43 @@ impl Visitor<'_> for BoolVisitor {
     }
 }
 
+/// The last branch of every union of the document (`cargo xtask generate` adds it to each
+/// untagged enum as `Other(serde_json::Value)`): a value of a JSON type that no other branch
+/// takes, kept as its JSON rather than failing the whole answer, and noted in the drift report.
+/// `TAKEN` is the JSON types the other branches take, a bit each (1 null, 2 boolean, 4 number,
+/// 8 string, 16 array, 32 object): a value of one of them that its branch refused (an object
+/// without a field its record requires) stays an error, as before.
+pub fn unmatched<'de, D: Deserializer<'de>, const TAKEN: u8>(
+    deserializer: D,
+) -> Result<serde_json::Value, D::Error> {
+    let value = serde_json::Value::deserialize(deserializer)?;
+    let (seen, bit) = match &value {
+        serde_json::Value::Null => (JsonType::Null, 1),
+        serde_json::Value::Bool(_) => (JsonType::Boolean, 2),
+        serde_json::Value::Number(_) => (JsonType::Number, 4),
+        serde_json::Value::String(_) => (JsonType::String, 8),
+        serde_json::Value::Array(_) => (JsonType::Array, 16),
+        serde_json::Value::Object(_) => (JsonType::Object, 32),
+    };
+    if TAKEN & bit != 0 {
+        return Err(de::Error::custom(
+            "a value of a type a branch takes, that the branch refused",
+        ));
+    }
+    drift::habit(habits::VALUE_FITS_NO_BRANCH, seen);
+    Ok(value)
+}
+
+/// The `id` of a record that requires other fields too, when an answer leaves it out (a create
+/// answer that echoes the record it made without the new id): the type's default (`0`, the empty
+/// text), which no record of the service has, noted in the drift report. `cargo xtask generate`
+/// gives it to such a field as `#[serde(default = "lenient::absent_id")]`; the record's other
+/// required fields stay required, so an empty object is still no record.
+pub fn absent_id<T: Default>() -> T {
+    drift::habit(habits::ABSENT_ID, JsonType::Null);
+    T::default()
+}
+
 /// A visitor's `expecting`, as `Display`.
 struct Expected<'a, V>(&'a V);
 
@@ -833,7 +985,7 @@ impl<'de, V: Visitor<'de>> fmt::Display for Expected<'_, V> {
 mod tests {
     use std::collections::BTreeMap;
 
-    use serde::Deserialize;
+    use serde::{Deserialize, Serialize};
 
     use super::*;
 
@@ -1174,6 +1326,104 @@ mod tests {
         // would read the record again).
         assert!(outer(r#"{"id": 1, "inner": [[{"count": 3}]]}"#).is_err());
         assert!(outer(r#"{"id": 1, "inner": [[[[[[[[]]]]]]]]}"#).is_err());
+    }
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Input {
+        #[serde(default, deserialize_with = "As::<InputStr>::deserialize")]
+        name: String,
+        #[serde(default, deserialize_with = "As::<Opt<InputStr>>::deserialize")]
+        note: Option<String>,
+        #[serde(
+            default = "absent_id::<i64>",
+            deserialize_with = "As::<Num>::deserialize"
+        )]
+        id: i64,
+    }
+
+    #[derive(Deserialize, Serialize, Debug, PartialEq)]
+    #[serde(untagged)]
+    enum Union {
+        Int64(i64),
+        #[serde(deserialize_with = "unmatched::<_, 4>")]
+        Other(serde_json::Value),
+    }
+
+    #[test]
+    fn request_text_reads_booleans_and_objects_as_their_json_text() {
+        let input = |json: &str| serde_json::from_str::<Input>(json).map_err(|e| e.to_string());
+        assert_eq!(input(r#"{"name": true}"#).expect("true").name, "true");
+        assert_eq!(input(r#"{"name": false}"#).expect("false").name, "false");
+        assert_eq!(
+            input(r#"{"name": {"ar": "x", "en": "y"}}"#)
+                .expect("an object")
+                .name,
+            r#"{"ar":"x","en":"y"}"#
+        );
+        let e = input(r#"{"name": [1, "a"]}"#).expect_err("a list is no text");
+        assert!(e.starts_with("invalid type: sequence"), "{e}");
+        let e = input(r#"{"name": {"code": "fr"}}"#).expect_err("no translations");
+        assert!(e.starts_with("invalid type: map"), "{e}");
+        assert!(input(r#"{"name": {"pt-BR": "x", "zh_Hans": null}}"#).is_ok());
+        assert_eq!(input(r#"{"name": 12}"#).expect("a number").name, "12");
+        assert_eq!(input(r#"{"note": null}"#).expect("null").note, None);
+        assert_eq!(
+            input(r#"{"note": true}"#).expect("opt").note.as_deref(),
+            Some("true")
+        );
+        // Left out: the default, and a left-out id is 0.
+        assert_eq!(
+            input("{}").expect("empty"),
+            Input {
+                name: String::new(),
+                note: None,
+                id: 0
+            }
+        );
+        assert_eq!(input(r#"{"id": "7"}"#).expect("an id").id, 7);
+    }
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct OptionalId {
+        #[serde(default, deserialize_with = "As::<Opt<Num>>::deserialize")]
+        id: Option<i64>,
+    }
+
+    impl Primary for OptionalId {
+        const FIELD: &'static str = "id";
+    }
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Options {
+        #[serde(deserialize_with = "As::<Seq<Ref>>::deserialize")]
+        options: Vec<OptionalId>,
+    }
+
+    #[test]
+    fn a_single_value_fills_an_optional_primary_field() {
+        let o: Options = serde_json::from_str(r#"{"options": [7, "8", {"id": 9}, {}]}"#)
+            .expect("ids for records");
+        let ids: Vec<Option<i64>> = o.options.iter().map(|r| r.id).collect();
+        assert_eq!(ids, [Some(7), Some(8), Some(9), None]);
+    }
+
+    #[test]
+    fn a_union_keeps_a_value_no_branch_fits_and_sends_it_back() {
+        let union = |json: &str| serde_json::from_str::<Union>(json).expect(json);
+        assert_eq!(union("7"), Union::Int64(7));
+        // A number its branch refuses stays an error.
+        assert!(serde_json::from_str::<Union>("1.5").is_err());
+        for json in ["true", r#"{"a": [1]}"#, "null", r#""x""#] {
+            let value = union(json);
+            assert_eq!(
+                value,
+                Union::Other(serde_json::from_str(json).expect("JSON"))
+            );
+            assert_eq!(
+                serde_json::to_string(&value).expect("sent"),
+                json.replace(' ', "")
+            );
+        }
     }
 
     #[test]

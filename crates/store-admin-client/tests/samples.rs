@@ -10,6 +10,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use store_admin_client::types;
 
+#[path = "samples/classes.rs"]
+mod classes;
 #[path = "samples/depth.rs"]
 mod depth;
 
@@ -204,7 +206,8 @@ fn error_samples_carry_status_code_and_message() {
         let error: types::ErrorResponse = serde_json::from_str(&text).expect("decodes");
         assert!(!error.success, "{file}");
         assert_eq!(error.status.to_string(), kind, "{file}: status in the body");
-        assert!(!error.error.message.is_empty(), "{file}");
+        let message = error.error.as_ref().map(|detail| detail.message.as_str());
+        assert!(!message.unwrap_or_default().is_empty(), "{file}");
     }
 }
 

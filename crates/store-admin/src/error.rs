@@ -640,12 +640,22 @@ fn from_envelope(
     operation: Option<&'static str>,
 ) -> ApiError {
     let (request_ids, date) = identifiers(headers);
+    // The detail is the `error` object; an answer without one (Laravel's form) says its message
+    // and its fields' messages at the top.
+    let (code, message, fields) = match envelope.error {
+        Some(detail) => (
+            detail.code.map(|code| code.to_string()),
+            Some(detail.message),
+            detail.fields,
+        ),
+        None => (None, envelope.message, envelope.errors),
+    };
     ApiError {
         operation,
         status,
-        code: envelope.error.code.map(|code| code.to_string()),
-        message: Some(envelope.error.message),
-        fields: envelope.error.fields.into_iter().collect(),
+        code,
+        message,
+        fields: fields.into_iter().collect(),
         raw_body: None,
         retry_after: RateLimitHeaders::parse(headers, SystemTime::now()).wait(),
         request_ids,

@@ -38,6 +38,8 @@ impl DecimalExt for types::NumberOrString {
         match self {
             types::NumberOrString::Number(n) => Money::from_f64(*n),
             types::NumberOrString::String(s) => s.parse(),
+            // A value no branch fits (kept as its JSON): read as the service's amounts are.
+            types::NumberOrString::Other(value) => Money::from_json(value),
         }
     }
 }
@@ -105,6 +107,14 @@ impl ShipmentExt for types::Shipment {
         self.status.as_ref().map(|status| match status {
             types::ShipmentStatusValue::String(slug) => slug.as_str().into(),
             types::ShipmentStatusValue::ShipmentStatusObject(object) => object.slug.as_str().into(),
+            // A value no branch fits (kept as its JSON): its `slug` if it has one, else its text.
+            types::ShipmentStatusValue::Other(value) => value
+                .get("slug")
+                .unwrap_or(value)
+                .as_str()
+                .map_or_else(|| value.to_string(), str::to_owned)
+                .as_str()
+                .into(),
         })
     }
 
