@@ -564,13 +564,7 @@ pub fn envelope_parts_optional(raw: &Value, out: &mut Vec<Problem>) {
         return;
     };
     for (name, schema) in schemas {
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let required: Vec<&str> = crate::schema::required(schema).collect();
         let properties = schema.get("properties").and_then(Value::as_object);
         let has = |key: &str| properties.is_some_and(|p| p.contains_key(key));
         let pointer = format!("/components/schemas/{}/required", escape(name));

@@ -28,6 +28,7 @@ mod operation_impls;
 mod readmes;
 mod render;
 mod rewrite;
+mod schema;
 mod setters;
 mod split;
 mod summary;

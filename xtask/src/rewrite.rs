@@ -549,9 +549,8 @@ pub fn lenient_fields(
                 "lenient::As::<{}>::deserialize",
                 adapter.to_string().replace(' ', "")
             );
-            if is_option && !has_default && !required && !tuple {
-                attrs.push(parse_quote!(#[serde(default, deserialize_with = #with)]));
-            } else if left_out {
+            // An optional field, or a required one a request may leave out: its default.
+            if (is_option && !has_default && !required && !tuple) || left_out {
                 attrs.push(parse_quote!(#[serde(default, deserialize_with = #with)]));
             } else if absent_id {
                 let ty = &field.ty;

@@ -95,13 +95,7 @@ fn upload(
     let schema_name = Raw::ref_name(schema)
         .ok_or_else(|| anyhow!("the form's schema is not a component (its enums need a name)"))?;
     let form = Raw(&doc.raw).resolve(schema);
-    let required: Vec<&str> = form
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required: Vec<&str> = crate::schema::required(form).collect();
     let properties = form
         .get("properties")
         .and_then(Value::as_object)

@@ -234,6 +234,37 @@ fn verify_escapes_the_events_text_in_tables_and_csv() {
     }
 }
 
+/// `BODY` as `order.updated`, drifted: the merchant as a string, and a field the document does not
+/// declare (its value hostile).
+fn drifted_body() -> String {
+    BODY.replace("order.created", "order.updated")
+        .replace("1234509876", "\"1234509876\"")
+        .replace(
+            r#""data":{"#,
+            r#""trace_note":"=cmd|' /C calc'!A0","data":{"#,
+        )
+}
+
+/// A drift report of `BODY` and `drifted_body()`: per event, the habit and the undeclared field,
+/// never a value.
+fn assert_drifted_report(text: &str) {
+    let drift = json(text);
+    assert_eq!(drift["webhook:order.created"]["decoded"], 1, "{text}");
+    let updated = &drift["webhook:order.updated"];
+    assert_eq!(
+        updated["habits"]["a number sent as a string"]["paths"]["merchant"]["count"], 1,
+        "{text}"
+    );
+    assert_eq!(
+        updated["unknown_fields"]["trace_note"]["types"][0], "string",
+        "{text}"
+    );
+    assert!(
+        !text.contains("calc") && !text.contains("1234509876"),
+        "{text}"
+    );
+}
+
 /// A `webhooks listen` process on a free port, with its address (read from its first line).
 fn start_listener(
     args: &[&str],
@@ -318,31 +349,11 @@ async fn listen_writes_the_drift_of_its_deliveries_by_event_and_never_a_value() 
     assert_eq!(std::fs::read_to_string(&report).unwrap().trim(), "{}");
     assert_eq!(deliver(&address, BODY).await, 200);
     // The merchant as a string, and a field the document does not declare (its value hostile).
-    let drifted = BODY
-        .replace("order.created", "order.updated")
-        .replace("1234509876", "\"1234509876\"")
-        .replace(
-            r#""data":{"#,
-            r#""trace_note":"=cmd|' /C calc'!A0","data":{"#,
-        );
+    let drifted = drifted_body();
     assert_eq!(deliver(&address, &drifted).await, 200);
     assert_eq!(printed(child).await.len(), 2);
     let text = std::fs::read_to_string(&report).unwrap();
-    let drift = json(&text);
-    assert_eq!(drift["webhook:order.created"]["decoded"], 1, "{text}");
-    let updated = &drift["webhook:order.updated"];
-    assert_eq!(
-        updated["habits"]["a number sent as a string"]["paths"]["merchant"]["count"], 1,
-        "{text}"
-    );
-    assert_eq!(
-        updated["unknown_fields"]["trace_note"]["types"][0], "string",
-        "{text}"
-    );
-    assert!(
-        !text.contains("calc") && !text.contains("1234509876"),
-        "{text}"
-    );
+    assert_drifted_report(&text);
 
     // A --drift file that cannot be written is a usage error before anything listens.
     let mut command = store_admin();
@@ -363,13 +374,7 @@ async fn listen_saves_deliveries_that_drift_reads_by_event_and_never_the_store_t
     assert_eq!(deliver(&address, BODY).await, 200);
     // Resent: acknowledged, not handled again, not saved again.
     assert_eq!(deliver(&address, BODY).await, 200);
-    let drifted = BODY
-        .replace("order.created", "order.updated")
-        .replace("1234509876", "\"1234509876\"")
-        .replace(
-            r#""data":{"#,
-            r#""trace_note":"=cmd|' /C calc'!A0","data":{"#,
-        );
+    let drifted = drifted_body();
     assert_eq!(deliver(&address, &drifted).await, 200);
     let authorize = r#"{"event":"app.store.authorize","merchant":1234509876,"created_at":"2022-12-31 12:31:25","data":{"access_token":"at-never-on-disk","expires":1634819484,"refresh_token":"rt-never-on-disk","scope":"settings.read offline_access","token_type":"bearer"}}"#;
     assert_eq!(deliver(&address, authorize).await, 200);
@@ -405,21 +410,7 @@ async fn listen_saves_deliveries_that_drift_reads_by_event_and_never_the_store_t
     let mut command = store_admin();
     command.args(["drift", "--deliveries"]).arg(&saved);
     let (text, _) = run(command, 0);
-    let drift = json(&text);
-    assert_eq!(drift["webhook:order.created"]["decoded"], 1, "{text}");
-    let updated = &drift["webhook:order.updated"];
-    assert_eq!(
-        updated["habits"]["a number sent as a string"]["paths"]["merchant"]["count"], 1,
-        "{text}"
-    );
-    assert_eq!(
-        updated["unknown_fields"]["trace_note"]["types"][0], "string",
-        "{text}"
-    );
-    assert!(
-        !text.contains("calc") && !text.contains("1234509876"),
-        "{text}"
-    );
+    assert_drifted_report(&text);
 
     // A file that is not a delivery: named, counted as failed, exit 1; the others still count.
     std::fs::write(saved.join("junk.json"), r#"{"hello":"world"}"#).unwrap();

@@ -26,10 +26,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .per_page(5u64)
         .call()
         .await?;
-    println!(
-        "\nproduct quantities: page {} of {} ({} rows in all)",
-        page.pagination.current_page, page.pagination.total_pages, page.pagination.total
-    );
+    // A list the service sends without `pagination` is still a page: its rows alone.
+    match &page.pagination {
+        Some(pagination) => println!(
+            "\nproduct quantities: page {} of {} ({} rows in all)",
+            pagination.current_page, pagination.total_pages, pagination.total
+        ),
+        None => println!("\nproduct quantities: {} rows", page.data.len()),
+    }
     for row in &page.data {
         println!(
             "  {:>12}  {:<40} qty {:>5}  price {}",

@@ -211,13 +211,7 @@ impl Tree {
             return None;
         }
         let resolved = raw.resolve(schema);
-        let required: Vec<&str> = resolved
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let required: Vec<&str> = crate::schema::required(resolved).collect();
         let mut properties = Vec::new();
         let mut nullable = Vec::new();
         if let Some(map) = resolved.get("properties").and_then(Value::as_object) {

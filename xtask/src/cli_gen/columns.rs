@@ -123,14 +123,7 @@ fn collect<'a>(raw: &Raw<'a>, schema: &'a Value, out: &mut Vec<(String, &'a Valu
 /// The required properties of a schema and of the members of its `allOf`.
 fn required_names(raw: &Raw<'_>, schema: &Value, depth: usize) -> Vec<String> {
     let schema = raw.resolve(schema);
-    let mut names: Vec<String> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_owned)
-        .collect();
+    let mut names: Vec<String> = crate::schema::required(schema).map(str::to_owned).collect();
     if depth < 8
         && let Some(members) = schema.get("allOf").and_then(Value::as_array)
     {

@@ -598,13 +598,7 @@ impl<'a> Raw<'a> {
                 if depth >= 2 {
                     return "{...}".to_owned();
                 }
-                let required: Vec<&str> = schema
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .collect();
+                let required: Vec<&str> = crate::schema::required(schema).collect();
                 let mut names: Vec<&String> = properties
                     .keys()
                     .filter(|k| required.contains(&k.as_str()))
@@ -1049,13 +1043,7 @@ pub(super) fn build_op(
         let order = Raw::ref_name(schema)
             .map(|name| property_order(doc, &name))
             .unwrap_or_default();
-        let required: BTreeSet<&str> = resolved
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let required: BTreeSet<&str> = crate::schema::required(resolved).collect();
         for wire in properties.map(|p| ordered(p, &order)).unwrap_or_default() {
             let property = &properties.expect("listed from it")[wire];
             if owned.contains(&wire.as_str()) {
@@ -1155,13 +1143,7 @@ pub(super) fn form_fields(
     taken: &BTreeSet<String>,
 ) -> Result<Vec<FormField>> {
     let resolved = raw.resolve(schema);
-    let required: BTreeSet<&str> = resolved
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required: BTreeSet<&str> = crate::schema::required(resolved).collect();
     let Some(properties) = resolved.get("properties").and_then(Value::as_object) else {
         return Ok(Vec::new());
     };
