@@ -53,6 +53,8 @@ public final class Smoke {
       throws ApiException {
     ProductQuantityList list = api.listProductQuantities(null, categories, null, null, null, page, PER_PAGE);
     check(list != null && list.getData() != null, "list_product_quantities " + categories + " page " + page + " -> 200");
+    // The document lets a list answer leave out `pagination`; this list sends it.
+    check(list.getPagination() != null, "the list answer carries its pagination");
     return list;
   }
 
@@ -120,7 +122,7 @@ public final class Smoke {
       check(e.getCode() == 422, "add_languages with a bad iso_code -> 422");
       ErrorResponse error = authorized.getObjectMapper().readValue(e.getResponseBody(), ErrorResponse.class);
       check(Boolean.FALSE.equals(error.getSuccess()), "the 422 body is the error envelope");
-      List<String> messages = error.getError().getFields() == null ? null
+      List<String> messages = error.getError() == null || error.getError().getFields() == null ? null
           : error.getError().getFields().get("locales.0.iso_code");
       check(messages != null && !messages.isEmpty(), "error.fields names locales.0.iso_code");
     }
