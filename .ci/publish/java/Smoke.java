@@ -155,8 +155,9 @@ public final class Smoke {
     read("list_webhook_events", webhooks::listWebhookEvents);
     String variant = java.util.stream.Stream.of(everything, first, second)
         .flatMap(page -> page.getData().stream())
-        .filter(row -> row.getSkuId() != null)
-        .map(row -> String.valueOf(row.getSkuId()))
+        // `sku_id` is an integer or a string (a oneOf): its value is the wrapper's instance.
+        .filter(row -> row.getSkuId() != null && row.getSkuId().getActualInstance() != null)
+        .map(row -> String.valueOf(row.getSkuId().getActualInstance()))
         .findFirst()
         .orElseThrow();
     read("get_product_variant", () -> new ProductVariantsApi(authorized).getProductVariant(variant));
