@@ -175,6 +175,25 @@ pub trait Operation<'a>: Send + Sized + 'a {
     const OPERATION_ID: &'static str;
     /// Sends the request: the builder's `send`.
     fn send_operation(self) -> Sent<'a, Self::Output, Self::ErrorBody>;
+
+    /// Hands `visitor` the type a success body decodes as, for code that holds the body's bytes
+    /// beside [`Operation::Output`] without a `DeserializeOwned` bound on it (the client's drift
+    /// count of `call_full()`): [`SuccessBody::json`] with the type for a JSON body, or
+    /// [`SuccessBody::not_json`] (the default) for a body that is a file (a `ByteStream`).
+    fn success_body<V: SuccessBody>(visitor: V) -> V::Answer {
+        visitor.not_json()
+    }
+}
+
+/// What [`Operation::success_body`] calls: one method for a body the document declares as JSON,
+/// generic over the type it decodes as, one for a body that is not JSON.
+pub trait SuccessBody {
+    /// What the visitor answers.
+    type Answer;
+    /// The success body is a JSON document of type `T`.
+    fn json<T: serde::de::DeserializeOwned + 'static>(self) -> Self::Answer;
+    /// The success body is not a JSON document (a file the operation streams).
+    fn not_json(self) -> Self::Answer;
 }
 
 /// `impl Operation for builder::$builder<'a>`: what `cargo xtask generate` writes for every
@@ -182,6 +201,17 @@ pub trait Operation<'a>: Send + Sized + 'a {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! operation {
+    // A download that streams: its body is a file, not a JSON document.
+    ($builder:ident, ByteStream, $err:ty, $id:literal) => {
+        impl<'a> $crate::Operation<'a> for builder::$builder<'a> {
+            type Output = ByteStream;
+            type ErrorBody = $err;
+            const OPERATION_ID: &'static str = $id;
+            fn send_operation(self) -> $crate::Sent<'a, ByteStream, $err> {
+                Box::pin(self.send())
+            }
+        }
+    };
     ($builder:ident, $ok:ty, $err:ty, $id:literal) => {
         impl<'a> $crate::Operation<'a> for builder::$builder<'a> {
             type Output = $ok;
@@ -189,6 +219,9 @@ macro_rules! operation {
             const OPERATION_ID: &'static str = $id;
             fn send_operation(self) -> $crate::Sent<'a, $ok, $err> {
                 Box::pin(self.send())
+            }
+            fn success_body<V: $crate::SuccessBody>(visitor: V) -> V::Answer {
+                visitor.json::<$ok>()
             }
         }
     };

@@ -6,8 +6,8 @@
 pub use store_admin_client_core::{
     BodyError, BoxFuture, ByteStream, Client, ClientInfo, DecodeError, Error, Inner, Interceptor,
     IntoList, IntoOptional, IntoValue, MAX_DEPTH, Operation, PageParts, PagedRequest, Refusal,
-    ResponseValue, TooDeep, check_depth, check_depth_within, decode_slice, drift, lenient,
-    read_body,
+    ResponseValue, SuccessBody, TooDeep, check_depth, check_depth_within, decode_slice, drift,
+    lenient, read_body,
 };
 
 #[cfg(all(

@@ -27,8 +27,9 @@ use std::future::Future;
 
 use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
-use store_admin_client::{Operation, ResponseValue};
+use store_admin_client::{Operation, ResponseValue, SuccessBody};
 
+use crate::drift::Sample;
 use crate::runtime::handoff::{Kept, keeping_failure};
 use crate::{Error, types};
 
@@ -52,9 +53,11 @@ where
 
     fn call(self) -> BoxFuture<'a, Result<O::Output, Error>> {
         Box::pin(async move {
-            sent::<O::Output, _>(O::OPERATION_ID, self.send_operation(), true)
-                .await
-                .map(ResponseValue::into_inner)
+            sent::<O::Output, _>(O::OPERATION_ID, self.send_operation(), |sample| {
+                sample.observe::<O::Output>(O::OPERATION_ID);
+            })
+            .await
+            .map(ResponseValue::into_inner)
         })
     }
 }
@@ -76,29 +79,43 @@ where
     type Output = O::Output;
 
     fn call_full(self) -> BoxFuture<'a, Result<ResponseValue<O::Output>, Error>> {
-        // A body that does not decode is located in it as JSON (its type may not decode).
-        // No drift count: the body's type may not decode (a file), and `Value` has no habits.
+        // A body that does not decode is located in it as JSON (its type may not decode, a file).
+        // The drift count reads it as the type the operation names for a JSON body, and skips a
+        // file (`Operation::success_body`).
         Box::pin(sent::<serde_json::Value, _>(
             O::OPERATION_ID,
             self.send_operation(),
-            false,
+            |sample| O::success_body(Counting(sample, O::OPERATION_ID)),
         ))
     }
 }
 
+/// Counts a success body for the drift count as the type [`Operation::success_body`] names.
+struct Counting(Sample, &'static str);
+
+impl SuccessBody for Counting {
+    type Answer = ();
+
+    fn json<T: DeserializeOwned + 'static>(self) {
+        self.0.observe::<T>(self.1);
+    }
+
+    fn not_json(self) {}
+}
+
 /// Awaits `send` (a generated builder's `send`) and answers its success, or this crate's [`Error`]:
 /// the one the interceptor ended the call with, or progenitor's converted (a body that does not
-/// decode located by reading it again as `T`). With `drift`, a success is counted for the client's
-/// drift count (when it is on) as a body of type `T`.
+/// decode located by reading it again as `T`). A success's body is handed to `count` when the
+/// client's drift count is on.
 async fn sent<T: DeserializeOwned + 'static, O>(
     operation: &'static str,
     send: impl Future<Output = Result<ResponseValue<O>, progenitor_client::Error<types::ErrorResponse>>>,
-    drift: bool,
+    count: impl FnOnce(Sample),
 ) -> Result<ResponseValue<O>, Error> {
     match keeping_failure(send).await {
         (Ok(answer), kept) => {
-            if let Some(sample) = kept.sample.filter(|_| drift) {
-                sample.observe::<T>(operation);
+            if let Some(sample) = kept.sample {
+                count(sample);
             }
             Ok(answer)
         }

@@ -43,21 +43,32 @@ async fn rewriting_front() -> (MockServer, String) {
         let (http, upstream) = (http.clone(), upstream.clone());
         async move {
             let url = format!("{upstream}{}", request.uri());
-            let auth = request.headers().get(header::AUTHORIZATION).cloned();
-            let mut forward = http.get(url);
-            if let Some(auth) = auth {
-                forward = forward.header(header::AUTHORIZATION, auth);
+            let (parts, body) = request.into_parts();
+            let body = axum::body::to_bytes(body, usize::MAX)
+                .await
+                .expect("the request's body");
+            let mut forward = http.request(parts.method, url).body(body);
+            for name in [header::AUTHORIZATION, header::CONTENT_TYPE] {
+                if let Some(value) = parts.headers.get(&name) {
+                    forward = forward.header(name, value.clone());
+                }
             }
             let answer = forward.send().await.expect("the mock answers");
             let status = StatusCode::from_u16(answer.status().as_u16()).expect("status");
-            let mut body: Value = answer.json().await.expect("the mock answers JSON");
-            rewrite(&mut body);
             let mut headers = HeaderMap::new();
-            headers.insert(
-                header::CONTENT_TYPE,
-                "application/json".parse().expect("type"),
-            );
-            (status, headers, body.to_string())
+            if let Some(kind) = answer.headers().get(header::CONTENT_TYPE) {
+                headers.insert(header::CONTENT_TYPE, kind.clone());
+            }
+            let bytes = answer.bytes().await.expect("the mock answers");
+            // A file (the custom URLs export) passes as it is; a JSON answer is rewritten.
+            let body = match serde_json::from_slice::<Value>(&bytes) {
+                Ok(mut body) => {
+                    rewrite(&mut body);
+                    body.to_string().into_bytes()
+                }
+                Err(_) => bytes.to_vec(),
+            };
+            (status, headers, body)
         }
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -147,4 +158,37 @@ async fn the_pages_of_a_stream_count_and_a_client_without_counting_reports_nothi
     let quiet = client(&base, false);
     quiet.list_orders().call().await.expect("orders decode");
     assert!(quiet.drift().is_empty());
+}
+
+#[tokio::test]
+async fn call_full_counts_a_json_answer_as_its_type_and_skips_a_file() {
+    let (_mock, base) = rewriting_front().await;
+    let admin = client(&base, true);
+    let answer = admin
+        .list_customers()
+        .call_full()
+        .await
+        .expect("customers decode");
+    let rows = answer.into_inner().data.len() as u64;
+    assert!(rows > 0, "the mock has customers");
+    let file = admin
+        .export_custom_urls()
+        .call_full()
+        .await
+        .expect("the export answers a file");
+    assert_eq!(file.status().as_u16(), 200);
+
+    let report = admin.drift();
+    let list = &report.operations["list_customers"];
+    assert_eq!((list.calls, list.decoded, list.failed), (1, 1, 0));
+    assert_eq!(list.unknown_fields["data[].loyalty_tier"].count, rows);
+    assert_eq!(
+        list.habits[habits::NUMBER_AS_STRING].paths["data[].id"].count,
+        rows
+    );
+    assert!(
+        !report.operations.contains_key("export_custom_urls"),
+        "a file is not counted as a JSON answer: {:?}",
+        report.operations.keys().collect::<Vec<_>>()
+    );
 }

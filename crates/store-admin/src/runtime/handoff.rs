@@ -115,7 +115,7 @@ fn answer(
     }
     crate::error::check_depth(&body, Some(operation_id))?;
     if let Some(counter) = &runtime.drift {
-        // For the drift count, in the caller's slot (only `call()` and the streams, which know
+        // For the drift count, in the caller's slot (only `call()`, `call_full()` and the streams, which know
         // the type the body decodes as, open one): the body is shared, not copied.
         let _outside = SLOT.try_with(|slot| {
             slot.borrow_mut().sample = Some(Sample {
