@@ -14,6 +14,12 @@
 //!   group's `read_write` scope when the document declares one (the service grants the `read`
 //!   operations to `read_write` tokens, and the client checks a token's scopes by this list).
 //!
+//! - [`event_schema_exemptions`]: a schema that types a webhook event's `data`
+//!   (`x-webhook-events`) and that no `$ref` names is exempted from Spectral's
+//!   `oas3-unused-component` (`openapi/.spectral.yaml`'s `overrides`) and Redocly's
+//!   `no-unused-components` (`openapi/.redocly.lint-ignore.yaml`), and nothing else is: both run
+//!   with warnings as failures in CI's publishing step, half an hour after a commit.
+//!
 //! These rules read the document's habits, so they apply to the main document, not to the
 //! fixtures (each a minimal document for one generator feature).
 
@@ -425,5 +431,219 @@ mod tests {
     fn a_small_document_has_no_shared_answers_to_require() {
         let extra = operation("/notes", "", BOTH, &[]);
         assert_eq!(lint_yaml(&document(3, &extra)), Vec::<String>::new());
+    }
+}
+
+/// The Spectral ruleset beside the main document.
+pub const SPECTRAL_RULESET: &str = "openapi/.spectral.yaml";
+/// Redocly's list of ignored problems beside the main document.
+pub const REDOCLY_IGNORE: &str = "openapi/.redocly.lint-ignore.yaml";
+
+/// The schemas that type a webhook event's `data` (`x-webhook-events`) and that no `$ref` of the
+/// document names: the unused-component rules of Spectral and Redocly see nothing that uses them.
+pub fn unreferenced_event_schemas(raw: &Value) -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    collect_refs(raw, &mut named);
+    raw.pointer("/components/schemas")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(name, schema)| {
+            schema.get("x-webhook-events").is_some()
+                && !named.contains(&format!("#/components/schemas/{}", escape(name)))
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+fn collect_refs(value: &Value, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(target) = map.get("$ref").and_then(Value::as_str) {
+                out.insert(target.to_owned());
+            }
+            map.values().for_each(|v| collect_refs(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
+        _ => {}
+    }
+}
+
+/// The component schemas that Spectral's `overrides` switch `oas3-unused-component` off for
+/// (`files: ["store-admin.yaml#/components/schemas/X"]`).
+fn spectral_exempted(ruleset: &Value) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for entry in ruleset
+        .get("overrides")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let off = entry
+            .pointer("/rules/oas3-unused-component")
+            .and_then(Value::as_str)
+            == Some("off");
+        if !off {
+            continue;
+        }
+        for file in entry
+            .get("files")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            if let Some(name) = file.strip_prefix("store-admin.yaml#/components/schemas/") {
+                names.insert(name.to_owned());
+            }
+        }
+    }
+    names
+}
+
+/// The component schemas that Redocly's ignore file lists under `no-unused-components`.
+fn redocly_exempted(ignore: &Value) -> BTreeSet<String> {
+    ignore
+        .pointer("/store-admin.yaml/no-unused-components")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter_map(|pointer| pointer.strip_prefix("#/components/schemas/"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Rule: the schemas exempted from the unused-component rules of Spectral (`ruleset`, the parsed
+/// [`SPECTRAL_RULESET`]) and Redocly (`ignore`, the parsed [`REDOCLY_IGNORE`]) are exactly
+/// [`unreferenced_event_schemas`]: a new event schema is listed in both, and a schema that is
+/// used or gone is listed in neither (an exemption would hide a real unused component).
+pub fn event_schema_exemptions(
+    raw: &Value,
+    ruleset: &Value,
+    ignore: &Value,
+    out: &mut Vec<Problem>,
+) {
+    let wanted = unreferenced_event_schemas(raw);
+    for (file, listed) in [
+        (SPECTRAL_RULESET, spectral_exempted(ruleset)),
+        (REDOCLY_IGNORE, redocly_exempted(ignore)),
+    ] {
+        for name in wanted.difference(&listed) {
+            out.push(problem(
+                format!("/components/schemas/{}", escape(name)),
+                format!(
+                    "types a webhook event's data (x-webhook-events) and no $ref names it: exempt it \
+                     from the unused-component rule in {file}, or CI's publishing step fails"
+                ),
+            ));
+        }
+        for name in listed.difference(&wanted) {
+            out.push(problem(
+                format!("/components/schemas/{}", escape(name)),
+                format!(
+                    "exempted from the unused-component rule in {file}, but it is not an \
+                     unreferenced webhook event schema (used, renamed or gone): remove it there"
+                ),
+            ));
+        }
+    }
+    out.sort();
+    out.dedup();
+}
+
+#[cfg(test)]
+mod exemption_tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn document() -> Value {
+        json!({
+            "paths": {"/a": {"get": {"responses": {"200": {"content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/Used"}}}}}}}},
+            "components": {"schemas": {
+                "Used": {"type": "object", "x-webhook-events": ["order.created"]},
+                "Delivery": {"type": "object", "x-webhook-events": ["app.installed"]},
+                "Plain": {"type": "object"}
+            }}
+        })
+    }
+
+    fn spectral(names: &[&str]) -> Value {
+        let files: Vec<String> = names
+            .iter()
+            .map(|n| format!("store-admin.yaml#/components/schemas/{n}"))
+            .collect();
+        json!({"overrides": [{"files": files, "rules": {"oas3-unused-component": "off"}}]})
+    }
+
+    fn redocly(names: &[&str]) -> Value {
+        let pointers: Vec<String> = names
+            .iter()
+            .map(|n| format!("#/components/schemas/{n}"))
+            .collect();
+        json!({"store-admin.yaml": {"no-unused-components": pointers}})
+    }
+
+    fn problems(spectral_names: &[&str], redocly_names: &[&str]) -> Vec<String> {
+        let mut out = Vec::new();
+        event_schema_exemptions(
+            &document(),
+            &spectral(spectral_names),
+            &redocly(redocly_names),
+            &mut out,
+        );
+        out.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn an_unreferenced_event_schema_is_the_one_to_exempt() {
+        assert_eq!(
+            unreferenced_event_schemas(&document()),
+            BTreeSet::from(["Delivery".to_owned()])
+        );
+        assert!(problems(&["Delivery"], &["Delivery"]).is_empty());
+    }
+
+    #[test]
+    fn a_missing_exemption_is_named_with_its_file() {
+        let found = problems(&[], &["Delivery"]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with("/components/schemas/Delivery: ")
+                && found[0].contains(SPECTRAL_RULESET),
+            "{found:?}"
+        );
+        let found = problems(&["Delivery"], &[]);
+        assert!(
+            found.len() == 1 && found[0].contains(REDOCLY_IGNORE),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn an_exemption_of_a_used_or_plain_schema_is_refused() {
+        let found = problems(&["Delivery", "Used"], &["Delivery", "Plain"]);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found.iter().any(|p| p.starts_with("/components/schemas/Used: ")));
+        assert!(found.iter().any(|p| p.starts_with("/components/schemas/Plain: ")));
+    }
+
+    #[test]
+    fn the_workspace_files_exempt_exactly_the_event_schemas() {
+        let root = crate::document::workspace_root();
+        let read = |rel: &str| -> Value {
+            crate::yaml::from_str(&std::fs::read_to_string(root.join(rel)).expect("reads"))
+                .expect("parses")
+        };
+        let mut out = Vec::new();
+        event_schema_exemptions(
+            &read(crate::SPEC),
+            &read(SPECTRAL_RULESET),
+            &read(REDOCLY_IGNORE),
+            &mut out,
+        );
+        assert!(out.is_empty(), "{out:?}");
     }
 }

@@ -106,7 +106,7 @@ fn run(command: Command) -> Result<()> {
         Command::Generate { check } => generate::run(&root, check),
         Command::Lint => {
             let mut failures = Vec::new();
-            match Document::load(&root, SPEC).and_then(|d| generate::lint_client(&d)) {
+            match Document::load(&root, SPEC).and_then(|d| generate::lint_main(&root, &d)) {
                 Ok(()) => println!("ok        {SPEC}"),
                 Err(e) => failures.push(format!("{e:#}")),
             }

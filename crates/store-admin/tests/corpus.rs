@@ -328,3 +328,46 @@ async fn an_inbox_built_to_count_adds_its_deliveries_to_the_clients_report() {
         .expect("a client");
     assert!(plain.drift_count().is_none());
 }
+
+/// `app.feedback.created` as the platform's App Events documentation shows it (its example, with
+/// the comma the page leaves out after `description` put back, and the store's name replaced by a
+/// fake): typed as `AppFeedbackEventData`, the rating sent as text read as a number and counted as
+/// that habit, every field declared.
+#[test]
+fn an_app_feedback_delivery_decodes_as_its_typed_event() {
+    let body = r#"{
+  "event": "app.feedback.created",
+  "merchant": 1234509876,
+  "created_at": "2022-12-31 12:31:25",
+  "data": {
+    "id": 6789012345,
+    "app_name": "Shipping app",
+    "description": "App Description",
+    "app_type": "app",
+    "categories": [
+      "Marketing"
+    ],
+    "rating": "5",
+    "rated_by": "متجر التجربة",
+    "comment": "No Comments"
+  }
+}"#;
+    let drift = DriftCount::new();
+    let event = parse_event_counting(body.as_bytes(), &drift).expect("an envelope");
+    assert_eq!(event.event, EventName::AppFeedbackCreated);
+    let EventData::AppFeedback(data) = event.typed_data().expect("decodes") else {
+        panic!("not typed as app feedback: {:?}", event.typed_data());
+    };
+    assert_eq!(data.id, Some(6_789_012_345));
+    assert_eq!(data.rating, Some(5));
+    assert_eq!(data.rated_by.as_deref(), Some("متجر التجربة"));
+    assert_eq!(data.comment.as_deref(), Some("No Comments"));
+    assert_eq!(data.categories, ["Marketing"]);
+
+    let report = drift.report();
+    let feedback = &report.operations["webhook:app.feedback.created"];
+    assert_eq!((feedback.calls, feedback.decoded), (1, 1));
+    assert!(feedback.unknown_fields.is_empty(), "{feedback:?}");
+    let rating = &feedback.habits[habits::NUMBER_AS_STRING].paths["data.rating"];
+    assert_eq!(rating.types, [JsonType::String]);
+}

@@ -174,6 +174,7 @@ fn count_delivery(drift: &crate::drift::DriftCount, event: &EventName, raw_body:
         EventKind::AppSubscription => {
             observe::<Delivery<types::AppSubscriptionEventData>>(raw_body)
         }
+        EventKind::AppFeedback => observe::<Delivery<types::AppFeedbackEventData>>(raw_body),
         EventKind::Communication => observe::<Delivery<types::CommunicationEventData>>(raw_body),
         EventKind::OrderShipmentCreating => {
             observe::<Delivery<types::OrderShipmentCreatingEventData>>(raw_body)
@@ -229,6 +230,7 @@ enum EventKind {
     App,
     AppSettingsUpdated,
     AppSubscription,
+    AppFeedback,
     Communication,
     OrderShipmentCreating,
     OrderShipmentCancelled,
@@ -245,6 +247,7 @@ impl EventKind {
             Some("AppEventData") => EventKind::App,
             Some("AppSettingsUpdatedEventData") => EventKind::AppSettingsUpdated,
             Some("AppSubscriptionEventData") => EventKind::AppSubscription,
+            Some("AppFeedbackEventData") => EventKind::AppFeedback,
             Some("CommunicationEventData") => EventKind::Communication,
             Some("OrderShipmentCreatingEventData") => EventKind::OrderShipmentCreating,
             Some("OrderShipmentCancelledEventData") => EventKind::OrderShipmentCancelled,
@@ -282,6 +285,8 @@ pub enum EventData {
     AppSettingsUpdated(types::AppSettingsUpdatedEventData),
     /// `app.subscription.*` and `app.trial.*`: a plan's or an addon's subscription.
     AppSubscription(types::AppSubscriptionEventData),
+    /// `app.feedback.created`: a merchant's review of the app.
+    AppFeedback(types::AppFeedbackEventData),
     /// `communication.sms.send`, `communication.email.send`, `communication.whatsapp.send`: a
     /// message to deliver.
     Communication(types::CommunicationEventData),
@@ -305,6 +310,7 @@ impl WebhookEvent {
             EventKind::App => EventData::App(self.data_as()?),
             EventKind::AppSettingsUpdated => EventData::AppSettingsUpdated(self.data_as()?),
             EventKind::AppSubscription => EventData::AppSubscription(self.data_as()?),
+            EventKind::AppFeedback => EventData::AppFeedback(self.data_as()?),
             EventKind::Communication => EventData::Communication(self.data_as()?),
             EventKind::OrderShipmentCreating => EventData::OrderShipmentCreating(self.data_as()?),
             EventKind::OrderShipmentCancelled => EventData::OrderShipmentCancelled(self.data_as()?),
