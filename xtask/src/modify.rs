@@ -21,11 +21,11 @@
 use anyhow::{Context, Result, anyhow};
 use serde_json::{Map, Value};
 
-use crate::Document;
-use crate::cli_gen::naming::{field_ident, pascal};
+use crate::document::Document;
 use crate::document::Raw;
 use crate::lint::escape;
 use crate::model::Output;
+use crate::names::{field_ident, pascal};
 
 /// Where the table and the methods are written (`modify.rs` includes it).
 pub const MODIFY_OUT: &str = "crates/store-admin/src/generated_modify.rs";
@@ -527,7 +527,7 @@ impl StoreAdmin {{
         rel_path: MODIFY_OUT.to_owned(),
         content: format!(
             "{}{}",
-            crate::model::code_header(doc)?,
+            crate::document::code_header(doc)?,
             keep_header(&text, &pretty)
         ),
     }])
@@ -548,7 +548,7 @@ mod tests {
     use super::*;
 
     fn doc() -> Document {
-        Document::load(&crate::document::workspace_root(), crate::SPEC).unwrap()
+        Document::load(&crate::document::workspace_root(), crate::document::SPEC).unwrap()
     }
 
     #[test]

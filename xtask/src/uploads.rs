@@ -9,13 +9,12 @@
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::Value;
 
-use crate::Document;
-use crate::cli_gen::model::{ordered, property_order};
-use crate::cli_gen::naming::{field_ident, pascal, snake};
-use crate::document::Raw;
+use crate::document::Document;
+use crate::document::{Raw, ordered, property_order};
 use crate::hand_written::{HandWritten, hand_written};
 use crate::lint::escape;
 use crate::model::Output;
+use crate::names::{field_ident, pascal, snake};
 
 /// Where the table is written (`hand_written.rs` includes it after the `uploads!` macro).
 pub const UPLOADS_OUT: &str = "crates/store-admin/src/generated_uploads.rs";
@@ -54,7 +53,7 @@ pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
         rel_path: UPLOADS_OUT.to_owned(),
         content: format!(
             "{}// The uploads and other hand-written operations of `store-admin`, for the `uploads!` macro of\n// `hand_written.rs`, which includes this file.\n\n{text}",
-            crate::model::code_header(doc)?,
+            crate::document::code_header(doc)?,
         ),
     }])
 }

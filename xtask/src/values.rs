@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use crate::Document;
+use crate::document::Document;
 use crate::model::Output;
 
 /// The generated open enums, relative to the workspace root.
@@ -204,7 +204,7 @@ pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
         rel_path: VALUES_OUT.to_owned(),
         content: format!(
             "{}// The open value sets of the document, as `open_enum!` types of `store-admin`.\n\n{}",
-            crate::model::code_header(doc)?,
+            crate::document::code_header(doc)?,
             prettyplease::unparse(&file)
         ),
     }])

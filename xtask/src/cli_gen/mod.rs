@@ -40,8 +40,8 @@
 
 use anyhow::{Context, Result};
 
-use crate::Document;
-use crate::model::{Output, code_header};
+use crate::document::{Document, code_header};
+use crate::model::Output;
 
 mod checks;
 mod columns;
@@ -111,13 +111,14 @@ mod tests {
     use super::naming::*;
     use super::text::*;
     use super::*;
+    use crate::names::{pascal, snake};
 
     /// The command tree of the document, one line per command, so that a change of the
     /// document or of the naming rules shows as a reviewable diff.
     #[test]
     fn cli_summary() {
-        let root = crate::workspace_root();
-        let doc = Document::load(&root, crate::SPEC).expect("the document loads");
+        let root = crate::document::workspace_root();
+        let doc = Document::load(&root, crate::document::SPEC).expect("the document loads");
         // Every generated file of the client crates (one crate or several).
         let mut sources = Vec::new();
         for entry in std::fs::read_dir(root.join("crates")).expect("crates/") {
