@@ -3,6 +3,7 @@
 
 use openapiv3::{OpenAPI, SecurityScheme};
 
+use crate::names::pascal;
 use crate::{areas, lint};
 
 /// The core crate of the generated client: the `Client`, the shared types, the hand-off to hooks.
@@ -215,7 +216,7 @@ pub fn paged_operations(spec: &OpenAPI) -> Vec<PagedOperation> {
             .unwrap_or_default();
         out.push(PagedOperation {
             record_key,
-            builder: pascal_case(&operation_id),
+            builder: pascal(&operation_id),
             operation_id,
             response: response_name.to_owned(),
             item,
@@ -223,21 +224,6 @@ pub fn paged_operations(spec: &OpenAPI) -> Vec<PagedOperation> {
         });
     }
     out
-}
-
-/// `list_order_statuses` -> `ListOrderStatuses`, as progenitor names builders.
-pub fn pascal_case(snake: &str) -> String {
-    snake
-        .split(['_', '-', '.'])
-        .filter(|part| !part.is_empty())
-        .map(|part| {
-            let mut chars = part.chars();
-            chars
-                .next()
-                .map(|first| first.to_uppercase().chain(chars).collect::<String>())
-                .unwrap_or_default()
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -295,7 +281,7 @@ mod tests {
         }
         // Operations with a page but no pagination object are not paged.
         assert!(!paged.iter().any(|(b, ..)| b == "ListOrderStatuses"));
-        assert_eq!(pascal_case("list_order_statuses"), "ListOrderStatuses");
+        assert_eq!(pascal("list_order_statuses"), "ListOrderStatuses");
     }
 
     #[test]

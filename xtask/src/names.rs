@@ -1,6 +1,6 @@
 //! How the document's names become Rust names, one rule each: an operationId or a tag as a type
 //! name ([`pascal`]: progenitor's builders, the command line's enums), a schema as typify names
-//! its type ([`type_name`]), a parameter or property as progenitor's setter ([`snake`]) and as a
+//! its type ([`type_name`], [`type_path`]), a parameter or property as progenitor's setter ([`snake`]) and as a
 //! field ([`field_ident`]). A leaf: it imports nothing of the crate.
 
 use quote::format_ident;
@@ -86,4 +86,9 @@ pub fn type_name(schema: &str) -> String {
         Some(c) if c.is_alphabetic() => name,
         _ => format!("X{name}"),
     }
+}
+
+/// The path of a schema's type in the client's `types` module (`types::DnsRecord`).
+pub fn type_path(schema: &str) -> String {
+    format!("types::{}", type_name(schema))
 }

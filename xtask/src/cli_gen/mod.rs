@@ -40,7 +40,7 @@
 
 use anyhow::{Context, Result};
 
-use crate::document::{Document, code_header};
+use crate::document::{Document, code_file};
 use crate::model::Output;
 
 mod checks;
@@ -85,19 +85,19 @@ pub fn outputs(doc: &Document, client: &[Output]) -> Result<Vec<Output>> {
     Ok(vec![
         Output {
             rel_path: CLI_OUT.to_owned(),
-            content: format!(
-                "{}// The `store-admin` command tree: one group per tag, one command per operation.\n\n{}",
-                code_header(doc)?,
-                prettyplease::unparse(&file)
-            ),
+            content: code_file(
+                doc,
+                "The `store-admin` command tree: one group per tag, one command per operation.",
+                &prettyplease::unparse(&file),
+            )?,
         },
         Output {
             rel_path: DECODERS_OUT.to_owned(),
-            content: format!(
-                "{}// Per operation, the generated types of its bodies (`decoders::DECODERS`).\n\n{}",
-                code_header(doc)?,
-                prettyplease::unparse(&decoders)
-            ),
+            content: code_file(
+                doc,
+                "Per operation, the generated types of its bodies (`decoders::DECODERS`).",
+                &prettyplease::unparse(&decoders),
+            )?,
         },
     ])
 }

@@ -16,10 +16,10 @@ use super::naming::flag;
 use super::naming::{command_name, earlier_command_name, earlier_group_name, group_name};
 use super::text::{sentences, user_text};
 use crate::document::Document;
-use crate::document::{Raw, ordered, property_order};
+use crate::document::{Raw, component_schema, ordered, property_order};
 use crate::lint;
 use crate::model::paged_operations;
-use crate::names::{field_ident, pascal, snake};
+use crate::names::{field_ident, pascal, snake, type_path};
 
 /// Hand-written additions to a generated command, for what the document cannot say: the
 /// operationId, the CLI type flattened into its arguments (it implements
@@ -838,12 +838,7 @@ fn positional_ids(ops: &mut [Op]) {
 /// details: the record's, then those the details add).
 pub(crate) fn record_order(doc: &Document, name: &str) -> Vec<String> {
     use openapiv3::{ReferenceOr, SchemaKind, Type};
-    let Some(ReferenceOr::Item(schema)) = doc
-        .spec
-        .components
-        .as_ref()
-        .and_then(|c| c.schemas.get(name))
-    else {
+    let Some(schema) = component_schema(doc, name) else {
         return Vec::new();
     };
     match &schema.schema_kind {
@@ -1053,12 +1048,12 @@ pub(super) fn build_op(
     };
     let form_type = form_schema
         .and_then(Raw::ref_name)
-        .map(|name| syn::parse_str::<syn::Type>(&format!("types::{name}")))
+        .map(|name| syn::parse_str::<syn::Type>(&type_path(&name)))
         .transpose()
         .context("a form's type")?;
     let hand_written_success = if builder.is_none() {
         success_schema_name(raw, op)
-            .map(|name| syn::parse_str::<syn::Type>(&format!("types::{name}")))
+            .map(|name| syn::parse_str::<syn::Type>(&type_path(&name)))
             .transpose()
             .context("a response type")?
     } else {
