@@ -33,7 +33,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::{Document, SPEC, hand_written, split};
+use crate::document::{Document, SPEC};
+use crate::{hand_written, split};
 
 /// main before the whole API was written (document 2.0.0, 29 operations, one generated crate).
 pub const BASELINE_2_0_0: &str = "b18f548073453614aa09fed254dc654a283e3a13";

@@ -28,7 +28,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
-use crate::{Document, SPEC};
+use crate::document::{Document, SPEC};
 
 /// `cargo xtask drift ...`.
 #[derive(clap::Subcommand)]
@@ -1813,7 +1813,8 @@ components:
         let after = Document::parse("fixture.yaml", outcome.text).expect("parses");
         after.lint().expect("lints");
         // And progenitor generates a client with the new fields, of the types the idioms give.
-        let version = crate::generate::progenitor_version(&crate::workspace_root()).unwrap();
+        let version =
+            crate::generate::progenitor_version(&crate::document::workspace_root()).unwrap();
         let code = crate::render::render_client(&after, crate::render::Flavor::Fixture, &version)
             .expect("generates");
         let code: String = code.split_whitespace().collect();
@@ -1849,7 +1850,7 @@ components:
         let error = read_reports(std::slice::from_ref(&missing)).expect_err("no such file");
         assert_eq!(error.to_string(), format!("reading {}", missing.display()));
         let error = run(
-            &crate::workspace_root(),
+            &crate::document::workspace_root(),
             Command::Apply {
                 reports: vec![PathBuf::from("Cargo.toml")],
                 document: Some(missing.clone()),
@@ -2061,7 +2062,7 @@ components:
     /// of the file byte-identical, the result parses and lints, a second run changes nothing.
     #[test]
     fn the_real_document_gets_lines_inserted_and_nothing_else() {
-        let root = crate::workspace_root();
+        let root = crate::document::workspace_root();
         let original = std::fs::read_to_string(root.join(SPEC)).expect("the document");
         let dir = std::env::temp_dir().join(format!("xtask-drift-apply-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

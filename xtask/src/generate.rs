@@ -8,9 +8,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use crate::areas::{self, AREAS, area_dir};
+use crate::document::{Document, SPEC};
 use crate::model::{FIXTURES_DIR, FIXTURES_OUT, Output};
 use crate::render::{Flavor, render_client, render_split};
-use crate::{Document, SPEC};
 
 /// Fixture documents (`openapi/fixtures/*.yaml`), sorted, relative to the workspace root.
 pub fn fixtures(root: &Path) -> Result<Vec<String>> {

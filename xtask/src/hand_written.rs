@@ -160,7 +160,11 @@ components:
 
     #[test]
     fn the_document_lists_what_it_cannot_generate() {
-        let doc = crate::Document::load(&crate::workspace_root(), crate::SPEC).expect("loads");
+        let doc = crate::document::Document::load(
+            &crate::document::workspace_root(),
+            crate::document::SPEC,
+        )
+        .expect("loads");
         // Every operation listed is one of the document's.
         let ids: Vec<String> = operations(&doc.spec)
             .filter_map(|(_, _, _, op)| op.operation_id.clone())

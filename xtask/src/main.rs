@@ -23,6 +23,7 @@ mod hand_written;
 mod lint;
 mod model;
 mod modify;
+mod names;
 mod openapi;
 mod operation_impls;
 mod readmes;
@@ -42,7 +43,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::{Parser, Subcommand};
 
-pub use document::{Document, SPEC, workspace_root};
+use document::{Document, SPEC, workspace_root};
 
 #[derive(Parser)]
 #[command(

@@ -21,11 +21,10 @@
 use anyhow::{Context, Result, anyhow};
 use serde_json::{Map, Value};
 
-use crate::Document;
-use crate::cli_gen::naming::{field_ident, pascal};
-use crate::document::Raw;
+use crate::document::{Document, Raw, code_file};
 use crate::lint::escape;
 use crate::model::Output;
+use crate::names::{field_ident, pascal, type_path};
 
 /// Where the table and the methods are written (`modify.rs` includes it).
 pub const MODIFY_OUT: &str = "crates/store-admin/src/generated_modify.rs";
@@ -221,7 +220,7 @@ fn flattened<'a>(
 
 /// The Rust type of a component schema as the client names it (`types::X`).
 fn type_name(schema: &Value) -> Option<String> {
-    Raw::ref_name(schema).map(|n| format!("types::{n}"))
+    Raw::ref_name(schema).map(|n| type_path(&n))
 }
 
 /// Every pairing and every unpaired update of the document, in document order.
@@ -418,10 +417,6 @@ pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
     let (paired, unpaired) = pairings(doc)?;
     let mut text = String::new();
     text.push_str(
-        "// The read-modify-write of the updates whose body requires fields, for `modify.rs`, which\n\
-         // includes this file.\n\n",
-    );
-    text.push_str(
         "/// The updates whose body requires fields and that have no read-modify-write: (operationId,\n/// why, and what to do instead).\npub static UNPAIRED: &[(&str, &str)] = &[\n",
     );
     for u in &unpaired {
@@ -525,22 +520,13 @@ impl StoreAdmin {{
     let pretty = prettyplease::unparse(&file);
     Ok(vec![Output {
         rel_path: MODIFY_OUT.to_owned(),
-        content: format!(
-            "{}{}",
-            crate::model::code_header(doc)?,
-            keep_header(&text, &pretty)
-        ),
+        content: code_file(
+            doc,
+            "The read-modify-write of the updates whose body requires fields, for `modify.rs`, which\n\
+             includes this file.",
+            &pretty,
+        )?,
     }])
-}
-
-/// The leading `//` comment block of `text` (which prettyplease drops) before `pretty`.
-fn keep_header(text: &str, pretty: &str) -> String {
-    let header: String = text
-        .lines()
-        .take_while(|l| l.starts_with("//"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    format!("{header}\n{pretty}")
 }
 
 #[cfg(test)]
@@ -548,7 +534,7 @@ mod tests {
     use super::*;
 
     fn doc() -> Document {
-        Document::load(&crate::document::workspace_root(), crate::SPEC).unwrap()
+        Document::load(&crate::document::workspace_root(), crate::document::SPEC).unwrap()
     }
 
     #[test]

@@ -19,7 +19,7 @@ use clap::Subcommand;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::{Document, SPEC};
+use crate::document::{Document, SPEC};
 
 /// Default output folder of `bundle`, relative to the workspace root.
 pub const DEFAULT_OUT: &str = "dist/openapi";
@@ -924,7 +924,7 @@ Rerun this command with the --web flag to view the detailed changes in your brow
 
     #[test]
     fn changelog_records_the_documents_current_version() {
-        let root = crate::workspace_root();
+        let root = crate::document::workspace_root();
         let document = Document::load(&root, SPEC).expect("document loads");
         let version = info_version(&document.raw, SPEC).expect("info.version");
         let changelog =

@@ -3,9 +3,9 @@
 
 use anyhow::Result;
 
-use crate::Document;
 use crate::areas::area_dir;
 use crate::areas::{self, AREAS, Area};
+use crate::document::Document;
 use crate::lint::operations;
 use crate::model::{Output, paged_operations, parameter};
 
@@ -142,7 +142,7 @@ fn example(doc: &Document, area: &Area) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{SPEC, workspace_root};
+    use crate::document::{SPEC, workspace_root};
 
     #[test]
     fn every_operation_is_listed_once_in_its_areas_readme() {

@@ -16,12 +16,14 @@ use progenitor::{GenerationSettings, Generator, HooksMode, InterfaceStyle, TagSt
 use quote::quote;
 
 use crate::areas::{self, AREAS, area_dir};
+use crate::document::{Document, code_header, header, part_header};
 use crate::hand_written::{self, HandWritten};
 use crate::model::{
-    CORE_DIR, OPERATIONS, OperationMeta, Output, PagedOperation, code_header, generated_file,
-    header, operation_table, paged_operations, part_header,
+    CORE_DIR, OPERATIONS, OperationMeta, Output, PagedOperation, generated_file, operation_table,
+    paged_operations,
 };
-use crate::{Document, additive, lint, rewrite, setters, split};
+use crate::names::type_name;
+use crate::{additive, lint, rewrite, setters, split};
 
 /// Which crate a document is generated for.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -72,27 +74,6 @@ pub fn render_client(doc: &Document, flavor: Flavor, progenitor_version: &str) -
         header(doc),
         prettyplease::unparse(&file)
     ))
-}
-
-/// A schema name as typify names its type (`DNSRecord` -> `DnsRecord`).
-pub fn type_name(schema: &str) -> String {
-    use heck::ToPascalCase;
-    let cleaned: String = schema
-        .replace('\'', "")
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let name = cleaned.to_pascal_case();
-    match name.chars().next() {
-        Some(c) if c.is_alphabetic() => name,
-        _ => format!("X{name}"),
-    }
 }
 
 /// The type names of the schemas a request body reaches: the only types whose struct builders
@@ -629,27 +610,28 @@ mod tests {
     use crate::model::{FIXTURES_DIR, client_files};
 
     fn fixture(name: &str) -> Document {
-        let root = crate::workspace_root();
+        let root = crate::document::workspace_root();
         Document::load(&root, &format!("{FIXTURES_DIR}/{name}.yaml")).expect("fixture loads")
     }
 
     fn generated(name: &str) -> String {
-        let root = crate::workspace_root();
+        let root = crate::document::workspace_root();
         let version = progenitor_version(&root).expect("Cargo.lock names progenitor");
         render_client(&fixture(name), Flavor::Fixture, &version).expect("fixture generates")
     }
 
     #[test]
     fn every_fixture_passes_the_lint() {
-        for path in fixtures(&crate::workspace_root()).expect("fixtures listed") {
-            let doc = Document::load(&crate::workspace_root(), &path).expect("fixture loads");
+        for path in fixtures(&crate::document::workspace_root()).expect("fixtures listed") {
+            let doc =
+                Document::load(&crate::document::workspace_root(), &path).expect("fixture loads");
             doc.lint().expect("fixture passes the lint");
         }
     }
 
     fn split_outputs() -> Vec<Output> {
-        let root = crate::workspace_root();
-        let doc = crate::Document::load(&root, crate::SPEC).expect("loads");
+        let root = crate::document::workspace_root();
+        let doc = crate::document::Document::load(&root, crate::document::SPEC).expect("loads");
         render_split(&doc, "test").expect("generates")
     }
 
@@ -827,7 +809,7 @@ paths:
 
             #[test]
             fn every_fixture_has_a_snapshot_test() {
-                let listed: Vec<String> = fixtures(&crate::workspace_root())
+                let listed: Vec<String> = fixtures(&crate::document::workspace_root())
                     .expect("fixtures listed")
                     .iter()
                     .map(|path| path.trim_start_matches("openapi/fixtures/").trim_end_matches(".yaml").to_owned())

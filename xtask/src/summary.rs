@@ -274,12 +274,12 @@ fn render(ty: &Type) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Document;
+    use crate::document::Document;
     use crate::generate::progenitor_version;
     use crate::render::{Flavor, render_client};
 
     fn fixture_summary(name: &str) -> String {
-        let root = crate::workspace_root();
+        let root = crate::document::workspace_root();
         let doc = Document::load(&root, &format!("openapi/fixtures/{name}.yaml")).expect("loads");
         let version = progenitor_version(&root).expect("Cargo.lock names progenitor");
         let code = render_client(&doc, Flavor::Fixture, &version).expect("generates");
@@ -313,7 +313,7 @@ mod tests {
 
     #[test]
     fn api_summary() {
-        let summary = summarize_client(&crate::workspace_root()).expect("summarizes");
+        let summary = summarize_client(&crate::document::workspace_root()).expect("summarizes");
         insta::assert_snapshot!("api_summary", summary);
     }
 }

@@ -9,13 +9,11 @@
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::Value;
 
-use crate::Document;
-use crate::cli_gen::model::{ordered, property_order};
-use crate::cli_gen::naming::{field_ident, pascal, snake};
-use crate::document::Raw;
+use crate::document::{Document, Raw, code_file, ordered, property_order};
 use crate::hand_written::{HandWritten, hand_written};
 use crate::lint::escape;
 use crate::model::Output;
+use crate::names::{field_ident, pascal, snake, type_path};
 
 /// Where the table is written (`hand_written.rs` includes it after the `uploads!` macro).
 pub const UPLOADS_OUT: &str = "crates/store-admin/src/generated_uploads.rs";
@@ -52,10 +50,12 @@ pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
     syn::parse_file(&text).context("the generated table of uploads does not parse")?;
     Ok(vec![Output {
         rel_path: UPLOADS_OUT.to_owned(),
-        content: format!(
-            "{}// The uploads and other hand-written operations of `store-admin`, for the `uploads!` macro of\n// `hand_written.rs`, which includes this file.\n\n{text}",
-            crate::model::code_header(doc)?,
-        ),
+        content: code_file(
+            doc,
+            "The uploads and other hand-written operations of `store-admin`, for the `uploads!` macro of\n\
+             `hand_written.rs`, which includes this file.",
+            &text,
+        )?,
     }])
 }
 
@@ -194,7 +194,7 @@ fn success_type(doc: &Document, op: &Value) -> Result<String> {
         if let Some(schema) = response.pointer("/content/application~1json/schema") {
             let name = Raw::ref_name(schema)
                 .ok_or_else(|| anyhow!("the {status} response's schema is not a component"))?;
-            return Ok(format!("types::{name}"));
+            return Ok(type_path(&name));
         }
     }
     bail!("no success with a JSON body")
@@ -240,8 +240,8 @@ fn field_type(doc: &Document, form: &str, wire: &str, property: &Value) -> Resul
     Ok(match (kind, format) {
         (Some("string"), Some("binary")) => "Part".to_owned(),
         (Some("string"), _) if target.get("enum").is_some() => match Raw::ref_name(property) {
-            Some(name) => format!("types::{name}"),
-            None => format!("types::{form}{}", pascal(wire)),
+            Some(name) => type_path(&name),
+            None => format!("{}{}", type_path(form), pascal(wire)),
         },
         (Some("string"), _) => "String".to_owned(),
         (Some("integer"), _) => "i64".to_owned(),

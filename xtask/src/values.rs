@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use crate::Document;
+use crate::document::{Document, code_file};
 use crate::model::Output;
 
 /// The generated open enums, relative to the workspace root.
@@ -202,11 +202,11 @@ pub fn outputs(doc: &Document) -> Result<Vec<Output>> {
     let file: syn::File = syn::parse2(tokens).context("the generated value sets do not parse")?;
     Ok(vec![Output {
         rel_path: VALUES_OUT.to_owned(),
-        content: format!(
-            "{}// The open value sets of the document, as `open_enum!` types of `store-admin`.\n\n{}",
-            crate::model::code_header(doc)?,
-            prettyplease::unparse(&file)
-        ),
+        content: code_file(
+            doc,
+            "The open value sets of the document, as `open_enum!` types of `store-admin`.",
+            &prettyplease::unparse(&file),
+        )?,
     }])
 }
 

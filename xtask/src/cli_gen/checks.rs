@@ -159,7 +159,7 @@ pub(super) struct Tree {
 
 /// The static of a component's checks.
 pub(super) fn static_ident(name: &str) -> syn::Ident {
-    format_ident!("CHECK_{}", super::naming::snake(name).to_uppercase())
+    format_ident!("CHECK_{}", crate::names::snake(name).to_uppercase())
 }
 
 impl Tree {
@@ -308,7 +308,7 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Document;
+    use crate::document::Document;
 
     /// A document of the schemas the tests read.
     fn doc() -> Document {

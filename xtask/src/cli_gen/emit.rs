@@ -9,6 +9,7 @@ use super::checks::{Kind, Rule};
 use super::model::*;
 use super::naming::*;
 use super::text::*;
+use crate::names::pascal;
 
 /// What the generated CLI imports so that every operation is a method of the client: the prelude
 /// that brings each area's extension trait of the core `Client` into scope.

@@ -40,8 +40,8 @@
 
 use anyhow::{Context, Result};
 
-use crate::Document;
-use crate::model::{Output, code_header};
+use crate::document::{Document, code_file};
+use crate::model::Output;
 
 mod checks;
 mod columns;
@@ -85,19 +85,19 @@ pub fn outputs(doc: &Document, client: &[Output]) -> Result<Vec<Output>> {
     Ok(vec![
         Output {
             rel_path: CLI_OUT.to_owned(),
-            content: format!(
-                "{}// The `store-admin` command tree: one group per tag, one command per operation.\n\n{}",
-                code_header(doc)?,
-                prettyplease::unparse(&file)
-            ),
+            content: code_file(
+                doc,
+                "The `store-admin` command tree: one group per tag, one command per operation.",
+                &prettyplease::unparse(&file),
+            )?,
         },
         Output {
             rel_path: DECODERS_OUT.to_owned(),
-            content: format!(
-                "{}// Per operation, the generated types of its bodies (`decoders::DECODERS`).\n\n{}",
-                code_header(doc)?,
-                prettyplease::unparse(&decoders)
-            ),
+            content: code_file(
+                doc,
+                "Per operation, the generated types of its bodies (`decoders::DECODERS`).",
+                &prettyplease::unparse(&decoders),
+            )?,
         },
     ])
 }
@@ -111,13 +111,14 @@ mod tests {
     use super::naming::*;
     use super::text::*;
     use super::*;
+    use crate::names::{pascal, snake};
 
     /// The command tree of the document, one line per command, so that a change of the
     /// document or of the naming rules shows as a reviewable diff.
     #[test]
     fn cli_summary() {
-        let root = crate::workspace_root();
-        let doc = Document::load(&root, crate::SPEC).expect("the document loads");
+        let root = crate::document::workspace_root();
+        let doc = Document::load(&root, crate::document::SPEC).expect("the document loads");
         // Every generated file of the client crates (one crate or several).
         let mut sources = Vec::new();
         for entry in std::fs::read_dir(root.join("crates")).expect("crates/") {

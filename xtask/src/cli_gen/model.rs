@@ -13,13 +13,13 @@ use super::checks::{Rule, Tree, rule};
 use super::columns::{Columns, columns, record_properties};
 #[cfg(test)]
 use super::naming::flag;
-use super::naming::{
-    command_name, earlier_command_name, earlier_group_name, field_ident, group_name, pascal, snake,
-};
+use super::naming::{command_name, earlier_command_name, earlier_group_name, group_name};
 use super::text::{sentences, user_text};
-use crate::document::Raw;
+use crate::document::Document;
+use crate::document::{Raw, component_schema, ordered, property_order};
+use crate::lint;
 use crate::model::paged_operations;
-use crate::{Document, lint};
+use crate::names::{field_ident, pascal, snake, type_path};
 
 /// Hand-written additions to a generated command, for what the document cannot say: the
 /// operationId, the CLI type flattened into its arguments (it implements
@@ -834,33 +834,11 @@ fn positional_ids(ops: &mut [Op]) {
     }
 }
 
-/// The property names of a component schema in the document's order (serde_json sorts them).
-pub(crate) fn property_order(doc: &Document, name: &str) -> Vec<String> {
-    use openapiv3::{ReferenceOr, SchemaKind, Type};
-    let Some(ReferenceOr::Item(schema)) = doc
-        .spec
-        .components
-        .as_ref()
-        .and_then(|c| c.schemas.get(name))
-    else {
-        return Vec::new();
-    };
-    match &schema.schema_kind {
-        SchemaKind::Type(Type::Object(object)) => object.properties.keys().cloned().collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// [`property_order`], and for an `allOf` the properties of its members in turn (a record's
 /// details: the record's, then those the details add).
 pub(crate) fn record_order(doc: &Document, name: &str) -> Vec<String> {
     use openapiv3::{ReferenceOr, SchemaKind, Type};
-    let Some(ReferenceOr::Item(schema)) = doc
-        .spec
-        .components
-        .as_ref()
-        .and_then(|c| c.schemas.get(name))
-    else {
+    let Some(schema) = component_schema(doc, name) else {
         return Vec::new();
     };
     match &schema.schema_kind {
@@ -890,23 +868,6 @@ pub(crate) fn record_order(doc: &Document, name: &str) -> Vec<String> {
         }
         _ => property_order(doc, name),
     }
-}
-
-/// The keys of `properties`, those of `order` first in its order, then the rest sorted.
-pub(crate) fn ordered<'m>(
-    properties: &'m serde_json::Map<String, Value>,
-    order: &[String],
-) -> Vec<&'m String> {
-    let mut names: Vec<&String> = order
-        .iter()
-        .filter_map(|n| properties.get_key_value(n).map(|(k, _)| k))
-        .collect();
-    for key in properties.keys() {
-        if !names.contains(&key) {
-            names.push(key);
-        }
-    }
-    names
 }
 
 pub(super) fn op_tag(doc: &Document, id: &str) -> String {
@@ -1087,12 +1048,12 @@ pub(super) fn build_op(
     };
     let form_type = form_schema
         .and_then(Raw::ref_name)
-        .map(|name| syn::parse_str::<syn::Type>(&format!("types::{name}")))
+        .map(|name| syn::parse_str::<syn::Type>(&type_path(&name)))
         .transpose()
         .context("a form's type")?;
     let hand_written_success = if builder.is_none() {
         success_schema_name(raw, op)
-            .map(|name| syn::parse_str::<syn::Type>(&format!("types::{name}")))
+            .map(|name| syn::parse_str::<syn::Type>(&type_path(&name)))
             .transpose()
             .context("a response type")?
     } else {

@@ -1,23 +1,8 @@
 //! Names on the command line: groups from tags, commands from operationIds (with the names of
-//! earlier versions), flags and field identifiers (see the naming rules in the parent module).
+//! earlier versions) and flags (see the naming rules in the parent module); the Rust names of the
+//! document's names are `crate::names`'.
 
-use quote::format_ident;
-
-/// Rust keywords that cannot be field names.
-const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "box", "break", "const", "continue", "crate", "dyn", "else", "enum",
-    "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod",
-    "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true",
-    "try", "type", "unsafe", "use", "where", "while", "yield",
-];
-
-/// Lower-case words of an identifier or a tag.
-pub(super) fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
-        .collect()
-}
+use crate::names::words;
 
 pub(super) fn kebab_words(words: &[String]) -> String {
     words.join("-")
@@ -146,52 +131,6 @@ pub(super) fn plural(word: &str) -> String {
         return format!("{word}es");
     }
     format!("{word}s")
-}
-
-/// `list_order_statuses` / `order-statuses` -> `ListOrderStatuses`.
-pub fn pascal(text: &str) -> String {
-    words(text)
-        .iter()
-        .map(|w| {
-            let mut chars = w.chars();
-            chars
-                .next()
-                .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
-}
-
-/// progenitor's setter name of a parameter: snake case, non-alphanumerics as `_`.
-pub(crate) fn snake(text: &str) -> String {
-    let mut out = String::new();
-    let mut previous_lower = false;
-    for c in text.chars() {
-        if c.is_ascii_uppercase() {
-            if previous_lower {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-            previous_lower = false;
-        } else if c.is_ascii_alphanumeric() {
-            out.push(c);
-            previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        } else {
-            if !out.ends_with('_') {
-                out.push('_');
-            }
-            previous_lower = false;
-        }
-    }
-    out.trim_matches('_').to_owned()
-}
-
-pub(crate) fn field_ident(id: &str) -> syn::Ident {
-    if KEYWORDS.contains(&id) || id.starts_with(|c: char| c.is_ascii_digit()) {
-        format_ident!("{id}_")
-    } else {
-        format_ident!("{id}")
-    }
 }
 
 pub(super) fn flag(id: &str) -> String {
