@@ -6,6 +6,22 @@ use serde_json::{Value, json};
 pub(crate) const CURRENCY: &str = "SAR";
 /// Time zone of every local timestamp.
 pub(crate) const TIMEZONE: &str = "Asia/Riyadh";
+/// [`TIMEZONE`]'s offset from UTC, in hours (Saudi Arabia keeps no daylight saving time).
+pub(crate) const TIMEZONE_HOURS: i32 = 3;
+
+/// A timestamp with an offset (RFC 3339: `2024-05-01T07:00:00Z`, `2024-05-01T10:00:00+03:00`)
+/// as the service writes it, in the store's time zone without an offset (`2024-05-01
+/// 10:00:00`); `None` for a text that is not one.
+pub(crate) fn in_store_zone(text: &str) -> Option<String> {
+    let instant = chrono::DateTime::parse_from_rfc3339(text.trim()).ok()?;
+    let zone = chrono::FixedOffset::east_opt(TIMEZONE_HOURS * 3600)?;
+    Some(
+        instant
+            .with_timezone(&zone)
+            .format("%Y-%m-%d %H:%M:%S")
+            .to_string(),
+    )
+}
 
 /// `{"amount": 12.5, "currency": "SAR"}`.
 pub(crate) fn money(amount: f64) -> Value {

@@ -258,7 +258,7 @@ pub(crate) fn value_as_f64(value: &Value) -> Option<f64> {
 
 /// The current time in the store's zone (UTC+3), `YYYY-MM-DD HH:MM:SS`.
 pub(crate) fn now_local() -> String {
-    (chrono::Utc::now() + chrono::Duration::hours(3))
+    (chrono::Utc::now() + chrono::Duration::hours(crate::formats::TIMEZONE_HOURS.into()))
         .format("%Y-%m-%d %H:%M:%S")
         .to_string()
 }

@@ -176,3 +176,66 @@ async fn every_upload_refuses_what_its_form_schema_refuses() {
         assert!(status.is_success(), "{path}: {status} {body}");
     }
 }
+
+/// The brand `id` as the brands list shows it with its translations.
+async fn listed_brand(server: &store_admin_mock::MockServer, id: &str) -> Value {
+    common::all_pages(server, "/brands?per_page=60&with=translations")
+        .await
+        .into_iter()
+        .find(|b| b["id"].to_string().as_str() == id)
+        .expect("the brand is listed")
+}
+
+/// A brand's translations read back as they were sent, in its details and in the list (with
+/// `with=translations`): the bracketed fields of the create's form (`translations[en][name]`,
+/// `translations[en][metadata][title]`) as the nested object Laravel reads them into, and an
+/// update's JSON `translations` as it was sent.
+#[tokio::test]
+async fn a_brands_translations_read_back_as_sent() {
+    let server = start().await;
+    let form = Form::new()
+        .text("name", "أكمي")
+        .text("translations[en][name]", "Acme")
+        .text("translations[en][metadata][title]", "Acme tools")
+        .text(
+            "translations[en][metadata][description]",
+            "Tools since 1990",
+        )
+        .part("logo", logo());
+    let (status, created) = send(&server, "/brands", form).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let id = created["data"]["id"].to_string();
+    let sent = serde_json::json!({
+        "en": { "name": "Acme", "metadata": { "title": "Acme tools", "description": "Tools since 1990" } }
+    });
+    assert_eq!(created["data"]["translations"], sent, "{created}");
+    let (status, read) = common::get(&server, &format!("/brands/{id}?with=translations")).await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    assert_eq!(read["data"]["translations"], sent, "{read}");
+    assert_eq!(listed_brand(&server, &id).await["translations"], sent);
+
+    let update = serde_json::json!({
+        "name": "أكمي", "logo": "https://cdn.example/acme.png", "banner": "https://cdn.example/acme-banner.png",
+        "description": "أدوات", "metadata_title": "أكمي", "metadata_description": "أدوات يدوية",
+        "metadata_url": "acme",
+        "translations": { "en": {
+            "name": "Acme Tools", "description": "Hand tools", "metadata_title": "Acme",
+            "metadata_description": "Hand tools since 1990", "metadata_url": "acme-tools",
+        } },
+    });
+    let (status, updated) = common::put(&server, &format!("/brands/{id}"), update.clone()).await;
+    assert!(status.is_success(), "{status} {updated}");
+    assert_eq!(
+        updated["data"]["translations"], update["translations"],
+        "{updated}"
+    );
+    let (_, read) = common::get(&server, &format!("/brands/{id}?with=translations")).await;
+    assert_eq!(
+        read["data"]["translations"], update["translations"],
+        "{read}"
+    );
+    assert_eq!(
+        listed_brand(&server, &id).await["translations"],
+        update["translations"]
+    );
+}

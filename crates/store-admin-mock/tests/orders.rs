@@ -370,3 +370,128 @@ async fn an_orders_assigned_employees_are_the_employees_it_was_assigned() {
     let (status, body) = get(&server, "/orders/assignment/1").await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
 }
+
+/// `POST /orders/actions` (`run_order_actions`) acts on the orders its filters choose, as the
+/// dashboard's bulk actions do: `assign_users` changes what `GET /orders/assignment/{order_id}`
+/// and the `assign_employee[]` filter show for each chosen order (and no other),
+/// `change_status` moves them with a history entry each, `mark_as_read` marks them; an employee
+/// or a status the store does not have is a 422 and nothing runs.
+#[tokio::test]
+async fn bulk_actions_change_the_chosen_orders() {
+    let server = start().await;
+    let (_, users) = get(&server, "/users?per_page=60").await;
+    let employees: HashMap<i64, Value> = named(&users).into_iter().collect();
+    let mut ids: Vec<i64> = employees.keys().copied().collect();
+    ids.sort_unstable();
+    let orders = all_pages(&server, "/orders?per_page=60").await;
+    let (first, second, other) = (&orders[0]["id"], &orders[1]["id"], &orders[2]["id"]);
+    let before_other = get(&server, &format!("/orders/assignment/{other}")).await.1;
+
+    let (status, body) = post(
+        &server,
+        "/orders/actions",
+        json!({
+            "operations": [
+                { "action_name": "assign_users", "value": [ids[0], ids[1]] },
+                { "action_name": "mark_as_read" },
+            ],
+            "filters": { "order_ids": [first, second] },
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let results = body["data"].as_array().expect("one result per operation");
+    assert_eq!(results.len(), 2, "{body}");
+    assert_eq!(results[0]["action_name"], "assign_users", "{body}");
+    for order in [first, second] {
+        let (status, body) = get(&server, &format!("/orders/assignment/{order}")).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(
+            named(&body),
+            vec![
+                (ids[0], employees[&ids[0]].clone()),
+                (ids[1], employees[&ids[1]].clone())
+            ],
+            "{order}"
+        );
+        let filtered = all_pages(
+            &server,
+            &format!("/orders?per_page=60&assign_employee[]={}", ids[1]),
+        )
+        .await;
+        assert!(filtered.iter().any(|o| o["id"] == *order), "{order}");
+    }
+    // An order the filters did not choose keeps its assignment.
+    let after_other = get(&server, &format!("/orders/assignment/{other}")).await.1;
+    assert_eq!(after_other["data"], before_other["data"]);
+
+    // A status change for every order of a status: each moves, with an entry in its history.
+    let (_, statuses) = get(&server, "/orders/statuses").await;
+    let status_of = |slug: &str| {
+        statuses["data"]
+            .as_array()
+            .expect("statuses")
+            .iter()
+            .find(|s| s["slug"] == slug)
+            .map(|s| s["id"].clone())
+            .expect("a status of the store")
+    };
+    let (_, read) = get(&server, &format!("/orders/{first}")).await;
+    let current = read["data"]["status"]["customized"]["id"].clone();
+    let target = status_of("completed");
+    let histories = |order: &Value| format!("/orders/{order}/histories");
+    let entries_before = get(&server, &histories(first)).await.1["data"]
+        .as_array()
+        .map_or(0, Vec::len);
+    let (status, body) = post(
+        &server,
+        "/orders/actions",
+        json!({
+            "operations": [{ "action_name": "change_status", "value": { "status": target, "note": "bulk" } }],
+            "filters": { "order_ids": [first] },
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body} from {current}");
+    let (_, read) = get(&server, &format!("/orders/{first}")).await;
+    assert_eq!(read["data"]["status"]["slug"], "completed", "{read}");
+    let entries = get(&server, &histories(first)).await.1;
+    assert_eq!(
+        entries["data"].as_array().map_or(0, Vec::len),
+        entries_before + 1,
+        "{entries}"
+    );
+
+    // No such employee: 422, and no assignment changes.
+    let (status, body) = post(
+        &server,
+        "/orders/actions",
+        json!({
+            "operations": [{ "action_name": "assign_users", "value": [ids[2 % ids.len()], 1] }],
+            "filters": { "order_ids": [first] },
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["error"]["fields"]["operations.0.value"].is_array(),
+        "{body}"
+    );
+    let (_, body) = get(&server, &format!("/orders/assignment/{first}")).await;
+    assert_eq!(named(&body).len(), 2, "{body}");
+    // Filters that name no order of the store: 422.
+    let (status, body) = post(
+        &server,
+        "/orders/actions",
+        json!({
+            "operations": [{ "action_name": "mark_as_read" }],
+            "filters": { "order_ids": [1] },
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["error"]["fields"]["filters.order_ids.0"].is_array(),
+        "{body}"
+    );
+}

@@ -177,15 +177,7 @@ enum Effect {
 }
 
 /// The groups whose cycle does not hold yet, with the exact failure the walk reports.
-const KNOWN_GAPS: &[(&str, &str)] = &[
-    // The document's `ProductDigitalFile` declares no id and no operation lists a product's
-    // files: a file's id cannot be learnt over the API, so `delete_product_digital_file` has
-    // nothing to address (a question for the document, not the engine).
-    (
-        "Digitals Product",
-        "no record for {file_id} of /products/digital-files/{file_id}",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 struct Op {
     id: String,

@@ -210,8 +210,62 @@ async fn a_digital_file_is_found_by_its_own_id() {
     let (status, file) =
         multipart(&server, &format!("/products/{product}/digital-files"), form).await;
     assert_eq!(status, StatusCode::CREATED, "{file}");
-    // `ProductDigitalFile` documents no id (the answer cannot show one); what was sent is kept.
-    assert_eq!(file["data"]["name"], "Guide");
+    // What was sent is kept, with what the upload says of the file (its bytes, its address).
+    assert_eq!(file["data"]["name"], "Guide", "{file}");
+    assert_eq!(file["data"]["size"], 4, "{file}");
+    assert!(file["data"]["url"].is_string(), "{file}");
+    // Its id (`ProductDigitalFile.id`) is the one the product's details list it by.
+    let file_id = id_of(&file["data"]["id"]);
+    let files = |read: &Value| -> Vec<Value> {
+        read["data"]["digital_files"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (status, read) = get(&server, &format!("/products/{product}")).await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    let listed = files(&read);
+    let shown = listed
+        .iter()
+        .find(|f| id_of(&f["id"]) == file_id)
+        .unwrap_or_else(|| panic!("{file_id} is not in {read}"));
+    assert_eq!(
+        shown, &file["data"],
+        "the details show the file as its create answered it"
+    );
+    // A second file is a record of its own; deleting the first by its id leaves the second.
+    let form = Form::new()
+        .part(
+            "file",
+            Part::bytes(b"%PDF-1.7".to_vec())
+                .file_name("terms.pdf")
+                .mime_str("application/pdf")
+                .expect("mime"),
+        )
+        .text("file_name", "Terms");
+    let (status, second) =
+        multipart(&server, &format!("/products/{product}/digital-files"), form).await;
+    assert_eq!(status, StatusCode::CREATED, "{second}");
+    let second_id = id_of(&second["data"]["id"]);
+    assert_ne!(second_id, file_id);
+    let (status, body) = delete(&server, &format!("/products/digital-files/{file_id}")).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let (_, read) = get(&server, &format!("/products/{product}")).await;
+    let ids: Vec<String> = files(&read).iter().map(|f| id_of(&f["id"])).collect();
+    assert_eq!(ids, vec![second_id], "{read}");
+    let (status, _) = delete(&server, &format!("/products/digital-files/{file_id}")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // Another product's details show none of them.
+    let (_, list) = get(&server, "/products?per_page=5").await;
+    let other = list["data"]
+        .as_array()
+        .expect("products")
+        .iter()
+        .map(|p| id_of(&p["id"]))
+        .find(|id| *id != product)
+        .expect("another product");
+    let (_, read) = get(&server, &format!("/products/{other}")).await;
+    assert!(files(&read).is_empty(), "{read}");
 }
 
 /// An order of the store and its items as the order's details show them.
@@ -742,5 +796,148 @@ async fn a_variants_written_price_is_money_in_the_stores_currency() {
     assert!(
         (amount(&order["data"]["amounts"]["sub_total"]) - 30.0).abs() < 0.01,
         "{order}"
+    );
+}
+
+/// Now in the store's time zone (Asia/Riyadh, UTC+3), as the service writes a local timestamp.
+fn store_now() -> chrono::NaiveDateTime {
+    (chrono::Utc::now() + chrono::Duration::hours(3)).naive_utc()
+}
+
+/// Whether `value` is the service's date object (`{date, timezone_type: 3, timezone:
+/// "Asia/Riyadh"}`) of a moment between `from` and `to`, in the store's time zone.
+fn is_store_date(value: &Value, from: chrono::NaiveDateTime, to: chrono::NaiveDateTime) -> bool {
+    let Some(date) = value["date"].as_str() else {
+        return false;
+    };
+    let moment = chrono::NaiveDateTime::parse_from_str(
+        date.split('.').next().unwrap_or_default(),
+        "%Y-%m-%d %H:%M:%S",
+    );
+    value["timezone_type"] == 3
+        && value["timezone"] == "Asia/Riyadh"
+        && moment.is_ok_and(|m| {
+            m >= from - chrono::Duration::seconds(1) && m <= to + chrono::Duration::seconds(1)
+        })
+}
+
+/// The records a create or an update writes carry their dates in the store's time zone, as the
+/// service writes them and as the seed's are: a date object (`created_at`, `updated_at` of a
+/// coupon) holds the local time of the write with `timezone_type` 3 and the store's
+/// `timezone`, in the create's answer, the details and the list; a timestamp sent with an offset
+/// (`2030-05-01T07:00:00Z`) reads back as the store's local time (`2030-05-01 10:00:00`).
+#[tokio::test]
+async fn written_dates_are_in_the_stores_time_zone() {
+    let server = start().await;
+    let from = store_now();
+    let (status, created) = post(
+        &server,
+        "/coupons",
+        json!({
+            "code": "ZONE30", "type": "percentage", "amount": 10, "free_shipping": false,
+            "expiry_date": "2030-12-31", "exclude_sale_products": false,
+        }),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {created}");
+    let id = id_of(&created["data"]["id"]);
+    let (_, details) = get(&server, &format!("/coupons/{id}")).await;
+    let listed = all_pages(&server, "/coupons?per_page=60")
+        .await
+        .into_iter()
+        .find(|c| id_of(&c["id"]) == id)
+        .expect("the coupon is listed");
+    let to = store_now();
+    for (read, record) in [
+        ("create", &created["data"]),
+        ("details", &details["data"]),
+        ("list", &listed),
+    ] {
+        for field in ["created_at", "updated_at"] {
+            if record.get(field).is_some() {
+                assert!(
+                    is_store_date(&record[field], from, to),
+                    "{read} {field}: {} (now {from} to {to} in Riyadh)",
+                    record[field]
+                );
+            }
+        }
+    }
+    assert!(
+        created["data"].get("created_at").is_some(),
+        "the coupon's answer shows its creation: {created}"
+    );
+    let (status, updated) = put(
+        &server,
+        &format!("/coupons/{id}"),
+        json!({ "amount": 15, "expiry_date": "2031-01-31" }),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {updated}");
+    let (_, details) = get(&server, &format!("/coupons/{id}")).await;
+    if let Some(updated_at) = details["data"].get("updated_at") {
+        assert!(
+            is_store_date(updated_at, from, store_now()),
+            "details updated_at: {updated_at}"
+        );
+    }
+
+    // A timestamp sent with an offset is written in the store's time zone.
+    let (status, offer) = post(
+        &server,
+        "/specialoffers",
+        json!({
+            "name": "Zone offer", "applied_channel": "browser_and_application",
+            "offer_type": "buy_x_get_y", "applied_to": "product",
+            "start_date": "2030-05-01T07:00:00Z", "expiry_date": "2030-06-01T00:30:00+00:00",
+        }),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {offer}");
+    let offer_id = id_of(&offer["data"]["id"]);
+    let (_, details) = get(&server, &format!("/specialoffers/{offer_id}")).await;
+    let listed = all_pages(&server, "/specialoffers?per_page=60")
+        .await
+        .into_iter()
+        .find(|o| id_of(&o["id"]) == offer_id)
+        .expect("the offer is listed");
+    for (read, record) in [
+        ("create", &offer["data"]),
+        ("details", &details["data"]),
+        ("list", &listed),
+    ] {
+        for (field, local) in [
+            ("start_date", "2030-05-01 10:00:00"),
+            ("expiry_date", "2030-06-01 03:30:00"),
+        ] {
+            if let Some(value) = record.get(field) {
+                let text = value.as_str().or_else(|| value["date"].as_str());
+                assert_eq!(
+                    text.map(|t| t.split('.').next().unwrap_or_default()),
+                    Some(local),
+                    "{read} {field}: {record}"
+                );
+            }
+        }
+    }
+    assert!(details["data"].get("start_date").is_some(), "{details}");
+
+    // An entry the store writes itself (a status change's history) is dated alike.
+    let (_, orders) = get(&server, "/orders?per_page=5").await;
+    let order = id_of(&orders["data"][0]["id"]);
+    let (_, statuses) = get(&server, "/orders/statuses").await;
+    let from = store_now();
+    let (status, body) = post(
+        &server,
+        &format!("/orders/{order}/status"),
+        json!({ "status_id": statuses["data"][0]["id"] }),
+    )
+    .await;
+    assert!(status.is_success(), "{status} {body}");
+    let (_, history) = get(&server, &format!("/orders/{order}/histories")).await;
+    let entry = &history["data"][0];
+    assert!(
+        is_store_date(&entry["created_at"], from, store_now()),
+        "{entry}"
     );
 }

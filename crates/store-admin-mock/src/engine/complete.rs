@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::document::Document;
 use crate::fake::Generator;
-use crate::formats::CURRENCY;
+use crate::formats::{CURRENCY, TIMEZONE};
 use crate::shape::shape;
 
 /// Completes `record` against every schema of `schemas`, generating with `seed`.
@@ -39,11 +39,97 @@ pub(crate) fn complete(
     if !sent_sale_price {
         below_price(record);
     }
+    in_service_form(doc, schemas, record);
+}
+
+/// Keeps the money and the dates of `record` in the service's form for each of its record
+/// `schemas` (see [`money_with_currency`] and [`in_store_zone`]): for writes that do not
+/// complete a record (an import's rows, a change of a record held in another's array).
+pub(crate) fn in_service_form(doc: &Document, schemas: &[Value], record: &mut Value) {
     money_with_currency(doc, schemas, record);
+    for schema in schemas {
+        in_store_zone(doc, schema, record, 0);
+    }
+}
+
+/// Dates in the store's time zone, as the service writes them, at every depth of `value` (a
+/// record, as `schema` declares it): a date object the schema declares (`{date, timezone_type,
+/// timezone}`, a PHP `DateTime`) holds its `date` with `timezone_type` 3 and the store's
+/// `timezone` (a text sent for it becomes such an object), and a timestamp sent with an offset
+/// (`2024-05-01T07:00:00Z`), in a date object or a text, is the store's local time (`2024-05-01
+/// 10:00:00`). A local text is kept as it was sent.
+fn in_store_zone(doc: &Document, schema: &Value, value: &mut Value, depth: usize) {
+    if depth > 12 {
+        return;
+    }
+    let view = doc.view(schema);
+    let local = |text: &str| crate::formats::in_store_zone(text).unwrap_or_else(|| text.to_owned());
+    if view.property("date").is_some() && view.property("timezone").is_some() {
+        match value {
+            Value::String(text) if !text.trim().is_empty() => {
+                *value = json!({ "date": local(text), "timezone_type": 3, "timezone": TIMEZONE });
+            }
+            Value::Object(map) => {
+                let Some(Value::String(date)) = map.get("date") else {
+                    return;
+                };
+                let converted = crate::formats::in_store_zone(date);
+                let zone = map.get("timezone").and_then(Value::as_str);
+                if converted.is_some() || zone.is_none_or(|z| z == "UTC" || z == "Z") {
+                    let date = match (converted, zone) {
+                        (Some(local), _) => local,
+                        (None, Some(_)) => utc_to_store(date),
+                        (None, None) => date.clone(),
+                    };
+                    map.insert("date".into(), Value::from(date));
+                    map.insert("timezone_type".into(), Value::from(3));
+                    map.insert("timezone".into(), Value::from(TIMEZONE));
+                }
+            }
+            _ => {}
+        }
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (name, property) in &view.properties {
+                if let Some(inner) = map.get_mut(*name) {
+                    in_store_zone(doc, property, inner, depth + 1);
+                }
+            }
+        }
+        Value::String(text) => {
+            if let Some(local) = crate::formats::in_store_zone(text) {
+                *text = local;
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = view.items {
+                for inner in items {
+                    in_store_zone(doc, item, inner, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A UTC local text (`2024-05-01 07:00:00.000000`) in the store's time zone, its fraction kept.
+fn utc_to_store(date: &str) -> String {
+    let (base, fraction) = match date.split_once('.') {
+        Some((base, fraction)) => (base, format!(".{fraction}")),
+        None => (date, String::new()),
+    };
+    chrono::NaiveDateTime::parse_from_str(base.trim(), "%Y-%m-%d %H:%M:%S")
+        .map(|t| {
+            let t = t + chrono::Duration::hours(crate::formats::TIMEZONE_HOURS.into());
+            format!("{}{fraction}", t.format("%Y-%m-%d %H:%M:%S"))
+        })
+        .unwrap_or_else(|_| date.to_owned())
 }
 
 /// Keeps the money of `record` in the service's form for each of its record `schemas` (see
-/// [`with_currency`]): for writes that do not complete a record (an import's rows).
+/// [`with_currency`]).
 pub(crate) fn money_with_currency(doc: &Document, schemas: &[Value], record: &mut Value) {
     for schema in schemas {
         with_currency(doc, schema, record, 0);

@@ -336,6 +336,23 @@ pub(super) fn record_fields(call: &Call<'_>, key: &str) -> Map<String, Value> {
             .filter(|rest| !declares(&name) && declares(rest))
             .map(str::to_owned);
         let name = stripped.unwrap_or(name);
+        // A form's nested field (`translations[en][name]`), as Laravel reads nested form data:
+        // into the record's object `translations` (`{"en": {"name": ...}}`).
+        if let Some(path) = bracketed(&name)
+            && !declares(&name)
+            && declares(&path[0])
+        {
+            let mut at = out
+                .entry(path[0].clone())
+                .or_insert_with(|| Value::Object(Map::new()));
+            for key in &path[1..path.len() - 1] {
+                at = object_mut(at)
+                    .entry(key.clone())
+                    .or_insert_with(|| Value::Object(Map::new()));
+            }
+            object_mut(at).insert(path[path.len() - 1].clone(), value);
+            continue;
+        }
         let declared = declares(&name);
         // A link to another record (`order_id` of an order's line) is kept even where the
         // record's answers do not show it: the lists filter by it.
@@ -358,6 +375,50 @@ pub(super) fn record_fields(call: &Call<'_>, key: &str) -> Map<String, Value> {
         }
     }
     out
+}
+
+/// What a record that is an uploaded file (its records declare no field of the form's file
+/// part, as a brand declares its `logo`) says of the file, where its records declare it and the
+/// form did not send it: its `size` (the file's bytes) and its `url` (where the store keeps it),
+/// as the service answers an attached digital file (`{name, url, size}`).
+pub(super) fn upload_fields(call: &Call<'_>, key: &str, record: &mut Value) {
+    let Some((part, bytes)) = call.files.first() else {
+        return;
+    };
+    if declares(call, key, part) {
+        return;
+    }
+    let id = id_text(record).unwrap_or_default();
+    let map = object_mut(record);
+    if declares(call, key, "size") && !map.contains_key("size") {
+        map.insert("size".into(), Value::from(bytes.len()));
+    }
+    if declares(call, key, "url") && !map.contains_key("url") {
+        map.insert(
+            "url".into(),
+            Value::from(format!("https://cdn.example/uploads/{id}")),
+        );
+    }
+}
+
+/// The keys of a bracketed form field name (`translations[en][name]`: `translations`, `en`,
+/// `name`), `None` for a name that is not one.
+fn bracketed(name: &str) -> Option<Vec<String>> {
+    let (first, mut rest) = name.split_once('[')?;
+    let mut keys = vec![first.to_owned()];
+    while !rest.is_empty() {
+        let (key, after) = rest.split_once(']')?;
+        if key.is_empty() || key.contains('[') {
+            return None;
+        }
+        keys.push(key.to_owned());
+        rest = match after.strip_prefix('[') {
+            Some(next) => next,
+            None if after.is_empty() => after,
+            None => return None,
+        };
+    }
+    (!first.is_empty() && keys.len() > 1).then_some(keys)
 }
 
 /// 422s for `<thing>_id` fields of the body naming records that do not exist.
@@ -435,15 +496,11 @@ fn create(call: &Call<'_>, key: Option<&str>) -> Handled {
             .map_or_else(|_| Value::from(parent_id.clone()), Value::from);
         map.insert(field, value);
     }
+    upload_fields(call, key, &mut record);
     // What was not sent and a view of the record needs: filled once, now (not per read).
     complete_record(call, key, &mut record);
     agree_record(call, &store, key, &mut record);
-    let map = object_mut(&mut record);
-    for stamp in ["created_at", "updated_at"] {
-        if let Some(value) = map.get_mut(stamp) {
-            stamp_now(value);
-        }
-    }
+    stamp_new(call, key, &mut record);
     store.insert(&real, record.clone());
     drop(store);
     emit(call, &real, "created", &record);
@@ -564,12 +621,12 @@ fn agree_at(
     }
 }
 
-/// Keeps the money of a changed `record` of collection `key` in the service's form (see
-/// [`super::complete::money_with_currency`]): for a change that merges what was sent without
-/// completing the record (a record held in another's array).
-pub(super) fn keep_money(call: &Call<'_>, key: &str, record: &mut Value) {
+/// Keeps the money and the dates of a changed `record` of collection `key` in the service's
+/// form (see [`super::complete::in_service_form`]): for a change that merges what was sent
+/// without completing the record (a record held in another's array).
+pub(super) fn keep_service_form(call: &Call<'_>, key: &str, record: &mut Value) {
     let schemas: Vec<Value> = record_schemas(call, key).into_iter().cloned().collect();
-    super::complete::money_with_currency(&call.engine.doc, &schemas, record);
+    super::complete::in_service_form(&call.engine.doc, &schemas, record);
 }
 
 /// [`agree_with_named`] for a record of collection `key`.
@@ -614,6 +671,31 @@ fn merge(record: &mut Value, fields: Map<String, Value>) {
     }
     if let Some(value) = map.get_mut("updated_at") {
         stamp_now(value);
+    }
+}
+
+/// Stamps a new `record` of collection `key` with the time of its creation, as the service
+/// does: its `created_at` and `updated_at`, where its records declare them (sent or not), now in
+/// the store's time zone, in the form they are declared in (a date object `{date,
+/// timezone_type, timezone}`, a text, or Unix epoch seconds for an integer).
+pub(super) fn stamp_new(call: &Call<'_>, key: &str, record: &mut Value) {
+    let doc = &call.engine.doc;
+    let schemas = record_schemas(call, key);
+    let map = object_mut(record);
+    for stamp in ["created_at", "updated_at"] {
+        let Some(declared) = schemas.iter().find_map(|s| doc.view(s).property(stamp)) else {
+            continue;
+        };
+        let now = now_local();
+        let view = doc.view(declared);
+        let value = if view.property("date").is_some() {
+            crate::formats::local_date(&now)
+        } else if view.kind() == Some("integer") {
+            Value::from(chrono::Utc::now().timestamp())
+        } else {
+            Value::from(now)
+        };
+        map.insert(stamp.to_owned(), value);
     }
 }
 

@@ -128,13 +128,9 @@ fn new_record(
             map.insert(field.to_owned(), value.clone());
         }
     }
+    super::crud::upload_fields(call, key, &mut record);
     super::crud::complete_record(call, key, &mut record);
-    let map = crate::store::object_mut(&mut record);
-    for stamp in ["created_at", "updated_at"] {
-        if let Some(value) = map.get_mut(stamp) {
-            super::crud::stamp_now(value);
-        }
-    }
+    super::crud::stamp_new(call, key, &mut record);
     record
 }
 
@@ -336,7 +332,7 @@ fn item(call: &Call<'_>, embedded: &Embedded, owner: &str) -> Handled {
     if let Some(value) = items[at].get_mut("updated_at") {
         super::crud::stamp_now(value);
     }
-    super::crud::keep_money(call, key, &mut items[at]);
+    super::crud::keep_service_form(call, key, &mut items[at]);
     let changed = items[at].clone();
     let record = store.get(owner, &id).ok_or_else(ApiError::not_found)?;
     let answer = write_answer(call, embedded, record, changed.clone());

@@ -598,12 +598,14 @@ fn reads_field(doc: &Document, key: &str, field: &str) -> bool {
 /// Child collections found by the document's paths where no component says so (a product's
 /// gallery answers `ProductImage`s through `/products/{}/images` but holds `ProductGalleryImage`s):
 ///
-/// - `/P/{}/name` whose parent's records declare an array `name` is held there, per parent;
+/// - `/P/{}/name` whose parent's records declare an array `name` is held there, per parent
+///   (`/products/{}/digital-files` in a product's `digital_files`);
 /// - `/P/name` (its records found by their own id, `/P/name/{id}`) whose `P` records declare an
-///   array `name` is held there too, the owner named by the path of its sibling `/P/{}/name`, or
-///   by a `<p>_id` field of its requests (`/orders/items?order_id=`, `POST /orders/items`);
-/// - `/P/name` whose sibling `/P/{}/name` is a collection of its own is that collection's item
-///   path (`/products/digital-files/{id}` finds what `/products/{}/digital-files` created).
+///   array `name` is held there too, the owner named by the path of its sibling `/P/{}/name`
+///   (`/products/digital-files/{id}`), or by a `<p>_id` field of its requests
+///   (`/orders/items?order_id=`, `POST /orders/items`);
+/// - `/P/name` whose sibling `/P/{}/name` is a collection of its own (no array of the parent's
+///   records holds it) is that collection's item path.
 fn embed_by_name(doc: &Document, collections: &mut HashMap<String, CollectionInfo>) {
     let mut keys: Vec<String> = collections.keys().cloned().collect();
     // Per-parent ones first: a sibling `/P/name` follows them.
@@ -916,10 +918,17 @@ mod tests {
                 Some("order_id".to_owned())
             ))
         );
-        assert_eq!(
-            collections["/products/digital-files"].alias_of.as_deref(),
-            Some("/products/{}/digital-files")
-        );
+        // A product's digital files are held in its `digital_files`, found by their own id.
+        let files = |per_parent| {
+            Some((
+                "/products".to_owned(),
+                vec!["digital_files".to_owned()],
+                per_parent,
+                None,
+            ))
+        };
+        assert_eq!(embedded("/products/{}/digital-files"), files(true));
+        assert_eq!(embedded("/products/digital-files"), files(false));
         let related = |key: &str| {
             collections[key]
                 .related

@@ -12,7 +12,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::engine::Call;
-use crate::engine::complete::money_with_currency;
+use crate::engine::complete::in_service_form;
 use crate::language::Text;
 use crate::respond::{Handled, Reply};
 use crate::store::now_local;
@@ -91,7 +91,7 @@ fn start(call: &Call<'_>, key: &'static str, rows: Rows, match_by: &'static str)
     let delay = call.state.limits.background_job;
     let real = call.engine.real_key(key).to_owned();
     // A row's money (a `prices` file's `price`) is kept as the service writes it, with the
-    // store's currency, as a create's is.
+    // store's currency, and its dates in the store's time zone, as a create's are.
     let doc = call.engine.doc.clone();
     let schemas: Vec<Value> = [key, real.as_str()]
         .iter()
@@ -118,7 +118,7 @@ fn start(call: &Call<'_>, key: &'static str, rows: Rows, match_by: &'static str)
                     {
                         map.extend(row);
                         map.insert("updated_at".into(), Value::from(now));
-                        money_with_currency(&doc, &schemas, record);
+                        in_service_form(&doc, &schemas, record);
                     }
                 }
                 (None, Rows::UpdateBy) => {}
@@ -129,7 +129,7 @@ fn start(call: &Call<'_>, key: &'static str, rows: Rows, match_by: &'static str)
                     record.insert("created_at".into(), Value::from(now.clone()));
                     record.insert("updated_at".into(), Value::from(now));
                     let mut record = Value::Object(record);
-                    money_with_currency(&doc, &schemas, &mut record);
+                    in_service_form(&doc, &schemas, &mut record);
                     store.insert(&real, record);
                 }
             }

@@ -101,6 +101,13 @@ const REGISTRY: &[OverrideRow] = &[
         "the status must exist in the store",
     ),
     OverrideRow::refusing(
+        "run_order_actions",
+        orders::run_order_actions,
+        "filters must choose orders of the store (order_ids naming orders, or order_status); an \
+         assign_users value must name employees of the store, a change_status value a status of \
+         the store",
+    ),
+    OverrideRow::refusing(
         "list_shipments",
         shipments::list_shipments,
         "courier_slug must name a shipping company of the store",
@@ -204,6 +211,7 @@ mod tests {
             ("update_order", "PUT", "/orders/{}"),
             ("duplicate_order", "POST", "/orders/duplicate"),
             ("change_order_status", "POST", "/orders/{}/status"),
+            ("run_order_actions", "POST", "/orders/actions"),
             ("list_shipments", "GET", "/shipments"),
             ("create_shipment", "POST", "/shipments"),
             ("update_shipment", "PUT", "/shipments/{}"),

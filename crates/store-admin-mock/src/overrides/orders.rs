@@ -56,7 +56,7 @@ fn push_order_history(
         "status": status.get("name").cloned().unwrap_or(Value::Null),
         "note": note,
         "type": "activity",
-        "created_at": now_local(),
+        "created_at": local_date(&now_local()),
         "created_by": Value::Null,
         "customized": status.get("customized").cloned().unwrap_or(Value::Null),
     });
@@ -723,20 +723,9 @@ pub(super) fn duplicate_order(call: &Call<'_>) -> Handled {
     Ok(Reply::Data(answer))
 }
 
-/// `POST /orders/{order_id}/status` (`change_order_status`): the body names the status by
-/// `status_id`, `status` or `slug`; an unknown one is a 422. Answers a confirmation message.
-pub(super) fn change_order_status(call: &Call<'_>) -> Handled {
-    let order_id = call.last_param().unwrap_or_default().trim().to_owned();
-    let body = call.body_object();
-    let wanted: Vec<String> = ["status_id", "status", "slug", "id"]
-        .iter()
-        .filter_map(|f| body.get(*f).and_then(id_text_value))
-        .collect();
-    let mut store = call.state.write();
-    if store.get(ORDERS, &order_id).is_none() {
-        return Err(ApiError::not_found());
-    }
-    let status = store
+/// The status record of the store that one of `wanted` names (by its id or its slug).
+fn find_status(store: &Store, wanted: &[String]) -> Option<Value> {
+    store
         .records(ORDER_STATUSES)
         .iter()
         .find(|s| {
@@ -746,29 +735,29 @@ pub(super) fn change_order_status(call: &Call<'_>) -> Handled {
                     .is_some_and(|v| wanted.contains(&v))
             })
         })
-        .cloned();
-    let Some(status) = status else {
-        let field = ["status_id", "status", "slug"]
-            .into_iter()
-            .find(|f| body.contains_key(*f))
-            .unwrap_or("status_id");
-        return Err(ApiError::field(field, selected_invalid("status")));
-    };
-    let order_status = status_summary(&status);
-    // `restore_items` puts the order's items back in stock when it is cancelled or returned
-    // (the documentation: "for a cancellation or a return"), once per order, as the service's
-    // dashboard restocks a cancelled order once.
-    let restores = body
-        .get("restore_items")
-        .and_then(crate::laravel::laravel_bool)
-        == Some(true)
+        .cloned()
+}
+
+/// Moves order `order_id` to `status` (a status record of the store), as the service does: the
+/// order's `status`; with `restore_items`, when the status cancels or restores it, its items back
+/// in stock (the documentation: "for a cancellation or a return"), once per order, as the
+/// service's dashboard restocks a cancelled order once; and an entry of the order's history with
+/// the `note`. Answers the changed order (`None` when the store has no such order).
+fn move_to_status(
+    call: &Call<'_>,
+    store: &mut Store,
+    order_id: &str,
+    status: &Value,
+    restore_items: bool,
+    note: Option<&str>,
+) -> Option<Value> {
+    let order_status = status_summary(status);
+    let restores = restore_items
         && matches!(
             status.get("slug").and_then(Value::as_str),
             Some("canceled" | "restored")
         );
-    let Some(order) = store.get_mut(ORDERS, &order_id) else {
-        return Err(ApiError::not_found());
-    };
+    let order = store.get_mut(ORDERS, order_id)?;
     object_mut(order).insert("status".into(), order_status.clone());
     let restock = restores && order.get(ITEMS_RESTORED) != Some(&Value::Bool(true));
     if restock {
@@ -782,26 +771,239 @@ pub(super) fn change_order_status(call: &Call<'_>) -> Handled {
             .into_iter()
             .flatten()
         {
-            super::products::restore_line_stock(&mut store, line);
+            super::products::restore_line_stock(store, line);
         }
     }
-    let note = body
-        .get("note")
-        .and_then(Value::as_str)
-        .filter(|n| !n.trim().is_empty());
+    let note = note.filter(|n| !n.trim().is_empty());
     let histories = call.engine.real_key(ORDER_HISTORIES).to_owned();
     push_order_history(
-        &mut store,
+        store,
         &histories,
         &order,
         &order_status,
         note,
         call.state.limits.collection_records,
     );
+    Some(order)
+}
+
+/// `POST /orders/{order_id}/status` (`change_order_status`): the body names the status by
+/// `status_id`, `status` or `slug`; an unknown one is a 422. Answers a confirmation message.
+pub(super) fn change_order_status(call: &Call<'_>) -> Handled {
+    let order_id = call.last_param().unwrap_or_default().trim().to_owned();
+    let body = call.body_object();
+    let wanted: Vec<String> = ["status_id", "status", "slug", "id"]
+        .iter()
+        .filter_map(|f| body.get(*f).and_then(id_text_value))
+        .collect();
+    let mut store = call.state.write();
+    if store.get(ORDERS, &order_id).is_none() {
+        return Err(ApiError::not_found());
+    }
+    let Some(status) = find_status(&store, &wanted) else {
+        let field = ["status_id", "status", "slug"]
+            .into_iter()
+            .find(|f| body.contains_key(*f))
+            .unwrap_or("status_id");
+        return Err(ApiError::field(field, selected_invalid("status")));
+    };
+    let restore_items = body
+        .get("restore_items")
+        .and_then(crate::laravel::laravel_bool)
+        == Some(true);
+    let note = body.get("note").and_then(Value::as_str);
+    let order = move_to_status(call, &mut store, &order_id, &status, restore_items, note)
+        .ok_or_else(ApiError::not_found)?;
     drop(store);
     call.state
         .emit("order.status.updated", &crate::shape::strip_hidden(&order));
     Ok(Reply::Data(
         json!({ "message": "The order status has been updated successfully", "code": 201 }),
     ))
+}
+
+/// One action of `run_order_actions`, checked against the store.
+enum OrderAction {
+    /// `assign_users`: the orders are assigned to these employees (their ids).
+    AssignUsers(Vec<Value>),
+    /// `change_status`: the status record, `restore_items`, the note.
+    ChangeStatus(Value, bool, Option<String>),
+    /// `mark_as_read`.
+    MarkAsRead,
+    /// `delete`.
+    Delete,
+    /// An action that sends or prints something and changes no record the API reads.
+    Other,
+}
+
+/// The ids `value` holds: an array of ids (or of `{id}` objects), or one id.
+fn ids_of(value: Option<&Value>) -> Vec<Value> {
+    let one = |v: &Value| match v {
+        Value::Object(map) => map.get("id").cloned(),
+        other => id_text_value(other).map(|_| other.clone()),
+    };
+    match value {
+        Some(Value::Array(items)) => items.iter().filter_map(one).collect(),
+        Some(other) => one(other).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// Whether `order`'s status is one of the status ids `wanted` (the store's status or the
+/// original one it customizes).
+fn in_statuses(order: &Value, wanted: &[String]) -> bool {
+    let status = &order["status"];
+    [&status["id"], &status["customized"]["id"]]
+        .iter()
+        .filter_map(|v| id_text_value(v))
+        .any(|id| wanted.contains(&id))
+}
+
+/// `POST /orders/actions` (`run_order_actions`): each of `operations` on the orders `filters`
+/// chooses (`order_ids`, and those in one of `order_status`), as the service's bulk actions on
+/// its dashboard's orders list do: `assign_users` assigns them to the employees of `value` (what
+/// `GET /orders/assignment/{order_id}` and the orders list's `assign_employee[]` then show),
+/// `change_status` moves them to `value.status` as `change_order_status` does (with its history
+/// entry), `mark_as_read` and `delete` do what they say; the actions that print or send change
+/// nothing the API reads. Nothing runs when one of them is refused (422: an order, an employee
+/// or a status the store does not have, or filters that choose no order). Answers one result per
+/// operation.
+pub(super) fn run_order_actions(call: &Call<'_>) -> Handled {
+    let body = call.body_object();
+    let filters = body.get("filters").cloned().unwrap_or(Value::Null);
+    let operations = body
+        .get("operations")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut errors = FieldErrors::new();
+    let mut store = call.state.write();
+    let named = ids_of(filters.get("order_ids"));
+    for (at, id) in named.iter().enumerate() {
+        if id_text_value(id).is_none_or(|id| store.get(ORDERS, &id).is_none()) {
+            errors.add(format!("filters.order_ids.{at}"), selected_invalid("order"));
+        }
+    }
+    let named: Vec<String> = named.iter().filter_map(id_text_value).collect();
+    let statuses: Vec<String> = ids_of(filters.get("order_status"))
+        .iter()
+        .filter_map(id_text_value)
+        .collect();
+    if named.is_empty() && statuses.is_empty() {
+        errors.add("filters.order_ids", required("filters.order ids"));
+    }
+    let chosen: Vec<String> = store
+        .records(ORDERS)
+        .iter()
+        .filter(|o| {
+            crate::store::id_text(o).is_some_and(|id| named.is_empty() || named.contains(&id))
+        })
+        .filter(|o| statuses.is_empty() || in_statuses(o, &statuses))
+        .filter_map(crate::store::id_text)
+        .collect();
+    let mut actions = Vec::new();
+    for (at, operation) in operations.iter().enumerate() {
+        let value = operation.get("value");
+        let action = match operation.get("action_name").and_then(Value::as_str) {
+            Some("assign_users") => {
+                let employees = ids_of(value);
+                if employees.is_empty() {
+                    errors.add(format!("operations.{at}.value"), required("value"));
+                }
+                let mut found = FieldErrors::new();
+                check_employees(
+                    call,
+                    &store,
+                    Some(&Value::Array(employees.clone())),
+                    &mut found,
+                );
+                if !found.is_empty() {
+                    errors.add(
+                        format!("operations.{at}.value"),
+                        selected_invalid("employee"),
+                    );
+                }
+                OrderAction::AssignUsers(employees)
+            }
+            Some("change_status") => {
+                let wanted: Vec<String> = ["status", "status_id", "slug"]
+                    .iter()
+                    .filter_map(|f| value.and_then(|v| v.get(*f)).and_then(id_text_value))
+                    .collect();
+                match find_status(&store, &wanted) {
+                    Some(status) => OrderAction::ChangeStatus(
+                        status,
+                        value
+                            .and_then(|v| v.get("restore_items"))
+                            .and_then(crate::laravel::laravel_bool)
+                            == Some(true),
+                        value
+                            .and_then(|v| v.get("note"))
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
+                    ),
+                    None => {
+                        errors.add(
+                            format!("operations.{at}.value.status"),
+                            selected_invalid("status"),
+                        );
+                        OrderAction::Other
+                    }
+                }
+            }
+            Some("mark_as_read") => OrderAction::MarkAsRead,
+            Some("delete") => OrderAction::Delete,
+            _ => OrderAction::Other,
+        };
+        actions.push(action);
+    }
+    errors.finish()?;
+    let mut changed: Vec<(String, Value)> = Vec::new();
+    for action in &actions {
+        for id in &chosen {
+            match action {
+                OrderAction::AssignUsers(employees) => {
+                    if let Some(order) = store.get_mut(ORDERS, id) {
+                        let map = object_mut(order);
+                        map.insert("assign_employee".into(), Value::Array(employees.clone()));
+                        map.insert("updated_at".into(), Value::from(now_local()));
+                        changed.push(("order.updated".into(), order.clone()));
+                    }
+                }
+                OrderAction::ChangeStatus(status, restore, note) => {
+                    if let Some(order) =
+                        move_to_status(call, &mut store, id, status, *restore, note.as_deref())
+                    {
+                        changed.push(("order.status.updated".into(), order));
+                    }
+                }
+                OrderAction::MarkAsRead => {
+                    if let Some(order) = store.get_mut(ORDERS, id) {
+                        object_mut(order).insert("read".into(), Value::Bool(true));
+                    }
+                }
+                OrderAction::Delete => {
+                    if let Some(order) = store.records_mut(ORDERS).remove(id) {
+                        changed.push(("order.deleted".into(), order));
+                    }
+                }
+                OrderAction::Other => {}
+            }
+        }
+    }
+    let results: Vec<Value> = operations
+        .iter()
+        .map(|operation| {
+            json!({
+                "operation_id": store.new_id().to_string(),
+                "action_name": operation.get("action_name").cloned().unwrap_or(Value::Null),
+                "status": "success",
+            })
+        })
+        .collect();
+    drop(store);
+    for (event, order) in changed {
+        call.state.emit(&event, &crate::shape::strip_hidden(&order));
+    }
+    Ok(Reply::Data(Value::Array(results)))
 }

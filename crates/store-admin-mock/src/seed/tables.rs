@@ -55,29 +55,228 @@ pub(crate) const LANGUAGE_CATALOGUE: &[(&str, &str, &str, bool)] = &[
     ("pt", "Português", "pt", false),
 ];
 
+/// The first word of a product's name: a word of a range, fit for any product. As many as the
+/// draw of the seed's generator takes (15), so that what the seed draws after a name stays.
 const ADJECTIVES: &[&str] = &[
-    "Classic", "Blue", "Black", "Organic", "Premium", "Smart", "Vintage", "Light", "Royal",
-    "Desert", "Urban", "Golden", "Silver", "Soft", "Eco",
+    "Classic",
+    "Premium",
+    "Essential",
+    "Deluxe",
+    "Everyday",
+    "Signature",
+    "Royal",
+    "Urban",
+    "Select",
+    "Original",
+    "Modern",
+    "Heritage",
+    "Desert",
+    "Golden",
+    "Elite",
 ];
-const NOUNS: &[&str] = &[
-    "T-Shirt",
-    "Dress",
-    "Abaya",
-    "Perfume",
-    "Coffee",
-    "Dates",
-    "Watch",
-    "SSD",
-    "Headphones",
-    "Backpack",
-    "Notebook",
-    "Mug",
-    "Sandals",
-    "Scarf",
-    "Oud",
-    "Honey",
-    "Lamp",
-    "Charger",
+/// What a product is, and the words that tell one of its kind from another ("Leather Watch",
+/// "Sidr Honey"): a product's name is a range word, one of these words and the noun, each name
+/// of the seed's catalogue different from the others while the words allow (15 x 8 per noun).
+const NOUNS: &[(&str, [&str; 8])] = &[
+    (
+        "T-Shirt",
+        [
+            "Cotton",
+            "Linen",
+            "Striped",
+            "Oversized",
+            "Crew Neck",
+            "V-Neck",
+            "Graphic",
+            "Polo",
+        ],
+    ),
+    (
+        "Dress",
+        [
+            "Evening",
+            "Summer",
+            "Maxi",
+            "Floral",
+            "Linen",
+            "Wrap",
+            "Embroidered",
+            "Satin",
+        ],
+    ),
+    (
+        "Abaya",
+        [
+            "Black",
+            "Embroidered",
+            "Open",
+            "Crepe",
+            "Linen",
+            "Kimono",
+            "Pleated",
+            "Lace",
+        ],
+    ),
+    (
+        "Perfume",
+        [
+            "Oud",
+            "Rose",
+            "Musk",
+            "Amber",
+            "Jasmine",
+            "Sandalwood",
+            "Citrus",
+            "Vanilla",
+        ],
+    ),
+    (
+        "Coffee",
+        [
+            "Arabic",
+            "Espresso",
+            "Turkish",
+            "Cardamom",
+            "Colombian",
+            "Ethiopian",
+            "Decaf",
+            "Saffron",
+        ],
+    ),
+    (
+        "Dates",
+        [
+            "Sukkari", "Ajwa", "Khalas", "Medjool", "Safawi", "Sagai", "Stuffed", "Mabroom",
+        ],
+    ),
+    (
+        "Watch",
+        [
+            "Leather",
+            "Steel",
+            "Chronograph",
+            "Diver",
+            "Quartz",
+            "Automatic",
+            "Sport",
+            "Dress",
+        ],
+    ),
+    (
+        "SSD",
+        [
+            "Portable",
+            "External",
+            "NVMe",
+            "Compact",
+            "Rugged",
+            "Slim",
+            "High-Speed",
+            "Gaming",
+        ],
+    ),
+    (
+        "Headphones",
+        [
+            "Wireless",
+            "Noise-Cancelling",
+            "Studio",
+            "Sport",
+            "Kids",
+            "Over-Ear",
+            "Foldable",
+            "Gaming",
+        ],
+    ),
+    (
+        "Backpack",
+        [
+            "Travel", "Laptop", "School", "Hiking", "Leather", "Canvas", "Roll-Top", "Kids",
+        ],
+    ),
+    (
+        "Notebook",
+        [
+            "Ruled",
+            "Dotted",
+            "Leather",
+            "Spiral",
+            "Pocket",
+            "Sketch",
+            "Hardcover",
+            "Recycled",
+        ],
+    ),
+    (
+        "Mug",
+        [
+            "Ceramic",
+            "Travel",
+            "Enamel",
+            "Glass",
+            "Stoneware",
+            "Insulated",
+            "Espresso",
+            "Handmade",
+        ],
+    ),
+    (
+        "Sandals",
+        [
+            "Leather", "Beach", "Sport", "Flat", "Platform", "Slide", "Kids", "Strappy",
+        ],
+    ),
+    (
+        "Scarf",
+        [
+            "Silk", "Wool", "Cotton", "Cashmere", "Chiffon", "Printed", "Knit", "Linen",
+        ],
+    ),
+    (
+        "Oud",
+        [
+            "Cambodian",
+            "Indian",
+            "Muattar",
+            "Hindi",
+            "Malaysian",
+            "Aged",
+            "Wild",
+            "Seufi",
+        ],
+    ),
+    (
+        "Honey",
+        [
+            "Sidr",
+            "Wildflower",
+            "Acacia",
+            "Talh",
+            "Raw",
+            "Mountain",
+            "Manuka",
+            "Black Seed",
+        ],
+    ),
+    (
+        "Lamp",
+        [
+            "Desk", "Floor", "Bedside", "Brass", "Rattan", "Ceramic", "Reading", "Lantern",
+        ],
+    ),
+    (
+        "Charger",
+        [
+            "Fast",
+            "Wireless",
+            "Car",
+            "Dual-Port",
+            "Travel",
+            "Magnetic",
+            "Solar",
+            "Compact",
+        ],
+    ),
 ];
 const CATEGORY_NAMES: &[&str] = &[
     "Clothes",
@@ -153,6 +352,8 @@ pub(crate) struct Tables {
     pub merchant_id: i64,
     pub products: Vec<Product>,
     product_index: HashMap<i64, usize>,
+    /// The names of the catalogue's products so far (each new one differs from them).
+    product_names: HashSet<String>,
     pub categories: Vec<Category>,
     pub brands: Vec<Named>,
     pub tags: Vec<Named>,
@@ -240,6 +441,7 @@ impl Tables {
             merchant_id: 0,
             products: Vec::new(),
             product_index: HashMap::new(),
+            product_names: HashSet::new(),
             categories: Vec::new(),
             brands: Vec::new(),
             tags: Vec::new(),
@@ -329,11 +531,30 @@ impl Tables {
         }
     }
 
+    /// A product's name: the range word, a word of the noun's kinds and the noun ("Signature
+    /// Leather Watch"), the first kind from the product's index on that no product of the
+    /// catalogue is named with yet (every kind taken: the product's own, a name shared).
+    fn product_name(
+        &mut self,
+        index: usize,
+        adjective: &str,
+        noun: &str,
+        kinds: &[&str],
+    ) -> String {
+        let name = |k: usize| format!("{adjective} {} {noun}", kinds[(index + k) % kinds.len()]);
+        let chosen = (0..kinds.len())
+            .map(name)
+            .find(|n| !self.product_names.contains(n))
+            .unwrap_or_else(|| name(0));
+        self.product_names.insert(chosen.clone());
+        chosen
+    }
+
     fn seed_product(&mut self, index: usize) -> Product {
         let id = self.new_id();
         let adjective = *pick(&mut self.rng, ADJECTIVES);
-        let noun = *pick(&mut self.rng, NOUNS);
-        let name = format!("{adjective} {noun} {}", index + 1);
+        let (noun, kinds) = *pick(&mut self.rng, NOUNS);
+        let name = self.product_name(index, adjective, noun, &kinds);
         let kind = match index % 10 {
             7 => "service",
             8 => "digital",
