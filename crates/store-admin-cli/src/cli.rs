@@ -115,7 +115,7 @@ fn decorate(cmd: clap::Command, words: &[&str], meta: &'static OperationMeta) ->
             if let Some(new) = meta.replaced_by {
                 let instead = command_for(new).unwrap_or(new);
                 details.push_str(&format!(
-                    "\nDeprecated: the service replaced it with {new}; use `store-admin {instead}`."
+                    "\nDeprecated: the service replaced it; use `store-admin {instead}`."
                 ));
             }
             // What it does, then its operation and scopes, then its own flags.

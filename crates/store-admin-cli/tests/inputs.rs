@@ -150,6 +150,61 @@ async fn bounds_and_closed_sets_of_the_document_are_checked_before_sending() {
 }
 
 #[tokio::test]
+async fn a_product_s_stock_is_never_negative() {
+    // The product quantity fields of the requests carry `minimum: 0`: a negative stock is
+    // refused before sending, as a flag and inside a JSON body alike; 0 is a stock.
+    let server = mock().await;
+    for args in [
+        &["products", "create", "--name", "Lamp", "--quantity", "-5"][..],
+        &["products", "update", "1", "--quantity", "-5"],
+        &[
+            "product-variants",
+            "update-quantity",
+            "1",
+            "--quantity",
+            "-1",
+        ],
+    ] {
+        let err = refused(&server, args).await;
+        assert!(
+            err.contains("for '--quantity <N>': must be 0 or more"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(requests(&server), 0, "{:?}", server.request_counts());
+    // Inside a JSON value: a variant's stock per branch (every field the update requires
+    // given, so that it does not read the variant first).
+    let mut args = vec!["product-variants", "update", "1"];
+    for flag in [
+        "--sku",
+        "--barcode",
+        "--price",
+        "--sale-price",
+        "--cost-price",
+        "--stock-quantity",
+        "--weight",
+        "--mpn",
+        "--gtin",
+    ] {
+        args.extend([flag, "1"]);
+    }
+    args.extend(["--quantities-json", r#"[{"branch": 1, "quantity": -2}]"#]);
+    let err = refused(&server, &args).await;
+    assert!(err.contains("quantities[0].quantity"), "{err}");
+    assert_eq!(requests(&server), 0, "{:?}", server.request_counts());
+    let mut command = store_admin();
+    command
+        .env("STORE_ADMIN_TOKEN", TOKEN)
+        .args(["--base-url", server.base_url(), "-o", "json"])
+        .args(["products", "create", "--name", "Lamp", "--price", "10"])
+        .args(["--product-type", "product", "--quantity", "0"]);
+    let (stdout, _) = tokio::task::spawn_blocking(move || run(command, 0))
+        .await
+        .expect("joined");
+    assert_eq!(json(&stdout)["quantity"], 0, "{stdout}");
+}
+
+#[tokio::test]
 async fn every_missing_nested_field_is_named_at_once_with_its_path() {
     let server = mock().await;
     // `details` requires five fields: one run names them all (it took six before).

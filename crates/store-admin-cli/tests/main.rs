@@ -16,6 +16,7 @@ mod exports;
 mod flags;
 mod hardening;
 mod help;
+mod help_leaks;
 mod inputs;
 mod jobs;
 mod journal;

@@ -114,26 +114,69 @@ pub(super) fn given_by(field: &BodyField) -> String {
     }
 }
 
-/// A flag's help: the description for users ([`user_text`]), what the command line adds
-/// (`more`), the known values of an open set, and whether the body needs it.
-pub(super) fn flag_help(text: &str, values: &Values, required: bool, more: &str) -> String {
-    let mut help = user_text(text);
+/// A flag's help: the description for users ([`Words::text`]), what the command line adds
+/// (`more`), the values of a set unless the description lists them already ([`listed`]: then
+/// only those it leaves out), and whether the body needs it.
+pub(super) fn flag_help(
+    words: &Words,
+    text: &str,
+    values: &Values,
+    required: bool,
+    more: &str,
+) -> String {
+    let mut help = words.text(text);
     if !help.is_empty() && !help.ends_with(['.', '?', '!', ')']) {
         help.push('.');
     }
-    help.push_str(more);
-    if let Values::Known(known) = values
-        && !known.is_empty()
-    {
-        help.push_str(&format!(
-            " [known values: {} (others accepted)]",
-            known.join(", ")
-        ));
+    match values {
+        Values::Known(set) | Values::Closed(set) if listed(&help, values) => {
+            let missing: Vec<String> = set
+                .iter()
+                .filter(|v| !help.contains(&format!("`{v}`")))
+                .map(|v| format!("`{v}`"))
+                .collect();
+            if !missing.is_empty() {
+                help.push_str(&format!(" Also {}.", missing.join(", ")));
+            }
+        }
+        Values::Known(known) if !known.is_empty() => {
+            help.push_str(&format!(
+                " [known values: {} (others accepted)]",
+                known.join(", ")
+            ));
+        }
+        _ => {}
     }
+    help.push_str(more);
     if required {
         help.push_str(" [required]");
     }
     help.trim().to_owned()
+}
+
+/// Whether a description (for users) lists the values of a set already, each in backticks:
+/// all of them, or three or more (a list of its own would say them twice).
+pub(super) fn listed(help: &str, values: &Values) -> bool {
+    let set = match values {
+        Values::Known(set) | Values::Closed(set) if !set.is_empty() => set,
+        _ => return false,
+    };
+    let named = set
+        .iter()
+        .filter(|v| help.contains(&format!("`{v}`")))
+        .count();
+    named == set.len() || named >= 3
+}
+
+/// `hide_possible_values` for a closed set that the flag's description lists already
+/// ([`listed`]): clap would list it a second time.
+pub(super) fn hide_listed(words: &Words, text: &str, values: &Values) -> TokenStream {
+    match values {
+        Values::Closed(_) if listed(&words.text(text), values) => {
+            quote!(, hide_possible_values = true)
+        }
+        _ => quote!(),
+    }
 }
 
 /// Whether a parameter's Rust type is a signed number (its flag takes `-5` without `=`).
@@ -198,12 +241,12 @@ impl Model {
                 let name = &op.name;
                 let about = doc_text(&op.summary);
                 let alias = op.old_name.as_ref().map(|old| quote!(, alias = #old));
-                // `--help` of an update that reads first says so (the variant's doc replaces the
-                // long help of its arguments' struct).
-                let long = op.modify.as_ref().map(|_| {
-                    let text = format!("{}\n\n{KEPT}", about.trim());
-                    quote!(, long_about = #text)
-                });
+                // `--help` shows the operation's description, how to write a body that has no
+                // flags, and that an update that reads first keeps what is not given (the
+                // variant's doc replaces the long help of its arguments' struct).
+                let long = self
+                    .long_about(op, &about)
+                    .map(|text| quote!(, long_about = #text));
                 quote! {
                     #[doc = #about]
                     #[command(name = #name #alias #long)]
@@ -382,11 +425,51 @@ impl Model {
         }
     }
 
+    /// The long help of an operation's command (`--help`), when it says more than the summary:
+    /// the summary, the operation's description for users ([`Words::paragraphs`]), how to give a
+    /// body that has no flags (the JSON shape of each variant), and [`KEPT`] for an update that
+    /// reads the record first.
+    pub(super) fn long_about(&self, op: &Op, about: &str) -> Option<String> {
+        let about = about.trim();
+        let mut parts = vec![about.to_owned()];
+        let description = self.words.paragraphs(&op.description);
+        if !description.is_empty()
+            && description.trim_end_matches('.') != about.trim_end_matches('.')
+        {
+            parts.push(description);
+        }
+        let flags = op
+            .body
+            .as_ref()
+            .is_some_and(|(_, fields)| !fields.is_empty());
+        if op.body.is_some() && !flags && op.extra.is_none() && !op.body_shapes.is_empty() {
+            let text = match &op.body_shapes[..] {
+                [one] => format!(
+                    "The body has no flags: give it as JSON with `--body FILE` (`-` for standard \
+                     input), of this shape:\n  {one}"
+                ),
+                many => format!(
+                    "The body has no flags: give it as JSON with `--body FILE` (`-` for standard \
+                     input), in one of these shapes:\n{}",
+                    many.iter()
+                        .map(|shape| format!("  {shape}"))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                ),
+            };
+            parts.push(text);
+        }
+        if op.modify.is_some() {
+            parts.push(KEPT.to_owned());
+        }
+        (parts.len() > 1).then(|| parts.join("\n\n"))
+    }
+
     pub(super) fn render_args(&self, op: &Op) -> TokenStream {
         let args = &op.args;
         let mut details = format!(" `{} {}`", op.group, op.name);
         if !op.description.trim().is_empty() && doc_text(&op.description) != doc_text(&op.summary) {
-            details = format!(" {}", user_text(&op.description));
+            details = format!(" {}", self.words.text(&op.description));
         }
         if op.modify.is_some() {
             details.push_str(&format!("\n\n{KEPT}"));
@@ -395,14 +478,15 @@ impl Model {
             let field = &p.field;
             let ty = &p.ty;
             let id = &p.id;
-            let help = flag_help(&p.help, &p.values, false, "");
+            let help = flag_help(&self.words, &p.help, &p.values, false, "");
             let value_name = p.id.to_uppercase();
             let parser = checked_parser(&p.values, ty, &p.rule)
                 .unwrap_or_else(|| values_parser(&p.values, ty));
             let negative = numeric_type(ty).then(|| quote!(, allow_negative_numbers = true));
+            let hide = hide_listed(&self.words, &p.help, &p.values);
             quote! {
                 #[doc = #help]
-                #[arg(id = #id, value_name = #value_name #parser #negative)]
+                #[arg(id = #id, value_name = #value_name #parser #negative #hide)]
                 pub #field: #ty
             }
         });
@@ -410,7 +494,7 @@ impl Model {
             let field = &p.field;
             let id = &p.id;
             let long = flag(&p.id);
-            let help = flag_help(&p.help, &p.values, false, "");
+            let help = flag_help(&self.words, &p.help, &p.values, false, "");
             let vec_inner = generic_args(&p.ty, "Vec").and_then(|a| a.into_iter().next());
             let element = vec_inner.clone().unwrap_or_else(|| p.ty.clone());
             let mut parser = checked_parser(&p.values, &element, &p.rule)
@@ -437,9 +521,10 @@ impl Model {
                 (None, true) => (quote!(#ty), quote!(, required = true)),
                 (None, false) => (quote!(Option<#ty>), quote!()),
             };
+            let hide = hide_listed(&self.words, &p.help, &p.values);
             quote! {
                 #[doc = #help]
-                #[arg(id = #id, long = #long #value_name #multiple #parser)]
+                #[arg(id = #id, long = #long #value_name #multiple #parser #hide)]
                 pub #field: #field_ty
             }
         });
@@ -466,16 +551,22 @@ impl Model {
                         FieldKind::One(kind) if f.positional => {
                             // The argument, as the group's other commands take this id; the
                             // flag of earlier versions stays, hidden, and says the same.
-                            let help =
-                                flag_help(&f.help, &f.values, f.required && keep.is_none(), "");
+                            let help = flag_help(
+                                &self.words,
+                                &f.help,
+                                &f.values,
+                                f.required && keep.is_none(),
+                                "",
+                            );
                             let (ty, _) = scalar_tokens(*kind);
                             let parser = scalar_parser(*kind, &f.values, &ty, &f.rule);
                             let value_name = f.id.to_uppercase();
                             let hidden = format_ident!("{}_flag", f.id);
                             let hidden_id = format!("{id}_flag");
+                            let hide = hide_listed(&self.words, &f.help, &f.values);
                             quote! {
                                 #[doc = #help]
-                                #[arg(id = #id, value_name = #value_name #parser)]
+                                #[arg(id = #id, value_name = #value_name #parser #hide)]
                                 #serde
                                 pub #field: Option<#ty>,
                                 #[doc = " The argument, as a flag (earlier versions took it so)."]
@@ -486,13 +577,19 @@ impl Model {
                             }
                         }
                         FieldKind::One(kind) => {
-                            let help =
-                                flag_help(&f.help, &f.values, f.required && keep.is_none(), "");
+                            let help = flag_help(
+                                &self.words,
+                                &f.help,
+                                &f.values,
+                                f.required && keep.is_none(),
+                                "",
+                            );
                             let (ty, value_name) = scalar_tokens(*kind);
                             let parser = scalar_parser(*kind, &f.values, &ty, &f.rule);
+                            let hide = hide_listed(&self.words, &f.help, &f.values);
                             quote! {
                                 #[doc = #help]
-                                #[arg(id = #id, long = #long #value_name #parser)]
+                                #[arg(id = #id, long = #long #value_name #parser #hide)]
                                 #serde
                                 pub #field: Option<#ty>
                             }
@@ -504,22 +601,33 @@ impl Model {
                             } else {
                                 " Repeat the flag for each value."
                             };
-                            let help =
-                                flag_help(&f.help, &f.values, f.required && keep.is_none(), more);
+                            let help = flag_help(
+                                &self.words,
+                                &f.help,
+                                &f.values,
+                                f.required && keep.is_none(),
+                                more,
+                            );
                             let (ty, value_name) = scalar_tokens(*kind);
                             let parser = scalar_parser(*kind, &f.values, &ty, &f.rule);
                             let delimiter = numeric.then(|| quote!(, value_delimiter = ','));
+                            let hide = hide_listed(&self.words, &f.help, &f.values);
                             quote! {
                                 #[doc = #help]
-                                #[arg(id = #id, long = #long #value_name #delimiter #parser)]
+                                #[arg(id = #id, long = #long #value_name #delimiter #parser #hide)]
                                 #serde
                                 pub #field: Option<Vec<#ty>>
                             }
                         }
                         FieldKind::Json { expect, shape } => {
                             let more = format!(" As JSON (or @FILE), e.g. {shape}");
-                            let help =
-                                flag_help(&f.help, &f.values, f.required && keep.is_none(), &more);
+                            let help = flag_help(
+                                &self.words,
+                                &f.help,
+                                &f.values,
+                                f.required && keep.is_none(),
+                                &more,
+                            );
                             quote! {
                                 #[doc = #help]
                                 #[arg(id = #id, long = #long, value_name = "JSON",
@@ -569,7 +677,7 @@ impl Model {
                 None => " A path, or `-` for standard input.",
                 Some(_) => "",
             };
-            let help = flag_help(&f.help, &f.values, false, more);
+            let help = flag_help(&self.words, &f.help, &f.values, false, more);
             let (ty, value_name, parser) = match f.kind {
                 None => (
                     quote!(::std::path::PathBuf),
@@ -579,7 +687,8 @@ impl Model {
                 Some(kind) => {
                     let (ty, value_name) = scalar_tokens(kind);
                     let parser = scalar_parser(kind, &f.values, &ty, &f.rule);
-                    (ty, value_name, parser)
+                    let hide = hide_listed(&self.words, &f.help, &f.values);
+                    (ty, value_name, quote!(#parser #hide))
                 }
             };
             if f.required {

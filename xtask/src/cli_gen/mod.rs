@@ -23,8 +23,14 @@
 //!   is a repeated flag, anything else (an object, an array of objects) is `--FIELD-json JSON`
 //!   with an example of its shape in the help and in errors. Required body fields are marked in
 //!   the help and all named by one error when missing. Help is the document's description for
-//!   users ([`user_text`](text::user_text): notes about the document left out), with the known values of an open
-//!   set (`x-known-values`) and "\[required\]"; numbers take `-5` without `=`. Each scalar flag
+//!   users ([`Words`](text::Words): notes for developers, such as `x-assumed` reasons, and
+//!   schema names left out, an operationId written as the command a user types), with the
+//!   values of a set unless the description lists them already, and "\[required\]"; a field
+//!   that gives only a shared type (`NumberOrString`) says what it is from the record the
+//!   operation answers, with the type's rule as a short suffix
+//!   ([`field_help`](model::field_help)). `--help` of a command shows its operation's
+//!   description, and for a body without flags the JSON shape of each variant; numbers take
+//!   `-5` without `=`. Each scalar flag
 //!   checks its value by the document ([`checks`]: a number, a decimal as text for `number |
 //!   string`, the bounds) and each body is checked as a whole before it is sent (nested required
 //!   fields, bounds and closed sets at every depth, all named at once). `--body FILE|-`
@@ -229,6 +235,135 @@ mod tests {
             ),
             "The store's orders: creating an order (also as a draft), and more."
         );
+    }
+
+    #[test]
+    fn help_names_commands_not_operation_ids_and_leaves_out_type_names() {
+        let words = Words {
+            commands: [
+                ("list_order_statuses", "order-status list"),
+                ("create_order_item", "order-items create"),
+                ("export", "exports export"),
+            ]
+            .into_iter()
+            .map(|(a, b)| (a.to_owned(), b.to_owned()))
+            .collect(),
+            types: ["OrderPaymentMethod", "AffiliateCampaignInput", "Webhook"]
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        };
+        assert_eq!(
+            words.text("Ids from `list_order_statuses`; fill it with create_order_item."),
+            "Ids from `order-status list`; fill it with `order-items create`."
+        );
+        // A word that is an operationId without `_` is a word unless quoted.
+        assert_eq!(words.text("Export the file."), "Export the file.");
+        assert_eq!(
+            words.text("Only orders paid so (see `OrderPaymentMethod`)."),
+            "Only orders paid so."
+        );
+        assert_eq!(
+            words.text("One of two shapes: the current one (`AffiliateCampaignInput`: a title)."),
+            "One of two shapes: the current one (a title)."
+        );
+        assert_eq!(
+            words.text("A condition. See `Webhook.rule` for its form."),
+            "A condition."
+        );
+        // Notes for developers.
+        assert_eq!(
+            words.text(
+                "Comparison operator: `=` or `<`. (An open string: the operators cannot be enum \
+                 variant names.)"
+            ),
+            "Comparison operator: `=` or `<`."
+        );
+        assert_eq!(
+            words.text(
+                "Id of the option. The schema declares a string, its example sends an integer."
+            ),
+            "Id of the option."
+        );
+        // Every sentence a note: the part before it.
+        assert_eq!(
+            words.text(
+                "Global trade item number (barcode number): a string, or an integer as the \
+                 documented request example sends it (`54353453`)."
+            ),
+            "Global trade item number (barcode number): a string."
+        );
+        assert_eq!(
+            words.text(
+                "The order's reference number (the number shown to the store owner), which the \
+                 documentation says may identify the order instead of its id."
+            ),
+            "The order's reference number (the number shown to the store owner)."
+        );
+        assert_eq!(
+            words.paragraphs("First `list_order_statuses`.\n\nThe documentation says so.\n\nLast."),
+            "First `order-status list`.\n\nLast."
+        );
+    }
+
+    #[test]
+    fn a_value_list_is_said_once() {
+        use super::emit::flag_help;
+        let words = Words::default();
+        let known = Values::Known(vec!["a.b".into(), "c.d".into(), "e.f".into(), "g.h".into()]);
+        assert_eq!(
+            flag_help(&words, "Events: `a.b`, `c.d`, `e.f`.", &known, false, ""),
+            "Events: `a.b`, `c.d`, `e.f`. Also `g.h`."
+        );
+        assert_eq!(
+            flag_help(&words, "An event.", &known, true, ""),
+            "An event. [known values: a.b, c.d, e.f, g.h (others accepted)] [required]"
+        );
+    }
+
+    #[test]
+    fn a_field_that_gives_only_a_shared_type_says_what_it_is() {
+        let doc: serde_json::Value = serde_json::json!({
+            "components": {"schemas": {
+                "NumberOrString": {
+                    "description": "A decimal value ... avoid binary floating point for money.",
+                    "anyOf": [{"type": "number"}, {"type": "string"}]
+                },
+                "IntegerOrString": {
+                    "anyOf": [{"type": "integer"}, {"type": "string"}]
+                }
+            }}
+        });
+        let raw = crate::document::Raw(&doc);
+        let money = serde_json::json!({"$ref": "#/components/schemas/NumberOrString"});
+        let id = serde_json::json!({"$ref": "#/components/schemas/IntegerOrString"});
+        let described = serde_json::json!({"description": "What the product costs (the examples send strings)."});
+        let record = vec![("cost_price".to_owned(), &described)];
+        let product = Some("product");
+        assert_eq!(
+            field_help(&raw, &money, "cost_price", &record, product).as_deref(),
+            Some("What the product costs (a decimal, e.g. 149.50).")
+        );
+        assert_eq!(
+            field_help(&raw, &money, "sale_price", &record, product).as_deref(),
+            Some("The product's sale price (a decimal, e.g. 149.50).")
+        );
+        assert_eq!(
+            field_help(&raw, &money, "price", &[], Some("product price")).as_deref(),
+            Some("Price (a decimal, e.g. 149.50).")
+        );
+        assert_eq!(
+            field_help(&raw, &id, "identifier", &[], Some("order item")).as_deref(),
+            Some("The order item's identifier (a number or a text, e.g. 1024 or A-12).")
+        );
+        // A field with its own description keeps it.
+        let own = serde_json::json!({"description": "The price.", "allOf": [money]});
+        assert_eq!(field_help(&raw, &own, "price", &[], product), None);
+        assert_eq!(
+            subject("CreateOrderItemRequest").as_deref(),
+            Some("order item")
+        );
+        assert_eq!(subject("ProductOptionValueInput"), None);
     }
 
     #[test]

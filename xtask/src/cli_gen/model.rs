@@ -14,7 +14,7 @@ use super::columns::{Columns, columns, record_properties};
 #[cfg(test)]
 use super::naming::flag;
 use super::naming::{command_name, earlier_command_name, earlier_group_name, group_name};
-use super::text::{sentences, user_text};
+use super::text::{Words, sentences, user_text};
 use crate::document::Document;
 use crate::document::{Raw, component_schema, ordered, property_order};
 use crate::lint;
@@ -413,6 +413,9 @@ pub(super) struct Op {
     pub(super) import_job: bool,
     /// The checks of the JSON body (`&'static crate::checks::Schema`), before it is sent.
     pub(super) body_check: Option<proc_macro2::TokenStream>,
+    /// Examples of the JSON body's shape, one per variant of a union body: what the help of a
+    /// command whose body has no flags shows for `--body`.
+    pub(super) body_shapes: Vec<String>,
 }
 
 pub(super) struct Group {
@@ -432,6 +435,8 @@ pub(super) struct Model {
     pub(super) records: BTreeMap<String, Columns>,
     /// The statics of the bodies' checks.
     pub(super) checks: Tree,
+    /// What help says instead of operationIds and type names.
+    pub(super) words: Words,
 }
 
 /// What the command line reads of the document's schemas.
@@ -780,11 +785,31 @@ impl Model {
                 );
             }
         }
+        let words = Words {
+            commands: ops
+                .iter()
+                .map(|op| (op.id.clone(), format!("{} {}", op.group, op.name)))
+                .collect(),
+            types: doc
+                .raw
+                .pointer("/components/schemas")
+                .and_then(Value::as_object)
+                .map(|schemas| schemas.keys().cloned().collect())
+                .unwrap_or_default(),
+        };
+        // A group's line in the user's words too.
+        for group in &mut groups {
+            let about = words.text(&group.about);
+            if !about.is_empty() {
+                group.about = about;
+            }
+        }
         Ok(Model {
             ops,
             groups,
             records,
             checks,
+            words,
         })
     }
 }
@@ -985,8 +1010,17 @@ pub(super) fn build_op(
             query_params.push(built);
         }
     }
+    let (print, record) = print_kind(raw, op);
+    // The fields of the record the operation answers, whose descriptions say what a body field
+    // of the same name is when the body's own says only its type.
+    let record_fields = record
+        .as_ref()
+        .and_then(|name| raw.0.pointer(&format!("/components/schemas/{name}")))
+        .and_then(|schema| record_properties(raw, schema, &[]))
+        .unwrap_or_default();
     // The body.
     let mut body = None;
+    let mut body_shapes = Vec::new();
     let mut owned_required: Vec<(String, String)> = Vec::new();
     let body_schema = op.pointer("/requestBody/content/application~1json/schema");
     if let Some(schema) = body_schema {
@@ -1005,6 +1039,7 @@ pub(super) fn build_op(
             .map(|name| property_order(doc, &name))
             .unwrap_or_default();
         let required: BTreeSet<&str> = crate::schema::required(resolved).collect();
+        let subject = Raw::ref_name(schema).and_then(|name| subject(&name));
         for wire in properties.map(|p| ordered(p, &order)).unwrap_or_default() {
             let property = &properties.expect("listed from it")[wire];
             if owned.contains(&wire.as_str()) {
@@ -1020,7 +1055,10 @@ pub(super) fn build_op(
                 FieldKind::Json { .. } => unique_id(&format!("{wire}_json"), "body", &mut taken),
                 _ => unique_id(wire, "body", &mut taken),
             };
-            let help = property_help(raw, property, &format!("The body field `{wire}`."));
+            let help = field_help(raw, property, wire, &record_fields, subject.as_deref())
+                .unwrap_or_else(|| {
+                    property_help(raw, property, &format!("The body field `{wire}`."))
+                });
             fields.push(BodyField {
                 field: field_ident(&id_name),
                 id: id_name,
@@ -1039,6 +1077,10 @@ pub(super) fn build_op(
             .filter(|(name, _)| required.contains(*name))
             .map(|(name, flag)| ((*name).to_owned(), (*flag).to_owned()))
             .collect();
+        body_shapes = match raw.union_members(schema) {
+            Some(members) => members.into_iter().map(|m| raw.shape(m, 0)).collect(),
+            None => vec![raw.shape(schema, 0)],
+        };
         body = Some((ty, fields));
     }
     let form_schema = op.pointer("/requestBody/content/multipart~1form-data/schema");
@@ -1059,7 +1101,6 @@ pub(super) fn build_op(
     } else {
         None
     };
-    let (print, record) = print_kind(raw, op);
     Ok(Op {
         id: id.to_owned(),
         group,
@@ -1092,6 +1133,7 @@ pub(super) fn build_op(
         import_job: op["x-background-job"]["import"].as_bool() == Some(true),
         modify: None,
         body_check: None,
+        body_shapes,
     })
 }
 
@@ -1166,6 +1208,86 @@ pub(super) fn property_help(raw: &Raw<'_>, property: &Value, fallback: &str) -> 
                 .and_then(Value::as_str)
         })
         .map_or_else(|| fallback.to_owned(), str::to_owned)
+}
+
+/// The help of a body field that gives only a shared scalar type by `$ref` (`NumberOrString`,
+/// whose description says what the type is, not what the field is): the description of the
+/// field of the same name in the record the operation answers, else the field's name in words,
+/// with the type's rule as a short suffix (`The product's sale price (a decimal, e.g. 149.50).`).
+/// `subject` is what the body is about ([`subject`]). `None` for any other field.
+pub(super) fn field_help(
+    raw: &Raw<'_>,
+    property: &Value,
+    wire: &str,
+    record_fields: &[(String, &Value)],
+    subject: Option<&str>,
+) -> Option<String> {
+    if property.get("description").is_some() || property.get("$ref").is_none() {
+        return None;
+    }
+    let members = raw.union_members(property)?;
+    raw.flag_scalar(property)?;
+    let types: Vec<&str> = members
+        .iter()
+        .filter_map(|m| m.get("type").and_then(Value::as_str))
+        .collect();
+    let rule = if types.contains(&"number") {
+        "a decimal, e.g. 149.50"
+    } else if types.contains(&"integer") && types.contains(&"string") {
+        "a number or a text, e.g. 1024 or A-12"
+    } else {
+        return None;
+    };
+    let what = record_fields
+        .iter()
+        .find(|(name, _)| name == wire)
+        .and_then(|(_, field)| field.get("description"))
+        .and_then(Value::as_str)
+        .map(user_text)
+        .filter(|text| !text.is_empty())
+        .unwrap_or_else(|| {
+            let field = wire.replace('_', " ");
+            match subject {
+                Some(subject)
+                    if !field
+                        .split(' ')
+                        .any(|w| subject.rsplit(' ').next() == Some(w)) =>
+                {
+                    format!("The {subject}'s {field}")
+                }
+                _ => {
+                    let mut words = field;
+                    if let Some(first) = words.get_mut(0..1) {
+                        first.make_ascii_uppercase();
+                    }
+                    words
+                }
+            }
+        });
+    let what = what.trim_end_matches('.');
+    // A description that says "decimal" already needs only the example.
+    let rule = match rule.split_once(", ") {
+        Some((_, example)) if what.contains("decimal") => example,
+        _ => rule,
+    };
+    Some(format!("{what} ({rule})."))
+}
+
+/// What a request body is about, from its schema's name: the words between the verb and
+/// `Request` (`CreateOrderItemRequest` -> `order item`); `None` for another name.
+pub(super) fn subject(schema: &str) -> Option<String> {
+    let stem = schema.strip_suffix("Request")?;
+    let mut words: Vec<String> = Vec::new();
+    for c in stem.chars() {
+        if c.is_ascii_uppercase() || words.is_empty() {
+            words.push(String::new());
+        }
+        words
+            .last_mut()
+            .expect("pushed")
+            .push(c.to_ascii_lowercase());
+    }
+    (words.len() >= 2).then(|| words[1..].join(" "))
 }
 
 /// The component name of the first success response's JSON schema.
