@@ -626,8 +626,16 @@ mod exemption_tests {
     fn an_exemption_of_a_used_or_plain_schema_is_refused() {
         let found = problems(&["Delivery", "Used"], &["Delivery", "Plain"]);
         assert_eq!(found.len(), 2, "{found:?}");
-        assert!(found.iter().any(|p| p.starts_with("/components/schemas/Used: ")));
-        assert!(found.iter().any(|p| p.starts_with("/components/schemas/Plain: ")));
+        assert!(
+            found
+                .iter()
+                .any(|p| p.starts_with("/components/schemas/Used: "))
+        );
+        assert!(
+            found
+                .iter()
+                .any(|p| p.starts_with("/components/schemas/Plain: "))
+        );
     }
 
     #[test]

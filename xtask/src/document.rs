@@ -65,7 +65,12 @@ impl Document {
 
     /// Runs the lint; an error lists every problem as `<file>: <pointer>: <message>`.
     pub fn lint(&self) -> Result<()> {
-        let problems = lint::lint(&self.spec, &self.raw);
+        self.refuse(&lint::lint(&self.spec, &self.raw))
+    }
+
+    /// An error that lists every problem found in this document as `<file>: <pointer>:
+    /// <message>`, or `Ok` when there is none.
+    pub fn refuse(&self, problems: &[lint::Problem]) -> Result<()> {
         if problems.is_empty() {
             return Ok(());
         }

@@ -48,19 +48,7 @@ pub fn lint_main(root: &Path, doc: &Document) -> Result<()> {
     let ignore = read(crate::conventions::REDOCLY_IGNORE)?;
     let mut problems = Vec::new();
     crate::conventions::event_schema_exemptions(&doc.raw, &ruleset, &ignore, &mut problems);
-    if problems.is_empty() {
-        return Ok(());
-    }
-    let lines: Vec<String> = problems
-        .iter()
-        .map(|p| format!("{}: {p}", doc.rel_path))
-        .collect();
-    bail!(
-        "{} lint problem(s) in {}:\n{}",
-        problems.len(),
-        doc.rel_path,
-        lines.join("\n")
-    )
+    doc.refuse(&problems)
 }
 
 /// Lints the main document: the shared rules, and that every tag has an area.
@@ -69,19 +57,7 @@ pub fn lint_client(doc: &Document) -> Result<()> {
     // The document's own conventions (what CI's validators and the mock refuse).
     let mut problems = crate::conventions::lint(&doc.spec, &doc.raw);
     areas::unmapped_tags(&doc.spec, &mut problems);
-    if problems.is_empty() {
-        return Ok(());
-    }
-    let lines: Vec<String> = problems
-        .iter()
-        .map(|p| format!("{}: {p}", doc.rel_path))
-        .collect();
-    bail!(
-        "{} lint problem(s) in {}:\n{}",
-        problems.len(),
-        doc.rel_path,
-        lines.join("\n")
-    )
+    doc.refuse(&problems)
 }
 
 /// Generates every output in memory: the client (core, areas, operation table) and each fixture.
