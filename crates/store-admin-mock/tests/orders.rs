@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
 use store_admin_mock::MockServer;
 
-use crate::common::{all_pages, get, post, put, start};
+use crate::common::{all_pages, get, post, put, start, status_id};
 
 /// A validator of `OrderDetailsResponse`, from the document's own schemas.
 pub(crate) fn details_validator() -> jsonschema::Validator {
@@ -427,15 +427,7 @@ async fn bulk_actions_change_the_chosen_orders() {
 
     // A status change for every order of a status: each moves, with an entry in its history.
     let (_, statuses) = get(&server, "/orders/statuses").await;
-    let status_of = |slug: &str| {
-        statuses["data"]
-            .as_array()
-            .expect("statuses")
-            .iter()
-            .find(|s| s["slug"] == slug)
-            .map(|s| s["id"].clone())
-            .expect("a status of the store")
-    };
+    let status_of = |slug: &str| status_id(&statuses, slug);
     let (_, read) = get(&server, &format!("/orders/{first}")).await;
     let current = read["data"]["status"]["customized"]["id"].clone();
     let target = status_of("completed");

@@ -6,7 +6,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::{all_pages, delete, get, post, put, start};
+use crate::common::{all_pages, delete, get, post, put, start, status_id};
 
 /// A status change (by id with a note, by slug without one) adds an `activity` entry naming the
 /// new status to the order's history, newest first; a refused change adds none, and another
@@ -503,15 +503,7 @@ async fn a_cancellation_restores_items_once_and_a_duplicated_draft_is_an_order()
     .await;
     assert!(status.is_success(), "{status} {line}");
     let (_, statuses) = get(&server, "/orders/statuses").await;
-    let slug_id = |slug: &str| {
-        statuses["data"]
-            .as_array()
-            .expect("statuses")
-            .iter()
-            .find(|s| s["slug"] == slug)
-            .map(|s| s["id"].clone())
-            .expect("a built-in status")
-    };
+    let slug_id = |slug: &str| status_id(&statuses, slug);
 
     // A status change without `restore_items` leaves the stock.
     let before = stock_of(&server, &pid).await;

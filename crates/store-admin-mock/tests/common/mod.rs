@@ -64,6 +64,17 @@ pub async fn get(server: &MockServer, path: &str) -> (StatusCode, Value) {
     call(server, Method::GET, path, Some(ADMIN), None).await
 }
 
+/// The id of the store's order status whose `slug` is `slug` (`completed`, `canceled`).
+pub fn status_id(statuses: &Value, slug: &str) -> Value {
+    statuses["data"]
+        .as_array()
+        .expect("statuses")
+        .iter()
+        .find(|s| s["slug"] == slug)
+        .map(|s| s["id"].clone())
+        .unwrap_or_else(|| panic!("the store has no status {slug}"))
+}
+
 pub async fn post(server: &MockServer, path: &str, body: Value) -> (StatusCode, Value) {
     call(server, Method::POST, path, Some(ADMIN), Some(body)).await
 }
