@@ -505,7 +505,7 @@ pub enum OrdersCommand {
     ///List orders
     #[command(
         name = "list",
-        long_about = "List orders\n\nLists the store's orders, one page at a time (`page`, `per_page`), newest first unless `sort_by` says otherwise. Every filter is optional and filters combine with AND. Each order is a summary: its total, status, payment state and item names; `orders get` returns the details.\n\nThe deprecated `expanded=true` answers every order in the shape of the deprecated full order details, which has no top-level `total`; the typed client decodes only the summary form, so read such pages raw. Applications created after 15 August 2024 cannot use `expanded`."
+        long_about = "List orders\n\nLists the store's orders, one page at a time (`page`, `per_page`), newest first unless `sort_by` says otherwise. Every filter is optional and filters combine with AND. Each order is a summary: its total, status, payment state and item names; `orders get` returns the details.\n\nArray filters are sent in the PHP form the service reads, one `name[]=value` pair per element (`status[]=1&status[]=2`).\n\nThe deprecated `expanded=true` answers every order in the shape of the deprecated full order details, which has no top-level `total`; the typed client decodes only the summary form, so read such pages raw. Applications created after 15 August 2024 cannot use `expanded`."
     )]
     List(Box<ListOrdersArgs>),
     ///Create an order
@@ -782,7 +782,7 @@ pub enum ShippingRoutesCommand {
     #[command(
         name = "get-rule",
         alias = "get-shipping-rule",
-        long_about = "Get shipping rule details\n\nReturns one shipping rule: which shipping companies it offers and under which restrictions (cart price, category, customer group)."
+        long_about = "Get shipping rule details\n\nReturns one shipping rule: which shipping companies it offers and under which restrictions (cart price, category, customer group). Shipping rules are the service's older mechanism."
     )]
     GetRule(Box<GetShippingRuleArgs>),
     ///List shipping routes
@@ -895,7 +895,7 @@ pub enum CategoriesCommand {
     ///List the products of a category
     #[command(
         name = "list-products",
-        long_about = "List the products of a category\n\nLists the products placed in a category with their display order (`sort`)."
+        long_about = "List the products of a category\n\nLists the products placed in a category with their display order (`sort`). The response is paged (`pagination`)."
     )]
     ListProducts(Box<ListCategoryProductsArgs>),
 }
@@ -994,7 +994,7 @@ pub enum ExportsCommand {
     #[command(
         name = "custom-urls",
         alias = "export-custom-urls",
-        long_about = "Export custom URLs\n\nExports the store's custom URLs as a spreadsheet."
+        long_about = "Export custom URLs\n\nExports the store's custom URLs as a spreadsheet. Unlike the other exports, the answer is the file itself (an `.xlsx` workbook), not a JSON envelope."
     )]
     CustomUrls(Box<ExportCustomUrlsArgs>),
     ///Export products
@@ -1046,7 +1046,7 @@ pub enum MerchantCommand {
     ///Get user information
     #[command(
         name = "get-user-info",
-        long_about = "Get user information\n\nReturns the user who authorized the access token and the merchant store it acts for. This path is served by the accounts host, `https://accounts.salla.sa/oauth2/user/info`, NOT by the API's base URL: the path item has its own `servers` entry, and clients that ignore path-level servers must call that URL themselves."
+        long_about = "Get user information\n\nReturns the user who authorized the access token and the merchant store it acts for. This path is served by the accounts host, `https://accounts.salla.sa/oauth2/user/info`, NOT by the API's base URL."
     )]
     GetUserInfo(Box<GetUserInfoArgs>),
     ///Get store information
@@ -1159,7 +1159,10 @@ pub enum TransactionsCommand {
     )]
     Update(Box<UpdateTransactionArgs>),
     ///Print transaction invoice
-    #[command(name = "print-invoice")]
+    #[command(
+        name = "print-invoice",
+        long_about = "Print transaction invoice\n\nPrepares the printable invoice of a transaction and returns the address of the document."
+    )]
     PrintInvoice(Box<PrintTransactionInvoiceArgs>),
 }
 /// `customers ...`
@@ -1290,7 +1293,7 @@ pub enum LoyaltyPointsCommand {
     #[command(
         name = "update-customer",
         alias = "update-customer-loyalty-points",
-        long_about = "Add or remove customers' loyalty points\n\nAdds (`type: plus`) or removes (`type: minus`) loyalty points for the listed customers (or all customers with `select_all`), with a reason, and notifies them through the chosen channels. `reset_points` resets the points."
+        long_about = "Add or remove customers' loyalty points\n\nAdds (`type: plus`) or removes (`type: minus`) loyalty points for the listed customers (or all customers with `select_all`), with a reason, and notifies them through the chosen channels. `reset_points` resets the points. The service answers 201 with a message."
     )]
     UpdateCustomer(Box<UpdateCustomerLoyaltyPointsArgs>),
 }
@@ -1386,7 +1389,7 @@ pub enum AffiliatesCommand {
     ///Create an affiliate
     #[command(
         name = "create",
-        long_about = "Create an affiliate\n\nCreates an affiliate campaign and returns it.\n\nThe body has no flags: give it as JSON with `--body FILE` (`-` for standard input), in one of these shapes:\n  {\"apply_to\": \"first-order\", \"commission\": {\"type\": \"fixed\", \"value\": \"10.00\", \"minimum_apply\": \"10.00\"}, \"discount\": {\"type\": \"fixed\", \"value\": \"10.00\"}, \"end_date\": \"text\", \"scopes\": ..., \"start_date\": \"text\", ...}\n  {\"amount\": \"10.00\", \"apply_to\": \"first_order\", \"commission_type\": \"fixed\", \"marketer_city\": \"text\", \"marketer_name\": \"text\", \"code\": \"text\", ...}"
+        long_about = "Create an affiliate\n\nCreates an affiliate campaign and returns it. The body is one of two shapes: the current one (title, type, commission, customer discount and scopes) or the older marketer form (marketer name and city, commission type and amount).\n\nThe body has no flags: give it as JSON with `--body FILE` (`-` for standard input), in one of these shapes:\n  {\"apply_to\": \"first-order\", \"commission\": {\"type\": \"fixed\", \"value\": \"10.00\", \"minimum_apply\": \"10.00\"}, \"discount\": {\"type\": \"fixed\", \"value\": \"10.00\"}, \"end_date\": \"text\", \"scopes\": ..., \"start_date\": \"text\", ...}\n  {\"amount\": \"10.00\", \"apply_to\": \"first_order\", \"commission_type\": \"fixed\", \"marketer_city\": \"text\", \"marketer_name\": \"text\", \"code\": \"text\", ...}"
     )]
     Create(Box<CreateAffiliateArgs>),
     ///Get affiliate details
@@ -1899,7 +1902,10 @@ pub enum BranchesCommand {
     )]
     Create(Box<CreateBranchArgs>),
     ///Get branch details
-    #[command(name = "get", long_about = "Get branch details\n\nReturns one branch.")]
+    #[command(
+        name = "get",
+        long_about = "Get branch details\n\nReturns one branch. With `with=translations` the service adds the branch's translations."
+    )]
     Get(Box<GetBranchArgs>),
     ///Update a branch
     #[command(
@@ -3077,7 +3083,7 @@ pub struct DeleteShippingCompanyArgs {
     )]
     pub company_id: i64,
 }
-/// Returns one shipping rule: which shipping companies it offers and under which restrictions (cart price, category, customer group).
+/// Returns one shipping rule: which shipping companies it offers and under which restrictions (cart price, category, customer group). Shipping rules are the service's older mechanism.
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct GetShippingRuleArgs {
@@ -4487,7 +4493,7 @@ pub struct ExportCustomersFields {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
 }
-/// Exports the store's custom URLs as a spreadsheet.
+/// Exports the store's custom URLs as a spreadsheet. Unlike the other exports, the answer is the file itself (an `.xlsx` workbook), not a JSON envelope.
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct ExportCustomUrlsArgs {}
@@ -4630,7 +4636,7 @@ pub struct ListEmployeesArgs {
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Returns the user who authorized the access token and the merchant store it acts for. This path is served by the accounts host, `https://accounts.salla.sa/oauth2/user/info`, NOT by the API's base URL: the path item has its own `servers` entry, and clients that ignore path-level servers must call that URL themselves.
+/// Returns the user who authorized the access token and the merchant store it acts for. This path is served by the accounts host, `https://accounts.salla.sa/oauth2/user/info`, NOT by the API's base URL.
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct GetUserInfoArgs {}
@@ -5053,7 +5059,7 @@ pub struct GetCustomerArgs {
         allow_negative_numbers = true
     )]
     pub customer_id: i64,
-    ///Extra fields to include in the record.
+    ///Extra fields to include in the record. Known values: `is_blocked`, `is_whitelisted`, `block_reason`, `is_inactive`, `orders_count`, `orders_amount`, `orders_average`, `orders_complete_ratio`, `orders_cancel_ratio`, `orders_cancel`, `latest_purchase`, `abandoned_carts_items`.
     #[arg(id = "fields", long = "fields", value_delimiter = ',')]
     pub fields: Option<Vec<::std::string::String>>,
 }
@@ -5475,7 +5481,7 @@ pub struct ListCustomerLoyaltyPointsArgs {
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Adds (`type: plus`) or removes (`type: minus`) loyalty points for the listed customers (or all customers with `select_all`), with a reason, and notifies them through the chosen channels. `reset_points` resets the points.
+/// Adds (`type: plus`) or removes (`type: minus`) loyalty points for the listed customers (or all customers with `select_all`), with a reason, and notifies them through the chosen channels. `reset_points` resets the points. The service answers 201 with a message.
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct UpdateCustomerLoyaltyPointsArgs {
@@ -6458,7 +6464,7 @@ pub struct ListAffiliatesArgs {
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Creates an affiliate campaign and returns it.
+/// Creates an affiliate campaign and returns it. The body is one of two shapes: the current one (title, type, commission, customer discount and scopes) or the older marketer form (marketer name and city, commission type and amount).
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct CreateAffiliateArgs {
@@ -6964,7 +6970,7 @@ pub struct CreateProductFields {
     )]
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<i64>>,
-    ///The product's min amount donating (a decimal, e.g. 149.50).
+    ///Minimum amount donating: the product's `min_amount_donating` (a decimal, e.g. 149.50).
     #[arg(
         id = "min_amount_donating",
         long = "min-amount-donating",
@@ -6976,7 +6982,7 @@ pub struct CreateProductFields {
     )]
     #[serde(rename = "min_amount_donating", skip_serializing_if = "Option::is_none")]
     pub min_amount_donating: Option<::serde_json::Value>,
-    ///The product's max amount donating (a decimal, e.g. 149.50).
+    ///Maximum amount donating: the product's `max_amount_donating` (a decimal, e.g. 149.50).
     #[arg(
         id = "max_amount_donating",
         long = "max-amount-donating",
@@ -7240,7 +7246,7 @@ pub struct UpdateProductFields {
     )]
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<i64>>,
-    ///The product's min amount donating (a decimal, e.g. 149.50).
+    ///Minimum amount donating: the product's `min_amount_donating` (a decimal, e.g. 149.50).
     #[arg(
         id = "min_amount_donating",
         long = "min-amount-donating",
@@ -7252,7 +7258,7 @@ pub struct UpdateProductFields {
     )]
     #[serde(rename = "min_amount_donating", skip_serializing_if = "Option::is_none")]
     pub min_amount_donating: Option<::serde_json::Value>,
-    ///The product's max amount donating (a decimal, e.g. 149.50).
+    ///Maximum amount donating: the product's `max_amount_donating` (a decimal, e.g. 149.50).
     #[arg(
         id = "max_amount_donating",
         long = "max-amount-donating",
@@ -7544,7 +7550,7 @@ pub struct UpdateProductBySkuFields {
     )]
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<i64>>,
-    ///The product's min amount donating (a decimal, e.g. 149.50).
+    ///Minimum amount donating: the product's `min_amount_donating` (a decimal, e.g. 149.50).
     #[arg(
         id = "min_amount_donating",
         long = "min-amount-donating",
@@ -7556,7 +7562,7 @@ pub struct UpdateProductBySkuFields {
     )]
     #[serde(rename = "min_amount_donating", skip_serializing_if = "Option::is_none")]
     pub min_amount_donating: Option<::serde_json::Value>,
-    ///The product's max amount donating (a decimal, e.g. 149.50).
+    ///Maximum amount donating: the product's `max_amount_donating` (a decimal, e.g. 149.50).
     #[arg(
         id = "max_amount_donating",
         long = "max-amount-donating",
@@ -9060,7 +9066,7 @@ pub struct ListCategoryChildrenArgs {
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Lists the products placed in a category with their display order (`sort`).
+/// Lists the products placed in a category with their display order (`sort`). The response is paged (`pagination`).
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct ListCategoryProductsArgs {
@@ -9709,7 +9715,7 @@ pub struct CreateBranchFields {
     #[serde(rename = "working_hours", skip_serializing_if = "Option::is_none")]
     pub working_hours_json: Option<::serde_json::Value>,
 }
-/// Returns one branch.
+/// Returns one branch. With `with=translations` the service adds the branch's translations.
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct GetBranchArgs {
@@ -10820,7 +10826,7 @@ pub struct ChangeOrderStatusFields {
     )]
     #[serde(rename = "status_id", skip_serializing_if = "Option::is_none")]
     pub status_id: Option<i64>,
-    ///The built-in status an order status is or customizes (merchants customize names, not slugs). The set may grow. [known values: payment_pending, under_review, in_progress, completed, delivering, delivered, shipped, canceled, restored, restoring, waiting_for_payment_confirmation, payment_failed, waiting to receive it (others accepted)]
+    ///The built-in status an order status is or customizes (merchants customize names, not slugs). Known values: `payment_pending`, `under_review`, `in_progress`, `completed`, `delivering`, `delivered`, `shipped` (the last three are sub-statuses of `completed`), `canceled` (one `l`), `restored`, `restoring`. The set may grow. Also `waiting_for_payment_confirmation`, `payment_failed`, `waiting to receive it`.
     #[arg(
         id = "slug",
         long = "slug",

@@ -14,7 +14,7 @@ use super::columns::{Columns, columns, record_properties};
 #[cfg(test)]
 use super::naming::flag;
 use super::naming::{command_name, earlier_command_name, earlier_group_name, group_name};
-use super::text::{Words, sentences, user_text};
+use super::text::{Words, named_field, sentences, user_text};
 use crate::document::Document;
 use crate::document::{Raw, component_schema, ordered, property_order};
 use crate::lint;
@@ -1212,8 +1212,9 @@ pub(super) fn property_help(raw: &Raw<'_>, property: &Value, fallback: &str) -> 
 
 /// The help of a body field that gives only a shared scalar type by `$ref` (`NumberOrString`,
 /// whose description says what the type is, not what the field is): the description of the
-/// field of the same name in the record the operation answers, else the field's name in words,
-/// with the type's rule as a short suffix (`The product's sale price (a decimal, e.g. 149.50).`).
+/// field of the same name in the record the operation answers, else the field's name in words
+/// ([`named_field`](super::text::named_field)), with the type's rule as a short suffix
+/// ("The product's sale price (a decimal, e.g. 149.50).").
 /// `subject` is what the body is about ([`subject`]). `None` for any other field.
 pub(super) fn field_help(
     raw: &Raw<'_>,
@@ -1245,25 +1246,7 @@ pub(super) fn field_help(
         .and_then(Value::as_str)
         .map(user_text)
         .filter(|text| !text.is_empty())
-        .unwrap_or_else(|| {
-            let field = wire.replace('_', " ");
-            match subject {
-                Some(subject)
-                    if !field
-                        .split(' ')
-                        .any(|w| subject.rsplit(' ').next() == Some(w)) =>
-                {
-                    format!("The {subject}'s {field}")
-                }
-                _ => {
-                    let mut words = field;
-                    if let Some(first) = words.get_mut(0..1) {
-                        first.make_ascii_uppercase();
-                    }
-                    words
-                }
-            }
-        });
+        .unwrap_or_else(|| named_field(wire, subject));
     let what = what.trim_end_matches('.');
     // A description that says "decimal" already needs only the example.
     let rule = match rule.split_once(", ") {
