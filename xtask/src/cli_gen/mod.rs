@@ -41,6 +41,12 @@
 //!   document's field names, formats and shapes (an id, what names the record, price, stock, SKU,
 //!   status, date, link, then the rest in document order), most important first, with a key
 //!   column that a narrow table never drops; `x-table-columns` on a schema overrides the rule.
+//!   Its CSV columns too ([`csv_columns`](columns::csv_columns));
+//! - what the CLI knows of the document at run time is emitted here as tables, so that the
+//!   document has one reader (this generator) and the CLI never reads the types' JSON schemas:
+//!   each body's known fields (`BODY_FIELDS`) and checks, each record type's columns
+//!   (`RECORD_CSV_COLUMNS`), and the closed value sets that hand-written flags take
+//!   (`generated_sets.rs`).
 //!
 //! The few things the document cannot say (a repeatable `--value NAME=PRICE` that builds an array
 //! of objects, a secret read from the environment, "one of --id or --url") are hand-written types
@@ -64,6 +70,8 @@ use model::{Model, builders};
 pub const CLI_OUT: &str = "crates/store-admin-cli/src/generated_cli.rs";
 /// The facade's decoder table, generated from the same model.
 pub const DECODERS_OUT: &str = "crates/store-admin-client/src/decoders/generated.rs";
+/// The document's closed value sets, for the CLI's hand-written flags.
+pub const SETS_OUT: &str = "crates/store-admin-cli/src/generated_sets.rs";
 
 /// Where the generated client code lives: every output whose path starts with this and whose
 /// file name starts with `generated` is read for its builders (one crate or several).
@@ -100,6 +108,16 @@ pub fn outputs(doc: &Document, client: &[Output]) -> Result<Vec<Output>> {
             )?,
         },
         Output {
+            rel_path: SETS_OUT.to_owned(),
+            content: code_file(
+                doc,
+                "The document's closed value sets, for the CLI's hand-written flags.",
+                &prettyplease::unparse(
+                    &syn::parse2(closed_sets(doc)).context("the value sets do not parse")?,
+                ),
+            )?,
+        },
+        Output {
             rel_path: DECODERS_OUT.to_owned(),
             content: code_file(
                 doc,
@@ -108,6 +126,31 @@ pub fn outputs(doc: &Document, client: &[Output]) -> Result<Vec<Output>> {
             )?,
         },
     ])
+}
+
+/// `generated_sets.rs`: one constant per closed value set of the document (a component schema
+/// with an `enum`: `SECURITY_STRATEGY` of `SecurityStrategy`), which the hand-written flags of
+/// `extras.rs` take their values from, as the generated flags take theirs. It is a file of its
+/// own, below both: the generated command tree imports `extras.rs`, so `extras.rs` cannot
+/// import the tree.
+fn closed_sets(doc: &Document) -> proc_macro2::TokenStream {
+    let raw = crate::document::Raw(&doc.raw);
+    let schemas = doc
+        .raw
+        .pointer("/components/schemas")
+        .and_then(serde_json::Value::as_object);
+    let sets = schemas.into_iter().flatten().filter_map(|(name, schema)| {
+        let model::Values::Closed(values) = raw.values(schema) else {
+            return None;
+        };
+        let constant = quote::format_ident!("{}", crate::names::snake(name).to_uppercase());
+        let doc = format!(" The values of the document's `{name}`.");
+        Some(quote::quote! {
+            #[doc = #doc]
+            pub const #constant: &[&str] = &[#(#values),*];
+        })
+    });
+    quote::quote!(#(#sets)*)
 }
 
 // ------------------------------------------------------------------------------------------------

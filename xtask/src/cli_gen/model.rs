@@ -416,6 +416,10 @@ pub(super) struct Op {
     /// Examples of the JSON body's shape, one per variant of a union body: what the help of a
     /// command whose body has no flags shows for `--body`.
     pub(super) body_shapes: Vec<String>,
+    /// Every top-level property of the JSON body, alphabetical (those the flags give and the
+    /// others): a key of `--body` outside them is unknown to the document. Empty for a union
+    /// (each variant has its own) and for no body.
+    pub(super) body_fields: Vec<String>,
 }
 
 pub(super) struct Group {
@@ -1021,6 +1025,7 @@ pub(super) fn build_op(
     // The body.
     let mut body = None;
     let mut body_shapes = Vec::new();
+    let mut body_fields = Vec::new();
     let mut owned_required: Vec<(String, String)> = Vec::new();
     let body_schema = op.pointer("/requestBody/content/application~1json/schema");
     if let Some(schema) = body_schema {
@@ -1081,6 +1086,14 @@ pub(super) fn build_op(
             Some(members) => members.into_iter().map(|m| raw.shape(m, 0)).collect(),
             None => vec![raw.shape(schema, 0)],
         };
+        if raw.union_members(schema).is_none() {
+            body_fields = record_properties(raw, schema, &[])
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect();
+            body_fields.sort();
+        }
         body = Some((ty, fields));
     }
     let form_schema = op.pointer("/requestBody/content/multipart~1form-data/schema");
@@ -1134,6 +1147,7 @@ pub(super) fn build_op(
         modify: None,
         body_check: None,
         body_shapes,
+        body_fields,
     })
 }
 
