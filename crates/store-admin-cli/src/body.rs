@@ -131,6 +131,10 @@ fn kind(value: &Value) -> &'static str {
 /// shape of each field given as JSON (`--packages-json`).
 #[derive(Debug, Clone, Copy)]
 pub struct BodySpec {
+    /// Every top-level property of the body (alphabetical): a key of the body outside them is
+    /// not in the document (a typo?). Empty when any key may be (a union body: each variant has
+    /// its own). Read from the document by the generator, as the rest of the spec is.
+    pub fields: &'static [&'static str],
     /// `(field, flag)` of each required field, in the document's order.
     pub required: &'static [(&'static str, &'static str)],
     /// `(field, example)` of each field given as JSON.
@@ -147,6 +151,7 @@ impl BodySpec {
     /// A spec that knows nothing (no required field, no shape).
     #[cfg(test)]
     pub const NONE: BodySpec = BodySpec {
+        fields: &[],
         required: &[],
         shapes: &[],
         flags: &[],
@@ -159,7 +164,7 @@ impl BodySpec {
 /// previous. Properties the document does not know are reported on standard error; missing
 /// required fields are all named at once, with their flags; a body the document's type rejects
 /// is a usage error naming the field, its flag and, for a JSON field, the shape it takes.
-pub fn build<T: DeserializeOwned + schemars::JsonSchema>(
+pub fn build<T: DeserializeOwned>(
     arg: &BodyArg,
     fields: &impl Serialize,
     extra: Map<String, Value>,
@@ -180,13 +185,16 @@ pub fn flags_object(fields: &impl Serialize) -> Result<Map<String, Value>, CliEr
 }
 
 /// The checks and the typed body of [`build`], over a body already laid together.
-pub fn check_and_build<T: DeserializeOwned + schemars::JsonSchema>(
+pub fn check_and_build<T: DeserializeOwned>(
     body: Map<String, Value>,
     arg: &BodyArg,
     spec: &BodySpec,
 ) -> Result<T, CliError> {
-    let known = properties::<T>();
-    let unknown: Vec<&String> = body.keys().filter(|key| !known.contains(*key)).collect();
+    let known = spec.fields;
+    let unknown: Vec<&String> = body
+        .keys()
+        .filter(|key| !known.contains(&key.as_str()))
+        .collect();
     if !known.is_empty() && !unknown.is_empty() {
         if arg.allow_unknown_fields {
             for key in &unknown {
@@ -309,15 +317,6 @@ fn shape_of(spec: &BodySpec, field: &str) -> Option<&'static str> {
 fn missing_field(message: &str) -> Option<&str> {
     let rest = message.strip_prefix("missing field `")?;
     rest.split('`').next()
-}
-
-/// The top-level property names of `T`'s schema.
-pub fn properties<T: schemars::JsonSchema>() -> Vec<String> {
-    schemars::schema_for!(T)
-        .schema
-        .object
-        .map(|object| object.properties.keys().cloned().collect())
-        .unwrap_or_default()
 }
 
 /// Splits `key=value`.

@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use clap::Args;
 use secrecy::ExposeSecret;
 use serde_json::{Map, Value, json};
-use store_admin::{builder, types};
+use store_admin::builder;
 
 use crate::body;
 use crate::error::CliError;
@@ -111,7 +111,7 @@ impl<R> Extra<R> for ShowIn {
 pub struct WebhookSecurity {
     /// How deliveries prove their origin.
     #[arg(long, value_name = "STRATEGY",
-          value_parser = enum_values::<types::SecurityStrategyInner>())]
+          value_parser = enum_values(crate::generated_sets::SECURITY_STRATEGY))]
     pub security_strategy: Option<String>,
     /// The secret of the security strategy (required with `signature`): --secret-file PATH or
     /// STORE_ADMIN_WEBHOOK_SECRET; never on the command line.

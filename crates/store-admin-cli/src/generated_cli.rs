@@ -505,7 +505,7 @@ pub enum OrdersCommand {
     ///List orders
     #[command(
         name = "list",
-        long_about = "List orders\n\nLists the store's orders, one page at a time (`page`, `per_page`), newest first unless `sort_by` says otherwise. Every filter is optional and filters combine with AND. Each order is a summary: its total, status, payment state and item names; `orders get` returns the details.\n\nThe deprecated `expanded=true` answers every order in the shape of the deprecated full order details, which has no top-level `total`; the typed client decodes only the summary form, so read such pages raw. Applications created after 15 August 2024 cannot use `expanded`."
+        long_about = "List orders\n\nLists the store's orders, one page at a time (`page`, `per_page`), newest first unless `sort_by` says otherwise. Every filter is optional and filters combine with AND. Each order is a summary: its total, status, payment state and item names; `orders get` returns the details.\n\nArray filters are sent in the PHP form the service reads, one `name[]=value` pair per element (`status[]=1&status[]=2`).\n\nThe deprecated `expanded=true` answers every order in the shape of the deprecated full order details, which has no top-level `total`; the typed client decodes only the summary form, so read such pages raw. Applications created after 15 August 2024 cannot use `expanded`."
     )]
     List(Box<ListOrdersArgs>),
     ///Create an order
@@ -782,7 +782,7 @@ pub enum ShippingRoutesCommand {
     #[command(
         name = "get-rule",
         alias = "get-shipping-rule",
-        long_about = "Get shipping rule details\n\nReturns one shipping rule: which shipping companies it offers and under which restrictions (cart price, category, customer group)."
+        long_about = "Get shipping rule details\n\nReturns one shipping rule: which shipping companies it offers and under which restrictions (cart price, category, customer group). Shipping rules are the service's older mechanism."
     )]
     GetRule(Box<GetShippingRuleArgs>),
     ///List shipping routes
@@ -895,7 +895,7 @@ pub enum CategoriesCommand {
     ///List the products of a category
     #[command(
         name = "list-products",
-        long_about = "List the products of a category\n\nLists the products placed in a category with their display order (`sort`)."
+        long_about = "List the products of a category\n\nLists the products placed in a category with their display order (`sort`). The response is paged (`pagination`)."
     )]
     ListProducts(Box<ListCategoryProductsArgs>),
 }
@@ -994,7 +994,7 @@ pub enum ExportsCommand {
     #[command(
         name = "custom-urls",
         alias = "export-custom-urls",
-        long_about = "Export custom URLs\n\nExports the store's custom URLs as a spreadsheet."
+        long_about = "Export custom URLs\n\nExports the store's custom URLs as a spreadsheet. Unlike the other exports, the answer is the file itself (an `.xlsx` workbook), not a JSON envelope."
     )]
     CustomUrls(Box<ExportCustomUrlsArgs>),
     ///Export products
@@ -1046,7 +1046,7 @@ pub enum MerchantCommand {
     ///Get user information
     #[command(
         name = "get-user-info",
-        long_about = "Get user information\n\nReturns the user who authorized the access token and the merchant store it acts for. This path is served by the accounts host, `https://accounts.salla.sa/oauth2/user/info`, NOT by the API's base URL: the path item has its own `servers` entry, and clients that ignore path-level servers must call that URL themselves."
+        long_about = "Get user information\n\nReturns the user who authorized the access token and the merchant store it acts for. This path is served by the accounts host, `https://accounts.salla.sa/oauth2/user/info`, NOT by the API's base URL."
     )]
     GetUserInfo(Box<GetUserInfoArgs>),
     ///Get store information
@@ -1159,7 +1159,10 @@ pub enum TransactionsCommand {
     )]
     Update(Box<UpdateTransactionArgs>),
     ///Print transaction invoice
-    #[command(name = "print-invoice")]
+    #[command(
+        name = "print-invoice",
+        long_about = "Print transaction invoice\n\nPrepares the printable invoice of a transaction and returns the address of the document."
+    )]
     PrintInvoice(Box<PrintTransactionInvoiceArgs>),
 }
 /// `customers ...`
@@ -1290,7 +1293,7 @@ pub enum LoyaltyPointsCommand {
     #[command(
         name = "update-customer",
         alias = "update-customer-loyalty-points",
-        long_about = "Add or remove customers' loyalty points\n\nAdds (`type: plus`) or removes (`type: minus`) loyalty points for the listed customers (or all customers with `select_all`), with a reason, and notifies them through the chosen channels. `reset_points` resets the points."
+        long_about = "Add or remove customers' loyalty points\n\nAdds (`type: plus`) or removes (`type: minus`) loyalty points for the listed customers (or all customers with `select_all`), with a reason, and notifies them through the chosen channels. `reset_points` resets the points. The service answers 201 with a message."
     )]
     UpdateCustomer(Box<UpdateCustomerLoyaltyPointsArgs>),
 }
@@ -1386,7 +1389,7 @@ pub enum AffiliatesCommand {
     ///Create an affiliate
     #[command(
         name = "create",
-        long_about = "Create an affiliate\n\nCreates an affiliate campaign and returns it.\n\nThe body has no flags: give it as JSON with `--body FILE` (`-` for standard input), in one of these shapes:\n  {\"apply_to\": \"first-order\", \"commission\": {\"type\": \"fixed\", \"value\": \"10.00\", \"minimum_apply\": \"10.00\"}, \"discount\": {\"type\": \"fixed\", \"value\": \"10.00\"}, \"end_date\": \"text\", \"scopes\": ..., \"start_date\": \"text\", ...}\n  {\"amount\": \"10.00\", \"apply_to\": \"first_order\", \"commission_type\": \"fixed\", \"marketer_city\": \"text\", \"marketer_name\": \"text\", \"code\": \"text\", ...}"
+        long_about = "Create an affiliate\n\nCreates an affiliate campaign and returns it. The body is one of two shapes: the current one (title, type, commission, customer discount and scopes) or the older marketer form (marketer name and city, commission type and amount).\n\nThe body has no flags: give it as JSON with `--body FILE` (`-` for standard input), in one of these shapes:\n  {\"apply_to\": \"first-order\", \"commission\": {\"type\": \"fixed\", \"value\": \"10.00\", \"minimum_apply\": \"10.00\"}, \"discount\": {\"type\": \"fixed\", \"value\": \"10.00\"}, \"end_date\": \"text\", \"scopes\": ..., \"start_date\": \"text\", ...}\n  {\"amount\": \"10.00\", \"apply_to\": \"first_order\", \"commission_type\": \"fixed\", \"marketer_city\": \"text\", \"marketer_name\": \"text\", \"code\": \"text\", ...}"
     )]
     Create(Box<CreateAffiliateArgs>),
     ///Get affiliate details
@@ -1899,7 +1902,10 @@ pub enum BranchesCommand {
     )]
     Create(Box<CreateBranchArgs>),
     ///Get branch details
-    #[command(name = "get", long_about = "Get branch details\n\nReturns one branch.")]
+    #[command(
+        name = "get",
+        long_about = "Get branch details\n\nReturns one branch. With `with=translations` the service adds the branch's translations."
+    )]
     Get(Box<GetBranchArgs>),
     ///Update a branch
     #[command(
@@ -3077,7 +3083,7 @@ pub struct DeleteShippingCompanyArgs {
     )]
     pub company_id: i64,
 }
-/// Returns one shipping rule: which shipping companies it offers and under which restrictions (cart price, category, customer group).
+/// Returns one shipping rule: which shipping companies it offers and under which restrictions (cart price, category, customer group). Shipping rules are the service's older mechanism.
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct GetShippingRuleArgs {
@@ -4487,7 +4493,7 @@ pub struct ExportCustomersFields {
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<::std::string::String>,
 }
-/// Exports the store's custom URLs as a spreadsheet.
+/// Exports the store's custom URLs as a spreadsheet. Unlike the other exports, the answer is the file itself (an `.xlsx` workbook), not a JSON envelope.
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct ExportCustomUrlsArgs {}
@@ -4630,7 +4636,7 @@ pub struct ListEmployeesArgs {
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Returns the user who authorized the access token and the merchant store it acts for. This path is served by the accounts host, `https://accounts.salla.sa/oauth2/user/info`, NOT by the API's base URL: the path item has its own `servers` entry, and clients that ignore path-level servers must call that URL themselves.
+/// Returns the user who authorized the access token and the merchant store it acts for. This path is served by the accounts host, `https://accounts.salla.sa/oauth2/user/info`, NOT by the API's base URL.
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct GetUserInfoArgs {}
@@ -5053,7 +5059,7 @@ pub struct GetCustomerArgs {
         allow_negative_numbers = true
     )]
     pub customer_id: i64,
-    ///Extra fields to include in the record.
+    ///Extra fields to include in the record. Known values: `is_blocked`, `is_whitelisted`, `block_reason`, `is_inactive`, `orders_count`, `orders_amount`, `orders_average`, `orders_complete_ratio`, `orders_cancel_ratio`, `orders_cancel`, `latest_purchase`, `abandoned_carts_items`.
     #[arg(id = "fields", long = "fields", value_delimiter = ',')]
     pub fields: Option<Vec<::std::string::String>>,
 }
@@ -5475,7 +5481,7 @@ pub struct ListCustomerLoyaltyPointsArgs {
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Adds (`type: plus`) or removes (`type: minus`) loyalty points for the listed customers (or all customers with `select_all`), with a reason, and notifies them through the chosen channels. `reset_points` resets the points.
+/// Adds (`type: plus`) or removes (`type: minus`) loyalty points for the listed customers (or all customers with `select_all`), with a reason, and notifies them through the chosen channels. `reset_points` resets the points. The service answers 201 with a message.
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct UpdateCustomerLoyaltyPointsArgs {
@@ -6458,7 +6464,7 @@ pub struct ListAffiliatesArgs {
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Creates an affiliate campaign and returns it.
+/// Creates an affiliate campaign and returns it. The body is one of two shapes: the current one (title, type, commission, customer discount and scopes) or the older marketer form (marketer name and city, commission type and amount).
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct CreateAffiliateArgs {
@@ -6964,7 +6970,7 @@ pub struct CreateProductFields {
     )]
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<i64>>,
-    ///The product's min amount donating (a decimal, e.g. 149.50).
+    ///Minimum amount donating: the product's `min_amount_donating` (a decimal, e.g. 149.50).
     #[arg(
         id = "min_amount_donating",
         long = "min-amount-donating",
@@ -6976,7 +6982,7 @@ pub struct CreateProductFields {
     )]
     #[serde(rename = "min_amount_donating", skip_serializing_if = "Option::is_none")]
     pub min_amount_donating: Option<::serde_json::Value>,
-    ///The product's max amount donating (a decimal, e.g. 149.50).
+    ///Maximum amount donating: the product's `max_amount_donating` (a decimal, e.g. 149.50).
     #[arg(
         id = "max_amount_donating",
         long = "max-amount-donating",
@@ -7240,7 +7246,7 @@ pub struct UpdateProductFields {
     )]
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<i64>>,
-    ///The product's min amount donating (a decimal, e.g. 149.50).
+    ///Minimum amount donating: the product's `min_amount_donating` (a decimal, e.g. 149.50).
     #[arg(
         id = "min_amount_donating",
         long = "min-amount-donating",
@@ -7252,7 +7258,7 @@ pub struct UpdateProductFields {
     )]
     #[serde(rename = "min_amount_donating", skip_serializing_if = "Option::is_none")]
     pub min_amount_donating: Option<::serde_json::Value>,
-    ///The product's max amount donating (a decimal, e.g. 149.50).
+    ///Maximum amount donating: the product's `max_amount_donating` (a decimal, e.g. 149.50).
     #[arg(
         id = "max_amount_donating",
         long = "max-amount-donating",
@@ -7544,7 +7550,7 @@ pub struct UpdateProductBySkuFields {
     )]
     #[serde(rename = "categories", skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<i64>>,
-    ///The product's min amount donating (a decimal, e.g. 149.50).
+    ///Minimum amount donating: the product's `min_amount_donating` (a decimal, e.g. 149.50).
     #[arg(
         id = "min_amount_donating",
         long = "min-amount-donating",
@@ -7556,7 +7562,7 @@ pub struct UpdateProductBySkuFields {
     )]
     #[serde(rename = "min_amount_donating", skip_serializing_if = "Option::is_none")]
     pub min_amount_donating: Option<::serde_json::Value>,
-    ///The product's max amount donating (a decimal, e.g. 149.50).
+    ///Maximum amount donating: the product's `max_amount_donating` (a decimal, e.g. 149.50).
     #[arg(
         id = "max_amount_donating",
         long = "max-amount-donating",
@@ -9060,7 +9066,7 @@ pub struct ListCategoryChildrenArgs {
     #[command(flatten)]
     pub pages: PageArgs,
 }
-/// Lists the products placed in a category with their display order (`sort`).
+/// Lists the products placed in a category with their display order (`sort`). The response is paged (`pagination`).
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct ListCategoryProductsArgs {
@@ -9709,7 +9715,7 @@ pub struct CreateBranchFields {
     #[serde(rename = "working_hours", skip_serializing_if = "Option::is_none")]
     pub working_hours_json: Option<::serde_json::Value>,
 }
-/// Returns one branch.
+/// Returns one branch. With `with=translations` the service adds the branch's translations.
 #[derive(clap::Args)]
 #[non_exhaustive]
 pub struct GetBranchArgs {
@@ -10820,7 +10826,7 @@ pub struct ChangeOrderStatusFields {
     )]
     #[serde(rename = "status_id", skip_serializing_if = "Option::is_none")]
     pub status_id: Option<i64>,
-    ///The built-in status an order status is or customizes (merchants customize names, not slugs). The set may grow. [known values: payment_pending, under_review, in_progress, completed, delivering, delivered, shipped, canceled, restored, restoring, waiting_for_payment_confirmation, payment_failed, waiting to receive it (others accepted)]
+    ///The built-in status an order status is or customizes (merchants customize names, not slugs). Known values: `payment_pending`, `under_review`, `in_progress`, `completed`, `delivering`, `delivered`, `shipped` (the last three are sub-statuses of `completed`), `canceled` (one `l`), `restored`, `restoring`. The set may grow. Also `waiting_for_payment_confirmation`, `payment_failed`, `waiting to receive it`.
     #[arg(
         id = "slug",
         long = "slug",
@@ -12315,6 +12321,7 @@ async fn create_order(ctx: &Ctx, a: CreateOrderArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_order();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_ORDER,
         required: &[],
         shapes: &[
             (
@@ -12375,6 +12382,7 @@ async fn create_order_status(
     let mut request = ctx.admin.create_order_status();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_ORDER_STATUS,
         required: &[
             ("parent_id", "--parent-id"),
             ("name", "--name"),
@@ -12420,6 +12428,7 @@ async fn update_order_shipment(
     request = request.order_id(a.order_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_ORDER_SHIPMENT,
         required: &[("shipment_number", "--shipment-number"), ("status", "--status")],
         shapes: &[("policy_options", "{\"key\": \"value\"}")],
         flags: &[
@@ -12464,6 +12473,7 @@ async fn create_product_option(
     request = request.product(a.product);
     let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_PRODUCT_OPTION,
         required: &[("name", "--name")],
         shapes: &[],
         flags: &[
@@ -12510,6 +12520,7 @@ async fn update_product_variant(
     request = request.variant(a.variant.clone());
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_PRODUCT_VARIANT,
         required: &[
             ("sku", "--sku"),
             ("barcode", "--barcode"),
@@ -12571,6 +12582,7 @@ async fn create_shipping_company(
     let mut request = ctx.admin.create_shipping_company();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_SHIPPING_COMPANY,
         required: &[("name", "--name")],
         shapes: &[],
         flags: &[("name", "--name")],
@@ -12603,6 +12615,7 @@ async fn update_shipping_company(
     request = request.company_id(a.company_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_SHIPPING_COMPANY,
         required: &[("name", "--name")],
         shapes: &[],
         flags: &[("name", "--name")],
@@ -12657,6 +12670,7 @@ async fn create_shipping_route(
     let mut request = ctx.admin.create_shipping_route();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_SHIPPING_ROUTE,
         required: &[
             ("name", "--name"),
             ("type", "--type"),
@@ -12726,6 +12740,7 @@ async fn update_shipping_route(
     request = request.route_id(a.route_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_SHIPPING_ROUTE,
         required: &[],
         shapes: &[
             (
@@ -12774,6 +12789,7 @@ async fn add_languages(ctx: &Ctx, a: AddLanguagesArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.add_languages();
     let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_ADD_LANGUAGES,
         required: &[("locales", "--locale")],
         shapes: &[],
         flags: &[("locales", "--locale")],
@@ -12806,6 +12822,7 @@ async fn create_category(ctx: &Ctx, a: CreateCategoryArgs) -> Result<(), CliErro
     let mut request = ctx.admin.create_category();
     let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_CATEGORY,
         required: &[("name", "--name")],
         shapes: &[
             ("shows_in", "{\"app\": true}"),
@@ -12854,6 +12871,7 @@ async fn subscribe_webhook(ctx: &Ctx, a: SubscribeWebhookArgs) -> Result<(), Cli
     let mut request = ctx.admin.subscribe_webhook();
     let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_SUBSCRIBE_WEBHOOK,
         required: &[("name", "--name"), ("event", "--event"), ("url", "--url")],
         shapes: &[],
         flags: &[
@@ -12892,6 +12910,7 @@ async fn update_webhook(ctx: &Ctx, a: UpdateWebhookArgs) -> Result<(), CliError>
     request = request.id(a.id);
     let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_WEBHOOK,
         required: &[],
         shapes: &[],
         flags: &[
@@ -12969,6 +12988,7 @@ async fn create_shipment(ctx: &Ctx, a: CreateShipmentArgs) -> Result<(), CliErro
     let mut request = ctx.admin.create_shipment();
     let (mut request, extra) = crate::extras::Extra::apply(a.extra, request)?;
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_SHIPMENT,
         required: &[
             ("courier_id", "--courier-id"),
             ("shipment_type", "--shipment-type"),
@@ -13033,6 +13053,7 @@ async fn update_shipment(ctx: &Ctx, a: UpdateShipmentArgs) -> Result<(), CliErro
     request = request.shipment_id(a.shipment_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_SHIPMENT,
         required: &[("shipment_number", "--shipment-number"), ("status", "--status")],
         shapes: &[("policy_options", "{\"key\": \"value\"}")],
         flags: &[
@@ -13133,6 +13154,7 @@ async fn create_export_template(
     let mut request = ctx.admin.create_export_template();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_EXPORT_TEMPLATE,
         required: &[
             ("name", "--name"),
             ("entity", "--entity"),
@@ -13160,6 +13182,7 @@ async fn update_export_template(
     request = request.template_id(a.template_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_EXPORT_TEMPLATE,
         required: &[("name", "--name"), ("columns", "--columns")],
         shapes: &[],
         flags: &[("name", "--name"), ("columns", "--columns")],
@@ -13197,6 +13220,7 @@ async fn export_customers(ctx: &Ctx, a: ExportCustomersArgs) -> Result<(), CliEr
     let mut request = ctx.admin.export_customers();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_EXPORT_CUSTOMERS,
         required: &[("type", "--type")],
         shapes: &[],
         flags: &[("type", "--type")],
@@ -13226,6 +13250,7 @@ async fn export_products(ctx: &Ctx, a: ExportProductsArgs) -> Result<(), CliErro
     let mut request = ctx.admin.export_products();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_EXPORT_PRODUCTS,
         required: &[("type", "--type"), ("format", "--format")],
         shapes: &[],
         flags: &[("type", "--type"), ("format", "--format")],
@@ -13255,6 +13280,7 @@ async fn create_dns_record(ctx: &Ctx, a: CreateDnsRecordArgs) -> Result<(), CliE
     let mut request = ctx.admin.create_dns_record();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_DNS_RECORD,
         required: &[("type", "--type"), ("name", "--name"), ("value", "--value")],
         shapes: &[],
         flags: &[
@@ -13330,6 +13356,7 @@ async fn update_seo_settings(
     let mut request = ctx.admin.update_seo_settings();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_SEO_SETTINGS,
         required: &[],
         shapes: &[],
         flags: &[
@@ -13369,6 +13396,7 @@ async fn update_setting(ctx: &Ctx, a: UpdateSettingArgs) -> Result<(), CliError>
     request = request.slug(a.slug);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_SETTING,
         required: &[],
         shapes: &[("value", "...")],
         flags: &[("value", "--value-json")],
@@ -13430,6 +13458,7 @@ async fn update_transaction(
     request = request.transaction_id(a.transaction_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_TRANSACTION,
         required: &[],
         shapes: &[],
         flags: &[
@@ -13478,6 +13507,7 @@ async fn create_customer(ctx: &Ctx, a: CreateCustomerArgs) -> Result<(), CliErro
     let mut request = ctx.admin.create_customer();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_CUSTOMER,
         required: &[],
         shapes: &[],
         flags: &[
@@ -13516,6 +13546,7 @@ async fn update_customer(ctx: &Ctx, a: UpdateCustomerArgs) -> Result<(), CliErro
     request = request.customer_id(a.customer_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_CUSTOMER,
         required: &[],
         shapes: &[],
         flags: &[
@@ -13551,6 +13582,7 @@ async fn ban_customer(ctx: &Ctx, a: BanCustomerArgs) -> Result<(), CliError> {
     request = request.customer_id(a.customer_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_BAN_CUSTOMER,
         required: &[("reason", "--reason")],
         shapes: &[],
         flags: &[("reason", "--reason")],
@@ -13598,6 +13630,7 @@ async fn create_customer_group(
     let mut request = ctx.admin.create_customer_group();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_CUSTOMER_GROUP,
         required: &[],
         shapes: &[
             (
@@ -13630,6 +13663,7 @@ async fn add_customers_to_group(
     let mut request = ctx.admin.add_customers_to_group();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_ADD_CUSTOMERS_TO_GROUP,
         required: &[],
         shapes: &[],
         flags: &[("group_id", "--group-id"), ("customers", "--customers")],
@@ -13652,6 +13686,7 @@ async fn update_default_customer_group(
     let mut request = ctx.admin.update_default_customer_group();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_DEFAULT_CUSTOMER_GROUP,
         required: &[],
         shapes: &[
             ("features", "{\"payment_method\": [\"text\"], \"shipping\": [\"text\"]}"),
@@ -13677,6 +13712,7 @@ async fn update_customer_group(
     request = request.group_id(a.group_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_CUSTOMER_GROUP,
         required: &[],
         shapes: &[
             (
@@ -13718,6 +13754,7 @@ async fn deposit_customer_wallet(
     let mut request = ctx.admin.deposit_customer_wallet();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_DEPOSIT_CUSTOMER_WALLET,
         required: &[],
         shapes: &[],
         flags: &[("customer_id", "--customer-id"), ("amount", "--amount")],
@@ -13740,6 +13777,7 @@ async fn withdraw_customer_wallet(
     let mut request = ctx.admin.withdraw_customer_wallet();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_WITHDRAW_CUSTOMER_WALLET,
         required: &[],
         shapes: &[],
         flags: &[("customer_id", "--customer-id"), ("amount", "--amount")],
@@ -13770,6 +13808,7 @@ async fn update_customer_loyalty_points(
     let mut request = ctx.admin.update_customer_loyalty_points();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_CUSTOMER_LOYALTY_POINTS,
         required: &[
             ("points", "--points"),
             ("type", "--type"),
@@ -13810,6 +13849,7 @@ async fn create_coupon(ctx: &Ctx, a: CreateCouponArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_coupon();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_COUPON,
         required: &[
             ("type", "--type"),
             ("amount", "--amount"),
@@ -13865,6 +13905,7 @@ async fn update_coupon(ctx: &Ctx, a: UpdateCouponArgs) -> Result<(), CliError> {
     request = request.coupon_id(a.coupon_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_COUPON,
         required: &[],
         shapes: &[],
         flags: &[
@@ -13933,6 +13974,7 @@ async fn create_special_offer(
     let mut request = ctx.admin.create_special_offer();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_SPECIAL_OFFER,
         required: &[
             ("name", "--name"),
             ("applied_channel", "--applied-channel"),
@@ -13994,6 +14036,7 @@ async fn update_special_offer(
     request = request.special_offer_id(a.special_offer_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_SPECIAL_OFFER,
         required: &[
             ("name", "--name"),
             ("applied_channel", "--applied-channel"),
@@ -14058,6 +14101,7 @@ async fn change_special_offer_status(
     request = request.special_offer_id(a.special_offer_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CHANGE_SPECIAL_OFFER_STATUS,
         required: &[("status", "--status")],
         shapes: &[],
         flags: &[("status", "--status")],
@@ -14081,6 +14125,7 @@ async fn create_affiliate(ctx: &Ctx, a: CreateAffiliateArgs) -> Result<(), CliEr
     let mut request = ctx.admin.create_affiliate();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_AFFILIATE,
         required: &[],
         shapes: &[],
         flags: &[],
@@ -14107,6 +14152,7 @@ async fn update_affiliate(ctx: &Ctx, a: UpdateAffiliateArgs) -> Result<(), CliEr
     request = request.affiliate_id(a.affiliate_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_AFFILIATE,
         required: &[],
         shapes: &[],
         flags: &[],
@@ -14150,6 +14196,7 @@ async fn create_advertisement(
     let mut request = ctx.admin.create_advertisement();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_ADVERTISEMENT,
         required: &[
             ("title", "--title"),
             ("description", "--description"),
@@ -14193,6 +14240,7 @@ async fn update_advertisement(
     request = request.advertisement_id(a.advertisement_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_ADVERTISEMENT,
         required: &[
             ("title", "--title"),
             ("description", "--description"),
@@ -14283,6 +14331,7 @@ async fn update_review(ctx: &Ctx, a: UpdateReviewArgs) -> Result<(), CliError> {
     request = request.review_id(a.review_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_REVIEW,
         required: &[],
         shapes: &[],
         flags: &[("is_published", "--is-published")],
@@ -14318,6 +14367,7 @@ async fn create_product(ctx: &Ctx, a: CreateProductArgs) -> Result<(), CliError>
     let mut request = ctx.admin.create_product();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_PRODUCT,
         required: &[("name", "--name")],
         shapes: &[
             (
@@ -14396,6 +14446,7 @@ async fn update_product(ctx: &Ctx, a: UpdateProductArgs) -> Result<(), CliError>
     request = request.product_id(a.product_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_PRODUCT,
         required: &[],
         shapes: &[
             (
@@ -14462,6 +14513,7 @@ async fn change_product_status(
     request = request.product_id(a.product_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CHANGE_PRODUCT_STATUS,
         required: &[("status", "--status")],
         shapes: &[],
         flags: &[("status", "--status")],
@@ -14491,6 +14543,7 @@ async fn update_product_by_sku(
     request = request.sku(a.sku);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_PRODUCT_BY_SKU,
         required: &[],
         shapes: &[
             (
@@ -14560,6 +14613,7 @@ async fn update_product_price_by_sku(
     request = request.sku(a.sku);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_PRODUCT_PRICE_BY_SKU,
         required: &[("price", "--price")],
         shapes: &[],
         flags: &[("price", "--price")],
@@ -14582,6 +14636,7 @@ async fn update_product_prices(
     let mut request = ctx.admin.update_product_prices();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_PRODUCT_PRICES,
         required: &[("products", "--products-json")],
         shapes: &[
             (
@@ -14623,6 +14678,7 @@ async fn run_bulk_product_actions(
     let mut request = ctx.admin.run_bulk_product_actions();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_RUN_BULK_PRODUCT_ACTIONS,
         required: &[("operations", "--operations-json"), ("filters", "--filters-json")],
         shapes: &[
             ("operations", "[{\"action_name\": \"duplicate\", \"value\": {...}}]"),
@@ -14662,6 +14718,7 @@ async fn create_product_digital_codes(
     request = request.product_id(a.product_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_PRODUCT_DIGITAL_CODES,
         required: &[("codes", "--codes")],
         shapes: &[],
         flags: &[("codes", "--codes")],
@@ -14739,6 +14796,7 @@ async fn create_product_video(
     request = request.product_id(a.product_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_PRODUCT_VIDEO,
         required: &[("video_url", "--video-url")],
         shapes: &[],
         flags: &[
@@ -14778,6 +14836,7 @@ async fn create_product_video_by_sku(
     request = request.sku(a.sku);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_PRODUCT_VIDEO_BY_SKU,
         required: &[],
         shapes: &[],
         flags: &[("video_url", "--video-url")],
@@ -14829,6 +14888,7 @@ async fn update_product_quantities(
     let mut request = ctx.admin.update_product_quantities();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_PRODUCT_QUANTITIES,
         required: &[("products", "--products-json")],
         shapes: &[
             (
@@ -14895,6 +14955,7 @@ async fn update_product_variant_quantity(
     request = request.variant_id(a.variant_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_PRODUCT_VARIANT_QUANTITY,
         required: &[("quantity", "--quantity")],
         shapes: &[],
         flags: &[("quantity", "--quantity")],
@@ -14924,6 +14985,7 @@ async fn update_product_option(
     request = request.option_id(a.option_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_PRODUCT_OPTION,
         required: &[],
         shapes: &[
             (
@@ -14961,6 +15023,7 @@ async fn create_product_option_value(
     request = request.option_id(a.option_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_PRODUCT_OPTION_VALUE,
         required: &[("name", "--name")],
         shapes: &[],
         flags: &[
@@ -15008,6 +15071,7 @@ async fn update_product_option_value(
     request = request.value_id(a.value_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_PRODUCT_OPTION_VALUE,
         required: &[("name", "--name")],
         shapes: &[],
         flags: &[
@@ -15065,6 +15129,7 @@ async fn create_product_option_template(
     }
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_PRODUCT_OPTION_TEMPLATE,
         required: &[("details", "--details-json")],
         shapes: &[
             ("translations", "{\"key\": \"value\"}"),
@@ -15112,6 +15177,7 @@ async fn update_product_option_template(
     request = request.template_id(a.template_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_PRODUCT_OPTION_TEMPLATE,
         required: &[("details", "--details-json")],
         shapes: &[
             ("translations", "{\"key\": \"value\"}"),
@@ -15229,6 +15295,7 @@ async fn update_brand(ctx: &Ctx, a: UpdateBrandArgs) -> Result<(), CliError> {
     request = request.brand_id(a.brand_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_BRAND,
         required: &[
             ("name", "--name"),
             ("logo", "--logo"),
@@ -15308,6 +15375,7 @@ async fn update_category(ctx: &Ctx, a: UpdateCategoryArgs) -> Result<(), CliErro
     request = request.category_id(a.category_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_CATEGORY,
         required: &[("name", "--name")],
         shapes: &[
             ("show_in", "{\"app\": true}"),
@@ -15375,6 +15443,7 @@ async fn update_language(ctx: &Ctx, a: UpdateLanguageArgs) -> Result<(), CliErro
     request = request.locale(a.locale);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_LANGUAGE,
         required: &[],
         shapes: &[],
         flags: &[("status", "--status"), ("sort_order", "--sort-order")],
@@ -15402,6 +15471,7 @@ async fn activate_currencies(
     let mut request = ctx.admin.activate_currencies();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_ACTIVATE_CURRENCIES,
         required: &[],
         shapes: &[("currencies", "[{\"code\": \"text\", \"status\": true}]")],
         flags: &[("currencies", "--currencies-json")],
@@ -15453,6 +15523,7 @@ async fn create_tax(ctx: &Ctx, a: CreateTaxArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_tax();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_TAX,
         required: &[("tax", "--tax")],
         shapes: &[],
         flags: &[("tax", "--tax"), ("country_id", "--country-id")],
@@ -15479,6 +15550,7 @@ async fn update_tax(ctx: &Ctx, a: UpdateTaxArgs) -> Result<(), CliError> {
     request = request.tax_id(a.tax_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_TAX,
         required: &[("tax", "--tax")],
         shapes: &[],
         flags: &[("tax", "--tax"), ("country_id", "--country-id")],
@@ -15549,6 +15621,7 @@ async fn update_default_shipping_route(
     let mut request = ctx.admin.update_default_shipping_route();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_DEFAULT_SHIPPING_ROUTE,
         required: &[],
         shapes: &[
             ("companies", "[{\"id\": 1, \"capacity\": 1, \"priority\": 1}]"),
@@ -15591,6 +15664,7 @@ async fn create_shipping_zone(
     let mut request = ctx.admin.create_shipping_zone();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_SHIPPING_ZONE,
         required: &[("company", "--company")],
         shapes: &[
             (
@@ -15625,6 +15699,7 @@ async fn update_shipping_zone(
     request = request.zone_id(a.zone_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_SHIPPING_ZONE,
         required: &[("company", "--company")],
         shapes: &[
             (
@@ -15681,6 +15756,7 @@ async fn create_branch(ctx: &Ctx, a: CreateBranchArgs) -> Result<(), CliError> {
     let mut request = ctx.admin.create_branch();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_BRANCH,
         required: &[
             ("name", "--name"),
             ("type", "--type"),
@@ -15745,6 +15821,7 @@ async fn update_branch(ctx: &Ctx, a: UpdateBranchArgs) -> Result<(), CliError> {
     request = request.branch_id(a.branch_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_BRANCH,
         required: &[],
         shapes: &[
             (
@@ -15805,6 +15882,7 @@ async fn create_branch_allocation(
     let mut request = ctx.admin.create_branch_allocation();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_BRANCH_ALLOCATION,
         required: &[
             ("priority", "--priority"),
             ("rules", "--rules-json"),
@@ -15846,6 +15924,7 @@ async fn update_branch_allocation_settings(
     let mut request = ctx.admin.update_branch_allocation_settings();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_BRANCH_ALLOCATION_SETTINGS,
         required: &[
             ("scope_id", "--scope-id"),
             ("strategy", "--strategy"),
@@ -15886,6 +15965,7 @@ async fn update_branch_allocation(
     request = request.allocation_id(a.allocation_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_BRANCH_ALLOCATION,
         required: &[],
         shapes: &[
             (
@@ -15942,6 +16022,7 @@ async fn create_branch_delivery_zone(
     let mut request = ctx.admin.create_branch_delivery_zone();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_BRANCH_DELIVERY_ZONE,
         required: &[
             ("status", "--status"),
             ("branch_id", "--branch-id"),
@@ -15987,6 +16068,7 @@ async fn update_branch_delivery_zone(
     request = request.zone_id(a.zone_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_BRANCH_DELIVERY_ZONE,
         required: &[],
         shapes: &[
             (
@@ -16040,6 +16122,7 @@ async fn update_order(ctx: &Ctx, a: UpdateOrderArgs) -> Result<(), CliError> {
     request = request.order_id(a.order_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_ORDER,
         required: &[],
         shapes: &[
             (
@@ -16091,6 +16174,7 @@ async fn duplicate_order(ctx: &Ctx, a: DuplicateOrderArgs) -> Result<(), CliErro
     let mut request = ctx.admin.duplicate_order();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_DUPLICATE_ORDER,
         required: &[("order_id", "ORDER_ID")],
         shapes: &[],
         flags: &[("order_id", "ORDER_ID")],
@@ -16110,6 +16194,7 @@ async fn run_order_actions(ctx: &Ctx, a: RunOrderActionsArgs) -> Result<(), CliE
     let mut request = ctx.admin.run_order_actions();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_RUN_ORDER_ACTIONS,
         required: &[("operations", "--operations-json"), ("filters", "--filters-json")],
         shapes: &[
             (
@@ -16139,6 +16224,7 @@ async fn relocate_order_inventory(
     request = request.order_id(a.order_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_RELOCATE_ORDER_INVENTORY,
         required: &[("source", "--source"), ("destination", "--destination")],
         shapes: &[("items", "[{\"id\": 1, \"quantity\": 1}]")],
         flags: &[
@@ -16168,6 +16254,7 @@ async fn create_order_item(ctx: &Ctx, a: CreateOrderItemArgs) -> Result<(), CliE
     let mut request = ctx.admin.create_order_item();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_ORDER_ITEM,
         required: &[("order_id", "--order-id")],
         shapes: &[("options", "[{\"id\": 1, \"value\": [...]}]")],
         flags: &[
@@ -16200,6 +16287,7 @@ async fn update_order_item(ctx: &Ctx, a: UpdateOrderItemArgs) -> Result<(), CliE
     request = request.item_id(a.item_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_ORDER_ITEM,
         required: &[],
         shapes: &[("options", "[{\"id\": 1, \"value\": [...]}]")],
         flags: &[
@@ -16236,6 +16324,7 @@ async fn change_order_status(
     request = request.order_id(a.order_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CHANGE_ORDER_STATUS,
         required: &[],
         shapes: &[],
         flags: &[
@@ -16270,6 +16359,7 @@ async fn update_order_status(
     request = request.status_id(a.status_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_ORDER_STATUS,
         required: &[],
         shapes: &[],
         flags: &[
@@ -16308,6 +16398,7 @@ async fn sort_order_statuses(
     let mut request = ctx.admin.sort_order_statuses();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_SORT_ORDER_STATUSES,
         required: &[],
         shapes: &[],
         flags: &[],
@@ -16339,6 +16430,7 @@ async fn create_order_history(
     request = request.order_id(a.order_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_ORDER_HISTORY,
         required: &[("note", "--note")],
         shapes: &[],
         flags: &[("note", "--note")],
@@ -16365,6 +16457,7 @@ async fn create_order_option(
     let mut request = ctx.admin.create_order_option();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_ORDER_OPTION,
         required: &[("name", "--name"), ("type", "--type")],
         shapes: &[
             (
@@ -16415,6 +16508,7 @@ async fn update_order_option(
     request = request.option_id(a.option_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_ORDER_OPTION,
         required: &[],
         shapes: &[
             ("categories", "[{\"id\": 1, \"name\": \"text\"}]"),
@@ -16489,6 +16583,7 @@ async fn create_order_invoice(
     let mut request = ctx.admin.create_order_invoice();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_ORDER_INVOICE,
         required: &[
             ("order_id", "ORDER_ID"),
             ("type", "--type"),
@@ -16575,6 +16670,7 @@ async fn create_order_assignment_rule(
     let mut request = ctx.admin.create_order_assignment_rule();
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_CREATE_ORDER_ASSIGNMENT_RULE,
         required: &[],
         shapes: &[("rules", "[{\"entity\": \"text\", \"value\": \"text\"}]")],
         flags: &[("user_id", "--user-id"), ("rules", "--rules-json")],
@@ -16598,6 +16694,7 @@ async fn update_order_assignment_rule(
     request = request.rule_id(a.rule_id);
     let extra = ::serde_json::Map::new();
     const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+        fields: BODY_UPDATE_ORDER_ASSIGNMENT_RULE,
         required: &[],
         shapes: &[],
         flags: &[],
@@ -16647,6 +16744,38 @@ impl Record for types::AbandonedCart {
         "coupon",
         "items",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "age_in_minutes",
+        "checkout_url",
+        "coupon.amount.amount",
+        "coupon.amount.currency",
+        "coupon.code",
+        "coupon.created_at",
+        "coupon.expiry_date",
+        "coupon.id",
+        "coupon.minimum_amount.amount",
+        "coupon.minimum_amount.currency",
+        "coupon.status",
+        "coupon.type",
+        "created_at",
+        "customer.avatar",
+        "customer.city",
+        "customer.country",
+        "customer.email",
+        "customer.id",
+        "customer.mobile",
+        "customer.name",
+        "items",
+        "status",
+        "subtotal.amount",
+        "subtotal.currency",
+        "total.amount",
+        "total.currency",
+        "total_discount.amount",
+        "total_discount.currency",
+        "updated_at",
+    ];
 }
 impl Record for types::Advertisement {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16664,6 +16793,19 @@ impl Record for types::Advertisement {
         "style",
         "expire_date",
         "pages",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "description",
+        "expire_date",
+        "pages",
+        "style.background_color",
+        "style.font_color",
+        "style.icon",
+        "title",
+        "type.id",
+        "type.link",
+        "type.name",
     ];
 }
 impl Record for types::Affiliate {
@@ -16690,6 +16832,28 @@ impl Record for types::Affiliate {
         "hide_total_stats",
         "statistics",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "apply_to",
+        "commission.minimum_apply",
+        "commission.type",
+        "commission.value",
+        "discount.type",
+        "discount.value",
+        "end_date",
+        "hide_total_stats",
+        "scopes",
+        "start_date",
+        "statistics.orders_count",
+        "statistics.profit.amount",
+        "statistics.profit.currency",
+        "statistics.sales.amount",
+        "statistics.sales.currency",
+        "statistics.visits",
+        "status",
+        "title",
+        "type",
+    ];
 }
 impl Record for types::AffiliateLink {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16703,6 +16867,19 @@ impl Record for types::AffiliateLink {
         "marketer",
         "link",
         "statistics",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "link",
+        "marketer.id",
+        "marketer.name",
+        "statistics.orders_count",
+        "statistics.profit.amount",
+        "statistics.profit.currency",
+        "statistics.sales.amount",
+        "statistics.sales.currency",
+        "statistics.visits",
+        "status",
     ];
 }
 impl Record for types::AvailableCurrency {
@@ -16723,6 +16900,15 @@ impl Record for types::AvailableCurrency {
         "currency_code",
         "currency_name_en",
         "currency_name_ar",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "country_code",
+        "country_name_ar",
+        "country_name_en",
+        "currency_code",
+        "currency_name_ar",
+        "currency_name_en",
     ];
 }
 impl Record for types::Branch {
@@ -16759,6 +16945,40 @@ impl Record for types::Branch {
         "country",
         "city",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "additional_number",
+        "address_description",
+        "building_number",
+        "city.country_id",
+        "city.id",
+        "city.name",
+        "city.name_en",
+        "closest_time.from",
+        "closest_time.to",
+        "cod_cost",
+        "contacts.phone",
+        "contacts.telephone",
+        "contacts.whatsapp",
+        "country.code",
+        "country.id",
+        "country.mobile_code",
+        "country.name",
+        "country.name_en",
+        "is_cod_available",
+        "is_default",
+        "is_open",
+        "local",
+        "location.lat",
+        "location.lng",
+        "name",
+        "postal_code",
+        "preparation_time",
+        "status",
+        "street",
+        "type",
+        "working_hours",
+    ];
 }
 impl Record for types::BranchAllocation {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16775,6 +16995,17 @@ impl Record for types::BranchAllocation {
         "rules",
         "action",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "action.branch_ids",
+        "action.single_branch_only",
+        "action.strategy",
+        "action.type",
+        "company_id",
+        "name",
+        "priority",
+        "rules",
+    ];
 }
 impl Record for types::BranchAllocationSettings {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16782,6 +17013,7 @@ impl Record for types::BranchAllocationSettings {
         ("SCOPE ID", "/scope_id"),
     ];
     const FIELDS: &'static [&'static str] = &["strategy", "scope_id"];
+    const CSV_COLUMNS: &'static [&'static str] = &["scope_id", "strategy"];
 }
 impl Record for types::BranchDeliveryZone {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16789,6 +17021,16 @@ impl Record for types::BranchDeliveryZone {
         ("BRANCH ID", "/branch_id"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "branch_id", "status", "rules"];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "branch_id",
+        "rules.coverage.coordinates",
+        "rules.coverage.enabled",
+        "rules.coverage.method",
+        "rules.coverage.radius_meters",
+        "rules.working_hours",
+        "status",
+    ];
 }
 impl Record for types::Brand {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16812,6 +17054,22 @@ impl Record for types::Brand {
         "en_char",
         "channels",
         "metadata",
+        "translations",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "ar_char",
+        "banner",
+        "channels",
+        "description",
+        "en_char",
+        "label",
+        "logo",
+        "metadata.description",
+        "metadata.title",
+        "metadata.url",
+        "name",
+        "status",
         "translations",
     ];
 }
@@ -16841,6 +17099,29 @@ impl Record for types::Category {
         "translations",
         "items",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "has_hidden_products",
+        "image",
+        "items",
+        "metadata.description",
+        "metadata.title",
+        "metadata.url",
+        "name",
+        "parent_id",
+        "show_in.app",
+        "show_in.salla_points",
+        "sort_order",
+        "status",
+        "sub_categories",
+        "translations",
+        "update_at",
+        "urls.admin",
+        "urls.checkout",
+        "urls.customer",
+        "urls.digital_content",
+        "urls.rating",
+    ];
 }
 impl Record for types::CategoryChild {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16855,6 +17136,17 @@ impl Record for types::CategoryChild {
         "sort_order",
         "items",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "items",
+        "name",
+        "sort_order",
+        "urls.admin",
+        "urls.checkout",
+        "urls.customer",
+        "urls.digital_content",
+        "urls.rating",
+    ];
 }
 impl Record for types::CategoryProduct {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16863,6 +17155,7 @@ impl Record for types::CategoryProduct {
         ("SORT", "/sort"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "name", "image", "sort"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "image", "name", "sort"];
 }
 impl Record for types::City {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16871,6 +17164,7 @@ impl Record for types::City {
         ("NAME EN", "/name_en"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "name", "name_en"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "name", "name_en"];
 }
 impl Record for types::Country {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16886,6 +17180,13 @@ impl Record for types::Country {
         "name_en",
         "code",
         "mobile_code",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "code",
+        "mobile_code",
+        "name",
+        "name_en",
     ];
 }
 impl Record for types::Coupon {
@@ -16948,6 +17249,62 @@ impl Record for types::Coupon {
         "marketing_url",
         "marketing_statistics_url",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "amount.amount",
+        "amount.currency",
+        "applied_in",
+        "beneficiary_domain",
+        "code",
+        "created_at",
+        "exclude_brands_ids",
+        "exclude_category_ids",
+        "exclude_customer_group_ids",
+        "exclude_product_ids",
+        "exclude_shipping_ids",
+        "expiry_date",
+        "free_shipping",
+        "group_coupon_suffix",
+        "group_coupons",
+        "group_coupons_count",
+        "group_name",
+        "include_category_ids",
+        "include_customer_group_ids",
+        "include_customer_ids",
+        "include_payment_methods",
+        "include_product_ids",
+        "is_apply_with_offer",
+        "is_group",
+        "is_sale_products_exclude",
+        "marketing_active",
+        "marketing_amount.amount",
+        "marketing_amount.currency",
+        "marketing_email",
+        "marketing_hide_total_sales",
+        "marketing_info",
+        "marketing_maximum_amount",
+        "marketing_name",
+        "marketing_show_maximum_amount",
+        "marketing_statistics_url",
+        "marketing_type",
+        "marketing_url",
+        "marketing_visits_count",
+        "maximum_amount.amount",
+        "maximum_amount.currency",
+        "minimum_amount.amount",
+        "minimum_amount.currency",
+        "show_maximum_amount",
+        "start_date",
+        "statistics.coupon_sales.amount",
+        "statistics.coupon_sales.currency",
+        "statistics.num_of_customers",
+        "statistics.num_of_usage",
+        "status",
+        "type",
+        "updated_at",
+        "usage_limit",
+        "usage_limit_per_user",
+    ];
 }
 impl Record for types::CouponCode {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16955,6 +17312,7 @@ impl Record for types::CouponCode {
         ("CODE", "/code"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "code"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "code"];
 }
 impl Record for types::Currency {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -16964,6 +17322,7 @@ impl Record for types::Currency {
         ("SYMBOL", "/symbol"),
     ];
     const FIELDS: &'static [&'static str] = &["name", "code", "symbol", "status"];
+    const CSV_COLUMNS: &'static [&'static str] = &["code", "name", "status", "symbol"];
 }
 impl Record for types::Customer {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17013,6 +17372,47 @@ impl Record for types::Customer {
         "latest_purchase",
         "abandoned_carts_items",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "abandoned_carts_items",
+        "avatar",
+        "birthday",
+        "block_reason",
+        "city",
+        "country",
+        "country_code",
+        "country_id",
+        "currency",
+        "current_store_customer",
+        "custom_fields",
+        "email",
+        "first_name",
+        "gender",
+        "groups",
+        "is_blocked",
+        "is_inactive",
+        "is_notifications_enabled",
+        "is_orders_rated",
+        "is_whitelisted",
+        "last_name",
+        "latest_purchase",
+        "location",
+        "mobile",
+        "mobile_code",
+        "orders_amount",
+        "orders_average",
+        "orders_cancel",
+        "orders_cancel_ratio",
+        "orders_complete_ratio",
+        "orders_count",
+        "total_points",
+        "updated_at",
+        "urls.admin",
+        "urls.checkout",
+        "urls.customer",
+        "urls.digital_content",
+        "urls.rating",
+    ];
 }
 impl Record for types::CustomerGroup {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17020,6 +17420,13 @@ impl Record for types::CustomerGroup {
         ("NAME", "/name"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "name", "conditions", "features"];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "conditions",
+        "features.payment_method",
+        "features.shipping",
+        "name",
+    ];
 }
 impl Record for types::CustomerWalletTransaction {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17028,6 +17435,14 @@ impl Record for types::CustomerWalletTransaction {
         ("AMOUNT", "/amount"),
     ];
     const FIELDS: &'static [&'static str] = &["status", "amount", "date", "wallet"];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "amount",
+        "date",
+        "status",
+        "wallet.balance",
+        "wallet.created_at",
+        "wallet.id",
+    ];
 }
 impl Record for types::District {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17036,6 +17451,7 @@ impl Record for types::District {
         ("NAME EN", "/name_en"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "name", "name_en"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "name", "name_en"];
 }
 impl Record for types::DnsRecord {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17051,6 +17467,13 @@ impl Record for types::DnsRecord {
         "name",
         "content",
         "priority",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "content",
+        "name",
+        "priority",
+        "type",
     ];
 }
 impl Record for types::Employee {
@@ -17072,6 +17495,15 @@ impl Record for types::Employee {
         "role",
         "status",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "email",
+        "mobile",
+        "mobile_code",
+        "name",
+        "role",
+        "status",
+    ];
 }
 impl Record for types::ExportColumn {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17081,10 +17513,12 @@ impl Record for types::ExportColumn {
         ("TABLE", "/table"),
     ];
     const FIELDS: &'static [&'static str] = &["title", "name", "section", "table"];
+    const CSV_COLUMNS: &'static [&'static str] = &["name", "section", "table", "title"];
 }
 impl Record for types::ExportJob {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[("MESSAGE", "/message")];
     const FIELDS: &'static [&'static str] = &["message"];
+    const CSV_COLUMNS: &'static [&'static str] = &["message"];
 }
 impl Record for types::ExportLog {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17095,6 +17529,13 @@ impl Record for types::ExportLog {
     ];
     const KEY_COLUMN: Option<&'static str> = Some("/url");
     const FIELDS: &'static [&'static str] = &["type", "user", "created_at", "url"];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "created_at",
+        "type",
+        "url",
+        "user.id",
+        "user.name",
+    ];
 }
 impl Record for types::ExportTemplate {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17102,6 +17543,7 @@ impl Record for types::ExportTemplate {
         ("NAME", "/name"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "name", "columns"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "columns", "name"];
 }
 impl Record for types::Language {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17121,6 +17563,16 @@ impl Record for types::Language {
         "iso_code",
         "country_code",
         "sort_order",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "country_code",
+        "flag",
+        "iso_code",
+        "name",
+        "rtl",
+        "sort_order",
+        "status",
     ];
 }
 impl Record for types::LoyaltyPointEntry {
@@ -17144,6 +17596,16 @@ impl Record for types::LoyaltyPointEntry {
         "order_id",
         "reference_id",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "created_at",
+        "expiry_date",
+        "name",
+        "order_id",
+        "points",
+        "reference_id",
+        "status",
+        "used_points",
+    ];
 }
 impl Record for types::MessageResult {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17151,6 +17613,7 @@ impl Record for types::MessageResult {
         ("CODE", "/code"),
     ];
     const FIELDS: &'static [&'static str] = &["message", "code"];
+    const CSV_COLUMNS: &'static [&'static str] = &["code", "message"];
 }
 impl Record for types::Order {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17181,6 +17644,55 @@ impl Record for types::Order {
         "items",
         "customer",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "can_cancel",
+        "can_reorder",
+        "customer.avatar",
+        "customer.birthday",
+        "customer.city",
+        "customer.country",
+        "customer.country_code",
+        "customer.currency",
+        "customer.email",
+        "customer.first_name",
+        "customer.gender",
+        "customer.groups",
+        "customer.id",
+        "customer.last_name",
+        "customer.location",
+        "customer.mobile",
+        "customer.mobile_code",
+        "customer.updated_at",
+        "customer.urls.admin",
+        "customer.urls.checkout",
+        "customer.urls.customer",
+        "customer.urls.digital_content",
+        "customer.urls.rating",
+        "date",
+        "draft",
+        "exchange_rate.base_currency",
+        "exchange_rate.exchange_currency",
+        "exchange_rate.rate",
+        "features.digitalable",
+        "features.has_suspicious_alert",
+        "features.multiple_shipments_supported",
+        "features.order_type_price_quote",
+        "features.shippable",
+        "is_pending_payment",
+        "items",
+        "payment_method",
+        "pending_payment_ends_at",
+        "read",
+        "reference_id",
+        "status.customized.id",
+        "status.customized.name",
+        "status.id",
+        "status.name",
+        "status.slug",
+        "total.amount",
+        "total.currency",
+    ];
 }
 impl Record for types::OrderActionResult {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17195,6 +17707,12 @@ impl Record for types::OrderActionResult {
         "status",
         "message",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "action_name",
+        "message",
+        "operation_id",
+        "status",
+    ];
 }
 impl Record for types::OrderAssignedEmployee {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17202,6 +17720,7 @@ impl Record for types::OrderAssignedEmployee {
         ("NAME", "/name"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "name", "avatar"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "avatar", "name"];
 }
 impl Record for types::OrderAssignmentRule {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17209,6 +17728,7 @@ impl Record for types::OrderAssignmentRule {
         ("USER ID", "/user_id"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "user_id", "rules"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "rules", "user_id"];
 }
 impl Record for types::OrderDetails {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17264,6 +17784,179 @@ impl Record for types::OrderDetails {
         "store",
         "product_reservations",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "actions.cancellable",
+        "actions.payable",
+        "actions.reorderable",
+        "amounts.cash_on_delivery.amount",
+        "amounts.cash_on_delivery.currency",
+        "amounts.discounts",
+        "amounts.shipping_cost.amount",
+        "amounts.shipping_cost.currency",
+        "amounts.sub_total.amount",
+        "amounts.sub_total.currency",
+        "amounts.tax.amount",
+        "amounts.tax.percent",
+        "amounts.total.amount",
+        "amounts.total.currency",
+        "bank.account_name",
+        "bank.account_number",
+        "bank.bank_id",
+        "bank.bank_name",
+        "bank.iban_number",
+        "bank.id",
+        "bank.status",
+        "can_cancel",
+        "can_reorder",
+        "cart_reference_id",
+        "checkout_id",
+        "checkout_url",
+        "currency",
+        "customer.avatar",
+        "customer.birthday",
+        "customer.city",
+        "customer.country",
+        "customer.country_code",
+        "customer.currency",
+        "customer.email",
+        "customer.first_name",
+        "customer.gender",
+        "customer.groups",
+        "customer.id",
+        "customer.last_name",
+        "customer.location",
+        "customer.mobile",
+        "customer.mobile_code",
+        "customer.updated_at",
+        "customer.urls.admin",
+        "customer.urls.checkout",
+        "customer.urls.customer",
+        "customer.urls.digital_content",
+        "customer.urls.rating",
+        "date",
+        "draft",
+        "exchange_rate.base_currency",
+        "exchange_rate.exchange_currency",
+        "exchange_rate.rate",
+        "features.digitalable",
+        "features.has_suspicious_alert",
+        "features.multiple_shipments_supported",
+        "features.order_type_price_quote",
+        "features.shippable",
+        "is_pending_payment",
+        "is_price_quote",
+        "items",
+        "payment_method",
+        "pending_payment_ends_at",
+        "pending_payment_start_at",
+        "pickup_branch.additional_number",
+        "pickup_branch.address_description",
+        "pickup_branch.building_number",
+        "pickup_branch.city.country_id",
+        "pickup_branch.city.id",
+        "pickup_branch.city.name",
+        "pickup_branch.city.name_en",
+        "pickup_branch.closest_time.from",
+        "pickup_branch.closest_time.to",
+        "pickup_branch.cod_cost",
+        "pickup_branch.contacts.phone",
+        "pickup_branch.contacts.telephone",
+        "pickup_branch.contacts.whatsapp",
+        "pickup_branch.country.code",
+        "pickup_branch.country.id",
+        "pickup_branch.country.mobile_code",
+        "pickup_branch.country.name",
+        "pickup_branch.country.name_en",
+        "pickup_branch.id",
+        "pickup_branch.is_cod_available",
+        "pickup_branch.is_default",
+        "pickup_branch.is_open",
+        "pickup_branch.local",
+        "pickup_branch.location.lat",
+        "pickup_branch.location.lng",
+        "pickup_branch.name",
+        "pickup_branch.postal_code",
+        "pickup_branch.preparation_time",
+        "pickup_branch.status",
+        "pickup_branch.street",
+        "pickup_branch.type",
+        "pickup_branch.working_hours",
+        "product_reservations",
+        "rating_link",
+        "read",
+        "receipt_image",
+        "receiver.email",
+        "receiver.name",
+        "receiver.phone",
+        "reference_id",
+        "shipment_branch",
+        "shipments",
+        "shipping.address.block",
+        "shipping.address.city",
+        "shipping.address.country",
+        "shipping.address.country_code",
+        "shipping.address.geo_coordinates",
+        "shipping.address.postal_code",
+        "shipping.address.shipping_address",
+        "shipping.address.street_number",
+        "shipping.app_id",
+        "shipping.branch_id",
+        "shipping.company",
+        "shipping.id",
+        "shipping.logo",
+        "shipping.pickup_address.block",
+        "shipping.pickup_address.city",
+        "shipping.pickup_address.country",
+        "shipping.pickup_address.country_code",
+        "shipping.pickup_address.geo_coordinates",
+        "shipping.pickup_address.postal_code",
+        "shipping.pickup_address.shipping_address",
+        "shipping.pickup_address.street_number",
+        "shipping.policy_options",
+        "shipping.receiver.email",
+        "shipping.receiver.name",
+        "shipping.receiver.phone",
+        "shipping.shipment.id",
+        "shipping.shipment.label",
+        "shipping.shipment.pickup_id",
+        "shipping.shipment.tracking_link",
+        "shipping.shipment_reference",
+        "shipping.shipper.company_name",
+        "shipping.shipper.email",
+        "shipping.shipper.name",
+        "shipping.shipper.phone",
+        "shipping.shipping_details_id",
+        "show_weight",
+        "source",
+        "source_details.device",
+        "source_details.ip",
+        "source_details.type",
+        "source_details.user-agent",
+        "source_details.value",
+        "source_device",
+        "status.customized.id",
+        "status.customized.name",
+        "status.id",
+        "status.name",
+        "status.slug",
+        "store.avatar",
+        "store.id",
+        "store.name.ar",
+        "store.name.en",
+        "store.store_id",
+        "store.user_email",
+        "store.user_id",
+        "store.username",
+        "tags",
+        "total_weight",
+        "updated_at",
+        "urls.admin",
+        "urls.checkout",
+        "urls.customer",
+        "urls.digital_content",
+        "urls.rating",
+    ];
 }
 impl Record for types::OrderDraft {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17271,6 +17964,7 @@ impl Record for types::OrderDraft {
         ("REFERENCE ID", "/reference_id"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "reference_id"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "reference_id"];
 }
 impl Record for types::OrderHistory {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17290,6 +17984,23 @@ impl Record for types::OrderHistory {
         "created_by",
         "type",
         "customized",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "created_at",
+        "created_by.avatar",
+        "created_by.id",
+        "created_by.name",
+        "customized.id",
+        "customized.name",
+        "customized.original.id",
+        "customized.original.name",
+        "customized.parent",
+        "customized.slug",
+        "customized.type",
+        "note",
+        "status",
+        "type",
     ];
 }
 impl Record for types::OrderInvoice {
@@ -17322,11 +18033,45 @@ impl Record for types::OrderInvoice {
         "total",
         "items",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "cod_cost.amount",
+        "cod_cost.currency",
+        "cod_cost.taxable",
+        "date",
+        "discount.amount",
+        "discount.currency",
+        "discount.taxable",
+        "invoice_number",
+        "invoice_reference_id",
+        "items",
+        "order_id",
+        "payment_method",
+        "qr_code",
+        "shipping_cost.amount",
+        "shipping_cost.currency",
+        "shipping_cost.taxable",
+        "sub_total.amount",
+        "sub_total.currency",
+        "sub_total.taxable",
+        "subtotal.amount",
+        "subtotal.currency",
+        "subtotal.taxable",
+        "tax.amount.amount",
+        "tax.amount.currency",
+        "tax.percent",
+        "total.amount",
+        "total.currency",
+        "total.taxable",
+        "type",
+        "uuid",
+    ];
 }
 impl Record for types::OrderInvoiceLink {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[("URL", "/url")];
     const KEY_COLUMN: Option<&'static str> = Some("/url");
     const FIELDS: &'static [&'static str] = &["url"];
+    const CSV_COLUMNS: &'static [&'static str] = &["url"];
 }
 impl Record for types::OrderLineItem {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17363,6 +18108,62 @@ impl Record for types::OrderLineItem {
         "product_reservations",
         "branches_quantity",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "amounts.price_without_tax.amount",
+        "amounts.price_without_tax.currency",
+        "amounts.tax.amount",
+        "amounts.tax.percent",
+        "amounts.total.amount",
+        "amounts.total.currency",
+        "amounts.total_discount.amount",
+        "amounts.total_discount.currency",
+        "branches_quantity",
+        "codes",
+        "currency",
+        "files",
+        "gtin",
+        "images",
+        "mpn",
+        "name",
+        "notes",
+        "options",
+        "product.calories",
+        "product.currency",
+        "product.description",
+        "product.favorite",
+        "product.features",
+        "product.gtin",
+        "product.has_special_price",
+        "product.id",
+        "product.is_available",
+        "product.mpn",
+        "product.name",
+        "product.price.amount",
+        "product.price.currency",
+        "product.promotion.sub_title",
+        "product.promotion.title",
+        "product.quantity",
+        "product.regular_price.amount",
+        "product.regular_price.currency",
+        "product.sale_price.amount",
+        "product.sale_price.currency",
+        "product.sku",
+        "product.starting_price",
+        "product.status",
+        "product.thumbnail",
+        "product.type",
+        "product.url",
+        "product_reservations",
+        "product_thumbnail",
+        "product_type",
+        "quantity",
+        "reservations",
+        "sku",
+        "weight",
+        "weight_label",
+        "weight_type",
+    ];
 }
 impl Record for types::OrderOption {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17394,6 +18195,34 @@ impl Record for types::OrderOption {
         "session_duration",
         "session_gap",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "booking_details.availabilities",
+        "booking_details.id",
+        "booking_details.location",
+        "booking_details.maximum_quantity_per_order",
+        "booking_details.overrides",
+        "booking_details.sessions_count",
+        "booking_details.time_strict",
+        "booking_details.time_strict_type",
+        "booking_details.time_strict_value",
+        "booking_details.type",
+        "categories",
+        "currency",
+        "description",
+        "is_multi_choice",
+        "is_required",
+        "length",
+        "name",
+        "options",
+        "price",
+        "reference_id",
+        "selected_products",
+        "session_duration",
+        "session_gap",
+        "status",
+        "type",
+    ];
 }
 impl Record for types::OrderStatus {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17420,6 +18249,22 @@ impl Record for types::OrderStatus {
         "original",
         "children",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "children",
+        "color",
+        "icon",
+        "is_active",
+        "message",
+        "name",
+        "original.id",
+        "original.name",
+        "parent.id",
+        "parent.name",
+        "slug",
+        "sort",
+        "type",
+    ];
 }
 impl Record for types::PaymentBank {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17434,6 +18279,12 @@ impl Record for types::PaymentBank {
         "account_name",
         "status",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "account_name",
+        "bank_name",
+        "status",
+    ];
 }
 impl Record for types::PaymentMethod {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17442,6 +18293,7 @@ impl Record for types::PaymentMethod {
         ("SLUG", "/slug"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "slug", "name"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "name", "slug"];
 }
 impl Record for types::Product {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17508,6 +18360,72 @@ impl Record for types::Product {
         "options",
         "skus",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "allow_attachments",
+        "calories",
+        "channels",
+        "cost_price",
+        "customized_sku_quantity",
+        "description",
+        "enable_upload_image",
+        "gtin",
+        "hide_quantity",
+        "images",
+        "is_available",
+        "is_pinned",
+        "main_image",
+        "managed_by_branches",
+        "max_items_per_user",
+        "maximum_quantity_per_order",
+        "metadata.description",
+        "metadata.title",
+        "metadata.url",
+        "mpn",
+        "name",
+        "notify_quantity",
+        "options",
+        "pinned_date",
+        "pre_tax_price.amount",
+        "pre_tax_price.currency",
+        "price.amount",
+        "price.currency",
+        "promotion.sub_title",
+        "promotion.title",
+        "quantity",
+        "rating.count",
+        "rating.rate",
+        "rating.total",
+        "regular_price.amount",
+        "regular_price.currency",
+        "require_shipping",
+        "sale_end",
+        "sale_price.amount",
+        "sale_price.currency",
+        "services_blocks.installments",
+        "short_link_code",
+        "show_in_app",
+        "sku",
+        "skus",
+        "sold_quantity",
+        "sort",
+        "status",
+        "tax.amount",
+        "tax.currency",
+        "taxed_price.amount",
+        "taxed_price.currency",
+        "thumbnail",
+        "type",
+        "unlimited_quantity",
+        "updated_at",
+        "url",
+        "urls.admin",
+        "urls.customer",
+        "views",
+        "weight",
+        "weight_type",
+        "with_tax",
+    ];
 }
 impl Record for types::ProductBulkActionResult {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17516,6 +18434,11 @@ impl Record for types::ProductBulkActionResult {
         ("OPERATION ID", "/operation_id"),
     ];
     const FIELDS: &'static [&'static str] = &["operation_id", "action_name", "status"];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "action_name",
+        "operation_id",
+        "status",
+    ];
 }
 impl Record for types::ProductDetails {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17586,6 +18509,76 @@ impl Record for types::ProductDetails {
         "tags",
         "digital_files",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "allow_attachments",
+        "calories",
+        "categories",
+        "channels",
+        "cost_price",
+        "customized_sku_quantity",
+        "description",
+        "digital_files",
+        "enable_upload_image",
+        "gtin",
+        "hide_quantity",
+        "images",
+        "is_available",
+        "is_pinned",
+        "main_image",
+        "managed_by_branches",
+        "max_items_per_user",
+        "maximum_quantity_per_order",
+        "metadata.description",
+        "metadata.title",
+        "metadata.url",
+        "mpn",
+        "name",
+        "notify_quantity",
+        "options",
+        "pinned_date",
+        "pre_tax_price.amount",
+        "pre_tax_price.currency",
+        "price.amount",
+        "price.currency",
+        "promotion.sub_title",
+        "promotion.title",
+        "quantity",
+        "rating.count",
+        "rating.rate",
+        "rating.total",
+        "regular_price.amount",
+        "regular_price.currency",
+        "require_shipping",
+        "sale_end",
+        "sale_price.amount",
+        "sale_price.currency",
+        "scoped_prices",
+        "services_blocks.installments",
+        "short_link_code",
+        "show_in_app",
+        "sku",
+        "skus",
+        "sold_quantity",
+        "sort",
+        "status",
+        "tags",
+        "tax.amount",
+        "tax.currency",
+        "taxed_price.amount",
+        "taxed_price.currency",
+        "thumbnail",
+        "type",
+        "unlimited_quantity",
+        "updated_at",
+        "url",
+        "urls.admin",
+        "urls.customer",
+        "views",
+        "weight",
+        "weight_type",
+        "with_tax",
+    ];
 }
 impl Record for types::ProductDigitalFile {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17594,6 +18587,7 @@ impl Record for types::ProductDigitalFile {
         ("SIZE", "/size"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "name", "url", "size"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "name", "size", "url"];
 }
 impl Record for types::ProductImage {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17610,6 +18604,26 @@ impl Record for types::ProductImage {
         "alt_seo",
         "video_url",
         "type",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "alt_seo",
+        "default",
+        "image.low_resolution.height",
+        "image.low_resolution.url",
+        "image.low_resolution.width",
+        "image.original.height",
+        "image.original.url",
+        "image.original.width",
+        "image.standard_resolution.height",
+        "image.standard_resolution.url",
+        "image.standard_resolution.width",
+        "image.thumbnail.height",
+        "image.thumbnail.url",
+        "image.thumbnail.width",
+        "sort",
+        "type",
+        "video_url",
     ];
 }
 impl Record for types::ProductOption {
@@ -17646,6 +18660,29 @@ impl Record for types::ProductOption {
         "values",
         "skus",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "advance",
+        "associated_with_order_time",
+        "availability_range",
+        "choose_date_time",
+        "description",
+        "display_type",
+        "from_date_time",
+        "name",
+        "not_same_day_order",
+        "required",
+        "skus",
+        "sort",
+        "to_date_time",
+        "translations",
+        "type",
+        "values",
+        "visibility",
+        "visibility_condition_option",
+        "visibility_condition_type",
+        "visibility_condition_value",
+    ];
 }
 impl Record for types::ProductOptionTemplate {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17661,6 +18698,14 @@ impl Record for types::ProductOptionTemplate {
         "display_type",
         "translations",
         "details",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "details",
+        "display_type",
+        "name",
+        "translations",
+        "type",
     ];
 }
 impl Record for types::ProductOptionValue {
@@ -17687,6 +18732,21 @@ impl Record for types::ProductOptionValue {
         "is_default",
         "is_out_of_stock",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "advance",
+        "display_value",
+        "formatted_price",
+        "hashed_display_value",
+        "image_url",
+        "is_default",
+        "is_out_of_stock",
+        "name",
+        "option_id",
+        "price.amount",
+        "price.currency",
+        "translations",
+    ];
 }
 impl Record for types::ProductQuantity {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17708,6 +18768,18 @@ impl Record for types::ProductQuantity {
         "quantity",
         "sold_quantity",
         "price",
+        "unlimited_quantity",
+        "variant",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "image",
+        "name",
+        "price",
+        "quantity",
+        "sku",
+        "sku_id",
+        "sold_quantity",
         "unlimited_quantity",
         "variant",
     ];
@@ -17736,6 +18808,21 @@ impl Record for types::ProductQuantityAudit {
         "reason",
         "user",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "created_at",
+        "image",
+        "name",
+        "new_quantity",
+        "old_quantity",
+        "reason",
+        "sku",
+        "unlimited_quantity",
+        "user.first_name",
+        "user.id",
+        "user.type",
+        "variant",
+    ];
 }
 impl Record for types::ProductQuantityChangeReason {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17743,6 +18830,7 @@ impl Record for types::ProductQuantityChangeReason {
         ("NAME", "/name"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "name"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "name"];
 }
 impl Record for types::ProductTag {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17750,6 +18838,7 @@ impl Record for types::ProductTag {
         ("NAME", "/name"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "name"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "name"];
 }
 impl Record for types::ProductVariant {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17785,6 +18874,33 @@ impl Record for types::ProductVariant {
         "is_user_subscribed_to_sku",
         "is_default",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "barcode",
+        "cost_price.amount",
+        "cost_price.currency",
+        "gtin",
+        "has_special_price",
+        "is_default",
+        "is_user_subscribed_to_sku",
+        "mpn",
+        "notify_low",
+        "price.amount",
+        "price.currency",
+        "regular_price.amount",
+        "regular_price.currency",
+        "related_option_values",
+        "related_options",
+        "sale_price.amount",
+        "sale_price.currency",
+        "sku",
+        "stock_quantity",
+        "unlimited_quantity",
+        "updated_at",
+        "weight",
+        "weight_label",
+        "weight_type",
+    ];
 }
 impl Record for types::Reservation {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17808,6 +18924,17 @@ impl Record for types::Reservation {
         "url",
         "created_at",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "created_at",
+        "end",
+        "seats_count",
+        "start",
+        "title",
+        "type",
+        "url",
+        "weight",
+    ];
 }
 impl Record for types::Review {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17829,6 +18956,22 @@ impl Record for types::Review {
         "created_at",
         "customer",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "content",
+        "created_at",
+        "customer.avatar",
+        "customer.city",
+        "customer.country",
+        "customer.email",
+        "customer.id",
+        "customer.mobile",
+        "customer.name",
+        "is_published",
+        "order_id",
+        "rating",
+        "type",
+    ];
 }
 impl Record for types::SeoSettings {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17845,6 +18988,14 @@ impl Record for types::SeoSettings {
         "friendly_urls_status",
         "refersh_sitemap",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "description",
+        "friendly_urls_status",
+        "keywords",
+        "refersh_sitemap",
+        "title",
+        "url",
+    ];
 }
 impl Record for types::Setting {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17852,6 +19003,7 @@ impl Record for types::Setting {
         ("TYPE", "/type"),
     ];
     const FIELDS: &'static [&'static str] = &["slug", "type", "value"];
+    const CSV_COLUMNS: &'static [&'static str] = &["slug", "type", "value"];
 }
 impl Record for types::Shipment {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17899,6 +19051,100 @@ impl Record for types::Shipment {
         "ship_to",
         "packages",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "billing_account",
+        "cash_on_delivery.amount",
+        "cash_on_delivery.currency",
+        "courier.id",
+        "courier.logo",
+        "courier.name",
+        "courier_id",
+        "courier_logo",
+        "courier_name",
+        "created_at",
+        "description",
+        "external_company_name",
+        "is_international",
+        "label",
+        "meta.app_id",
+        "meta.policy_options",
+        "order_id",
+        "order_reference_id",
+        "packages",
+        "payment_method",
+        "pickup_id",
+        "reference.external_additional_id",
+        "reference.external_id",
+        "remarks",
+        "service_types",
+        "ship_from.additional_number",
+        "ship_from.address_line",
+        "ship_from.block",
+        "ship_from.branch_id",
+        "ship_from.building_number",
+        "ship_from.city",
+        "ship_from.city_id",
+        "ship_from.country",
+        "ship_from.country_code",
+        "ship_from.country_id",
+        "ship_from.email",
+        "ship_from.geo_coordinates.lat",
+        "ship_from.geo_coordinates.latitude",
+        "ship_from.geo_coordinates.lng",
+        "ship_from.geo_coordinates.longitude",
+        "ship_from.latitude",
+        "ship_from.longitude",
+        "ship_from.name",
+        "ship_from.phone",
+        "ship_from.postal_code",
+        "ship_from.region.code",
+        "ship_from.region.id",
+        "ship_from.region.name",
+        "ship_from.short_address",
+        "ship_from.street_number",
+        "ship_from.type",
+        "ship_to.additional_number",
+        "ship_to.address_line",
+        "ship_to.block",
+        "ship_to.branch_id",
+        "ship_to.building_number",
+        "ship_to.city",
+        "ship_to.city_id",
+        "ship_to.country",
+        "ship_to.country_code",
+        "ship_to.country_id",
+        "ship_to.email",
+        "ship_to.geo_coordinates.lat",
+        "ship_to.geo_coordinates.latitude",
+        "ship_to.geo_coordinates.lng",
+        "ship_to.geo_coordinates.longitude",
+        "ship_to.latitude",
+        "ship_to.longitude",
+        "ship_to.name",
+        "ship_to.phone",
+        "ship_to.postal_code",
+        "ship_to.region.code",
+        "ship_to.region.id",
+        "ship_to.region.name",
+        "ship_to.short_address",
+        "ship_to.street_number",
+        "ship_to.type",
+        "shipping_number",
+        "shipping_route.id",
+        "shipping_route.name",
+        "source",
+        "status",
+        "total.amount",
+        "total.currency",
+        "total_weight.unit",
+        "total_weight.units",
+        "total_weight.value",
+        "trackable",
+        "tracking_link",
+        "tracking_number",
+        "type",
+    ];
 }
 impl Record for types::ShipmentTracking {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17928,6 +19174,23 @@ impl Record for types::ShipmentTracking {
         "status",
         "history",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "courier_id",
+        "courier_logo",
+        "courier_name",
+        "history",
+        "label",
+        "order_id",
+        "order_reference_id",
+        "pickup_id",
+        "shipping_number",
+        "status",
+        "trackable",
+        "tracking_link",
+        "tracking_number",
+        "type",
+    ];
 }
 impl Record for types::ShippingCompany {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17942,6 +19205,13 @@ impl Record for types::ShippingCompany {
         "name",
         "app_id",
         "activation_type",
+        "slug",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "activation_type",
+        "app_id",
+        "name",
         "slug",
     ];
 }
@@ -17962,6 +19232,15 @@ impl Record for types::ShippingCompanyOption {
         "description",
         "options",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "description",
+        "format",
+        "label",
+        "name",
+        "options",
+        "required",
+        "type",
+    ];
 }
 impl Record for types::ShippingEstimateRate {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -17979,6 +19258,16 @@ impl Record for types::ShippingEstimateRate {
         "working_days",
         "total",
         "services",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "company_id",
+        "logo",
+        "services",
+        "title",
+        "total.amount",
+        "total.currency",
+        "working_days",
     ];
 }
 impl Record for types::ShippingRoute {
@@ -18002,6 +19291,28 @@ impl Record for types::ShippingRoute {
         "conditions",
         "strategy",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "branded.combinable",
+        "branded.description",
+        "branded.logo_url",
+        "branded.name",
+        "branded.pricing.amount_per_unit",
+        "branded.pricing.cost",
+        "branded.pricing.per_unit",
+        "branded.pricing.type",
+        "branded.pricing.up_to_weight",
+        "companies",
+        "condition_match",
+        "conditions",
+        "name",
+        "priority",
+        "status",
+        "strategy.alternative_companies",
+        "strategy.capacity_level",
+        "strategy.type",
+        "type",
+    ];
 }
 impl Record for types::ShippingRouteSummary {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -18020,6 +19331,15 @@ impl Record for types::ShippingRouteSummary {
         "strategy",
         "combinable",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "combinable",
+        "name",
+        "priority",
+        "status",
+        "strategy",
+        "type",
+    ];
 }
 impl Record for types::ShippingRule {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -18033,6 +19353,13 @@ impl Record for types::ShippingRule {
         "status",
         "shipping_companies_ids",
         "restrictions",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "restrictions",
+        "shipping_companies_ids",
+        "status",
+        "title",
     ];
 }
 impl Record for types::ShippingZone {
@@ -18055,6 +19382,31 @@ impl Record for types::ShippingZone {
         "fees",
         "cash_on_delivery",
         "duration",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "cash_on_delivery.fees",
+        "cash_on_delivery.status",
+        "cities_excluded",
+        "city.id",
+        "city.name",
+        "city.name_en",
+        "company.id",
+        "company.slug",
+        "country.code",
+        "country.id",
+        "country.mobile_code",
+        "country.name",
+        "country.name_en",
+        "duration",
+        "fees.amount",
+        "fees.amount_per_unit",
+        "fees.currency",
+        "fees.per_unit",
+        "fees.type",
+        "fees.up_to_weight",
+        "fees.weight_unit",
+        "zone_code",
     ];
 }
 impl Record for types::SpecialOffer {
@@ -18079,6 +19431,26 @@ impl Record for types::SpecialOffer {
         "show_discounts_table_message",
         "buy",
         "get",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "buy.categories",
+        "buy.products",
+        "buy.quantity",
+        "buy.type",
+        "expiry_date",
+        "get.categories",
+        "get.discount_type",
+        "get.products",
+        "get.quantity",
+        "get.type",
+        "message",
+        "name",
+        "offer_type",
+        "show_discounts_table_message",
+        "show_price_after_discount",
+        "start_date",
+        "status",
     ];
 }
 impl Record for types::StoreInfo {
@@ -18107,6 +19479,32 @@ impl Record for types::StoreInfo {
         "description",
         "licenses",
         "social",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "avatar",
+        "currency",
+        "description",
+        "domain",
+        "email",
+        "entity",
+        "licenses.commercial_number",
+        "licenses.freelance_number",
+        "licenses.tax_number",
+        "name",
+        "plan",
+        "social.appstore_link",
+        "social.facebook",
+        "social.googleplay_link",
+        "social.maroof",
+        "social.snapchat",
+        "social.telegram",
+        "social.twitter",
+        "social.whatsapp",
+        "social.youtube",
+        "status",
+        "type",
+        "verified",
     ];
 }
 impl Record for types::StoreScope {
@@ -18144,6 +19542,67 @@ impl Record for types::StoreScope {
         "updated_at",
         "translations",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "branches",
+        "cities",
+        "contacts.mobile",
+        "contacts.mobile_country_code",
+        "contacts.phone",
+        "contacts.phone_country_code",
+        "contacts.whatsapp",
+        "contacts.whatsapp_country_code",
+        "countries",
+        "created_at",
+        "default_language.auto_translate",
+        "default_language.country_code",
+        "default_language.flag",
+        "default_language.id",
+        "default_language.is_default",
+        "default_language.iso_code",
+        "default_language.name",
+        "default_language.rtl",
+        "default_language.sort_order",
+        "default_language.status",
+        "design_settings.avatar",
+        "design_settings.id",
+        "design_settings.is_active",
+        "design_settings.name",
+        "design_settings.version",
+        "design_settings.version_details.id",
+        "design_settings.version_details.is_default",
+        "design_settings.version_details.name",
+        "design_settings.version_details.theme",
+        "design_settings.version_details.updated_at",
+        "domain",
+        "is_default",
+        "name",
+        "primary_currency.code",
+        "primary_currency.name",
+        "primary_currency.symbol",
+        "settings.shipment_strategy.assign_free_shipping_orders",
+        "settings.shipment_strategy.assignment_strategy",
+        "settings.shipment_strategy.calculate_method",
+        "settings.shipment_strategy.calculate_method_value",
+        "settings.shipment_strategy.ship_unlimited_products_from_default_branch",
+        "settings.shipment_strategy.type",
+        "settings.show_product_availability",
+        "settings.stock_deduction_strategy",
+        "settings.stock_quantity",
+        "status",
+        "store_id",
+        "supported_currencies",
+        "supported_languages",
+        "tax_profile.country.code",
+        "tax_profile.country.id",
+        "tax_profile.country.name",
+        "tax_profile.id",
+        "tax_profile.tax_number",
+        "theme_customization_id",
+        "translations",
+        "updated_at",
+        "url",
+    ];
 }
 impl Record for types::Tax {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -18153,6 +19612,7 @@ impl Record for types::Tax {
         ("COUNTRY", "/country"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "tax", "status", "country"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "country", "status", "tax"];
 }
 impl Record for types::Transaction {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -18176,11 +19636,38 @@ impl Record for types::Transaction {
         "created_at",
         "notes",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "available_actions",
+        "card.brand",
+        "card.country",
+        "card.number",
+        "created_at",
+        "customer.email",
+        "customer.first_name",
+        "customer.id",
+        "customer.last_name",
+        "customer.mobile",
+        "notes",
+        "payment_method.icon",
+        "payment_method.name",
+        "payment_method.payment_provider",
+        "payment_method.slug",
+        "references.cart_id",
+        "references.order_id",
+        "references.reference_id",
+        "references.transaction",
+        "status.name",
+        "status.slug",
+        "total.amount",
+        "total.currency",
+    ];
 }
 impl Record for types::TransactionInvoice {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[("URL", "/url")];
     const KEY_COLUMN: Option<&'static str> = Some("/url");
     const FIELDS: &'static [&'static str] = &["url"];
+    const CSV_COLUMNS: &'static [&'static str] = &["url"];
 }
 impl Record for types::UserInfo {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -18200,6 +19687,25 @@ impl Record for types::UserInfo {
         "role",
         "created_at",
         "merchant",
+    ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "created_at",
+        "email",
+        "merchant.avatar",
+        "merchant.commercial_number",
+        "merchant.created_at",
+        "merchant.domain",
+        "merchant.id",
+        "merchant.name",
+        "merchant.plan",
+        "merchant.status",
+        "merchant.store_location",
+        "merchant.tax_number",
+        "merchant.username",
+        "mobile",
+        "name",
+        "role",
     ];
 }
 impl Record for types::Webhook {
@@ -18223,6 +19729,18 @@ impl Record for types::Webhook {
         "type",
         "security",
     ];
+    const CSV_COLUMNS: &'static [&'static str] = &[
+        "id",
+        "event",
+        "headers",
+        "name",
+        "rule",
+        "security.secret",
+        "security.strategy",
+        "type",
+        "url",
+        "version",
+    ];
 }
 impl Record for types::WebhookEvent {
     const COLUMNS: &'static [(&'static str, &'static str)] = &[
@@ -18231,7 +19749,836 @@ impl Record for types::WebhookEvent {
         ("EVENT", "/event"),
     ];
     const FIELDS: &'static [&'static str] = &["id", "label", "event"];
+    const CSV_COLUMNS: &'static [&'static str] = &["id", "event", "label"];
 }
+/// The CSV columns of each record type (`Record::CSV_COLUMNS`), by the document's
+/// schema name: read from the document by the generator, not from the types at run
+/// time.
+pub const RECORD_CSV_COLUMNS: &[(&str, &[&str])] = &[
+    ("AbandonedCart", <types::AbandonedCart as Record>::CSV_COLUMNS),
+    ("Advertisement", <types::Advertisement as Record>::CSV_COLUMNS),
+    ("Affiliate", <types::Affiliate as Record>::CSV_COLUMNS),
+    ("AffiliateLink", <types::AffiliateLink as Record>::CSV_COLUMNS),
+    ("AvailableCurrency", <types::AvailableCurrency as Record>::CSV_COLUMNS),
+    ("Branch", <types::Branch as Record>::CSV_COLUMNS),
+    ("BranchAllocation", <types::BranchAllocation as Record>::CSV_COLUMNS),
+    (
+        "BranchAllocationSettings",
+        <types::BranchAllocationSettings as Record>::CSV_COLUMNS,
+    ),
+    ("BranchDeliveryZone", <types::BranchDeliveryZone as Record>::CSV_COLUMNS),
+    ("Brand", <types::Brand as Record>::CSV_COLUMNS),
+    ("Category", <types::Category as Record>::CSV_COLUMNS),
+    ("CategoryChild", <types::CategoryChild as Record>::CSV_COLUMNS),
+    ("CategoryProduct", <types::CategoryProduct as Record>::CSV_COLUMNS),
+    ("City", <types::City as Record>::CSV_COLUMNS),
+    ("Country", <types::Country as Record>::CSV_COLUMNS),
+    ("Coupon", <types::Coupon as Record>::CSV_COLUMNS),
+    ("CouponCode", <types::CouponCode as Record>::CSV_COLUMNS),
+    ("Currency", <types::Currency as Record>::CSV_COLUMNS),
+    ("Customer", <types::Customer as Record>::CSV_COLUMNS),
+    ("CustomerGroup", <types::CustomerGroup as Record>::CSV_COLUMNS),
+    (
+        "CustomerWalletTransaction",
+        <types::CustomerWalletTransaction as Record>::CSV_COLUMNS,
+    ),
+    ("District", <types::District as Record>::CSV_COLUMNS),
+    ("DnsRecord", <types::DnsRecord as Record>::CSV_COLUMNS),
+    ("Employee", <types::Employee as Record>::CSV_COLUMNS),
+    ("ExportColumn", <types::ExportColumn as Record>::CSV_COLUMNS),
+    ("ExportJob", <types::ExportJob as Record>::CSV_COLUMNS),
+    ("ExportLog", <types::ExportLog as Record>::CSV_COLUMNS),
+    ("ExportTemplate", <types::ExportTemplate as Record>::CSV_COLUMNS),
+    ("Language", <types::Language as Record>::CSV_COLUMNS),
+    ("LoyaltyPointEntry", <types::LoyaltyPointEntry as Record>::CSV_COLUMNS),
+    ("MessageResult", <types::MessageResult as Record>::CSV_COLUMNS),
+    ("Order", <types::Order as Record>::CSV_COLUMNS),
+    ("OrderActionResult", <types::OrderActionResult as Record>::CSV_COLUMNS),
+    ("OrderAssignedEmployee", <types::OrderAssignedEmployee as Record>::CSV_COLUMNS),
+    ("OrderAssignmentRule", <types::OrderAssignmentRule as Record>::CSV_COLUMNS),
+    ("OrderDetails", <types::OrderDetails as Record>::CSV_COLUMNS),
+    ("OrderDraft", <types::OrderDraft as Record>::CSV_COLUMNS),
+    ("OrderHistory", <types::OrderHistory as Record>::CSV_COLUMNS),
+    ("OrderInvoice", <types::OrderInvoice as Record>::CSV_COLUMNS),
+    ("OrderInvoiceLink", <types::OrderInvoiceLink as Record>::CSV_COLUMNS),
+    ("OrderLineItem", <types::OrderLineItem as Record>::CSV_COLUMNS),
+    ("OrderOption", <types::OrderOption as Record>::CSV_COLUMNS),
+    ("OrderStatus", <types::OrderStatus as Record>::CSV_COLUMNS),
+    ("PaymentBank", <types::PaymentBank as Record>::CSV_COLUMNS),
+    ("PaymentMethod", <types::PaymentMethod as Record>::CSV_COLUMNS),
+    ("Product", <types::Product as Record>::CSV_COLUMNS),
+    ("ProductBulkActionResult", <types::ProductBulkActionResult as Record>::CSV_COLUMNS),
+    ("ProductDetails", <types::ProductDetails as Record>::CSV_COLUMNS),
+    ("ProductDigitalFile", <types::ProductDigitalFile as Record>::CSV_COLUMNS),
+    ("ProductImage", <types::ProductImage as Record>::CSV_COLUMNS),
+    ("ProductOption", <types::ProductOption as Record>::CSV_COLUMNS),
+    ("ProductOptionTemplate", <types::ProductOptionTemplate as Record>::CSV_COLUMNS),
+    ("ProductOptionValue", <types::ProductOptionValue as Record>::CSV_COLUMNS),
+    ("ProductQuantity", <types::ProductQuantity as Record>::CSV_COLUMNS),
+    ("ProductQuantityAudit", <types::ProductQuantityAudit as Record>::CSV_COLUMNS),
+    (
+        "ProductQuantityChangeReason",
+        <types::ProductQuantityChangeReason as Record>::CSV_COLUMNS,
+    ),
+    ("ProductTag", <types::ProductTag as Record>::CSV_COLUMNS),
+    ("ProductVariant", <types::ProductVariant as Record>::CSV_COLUMNS),
+    ("Reservation", <types::Reservation as Record>::CSV_COLUMNS),
+    ("Review", <types::Review as Record>::CSV_COLUMNS),
+    ("SeoSettings", <types::SeoSettings as Record>::CSV_COLUMNS),
+    ("Setting", <types::Setting as Record>::CSV_COLUMNS),
+    ("Shipment", <types::Shipment as Record>::CSV_COLUMNS),
+    ("ShipmentTracking", <types::ShipmentTracking as Record>::CSV_COLUMNS),
+    ("ShippingCompany", <types::ShippingCompany as Record>::CSV_COLUMNS),
+    ("ShippingCompanyOption", <types::ShippingCompanyOption as Record>::CSV_COLUMNS),
+    ("ShippingEstimateRate", <types::ShippingEstimateRate as Record>::CSV_COLUMNS),
+    ("ShippingRoute", <types::ShippingRoute as Record>::CSV_COLUMNS),
+    ("ShippingRouteSummary", <types::ShippingRouteSummary as Record>::CSV_COLUMNS),
+    ("ShippingRule", <types::ShippingRule as Record>::CSV_COLUMNS),
+    ("ShippingZone", <types::ShippingZone as Record>::CSV_COLUMNS),
+    ("SpecialOffer", <types::SpecialOffer as Record>::CSV_COLUMNS),
+    ("StoreInfo", <types::StoreInfo as Record>::CSV_COLUMNS),
+    ("StoreScope", <types::StoreScope as Record>::CSV_COLUMNS),
+    ("Tax", <types::Tax as Record>::CSV_COLUMNS),
+    ("Transaction", <types::Transaction as Record>::CSV_COLUMNS),
+    ("TransactionInvoice", <types::TransactionInvoice as Record>::CSV_COLUMNS),
+    ("UserInfo", <types::UserInfo as Record>::CSV_COLUMNS),
+    ("Webhook", <types::Webhook as Record>::CSV_COLUMNS),
+    ("WebhookEvent", <types::WebhookEvent as Record>::CSV_COLUMNS),
+];
+/// Every top-level property of each operation's JSON body (`BodySpec::fields`), by
+/// `operationId`, alphabetical; empty for a union body.
+pub const BODY_FIELDS: &[(&str, &[&str])] = &[
+    ("create_order", BODY_CREATE_ORDER),
+    ("create_order_status", BODY_CREATE_ORDER_STATUS),
+    ("update_order_shipment", BODY_UPDATE_ORDER_SHIPMENT),
+    ("create_product_option", BODY_CREATE_PRODUCT_OPTION),
+    ("update_product_variant", BODY_UPDATE_PRODUCT_VARIANT),
+    ("create_shipping_company", BODY_CREATE_SHIPPING_COMPANY),
+    ("update_shipping_company", BODY_UPDATE_SHIPPING_COMPANY),
+    ("create_shipping_route", BODY_CREATE_SHIPPING_ROUTE),
+    ("update_shipping_route", BODY_UPDATE_SHIPPING_ROUTE),
+    ("add_languages", BODY_ADD_LANGUAGES),
+    ("create_category", BODY_CREATE_CATEGORY),
+    ("subscribe_webhook", BODY_SUBSCRIBE_WEBHOOK),
+    ("update_webhook", BODY_UPDATE_WEBHOOK),
+    ("create_shipment", BODY_CREATE_SHIPMENT),
+    ("update_shipment", BODY_UPDATE_SHIPMENT),
+    ("create_export_template", BODY_CREATE_EXPORT_TEMPLATE),
+    ("update_export_template", BODY_UPDATE_EXPORT_TEMPLATE),
+    ("export_customers", BODY_EXPORT_CUSTOMERS),
+    ("export_products", BODY_EXPORT_PRODUCTS),
+    ("create_dns_record", BODY_CREATE_DNS_RECORD),
+    ("update_seo_settings", BODY_UPDATE_SEO_SETTINGS),
+    ("update_setting", BODY_UPDATE_SETTING),
+    ("update_transaction", BODY_UPDATE_TRANSACTION),
+    ("create_customer", BODY_CREATE_CUSTOMER),
+    ("update_customer", BODY_UPDATE_CUSTOMER),
+    ("ban_customer", BODY_BAN_CUSTOMER),
+    ("create_customer_group", BODY_CREATE_CUSTOMER_GROUP),
+    ("add_customers_to_group", BODY_ADD_CUSTOMERS_TO_GROUP),
+    ("update_default_customer_group", BODY_UPDATE_DEFAULT_CUSTOMER_GROUP),
+    ("update_customer_group", BODY_UPDATE_CUSTOMER_GROUP),
+    ("deposit_customer_wallet", BODY_DEPOSIT_CUSTOMER_WALLET),
+    ("withdraw_customer_wallet", BODY_WITHDRAW_CUSTOMER_WALLET),
+    ("update_customer_loyalty_points", BODY_UPDATE_CUSTOMER_LOYALTY_POINTS),
+    ("create_coupon", BODY_CREATE_COUPON),
+    ("update_coupon", BODY_UPDATE_COUPON),
+    ("create_special_offer", BODY_CREATE_SPECIAL_OFFER),
+    ("update_special_offer", BODY_UPDATE_SPECIAL_OFFER),
+    ("change_special_offer_status", BODY_CHANGE_SPECIAL_OFFER_STATUS),
+    ("create_affiliate", BODY_CREATE_AFFILIATE),
+    ("update_affiliate", BODY_UPDATE_AFFILIATE),
+    ("create_advertisement", BODY_CREATE_ADVERTISEMENT),
+    ("update_advertisement", BODY_UPDATE_ADVERTISEMENT),
+    ("update_review", BODY_UPDATE_REVIEW),
+    ("create_product", BODY_CREATE_PRODUCT),
+    ("update_product", BODY_UPDATE_PRODUCT),
+    ("change_product_status", BODY_CHANGE_PRODUCT_STATUS),
+    ("update_product_by_sku", BODY_UPDATE_PRODUCT_BY_SKU),
+    ("update_product_price_by_sku", BODY_UPDATE_PRODUCT_PRICE_BY_SKU),
+    ("update_product_prices", BODY_UPDATE_PRODUCT_PRICES),
+    ("run_bulk_product_actions", BODY_RUN_BULK_PRODUCT_ACTIONS),
+    ("create_product_digital_codes", BODY_CREATE_PRODUCT_DIGITAL_CODES),
+    ("create_product_video", BODY_CREATE_PRODUCT_VIDEO),
+    ("create_product_video_by_sku", BODY_CREATE_PRODUCT_VIDEO_BY_SKU),
+    ("update_product_quantities", BODY_UPDATE_PRODUCT_QUANTITIES),
+    ("update_product_variant_quantity", BODY_UPDATE_PRODUCT_VARIANT_QUANTITY),
+    ("update_product_option", BODY_UPDATE_PRODUCT_OPTION),
+    ("create_product_option_value", BODY_CREATE_PRODUCT_OPTION_VALUE),
+    ("update_product_option_value", BODY_UPDATE_PRODUCT_OPTION_VALUE),
+    ("create_product_option_template", BODY_CREATE_PRODUCT_OPTION_TEMPLATE),
+    ("update_product_option_template", BODY_UPDATE_PRODUCT_OPTION_TEMPLATE),
+    ("update_brand", BODY_UPDATE_BRAND),
+    ("update_category", BODY_UPDATE_CATEGORY),
+    ("update_language", BODY_UPDATE_LANGUAGE),
+    ("activate_currencies", BODY_ACTIVATE_CURRENCIES),
+    ("create_tax", BODY_CREATE_TAX),
+    ("update_tax", BODY_UPDATE_TAX),
+    ("update_default_shipping_route", BODY_UPDATE_DEFAULT_SHIPPING_ROUTE),
+    ("create_shipping_zone", BODY_CREATE_SHIPPING_ZONE),
+    ("update_shipping_zone", BODY_UPDATE_SHIPPING_ZONE),
+    ("create_branch", BODY_CREATE_BRANCH),
+    ("update_branch", BODY_UPDATE_BRANCH),
+    ("create_branch_allocation", BODY_CREATE_BRANCH_ALLOCATION),
+    ("update_branch_allocation_settings", BODY_UPDATE_BRANCH_ALLOCATION_SETTINGS),
+    ("update_branch_allocation", BODY_UPDATE_BRANCH_ALLOCATION),
+    ("create_branch_delivery_zone", BODY_CREATE_BRANCH_DELIVERY_ZONE),
+    ("update_branch_delivery_zone", BODY_UPDATE_BRANCH_DELIVERY_ZONE),
+    ("update_order", BODY_UPDATE_ORDER),
+    ("duplicate_order", BODY_DUPLICATE_ORDER),
+    ("run_order_actions", BODY_RUN_ORDER_ACTIONS),
+    ("relocate_order_inventory", BODY_RELOCATE_ORDER_INVENTORY),
+    ("create_order_item", BODY_CREATE_ORDER_ITEM),
+    ("update_order_item", BODY_UPDATE_ORDER_ITEM),
+    ("change_order_status", BODY_CHANGE_ORDER_STATUS),
+    ("update_order_status", BODY_UPDATE_ORDER_STATUS),
+    ("sort_order_statuses", BODY_SORT_ORDER_STATUSES),
+    ("create_order_history", BODY_CREATE_ORDER_HISTORY),
+    ("create_order_option", BODY_CREATE_ORDER_OPTION),
+    ("update_order_option", BODY_UPDATE_ORDER_OPTION),
+    ("create_order_invoice", BODY_CREATE_ORDER_INVOICE),
+    ("create_order_assignment_rule", BODY_CREATE_ORDER_ASSIGNMENT_RULE),
+    ("update_order_assignment_rule", BODY_UPDATE_ORDER_ASSIGNMENT_RULE),
+];
+const BODY_CREATE_ORDER: &[&str] = &[
+    "branch_id",
+    "courier_id",
+    "customer",
+    "delivery_method",
+    "payment",
+    "products",
+    "receiver",
+    "ship_to",
+];
+const BODY_CREATE_ORDER_STATUS: &[&str] = &[
+    "icon",
+    "is_active",
+    "message",
+    "name",
+    "parent_id",
+    "sort",
+];
+const BODY_UPDATE_ORDER_SHIPMENT: &[&str] = &[
+    "cost",
+    "external_company_name",
+    "order_id",
+    "pdf_label",
+    "policy_options",
+    "shipment_number",
+    "status",
+    "status_note",
+    "tracking_link",
+    "tracking_number",
+];
+const BODY_CREATE_PRODUCT_OPTION: &[&str] = &[
+    "advance",
+    "associated_with_order_time",
+    "display_type",
+    "name",
+    "not_same_day_order",
+    "required",
+    "sort",
+    "type",
+    "values",
+    "visibility",
+    "visibility_condition_option",
+    "visibility_condition_type",
+    "visibility_condition_value",
+];
+const BODY_UPDATE_PRODUCT_VARIANT: &[&str] = &[
+    "barcode",
+    "cost_price",
+    "gtin",
+    "mpn",
+    "notify_low",
+    "price",
+    "quantities",
+    "sale_price",
+    "sku",
+    "stock_quantity",
+    "weight",
+];
+const BODY_CREATE_SHIPPING_COMPANY: &[&str] = &["name"];
+const BODY_UPDATE_SHIPPING_COMPANY: &[&str] = &["name"];
+const BODY_CREATE_SHIPPING_ROUTE: &[&str] = &[
+    "branded",
+    "companies",
+    "condition_match",
+    "conditions",
+    "name",
+    "priority",
+    "status",
+    "strategy",
+    "type",
+];
+const BODY_UPDATE_SHIPPING_ROUTE: &[&str] = &[
+    "branded",
+    "companies",
+    "condition_match",
+    "conditions",
+    "name",
+    "priority",
+    "status",
+    "strategy",
+    "type",
+];
+const BODY_ADD_LANGUAGES: &[&str] = &["locales"];
+const BODY_CREATE_CATEGORY: &[&str] = &[
+    "image",
+    "metadata_description",
+    "metadata_title",
+    "metadata_url",
+    "name",
+    "parent_id",
+    "products",
+    "show_in",
+    "shows_in",
+    "sort_order",
+    "status",
+    "translations",
+];
+const BODY_SUBSCRIBE_WEBHOOK: &[&str] = &[
+    "event",
+    "headers",
+    "name",
+    "rule",
+    "secret",
+    "security_strategy",
+    "url",
+    "version",
+];
+const BODY_UPDATE_WEBHOOK: &[&str] = &[
+    "event",
+    "headers",
+    "name",
+    "rule",
+    "secret",
+    "security_strategy",
+    "url",
+    "version",
+];
+const BODY_CREATE_SHIPMENT: &[&str] = &[
+    "cash_on_delivery",
+    "courier_id",
+    "description",
+    "external_additional_id",
+    "external_company_name",
+    "external_id",
+    "order_id",
+    "overwrite_exists_pending",
+    "packages",
+    "payment_method",
+    "policy_options",
+    "remarks",
+    "service_types",
+    "ship_from",
+    "ship_to",
+    "shipment_id",
+    "shipment_type",
+];
+const BODY_UPDATE_SHIPMENT: &[&str] = &[
+    "cost",
+    "external_company_name",
+    "order_id",
+    "pdf_label",
+    "policy_options",
+    "shipment_number",
+    "status",
+    "status_note",
+    "tracking_link",
+    "tracking_number",
+];
+const BODY_CREATE_EXPORT_TEMPLATE: &[&str] = &["columns", "entity", "name"];
+const BODY_UPDATE_EXPORT_TEMPLATE: &[&str] = &["columns", "name"];
+const BODY_EXPORT_CUSTOMERS: &[&str] = &["type"];
+const BODY_EXPORT_PRODUCTS: &[&str] = &["format", "type"];
+const BODY_CREATE_DNS_RECORD: &[&str] = &["name", "priority", "type", "value"];
+const BODY_UPDATE_SEO_SETTINGS: &[&str] = &[
+    "description",
+    "friendly_urls_status",
+    "keywords",
+    "refersh_sitemap",
+    "title",
+    "url",
+];
+const BODY_UPDATE_SETTING: &[&str] = &["value"];
+const BODY_UPDATE_TRANSACTION: &[&str] = &["action", "amount", "currency"];
+const BODY_CREATE_CUSTOMER: &[&str] = &[
+    "birthday",
+    "email",
+    "first_name",
+    "gender",
+    "groups",
+    "last_name",
+    "mobile",
+    "mobile_code_country",
+];
+const BODY_UPDATE_CUSTOMER: &[&str] = &[
+    "birthday",
+    "email",
+    "first_name",
+    "gender",
+    "groups",
+    "last_name",
+    "mobile",
+    "mobile_code_country",
+];
+const BODY_BAN_CUSTOMER: &[&str] = &["reason"];
+const BODY_CREATE_CUSTOMER_GROUP: &[&str] = &["conditions", "features", "name"];
+const BODY_ADD_CUSTOMERS_TO_GROUP: &[&str] = &["customers", "group_id"];
+const BODY_UPDATE_DEFAULT_CUSTOMER_GROUP: &[&str] = &["features"];
+const BODY_UPDATE_CUSTOMER_GROUP: &[&str] = &["conditions", "features", "name"];
+const BODY_DEPOSIT_CUSTOMER_WALLET: &[&str] = &["amount", "customer_id"];
+const BODY_WITHDRAW_CUSTOMER_WALLET: &[&str] = &["amount", "customer_id"];
+const BODY_UPDATE_CUSTOMER_LOYALTY_POINTS: &[&str] = &[
+    "channel_send",
+    "customers",
+    "points",
+    "reason",
+    "reset_points",
+    "select_all",
+    "type",
+];
+const BODY_CREATE_COUPON: &[&str] = &[
+    "amount",
+    "code",
+    "exclude_sale_products",
+    "expiry_date",
+    "free_shipping",
+    "group_coupons_count",
+    "group_name",
+    "group_suffix",
+    "is_apply_with_offer",
+    "is_group",
+    "marketing_active",
+    "marketing_amount",
+    "marketing_name",
+    "marketing_type",
+    "maximum_amount",
+    "start_date",
+    "type",
+];
+const BODY_UPDATE_COUPON: &[&str] = &[
+    "amount",
+    "applied_in",
+    "beneficiary_domain",
+    "code",
+    "exclude_sale_products",
+    "expiry_date",
+    "free_shipping",
+    "list_exclude_brands",
+    "list_exclude_categories",
+    "list_exclude_groups",
+    "list_exclude_shipping",
+    "list_include_categories",
+    "list_include_groups",
+    "marketing_active",
+    "marketing_amount",
+    "marketing_hide_total_sales",
+    "marketing_info",
+    "marketing_maximum_amount",
+    "marketing_name",
+    "marketing_show_maximum_amount",
+    "marketing_type",
+    "maximum_amount",
+    "minimum_amount",
+    "payment_methods",
+    "products_exclude",
+    "products_include",
+    "show_maximum_amount",
+    "start_date",
+    "status",
+    "type",
+    "usage_limit",
+    "usage_limit_per_user",
+];
+const BODY_CREATE_SPECIAL_OFFER: &[&str] = &[
+    "applied_channel",
+    "applied_to",
+    "applied_with_coupon",
+    "buy",
+    "discounts_table",
+    "expiry_date",
+    "get",
+    "message",
+    "min_items",
+    "min_items_count",
+    "min_purchase_amount",
+    "name",
+    "offer_type",
+    "start_date",
+    "status",
+];
+const BODY_UPDATE_SPECIAL_OFFER: &[&str] = &[
+    "applied_channel",
+    "applied_to",
+    "applied_with_coupon",
+    "buy",
+    "discounts_table",
+    "expiry_date",
+    "get",
+    "message",
+    "min_items",
+    "min_items_count",
+    "min_purchase_amount",
+    "name",
+    "offer_type",
+    "start_date",
+    "status",
+];
+const BODY_CHANGE_SPECIAL_OFFER_STATUS: &[&str] = &["status"];
+const BODY_CREATE_AFFILIATE: &[&str] = &[];
+const BODY_UPDATE_AFFILIATE: &[&str] = &[];
+const BODY_CREATE_ADVERTISEMENT: &[&str] = &[
+    "description",
+    "expire_date",
+    "pages",
+    "title",
+    "type",
+];
+const BODY_UPDATE_ADVERTISEMENT: &[&str] = &[
+    "description",
+    "expire_date",
+    "pages",
+    "title",
+    "type",
+];
+const BODY_UPDATE_REVIEW: &[&str] = &["is_published"];
+const BODY_CREATE_PRODUCT: &[&str] = &[
+    "active_advance",
+    "booking_details",
+    "brand_id",
+    "categories",
+    "cost_price",
+    "description",
+    "enable_note",
+    "enable_upload_image",
+    "gtin",
+    "hide_quantity",
+    "images",
+    "max_amount_donating",
+    "maximum_quantity_per_order",
+    "metadata_description",
+    "metadata_title",
+    "min_amount_donating",
+    "mpn",
+    "name",
+    "options",
+    "pinned",
+    "price",
+    "product_type",
+    "promotion_title",
+    "quantity",
+    "require_shipping",
+    "sale_end",
+    "sale_price",
+    "scoped_prices",
+    "sku",
+    "status",
+    "subtitle",
+    "tags",
+    "weight",
+    "weight_type",
+];
+const BODY_UPDATE_PRODUCT: &[&str] = &[
+    "active_advance",
+    "booking_details",
+    "brand_id",
+    "calories",
+    "categories",
+    "channels",
+    "cost_price",
+    "description",
+    "enable_note",
+    "enable_upload_image",
+    "gtin",
+    "hide_quantity",
+    "max_amount_donating",
+    "maximum_quantity_per_order",
+    "metadata_description",
+    "metadata_title",
+    "min_amount_donating",
+    "mpn",
+    "name",
+    "pinned",
+    "price",
+    "promotion_title",
+    "quantity",
+    "require_shipping",
+    "sale_end",
+    "sale_price",
+    "sku",
+    "subtitle",
+    "tags",
+    "weight",
+    "weight_type",
+];
+const BODY_CHANGE_PRODUCT_STATUS: &[&str] = &["status"];
+const BODY_UPDATE_PRODUCT_BY_SKU: &[&str] = &[
+    "active_advance",
+    "booking_details",
+    "brand_id",
+    "calories",
+    "categories",
+    "channels",
+    "cost_price",
+    "description",
+    "enable_note",
+    "enable_upload_image",
+    "gtin",
+    "hide_quantity",
+    "max_amount_donating",
+    "maximum_quantity_per_order",
+    "metadata_description",
+    "metadata_title",
+    "min_amount_donating",
+    "mpn",
+    "name",
+    "pinned",
+    "price",
+    "promotion_title",
+    "quantity",
+    "require_shipping",
+    "sale_end",
+    "sale_price",
+    "sku",
+    "subtitle",
+    "tags",
+    "weight",
+    "weight_type",
+];
+const BODY_UPDATE_PRODUCT_PRICE_BY_SKU: &[&str] = &["price"];
+const BODY_UPDATE_PRODUCT_PRICES: &[&str] = &["products"];
+const BODY_RUN_BULK_PRODUCT_ACTIONS: &[&str] = &["filters", "operations"];
+const BODY_CREATE_PRODUCT_DIGITAL_CODES: &[&str] = &["codes"];
+const BODY_CREATE_PRODUCT_VIDEO: &[&str] = &["alt", "default", "video_url"];
+const BODY_CREATE_PRODUCT_VIDEO_BY_SKU: &[&str] = &["video_url"];
+const BODY_UPDATE_PRODUCT_QUANTITIES: &[&str] = &["products"];
+const BODY_UPDATE_PRODUCT_VARIANT_QUANTITY: &[&str] = &["quantity"];
+const BODY_UPDATE_PRODUCT_OPTION: &[&str] = &[
+    "display_type",
+    "name",
+    "required",
+    "values",
+    "visibility",
+    "visibility_condition_option",
+    "visibility_condition_type",
+    "visibility_condition_value",
+];
+const BODY_CREATE_PRODUCT_OPTION_VALUE: &[&str] = &[
+    "display_value",
+    "is_default",
+    "name",
+    "price",
+    "quantity",
+];
+const BODY_UPDATE_PRODUCT_OPTION_VALUE: &[&str] = &[
+    "display_value",
+    "is_default",
+    "name",
+    "price",
+    "quantity",
+];
+const BODY_CREATE_PRODUCT_OPTION_TEMPLATE: &[&str] = &[
+    "details",
+    "display_type",
+    "name",
+    "translations",
+    "type",
+];
+const BODY_UPDATE_PRODUCT_OPTION_TEMPLATE: &[&str] = &[
+    "details",
+    "display_type",
+    "name",
+    "translations",
+];
+const BODY_UPDATE_BRAND: &[&str] = &[
+    "banner",
+    "description",
+    "logo",
+    "metadata_description",
+    "metadata_title",
+    "metadata_url",
+    "name",
+    "translations",
+];
+const BODY_UPDATE_CATEGORY: &[&str] = &[
+    "image",
+    "metadata_description",
+    "metadata_title",
+    "metadata_url",
+    "name",
+    "parent_id",
+    "products",
+    "show_in",
+    "shows_in",
+    "sort_order",
+    "status",
+    "translations",
+];
+const BODY_UPDATE_LANGUAGE: &[&str] = &["sort_order", "status"];
+const BODY_ACTIVATE_CURRENCIES: &[&str] = &["currencies"];
+const BODY_CREATE_TAX: &[&str] = &["country_id", "tax"];
+const BODY_UPDATE_TAX: &[&str] = &["country_id", "tax"];
+const BODY_UPDATE_DEFAULT_SHIPPING_ROUTE: &[&str] = &["companies", "status", "strategy"];
+const BODY_CREATE_SHIPPING_ZONE: &[&str] = &["company", "shipping"];
+const BODY_UPDATE_SHIPPING_ZONE: &[&str] = &["company", "shipping"];
+const BODY_CREATE_BRANCH: &[&str] = &[
+    "additional_number",
+    "address_description",
+    "building_number",
+    "city_id",
+    "cod_cost",
+    "contacts",
+    "country_id",
+    "is_cod_available",
+    "is_default",
+    "local",
+    "location",
+    "name",
+    "postal_code",
+    "preparation_time",
+    "street",
+    "type",
+    "working_hours",
+];
+const BODY_UPDATE_BRANCH: &[&str] = &[
+    "additional_number",
+    "address_description",
+    "building_number",
+    "city_id",
+    "cod_cost",
+    "contacts",
+    "country_id",
+    "is_cod_available",
+    "is_default",
+    "local",
+    "location",
+    "name",
+    "postal_code",
+    "preparation_time",
+    "status",
+    "street",
+    "type",
+    "working_hours",
+];
+const BODY_CREATE_BRANCH_ALLOCATION: &[&str] = &[
+    "action",
+    "company_id",
+    "name",
+    "priority",
+    "rules",
+];
+const BODY_UPDATE_BRANCH_ALLOCATION_SETTINGS: &[&str] = &[
+    "priorities",
+    "scope_id",
+    "strategy",
+];
+const BODY_UPDATE_BRANCH_ALLOCATION: &[&str] = &[
+    "action",
+    "company_id",
+    "name",
+    "priority",
+    "rules",
+];
+const BODY_CREATE_BRANCH_DELIVERY_ZONE: &[&str] = &["branch_id", "rules", "status"];
+const BODY_UPDATE_BRANCH_DELIVERY_ZONE: &[&str] = &["branch_id", "rules", "status"];
+const BODY_UPDATE_ORDER: &[&str] = &[
+    "branch_id",
+    "coupon_code",
+    "courier_id",
+    "customer",
+    "delivery_method",
+    "employees",
+    "payment",
+    "receiver",
+    "ship_to",
+];
+const BODY_DUPLICATE_ORDER: &[&str] = &["order_id"];
+const BODY_RUN_ORDER_ACTIONS: &[&str] = &["filters", "operations"];
+const BODY_RELOCATE_ORDER_INVENTORY: &[&str] = &["destination", "items", "source"];
+const BODY_CREATE_ORDER_ITEM: &[&str] = &[
+    "branch_id",
+    "cost_price",
+    "identifier",
+    "identifier_type",
+    "name",
+    "options",
+    "order_id",
+    "price",
+    "quantity",
+    "weight",
+    "weight_type",
+];
+const BODY_UPDATE_ORDER_ITEM: &[&str] = &[
+    "branch_id",
+    "options",
+    "price",
+    "quantity",
+    "weight",
+    "weight_type",
+];
+const BODY_CHANGE_ORDER_STATUS: &[&str] = &[
+    "note",
+    "restore_items",
+    "slug",
+    "status_id",
+];
+const BODY_UPDATE_ORDER_STATUS: &[&str] = &[
+    "icon",
+    "is_active",
+    "message",
+    "name",
+    "sort",
+];
+const BODY_SORT_ORDER_STATUSES: &[&str] = &[];
+const BODY_CREATE_ORDER_HISTORY: &[&str] = &["note"];
+const BODY_CREATE_ORDER_OPTION: &[&str] = &[
+    "booking_details",
+    "categories",
+    "description",
+    "is_multi_choice",
+    "is_required",
+    "length",
+    "name",
+    "options",
+    "price",
+    "selected_products",
+    "type",
+];
+const BODY_UPDATE_ORDER_OPTION: &[&str] = &[
+    "booking_details",
+    "categories",
+    "currency",
+    "description",
+    "is_multi_choice",
+    "is_required",
+    "length",
+    "name",
+    "options",
+    "price",
+    "reference_id",
+    "selected_products",
+    "session_duration",
+    "session_gap",
+    "status",
+    "type",
+];
+const BODY_CREATE_ORDER_INVOICE: &[&str] = &[
+    "cash_on_delivery_cost",
+    "data_type",
+    "invoice_number",
+    "order_id",
+    "shipping_cost",
+    "sub_total",
+    "tax",
+    "tax_value",
+    "total",
+    "type",
+    "url",
+];
+const BODY_CREATE_ORDER_ASSIGNMENT_RULE: &[&str] = &["rules", "user_id"];
+const BODY_UPDATE_ORDER_ASSIGNMENT_RULE: &[&str] = &[];
 static CHECK_ADD_LANGUAGES_REQUEST: crate::checks::Schema = crate::checks::Schema {
     required: &["locales"],
     properties: &[

@@ -480,16 +480,9 @@ pub(crate) fn parse_rate_limit(text: &str) -> Result<NonZeroU32, String> {
     }
 }
 
-/// The values of a generated string enum, read from its JSON schema, as clap's possible values.
-pub fn enum_values<T: schemars::JsonSchema>() -> PossibleValuesParser {
-    let schema = schemars::schema_for!(T);
-    let values: Vec<String> = schema
-        .schema
-        .enum_values
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|v| v.as_str().map(str::to_owned))
-        .collect();
+/// A closed set of the document's values as clap's possible values (`generated_sets.rs`, which
+/// the generator writes from the document).
+pub fn enum_values(values: &'static [&'static str]) -> PossibleValuesParser {
     PossibleValuesParser::new(values)
 }
 

@@ -18,6 +18,9 @@ pub mod extras;
 // The help texts mark required flags `[required]`, which rustdoc would take for links.
 #[allow(missing_docs, unused_mut, unused_variables, clippy::all, clippy::pedantic, rustdoc::broken_intra_doc_links)]
 pub mod generated_cli;
+#[rustfmt::skip]
+#[allow(dead_code)]
+mod generated_sets;
 pub mod global;
 pub mod legacy;
 pub mod output;

@@ -26,7 +26,7 @@ pub async fn build<T, R>(
     read: R,
 ) -> Result<T, CliError>
 where
-    T: DeserializeOwned + schemars::JsonSchema,
+    T: DeserializeOwned,
     R: Future<Output = Result<Result<Value, serde_json::Error>, store_admin::Error>>,
 {
     let mut given = pairing.write_shape(&base_object(arg)?);

@@ -6,16 +6,16 @@
 //! dropping the least important first and never the type's key column ([`Record::KEY_COLUMN`]);
 //! `-o wide` shows them all, uncut. A cell shows money as `149.50 SAR`, a date without its
 //! fraction of a second, an object by its name (never as JSON). CSV shows every top-level property
-//! of the type's JSON schema (`id` first, then alphabetical), objects expanded into dotted columns
-//! but a date in one cell, arrays as compact JSON, so that its header is known before the first
-//! record arrives.
+//! of the type's schema in the document ([`Record::CSV_COLUMNS`], which the generator reads from
+//! the document: `id` first, then alphabetical), objects expanded into dotted columns but a date
+//! in one cell, arrays as compact JSON, so that its header is known before the first record
+//! arrives.
 
 use std::io::{self, IsTerminal, Write};
 
 use comfy_table::{CellAlignment, Table, presets};
 use futures::{Stream, StreamExt};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use schemars::schema::{InstanceType, RootSchema, Schema, SchemaObject, SingleOrVec};
 use serde::Serialize;
 use serde_json::Value;
 use store_admin::Page;
@@ -29,7 +29,7 @@ pub use crate::safe::{REDACTED, SECRET_KEYS, redact, terminal_safe};
 const CELL_WIDTH: usize = 48;
 
 /// A type the service returns, with the columns a table shows of it.
-pub trait Record: Serialize + schemars::JsonSchema {
+pub trait Record: Serialize {
     /// Table columns: header and JSON pointer into the record, most important first.
     const COLUMNS: &'static [(&'static str, &'static str)];
     /// The pointer of the column a list of this type is for (an export's download link): a
@@ -38,6 +38,12 @@ pub trait Record: Serialize + schemars::JsonSchema {
     /// The top-level fields in the document's order (a record's view follows it, after `id`,
     /// the name and the status).
     const FIELDS: &'static [&'static str] = &[];
+    /// The CSV columns: every property, `id` first then alphabetical, a property that is
+    /// always an object expanded into dotted columns (`total.amount`, `total.currency`) up to
+    /// three levels, but a date in one cell; arrays and values of several shapes are one column
+    /// of compact JSON. Read from the document by the generator (`xtask/src/cli_gen/columns.rs`),
+    /// so that the header is known before the first record arrives.
+    const CSV_COLUMNS: &'static [&'static str];
 }
 
 /// Prints records in one format on standard output.
@@ -65,10 +71,10 @@ impl Printer {
             Format::Json => writeln!(out, "{}", pretty(&value))?,
             Format::Ndjson => writeln!(out, "{}", compact(&value))?,
             Format::Csv => {
-                let columns = csv_columns::<T>();
+                let columns = T::CSV_COLUMNS;
                 let mut writer = csv::Writer::from_writer(&mut out);
-                write_csv_header(&mut writer, &columns)?;
-                write_csv_row(&mut writer, &columns, &value)?;
+                write_csv_header(&mut writer, columns)?;
+                write_csv_row(&mut writer, columns, &value)?;
                 writer.flush()?;
             }
             Format::Table | Format::Wide => write!(
@@ -97,11 +103,11 @@ impl Printer {
                 }
             }
             Format::Csv => {
-                let columns = csv_columns::<T>();
+                let columns = T::CSV_COLUMNS;
                 let mut writer = csv::Writer::from_writer(&mut out);
-                write_csv_header(&mut writer, &columns)?;
+                write_csv_header(&mut writer, columns)?;
                 for value in values {
-                    write_csv_row(&mut writer, &columns, value)?;
+                    write_csv_row(&mut writer, columns, value)?;
                 }
                 writer.flush()?;
             }
@@ -145,13 +151,13 @@ impl Printer {
         let mut pages = std::pin::pin!(pages);
         let mut collected: Vec<Value> = Vec::new();
         let mut count = 0u64;
-        let columns = csv_columns::<T>();
+        let columns = T::CSV_COLUMNS;
         let mut csv_writer =
             (self.format == Format::Csv).then(|| csv::Writer::from_writer(io::stdout()));
         if let Some(writer) = csv_writer.as_mut()
             && header
         {
-            write_csv_header(writer, &columns)?;
+            write_csv_header(writer, columns)?;
             writer.flush()?;
         }
         let result: Result<(), CliError> = async {
@@ -180,7 +186,7 @@ impl Printer {
                     Format::Csv => {
                         if let Some(writer) = csv_writer.as_mut() {
                             for value in &values {
-                                write_csv_row(writer, &columns, value)?;
+                                write_csv_row(writer, columns, value)?;
                             }
                             writer.flush()?;
                         }
@@ -520,103 +526,6 @@ fn compact(value: &Value) -> String {
     value.to_string()
 }
 
-/// The CSV columns of `T`, from its JSON schema: every property, `id` first then alphabetical;
-/// a property that is always an object is expanded into dotted columns (`total.amount`,
-/// `total.currency`), up to three levels; arrays and values of several shapes stay one
-/// column of compact JSON.
-pub fn csv_columns<T: schemars::JsonSchema>() -> Vec<String> {
-    let root = schemars::schema_for!(T);
-    let mut columns = Vec::new();
-    expand(&root, &root.schema, "", 0, &mut columns);
-    if let Some(at) = columns.iter().position(|c| c == "id") {
-        let id = columns.remove(at);
-        columns.insert(0, id);
-    }
-    columns
-}
-
-/// How deep nested objects are expanded into dotted CSV columns.
-const CSV_DEPTH: usize = 3;
-
-fn expand(
-    root: &RootSchema,
-    schema: &SchemaObject,
-    prefix: &str,
-    depth: usize,
-    out: &mut Vec<String>,
-) {
-    let properties = object_schema(root, schema, 0).and_then(|object| object.object.as_ref());
-    // The service's date object (`{date, timezone_type, timezone}`) is one cell.
-    let is_date = properties.is_some_and(|object| {
-        object.properties.contains_key("date") && object.properties.contains_key("timezone")
-    });
-    match properties {
-        Some(object) if !is_date && depth < CSV_DEPTH && !object.properties.is_empty() => {
-            let mut names: Vec<&String> = object.properties.keys().collect();
-            names.sort();
-            for name in names {
-                let path = if prefix.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{prefix}.{name}")
-                };
-                match &object.properties[name] {
-                    Schema::Object(inner) => expand(root, inner, &path, depth + 1, out),
-                    Schema::Bool(_) => out.push(path),
-                }
-            }
-        }
-        _ => {
-            if !prefix.is_empty() {
-                out.push(prefix.to_string());
-            }
-        }
-    }
-}
-
-/// The object schema behind `schema`: itself, its `$ref`, or the one non-null alternative of an
-/// `allOf`/`anyOf`; `None` when it may be something else than an object.
-fn object_schema<'a>(
-    root: &'a RootSchema,
-    schema: &'a SchemaObject,
-    hops: usize,
-) -> Option<&'a SchemaObject> {
-    if hops > 8 {
-        return None;
-    }
-    if let Some(reference) = &schema.reference {
-        let name = reference.strip_prefix("#/definitions/")?;
-        return match root.definitions.get(name)? {
-            Schema::Object(target) => object_schema(root, target, hops + 1),
-            Schema::Bool(_) => None,
-        };
-    }
-    if let Some(sub) = &schema.subschemas {
-        let alternatives = sub.all_of.as_ref().or(sub.any_of.as_ref())?;
-        let mut candidates = alternatives.iter().filter(|alt| !is_null(alt));
-        let only = candidates.next()?;
-        if candidates.next().is_some() {
-            return None;
-        }
-        return match only {
-            Schema::Object(target) => object_schema(root, target, hops + 1),
-            Schema::Bool(_) => None,
-        };
-    }
-    let is_object = match &schema.instance_type {
-        Some(SingleOrVec::Single(t)) => **t == InstanceType::Object,
-        Some(SingleOrVec::Vec(types)) => types
-            .iter()
-            .all(|t| matches!(t, InstanceType::Object | InstanceType::Null)),
-        None => schema.object.is_some(),
-    };
-    (is_object && schema.object.is_some()).then_some(schema)
-}
-
-fn is_null(schema: &Schema) -> bool {
-    matches!(schema, Schema::Object(SchemaObject { instance_type: Some(SingleOrVec::Single(t)), .. }) if **t == InstanceType::Null)
-}
-
 fn csv_value<'a>(value: &'a Value, column: &str) -> Option<&'a Value> {
     column.split('.').try_fold(value, |v, key| v.get(key))
 }
@@ -633,14 +542,14 @@ fn is_money_amount(value: &Value, column: &str) -> bool {
 
 fn write_csv_header<W: Write>(
     writer: &mut csv::Writer<W>,
-    columns: &[String],
+    columns: &[&str],
 ) -> Result<(), CliError> {
     writer.write_record(columns).map_err(csv_error)
 }
 
 fn write_csv_row<W: Write>(
     writer: &mut csv::Writer<W>,
-    columns: &[String],
+    columns: &[&str],
     value: &Value,
 ) -> Result<(), CliError> {
     let row = columns.iter().map(|c| {
@@ -1156,8 +1065,7 @@ mod tests {
         let mut out = Vec::new();
         {
             let mut writer = csv::Writer::from_writer(&mut out);
-            let columns = vec!["total.amount".to_string(), "n".to_string()];
-            write_csv_row(&mut writer, &columns, &order).unwrap();
+            write_csv_row(&mut writer, &["total.amount", "n"], &order).unwrap();
         }
         assert_eq!(String::from_utf8(out).unwrap(), "1.00,1\n");
     }
@@ -1177,18 +1085,18 @@ mod tests {
 
     #[test]
     fn csv_columns_put_id_first_then_alphabetical() {
-        let columns = csv_columns::<store_admin::types::ProductQuantity>();
-        assert_eq!(columns.first().map(String::as_str), Some("id"));
+        let columns = <store_admin::types::ProductQuantity as Record>::CSV_COLUMNS;
+        assert_eq!(columns.first(), Some(&"id"));
         let rest = &columns[1..];
         let mut sorted = rest.to_vec();
         sorted.sort();
         assert_eq!(rest, sorted.as_slice());
-        assert!(columns.iter().any(|c| c == "quantity"));
+        assert!(columns.contains(&"quantity"));
     }
 
     #[test]
     fn csv_columns_expand_objects_but_not_arrays_or_mixed_values() {
-        let columns = csv_columns::<store_admin::types::Order>();
+        let columns = <store_admin::types::Order as Record>::CSV_COLUMNS;
         for expected in [
             "total.amount",
             "total.currency",
@@ -1196,12 +1104,9 @@ mod tests {
             "date",
             "items",
         ] {
-            assert!(
-                columns.iter().any(|c| c == expected),
-                "{expected} not in {columns:?}"
-            );
+            assert!(columns.contains(&expected), "{expected} not in {columns:?}");
         }
-        assert!(!columns.iter().any(|c| c == "total"), "{columns:?}");
+        assert!(!columns.contains(&"total"), "{columns:?}");
         assert!(
             !columns.iter().any(|c| c.starts_with("date.")),
             "a date is one cell: {columns:?}"

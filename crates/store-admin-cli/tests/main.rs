@@ -14,6 +14,7 @@ mod config;
 mod documented_examples;
 mod exports;
 mod flags;
+mod generated_tables;
 mod hardening;
 mod help;
 mod help_leaks;

@@ -26,6 +26,11 @@
 //!
 //! A schema where the rule is not enough names its columns itself: `x-table-columns: [names]`
 //! (and `x-table-key: name` for its key column).
+//!
+//! CSV has columns of its own ([`csv_columns`]): every property, `id` first, so that the header
+//! is known before the first record arrives and a get and a list of one schema agree. They are
+//! read here from the document, as the table's are, and emitted as `Record::CSV_COLUMNS`: the
+//! CLI does not read the types' JSON schemas at run time (one reader of the document's facts).
 
 use serde_json::{Map, Value};
 
@@ -43,6 +48,77 @@ pub(crate) struct Columns {
     pub(crate) key: Option<String>,
     /// The top-level properties in document order (a record's view follows it).
     pub(crate) fields: Vec<String>,
+    /// The CSV columns ([`csv_columns`]).
+    pub(crate) csv: Vec<String>,
+}
+
+/// How deep nested objects are expanded into dotted CSV columns.
+const CSV_DEPTH: usize = 3;
+
+/// The CSV columns of a record schema: every property, `id` first then alphabetical; a
+/// property that is always an object (its own, through `$ref`/`allOf`, or the one member of a
+/// union besides `null`) is expanded into dotted columns (`total.amount`, `total.currency`), up
+/// to [`CSV_DEPTH`] levels, but a date (`{date, timezone}`) is one cell; arrays, free-form
+/// objects and values of several shapes are one column (of compact JSON).
+pub(crate) fn csv_columns(raw: &Raw<'_>, schema: &Value) -> Vec<String> {
+    let mut columns = Vec::new();
+    expand(raw, schema, "", 0, &mut columns);
+    if let Some(at) = columns.iter().position(|c| c == "id") {
+        let id = columns.remove(at);
+        columns.insert(0, id);
+    }
+    columns
+}
+
+fn expand(raw: &Raw<'_>, schema: &Value, prefix: &str, depth: usize, out: &mut Vec<String>) {
+    let properties = object_properties(raw, schema, 0);
+    let is_date = properties.as_ref().is_some_and(|p| {
+        p.iter().any(|(n, _)| n == "date") && p.iter().any(|(n, _)| n == "timezone")
+    });
+    match properties {
+        Some(mut properties) if !is_date && depth < CSV_DEPTH && !properties.is_empty() => {
+            properties.sort_by(|a, b| a.0.cmp(&b.0));
+            for (name, value) in properties {
+                let path = match prefix {
+                    "" => name,
+                    _ => format!("{prefix}.{name}"),
+                };
+                expand(raw, value, &path, depth + 1, out);
+            }
+        }
+        _ if !prefix.is_empty() => out.push(prefix.to_owned()),
+        _ => {}
+    }
+}
+
+/// The properties of the object `schema` always is, `None` when it may be something else.
+fn object_properties<'a>(
+    raw: &Raw<'a>,
+    schema: &'a Value,
+    hops: usize,
+) -> Option<Vec<(String, &'a Value)>> {
+    if hops > 8 {
+        return None;
+    }
+    let schema = raw.resolve(schema);
+    if let Some(members) = schema
+        .get("anyOf")
+        .or_else(|| schema.get("oneOf"))
+        .and_then(Value::as_array)
+    {
+        let mut others = members
+            .iter()
+            .filter(|m| raw.resolve(m).get("type").and_then(Value::as_str) != Some("null"));
+        let only = others.next()?;
+        return match others.next() {
+            None => object_properties(raw, only, hops + 1),
+            Some(_) => None,
+        };
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("object") | None => record_properties(raw, schema, &[]),
+        Some(_) => None,
+    }
 }
 
 /// The shape of a property, as far as a table cell is concerned.
@@ -223,6 +299,7 @@ pub(crate) fn columns(raw: &Raw<'_>, schema: &Value, order: &[String]) -> Column
             columns: Vec::new(),
             key: None,
             fields: Vec::new(),
+            csv: csv_columns(raw, schema),
         };
     };
     let fields: Vec<String> = properties.iter().map(|(n, _)| n.clone()).collect();
@@ -373,6 +450,7 @@ pub(crate) fn columns(raw: &Raw<'_>, schema: &Value, order: &[String]) -> Column
             .filter(|k| chosen.iter().any(|c| c == k))
             .map(|k| pointer(&k)),
         fields,
+        csv: csv_columns(raw, schema),
     }
 }
 

@@ -105,6 +105,11 @@ pub(super) fn scalar_tokens(kind: ScalarKind) -> (TokenStream, TokenStream) {
     }
 }
 
+/// The name of the constant that lists an operation's body properties (`BODY_CREATE_ORDER`).
+fn body_fields_const(op: &Op) -> syn::Ident {
+    format_ident!("BODY_{}", op.id.to_uppercase())
+}
+
 /// How a body field is given on the command line, as errors name it: `--name`, or the
 /// argument's `ORDER_ID` when it is positional.
 pub(super) fn given_by(field: &BodyField) -> String {
@@ -325,13 +330,29 @@ impl Model {
                 .iter()
                 .map(|key| quote!(const KEY_COLUMN: Option<&'static str> = Some(#key);));
             let fields = &chosen.fields;
+            let csv = &chosen.csv;
             quote! {
                 impl Record for types::#ty {
                     const COLUMNS: &'static [(&'static str, &'static str)] = &[#(#columns),*];
                     #(#key)*
                     const FIELDS: &'static [&'static str] = &[#(#fields),*];
+                    const CSV_COLUMNS: &'static [&'static str] = &[#(#csv),*];
                 }
             }
+        });
+        let record_table = self.records.keys().map(|name| {
+            let ty = format_ident!("{}", name);
+            quote!((#name, <types::#ty as Record>::CSV_COLUMNS))
+        });
+        let body_consts = self.ops.iter().filter(|op| op.body.is_some()).map(|op| {
+            let name = body_fields_const(op);
+            let fields = &op.body_fields;
+            quote!(const #name: &[&str] = &[#(#fields),*];)
+        });
+        let body_table = self.ops.iter().filter(|op| op.body.is_some()).map(|op| {
+            let id = &op.id;
+            let name = body_fields_const(op);
+            quote!((#id, #name))
         });
         quote! {
             #[allow(unused_imports)]
@@ -372,6 +393,17 @@ impl Model {
             #(#functions)*
 
             #(#records)*
+
+            /// The CSV columns of each record type (`Record::CSV_COLUMNS`), by the document's
+            /// schema name: read from the document by the generator, not from the types at run
+            /// time.
+            pub const RECORD_CSV_COLUMNS: &[(&str, &[&str])] = &[#(#record_table),*];
+
+            /// Every top-level property of each operation's JSON body (`BodySpec::fields`), by
+            /// `operationId`, alphabetical; empty for a union body.
+            pub const BODY_FIELDS: &[(&str, &[&str])] = &[#(#body_table),*];
+
+            #(#body_consts)*
 
             #(#statics)*
         }
@@ -855,8 +887,10 @@ impl Model {
                 .body_check
                 .clone()
                 .unwrap_or_else(|| quote!(&crate::checks::Schema::ANY));
+            let fields_const = body_fields_const(op);
             quote! {
                 const SPEC: crate::body::BodySpec = crate::body::BodySpec {
+                    fields: #fields_const,
                     required: &[#(#required),*],
                     shapes: &[#(#shapes),*],
                     flags: &[#(#flags),*],

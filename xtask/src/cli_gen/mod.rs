@@ -24,10 +24,12 @@
 //!   with an example of its shape in the help and in errors. Required body fields are marked in
 //!   the help and all named by one error when missing. Help is the document's description for
 //!   users ([`Words`](text::Words): notes for developers, such as `x-assumed` reasons, and
-//!   schema names left out, an operationId written as the command a user types), with the
+//!   schema names left out by the parenthesis or the clause that holds them, the user's words
+//!   of the same sentence kept; an operationId written as the command a user types), with the
 //!   values of a set unless the description lists them already, and "\[required\]"; a field
 //!   that gives only a shared type (`NumberOrString`) says what it is from the record the
-//!   operation answers, with the type's rule as a short suffix
+//!   operation answers, else from its name in English word order
+//!   ([`named_field`](text::named_field)), with the type's rule as a short suffix
 //!   ([`field_help`](model::field_help)). `--help` of a command shows its operation's
 //!   description, and for a body without flags the JSON shape of each variant; numbers take
 //!   `-5` without `=`. Each scalar flag
@@ -39,6 +41,12 @@
 //!   document's field names, formats and shapes (an id, what names the record, price, stock, SKU,
 //!   status, date, link, then the rest in document order), most important first, with a key
 //!   column that a narrow table never drops; `x-table-columns` on a schema overrides the rule.
+//!   Its CSV columns too ([`csv_columns`](columns::csv_columns));
+//! - what the CLI knows of the document at run time is emitted here as tables, so that the
+//!   document has one reader (this generator) and the CLI never reads the types' JSON schemas:
+//!   each body's known fields (`BODY_FIELDS`) and checks, each record type's columns
+//!   (`RECORD_CSV_COLUMNS`), and the closed value sets that hand-written flags take
+//!   (`generated_sets.rs`).
 //!
 //! The few things the document cannot say (a repeatable `--value NAME=PRICE` that builds an array
 //! of objects, a secret read from the environment, "one of --id or --url") are hand-written types
@@ -62,6 +70,8 @@ use model::{Model, builders};
 pub const CLI_OUT: &str = "crates/store-admin-cli/src/generated_cli.rs";
 /// The facade's decoder table, generated from the same model.
 pub const DECODERS_OUT: &str = "crates/store-admin-client/src/decoders/generated.rs";
+/// The document's closed value sets, for the CLI's hand-written flags.
+pub const SETS_OUT: &str = "crates/store-admin-cli/src/generated_sets.rs";
 
 /// Where the generated client code lives: every output whose path starts with this and whose
 /// file name starts with `generated` is read for its builders (one crate or several).
@@ -98,6 +108,16 @@ pub fn outputs(doc: &Document, client: &[Output]) -> Result<Vec<Output>> {
             )?,
         },
         Output {
+            rel_path: SETS_OUT.to_owned(),
+            content: code_file(
+                doc,
+                "The document's closed value sets, for the CLI's hand-written flags.",
+                &prettyplease::unparse(
+                    &syn::parse2(closed_sets(doc)).context("the value sets do not parse")?,
+                ),
+            )?,
+        },
+        Output {
             rel_path: DECODERS_OUT.to_owned(),
             content: code_file(
                 doc,
@@ -106,6 +126,31 @@ pub fn outputs(doc: &Document, client: &[Output]) -> Result<Vec<Output>> {
             )?,
         },
     ])
+}
+
+/// `generated_sets.rs`: one constant per closed value set of the document (a component schema
+/// with an `enum`: `SECURITY_STRATEGY` of `SecurityStrategy`), which the hand-written flags of
+/// `extras.rs` take their values from, as the generated flags take theirs. It is a file of its
+/// own, below both: the generated command tree imports `extras.rs`, so `extras.rs` cannot
+/// import the tree.
+fn closed_sets(doc: &Document) -> proc_macro2::TokenStream {
+    let raw = crate::document::Raw(&doc.raw);
+    let schemas = doc
+        .raw
+        .pointer("/components/schemas")
+        .and_then(serde_json::Value::as_object);
+    let sets = schemas.into_iter().flatten().filter_map(|(name, schema)| {
+        let model::Values::Closed(values) = raw.values(schema) else {
+            return None;
+        };
+        let constant = quote::format_ident!("{}", crate::names::snake(name).to_uppercase());
+        let doc = format!(" The values of the document's `{name}`.");
+        Some(quote::quote! {
+            #[doc = #doc]
+            pub const #constant: &[&str] = &[#(#values),*];
+        })
+    });
+    quote::quote!(#(#sets)*)
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -121,8 +166,8 @@ mod tests {
 
     /// The command tree of the document, one line per command, so that a change of the
     /// document or of the naming rules shows as a reviewable diff.
-    #[test]
-    fn cli_summary() {
+    /// The document and the command model, built from the committed client sources.
+    fn document_and_model() -> (Document, Model) {
         let root = crate::document::workspace_root();
         let doc = Document::load(&root, crate::document::SPEC).expect("the document loads");
         // Every generated file of the client crates (one crate or several).
@@ -146,7 +191,252 @@ mod tests {
         let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
         let builders = builders(&sources).expect("builders");
         let model = Model::build(&doc, &builders).expect("the model builds");
+        (doc, model)
+    }
+
+    #[test]
+    fn cli_summary() {
+        let (_, model) = document_and_model();
         insta::assert_snapshot!(model.summary());
+    }
+
+    /// Every flag whose help the generator writes itself, because the document does not
+    /// describe the field (a body field that gives only a shared type, `NumberOrString`), so
+    /// that each reads as a person would say it: reviewed here as a snapshot, and each is
+    /// either a noun phrase in English order or a label beside the exact field.
+    #[test]
+    fn the_help_of_a_field_the_document_does_not_describe_reads_naturally() {
+        let (doc, model) = document_and_model();
+        let raw = crate::document::Raw(&doc.raw);
+        let mut operations = std::collections::BTreeMap::new();
+        for item in doc.raw["paths"].as_object().expect("paths").values() {
+            for op in item.as_object().into_iter().flat_map(|o| o.values()) {
+                if let Some(id) = op.get("operationId").and_then(serde_json::Value::as_str) {
+                    operations.insert(id.to_owned(), op);
+                }
+            }
+        }
+        let mut lines = Vec::new();
+        for op in &model.ops {
+            let Some((_, fields)) = &op.body else {
+                continue;
+            };
+            let Some(schema) =
+                operations[&op.id].pointer("/requestBody/content/application~1json/schema")
+            else {
+                continue;
+            };
+            let resolved = raw.resolve(schema);
+            for field in fields {
+                let property = &resolved["properties"][&field.wire];
+                if property.get("description").is_some()
+                    || property.get("$ref").is_none()
+                    || raw.union_members(property).is_none()
+                {
+                    continue;
+                }
+                let help = model.words.text(&field.help);
+                lines.push(format!(
+                    "{} {} --{}: {help}",
+                    op.group,
+                    op.name,
+                    super::naming::flag(&field.id),
+                ));
+                // Never "The product's max amount donating": the field's words after a
+                // possessive are a noun phrase in English order.
+                if let Some((_, rest)) = help.split_once("'s ")
+                    && help.starts_with("The ")
+                {
+                    let phrase = rest.split(" (").next().unwrap_or_default();
+                    let words: Vec<String> = phrase.split(' ').map(str::to_owned).collect();
+                    assert!(in_noun_order(&words), "{}", lines.last().expect("pushed"));
+                }
+            }
+        }
+        assert!(lines.len() > 20, "the fields are found: {lines:?}");
+        insta::assert_snapshot!(lines.join("\n"));
+    }
+
+    #[test]
+    fn a_field_name_is_said_as_a_noun_phrase_or_as_a_label_beside_the_field() {
+        let product = Some("product");
+        assert_eq!(
+            named_field("sale_price", product),
+            "The product's sale price"
+        );
+        assert_eq!(
+            named_field("max_amount_donating", product),
+            "Maximum amount donating: the product's `max_amount_donating`"
+        );
+        assert_eq!(
+            named_field("created_at", product),
+            "Created at: the product's `created_at`"
+        );
+        assert_eq!(
+            named_field("is_active", product),
+            "Is active: the product's `is_active`"
+        );
+        assert_eq!(named_field("price", Some("product price")), "Price");
+        assert_eq!(named_field("min_qty", None), "Minimum quantity");
+        // Every property of every request body of the document, said by the rule: a noun
+        // phrase in English order after the possessive, else the label and the exact field.
+        let root = crate::document::workspace_root();
+        let doc = Document::load(&root, crate::document::SPEC).expect("the document loads");
+        let schemas = doc.raw["components"]["schemas"]
+            .as_object()
+            .expect("schemas");
+        let mut checked = 0;
+        for (name, schema) in schemas {
+            let Some(subject) = subject(name) else {
+                continue;
+            };
+            for wire in schema["properties"]
+                .as_object()
+                .into_iter()
+                .flat_map(|p| p.keys())
+            {
+                let said = named_field(wire, Some(&subject));
+                let words: Vec<String> = said
+                    .strip_prefix(&format!("The {subject}'s "))
+                    .map(|phrase| phrase.split(' ').map(str::to_owned).collect())
+                    .unwrap_or_default();
+                assert!(
+                    in_noun_order(&words)
+                        || said.ends_with(&format!("'s `{wire}`"))
+                        || !said.contains("'s"),
+                    "{name}.{wire}: {said}"
+                );
+                assert!(
+                    !said.contains('_') || said.contains('`'),
+                    "{name}.{wire}: {said}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 300, "{checked} properties");
+    }
+
+    /// The user's words of a description reach help as they are written: every sentence that
+    /// holds no note for developers (a word of `DOCUMENT_NOTES`, an extension, a schema's
+    /// name, an operationId), of every description of the document, is in its help verbatim.
+    #[test]
+    fn every_sentence_without_a_developer_note_survives_verbatim() {
+        let root = crate::document::workspace_root();
+        let doc = Document::load(&root, crate::document::SPEC).expect("the document loads");
+        let types: std::collections::BTreeSet<String> = doc.raw["components"]["schemas"]
+            .as_object()
+            .expect("schemas")
+            .keys()
+            .cloned()
+            .collect();
+        let mut ids = std::collections::BTreeSet::new();
+        for item in doc.raw["paths"].as_object().expect("paths").values() {
+            for op in item.as_object().into_iter().flat_map(|o| o.values()) {
+                if let Some(id) = op.get("operationId").and_then(serde_json::Value::as_str) {
+                    ids.insert(id.to_owned());
+                }
+            }
+        }
+        let words = Words {
+            commands: ids
+                .iter()
+                .map(|id| (id.clone(), "a command".to_owned()))
+                .collect(),
+            types: types.clone(),
+        };
+        fn descriptions<'v>(value: &'v serde_json::Value, out: &mut Vec<&'v str>) {
+            match value {
+                serde_json::Value::Object(map) => {
+                    if let Some(text) = map.get("description").and_then(serde_json::Value::as_str) {
+                        out.push(text);
+                    }
+                    map.values().for_each(|v| descriptions(v, out));
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|v| descriptions(v, out)),
+                _ => {}
+            }
+        }
+        let mut texts = Vec::new();
+        descriptions(&doc.raw["paths"], &mut texts);
+        descriptions(&doc.raw["components"], &mut texts);
+        let mut checked = 0;
+        for text in texts {
+            let help = words.paragraphs(text);
+            for paragraph in text.trim().split("\n\n") {
+                let paragraph = paragraph.split_whitespace().collect::<Vec<_>>().join(" ");
+                for sentence in sentences(&paragraph) {
+                    let developer = is_note(sentence)
+                        || sentence
+                            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                            .any(|w| types.contains(w) || ids.contains(w))
+                        || sentence.matches('(').count() != sentence.matches(')').count();
+                    if developer {
+                        continue;
+                    }
+                    assert!(
+                        help.contains(sentence),
+                        "{sentence:?} is lost from\n{text}\n->\n{help}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked} sentences");
+    }
+
+    #[test]
+    fn a_note_leaves_the_user_s_words_of_its_sentence() {
+        // `product-variants update --mpn`: the note is the last clause of the one sentence.
+        let mpn = "Manufacturer part number: a string (codes may start with zeros or hold \
+                   letters), or an integer as the documented request example sends it \
+                   (`43242342`).";
+        let kept =
+            "Manufacturer part number: a string (codes may start with zeros or hold letters).";
+        assert_eq!(user_text(mpn), kept);
+        // Beside a sentence without a note, the note's sentence keeps its user's words too.
+        assert_eq!(
+            user_text(&format!("{mpn} Printed on the box.")),
+            format!("{kept} Printed on the box.")
+        );
+        assert_eq!(
+            user_text(&format!("Printed on the box. {mpn}")),
+            format!("Printed on the box. {kept}")
+        );
+        // A note that opens its sentence takes the sentence; the others stay.
+        assert_eq!(
+            user_text(
+                "The option's input type. Required by the documentation's schema, absent from \
+                 its request example: assumed optional."
+            ),
+            "The option's input type."
+        );
+        // A list cut at its note does not end in a dangling `and`.
+        assert_eq!(
+            user_text("Known values: `a`, `b`, and, listed by the documentation, `c`. It grows."),
+            "Known values: `a`, `b`. It grows."
+        );
+        // Words that only look like a note are the user's.
+        assert_eq!(
+            user_text("The suffix of the generated codes (group coupon)."),
+            "The suffix of the generated codes (group coupon)."
+        );
+        // The mpn of the document, in the help of `product-variants update --mpn`.
+        let (_, model) = document_and_model();
+        let mpn = model
+            .ops
+            .iter()
+            .filter(|op| op.id == "update_product_variant")
+            .flat_map(|op| op.body.iter().flat_map(|(_, fields)| fields))
+            .find(|f| f.wire == "mpn")
+            .expect("--mpn");
+        assert!(
+            model
+                .words
+                .text(&mpn.help)
+                .contains("codes may start with zeros"),
+            "{}",
+            mpn.help
+        );
     }
 
     #[test]
@@ -351,6 +641,13 @@ mod tests {
         assert_eq!(
             field_help(&raw, &money, "price", &[], Some("product price")).as_deref(),
             Some("Price (a decimal, e.g. 149.50).")
+        );
+        assert_eq!(
+            field_help(&raw, &money, "max_amount_donating", &[], product).as_deref(),
+            Some(
+                "Maximum amount donating: the product's `max_amount_donating` (a decimal, e.g. \
+                 149.50)."
+            )
         );
         assert_eq!(
             field_help(&raw, &id, "identifier", &[], Some("order item")).as_deref(),

@@ -14,7 +14,7 @@ use super::columns::{Columns, columns, record_properties};
 #[cfg(test)]
 use super::naming::flag;
 use super::naming::{command_name, earlier_command_name, earlier_group_name, group_name};
-use super::text::{Words, sentences, user_text};
+use super::text::{Words, named_field, sentences, user_text};
 use crate::document::Document;
 use crate::document::{Raw, component_schema, ordered, property_order};
 use crate::lint;
@@ -416,6 +416,10 @@ pub(super) struct Op {
     /// Examples of the JSON body's shape, one per variant of a union body: what the help of a
     /// command whose body has no flags shows for `--body`.
     pub(super) body_shapes: Vec<String>,
+    /// Every top-level property of the JSON body, alphabetical (those the flags give and the
+    /// others): a key of `--body` outside them is unknown to the document. Empty for a union
+    /// (each variant has its own) and for no body.
+    pub(super) body_fields: Vec<String>,
 }
 
 pub(super) struct Group {
@@ -1021,6 +1025,7 @@ pub(super) fn build_op(
     // The body.
     let mut body = None;
     let mut body_shapes = Vec::new();
+    let mut body_fields = Vec::new();
     let mut owned_required: Vec<(String, String)> = Vec::new();
     let body_schema = op.pointer("/requestBody/content/application~1json/schema");
     if let Some(schema) = body_schema {
@@ -1081,6 +1086,14 @@ pub(super) fn build_op(
             Some(members) => members.into_iter().map(|m| raw.shape(m, 0)).collect(),
             None => vec![raw.shape(schema, 0)],
         };
+        if raw.union_members(schema).is_none() {
+            body_fields = record_properties(raw, schema, &[])
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect();
+            body_fields.sort();
+        }
         body = Some((ty, fields));
     }
     let form_schema = op.pointer("/requestBody/content/multipart~1form-data/schema");
@@ -1134,6 +1147,7 @@ pub(super) fn build_op(
         modify: None,
         body_check: None,
         body_shapes,
+        body_fields,
     })
 }
 
@@ -1212,8 +1226,9 @@ pub(super) fn property_help(raw: &Raw<'_>, property: &Value, fallback: &str) -> 
 
 /// The help of a body field that gives only a shared scalar type by `$ref` (`NumberOrString`,
 /// whose description says what the type is, not what the field is): the description of the
-/// field of the same name in the record the operation answers, else the field's name in words,
-/// with the type's rule as a short suffix (`The product's sale price (a decimal, e.g. 149.50).`).
+/// field of the same name in the record the operation answers, else the field's name in words
+/// ([`named_field`](super::text::named_field)), with the type's rule as a short suffix
+/// ("The product's sale price (a decimal, e.g. 149.50).").
 /// `subject` is what the body is about ([`subject`]). `None` for any other field.
 pub(super) fn field_help(
     raw: &Raw<'_>,
@@ -1245,25 +1260,7 @@ pub(super) fn field_help(
         .and_then(Value::as_str)
         .map(user_text)
         .filter(|text| !text.is_empty())
-        .unwrap_or_else(|| {
-            let field = wire.replace('_', " ");
-            match subject {
-                Some(subject)
-                    if !field
-                        .split(' ')
-                        .any(|w| subject.rsplit(' ').next() == Some(w)) =>
-                {
-                    format!("The {subject}'s {field}")
-                }
-                _ => {
-                    let mut words = field;
-                    if let Some(first) = words.get_mut(0..1) {
-                        first.make_ascii_uppercase();
-                    }
-                    words
-                }
-            }
-        });
+        .unwrap_or_else(|| named_field(wire, subject));
     let what = what.trim_end_matches('.');
     // A description that says "decimal" already needs only the example.
     let rule = match rule.split_once(", ") {

@@ -1,19 +1,37 @@
-//! The document's descriptions as help for users: notes about the document left out, sentences.
+//! The document's descriptions as help for users.
+//!
+//! The document is written for developers as well: an `x-assumed` element says, in its
+//! description, what was assumed and why; a description names schemas and operationIds. Help
+//! keeps what the value or the command is and leaves out the rest, as finely as the text
+//! allows: a parenthesis that holds a note, else the note's clause and what follows it in its
+//! sentence, never a sentence's user's words before the note (`Manufacturer part number: a
+//! string (codes may start with zeros ...), or an integer as the documented example sends
+//! it` keeps all but the last clause). A sentence without a note is kept as it is written
+//! (tested over every description of the document). What is a note is said by words here
+//! ([`DOCUMENT_NOTES`]); the CLI's help leak scan checks the result by the document's structure
+//! instead, so that a note these words miss is found there.
+//!
+//! A field the document does not describe is named from its name ([`named_field`]), in English
+//! word order or as a label beside the exact field.
 
 /// Words that mark a note about the API document or its sources, not about the value: help for
-/// users leaves out the sentences and parentheses that hold one.
+/// users leaves out the parentheses and the clauses that hold one ([`is_note`]), as whole words
+/// (`generated code`, not `generated codes`). A backticked extension of the document
+/// (`` `x-webhook-events` ``) marks one too.
 pub(super) const DOCUMENT_NOTES: &[&str] = &[
     "documentation",
     "documented",
-    "the document",
     "this document",
     "document's",
     "taken here",
     "mock store",
+    "path item",
+    "path-level",
     "progenitor",
     "typify",
     "generated code",
     "generated client",
+    "generated clients",
     "code generator",
     "assumed",
     "open string",
@@ -28,8 +46,24 @@ pub(super) const DOCUMENT_NOTES: &[&str] = &[
     "schema says",
 ];
 
+/// Whether `text` holds a note about the document: a word of [`DOCUMENT_NOTES`] (ending where
+/// a word ends: `undocumented` holds one, `generated codes` does not) or a backticked extension
+/// of the document (`` `x-assumed` ``).
+pub(super) fn is_note(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    DOCUMENT_NOTES.iter().any(|note| {
+        lower.match_indices(note).any(|(at, _)| {
+            !lower[at + note.len()..]
+                .chars()
+                .next()
+                .is_some_and(char::is_alphanumeric)
+        })
+    }) || text.contains("`x-")
+}
+
 /// The first paragraph of a description as help for a user: one line, without the notes about
-/// the document ([`DOCUMENT_NOTES`]): a parenthesis that holds one is dropped, then a sentence.
+/// the document ([`is_note`]): a parenthesis that holds one is dropped, then a sentence's
+/// clauses from the note on.
 pub(super) fn user_text(text: &str) -> String {
     Words::default().text(text)
 }
@@ -48,7 +82,7 @@ pub(super) struct Words {
 impl Words {
     /// The first paragraph of `text` for users: one line, notes for developers left out.
     pub(super) fn text(&self, text: &str) -> String {
-        self.paragraph(&doc_text(text), true)
+        self.paragraph(&doc_text(text))
     }
 
     /// Every paragraph of `text` for users, each as [`Words::text`] (one that holds only notes
@@ -56,7 +90,7 @@ impl Words {
     pub(super) fn paragraphs(&self, text: &str) -> String {
         text.trim()
             .split("\n\n")
-            .map(|p| self.paragraph(&p.split_whitespace().collect::<Vec<_>>().join(" "), false))
+            .map(|p| self.paragraph(&p.split_whitespace().collect::<Vec<_>>().join(" ")))
             .filter(|p| !p.is_empty())
             .collect::<Vec<_>>()
             .join("\n\n")
@@ -70,18 +104,15 @@ impl Words {
         })
     }
 
-    /// One paragraph for users; when every sentence is a note, the first one up to its note
-    /// if `keep_one`, else nothing.
-    fn paragraph(&self, paragraph: &str, keep_one: bool) -> String {
+    /// One paragraph for users: its sentences without notes, a note's sentence cut before the
+    /// note ([`user_clauses`]); nothing when every sentence is a note from its start.
+    fn paragraph(&self, paragraph: &str) -> String {
         // `(`AffiliateCampaignInput`: title, type)` -> `(title, type)`.
         let mut paragraph = paragraph.to_owned();
         for name in &self.types {
             paragraph = paragraph.replace(&format!("`{name}`: "), "");
         }
-        let is_note = |t: &str| {
-            let lower = t.to_ascii_lowercase();
-            DOCUMENT_NOTES.iter().any(|n| lower.contains(n)) || self.names_a_type(t)
-        };
+        let note = |t: &str| is_note(t) || self.names_a_type(t);
         // Parentheses (nested ones included) that hold a note.
         let mut out = String::new();
         let mut stack: Vec<String> = Vec::new();
@@ -91,7 +122,7 @@ impl Words {
                 ')' if !stack.is_empty() => {
                     let mut inner = stack.pop().expect("not empty");
                     inner.push(')');
-                    let keep = !is_note(&inner);
+                    let keep = !note(&inner);
                     let target = stack.last_mut().unwrap_or(&mut out);
                     if keep {
                         target.push_str(&inner);
@@ -107,30 +138,19 @@ impl Words {
         for rest in stack {
             out.push_str(&rest);
         }
-        let sentences: Vec<&str> = sentences(&out);
-        let kept: Vec<&str> = sentences.iter().copied().filter(|s| !is_note(s)).collect();
-        let text = if kept.is_empty() && !keep_one {
-            String::new()
-        } else if kept.is_empty() {
-            // Every sentence is a note: the first one up to the clause of its first note
-            // (`Global trade item number (barcode number): a string, or an integer as the
-            // documented example sends it` -> `... (barcode number): a string.`).
-            let first = sentences.first().copied().unwrap_or_default();
-            let lower = first.to_ascii_lowercase();
-            let note_at = DOCUMENT_NOTES
-                .iter()
-                .filter_map(|n| lower.find(n))
-                .min()
-                .unwrap_or(first.len());
-            match first[..note_at].rfind([',', ':', ';']) {
-                Some(cut) if !first[..cut].trim().is_empty() && !is_note(&first[..cut]) => {
-                    format!("{}.", first[..cut].trim())
-                }
-                _ => first.to_owned(),
-            }
-        } else {
-            kept.join(" ")
-        };
+        // A sentence that holds a note keeps its user's words: the clauses before the note's
+        // (`Manufacturer part number: a string (codes may start with zeros), or an integer as
+        // the documented example sends it` -> `... (codes may start with zeros).`); a sentence
+        // whose first clause is the note is left out whole. A sentence without a note is kept
+        // as it is written.
+        let kept: Vec<String> = sentences(&out)
+            .into_iter()
+            .filter_map(|s| match note(s) {
+                false => Some(s.to_owned()),
+                true => user_clauses(s, &note),
+            })
+            .collect();
+        let text = kept.join(" ");
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         self.commands_for_ids(&text)
     }
@@ -160,6 +180,111 @@ impl Words {
         out.push_str(rest);
         out
     }
+}
+
+/// The clauses of `sentence` before the first one that `is_note` (a note about the document),
+/// as a sentence of their own; `None` when the first clause is the note. Clauses end at `, `,
+/// `; ` and `: ` outside backticks and parentheses.
+fn user_clauses(sentence: &str, is_note: &impl Fn(&str) -> bool) -> Option<String> {
+    let mut kept_to = 0;
+    let mut start = 0;
+    let mut depth = 0usize;
+    let mut quoted = false;
+    let bytes = sentence.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'`' => quoted = !quoted,
+            b'(' if !quoted => depth += 1,
+            b')' if !quoted => depth = depth.saturating_sub(1),
+            b',' | b';' | b':' if !quoted && depth == 0 && bytes.get(i + 1) == Some(&b' ') => {
+                if is_note(&sentence[start..i]) {
+                    break;
+                }
+                kept_to = i;
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if i + 1 == bytes.len() && !is_note(&sentence[start..]) {
+            // No clause holds the note alone (it spans them, inside backticks or a parenthesis
+            // that the cuts do not split): nothing of the sentence is kept, rather than a note.
+            kept_to = 0;
+        }
+    }
+    // `..., `restoring`, and, listed by the documentation, ...` -> `..., `restoring`.`
+    let mut kept = sentence[..kept_to].trim();
+    for conjunction in [" and", " or", " but"] {
+        kept = kept.strip_suffix(conjunction).unwrap_or(kept);
+    }
+    let kept = kept.trim_end_matches([',', ' ']);
+    (!kept.is_empty() && !is_note(kept)).then(|| format!("{kept}."))
+}
+
+/// Abbreviations of field names, written out in help (`max_amount` -> "Maximum amount").
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("min", "minimum"),
+    ("max", "maximum"),
+    ("qty", "quantity"),
+    ("desc", "description"),
+];
+
+/// What a field that the document does not describe is, from its name alone, with what the
+/// body is about (`subject`: `product`, from the schema's name): "The product's sale price"
+/// when the name's words read as an English noun phrase ([`in_noun_order`]), else the words as
+/// a label beside the exact field: "Maximum amount donating: the product's
+/// `max_amount_donating`" (never "the product's max amount donating", nor "the product's
+/// created at"). A field named after its subject (`price` of a `product price`) is its words
+/// alone.
+pub(super) fn named_field(wire: &str, subject: Option<&str>) -> String {
+    let words: Vec<String> = wire
+        .split(['_', '-', ' '])
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            ABBREVIATIONS
+                .iter()
+                .find(|(short, _)| w.eq_ignore_ascii_case(short))
+                .map_or(w, |(_, long)| long)
+                .to_lowercase()
+        })
+        .collect();
+    let phrase = words.join(" ");
+    let mut label = phrase.clone();
+    if let Some(first) = label.get_mut(0..1) {
+        first.make_ascii_uppercase();
+    }
+    match subject {
+        Some(subject) if !words.iter().any(|w| subject.rsplit(' ').next() == Some(w)) => {
+            match in_noun_order(&words) {
+                true => format!("The {subject}'s {phrase}"),
+                false => format!("{label}: the {subject}'s `{wire}`"),
+            }
+        }
+        _ => label,
+    }
+}
+
+/// Words that, first in a field's name, make it a verb or a question (`is_active`,
+/// `has_options`, `allow_notes`), not a noun phrase.
+const VERB_FIRST: &[&str] = &[
+    "is", "has", "have", "can", "should", "must", "allow", "allows", "enable", "enabled",
+    "disable", "show", "shows", "hide", "use", "uses", "include", "includes", "not", "with",
+];
+
+/// Words that, last in a field's name, leave it dangling (`created_at`, `sort_by`).
+const PREPOSITIONS: &[&str] = &[
+    "at", "on", "by", "to", "from", "in", "of", "for", "with", "per", "via",
+];
+
+/// Whether the words of a field's name, in their order, read as an English noun phrase after a
+/// possessive ("the product's ..."): not a verb first (`is active`), nor a preposition last
+/// (`created at`), nor, after other words, a participle last (`amount donating`, `items
+/// included`), which English puts before its noun.
+pub(super) fn in_noun_order(words: &[String]) -> bool {
+    let (Some(first), Some(last)) = (words.first(), words.last()) else {
+        return false;
+    };
+    let participle = words.len() > 1 && (last.ends_with("ing") || last.ends_with("ed"));
+    !VERB_FIRST.contains(&first.as_str()) && !PREPOSITIONS.contains(&last.as_str()) && !participle
 }
 
 /// The sentences of a one-line text: each ends at `. `, `? ` or `! ` followed by a capital
