@@ -239,3 +239,64 @@ async fn a_brands_translations_read_back_as_sent() {
         update["translations"]
     );
 }
+
+/// The brand `id` as the brands list `query` shows it.
+async fn brand_in_list(server: &store_admin_mock::MockServer, query: &str, id: &str) -> Value {
+    common::all_pages(server, &format!("/brands?per_page=60{query}"))
+        .await
+        .into_iter()
+        .find(|b| b["id"].to_string().as_str() == id)
+        .expect("the brand is listed")
+}
+
+/// Related data comes only when the request asks for it, as the document's include parameters
+/// say (`with`): a brand's translations in its details and in the list only with
+/// `with=translations`, an option template's values (`details`) only with `with=details`. The
+/// store keeps them meanwhile: a read that asks again shows them as they were sent.
+#[tokio::test]
+async fn related_data_is_shown_only_when_asked_for() {
+    let server = start().await;
+    let form = Form::new()
+        .text("name", "أكمي")
+        .text("translations[en][name]", "Acme")
+        .part("logo", logo());
+    let (status, created) = send(&server, "/brands", form).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let id = created["data"]["id"].to_string();
+    let sent = serde_json::json!({ "en": { "name": "Acme" } });
+
+    let (status, read) = common::get(&server, &format!("/brands/{id}")).await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    assert_eq!(read["data"]["name"], "أكمي", "{read}");
+    assert!(read["data"].get("translations").is_none(), "{read}");
+    let listed = brand_in_list(&server, "", &id).await;
+    assert!(listed.get("translations").is_none(), "{listed}");
+    let (_, read) = common::get(&server, &format!("/brands/{id}?with=translations")).await;
+    assert_eq!(read["data"]["translations"], sent, "{read}");
+    let listed = brand_in_list(&server, "&with=translations", &id).await;
+    assert_eq!(listed["translations"], sent, "{listed}");
+
+    let details = serde_json::json!({
+        "id": 1, "name": "XL", "is_default": true, "display_value": "XL",
+        "translation": { "ar": { "name": "كبير" }, "en": { "name": "XL" }, "fr": { "name": "XL" } },
+    });
+    let template = serde_json::json!({
+        "name": "المقاس", "type": "radio", "display_type": "text", "details": details,
+    });
+    let (status, created) = common::post(&server, "/products/options/templates", template).await;
+    assert!(status.is_success(), "{status} {created}");
+    let template = created["data"]["id"].clone();
+    let path = format!("/products/options/templates/{template}");
+    let (status, read) = common::get(&server, &path).await;
+    assert_eq!(status, StatusCode::OK, "{read}");
+    assert_eq!(read["data"]["name"], "المقاس", "{read}");
+    assert!(read["data"].get("details").is_none(), "{read}");
+    let (_, read) = common::get(&server, &format!("{path}?with=details")).await;
+    assert_eq!(read["data"]["details"], details, "{read}");
+    let listed = common::all_pages(&server, "/products/options/templates?with=details")
+        .await
+        .into_iter()
+        .find(|t| t["id"] == template)
+        .expect("the template is listed");
+    assert_eq!(listed["details"], details, "{listed}");
+}

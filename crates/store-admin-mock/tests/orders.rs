@@ -487,3 +487,153 @@ async fn bulk_actions_change_the_chosen_orders() {
         "{body}"
     );
 }
+
+/// The tags an order's details show, as `(id, name)`.
+async fn order_tags(server: &MockServer, order: &Value) -> Vec<(i64, String)> {
+    let (status, body) = get(server, &format!("/orders/{order}")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"]["tags"]
+        .as_array()
+        .unwrap_or_else(|| panic!("the details show tags: {body}"))
+        .iter()
+        .map(|t| {
+            let id = t["id"].as_i64().expect("a tag id");
+            (id, t["name"].as_str().expect("a tag name").to_owned())
+        })
+        .collect()
+}
+
+/// The ids of the orders `GET /orders?tags[]=TAG` lists.
+async fn tagged(server: &MockServer, tag: i64) -> BTreeSet<i64> {
+    all_pages(server, &format!("/orders?per_page=60&tags[]={tag}"))
+        .await
+        .iter()
+        .filter_map(|o| o["id"].as_i64())
+        .collect()
+}
+
+/// `assign_tags` (`POST /orders/actions`) adds tags to the chosen orders, and every read of an
+/// order's tags shows them: the order's details (`tags`, `{id, name}`) and the orders list's
+/// `tags[]` filter. A tag is named by id (one of the store's tags, `GET /products/tags`) or by
+/// name; a name the store has no tag of makes one tag (once, whatever its case), listed with the
+/// store's tags. The tags an order had are kept, none is shown twice, and orders the filters did
+/// not choose keep theirs. A tag id the store does not have, or no tag at all, is a 422 naming the
+/// value, and nothing changes (not even the new names of the refused request).
+#[tokio::test]
+async fn bulk_tagging_shows_in_every_read_of_the_orders_tags() {
+    let server = start().await;
+    let tags = all_pages(&server, "/products/tags").await;
+    let known = tags[0]["id"].as_i64().expect("a tag of the store");
+    let known_name = tags[0]["name"].as_str().expect("a tag name").to_owned();
+    assert!(
+        tags.iter().all(|t| t["name"] != "Gift wrap"),
+        "the seed has no such tag"
+    );
+    let orders = all_pages(&server, "/orders?per_page=60").await;
+    let (first, second, other) = (&orders[0]["id"], &orders[1]["id"], &orders[2]["id"]);
+    let first_before = order_tags(&server, first).await;
+    let other_before = order_tags(&server, other).await;
+
+    let (status, body) = post(
+        &server,
+        "/orders/actions",
+        json!({
+            "operations": [{ "action_name": "assign_tags", "value": [known, "Gift wrap", " gift WRAP "] }],
+            "filters": { "order_ids": [first, second] },
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["data"][0]["action_name"], "assign_tags", "{body}");
+
+    let created: Vec<Value> = all_pages(&server, "/products/tags")
+        .await
+        .into_iter()
+        .filter(|t| {
+            t["name"]
+                .as_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case("gift wrap"))
+        })
+        .collect();
+    assert_eq!(created.len(), 1, "one new tag: {created:?}");
+    assert_eq!(created[0]["name"], "Gift wrap");
+    let gift = created[0]["id"].as_i64().expect("the new tag's id");
+
+    for order in [first, second] {
+        let shown = order_tags(&server, order).await;
+        assert!(
+            shown.contains(&(known, known_name.clone())),
+            "{order}: {shown:?}"
+        );
+        assert!(
+            shown.contains(&(gift, "Gift wrap".to_owned())),
+            "{order}: {shown:?}"
+        );
+        let ids: BTreeSet<i64> = shown.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids.len(), shown.len(), "{order}: a tag twice: {shown:?}");
+    }
+    let first_after = order_tags(&server, first).await;
+    for tag in &first_before {
+        assert!(
+            first_after.contains(tag),
+            "{tag:?} was kept: {first_after:?}"
+        );
+    }
+    let expected: BTreeSet<i64> = [first, second].iter().filter_map(|o| o.as_i64()).collect();
+    assert_eq!(tagged(&server, gift).await, expected, "tags[]={gift}");
+    let with_known = tagged(&server, known).await;
+    assert!(
+        expected.is_subset(&with_known),
+        "tags[]={known}: {with_known:?}"
+    );
+    assert_eq!(order_tags(&server, other).await, other_before, "not chosen");
+
+    // Again, by the new tag's name in another case: nothing is added twice.
+    let (status, body) = post(
+        &server,
+        "/orders/actions",
+        json!({
+            "operations": [{ "action_name": "assign_tags", "value": ["GIFT WRAP", { "id": known }] }],
+            "filters": { "order_ids": [first] },
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(order_tags(&server, first).await, first_after);
+    let count = all_pages(&server, "/products/tags").await.len();
+    assert_eq!(count, tags.len() + 1, "no other tag was made");
+
+    // A tag id the store does not have: 422 on that element, and nothing changes.
+    let (status, body) = post(
+        &server,
+        "/orders/actions",
+        json!({
+            "operations": [{ "action_name": "assign_tags", "value": ["Fragile", 1] }],
+            "filters": { "order_ids": [other] },
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["error"]["fields"]["operations.0.value.1"].is_array(),
+        "{body}"
+    );
+    assert_eq!(order_tags(&server, other).await, other_before);
+    let names = all_pages(&server, "/products/tags").await;
+    assert!(names.iter().all(|t| t["name"] != "Fragile"), "{names:?}");
+    // No tag at all: 422 on the value.
+    let (status, body) = post(
+        &server,
+        "/orders/actions",
+        json!({
+            "operations": [{ "action_name": "assign_tags", "value": [] }],
+            "filters": { "order_ids": [other] },
+        }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["error"]["fields"]["operations.0.value"].is_array(),
+        "{body}"
+    );
+}

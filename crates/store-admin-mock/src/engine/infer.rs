@@ -23,6 +23,7 @@ use std::collections::HashMap;
 use axum::http::Method;
 use serde_json::Value;
 
+use super::include::OnRequest;
 use crate::document::{Document, Operation, Segment};
 
 /// What an operation does to the store.
@@ -51,6 +52,8 @@ pub(crate) struct Plan {
     pub record_schema: Option<Value>,
     /// Whether the answer is the `{status, success, data}` envelope.
     pub enveloped: bool,
+    /// The fields of its records it answers only when the request asks (`with=translations`).
+    pub on_request: Option<OnRequest>,
 }
 
 /// A collection of records.
@@ -265,11 +268,13 @@ pub(crate) fn plan(doc: &Document) -> (Vec<Plan>, HashMap<String, CollectionInfo
                 }
             }
         }
+        let on_request = OnRequest::of(doc, op, record_schema.as_ref());
         plans.push(Plan {
             action,
             collection,
             record_schema,
             enveloped,
+            on_request,
         });
     }
     // Names and parents.

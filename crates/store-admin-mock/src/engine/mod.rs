@@ -7,6 +7,7 @@
 pub(crate) mod complete;
 pub(crate) mod crud;
 pub(crate) mod embedded;
+pub(crate) mod include;
 pub(crate) mod infer;
 pub(crate) mod query;
 pub(crate) mod router;
@@ -728,11 +729,11 @@ impl Engine {
             Reply::Response(response) => response,
             Reply::Data(data) => {
                 let data = self.expand_references(call, data);
-                self.data_response(call, status, data)
+                self.data_response(call, status, withheld(call, data))
             }
             Reply::DataWithStatus(status, data) => {
                 let data = self.expand_references(call, data);
-                self.data_response(call, status, data)
+                self.data_response(call, status, withheld(call, data))
             }
             Reply::Records(records) => {
                 let refs: Vec<&Value> = records.iter().collect();
@@ -872,7 +873,28 @@ impl Engine {
             call.path
         );
         let (window, pagination) = page_window(selected.len(), request, &url, &call.query);
-        let page = selected.get(window).unwrap_or_default();
+        let mut page = selected.get(window).unwrap_or_default();
+        // The fields shown on request only, left out of copies of the records that have them.
+        let withheld = call
+            .plan
+            .on_request
+            .as_ref()
+            .map(|o| o.withheld(&call.query))
+            .unwrap_or_default();
+        let copies: Vec<Option<Value>>;
+        let stripped: Vec<&Value>;
+        if !withheld.is_empty() {
+            copies = page
+                .iter()
+                .map(|r| include::without(r, &withheld))
+                .collect();
+            stripped = page
+                .iter()
+                .zip(&copies)
+                .map(|(record, copy)| copy.as_ref().unwrap_or(record))
+                .collect();
+            page = &stripped;
+        }
         let mut body = envelope(StatusCode::OK, Value::Null);
         if let (Some(map), Ok(pagination)) =
             (body.as_object_mut(), serde_json::to_value(&pagination))
@@ -886,6 +908,15 @@ impl Engine {
         let status = StatusCode::from_u16(call.op.success_status).unwrap_or(StatusCode::OK);
         self.answer(call, status, input, 0)
     }
+}
+
+/// `data` without the fields of its records that the operation shows only when asked and
+/// `call` does not ask for ([`include`]).
+fn withheld(call: &Call<'_>, mut data: Value) -> Value {
+    if let Some(on_request) = &call.plan.on_request {
+        include::withhold(&mut data, &on_request.withheld(&call.query));
+    }
+    data
 }
 
 /// One field of a `multipart/form-data` body.

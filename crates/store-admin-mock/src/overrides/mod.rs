@@ -104,8 +104,10 @@ const REGISTRY: &[OverrideRow] = &[
         "run_order_actions",
         orders::run_order_actions,
         "filters must choose orders of the store (order_ids naming orders, or order_status); an \
-         assign_users value must name employees of the store, a change_status value a status of \
-         the store",
+         assign_users value must name employees of the store, an assign_tags value tags of the \
+         store by id (a name the store has no tag of makes one, as the dashboard's tag box does: \
+         the documentation says only \"an array of ids or names\"), a change_status value a \
+         status of the store",
     ),
     OverrideRow::refusing(
         "list_shipments",

@@ -3,7 +3,12 @@
 //! [`super::order_details`]; a new order made of products and a customer of the store; a status
 //! change (`POST /orders/{order_id}/status`) that moves the order to a status of the store and
 //! tells the webhooks; a draft (`POST /orders/draft`), an order of the same collection in the
-//! draft state.
+//! draft state; the bulk actions of `POST /orders/actions` (assigning employees and tags, status
+//! changes, marking read, deleting).
+//!
+//! An order's tags are the store's tags (the documentation documents one collection of them, `GET
+//! /products/tags`, and no other; the seed tags orders from it): the order's record holds their
+//! ids, as the orders list's `tags[]` filter reads them, and its details show each as `{id, name}`.
 
 use serde_json::{Map, Value, json};
 
@@ -14,7 +19,9 @@ use crate::error::{ApiError, FieldErrors, Text, collection_full, required, selec
 use crate::formats::{local_date, money, number};
 use crate::respond::{Handled, Reply};
 use crate::seed::tables::SHIPPING_COST;
-use crate::seed::tables::keys::{BRANCHES, ORDER_STATUSES, ORDERS, PRODUCTS, SHIPPING_COMPANIES};
+use crate::seed::tables::keys::{
+    BRANCHES, ORDER_STATUSES, ORDERS, PRODUCTS, SHIPPING_COMPANIES, TAGS,
+};
 use crate::store::{Store, id_text_value, now_local, object_mut, value_as_f64};
 
 /// Seconds a new order waits for its payment.
@@ -826,6 +833,8 @@ pub(super) fn change_order_status(call: &Call<'_>) -> Handled {
 enum OrderAction {
     /// `assign_users`: the orders are assigned to these employees (their ids).
     AssignUsers(Vec<Value>),
+    /// `assign_tags`: these tags are added to the orders' tags.
+    AssignTags(Vec<TagChoice>),
     /// `change_status`: the status record, `restore_items`, the note.
     ChangeStatus(Value, bool, Option<String>),
     /// `mark_as_read`.
@@ -849,6 +858,134 @@ fn ids_of(value: Option<&Value>) -> Vec<Value> {
     }
 }
 
+/// A tag an `assign_tags` value names ("an array of ids or names").
+enum TagChoice {
+    /// A tag of the store, by id (a number, or a text of digits).
+    Id(String),
+    /// A tag by name: the store's tag of that name, or a new one.
+    Name(String),
+}
+
+/// The tags `value` names: an array of ids, names, or `{id}`/`{name}` objects (or one of them).
+/// Blank names name nothing.
+fn tag_choices(value: Option<&Value>) -> Vec<TagChoice> {
+    fn one(value: &Value) -> Option<TagChoice> {
+        match value {
+            Value::Number(n) => Some(TagChoice::Id(n.to_string())),
+            Value::String(s) => {
+                let s = s.trim();
+                if s.is_empty() {
+                    None
+                } else if s.bytes().all(|b| b.is_ascii_digit()) {
+                    Some(TagChoice::Id(s.to_owned()))
+                } else {
+                    Some(TagChoice::Name(s.to_owned()))
+                }
+            }
+            Value::Object(map) => map.get("id").or_else(|| map.get("name")).and_then(one),
+            _ => None,
+        }
+    }
+    match value {
+        Some(Value::Array(items)) => items.iter().filter_map(one).collect(),
+        Some(other) => one(other).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// The store's tag named `name` (compared trimmed, case-insensitively), if any.
+fn tag_named<'s>(store: &'s Store, name: &str) -> Option<&'s Value> {
+    store.records(TAGS).iter().find(|tag| {
+        tag.get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|n| n.trim().to_lowercase() == name.to_lowercase())
+    })
+}
+
+/// Checks an `assign_tags` value (the action at `at`) against the store: each id must name one of
+/// its tags, and the names it does not have must fit in the tags collection.
+fn check_tags(
+    store: &Store,
+    choices: &[TagChoice],
+    at: usize,
+    cap: usize,
+    errors: &mut FieldErrors,
+) {
+    if choices.is_empty() {
+        errors.add(format!("operations.{at}.value"), required("value"));
+    }
+    let mut new_names: Vec<String> = Vec::new();
+    for (index, choice) in choices.iter().enumerate() {
+        match choice {
+            TagChoice::Id(id) if store.get(TAGS, id).is_none() => {
+                errors.add(
+                    format!("operations.{at}.value.{index}"),
+                    selected_invalid("tag"),
+                );
+            }
+            TagChoice::Name(name)
+                if tag_named(store, name).is_none()
+                    && !new_names
+                        .iter()
+                        .any(|n| n.to_lowercase() == name.to_lowercase()) =>
+            {
+                new_names.push(name.clone());
+            }
+            _ => {}
+        }
+    }
+    if !new_names.is_empty() && store.records(TAGS).len() + new_names.len() > cap {
+        errors.add(format!("operations.{at}.value"), collection_full(cap));
+    }
+}
+
+/// The ids of the tags `choices` names, in their order and once each; a name the store has no
+/// tag of becomes a new tag of the store (as typing a new tag on the dashboard does).
+fn resolve_tags(store: &mut Store, choices: &[TagChoice]) -> Vec<Value> {
+    let mut ids: Vec<Value> = Vec::new();
+    for choice in choices {
+        let id = match choice {
+            TagChoice::Id(id) => store.get(TAGS, id).and_then(|t| t.get("id")).cloned(),
+            TagChoice::Name(name) => match tag_named(store, name) {
+                Some(tag) => tag.get("id").cloned(),
+                None => {
+                    let id = store.new_id();
+                    store.insert(TAGS, json!({ "id": id, "name": name }));
+                    Some(Value::from(id))
+                }
+            },
+        };
+        if let Some(id) = id
+            && !ids
+                .iter()
+                .any(|known| id_text_value(known) == id_text_value(&id))
+        {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
+/// Adds the tags `ids` to `order`'s tags (after those it has, none twice).
+fn add_tags(order: &mut Value, ids: &[Value]) {
+    let map = object_mut(order);
+    let mut tags: Vec<Value> = map
+        .get("tags")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for id in ids {
+        if !tags.iter().any(|tag| {
+            id_text_value(tag).or_else(|| tag.get("id").and_then(id_text_value))
+                == id_text_value(id)
+        }) {
+            tags.push(id.clone());
+        }
+    }
+    map.insert("tags".into(), Value::Array(tags));
+    map.insert("updated_at".into(), Value::from(now_local()));
+}
+
 /// Whether `order`'s status is one of the status ids `wanted` (the store's status or the
 /// original one it customizes).
 fn in_statuses(order: &Value, wanted: &[String]) -> bool {
@@ -863,10 +1000,13 @@ fn in_statuses(order: &Value, wanted: &[String]) -> bool {
 /// chooses (`order_ids`, and those in one of `order_status`), as the service's bulk actions on
 /// its dashboard's orders list do: `assign_users` assigns them to the employees of `value` (what
 /// `GET /orders/assignment/{order_id}` and the orders list's `assign_employee[]` then show),
-/// `change_status` moves them to `value.status` as `change_order_status` does (with its history
+/// `assign_tags` adds the tags of `value` (ids of the store's tags, or names: a name the store has
+/// no tag of makes a new tag, as the dashboard's tag box does) to the orders' tags (what the
+/// order's details and the orders list's `tags[]` filter then show; the tags they had are kept,
+/// as the dashboard's bulk tagging adds), `change_status` moves them to `value.status` as `change_order_status` does (with its history
 /// entry), `mark_as_read` and `delete` do what they say; the actions that print or send change
-/// nothing the API reads. Nothing runs when one of them is refused (422: an order, an employee
-/// or a status the store does not have, or filters that choose no order). Answers one result per
+/// nothing the API reads. Nothing runs when one of them is refused (422: an order, an employee,
+/// a tag id or a status the store does not have, or filters that choose no order). Answers one result per
 /// operation.
 pub(super) fn run_order_actions(call: &Call<'_>) -> Handled {
     let body = call.body_object();
@@ -925,6 +1065,17 @@ pub(super) fn run_order_actions(call: &Call<'_>) -> Handled {
                 }
                 OrderAction::AssignUsers(employees)
             }
+            Some("assign_tags") => {
+                let choices = tag_choices(value);
+                check_tags(
+                    &store,
+                    &choices,
+                    at,
+                    call.state.limits.collection_records,
+                    &mut errors,
+                );
+                OrderAction::AssignTags(choices)
+            }
             Some("change_status") => {
                 let wanted: Vec<String> = ["status", "status_id", "slug"]
                     .iter()
@@ -960,6 +1111,10 @@ pub(super) fn run_order_actions(call: &Call<'_>) -> Handled {
     errors.finish()?;
     let mut changed: Vec<(String, Value)> = Vec::new();
     for action in &actions {
+        let tag_ids = match action {
+            OrderAction::AssignTags(choices) => resolve_tags(&mut store, choices),
+            _ => Vec::new(),
+        };
         for id in &chosen {
             match action {
                 OrderAction::AssignUsers(employees) => {
@@ -967,6 +1122,12 @@ pub(super) fn run_order_actions(call: &Call<'_>) -> Handled {
                         let map = object_mut(order);
                         map.insert("assign_employee".into(), Value::Array(employees.clone()));
                         map.insert("updated_at".into(), Value::from(now_local()));
+                        changed.push(("order.updated".into(), order.clone()));
+                    }
+                }
+                OrderAction::AssignTags(_) => {
+                    if let Some(order) = store.get_mut(ORDERS, id) {
+                        add_tags(order, &tag_ids);
                         changed.push(("order.updated".into(), order.clone()));
                     }
                 }
