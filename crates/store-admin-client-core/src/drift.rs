@@ -480,6 +480,11 @@ pub struct OperationDrift {
     pub decoded: u64,
     /// Answers that did not.
     pub failed: u64,
+    /// Answers the client passed by without looking at them, to keep what counting costs within
+    /// its share of the processor under sustained load (`store_admin::drift`); absent when none
+    /// was. The habits and fields below are those of the answers looked at (`calls`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unexamined: u64,
     /// The habits the answers needed, by name ([`habits`]).
     pub habits: BTreeMap<String, HabitSeen>,
     /// Fields the document does not declare, by JSON path.
@@ -534,6 +539,11 @@ impl Seen {
         self.add(other.count, &other.types, other.first_seen);
         self.last_seen = self.last_seen.max(other.last_seen);
     }
+}
+
+/// Whether a count is zero (a count left out of the report then).
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 /// The most operations a report keeps (an operation id comes from the generated code, not the
@@ -595,11 +605,24 @@ impl DriftReport {
         }
     }
 
+    /// Adds one answer of `operation` that was passed by without being looked at (see
+    /// [`OperationDrift::unexamined`]).
+    pub fn record_unexamined(&mut self, operation: &str) {
+        if !self.operations.contains_key(operation) && self.operations.len() >= OPERATIONS_KEPT {
+            return;
+        }
+        self.operations
+            .entry(operation.to_owned())
+            .or_default()
+            .unexamined += 1;
+    }
+
     /// Adds another report (of another process, or the mock store's) to this one.
     pub fn merge(&mut self, other: &DriftReport) {
         for (operation, theirs) in &other.operations {
             let ours = self.operations.entry(operation.clone()).or_default();
             ours.calls += theirs.calls;
+            ours.unexamined += theirs.unexamined;
             ours.decoded += theirs.decoded;
             ours.failed += theirs.failed;
             for (habit, seen) in &theirs.habits {
@@ -1193,6 +1216,24 @@ mod tests {
         );
         // It reads back what it writes.
         let text = serde_json::to_string(&one).expect("serialises");
+        assert!(!text.contains("unexamined"), "no answer passed by: {text}");
+        let back: DriftReport = serde_json::from_str(&text).expect("reads back");
+        assert_eq!(back, one);
+    }
+
+    #[test]
+    fn answers_passed_by_are_counted_apart_and_merge() {
+        let mut one = DriftReport::default();
+        one.record_unexamined("list_items");
+        one.record_unexamined("list_items");
+        let mut two = DriftReport::default();
+        two.record("list_items", None, Utc::now());
+        two.record_unexamined("list_items");
+        one.merge(&two);
+        let drift = &one.operations["list_items"];
+        assert_eq!((drift.calls, drift.unexamined), (1, 3));
+        let text = serde_json::to_string(&one).expect("serialises");
+        assert!(text.contains(r#""unexamined":3"#), "{text}");
         let back: DriftReport = serde_json::from_str(&text).expect("reads back");
         assert_eq!(back, one);
     }
