@@ -91,6 +91,105 @@ pub fn request_types(doc: &Document) -> BTreeSet<String> {
         .collect()
 }
 
+/// The type names of the schemas an answer, a parameter or a webhook event reaches: what the
+/// client reads. A request type outside this set is only ever sent (see
+/// [`rewrite::optional_without_default`]).
+pub fn answer_types(doc: &Document) -> BTreeSet<String> {
+    let mut roots = Vec::new();
+    for (pointer, path, _, _) in lint::operations(&doc.spec) {
+        roots.push(format!("{pointer}/responses"));
+        roots.push(format!("{pointer}/parameters"));
+        roots.push(format!("/paths/{}/parameters", lint::escape(path)));
+    }
+    for name in split::FORCED_CORE {
+        roots.push(format!("/components/schemas/{name}"));
+    }
+    if let Some(schemas) = doc
+        .raw
+        .pointer("/components/schemas")
+        .and_then(serde_json::Value::as_object)
+    {
+        for (name, schema) in schemas {
+            if schema.get("x-webhook-events").is_some() {
+                roots.push(format!("/components/schemas/{}", lint::escape(name)));
+            }
+        }
+    }
+    split::reached_schemas(&doc.raw, &roots)
+        .iter()
+        .map(|s| type_name(s))
+        .collect()
+}
+
+/// The type names of the envelopes that a create answers (a `POST`'s 2xx), whose `data` is a
+/// record that requires its `id` alone: the service documents create answers without the new
+/// record's `id` (see `lenient::Created`).
+pub fn created_envelopes(doc: &Document) -> BTreeSet<String> {
+    use crate::document::Raw;
+    use serde_json::Value;
+    let raw = Raw(&doc.raw);
+    let mut out = BTreeSet::new();
+    for (pointer, _, method, _) in lint::operations(&doc.spec) {
+        if method != "post" {
+            continue;
+        }
+        let Some(responses) = doc
+            .raw
+            .pointer(&format!("{pointer}/responses"))
+            .and_then(Value::as_object)
+        else {
+            continue;
+        };
+        for (status, response) in responses {
+            if !status.starts_with('2') {
+                continue;
+            }
+            let response = raw.resolve(response);
+            let Some(contents) = response.get("content").and_then(Value::as_object) else {
+                continue;
+            };
+            for media in contents.values() {
+                let Some(envelope) = media.get("schema") else {
+                    continue;
+                };
+                let Some(name) = Raw::ref_name(envelope) else {
+                    continue;
+                };
+                let Some(data) = raw.resolve(envelope).pointer("/properties/data") else {
+                    continue;
+                };
+                let required = required_with_all_of(&raw, raw.resolve(data), 0);
+                if required == ["id"] {
+                    out.insert(type_name(&name));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The names a schema requires, its `allOf` members' included (a record made of two), sorted.
+fn required_with_all_of(
+    raw: &crate::document::Raw<'_>,
+    schema: &serde_json::Value,
+    depth: usize,
+) -> Vec<String> {
+    let mut names: Vec<String> = crate::schema::required(schema).map(str::to_owned).collect();
+    if depth < 8 {
+        for member in schema
+            .get("allOf")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            names.extend(required_with_all_of(raw, raw.resolve(member), depth + 1));
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// What every area's generation needs to know of the core and of the document.
 struct Shared<'a> {
     doc: &'a Document,
@@ -126,6 +225,11 @@ pub fn render_split(doc: &Document, progenitor_version: &str) -> Result<Vec<Outp
         syn::parse2(core_tokens).context("progenitor's output for the core does not parse")?;
     let (mut core_shapes, core_impls) = rewrite::type_facts(&core_file);
     core_shapes.inputs = keep_builders.clone();
+    core_shapes.answers = answer_types(doc);
+    core_shapes.created = created_envelopes(doc);
+    // Before the primaries: a record whose other required fields may now be left out reads an
+    // id alone as itself.
+    rewrite::optional_without_default(&mut core_file, &core_shapes);
     let core_shapes = core_shapes.with_input_primaries(&core_file);
     let core_types: BTreeSet<String> = split.core.iter().map(|s| type_name(s)).collect();
     rewrite::prune_struct_builders(&mut core_file, &keep_builders);
@@ -236,10 +340,9 @@ fn render_area(shared: &Shared<'_>, part: &split::AreaPart) -> Result<Output> {
         );
     }
     // An area's types reach the core's and its own, never another area's.
-    let shapes = shared
-        .core_shapes
-        .union(&area_shapes)
-        .with_input_primaries(&file);
+    let shapes = shared.core_shapes.union(&area_shapes);
+    rewrite::optional_without_default(&mut file, &shapes);
+    let shapes = shapes.with_input_primaries(&file);
     rewrite::prune_struct_builders(&mut file, shared.keep_builders);
     rewrite::lenient_fields(
         &mut file,

@@ -68,6 +68,13 @@ pub struct Shapes {
     pub inputs: BTreeSet<String>,
     /// The types that implement `Default` (besides the standard ones).
     pub defaults: BTreeSet<String>,
+    /// The types an answer or a parameter reaches: a type in `inputs` and not here is what only
+    /// requests send, see [`optional_without_default`].
+    pub answers: BTreeSet<String>,
+    /// The envelopes of create answers (a `POST`'s 2xx) whose `data` record requires its `id`
+    /// alone: their `data` reads a record without its `id` (`lenient::Created`), see
+    /// [`lenient_fields`].
+    pub created: BTreeSet<String>,
 }
 
 impl Shapes {
@@ -79,6 +86,8 @@ impl Shapes {
         out.strings.extend(other.strings.iter().cloned());
         out.inputs.extend(other.inputs.iter().cloned());
         out.defaults.extend(other.defaults.iter().cloned());
+        out.answers.extend(other.answers.iter().cloned());
+        out.created.extend(other.created.iter().cloned());
         out
     }
 
@@ -468,6 +477,7 @@ pub fn lenient_fields(
         let tuple = matches!(s.fields, Fields::Unnamed(_));
         let absent_id = id_may_be_absent(&s.fields);
         let input = shapes.inputs.contains(&s.ident.to_string());
+        let created = shapes.created.contains(&s.ident.to_string());
         let fields: Vec<&mut syn::Field> = match &mut s.fields {
             Fields::Named(f) => f.named.iter_mut().collect(),
             Fields::Unnamed(f) => f.unnamed.iter_mut().collect(),
@@ -520,6 +530,16 @@ pub fn lenient_fields(
                 }
             }
             let is_option = last_ident(&field.ty).as_deref() == Some("Option");
+            // A create answer's record that requires its `id` alone, documented without it.
+            let adapter = if created && wire_name(field).as_deref() == Some("data") && !is_option {
+                syn::parse_str::<TokenStream>(
+                    &adapter
+                        .to_string()
+                        .replace("lenient :: Ref", "lenient :: Created"),
+                )?
+            } else {
+                adapter
+            };
             // What a request's documented examples send that the declared type does not say: a
             // boolean or a text's translations as text, and no value for a required field that
             // has a default (the builders still ask for it; decoding reads what the service
@@ -574,6 +594,151 @@ pub fn lenient_fields(
         types.insert(0, parse_quote!(use #lenient_path;));
     }
     Ok(())
+}
+
+/// The required fields without a default of the records only requests reach (`shapes.inputs`
+/// and not `shapes.answers`), made optional in the Rust types: `T` becomes `Option<T>`, left out
+/// of the JSON when `None`. Returns the fields, as `Record.field`.
+///
+/// Why: the service (PHP, Laravel) accepts what its own documentation sends, and its documented
+/// requests leave out fields that the document's request schemas call required: a value set
+/// (`payment_method`), a checked text (`name`, at least one character), a record, a union. A
+/// required field whose type has a default (a text, a number, a list) left out already reads as
+/// that default ([`lenient_fields`]); one without a default has no value to read it as, so the
+/// type must say "left out" itself, or the documented request neither decodes nor can be built.
+/// The document keeps its `required` list (the mock and the command line still ask for the
+/// field, as the service's schema does); only the Rust request types follow the documented
+/// requests. A record an answer also reaches keeps its fields as they are (an answer's record
+/// is read by every caller), and so does a branch of a union (its required fields are what tells
+/// a branch from the others: with none, the first branch would take every object).
+///
+/// The builders still ask for the field: typify's builder starts it as "no value supplied", and
+/// this pass changes only the builder field's type (`Result<Option<T>, String>`) and its setter's
+/// bound (`TryInto<Option<T>>`, which [`crate::setters`] then widens to `IntoOptional<T>`): a
+/// caller sets the value, or `None` to leave it out as the documentation does, and a body decoded
+/// from a documented request converts into its builder as it is. No function body changes.
+pub fn optional_without_default(file: &mut syn::File, shapes: &Shapes) -> Vec<String> {
+    let Some(types) = module_items(&mut file.items, "types") else {
+        return Vec::new();
+    };
+    // The records that are a branch of a union (`oneOf`): their required fields tell the
+    // branches apart, so they stay as they are.
+    let branches: BTreeSet<String> = types
+        .iter()
+        .filter_map(|item| match item {
+            Item::Enum(e) => Some(e),
+            _ => None,
+        })
+        .flat_map(|e| e.variants.iter())
+        .filter_map(|v| match &v.fields {
+            Fields::Unnamed(f) => f.unnamed.first().and_then(|f| last_ident(&f.ty)),
+            _ => None,
+        })
+        .collect();
+    // (record, field) made optional.
+    let mut relaxed: BTreeSet<(String, String)> = BTreeSet::new();
+    for item in types.iter_mut() {
+        let Item::Struct(s) = item else { continue };
+        let name = s.ident.to_string();
+        if !shapes.inputs.contains(&name)
+            || shapes.answers.contains(&name)
+            || branches.contains(&name)
+        {
+            continue;
+        }
+        let Fields::Named(fields) = &mut s.fields else {
+            continue;
+        };
+        for field in &mut fields.named {
+            let is_option = last_ident(&field.ty).as_deref() == Some("Option");
+            if is_option || !is_required(field) || shapes.has_default(&field.ty) {
+                continue;
+            }
+            let Some(ident) = &field.ident else { continue };
+            let ty = &field.ty;
+            field.ty = parse_quote!(::std::option::Option<#ty>);
+            // As typify writes an optional field (the lenient pass adds its `default`).
+            field.attrs.push(parse_quote!(
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            ));
+            relaxed.insert((name.clone(), ident.to_string()));
+        }
+    }
+    let Some(builder) = module_items(types, "builder") else {
+        return relaxed.iter().map(|(r, f)| format!("{r}.{f}")).collect();
+    };
+    for item in builder.iter_mut() {
+        match item {
+            // The builder's field: `Result<T, String>` becomes `Result<Option<T>, String>`.
+            Item::Struct(s) => {
+                let name = s.ident.to_string();
+                let Fields::Named(fields) = &mut s.fields else {
+                    continue;
+                };
+                for field in &mut fields.named {
+                    let Some(ident) = &field.ident else { continue };
+                    if !relaxed.contains(&(name.clone(), ident.to_string())) {
+                        continue;
+                    }
+                    wrap_first_argument(&mut field.ty);
+                }
+            }
+            // Its setter: `T: TryInto<X>` becomes `T: TryInto<Option<X>>`.
+            Item::Impl(imp) if imp.trait_.is_none() => {
+                let Some(name) = last_ident(&imp.self_ty) else {
+                    continue;
+                };
+                for member in &mut imp.items {
+                    let syn::ImplItem::Fn(f) = member else {
+                        continue;
+                    };
+                    let field = f.sig.ident.to_string();
+                    let field = field.trim_start_matches("r#");
+                    if !relaxed.contains(&(name.clone(), field.to_owned())) {
+                        continue;
+                    }
+                    for predicate in f
+                        .sig
+                        .generics
+                        .where_clause
+                        .iter_mut()
+                        .flat_map(|w| w.predicates.iter_mut())
+                    {
+                        let syn::WherePredicate::Type(p) = predicate else {
+                            continue;
+                        };
+                        for bound in &mut p.bounds {
+                            let syn::TypeParamBound::Trait(t) = bound else {
+                                continue;
+                            };
+                            if let Some(last) = t.path.segments.last_mut()
+                                && last.ident == "TryInto"
+                                && let syn::PathArguments::AngleBracketed(args) =
+                                    &mut last.arguments
+                                && let Some(syn::GenericArgument::Type(target)) =
+                                    args.args.first_mut()
+                            {
+                                *target = parse_quote!(::std::option::Option<#target>);
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    relaxed.iter().map(|(r, f)| format!("{r}.{f}")).collect()
+}
+
+/// `Wrapper<T, ..>` becomes `Wrapper<Option<T>, ..>`.
+fn wrap_first_argument(ty: &mut Type) {
+    if let Type::Path(p) = ty
+        && let Some(last) = p.path.segments.last_mut()
+        && let syn::PathArguments::AngleBracketed(args) = &mut last.arguments
+        && let Some(syn::GenericArgument::Type(inner)) = args.args.first_mut()
+    {
+        *inner = parse_quote!(::std::option::Option<#inner>);
+    }
 }
 
 /// Puts the `schemars::JsonSchema` derive of every type behind the crate's `schemars` feature
@@ -1018,6 +1183,129 @@ mod tests {
         ] {
             assert!(flat.contains(want), "{want}\n{text}");
         }
+    }
+
+    #[test]
+    fn request_only_fields_without_a_default_become_optional_and_their_builders_still_ask() {
+        let mut file: syn::File = parse_quote! {
+            pub mod types {
+                #[derive(::serde::Deserialize, ::serde::Serialize)]
+                pub struct CreateThing {
+                    pub name: ThingName,
+                    pub count: i64,
+                    pub money: Money,
+                    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                    pub note: ::std::option::Option<ThingName>,
+                }
+                #[derive(::serde::Deserialize, ::serde::Serialize)]
+                pub struct Money {
+                    pub amount: Amount,
+                }
+                #[derive(::serde::Deserialize, ::serde::Serialize)]
+                pub struct Branch {
+                    pub kind: ThingName,
+                }
+                #[derive(::serde::Deserialize, ::serde::Serialize)]
+                #[serde(untagged)]
+                pub enum Either {
+                    Branch(Branch),
+                    Money(Money),
+                }
+                pub mod builder {
+                    pub struct CreateThing {
+                        name: ::std::result::Result<super::ThingName, ::std::string::String>,
+                        count: ::std::result::Result<i64, ::std::string::String>,
+                    }
+                    impl ::std::default::Default for CreateThing {
+                        fn default() -> Self {
+                            Self {
+                                name: Err("no value supplied for name".to_string()),
+                                count: Err("no value supplied for count".to_string()),
+                            }
+                        }
+                    }
+                    impl CreateThing {
+                        pub fn name<T>(mut self, value: T) -> Self
+                        where
+                            T: ::std::convert::TryInto<super::ThingName>,
+                            T::Error: ::std::fmt::Display,
+                        {
+                            self.name = value.try_into().map_err(|e| format!("{e}"));
+                            self
+                        }
+                    }
+                }
+            }
+        };
+        let mut shapes = shapes();
+        // `Money` is read in answers too; `Branch` is a union's branch.
+        shapes.inputs = ["CreateThing", "Money", "Branch", "Either"]
+            .map(str::to_owned)
+            .into();
+        shapes.answers = ["Money".to_owned()].into();
+        let before = function_bodies(&file);
+        let relaxed = optional_without_default(&mut file, &shapes);
+        assert_eq!(relaxed, ["CreateThing.money", "CreateThing.name"]);
+        bodies_unchanged(&before, &file).expect("no body edited");
+        let text = prettyplease::unparse(&file);
+        let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for want in [
+            "#[serde(skip_serializing_if = \"::std::option::Option::is_none\")] pub name: ::std::option::Option<ThingName>,",
+            // A number has a default: it stays (the lenient pass reads it as 0 when left out).
+            "pub count: i64,",
+            "pub money: ::std::option::Option<Money>,",
+            // An answer's record and a union's branch stay as they are.
+            "pub struct Money { pub amount: Amount, }",
+            "pub struct Branch { pub kind: ThingName, }",
+            // The builder's field and setter take the option; its default still asks.
+            "name: ::std::result::Result< ::std::option::Option<super::ThingName>, ::std::string::String, >,",
+            "T: ::std::convert::TryInto<::std::option::Option<super::ThingName>>,",
+            "name: Err(\"no value supplied for name\".to_string()),",
+        ] {
+            assert!(flat.contains(want), "{want}\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_create_answer_s_data_reads_a_record_without_its_id() {
+        let mut file: syn::File = parse_quote! {
+            pub mod types {
+                #[derive(::serde::Deserialize, ::serde::Serialize)]
+                pub struct ThingResponse {
+                    pub data: Thing,
+                    pub status: i64,
+                }
+                #[derive(::serde::Deserialize, ::serde::Serialize)]
+                pub struct Thing {
+                    pub id: i64,
+                    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                    pub name: ::std::option::Option<::std::string::String>,
+                }
+                #[derive(::serde::Deserialize, ::serde::Serialize)]
+                pub struct ThingList {
+                    pub data: Thing,
+                }
+            }
+        };
+        let mut shapes = shapes();
+        shapes.records.insert("ThingResponse".to_owned(), None);
+        shapes.records.insert("ThingList".to_owned(), None);
+        shapes
+            .records
+            .insert("Thing".to_owned(), Some("id".to_owned()));
+        shapes.created = ["ThingResponse".to_owned()].into();
+        lenient_fields(&mut file, &shapes, &quote!(crate::lenient)).expect("rewrites");
+        let text = prettyplease::unparse(&file);
+        let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("pub struct ThingResponse { #[serde(deserialize_with = \"lenient::As::<lenient::Created>::deserialize\")] pub data: Thing,"),
+            "{text}"
+        );
+        // Elsewhere the record still needs its id.
+        assert!(
+            flat.contains("pub struct ThingList { #[serde(deserialize_with = \"lenient::As::<lenient::Ref>::deserialize\")] pub data: Thing,"),
+            "{text}"
+        );
     }
 
     #[test]

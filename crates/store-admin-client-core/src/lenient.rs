@@ -38,13 +38,17 @@
 //! - at a union's position (a `oneOf`/`anyOf`, an untagged enum), a value that fits no branch as
 //!   the enum's last variant, `Other(serde_json::Value)` ([`unmatched`]): kept, not an error;
 //! - a record's required `id` left out, when the record requires other fields too, as `0` or the
-//!   empty text ([`absent_id`]): a create answer that echoes the record without its new id.
+//!   empty text ([`absent_id`]): a create answer that echoes the record without its new id; and
+//!   in a create answer's `data` ([`Created`]), the `id` of a record that requires nothing else.
 //!
 //! The types a request body reaches (what a caller sends) read, beside that, what the service's
 //! documented requests send: a boolean, or a text's translations by locale, at a text position
 //! as its JSON text ([`InputStr`]), an id alone as a record that has an `id` and whose other required fields have
 //! defaults, and a required field that has a default (a boolean, a text, a number, a list, a map)
-//! left out as that default. Building a request still asks for every required field.
+//! left out as that default. A required field of a request-only record that has no default (a
+//! value set, a checked text, a record) is an `Option` in the generated type, so a documented
+//! request that leaves it out decodes and can be built again. Building a request still asks for
+//! every required field (`None` leaves one of those out on purpose).
 //!
 //! What cannot be read this way is still an error that names what was expected, and
 //! `serde_path_to_error` still names its JSON path: the adapters hand the type's own fields,
@@ -475,6 +479,282 @@ impl<'de, T: Deserialize<'de> + Primary> DeserializeAs<'de, T> for Ref {
     }
     fn deserialize_opt_as<D: Deserializer<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
         deserializer.deserialize_any(RecordVisitor::<T>::new(Some(T::FIELD), true))
+    }
+}
+
+/// The record of a create answer (the `data` of a `POST`'s 2xx envelope) that requires its
+/// primary field (its `id`) alone: what [`Ref`] reads, and the record without that field, which
+/// the service documents (a create answer that echoes what was sent, without the new id). The
+/// field left out reads as `0` (or the empty text for a text id), which no record of the service
+/// has, noted in the drift report as [`absent_id`] is. `cargo xtask generate` gives it to the
+/// `data` of those envelopes only: everywhere else (a record inside another, a list's items) such
+/// a record still needs its id, and `{}` at an optional position is still no record.
+///
+/// It reads in one pass, without buffering: the record's own `Deserialize` sees the object's
+/// entries as they come, then the left-out field as one more entry.
+pub struct Created;
+
+impl<'de, T: Deserialize<'de> + Primary> DeserializeAs<'de, T> for Created {
+    fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+        deserializer
+            .deserialize_any(CreatedVisitor::<T>(RecordVisitor::new(
+                Some(T::FIELD),
+                false,
+            )))
+            .map(|v| v.expect("a required record is never absent"))
+    }
+}
+
+/// [`RecordVisitor`], with an object's missing primary field added ([`WithField`]).
+struct CreatedVisitor<T>(RecordVisitor<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for CreatedVisitor<T> {
+    type Value = Option<T>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.0.expecting(f)
+    }
+    fn visit_map<V: MapAccess<'de>>(self, map: V) -> Result<Option<T>, V::Error> {
+        let field = self.0.primary.unwrap_or("id");
+        T::deserialize(MapAccessDeserializer::new(WithField {
+            map,
+            field,
+            seen: false,
+            current: false,
+            added: Added::No,
+        }))
+        .map(Some)
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, seq: S) -> Result<Option<T>, S::Error> {
+        self.0.visit_seq(seq)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Option<T>, E> {
+        self.0.visit_bool(v)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<T>, E> {
+        self.0.visit_i64(v)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<T>, E> {
+        self.0.visit_u64(v)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<T>, E> {
+        self.0.visit_f64(v)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<T>, E> {
+        self.0.visit_str(v)
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Option<T>, E> {
+        self.0.visit_string(v)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Option<T>, E> {
+        self.0.visit_unit()
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Option<T>, E> {
+        self.0.visit_none()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+        self.0.visit_some(d)
+    }
+}
+
+/// Where [`WithField`] is with the field it adds.
+#[derive(PartialEq)]
+enum Added {
+    /// Not added (the object is still being read, or had the field).
+    No,
+    /// Its key handed out, its value next.
+    Key,
+    /// Added: the map is over.
+    Done,
+}
+
+/// An object's entries, then `field` (with [`AbsentValue`]) when none of them was it; `field`
+/// given as `null` reads as left out too.
+struct WithField<M> {
+    map: M,
+    field: &'static str,
+    /// Whether a key was `field`.
+    seen: bool,
+    /// Whether the last key read was `field`.
+    current: bool,
+    added: Added,
+}
+
+impl<'de, M: MapAccess<'de>> MapAccess<'de> for WithField<M> {
+    type Error = M::Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, M::Error> {
+        if self.added != Added::No {
+            return Ok(None);
+        }
+        // The seed stays here unless the map has a key for it: the map's end hands it back.
+        let mut slot = Some(seed);
+        self.current = false;
+        let key = self.map.next_key_seed(KeySeed {
+            slot: &mut slot,
+            field: self.field,
+            seen: &mut self.current,
+        })?;
+        self.seen |= self.current;
+        match (key, slot.take()) {
+            (Some(key), _) => Ok(Some(key)),
+            (None, Some(seed)) if !self.seen => {
+                drift::habit(habits::ABSENT_ID, JsonType::Null);
+                self.added = Added::Key;
+                seed.deserialize(BorrowedStrDeserializer::new(self.field))
+                    .map(Some)
+            }
+            (None, _) => Ok(None),
+        }
+    }
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, M::Error> {
+        if self.added == Added::Key {
+            self.added = Added::Done;
+            return seed.deserialize(AbsentValue(PhantomData));
+        }
+        if self.current {
+            return self.map.next_value_seed(NullAsAbsent(seed));
+        }
+        self.map.next_value_seed(seed)
+    }
+    fn size_hint(&self) -> Option<usize> {
+        self.map.size_hint()
+    }
+}
+
+/// The value of the field [`WithField`] adds: `null` reads as [`AbsentValue`].
+struct NullAsAbsent<S>(S);
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for NullAsAbsent<S> {
+    type Value = S::Value;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Value, D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for NullAsAbsent<S> {
+    type Value = S::Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an id")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<S::Value, E> {
+        drift::habit(habits::ABSENT_ID, JsonType::Null);
+        self.0.deserialize(AbsentValue(PhantomData))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<S::Value, E> {
+        self.visit_none()
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Value, D::Error> {
+        self.0.deserialize(deserializer)
+    }
+}
+
+/// A key's seed that notes whether the key is `field`.
+struct KeySeed<'a, K> {
+    slot: &'a mut Option<K>,
+    field: &'static str,
+    seen: &'a mut bool,
+}
+
+impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
+    type Value = K::Value;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K::Value, D::Error> {
+        let seed = self
+            .slot
+            .take()
+            .ok_or_else(|| de::Error::custom("a key read twice"))?;
+        seed.deserialize(KeyDeserializer {
+            inner: deserializer,
+            field: self.field,
+            seen: self.seen,
+        })
+    }
+}
+
+/// A key, read as the map gives it, noting whether it is `field`.
+struct KeyDeserializer<'a, D> {
+    inner: D,
+    field: &'static str,
+    seen: &'a mut bool,
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDeserializer<'_, D> {
+    type Error = D::Error;
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.inner.deserialize_any(KeyVisitor {
+            inner: visitor,
+            field: self.field,
+            seen: self.seen,
+        })
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct KeyVisitor<'a, V> {
+    inner: V,
+    field: &'static str,
+    seen: &'a mut bool,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, V> {
+    type Value = V::Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.inner.expecting(f)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
+        *self.seen |= v == self.field;
+        self.inner.visit_str(v)
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
+        *self.seen |= v == self.field;
+        self.inner.visit_borrowed_str(v)
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
+        *self.seen |= v == self.field;
+        self.inner.visit_string(v)
+    }
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<V::Value, E> {
+        *self.seen |= v == self.field.as_bytes();
+        self.inner.visit_bytes(v)
+    }
+    fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<V::Value, E> {
+        *self.seen |= v == self.field.as_bytes();
+        self.inner.visit_borrowed_bytes(v)
+    }
+    fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<V::Value, E> {
+        *self.seen |= v == self.field.as_bytes();
+        self.inner.visit_byte_buf(v)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
+        self.inner.visit_u64(v)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
+        self.inner.visit_i64(v)
+    }
+}
+
+/// The value of a left-out id: `0` for a number (and an id that is a number or a text), the
+/// empty text for a text.
+struct AbsentValue<E>(PhantomData<E>);
+
+impl<'de, E: de::Error> Deserializer<'de> for AbsentValue<E> {
+    type Error = E;
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        visitor.visit_u64(0)
+    }
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        visitor.visit_borrowed_str("")
+    }
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        visitor.visit_borrowed_str("")
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
     }
 }
 
@@ -988,6 +1268,71 @@ mod tests {
     use serde::{Deserialize, Serialize};
 
     use super::*;
+
+    /// A record that requires its id alone, as a create answer's `data`.
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Made {
+        #[serde(deserialize_with = "As::<Num>::deserialize")]
+        id: i64,
+        #[serde(default)]
+        name: Option<String>,
+    }
+    impl Primary for Made {
+        const FIELD: &'static str = "id";
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct MadeText {
+        id: String,
+    }
+    impl Primary for MadeText {
+        const FIELD: &'static str = "id";
+    }
+    #[derive(Deserialize, Debug)]
+    struct CreateAnswer<T: Primary + for<'a> Deserialize<'a>> {
+        #[serde(deserialize_with = "As::<Created>::deserialize")]
+        data: T,
+    }
+
+    #[test]
+    fn a_create_answer_s_record_without_its_id_reads_as_id_0() {
+        let made = |json: &str| serde_json::from_str::<CreateAnswer<Made>>(json).map(|a| a.data);
+        let name = Some("Cakes".to_owned());
+        assert_eq!(
+            made(r#"{"data": {"name": "Cakes"}}"#).expect("no id"),
+            Made {
+                id: 0,
+                name: name.clone()
+            }
+        );
+        // An id, wherever it is among the fields, is read as sent (not twice).
+        for json in [
+            r#"{"data": {"id": 5, "name": "Cakes"}}"#,
+            r#"{"data": {"name": "Cakes", "id": "5"}}"#,
+        ] {
+            assert_eq!(
+                made(json).expect(json),
+                Made {
+                    id: 5,
+                    name: name.clone()
+                }
+            );
+        }
+        assert_eq!(made(r#"{"data": {}}"#).expect("empty").id, 0);
+        assert_eq!(made(r#"{"data": {"id": null}}"#).expect("null").id, 0);
+        // The rest of a record position stays: an id alone, a one-item array.
+        assert_eq!(made(r#"{"data": 7}"#).expect("an id").id, 7);
+        assert_eq!(made(r#"{"data": [{"id": 8}]}"#).expect("[x]").id, 8);
+        // A wrong id is still an error, with its path.
+        let e = serde_path_to_error::deserialize::<_, CreateAnswer<Made>>(
+            &mut serde_json::Deserializer::from_str(r#"{"data": {"id": "x"}}"#),
+        )
+        .expect_err("not a number");
+        assert_eq!(e.path().to_string(), "data.id");
+        // A text id left out is the empty text.
+        let text: CreateAnswer<MadeText> =
+            serde_json::from_str(r#"{"data": {"other": 1}}"#).expect("no id");
+        assert_eq!(text.data, MadeText { id: String::new() });
+    }
 
     #[derive(Deserialize, Debug, PartialEq, Default)]
     struct Inner {

@@ -39,8 +39,12 @@ pub mod types {
     #[non_exhaustive]
     pub struct BanCustomerRequest {
         ///The reason for the ban.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub reason: BanCustomerRequestReason,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub reason: ::std::option::Option<BanCustomerRequestReason>,
     }
     impl BanCustomerRequest {
         pub fn builder() -> builder::BanCustomerRequest {
@@ -682,7 +686,7 @@ distinct identifier in generated code.
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct CustomerGroupResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: CustomerGroup,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -721,7 +725,7 @@ distinct identifier in generated code.
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct CustomerResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: Customer,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -1352,8 +1356,12 @@ distinct identifier in generated code.
         )]
         pub points: i64,
         ///Why the points change.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub reason: UpdateCustomerLoyaltyPointsRequestReason,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub reason: ::std::option::Option<UpdateCustomerLoyaltyPointsRequestReason>,
         ///Reset the customers' points (the exact effect is not documented).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -1370,8 +1378,12 @@ distinct identifier in generated code.
         pub select_all: ::std::option::Option<bool>,
         ///`plus` adds the points, `minus` removes them.
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: UpdateCustomerLoyaltyPointsRequestType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<UpdateCustomerLoyaltyPointsRequestType>,
     }
     impl UpdateCustomerLoyaltyPointsRequest {
         pub fn builder() -> builder::UpdateCustomerLoyaltyPointsRequest {
@@ -1780,7 +1792,7 @@ distinct identifier in generated code.
         #[derive(Clone, Debug)]
         pub struct BanCustomerRequest {
             reason: ::std::result::Result<
-                super::BanCustomerRequestReason,
+                ::std::option::Option<super::BanCustomerRequestReason>,
                 ::std::string::String,
             >,
         }
@@ -1791,20 +1803,7 @@ distinct identifier in generated code.
                 }
             }
         }
-        impl BanCustomerRequest {
-            pub fn reason<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::BanCustomerRequestReason>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.reason = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for reason: {e}")
-                    });
-                self
-            }
-        }
+        impl BanCustomerRequest {}
         impl ::std::convert::TryFrom<BanCustomerRequest> for super::BanCustomerRequest {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -2192,7 +2191,7 @@ distinct identifier in generated code.
             >,
             points: ::std::result::Result<i64, ::std::string::String>,
             reason: ::std::result::Result<
-                super::UpdateCustomerLoyaltyPointsRequestReason,
+                ::std::option::Option<super::UpdateCustomerLoyaltyPointsRequestReason>,
                 ::std::string::String,
             >,
             reset_points: ::std::result::Result<
@@ -2204,7 +2203,7 @@ distinct identifier in generated code.
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
-                super::UpdateCustomerLoyaltyPointsRequestType,
+                ::std::option::Option<super::UpdateCustomerLoyaltyPointsRequestType>,
                 ::std::string::String,
             >,
         }
@@ -2231,34 +2230,6 @@ distinct identifier in generated code.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for points: {e}")
-                    });
-                self
-            }
-            pub fn reason<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    super::UpdateCustomerLoyaltyPointsRequestReason,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.reason = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for reason: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    super::UpdateCustomerLoyaltyPointsRequestType,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
                     });
                 self
             }
@@ -2497,6 +2468,19 @@ distinct identifier in generated code.
                 self.group_id = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "group_id"));
+                self
+            }
+        }
+        impl BanCustomerRequest {
+            pub fn reason<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BanCustomerRequestReason,
+                >,
+            {
+                self.reason = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "reason"));
                 self
             }
         }
@@ -2756,6 +2740,17 @@ distinct identifier in generated code.
                     .map_err(|e| ::std::format!("{}: {e}", "customers"));
                 self
             }
+            pub fn reason<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateCustomerLoyaltyPointsRequestReason,
+                >,
+            {
+                self.reason = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "reason"));
+                self
+            }
             pub fn reset_points<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<bool>,
@@ -2772,6 +2767,17 @@ distinct identifier in generated code.
                 self.select_all = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "select_all"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateCustomerLoyaltyPointsRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
                 self
             }
         }

@@ -91,7 +91,7 @@ pub mod types {
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct AdvertisementResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: Advertisement,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -548,10 +548,17 @@ documentation's create example sends).
         pub minimum_apply: ::std::option::Option<AffiliateCommissionInputMinimumApply>,
         ///How `value` is applied.
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: AffiliateCommissionInputType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<AffiliateCommissionInputType>,
         ///The commission, an amount or a percentage depending on `type`.
-        pub value: ::store_admin_client_core::types::NumberOrString,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub value: ::std::option::Option<
+            ::store_admin_client_core::types::NumberOrString,
+        >,
     }
     impl AffiliateCommissionInput {
         pub fn builder() -> builder::AffiliateCommissionInput {
@@ -1097,7 +1104,7 @@ documentation's create example sends).
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct AffiliateResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: Affiliate,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -1211,8 +1218,12 @@ client (`.spectral.yaml`, rule `one-of-without-collections`).
         /**The new state. The documentation types it as a plain string; `active` and `inactive` are
 the states offers show (assumed to be the accepted set).
 */
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub status: ChangeSpecialOfferStatusRequestStatus,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub status: ::std::option::Option<ChangeSpecialOfferStatusRequestStatus>,
     }
     impl ChangeSpecialOfferStatusRequest {
         pub fn builder() -> builder::ChangeSpecialOfferStatusRequest {
@@ -1714,7 +1725,7 @@ documentation's examples; they are ids here.
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct CouponResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: Coupon,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -1774,8 +1785,12 @@ documentation's examples; they are ids here.
         )]
         pub pages: ::std::vec::Vec<CreateAdvertisementRequestPagesItem>,
         ///The title.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub title: CreateAdvertisementRequestTitle,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub title: ::std::option::Option<CreateAdvertisementRequestTitle>,
         #[serde(rename = "type")]
         #[serde(
             default,
@@ -1955,7 +1970,10 @@ example (assumed accepted).
     #[non_exhaustive]
     pub struct CreateCouponRequest {
         ///The discount, a percentage or an amount depending on `type`.
-        pub amount: ::store_admin_client_core::types::NumberOrString,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub amount: ::std::option::Option<
+            ::store_admin_client_core::types::NumberOrString,
+        >,
         ///The code customers enter; required for a single coupon.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -1970,7 +1988,8 @@ example (assumed accepted).
         )]
         pub exclude_sale_products: bool,
         ///The last day the coupon works, `YYYY-MM-DD`.
-        pub expiry_date: ::chrono::naive::NaiveDate,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub expiry_date: ::std::option::Option<::chrono::naive::NaiveDate>,
         ///Whether the coupon also makes shipping free.
         #[serde(
             default,
@@ -2129,11 +2148,21 @@ and `order`, `product`, `category` as `applied_to`, but its own page and example
     #[non_exhaustive]
     pub struct CreateSpecialOfferRequest {
         ///Where the offer works, the web store only or the web store and the app.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub applied_channel: CreateSpecialOfferRequestAppliedChannel,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub applied_channel: ::std::option::Option<
+            CreateSpecialOfferRequestAppliedChannel,
+        >,
         ///What the offer applies to.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub applied_to: CreateSpecialOfferRequestAppliedTo,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub applied_to: ::std::option::Option<CreateSpecialOfferRequestAppliedTo>,
         ///Whether the offer still applies when the customer uses a coupon.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -2192,11 +2221,19 @@ and `order`, `product`, `category` as `applied_to`, but its own page and example
             ::store_admin_client_core::types::NumberOrString,
         >,
         ///The offer's name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: CreateSpecialOfferRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<CreateSpecialOfferRequestName>,
         ///The kind of offer.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub offer_type: CreateSpecialOfferRequestOfferType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub offer_type: ::std::option::Option<CreateSpecialOfferRequestOfferType>,
         ///When the offer starts, `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -3082,7 +3119,7 @@ as full product and category records, but its request examples send ids, as here
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct SpecialOfferResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: SpecialOffer,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -3115,8 +3152,12 @@ as full product and category records, but its request examples send ids, as here
         )]
         pub pages: ::std::vec::Vec<UpdateAdvertisementRequestPagesItem>,
         ///The title.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub title: UpdateAdvertisementRequestTitle,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub title: ::std::option::Option<UpdateAdvertisementRequestTitle>,
         #[serde(rename = "type")]
         #[serde(
             default,
@@ -3780,11 +3821,21 @@ states a coupon can be put in) are assumed.
     #[non_exhaustive]
     pub struct UpdateSpecialOfferRequest {
         ///Where the offer works, the web store only or the web store and the app.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub applied_channel: UpdateSpecialOfferRequestAppliedChannel,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub applied_channel: ::std::option::Option<
+            UpdateSpecialOfferRequestAppliedChannel,
+        >,
         ///What the offer applies to.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub applied_to: UpdateSpecialOfferRequestAppliedTo,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub applied_to: ::std::option::Option<UpdateSpecialOfferRequestAppliedTo>,
         ///Whether the offer still applies when the customer uses a coupon.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -3843,11 +3894,19 @@ states a coupon can be put in) are assumed.
             ::store_admin_client_core::types::NumberOrString,
         >,
         ///The offer's name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: UpdateSpecialOfferRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<UpdateSpecialOfferRequestName>,
         ///The kind of offer.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub offer_type: UpdateSpecialOfferRequestOfferType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub offer_type: ::std::option::Option<UpdateSpecialOfferRequestOfferType>,
         ///When the offer starts, `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -4409,11 +4468,11 @@ states a coupon can be put in) are assumed.
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
-                super::AffiliateCommissionInputType,
+                ::std::option::Option<super::AffiliateCommissionInputType>,
                 ::std::string::String,
             >,
             value: ::std::result::Result<
-                ::store_admin_client_core::types::NumberOrString,
+                ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
                 ::std::string::String,
             >,
         }
@@ -4426,34 +4485,7 @@ states a coupon can be put in) are assumed.
                 }
             }
         }
-        impl AffiliateCommissionInput {
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::AffiliateCommissionInputType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::store_admin_client_core::types::NumberOrString,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
-                self
-            }
-        }
+        impl AffiliateCommissionInput {}
         impl ::std::convert::TryFrom<AffiliateCommissionInput>
         for super::AffiliateCommissionInput {
             type Error = super::error::ConversionError;
@@ -4668,7 +4700,7 @@ states a coupon can be put in) are assumed.
         #[derive(Clone, Debug)]
         pub struct ChangeSpecialOfferStatusRequest {
             status: ::std::result::Result<
-                super::ChangeSpecialOfferStatusRequestStatus,
+                ::std::option::Option<super::ChangeSpecialOfferStatusRequestStatus>,
                 ::std::string::String,
             >,
         }
@@ -4679,20 +4711,7 @@ states a coupon can be put in) are assumed.
                 }
             }
         }
-        impl ChangeSpecialOfferStatusRequest {
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ChangeSpecialOfferStatusRequestStatus>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-        }
+        impl ChangeSpecialOfferStatusRequest {}
         impl ::std::convert::TryFrom<ChangeSpecialOfferStatusRequest>
         for super::ChangeSpecialOfferStatusRequest {
             type Error = super::error::ConversionError;
@@ -4723,7 +4742,7 @@ states a coupon can be put in) are assumed.
                 ::std::string::String,
             >,
             title: ::std::result::Result<
-                super::CreateAdvertisementRequestTitle,
+                ::std::option::Option<super::CreateAdvertisementRequestTitle>,
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
@@ -4764,18 +4783,6 @@ states a coupon can be put in) are assumed.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for expire_date: {e}")
-                    });
-                self
-            }
-            pub fn title<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateAdvertisementRequestTitle>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
                     });
                 self
             }
@@ -4822,7 +4829,7 @@ states a coupon can be put in) are assumed.
         #[derive(Clone, Debug)]
         pub struct CreateCouponRequest {
             amount: ::std::result::Result<
-                ::store_admin_client_core::types::NumberOrString,
+                ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
                 ::std::string::String,
             >,
             code: ::std::result::Result<
@@ -4831,7 +4838,7 @@ states a coupon can be put in) are assumed.
             >,
             exclude_sale_products: ::std::result::Result<bool, ::std::string::String>,
             expiry_date: ::std::result::Result<
-                ::chrono::naive::NaiveDate,
+                ::std::option::Option<::chrono::naive::NaiveDate>,
                 ::std::string::String,
             >,
             free_shipping: ::std::result::Result<bool, ::std::string::String>,
@@ -4909,20 +4916,6 @@ states a coupon can be put in) are assumed.
             }
         }
         impl CreateCouponRequest {
-            pub fn amount<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::store_admin_client_core::types::NumberOrString,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.amount = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for amount: {e}")
-                    });
-                self
-            }
             pub fn exclude_sale_products<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<bool>,
@@ -5015,11 +5008,11 @@ states a coupon can be put in) are assumed.
         #[derive(Clone, Debug)]
         pub struct CreateSpecialOfferRequest {
             applied_channel: ::std::result::Result<
-                super::CreateSpecialOfferRequestAppliedChannel,
+                ::std::option::Option<super::CreateSpecialOfferRequestAppliedChannel>,
                 ::std::string::String,
             >,
             applied_to: ::std::result::Result<
-                super::CreateSpecialOfferRequestAppliedTo,
+                ::std::option::Option<super::CreateSpecialOfferRequestAppliedTo>,
                 ::std::string::String,
             >,
             applied_with_coupon: ::std::result::Result<
@@ -5059,11 +5052,11 @@ states a coupon can be put in) are assumed.
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::CreateSpecialOfferRequestName,
+                ::std::option::Option<super::CreateSpecialOfferRequestName>,
                 ::std::string::String,
             >,
             offer_type: ::std::result::Result<
-                super::CreateSpecialOfferRequestOfferType,
+                ::std::option::Option<super::CreateSpecialOfferRequestOfferType>,
                 ::std::string::String,
             >,
             start_date: ::std::result::Result<
@@ -5099,34 +5092,6 @@ states a coupon can be put in) are assumed.
             }
         }
         impl CreateSpecialOfferRequest {
-            pub fn applied_channel<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    super::CreateSpecialOfferRequestAppliedChannel,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.applied_channel = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for applied_channel: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn applied_to<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateSpecialOfferRequestAppliedTo>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.applied_to = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for applied_to: {e}")
-                    });
-                self
-            }
             pub fn expiry_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -5136,30 +5101,6 @@ states a coupon can be put in) are assumed.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for expiry_date: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateSpecialOfferRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn offer_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateSpecialOfferRequestOfferType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.offer_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for offer_type: {e}")
                     });
                 self
             }
@@ -5390,7 +5331,7 @@ states a coupon can be put in) are assumed.
                 ::std::string::String,
             >,
             title: ::std::result::Result<
-                super::UpdateAdvertisementRequestTitle,
+                ::std::option::Option<super::UpdateAdvertisementRequestTitle>,
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
@@ -5431,18 +5372,6 @@ states a coupon can be put in) are assumed.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for expire_date: {e}")
-                    });
-                self
-            }
-            pub fn title<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateAdvertisementRequestTitle>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.title = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for title: {e}")
                     });
                 self
             }
@@ -5741,11 +5670,11 @@ states a coupon can be put in) are assumed.
         #[derive(Clone, Debug)]
         pub struct UpdateSpecialOfferRequest {
             applied_channel: ::std::result::Result<
-                super::UpdateSpecialOfferRequestAppliedChannel,
+                ::std::option::Option<super::UpdateSpecialOfferRequestAppliedChannel>,
                 ::std::string::String,
             >,
             applied_to: ::std::result::Result<
-                super::UpdateSpecialOfferRequestAppliedTo,
+                ::std::option::Option<super::UpdateSpecialOfferRequestAppliedTo>,
                 ::std::string::String,
             >,
             applied_with_coupon: ::std::result::Result<
@@ -5785,11 +5714,11 @@ states a coupon can be put in) are assumed.
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::UpdateSpecialOfferRequestName,
+                ::std::option::Option<super::UpdateSpecialOfferRequestName>,
                 ::std::string::String,
             >,
             offer_type: ::std::result::Result<
-                super::UpdateSpecialOfferRequestOfferType,
+                ::std::option::Option<super::UpdateSpecialOfferRequestOfferType>,
                 ::std::string::String,
             >,
             start_date: ::std::result::Result<
@@ -5825,34 +5754,6 @@ states a coupon can be put in) are assumed.
             }
         }
         impl UpdateSpecialOfferRequest {
-            pub fn applied_channel<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    super::UpdateSpecialOfferRequestAppliedChannel,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.applied_channel = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for applied_channel: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn applied_to<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateSpecialOfferRequestAppliedTo>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.applied_to = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for applied_to: {e}")
-                    });
-                self
-            }
             pub fn expiry_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -5862,30 +5763,6 @@ states a coupon can be put in) are assumed.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for expiry_date: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateSpecialOfferRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn offer_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateSpecialOfferRequestOfferType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.offer_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for offer_type: {e}")
                     });
                 self
             }
@@ -5991,6 +5868,28 @@ states a coupon can be put in) are assumed.
                     .map_err(|e| ::std::format!("{}: {e}", "minimum_apply"));
                 self
             }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::AffiliateCommissionInputType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+            pub fn value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "value"));
+                self
+            }
         }
         impl AffiliateDiscountInput {
             pub fn type_<V>(mut self, value: V) -> Self
@@ -6036,6 +5935,19 @@ states a coupon can be put in) are assumed.
                 self
             }
         }
+        impl ChangeSpecialOfferStatusRequest {
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ChangeSpecialOfferStatusRequestStatus,
+                >,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+        }
         impl CreateAdvertisementRequest {
             pub fn pages<V>(mut self, value: V) -> Self
             where
@@ -6048,8 +5960,30 @@ states a coupon can be put in) are assumed.
                     .map_err(|e| ::std::format!("{}: {e}", "pages"));
                 self
             }
+            pub fn title<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateAdvertisementRequestTitle,
+                >,
+            {
+                self.title = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "title"));
+                self
+            }
         }
         impl CreateCouponRequest {
+            pub fn amount<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.amount = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "amount"));
+                self
+            }
             pub fn code<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<
@@ -6063,10 +5997,10 @@ states a coupon can be put in) are assumed.
             }
             pub fn expiry_date<V>(mut self, value: V) -> Self
             where
-                V: ::store_admin_client_core::IntoValue<::chrono::naive::NaiveDate>,
+                V: ::store_admin_client_core::IntoOptional<::chrono::naive::NaiveDate>,
             {
                 self.expiry_date = value
-                    .into_value()
+                    .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "expiry_date"));
                 self
             }
@@ -6175,6 +6109,28 @@ states a coupon can be put in) are assumed.
             }
         }
         impl CreateSpecialOfferRequest {
+            pub fn applied_channel<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateSpecialOfferRequestAppliedChannel,
+                >,
+            {
+                self.applied_channel = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "applied_channel"));
+                self
+            }
+            pub fn applied_to<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateSpecialOfferRequestAppliedTo,
+                >,
+            {
+                self.applied_to = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "applied_to"));
+                self
+            }
             pub fn applied_with_coupon<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<bool>,
@@ -6247,6 +6203,28 @@ states a coupon can be put in) are assumed.
                 self.min_purchase_amount = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "min_purchase_amount"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateSpecialOfferRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn offer_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateSpecialOfferRequestOfferType,
+                >,
+            {
+                self.offer_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "offer_type"));
                 self
             }
             pub fn start_date<V>(mut self, value: V) -> Self
@@ -6413,6 +6391,17 @@ states a coupon can be put in) are assumed.
                 self.pages = value
                     .into_list()
                     .map_err(|e| ::std::format!("{}: {e}", "pages"));
+                self
+            }
+            pub fn title<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateAdvertisementRequestTitle,
+                >,
+            {
+                self.title = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "title"));
                 self
             }
         }
@@ -6729,6 +6718,28 @@ states a coupon can be put in) are assumed.
             }
         }
         impl UpdateSpecialOfferRequest {
+            pub fn applied_channel<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateSpecialOfferRequestAppliedChannel,
+                >,
+            {
+                self.applied_channel = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "applied_channel"));
+                self
+            }
+            pub fn applied_to<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateSpecialOfferRequestAppliedTo,
+                >,
+            {
+                self.applied_to = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "applied_to"));
+                self
+            }
             pub fn applied_with_coupon<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<bool>,
@@ -6801,6 +6812,28 @@ states a coupon can be put in) are assumed.
                 self.min_purchase_amount = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "min_purchase_amount"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateSpecialOfferRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn offer_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateSpecialOfferRequestOfferType,
+                >,
+            {
+                self.offer_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "offer_type"));
                 self
             }
             pub fn start_date<V>(mut self, value: V) -> Self

@@ -473,8 +473,12 @@ pub mod types {
     #[non_exhaustive]
     pub struct CreateOrderHistoryRequest {
         ///The note.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub note: CreateOrderHistoryRequestNote,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub note: ::std::option::Option<CreateOrderHistoryRequestNote>,
     }
     impl CreateOrderHistoryRequest {
         pub fn builder() -> builder::CreateOrderHistoryRequest {
@@ -549,8 +553,12 @@ the body; with `url` or `file` from the document at `url`; with `order` from the
             ::store_admin_client_core::types::NumberOrString,
         >,
         ///Where the invoice's content comes from.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub data_type: CreateOrderInvoiceRequestDataType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub data_type: ::std::option::Option<CreateOrderInvoiceRequestDataType>,
         ///The invoice number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -584,8 +592,12 @@ the body; with `url` or `file` from the document at `url`; with `order` from the
         >,
         ///An invoice or a credit note.
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: CreateOrderInvoiceRequestType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<CreateOrderInvoiceRequestType>,
         ///Address of the invoice document (`data_type` `url` or `file`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -900,8 +912,12 @@ custom line by `name`, `price`, `cost_price` and `weight`.
         )]
         pub length: ::std::option::Option<::std::num::NonZeroU64>,
         ///The option name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: CreateOrderOptionRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<CreateOrderOptionRequestName>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
             default,
@@ -921,8 +937,12 @@ custom line by `name`, `price`, `cost_price` and `weight`.
         pub selected_products: ::std::option::Option<bool>,
         ///The kind of field.
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: CreateOrderOptionRequestType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<CreateOrderOptionRequestType>,
     }
     impl CreateOrderOptionRequest {
         pub fn builder() -> builder::CreateOrderOptionRequest {
@@ -1142,8 +1162,12 @@ is not documented.
         )]
         pub message: ::std::string::String,
         ///The status name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: CreateOrderStatusRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<CreateOrderStatusRequestName>,
         ///The status the new one is a sub-status of.
         #[serde(
             default,
@@ -1638,8 +1662,12 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     #[non_exhaustive]
     pub struct OrderActionOperation {
         ///The action.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub action_name: OrderActionOperationActionName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub action_name: ::std::option::Option<OrderActionOperationActionName>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub value: ::std::option::Option<::store_admin_client_core::types::AnyValue>,
     }
@@ -1987,8 +2015,12 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     #[non_exhaustive]
     pub struct OrderAssignmentConditionInput {
         ///What the condition tests (for example a city, a branch or a payment method).
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub entity: OrderAssignmentConditionInputEntity,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub entity: ::std::option::Option<OrderAssignmentConditionInputEntity>,
         ///The value it must have.
         #[serde(
             default,
@@ -2102,7 +2134,7 @@ names; other actions take no value. Its shape varies, so any JSON value is accep
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct OrderAssignmentRuleResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: OrderAssignmentRule,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -3033,7 +3065,7 @@ gives `type` and `created_by`; adding a note answers `customized` instead.
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct OrderHistoryResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: OrderHistory,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -3399,7 +3431,7 @@ is not otherwise shown, so any JSON value is accepted there.
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct OrderInvoiceResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: OrderInvoice,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -4224,8 +4256,12 @@ by the creation and update pages, so any JSON value is accepted there.
     #[non_exhaustive]
     pub struct OrderOptionAvailabilityInput {
         ///The day of the week.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub day: OrderOptionAvailabilityInputDay,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub day: ::std::option::Option<OrderOptionAvailabilityInputDay>,
         ///Whether bookings are possible that day.
         #[serde(
             default,
@@ -4406,8 +4442,12 @@ by the creation and update pages, so any JSON value is accepted there.
         )]
         pub overrides: ::std::vec::Vec<OrderOptionOverrideInput>,
         ///Sessions per booking.
-        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
-        pub sessions_count: ::std::num::NonZeroU64,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
+        pub sessions_count: ::std::option::Option<::std::num::NonZeroU64>,
         ///How far ahead a booking must be made, in `time_strict_type` units.
         #[serde(
             default,
@@ -4415,12 +4455,22 @@ by the creation and update pages, so any JSON value is accepted there.
         )]
         pub time_strict: i64,
         ///The unit of `time_strict` (for example `hours` or `days`).
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub time_strict_type: OrderOptionBookingInputTimeStrictType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub time_strict_type: ::std::option::Option<
+            OrderOptionBookingInputTimeStrictType,
+        >,
         ///By day (`date`) or by time slot (`date_time`).
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: OrderOptionBookingInputType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<OrderOptionBookingInputType>,
     }
     impl OrderOptionBookingInput {
         pub fn builder() -> builder::OrderOptionBookingInput {
@@ -4664,8 +4714,12 @@ by the creation and update pages, so any JSON value is accepted there.
     #[non_exhaustive]
     pub struct OrderOptionOverrideInput {
         ///The date.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub day: OrderOptionOverrideInputDay,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub day: ::std::option::Option<OrderOptionOverrideInputDay>,
     }
     impl OrderOptionOverrideInput {
         pub fn builder() -> builder::OrderOptionOverrideInput {
@@ -4761,7 +4815,7 @@ details page declares a string, the creation and update pages a boolean).
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct OrderOptionResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: OrderOption,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -4860,8 +4914,12 @@ text reads as `{"from": "09:00"}` (a single value stands for a record's primary 
         )]
         pub is_default: ::std::option::Option<bool>,
         ///The value's name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: OrderOptionValueInputName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<OrderOptionValueInputName>,
         ///Extra price when chosen; null for none.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub price: ::std::option::Option<OrderOptionValueInputPrice>,
@@ -5588,8 +5646,12 @@ yet). The set may grow.
         )]
         pub id: i64,
         ///Units to move.
-        #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
-        pub quantity: ::std::num::NonZeroU64,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
+        )]
+        pub quantity: ::std::option::Option<::std::num::NonZeroU64>,
     }
     impl OrderRelocateItem {
         pub fn builder() -> builder::OrderRelocateItem {
@@ -5699,8 +5761,12 @@ shows the same object by example only.
             deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Num>>::deserialize"
         )]
         pub district: i64,
-        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
-        pub geo_coordinates: OrderGeoCoordinatesInput,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
+        pub geo_coordinates: ::std::option::Option<OrderGeoCoordinatesInput>,
         ///Postal code.
         #[serde(
             default,
@@ -7066,7 +7132,7 @@ The set may grow.
         ///The items and quantities to move; all of the order's items when absent.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         #[serde(
-            deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Obj>>>::deserialize"
+            deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Ref>>>::deserialize"
         )]
         pub items: ::std::vec::Vec<OrderRelocateItem>,
         ///The branch the stock is taken from.
@@ -7262,8 +7328,12 @@ The set may grow.
     #[non_exhaustive]
     pub struct UpdateOrderOptionAvailabilityInput {
         ///The day of the week.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub day: UpdateOrderOptionAvailabilityInputDay,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub day: ::std::option::Option<UpdateOrderOptionAvailabilityInputDay>,
         ///The availability id.
         #[serde(
             default,
@@ -7353,7 +7423,7 @@ The set may grow.
         ///The availability per day of the week.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         #[serde(
-            deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Obj>>>::deserialize"
+            deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Ref>>>::deserialize"
         )]
         pub availabilities: ::std::vec::Vec<UpdateOrderOptionAvailabilityInput>,
         ///The booking details id.
@@ -8071,7 +8141,7 @@ The set may grow.
         #[derive(Clone, Debug)]
         pub struct CreateOrderHistoryRequest {
             note: ::std::result::Result<
-                super::CreateOrderHistoryRequestNote,
+                ::std::option::Option<super::CreateOrderHistoryRequestNote>,
                 ::std::string::String,
             >,
         }
@@ -8082,20 +8152,7 @@ The set may grow.
                 }
             }
         }
-        impl CreateOrderHistoryRequest {
-            pub fn note<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateOrderHistoryRequestNote>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.note = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for note: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateOrderHistoryRequest {}
         impl ::std::convert::TryFrom<CreateOrderHistoryRequest>
         for super::CreateOrderHistoryRequest {
             type Error = super::error::ConversionError;
@@ -8118,7 +8175,7 @@ The set may grow.
                 ::std::string::String,
             >,
             data_type: ::std::result::Result<
-                super::CreateOrderInvoiceRequestDataType,
+                ::std::option::Option<super::CreateOrderInvoiceRequestDataType>,
                 ::std::string::String,
             >,
             invoice_number: ::std::result::Result<
@@ -8147,7 +8204,7 @@ The set may grow.
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
-                super::CreateOrderInvoiceRequestType,
+                ::std::option::Option<super::CreateOrderInvoiceRequestType>,
                 ::std::string::String,
             >,
             url: ::std::result::Result<
@@ -8173,18 +8230,6 @@ The set may grow.
             }
         }
         impl CreateOrderInvoiceRequest {
-            pub fn data_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateOrderInvoiceRequestDataType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.data_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for data_type: {e}")
-                    });
-                self
-            }
             pub fn order_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -8194,18 +8239,6 @@ The set may grow.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for order_id: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateOrderInvoiceRequestType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
                     });
                 self
             }
@@ -8390,7 +8423,7 @@ The set may grow.
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::CreateOrderOptionRequestName,
+                ::std::option::Option<super::CreateOrderOptionRequestName>,
                 ::std::string::String,
             >,
             options: ::std::result::Result<
@@ -8406,7 +8439,7 @@ The set may grow.
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
-                super::CreateOrderOptionRequestType,
+                ::std::option::Option<super::CreateOrderOptionRequestType>,
                 ::std::string::String,
             >,
         }
@@ -8427,32 +8460,7 @@ The set may grow.
                 }
             }
         }
-        impl CreateOrderOptionRequest {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateOrderOptionRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateOrderOptionRequestType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateOrderOptionRequest {}
         impl ::std::convert::TryFrom<CreateOrderOptionRequest>
         for super::CreateOrderOptionRequest {
             type Error = super::error::ConversionError;
@@ -8585,7 +8593,7 @@ The set may grow.
             >,
             message: ::std::result::Result<::std::string::String, ::std::string::String>,
             name: ::std::result::Result<
-                super::CreateOrderStatusRequestName,
+                ::std::option::Option<super::CreateOrderStatusRequestName>,
                 ::std::string::String,
             >,
             parent_id: ::std::result::Result<i64, ::std::string::String>,
@@ -8616,18 +8624,6 @@ The set may grow.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for message: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateOrderStatusRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
                     });
                 self
             }
@@ -8757,7 +8753,7 @@ The set may grow.
         #[derive(Clone, Debug)]
         pub struct OrderActionOperation {
             action_name: ::std::result::Result<
-                super::OrderActionOperationActionName,
+                ::std::option::Option<super::OrderActionOperationActionName>,
                 ::std::string::String,
             >,
             value: ::std::result::Result<
@@ -8773,20 +8769,7 @@ The set may grow.
                 }
             }
         }
-        impl OrderActionOperation {
-            pub fn action_name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::OrderActionOperationActionName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.action_name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for action_name: {e}")
-                    });
-                self
-            }
-        }
+        impl OrderActionOperation {}
         impl ::std::convert::TryFrom<OrderActionOperation>
         for super::OrderActionOperation {
             type Error = super::error::ConversionError;
@@ -8863,7 +8846,7 @@ The set may grow.
         #[derive(Clone, Debug)]
         pub struct OrderAssignmentConditionInput {
             entity: ::std::result::Result<
-                super::OrderAssignmentConditionInputEntity,
+                ::std::option::Option<super::OrderAssignmentConditionInputEntity>,
                 ::std::string::String,
             >,
             value: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -8877,18 +8860,6 @@ The set may grow.
             }
         }
         impl OrderAssignmentConditionInput {
-            pub fn entity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::OrderAssignmentConditionInputEntity>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.entity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for entity: {e}")
-                    });
-                self
-            }
             pub fn value<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -9036,7 +9007,7 @@ The set may grow.
         #[derive(Clone, Debug)]
         pub struct OrderOptionAvailabilityInput {
             day: ::std::result::Result<
-                super::OrderOptionAvailabilityInputDay,
+                ::std::option::Option<super::OrderOptionAvailabilityInputDay>,
                 ::std::string::String,
             >,
             is_available: ::std::result::Result<bool, ::std::string::String>,
@@ -9055,18 +9026,6 @@ The set may grow.
             }
         }
         impl OrderOptionAvailabilityInput {
-            pub fn day<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::OrderOptionAvailabilityInputDay>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.day = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for day: {e}")
-                    });
-                self
-            }
             pub fn is_available<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<bool>,
@@ -9122,16 +9081,16 @@ The set may grow.
                 ::std::string::String,
             >,
             sessions_count: ::std::result::Result<
-                ::std::num::NonZeroU64,
+                ::std::option::Option<::std::num::NonZeroU64>,
                 ::std::string::String,
             >,
             time_strict: ::std::result::Result<i64, ::std::string::String>,
             time_strict_type: ::std::result::Result<
-                super::OrderOptionBookingInputTimeStrictType,
+                ::std::option::Option<super::OrderOptionBookingInputTimeStrictType>,
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
-                super::OrderOptionBookingInputType,
+                ::std::option::Option<super::OrderOptionBookingInputType>,
                 ::std::string::String,
             >,
         }
@@ -9156,20 +9115,6 @@ The set may grow.
             }
         }
         impl OrderOptionBookingInput {
-            pub fn sessions_count<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::num::NonZeroU64>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sessions_count = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for sessions_count: {e}"
-                        )
-                    });
-                self
-            }
             pub fn time_strict<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -9179,32 +9124,6 @@ The set may grow.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for time_strict: {e}")
-                    });
-                self
-            }
-            pub fn time_strict_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::OrderOptionBookingInputTimeStrictType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.time_strict_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for time_strict_type: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::OrderOptionBookingInputType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
                     });
                 self
             }
@@ -9340,7 +9259,7 @@ The set may grow.
         #[derive(Clone, Debug)]
         pub struct OrderOptionOverrideInput {
             day: ::std::result::Result<
-                super::OrderOptionOverrideInputDay,
+                ::std::option::Option<super::OrderOptionOverrideInputDay>,
                 ::std::string::String,
             >,
         }
@@ -9351,20 +9270,7 @@ The set may grow.
                 }
             }
         }
-        impl OrderOptionOverrideInput {
-            pub fn day<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::OrderOptionOverrideInputDay>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.day = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for day: {e}")
-                    });
-                self
-            }
-        }
+        impl OrderOptionOverrideInput {}
         impl ::std::convert::TryFrom<OrderOptionOverrideInput>
         for super::OrderOptionOverrideInput {
             type Error = super::error::ConversionError;
@@ -9441,7 +9347,7 @@ The set may grow.
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::OrderOptionValueInputName,
+                ::std::option::Option<super::OrderOptionValueInputName>,
                 ::std::string::String,
             >,
             price: ::std::result::Result<
@@ -9464,20 +9370,7 @@ The set may grow.
                 }
             }
         }
-        impl OrderOptionValueInput {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::OrderOptionValueInputName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl OrderOptionValueInput {}
         impl ::std::convert::TryFrom<OrderOptionValueInput>
         for super::OrderOptionValueInput {
             type Error = super::error::ConversionError;
@@ -9809,7 +9702,7 @@ The set may grow.
         pub struct OrderRelocateItem {
             id: ::std::result::Result<i64, ::std::string::String>,
             quantity: ::std::result::Result<
-                ::std::num::NonZeroU64,
+                ::std::option::Option<::std::num::NonZeroU64>,
                 ::std::string::String,
             >,
         }
@@ -9830,18 +9723,6 @@ The set may grow.
                 self.id = value
                     .try_into()
                     .map_err(|e| format!("error converting supplied value for id: {e}"));
-                self
-            }
-            pub fn quantity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::num::NonZeroU64>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.quantity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for quantity: {e}")
-                    });
                 self
             }
         }
@@ -9887,7 +9768,7 @@ The set may grow.
             country: ::std::result::Result<i64, ::std::string::String>,
             district: ::std::result::Result<i64, ::std::string::String>,
             geo_coordinates: ::std::result::Result<
-                super::OrderGeoCoordinatesInput,
+                ::std::option::Option<super::OrderGeoCoordinatesInput>,
                 ::std::string::String,
             >,
             postal_code: ::std::result::Result<
@@ -10015,20 +9896,6 @@ The set may grow.
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for district: {e}")
-                    });
-                self
-            }
-            pub fn geo_coordinates<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::OrderGeoCoordinatesInput>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.geo_coordinates = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for geo_coordinates: {e}"
-                        )
                     });
                 self
             }
@@ -10306,7 +10173,7 @@ The set may grow.
         #[derive(Clone, Debug)]
         pub struct UpdateOrderOptionAvailabilityInput {
             day: ::std::result::Result<
-                super::UpdateOrderOptionAvailabilityInputDay,
+                ::std::option::Option<super::UpdateOrderOptionAvailabilityInputDay>,
                 ::std::string::String,
             >,
             id: ::std::result::Result<i64, ::std::string::String>,
@@ -10327,18 +10194,6 @@ The set may grow.
             }
         }
         impl UpdateOrderOptionAvailabilityInput {
-            pub fn day<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateOrderOptionAvailabilityInputDay>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.day = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for day: {e}")
-                    });
-                self
-            }
             pub fn id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -10889,6 +10744,19 @@ The set may grow.
                 self
             }
         }
+        impl CreateOrderHistoryRequest {
+            pub fn note<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateOrderHistoryRequestNote,
+                >,
+            {
+                self.note = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "note"));
+                self
+            }
+        }
         impl CreateOrderInvoiceRequest {
             pub fn cash_on_delivery_cost<V>(mut self, value: V) -> Self
             where
@@ -10899,6 +10767,17 @@ The set may grow.
                 self.cash_on_delivery_cost = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "cash_on_delivery_cost"));
+                self
+            }
+            pub fn data_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateOrderInvoiceRequestDataType,
+                >,
+            {
+                self.data_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "data_type"));
                 self
             }
             pub fn invoice_number<V>(mut self, value: V) -> Self
@@ -10963,6 +10842,17 @@ The set may grow.
                 self.total = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "total"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateOrderInvoiceRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
                 self
             }
             pub fn url<V>(mut self, value: V) -> Self
@@ -11134,6 +11024,17 @@ The set may grow.
                     .map_err(|e| ::std::format!("{}: {e}", "length"));
                 self
             }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateOrderOptionRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
             pub fn options<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<super::OrderOptionValueInput>,
@@ -11161,6 +11062,17 @@ The set may grow.
                 self.selected_products = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "selected_products"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateOrderOptionRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
                 self
             }
         }
@@ -11257,6 +11169,17 @@ The set may grow.
                     .map_err(|e| ::std::format!("{}: {e}", "is_active"));
                 self
             }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateOrderStatusRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
             pub fn sort<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<u64>,
@@ -11288,6 +11211,17 @@ The set may grow.
             }
         }
         impl OrderActionOperation {
+            pub fn action_name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::OrderActionOperationActionName,
+                >,
+            {
+                self.action_name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "action_name"));
+                self
+            }
             pub fn value<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<
@@ -11308,6 +11242,19 @@ The set may grow.
                 self.operations = value
                     .into_list()
                     .map_err(|e| ::std::format!("{}: {e}", "operations"));
+                self
+            }
+        }
+        impl OrderAssignmentConditionInput {
+            pub fn entity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::OrderAssignmentConditionInputEntity,
+                >,
+            {
+                self.entity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "entity"));
                 self
             }
         }
@@ -11350,6 +11297,17 @@ The set may grow.
             }
         }
         impl OrderOptionAvailabilityInput {
+            pub fn day<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::OrderOptionAvailabilityInputDay,
+                >,
+            {
+                self.day = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "day"));
+                self
+            }
             pub fn times<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoList<super::OrderOptionTimeRange>,
@@ -11401,6 +11359,37 @@ The set may grow.
                     .map_err(|e| ::std::format!("{}: {e}", "overrides"));
                 self
             }
+            pub fn sessions_count<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::num::NonZeroU64>,
+            {
+                self.sessions_count = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sessions_count"));
+                self
+            }
+            pub fn time_strict_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::OrderOptionBookingInputTimeStrictType,
+                >,
+            {
+                self.time_strict_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "time_strict_type"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::OrderOptionBookingInputType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
         }
         impl OrderOptionOverride {
             pub fn date<V>(mut self, value: V) -> Self
@@ -11419,6 +11408,19 @@ The set may grow.
                 self.id = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "id"));
+                self
+            }
+        }
+        impl OrderOptionOverrideInput {
+            pub fn day<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::OrderOptionOverrideInputDay,
+                >,
+            {
+                self.day = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "day"));
                 self
             }
         }
@@ -11452,6 +11454,17 @@ The set may grow.
                 self.is_default = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "is_default"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::OrderOptionValueInputName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
                 self
             }
             pub fn price<V>(mut self, value: V) -> Self
@@ -11682,6 +11695,17 @@ The set may grow.
                 self
             }
         }
+        impl OrderRelocateItem {
+            pub fn quantity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<::std::num::NonZeroU64>,
+            {
+                self.quantity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+        }
         impl OrderShipToInput {
             pub fn address<V>(mut self, value: V) -> Self
             where
@@ -11690,6 +11714,17 @@ The set may grow.
                 self.address = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "address"));
+                self
+            }
+            pub fn geo_coordinates<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::OrderGeoCoordinatesInput,
+                >,
+            {
+                self.geo_coordinates = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "geo_coordinates"));
                 self
             }
         }
@@ -11765,6 +11800,17 @@ The set may grow.
             }
         }
         impl UpdateOrderOptionAvailabilityInput {
+            pub fn day<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateOrderOptionAvailabilityInputDay,
+                >,
+            {
+                self.day = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "day"));
+                self
+            }
             pub fn times<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoList<super::OrderOptionTimeRange>,
@@ -12334,6 +12380,9 @@ The set may grow.
     impl lenient::Primary for OrderProductReservation {
         const FIELD: &'static str = "id";
     }
+    impl lenient::Primary for OrderRelocateItem {
+        const FIELD: &'static str = "id";
+    }
     impl lenient::Primary for OrderShipment {
         const FIELD: &'static str = "id";
     }
@@ -12347,6 +12396,9 @@ The set may grow.
         const FIELD: &'static str = "id";
     }
     impl lenient::Primary for OrderStore {
+        const FIELD: &'static str = "id";
+    }
+    impl lenient::Primary for UpdateOrderOptionAvailabilityInput {
         const FIELD: &'static str = "id";
     }
     impl lenient::Primary for UpdateOrderOptionBookingInput {

@@ -157,7 +157,7 @@ is not documented; any JSON value is accepted for each language.
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct BrandResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: Brand,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -662,8 +662,12 @@ boolean is assumed to be accepted under both names.
     #[non_exhaustive]
     pub struct ChangeProductStatusRequest {
         ///`sale` (on sale), `out` (out of stock) or `hidden` (not shown in the storefront).
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub status: ChangeProductStatusRequestStatus,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub status: ::std::option::Option<ChangeProductStatusRequestStatus>,
     }
     impl ChangeProductStatusRequest {
         pub fn builder() -> builder::ChangeProductStatusRequest {
@@ -781,8 +785,12 @@ service reads nested form data (assumed: the documentation draws them as a JSON 
         )]
         pub metadata_url: ::std::option::Option<::std::string::String>,
         ///The brand name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: CreateBrandRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<CreateBrandRequestName>,
         ///The English page description for search engines.
         #[serde(
             rename = "translations[en][metadata][description]",
@@ -922,8 +930,12 @@ metadata forms are alternative spellings of the documentation (see `create_categ
         )]
         pub metadata_url: ::std::option::Option<::std::string::String>,
         ///The category name; must not be blank.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: CreateCategoryRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<CreateCategoryRequestName>,
         ///The id of an existing parent category, for a sub-category; 0 or absent for a top-level one.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -1238,8 +1250,12 @@ documented request stays valid; send it.
         )]
         pub display_type: ::std::option::Option<CreateProductOptionRequestDisplayType>,
         ///The option's name, for example `size`.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: CreateProductOptionRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<CreateProductOptionRequestName>,
         ///Whether a date option refuses the day of the order.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -1594,8 +1610,12 @@ example: assumed optional.
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct CreateProductOptionTemplateRequest {
-        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
-        pub details: ProductOptionTemplateDetailInput,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Ref>>::deserialize"
+        )]
+        pub details: ::std::option::Option<ProductOptionTemplateDetailInput>,
         ///How values are displayed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -1829,8 +1849,12 @@ example: assumed optional.
         )]
         pub is_default: ::std::option::Option<bool>,
         ///The value's label, for example `XL`.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: CreateProductOptionValueRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<CreateProductOptionValueRequestName>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub price: ::std::option::Option<
             ::store_admin_client_core::types::NumberOrString,
@@ -2020,8 +2044,12 @@ example and only `name` is assumed required.
         )]
         pub mpn: ::std::option::Option<::std::string::String>,
         ///The product name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: CreateProductRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<CreateProductRequestName>,
         ///Options to create with the product; they generate its variants.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         #[serde(
@@ -2555,8 +2583,12 @@ example and only `name` is assumed required.
 `hs-codes`, `brand` or `category` assignments.
 */
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: ImportProductsRequestType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<ImportProductsRequestType>,
     }
     impl ImportProductsRequest {
         pub fn builder() -> builder::ImportProductsRequest {
@@ -4940,7 +4972,7 @@ id, so the service must give one out: assumed to be this field, and optional.
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct ProductImageResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: ProductImage,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -5174,8 +5206,12 @@ id, so the service must give one out: assumed to be this field, and optional.
         )]
         pub display_type: ::std::option::Option<ProductOptionInputDisplayType>,
         ///The option's name, for example `size`.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: ProductOptionInputName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<ProductOptionInputName>,
         ///The option's values.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         #[serde(
@@ -5394,8 +5430,12 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
             deserialize_with = "lenient::As::<lenient::Defaulted<lenient::InputStr>>::deserialize"
         )]
         pub name: ::std::string::String,
-        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
-        pub translation: ProductOptionTemplateDetailTranslations,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
+        pub translation: ::std::option::Option<ProductOptionTemplateDetailTranslations>,
     }
     impl ProductOptionTemplateDetailInput {
         pub fn builder() -> builder::ProductOptionTemplateDetailInput {
@@ -5458,7 +5498,7 @@ requests send them as `ProductOptionTemplateDetailInput`), so any JSON value is 
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct ProductOptionTemplateResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: ProductOptionTemplate,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -5597,8 +5637,12 @@ like display types; any string is accepted here.
         )]
         pub is_default: ::std::option::Option<bool>,
         ///The value's label, for example `XL`.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: ProductOptionValueInputName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<ProductOptionValueInputName>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub price: ::std::option::Option<
             ::store_admin_client_core::types::NumberOrString,
@@ -5732,7 +5776,10 @@ optional.
             deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Num>>::deserialize"
         )]
         pub id: i64,
-        pub price: ::store_admin_client_core::types::NumberOrString,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub price: ::std::option::Option<
+            ::store_admin_client_core::types::NumberOrString,
+        >,
         ///When the sale price ends, `YYYY-MM-DD`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -6101,11 +6148,19 @@ sends `cursor` instead.
         )]
         pub branch: ::std::option::Option<i64>,
         ///The product id, variant id or SKU (as text).
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub identifer: ProductQuantityUpdateIdentifer,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub identifer: ::std::option::Option<ProductQuantityUpdateIdentifer>,
         ///What `identifer` is; a product id, a variant id or a SKU.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub identifer_type: ProductQuantityUpdateIdentiferType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub identifer_type: ::std::option::Option<ProductQuantityUpdateIdentiferType>,
         /**`overwrite` (set the stock to `quantity`, the default), `increment` (add it) or
 `decrement` (subtract it).
 */
@@ -6350,7 +6405,7 @@ sends `cursor` instead.
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct ProductResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: ProductDetails,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -6508,7 +6563,7 @@ example only; their types are assumed.
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct ProductTagResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: ProductTag,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -6820,10 +6875,18 @@ types it as a plain string).
         )]
         pub metadata_url: ::std::string::String,
         ///The brand name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: UpdateBrandRequestName,
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
-        pub translations: UpdateBrandTranslations,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<UpdateBrandRequestName>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Ref>>::deserialize"
+        )]
+        pub translations: ::std::option::Option<UpdateBrandTranslations>,
     }
     impl UpdateBrandRequest {
         pub fn builder() -> builder::UpdateBrandRequest {
@@ -6915,8 +6978,12 @@ types it as a plain string).
         )]
         pub metadata_url: ::std::string::String,
         ///The translated name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: UpdateBrandTranslationName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<UpdateBrandTranslationName>,
     }
     impl UpdateBrandTranslation {
         pub fn builder() -> builder::UpdateBrandTranslation {
@@ -6983,8 +7050,12 @@ types it as a plain string).
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct UpdateBrandTranslations {
-        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
-        pub en: UpdateBrandTranslation,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
+        pub en: ::std::option::Option<UpdateBrandTranslation>,
     }
     impl UpdateBrandTranslations {
         pub fn builder() -> builder::UpdateBrandTranslations {
@@ -7028,8 +7099,12 @@ documentation (see `create_category`).
         )]
         pub metadata_url: ::std::option::Option<::std::string::String>,
         ///The category name; must not be blank.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: UpdateCategoryRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<UpdateCategoryRequestName>,
         ///The id of an existing parent category; 0 to make it a top-level category.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -7483,8 +7558,12 @@ the operators cannot be enum variant names.)
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct UpdateProductOptionTemplateRequest {
-        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
-        pub details: ProductOptionTemplateDetailInput,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Ref>>::deserialize"
+        )]
+        pub details: ::std::option::Option<ProductOptionTemplateDetailInput>,
         ///How values are displayed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -7601,8 +7680,12 @@ the operators cannot be enum variant names.)
         )]
         pub is_default: ::std::option::Option<bool>,
         ///The value's label.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: UpdateProductOptionValueRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<UpdateProductOptionValueRequestName>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub price: ::std::option::Option<
             ::store_admin_client_core::types::NumberOrString,
@@ -7682,7 +7765,10 @@ the operators cannot be enum variant names.)
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct UpdateProductPriceRequest {
-        pub price: ::store_admin_client_core::types::NumberOrString,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub price: ::std::option::Option<
+            ::store_admin_client_core::types::NumberOrString,
+        >,
     }
     impl UpdateProductPriceRequest {
         pub fn builder() -> builder::UpdateProductPriceRequest {
@@ -7697,7 +7783,7 @@ the operators cannot be enum variant names.)
         ///One entry per product.
         #[serde(
             default,
-            deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Obj>>>::deserialize"
+            deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Ref>>>::deserialize"
         )]
         pub products: ::std::vec::Vec<ProductPriceUpdate>,
     }
@@ -8080,15 +8166,24 @@ or hold letters.
             deserialize_with = "lenient::As::<lenient::Defaulted<lenient::InputStr>>::deserialize"
         )]
         pub barcode: ::std::string::String,
-        pub cost_price: ::store_admin_client_core::types::NumberOrString,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub cost_price: ::std::option::Option<
+            ::store_admin_client_core::types::NumberOrString,
+        >,
         /**Global trade item number (barcode number): a string, or an integer as the documented
 request example sends it (`54353453`).
 */
-        pub gtin: ::store_admin_client_core::types::IntegerOrString,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub gtin: ::std::option::Option<
+            ::store_admin_client_core::types::IntegerOrString,
+        >,
         /**Manufacturer part number: a string (codes may start with zeros or hold letters), or an
 integer as the documented request example sends it (`43242342`).
 */
-        pub mpn: ::store_admin_client_core::types::IntegerOrString,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub mpn: ::std::option::Option<
+            ::store_admin_client_core::types::IntegerOrString,
+        >,
         ///Stock level at which the merchant is notified.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -8096,14 +8191,20 @@ integer as the documented request example sends it (`43242342`).
             deserialize_with = "lenient::As::<lenient::Opt<lenient::Num>>::deserialize"
         )]
         pub notify_low: ::std::option::Option<i64>,
-        pub price: ::store_admin_client_core::types::NumberOrString,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub price: ::std::option::Option<
+            ::store_admin_client_core::types::NumberOrString,
+        >,
         ///The stock per branch.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         #[serde(
             deserialize_with = "lenient::As::<lenient::Defaulted<lenient::Seq<lenient::Obj>>>::deserialize"
         )]
         pub quantities: ::std::vec::Vec<ProductVariantQuantityInput>,
-        pub sale_price: ::store_admin_client_core::types::NumberOrString,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub sale_price: ::std::option::Option<
+            ::store_admin_client_core::types::NumberOrString,
+        >,
         ///The variant's stock keeping unit code.
         #[serde(
             default,
@@ -8338,7 +8439,7 @@ integer as the documented request example sends it (`43242342`).
         #[derive(Clone, Debug)]
         pub struct ChangeProductStatusRequest {
             status: ::std::result::Result<
-                super::ChangeProductStatusRequestStatus,
+                ::std::option::Option<super::ChangeProductStatusRequestStatus>,
                 ::std::string::String,
             >,
         }
@@ -8349,20 +8450,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl ChangeProductStatusRequest {
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ChangeProductStatusRequestStatus>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-        }
+        impl ChangeProductStatusRequest {}
         impl ::std::convert::TryFrom<ChangeProductStatusRequest>
         for super::ChangeProductStatusRequest {
             type Error = super::error::ConversionError;
@@ -8402,7 +8490,7 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::CreateBrandRequestName,
+                ::std::option::Option<super::CreateBrandRequestName>,
                 ::std::string::String,
             >,
             translations_en_metadata_description: ::std::result::Result<
@@ -8449,18 +8537,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for logo: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateBrandRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
                     });
                 self
             }
@@ -8527,7 +8603,7 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::CreateCategoryRequestName,
+                ::std::option::Option<super::CreateCategoryRequestName>,
                 ::std::string::String,
             >,
             parent_id: ::std::result::Result<
@@ -8581,18 +8657,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl CreateCategoryRequest {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateCategoryRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
             pub fn translations<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -8837,7 +8901,7 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::CreateProductOptionRequestName,
+                ::std::option::Option<super::CreateProductOptionRequestName>,
                 ::std::string::String,
             >,
             not_same_day_order: ::std::result::Result<
@@ -8896,20 +8960,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl CreateProductOptionRequest {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateProductOptionRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateProductOptionRequest {}
         impl ::std::convert::TryFrom<CreateProductOptionRequest>
         for super::CreateProductOptionRequest {
             type Error = super::error::ConversionError;
@@ -8956,7 +9007,7 @@ integer as the documented request example sends it (`43242342`).
         #[derive(Clone, Debug)]
         pub struct CreateProductOptionTemplateRequest {
             details: ::std::result::Result<
-                super::ProductOptionTemplateDetailInput,
+                ::std::option::Option<super::ProductOptionTemplateDetailInput>,
                 ::std::string::String,
             >,
             display_type: ::std::result::Result<
@@ -8993,18 +9044,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl CreateProductOptionTemplateRequest {
-            pub fn details<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ProductOptionTemplateDetailInput>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.details = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for details: {e}")
-                    });
-                self
-            }
             pub fn translations<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -9061,7 +9100,7 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::CreateProductOptionValueRequestName,
+                ::std::option::Option<super::CreateProductOptionValueRequestName>,
                 ::std::string::String,
             >,
             price: ::std::result::Result<
@@ -9084,20 +9123,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl CreateProductOptionValueRequest {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateProductOptionValueRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateProductOptionValueRequest {}
         impl ::std::convert::TryFrom<CreateProductOptionValueRequest>
         for super::CreateProductOptionValueRequest {
             type Error = super::error::ConversionError;
@@ -9196,7 +9222,7 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::CreateProductRequestName,
+                ::std::option::Option<super::CreateProductRequestName>,
                 ::std::string::String,
             >,
             options: ::std::result::Result<
@@ -9301,20 +9327,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl CreateProductRequest {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateProductRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateProductRequest {}
         impl ::std::convert::TryFrom<CreateProductRequest>
         for super::CreateProductRequest {
             type Error = super::error::ConversionError;
@@ -9498,7 +9511,7 @@ integer as the documented request example sends it (`43242342`).
         pub struct ImportProductsRequest {
             file: ::std::result::Result<::std::string::String, ::std::string::String>,
             type_: ::std::result::Result<
-                super::ImportProductsRequestType,
+                ::std::option::Option<super::ImportProductsRequestType>,
                 ::std::string::String,
             >,
         }
@@ -9520,18 +9533,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for file: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ImportProductsRequestType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
                     });
                 self
             }
@@ -10075,7 +10076,7 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::ProductOptionInputName,
+                ::std::option::Option<super::ProductOptionInputName>,
                 ::std::string::String,
             >,
             values: ::std::result::Result<
@@ -10092,20 +10093,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl ProductOptionInput {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ProductOptionInputName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl ProductOptionInput {}
         impl ::std::convert::TryFrom<ProductOptionInput> for super::ProductOptionInput {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -10137,7 +10125,7 @@ integer as the documented request example sends it (`43242342`).
             is_default: ::std::result::Result<bool, ::std::string::String>,
             name: ::std::result::Result<::std::string::String, ::std::string::String>,
             translation: ::std::result::Result<
-                super::ProductOptionTemplateDetailTranslations,
+                ::std::option::Option<super::ProductOptionTemplateDetailTranslations>,
                 ::std::string::String,
             >,
         }
@@ -10198,20 +10186,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn translation<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    super::ProductOptionTemplateDetailTranslations,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.translation = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for translation: {e}")
                     });
                 self
             }
@@ -10363,7 +10337,7 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::ProductOptionValueInputName,
+                ::std::option::Option<super::ProductOptionValueInputName>,
                 ::std::string::String,
             >,
             price: ::std::result::Result<
@@ -10386,20 +10360,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl ProductOptionValueInput {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ProductOptionValueInputName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl ProductOptionValueInput {}
         impl ::std::convert::TryFrom<ProductOptionValueInput>
         for super::ProductOptionValueInput {
             type Error = super::error::ConversionError;
@@ -10435,7 +10396,7 @@ integer as the documented request example sends it (`43242342`).
             >,
             id: ::std::result::Result<i64, ::std::string::String>,
             price: ::std::result::Result<
-                ::store_admin_client_core::types::NumberOrString,
+                ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
                 ::std::string::String,
             >,
             sale_end: ::std::result::Result<
@@ -10467,20 +10428,6 @@ integer as the documented request example sends it (`43242342`).
                 self.id = value
                     .try_into()
                     .map_err(|e| format!("error converting supplied value for id: {e}"));
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::store_admin_client_core::types::NumberOrString,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
                 self
             }
         }
@@ -10516,11 +10463,11 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             identifer: ::std::result::Result<
-                super::ProductQuantityUpdateIdentifer,
+                ::std::option::Option<super::ProductQuantityUpdateIdentifer>,
                 ::std::string::String,
             >,
             identifer_type: ::std::result::Result<
-                super::ProductQuantityUpdateIdentiferType,
+                ::std::option::Option<super::ProductQuantityUpdateIdentiferType>,
                 ::std::string::String,
             >,
             mode: ::std::result::Result<
@@ -10555,34 +10502,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl ProductQuantityUpdate {
-            pub fn identifer<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ProductQuantityUpdateIdentifer>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.identifer = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for identifer: {e}")
-                    });
-                self
-            }
-            pub fn identifer_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ProductQuantityUpdateIdentiferType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.identifer_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for identifer_type: {e}"
-                        )
-                    });
-                self
-            }
-        }
+        impl ProductQuantityUpdate {}
         impl ::std::convert::TryFrom<ProductQuantityUpdate>
         for super::ProductQuantityUpdate {
             type Error = super::error::ConversionError;
@@ -10835,11 +10755,11 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::UpdateBrandRequestName,
+                ::std::option::Option<super::UpdateBrandRequestName>,
                 ::std::string::String,
             >,
             translations: ::std::result::Result<
-                super::UpdateBrandTranslations,
+                ::std::option::Option<super::UpdateBrandTranslations>,
                 ::std::string::String,
             >,
         }
@@ -10938,30 +10858,6 @@ integer as the documented request example sends it (`43242342`).
                     });
                 self
             }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateBrandRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn translations<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateBrandTranslations>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.translations = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for translations: {e}")
-                    });
-                self
-            }
         }
         impl ::std::convert::TryFrom<UpdateBrandRequest> for super::UpdateBrandRequest {
             type Error = super::error::ConversionError;
@@ -11013,7 +10909,7 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::UpdateBrandTranslationName,
+                ::std::option::Option<super::UpdateBrandTranslationName>,
                 ::std::string::String,
             >,
         }
@@ -11085,18 +10981,6 @@ integer as the documented request example sends it (`43242342`).
                     });
                 self
             }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateBrandTranslationName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
         }
         impl ::std::convert::TryFrom<UpdateBrandTranslation>
         for super::UpdateBrandTranslation {
@@ -11128,7 +11012,7 @@ integer as the documented request example sends it (`43242342`).
         #[derive(Clone, Debug)]
         pub struct UpdateBrandTranslations {
             en: ::std::result::Result<
-                super::UpdateBrandTranslation,
+                ::std::option::Option<super::UpdateBrandTranslation>,
                 ::std::string::String,
             >,
         }
@@ -11139,18 +11023,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl UpdateBrandTranslations {
-            pub fn en<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateBrandTranslation>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.en = value
-                    .try_into()
-                    .map_err(|e| format!("error converting supplied value for en: {e}"));
-                self
-            }
-        }
+        impl UpdateBrandTranslations {}
         impl ::std::convert::TryFrom<UpdateBrandTranslations>
         for super::UpdateBrandTranslations {
             type Error = super::error::ConversionError;
@@ -11185,7 +11058,7 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::UpdateCategoryRequestName,
+                ::std::option::Option<super::UpdateCategoryRequestName>,
                 ::std::string::String,
             >,
             parent_id: ::std::result::Result<
@@ -11239,18 +11112,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl UpdateCategoryRequest {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateCategoryRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
             pub fn translations<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -11461,7 +11322,7 @@ integer as the documented request example sends it (`43242342`).
         #[derive(Clone, Debug)]
         pub struct UpdateProductOptionTemplateRequest {
             details: ::std::result::Result<
-                super::ProductOptionTemplateDetailInput,
+                ::std::option::Option<super::ProductOptionTemplateDetailInput>,
                 ::std::string::String,
             >,
             display_type: ::std::result::Result<
@@ -11493,18 +11354,6 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl UpdateProductOptionTemplateRequest {
-            pub fn details<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ProductOptionTemplateDetailInput>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.details = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for details: {e}")
-                    });
-                self
-            }
             pub fn translations<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -11559,7 +11408,7 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::UpdateProductOptionValueRequestName,
+                ::std::option::Option<super::UpdateProductOptionValueRequestName>,
                 ::std::string::String,
             >,
             price: ::std::result::Result<
@@ -11582,20 +11431,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl UpdateProductOptionValueRequest {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateProductOptionValueRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateProductOptionValueRequest {}
         impl ::std::convert::TryFrom<UpdateProductOptionValueRequest>
         for super::UpdateProductOptionValueRequest {
             type Error = super::error::ConversionError;
@@ -11626,7 +11462,7 @@ integer as the documented request example sends it (`43242342`).
         #[derive(Clone, Debug)]
         pub struct UpdateProductPriceRequest {
             price: ::std::result::Result<
-                ::store_admin_client_core::types::NumberOrString,
+                ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
                 ::std::string::String,
             >,
         }
@@ -11637,22 +11473,7 @@ integer as the documented request example sends it (`43242342`).
                 }
             }
         }
-        impl UpdateProductPriceRequest {
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::store_admin_client_core::types::NumberOrString,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateProductPriceRequest {}
         impl ::std::convert::TryFrom<UpdateProductPriceRequest>
         for super::UpdateProductPriceRequest {
             type Error = super::error::ConversionError;
@@ -12018,15 +11839,15 @@ integer as the documented request example sends it (`43242342`).
         pub struct UpdateProductVariantRequest {
             barcode: ::std::result::Result<::std::string::String, ::std::string::String>,
             cost_price: ::std::result::Result<
-                ::store_admin_client_core::types::NumberOrString,
+                ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
                 ::std::string::String,
             >,
             gtin: ::std::result::Result<
-                ::store_admin_client_core::types::IntegerOrString,
+                ::std::option::Option<::store_admin_client_core::types::IntegerOrString>,
                 ::std::string::String,
             >,
             mpn: ::std::result::Result<
-                ::store_admin_client_core::types::IntegerOrString,
+                ::std::option::Option<::store_admin_client_core::types::IntegerOrString>,
                 ::std::string::String,
             >,
             notify_low: ::std::result::Result<
@@ -12034,7 +11855,7 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             price: ::std::result::Result<
-                ::store_admin_client_core::types::NumberOrString,
+                ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
                 ::std::string::String,
             >,
             quantities: ::std::result::Result<
@@ -12042,7 +11863,7 @@ integer as the documented request example sends it (`43242342`).
                 ::std::string::String,
             >,
             sale_price: ::std::result::Result<
-                ::store_admin_client_core::types::NumberOrString,
+                ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
                 ::std::string::String,
             >,
             sku: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -12078,76 +11899,6 @@ integer as the documented request example sends it (`43242342`).
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for barcode: {e}")
-                    });
-                self
-            }
-            pub fn cost_price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::store_admin_client_core::types::NumberOrString,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cost_price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cost_price: {e}")
-                    });
-                self
-            }
-            pub fn gtin<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::store_admin_client_core::types::IntegerOrString,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.gtin = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for gtin: {e}")
-                    });
-                self
-            }
-            pub fn mpn<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::store_admin_client_core::types::IntegerOrString,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.mpn = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for mpn: {e}")
-                    });
-                self
-            }
-            pub fn price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::store_admin_client_core::types::NumberOrString,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for price: {e}")
-                    });
-                self
-            }
-            pub fn sale_price<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::store_admin_client_core::types::NumberOrString,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.sale_price = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for sale_price: {e}")
                     });
                 self
             }
@@ -12309,6 +12060,19 @@ integer as the documented request example sends it (`43242342`).
                 self
             }
         }
+        impl ChangeProductStatusRequest {
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ChangeProductStatusRequestStatus,
+                >,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
+        }
         impl CreateBrandRequest {
             pub fn banner<V>(mut self, value: V) -> Self
             where
@@ -12353,6 +12117,17 @@ integer as the documented request example sends it (`43242342`).
                 self.metadata_url = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "metadata_url"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateBrandRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
                 self
             }
             pub fn translations_en_metadata_description<V>(mut self, value: V) -> Self
@@ -12433,6 +12208,17 @@ integer as the documented request example sends it (`43242342`).
                 self.metadata_url = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "metadata_url"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateCategoryRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
                 self
             }
             pub fn parent_id<V>(mut self, value: V) -> Self
@@ -12622,6 +12408,17 @@ integer as the documented request example sends it (`43242342`).
                     .map_err(|e| ::std::format!("{}: {e}", "display_type"));
                 self
             }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateProductOptionRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
             pub fn not_same_day_order<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<bool>,
@@ -12713,6 +12510,17 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl CreateProductOptionTemplateRequest {
+            pub fn details<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductOptionTemplateDetailInput,
+                >,
+            {
+                self.details = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "details"));
+                self
+            }
             pub fn display_type<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<
@@ -12762,6 +12570,17 @@ integer as the documented request example sends it (`43242342`).
                 self.is_default = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "is_default"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateProductOptionValueRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
                 self
             }
             pub fn price<V>(mut self, value: V) -> Self
@@ -12947,6 +12766,17 @@ integer as the documented request example sends it (`43242342`).
                     .map_err(|e| ::std::format!("{}: {e}", "mpn"));
                 self
             }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateProductRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
             pub fn options<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoList<super::ProductOptionInput>,
@@ -13128,6 +12958,19 @@ integer as the documented request example sends it (`43242342`).
                 self.default = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "default"));
+                self
+            }
+        }
+        impl ImportProductsRequest {
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ImportProductsRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
                 self
             }
         }
@@ -13579,6 +13422,17 @@ integer as the documented request example sends it (`43242342`).
                     .map_err(|e| ::std::format!("{}: {e}", "display_type"));
                 self
             }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductOptionInputName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
             pub fn values<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoList<super::ProductOptionValueInput>,
@@ -13586,6 +13440,19 @@ integer as the documented request example sends it (`43242342`).
                 self.values = value
                     .into_list()
                     .map_err(|e| ::std::format!("{}: {e}", "values"));
+                self
+            }
+        }
+        impl ProductOptionTemplateDetailInput {
+            pub fn translation<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductOptionTemplateDetailTranslations,
+                >,
+            {
+                self.translation = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "translation"));
                 self
             }
         }
@@ -13617,6 +13484,17 @@ integer as the documented request example sends it (`43242342`).
                 self.is_default = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "is_default"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductOptionValueInputName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
                 self
             }
             pub fn price<V>(mut self, value: V) -> Self
@@ -13652,6 +13530,17 @@ integer as the documented request example sends it (`43242342`).
                     .map_err(|e| ::std::format!("{}: {e}", "cost_price"));
                 self
             }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
+                self
+            }
             pub fn sale_end<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<::std::string::String>,
@@ -13681,6 +13570,28 @@ integer as the documented request example sends it (`43242342`).
                 self.branch = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "branch"));
+                self
+            }
+            pub fn identifer<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductQuantityUpdateIdentifer,
+                >,
+            {
+                self.identifer = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "identifer"));
+                self
+            }
+            pub fn identifer_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductQuantityUpdateIdentiferType,
+                >,
+            {
+                self.identifer_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "identifer_type"));
                 self
             }
             pub fn mode<V>(mut self, value: V) -> Self
@@ -13797,6 +13708,56 @@ integer as the documented request example sends it (`43242342`).
                 self
             }
         }
+        impl UpdateBrandRequest {
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateBrandRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn translations<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateBrandTranslations,
+                >,
+            {
+                self.translations = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "translations"));
+                self
+            }
+        }
+        impl UpdateBrandTranslation {
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateBrandTranslationName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+        }
+        impl UpdateBrandTranslations {
+            pub fn en<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateBrandTranslation,
+                >,
+            {
+                self.en = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "en"));
+                self
+            }
+        }
         impl UpdateCategoryRequest {
             pub fn image<V>(mut self, value: V) -> Self
             where
@@ -13832,6 +13793,17 @@ integer as the documented request example sends it (`43242342`).
                 self.metadata_url = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "metadata_url"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateCategoryRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
                 self
             }
             pub fn parent_id<V>(mut self, value: V) -> Self
@@ -14005,6 +13977,17 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl UpdateProductOptionTemplateRequest {
+            pub fn details<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ProductOptionTemplateDetailInput,
+                >,
+            {
+                self.details = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "details"));
+                self
+            }
             pub fn display_type<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<
@@ -14045,6 +14028,17 @@ integer as the documented request example sends it (`43242342`).
                     .map_err(|e| ::std::format!("{}: {e}", "is_default"));
                 self
             }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateProductOptionValueRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
             pub fn price<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<
@@ -14063,6 +14057,19 @@ integer as the documented request example sends it (`43242342`).
                 self.quantity = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "quantity"));
+                self
+            }
+        }
+        impl UpdateProductPriceRequest {
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
                 self
             }
         }
@@ -14386,6 +14393,39 @@ integer as the documented request example sends it (`43242342`).
             }
         }
         impl UpdateProductVariantRequest {
+            pub fn cost_price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.cost_price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cost_price"));
+                self
+            }
+            pub fn gtin<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::IntegerOrString,
+                >,
+            {
+                self.gtin = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "gtin"));
+                self
+            }
+            pub fn mpn<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::IntegerOrString,
+                >,
+            {
+                self.mpn = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "mpn"));
+                self
+            }
             pub fn notify_low<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<i64>,
@@ -14393,6 +14433,17 @@ integer as the documented request example sends it (`43242342`).
                 self.notify_low = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "notify_low"));
+                self
+            }
+            pub fn price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "price"));
                 self
             }
             pub fn quantities<V>(mut self, value: V) -> Self
@@ -14404,6 +14455,17 @@ integer as the documented request example sends it (`43242342`).
                 self.quantities = value
                     .into_list()
                     .map_err(|e| ::std::format!("{}: {e}", "quantities"));
+                self
+            }
+            pub fn sale_price<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.sale_price = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "sale_price"));
                 self
             }
         }
@@ -14465,8 +14527,14 @@ integer as the documented request example sends it (`43242342`).
     impl lenient::Primary for ProductOptionTemplate {
         const FIELD: &'static str = "id";
     }
+    impl lenient::Primary for ProductOptionTemplateDetailInput {
+        const FIELD: &'static str = "id";
+    }
     impl lenient::Primary for ProductOptionValueInput {
         const FIELD: &'static str = "name";
+    }
+    impl lenient::Primary for ProductPriceUpdate {
+        const FIELD: &'static str = "id";
     }
     impl lenient::Primary for ProductQuantityAudit {
         const FIELD: &'static str = "id";
@@ -23178,215 +23246,6 @@ impl ::store_admin_client_core::IntoOptional<types::ProductDetailsCostPrice> for
         ::std::string::String,
     > {
         <types::ProductDetailsCostPrice as ::std::convert::TryFrom<f64>>::try_from(self)
-            .map(Some)
-            .map_err(|e| e.to_string())
-    }
-}
-/// The amount alone (no currency): exact.
-impl ::std::convert::From<i64> for types::UpdateProductPriceRequest {
-    fn from(value: i64) -> Self {
-        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::From<
-            i64,
-        >>::from(value);
-        Self { price: amount }
-    }
-}
-/// The amount alone (no currency): exact.
-impl ::std::convert::From<i32> for types::UpdateProductPriceRequest {
-    fn from(value: i32) -> Self {
-        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::From<
-            i32,
-        >>::from(value);
-        Self { price: amount }
-    }
-}
-/// The amount alone (no currency): exact.
-impl ::std::convert::From<u32> for types::UpdateProductPriceRequest {
-    fn from(value: u32) -> Self {
-        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::From<
-            u32,
-        >>::from(value);
-        Self { price: amount }
-    }
-}
-/// The amount alone (no currency): exact.
-impl ::std::convert::From<u64> for types::UpdateProductPriceRequest {
-    fn from(value: u64) -> Self {
-        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::From<
-            u64,
-        >>::from(value);
-        Self { price: amount }
-    }
-}
-/// The amount alone (no currency): exact.
-impl ::std::convert::From<::store_admin_client_core::Decimal>
-for types::UpdateProductPriceRequest {
-    fn from(value: ::store_admin_client_core::Decimal) -> Self {
-        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::From<
-            ::store_admin_client_core::Decimal,
-        >>::from(value);
-        Self { price: amount }
-    }
-}
-/// The amount alone (no currency): exact.
-impl ::std::convert::From<f64> for types::UpdateProductPriceRequest {
-    fn from(value: f64) -> Self {
-        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::From<
-            f64,
-        >>::from(value);
-        Self { price: amount }
-    }
-}
-/// The amount alone (no currency), given as decimal text.
-impl ::std::convert::TryFrom<&str> for types::UpdateProductPriceRequest {
-    type Error = ::std::string::String;
-    fn try_from(value: &str) -> ::std::result::Result<Self, Self::Error> {
-        let amount = <::store_admin_client_core::types::NumberOrString as ::std::convert::TryFrom<
-            &str,
-        >>::try_from(value)?;
-        Ok(Self { price: amount })
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String>
-for types::UpdateProductPriceRequest {
-    type Error = ::std::string::String;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, Self::Error> {
-        Self::try_from(value.as_str())
-    }
-}
-impl ::std::convert::From<::store_admin_client_core::types::NumberOrString>
-for types::UpdateProductPriceRequest {
-    fn from(amount: ::store_admin_client_core::types::NumberOrString) -> Self {
-        Self { price: amount }
-    }
-}
-impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest>
-for ::store_admin_client_core::types::NumberOrString {
-    fn into_optional(
-        self,
-    ) -> ::std::result::Result<
-        ::std::option::Option<types::UpdateProductPriceRequest>,
-        ::std::string::String,
-    > {
-        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
-            ::store_admin_client_core::types::NumberOrString,
-        >>::try_from(self)
-            .map(Some)
-            .map_err(|e| e.to_string())
-    }
-}
-impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest> for i64 {
-    fn into_optional(
-        self,
-    ) -> ::std::result::Result<
-        ::std::option::Option<types::UpdateProductPriceRequest>,
-        ::std::string::String,
-    > {
-        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
-            i64,
-        >>::try_from(self)
-            .map(Some)
-            .map_err(|e| e.to_string())
-    }
-}
-impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest> for i32 {
-    fn into_optional(
-        self,
-    ) -> ::std::result::Result<
-        ::std::option::Option<types::UpdateProductPriceRequest>,
-        ::std::string::String,
-    > {
-        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
-            i32,
-        >>::try_from(self)
-            .map(Some)
-            .map_err(|e| e.to_string())
-    }
-}
-impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest> for u32 {
-    fn into_optional(
-        self,
-    ) -> ::std::result::Result<
-        ::std::option::Option<types::UpdateProductPriceRequest>,
-        ::std::string::String,
-    > {
-        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
-            u32,
-        >>::try_from(self)
-            .map(Some)
-            .map_err(|e| e.to_string())
-    }
-}
-impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest> for u64 {
-    fn into_optional(
-        self,
-    ) -> ::std::result::Result<
-        ::std::option::Option<types::UpdateProductPriceRequest>,
-        ::std::string::String,
-    > {
-        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
-            u64,
-        >>::try_from(self)
-            .map(Some)
-            .map_err(|e| e.to_string())
-    }
-}
-impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest>
-for ::store_admin_client_core::Decimal {
-    fn into_optional(
-        self,
-    ) -> ::std::result::Result<
-        ::std::option::Option<types::UpdateProductPriceRequest>,
-        ::std::string::String,
-    > {
-        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
-            ::store_admin_client_core::Decimal,
-        >>::try_from(self)
-            .map(Some)
-            .map_err(|e| e.to_string())
-    }
-}
-impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest> for f64 {
-    fn into_optional(
-        self,
-    ) -> ::std::result::Result<
-        ::std::option::Option<types::UpdateProductPriceRequest>,
-        ::std::string::String,
-    > {
-        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
-            f64,
-        >>::try_from(self)
-            .map(Some)
-            .map_err(|e| e.to_string())
-    }
-}
-impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest> for &str {
-    fn into_optional(
-        self,
-    ) -> ::std::result::Result<
-        ::std::option::Option<types::UpdateProductPriceRequest>,
-        ::std::string::String,
-    > {
-        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
-            &str,
-        >>::try_from(self)
-            .map(Some)
-            .map_err(|e| e.to_string())
-    }
-}
-impl ::store_admin_client_core::IntoOptional<types::UpdateProductPriceRequest>
-for ::std::string::String {
-    fn into_optional(
-        self,
-    ) -> ::std::result::Result<
-        ::std::option::Option<types::UpdateProductPriceRequest>,
-        ::std::string::String,
-    > {
-        <types::UpdateProductPriceRequest as ::std::convert::TryFrom<
-            ::std::string::String,
-        >>::try_from(self)
             .map(Some)
             .map_err(|e| e.to_string())
     }

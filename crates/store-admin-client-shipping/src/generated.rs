@@ -262,8 +262,12 @@ that fulfils it. Rules are tried by `priority`.
         pub strategy: ::std::option::Option<BranchAllocationActionInputStrategy>,
         ///`branch` (one branch) or `branches` (chosen among `branch_ids` by `strategy`).
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: BranchAllocationActionInputType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<BranchAllocationActionInputType>,
     }
     impl BranchAllocationActionInput {
         pub fn builder() -> builder::BranchAllocationActionInput {
@@ -537,7 +541,7 @@ The set may grow: accept any other string.
     #[non_exhaustive]
     pub struct BranchAllocationResponse {
         ///The allocation rule.
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: BranchAllocation,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -588,9 +592,14 @@ use).
         pub operator: ::std::string::String,
         ///What the condition looks at.
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: BranchAllocationRuleInputType,
-        pub value: BranchAllocationRuleValues,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<BranchAllocationRuleInputType>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub value: ::std::option::Option<BranchAllocationRuleValues>,
     }
     impl BranchAllocationRuleInput {
         pub fn builder() -> builder::BranchAllocationRuleInput {
@@ -1270,7 +1279,7 @@ the documentation shows a placeholder key `day`), each with its periods.
     #[non_exhaustive]
     pub struct BranchDeliveryZoneResponse {
         ///The delivery zone.
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: BranchDeliveryZone,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -1306,8 +1315,12 @@ the documentation shows a placeholder key `day`), each with its periods.
     #[non_exhaustive]
     pub struct BranchDeliveryZoneRulesInput {
         ///The area covered.
-        #[serde(deserialize_with = "lenient::As::<lenient::Obj>::deserialize")]
-        pub coverage: BranchDeliveryZoneCoverageInput,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Obj>>::deserialize"
+        )]
+        pub coverage: ::std::option::Option<BranchDeliveryZoneCoverageInput>,
         ///The delivery hours by day.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub working_hours: ::std::option::Option<BranchDeliveryZoneHoursInput>,
@@ -1382,7 +1395,7 @@ the documentation shows a placeholder key `day`), each with its periods.
     #[non_exhaustive]
     pub struct BranchResponse {
         ///The branch.
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: Branch,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -1660,8 +1673,12 @@ the documentation shows `sunday`), each with its periods.
     #[non_exhaustive]
     pub struct CreateBranchAllocationRequest {
         ///Which branch the rule chooses.
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
-        pub action: BranchAllocationActionInput,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Ref>>::deserialize"
+        )]
+        pub action: ::std::option::Option<BranchAllocationActionInput>,
         ///Limit the rule to the shipments of this shipping company.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -1706,8 +1723,12 @@ the documentation shows `sunday`), each with its periods.
         )]
         pub branch_id: i64,
         ///The zone's coverage and delivery hours.
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
-        pub rules: BranchDeliveryZoneRulesInput,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Ref>>::deserialize"
+        )]
+        pub rules: ::std::option::Option<BranchDeliveryZoneRulesInput>,
         /**`1` for an active zone, `0` for an inactive one (the documentation types the field as an
 integer and returns it as a boolean; the two values are assumed).
 */
@@ -1799,11 +1820,19 @@ integer and returns it as a boolean; the two values are assumed).
         )]
         pub location: ::std::string::String,
         ///The branch name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: CreateBranchRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<CreateBranchRequestName>,
         ///Postal code.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub postal_code: CreateBranchRequestPostalCode,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub postal_code: ::std::option::Option<CreateBranchRequestPostalCode>,
         ///How long the branch takes to prepare an order, as text.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -1819,8 +1848,12 @@ integer and returns it as a boolean; the two values are assumed).
         pub street: ::std::string::String,
         ///`branch` or `warehouse`.
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: CreateBranchRequestType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<CreateBranchRequestType>,
         ///The opening hours by day.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub working_hours: ::std::option::Option<BranchWorkingHoursInput>,
@@ -2066,8 +2099,12 @@ integer and returns it as a boolean; the two values are assumed).
         )]
         pub packages: ::std::vec::Vec<ShipmentPackageInput>,
         ///`cod` (cash on delivery) or `pre_paid`.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub payment_method: CreateShipmentRequestPaymentMethod,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub payment_method: ::std::option::Option<CreateShipmentRequestPaymentMethod>,
         ///Options of the shipping policy (see `list_shipping_company_options`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub policy_options: ::std::option::Option<PolicyOptionMap>,
@@ -2108,8 +2145,12 @@ documentation lists the field without explaining it; this reading is assumed.
         )]
         pub shipment_id: ::std::option::Option<i64>,
         ///`shipment` to send to the customer, `return` to bring items back.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub shipment_type: CreateShipmentRequestShipmentType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub shipment_type: ::std::option::Option<CreateShipmentRequestShipmentType>,
     }
     impl CreateShipmentRequest {
         pub fn builder() -> builder::CreateShipmentRequest {
@@ -2236,8 +2277,12 @@ documentation lists the field without explaining it; this reading is assumed.
     #[non_exhaustive]
     pub struct CreateShippingCompanyRequest {
         ///The company name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: CreateShippingCompanyRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<CreateShippingCompanyRequestName>,
     }
     impl CreateShippingCompanyRequest {
         pub fn builder() -> builder::CreateShippingCompanyRequest {
@@ -2335,8 +2380,12 @@ documentation lists the field without explaining it; this reading is assumed.
         )]
         pub conditions: ::std::vec::Vec<ShippingRouteConditionInput>,
         ///The route name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: CreateShippingRouteRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<CreateShippingRouteRequestName>,
         ///Order in which routes are tried, from 1.
         #[serde(
             default,
@@ -2352,12 +2401,20 @@ integer and returns it as a boolean; the two values are assumed).
         )]
         pub status: i64,
         ///How the route chooses among its companies.
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
-        pub strategy: ShippingRouteStrategyInput,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::Ref>>::deserialize"
+        )]
+        pub strategy: ::std::option::Option<ShippingRouteStrategyInput>,
         ///The route kind; a `branded` route also needs `branded`.
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: CreateShippingRouteRequestType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<CreateShippingRouteRequestType>,
     }
     impl CreateShippingRouteRequest {
         pub fn builder() -> builder::CreateShippingRouteRequest {
@@ -4144,7 +4201,7 @@ other string.
     #[non_exhaustive]
     pub struct ShipmentResponse {
         ///The shipment.
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: Shipment,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -4379,7 +4436,10 @@ them; they are optional here (assumed).
         )]
         pub building_number: ::std::option::Option<::std::string::String>,
         ///The city id (the service's schema says string, its example sends an integer).
-        pub city: ::store_admin_client_core::types::IntegerOrString,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub city: ::std::option::Option<
+            ::store_admin_client_core::types::IntegerOrString,
+        >,
         ///The city id, as a string (deprecated by the service; give `city`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -4388,7 +4448,10 @@ them; they are optional here (assumed).
         )]
         pub city_id: ::std::option::Option<::std::string::String>,
         ///The country id (the service's schema says string, its example sends an integer).
-        pub country: ::store_admin_client_core::types::IntegerOrString,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub country: ::std::option::Option<
+            ::store_admin_client_core::types::IntegerOrString,
+        >,
         ///The country id, as a string (deprecated by the service; give `country`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -4410,8 +4473,12 @@ them; they are optional here (assumed).
         )]
         pub geo_coordinates: ::std::option::Option<GeoCoordinates>,
         ///The recipient name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: ShipmentShipToInputName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<ShipmentShipToInputName>,
         ///The recipient phone number.
         #[serde(
             default,
@@ -5210,8 +5277,12 @@ grow: accept any other string.
         )]
         pub logo_url: ::std::string::String,
         ///The name shown to customers.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: ShippingRouteBrandingInputName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<ShippingRouteBrandingInputName>,
         ///The price customers pay.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -5482,10 +5553,15 @@ code generator can use).
         pub operator: ::std::string::String,
         ///What the condition looks at.
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: ShippingRouteConditionInputType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<ShippingRouteConditionInputType>,
         ///What is compared with; its shape depends on `type` and `operator`.
-        pub value: ::store_admin_client_core::types::AnyValue,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub value: ::std::option::Option<::store_admin_client_core::types::AnyValue>,
     }
     impl ShippingRouteConditionInput {
         pub fn builder() -> builder::ShippingRouteConditionInput {
@@ -5808,7 +5884,10 @@ decimal strings.
             ::store_admin_client_core::types::NumberOrString,
         >,
         ///The base cost (an integer in the service's schema).
-        pub cost: ::store_admin_client_core::types::NumberOrString,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub cost: ::std::option::Option<
+            ::store_admin_client_core::types::NumberOrString,
+        >,
         ///Weight step the extra cost applies to.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub per_unit: ::std::option::Option<
@@ -5816,8 +5895,12 @@ decimal strings.
         >,
         ///`fixed` (one cost) or `rate` (by weight).
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: ShippingRoutePricingInputType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<ShippingRoutePricingInputType>,
         ///Weight covered by the base cost.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub up_to_weight: ::std::option::Option<
@@ -6093,8 +6176,12 @@ schema; integers accepted).
         pub capacity_level: ::std::option::Option<::std::string::String>,
         ///The strategy.
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: ShippingRouteStrategyInputType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<ShippingRouteStrategyInputType>,
     }
     impl ShippingRouteStrategyInput {
         pub fn builder() -> builder::ShippingRouteStrategyInput {
@@ -6833,7 +6920,7 @@ decimal strings.
     #[non_exhaustive]
     pub struct ShippingZoneResponse {
         ///The shipping zone.
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: ShippingZone,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -6958,8 +7045,14 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         )]
         pub scope_id: ::std::option::Option<i64>,
         ///How a branch is chosen by default.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub strategy: UpdateBranchAllocationSettingsRequestStrategy,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub strategy: ::std::option::Option<
+            UpdateBranchAllocationSettingsRequestStrategy,
+        >,
     }
     impl UpdateBranchAllocationSettingsRequest {
         pub fn builder() -> builder::UpdateBranchAllocationSettingsRequest {
@@ -7424,11 +7517,19 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub policy_options: ::std::option::Option<PolicyOptionMap>,
         ///The shipping company's number for the shipment.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub shipment_number: UpdateShipmentRequestShipmentNumber,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub shipment_number: ::std::option::Option<UpdateShipmentRequestShipmentNumber>,
         ///The new status.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub status: UpdateShipmentRequestStatus,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub status: ::std::option::Option<UpdateShipmentRequestStatus>,
         ///A note about the status change, kept in the history.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -7631,8 +7732,12 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
     #[non_exhaustive]
     pub struct UpdateShippingCompanyRequest {
         ///The new company name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: UpdateShippingCompanyRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<UpdateShippingCompanyRequestName>,
     }
     impl UpdateShippingCompanyRequest {
         pub fn builder() -> builder::UpdateShippingCompanyRequest {
@@ -7985,7 +8090,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
-                super::BranchAllocationActionInputType,
+                ::std::option::Option<super::BranchAllocationActionInputType>,
                 ::std::string::String,
             >,
         }
@@ -7999,20 +8104,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl BranchAllocationActionInput {
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::BranchAllocationActionInputType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-        }
+        impl BranchAllocationActionInput {}
         impl ::std::convert::TryFrom<BranchAllocationActionInput>
         for super::BranchAllocationActionInput {
             type Error = super::error::ConversionError;
@@ -8105,11 +8197,11 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
-                super::BranchAllocationRuleInputType,
+                ::std::option::Option<super::BranchAllocationRuleInputType>,
                 ::std::string::String,
             >,
             value: ::std::result::Result<
-                super::BranchAllocationRuleValues,
+                ::std::option::Option<super::BranchAllocationRuleValues>,
                 ::std::string::String,
             >,
         }
@@ -8132,30 +8224,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for operator: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::BranchAllocationRuleInputType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::BranchAllocationRuleValues>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
                     });
                 self
             }
@@ -8483,7 +8551,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         #[derive(Clone, Debug)]
         pub struct BranchDeliveryZoneRulesInput {
             coverage: ::std::result::Result<
-                super::BranchDeliveryZoneCoverageInput,
+                ::std::option::Option<super::BranchDeliveryZoneCoverageInput>,
                 ::std::string::String,
             >,
             working_hours: ::std::result::Result<
@@ -8499,20 +8567,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl BranchDeliveryZoneRulesInput {
-            pub fn coverage<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::BranchDeliveryZoneCoverageInput>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.coverage = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for coverage: {e}")
-                    });
-                self
-            }
-        }
+        impl BranchDeliveryZoneRulesInput {}
         impl ::std::convert::TryFrom<BranchDeliveryZoneRulesInput>
         for super::BranchDeliveryZoneRulesInput {
             type Error = super::error::ConversionError;
@@ -8626,7 +8681,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         #[derive(Clone, Debug)]
         pub struct CreateBranchAllocationRequest {
             action: ::std::result::Result<
-                super::BranchAllocationActionInput,
+                ::std::option::Option<super::BranchAllocationActionInput>,
                 ::std::string::String,
             >,
             company_id: ::std::result::Result<
@@ -8655,18 +8710,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl CreateBranchAllocationRequest {
-            pub fn action<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::BranchAllocationActionInput>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.action = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for action: {e}")
-                    });
-                self
-            }
             pub fn priority<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -8711,7 +8754,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         pub struct CreateBranchDeliveryZoneRequest {
             branch_id: ::std::result::Result<i64, ::std::string::String>,
             rules: ::std::result::Result<
-                super::BranchDeliveryZoneRulesInput,
+                ::std::option::Option<super::BranchDeliveryZoneRulesInput>,
                 ::std::string::String,
             >,
             status: ::std::result::Result<i64, ::std::string::String>,
@@ -8735,18 +8778,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for branch_id: {e}")
-                    });
-                self
-            }
-            pub fn rules<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::BranchDeliveryZoneRulesInput>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.rules = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for rules: {e}")
                     });
                 self
             }
@@ -8824,11 +8855,11 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::CreateBranchRequestName,
+                ::std::option::Option<super::CreateBranchRequestName>,
                 ::std::string::String,
             >,
             postal_code: ::std::result::Result<
-                super::CreateBranchRequestPostalCode,
+                ::std::option::Option<super::CreateBranchRequestPostalCode>,
                 ::std::string::String,
             >,
             preparation_time: ::std::result::Result<
@@ -8837,7 +8868,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             >,
             street: ::std::result::Result<::std::string::String, ::std::string::String>,
             type_: ::std::result::Result<
-                super::CreateBranchRequestType,
+                ::std::option::Option<super::CreateBranchRequestType>,
                 ::std::string::String,
             >,
             working_hours: ::std::result::Result<
@@ -8945,30 +8976,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     });
                 self
             }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateBranchRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn postal_code<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateBranchRequestPostalCode>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.postal_code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for postal_code: {e}")
-                    });
-                self
-            }
             pub fn street<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -8978,18 +8985,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for street: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateBranchRequestType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
                     });
                 self
             }
@@ -9080,7 +9075,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             payment_method: ::std::result::Result<
-                super::CreateShipmentRequestPaymentMethod,
+                ::std::option::Option<super::CreateShipmentRequestPaymentMethod>,
                 ::std::string::String,
             >,
             policy_options: ::std::result::Result<
@@ -9108,7 +9103,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             shipment_type: ::std::result::Result<
-                super::CreateShipmentRequestShipmentType,
+                ::std::option::Option<super::CreateShipmentRequestShipmentType>,
                 ::std::string::String,
             >,
         }
@@ -9147,32 +9142,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for courier_id: {e}")
-                    });
-                self
-            }
-            pub fn payment_method<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateShipmentRequestPaymentMethod>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.payment_method = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for payment_method: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn shipment_type<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateShipmentRequestShipmentType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.shipment_type = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for shipment_type: {e}")
                     });
                 self
             }
@@ -9231,7 +9200,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         #[derive(Clone, Debug)]
         pub struct CreateShippingCompanyRequest {
             name: ::std::result::Result<
-                super::CreateShippingCompanyRequestName,
+                ::std::option::Option<super::CreateShippingCompanyRequestName>,
                 ::std::string::String,
             >,
         }
@@ -9242,20 +9211,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl CreateShippingCompanyRequest {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateShippingCompanyRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateShippingCompanyRequest {}
         impl ::std::convert::TryFrom<CreateShippingCompanyRequest>
         for super::CreateShippingCompanyRequest {
             type Error = super::error::ConversionError;
@@ -9290,17 +9246,17 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::CreateShippingRouteRequestName,
+                ::std::option::Option<super::CreateShippingRouteRequestName>,
                 ::std::string::String,
             >,
             priority: ::std::result::Result<i64, ::std::string::String>,
             status: ::std::result::Result<i64, ::std::string::String>,
             strategy: ::std::result::Result<
-                super::ShippingRouteStrategyInput,
+                ::std::option::Option<super::ShippingRouteStrategyInput>,
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
-                super::CreateShippingRouteRequestType,
+                ::std::option::Option<super::CreateShippingRouteRequestType>,
                 ::std::string::String,
             >,
         }
@@ -9320,18 +9276,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl CreateShippingRouteRequest {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateShippingRouteRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
             pub fn priority<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<i64>,
@@ -9353,30 +9297,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-            pub fn strategy<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ShippingRouteStrategyInput>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.strategy = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for strategy: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateShippingRouteRequestType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
                     });
                 self
             }
@@ -9844,7 +9764,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             city: ::std::result::Result<
-                ::store_admin_client_core::types::IntegerOrString,
+                ::std::option::Option<::store_admin_client_core::types::IntegerOrString>,
                 ::std::string::String,
             >,
             city_id: ::std::result::Result<
@@ -9852,7 +9772,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             country: ::std::result::Result<
-                ::store_admin_client_core::types::IntegerOrString,
+                ::std::option::Option<::store_admin_client_core::types::IntegerOrString>,
                 ::std::string::String,
             >,
             country_id: ::std::result::Result<
@@ -9865,7 +9785,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::ShipmentShipToInputName,
+                ::std::option::Option<super::ShipmentShipToInputName>,
                 ::std::string::String,
             >,
             phone: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -9928,34 +9848,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     });
                 self
             }
-            pub fn city<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::store_admin_client_core::types::IntegerOrString,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.city = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for city: {e}")
-                    });
-                self
-            }
-            pub fn country<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::store_admin_client_core::types::IntegerOrString,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.country = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for country: {e}")
-                    });
-                self
-            }
             pub fn email<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -9965,18 +9857,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for email: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ShipmentShipToInputName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
                     });
                 self
             }
@@ -10078,7 +9958,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::ShippingRouteBrandingInputName,
+                ::std::option::Option<super::ShippingRouteBrandingInputName>,
                 ::std::string::String,
             >,
             pricing: ::std::result::Result<
@@ -10119,18 +9999,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for logo_url: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ShippingRouteBrandingInputName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
                     });
                 self
             }
@@ -10287,11 +10155,11 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
-                super::ShippingRouteConditionInputType,
+                ::std::option::Option<super::ShippingRouteConditionInputType>,
                 ::std::string::String,
             >,
             value: ::std::result::Result<
-                ::store_admin_client_core::types::AnyValue,
+                ::std::option::Option<::store_admin_client_core::types::AnyValue>,
                 ::std::string::String,
             >,
         }
@@ -10314,30 +10182,6 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for operator: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ShippingRouteConditionInputType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::store_admin_client_core::types::AnyValue>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
                     });
                 self
             }
@@ -10372,7 +10216,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             cost: ::std::result::Result<
-                ::store_admin_client_core::types::NumberOrString,
+                ::std::option::Option<::store_admin_client_core::types::NumberOrString>,
                 ::std::string::String,
             >,
             per_unit: ::std::result::Result<
@@ -10380,7 +10224,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
-                super::ShippingRoutePricingInputType,
+                ::std::option::Option<super::ShippingRoutePricingInputType>,
                 ::std::string::String,
             >,
             up_to_weight: ::std::result::Result<
@@ -10399,34 +10243,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl ShippingRoutePricingInput {
-            pub fn cost<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::store_admin_client_core::types::NumberOrString,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.cost = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for cost: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ShippingRoutePricingInputType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-        }
+        impl ShippingRoutePricingInput {}
         impl ::std::convert::TryFrom<ShippingRoutePricingInput>
         for super::ShippingRoutePricingInput {
             type Error = super::error::ConversionError;
@@ -10527,7 +10344,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
-                super::ShippingRouteStrategyInputType,
+                ::std::option::Option<super::ShippingRouteStrategyInputType>,
                 ::std::string::String,
             >,
         }
@@ -10540,20 +10357,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl ShippingRouteStrategyInput {
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ShippingRouteStrategyInputType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-        }
+        impl ShippingRouteStrategyInput {}
         impl ::std::convert::TryFrom<ShippingRouteStrategyInput>
         for super::ShippingRouteStrategyInput {
             type Error = super::error::ConversionError;
@@ -10867,7 +10671,9 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             strategy: ::std::result::Result<
-                super::UpdateBranchAllocationSettingsRequestStrategy,
+                ::std::option::Option<
+                    super::UpdateBranchAllocationSettingsRequestStrategy,
+                >,
                 ::std::string::String,
             >,
         }
@@ -10880,22 +10686,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl UpdateBranchAllocationSettingsRequest {
-            pub fn strategy<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    super::UpdateBranchAllocationSettingsRequestStrategy,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.strategy = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for strategy: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateBranchAllocationSettingsRequest {}
         impl ::std::convert::TryFrom<UpdateBranchAllocationSettingsRequest>
         for super::UpdateBranchAllocationSettingsRequest {
             type Error = super::error::ConversionError;
@@ -11190,11 +10981,11 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 ::std::string::String,
             >,
             shipment_number: ::std::result::Result<
-                super::UpdateShipmentRequestShipmentNumber,
+                ::std::option::Option<super::UpdateShipmentRequestShipmentNumber>,
                 ::std::string::String,
             >,
             status: ::std::result::Result<
-                super::UpdateShipmentRequestStatus,
+                ::std::option::Option<super::UpdateShipmentRequestStatus>,
                 ::std::string::String,
             >,
             status_note: ::std::result::Result<
@@ -11228,34 +11019,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl UpdateShipmentRequest {
-            pub fn shipment_number<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateShipmentRequestShipmentNumber>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.shipment_number = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for shipment_number: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn status<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateShipmentRequestStatus>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.status = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for status: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateShipmentRequest {}
         impl ::std::convert::TryFrom<UpdateShipmentRequest>
         for super::UpdateShipmentRequest {
             type Error = super::error::ConversionError;
@@ -11296,7 +11060,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
         #[derive(Clone, Debug)]
         pub struct UpdateShippingCompanyRequest {
             name: ::std::result::Result<
-                super::UpdateShippingCompanyRequestName,
+                ::std::option::Option<super::UpdateShippingCompanyRequestName>,
                 ::std::string::String,
             >,
         }
@@ -11307,20 +11071,7 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 }
             }
         }
-        impl UpdateShippingCompanyRequest {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateShippingCompanyRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateShippingCompanyRequest {}
         impl ::std::convert::TryFrom<UpdateShippingCompanyRequest>
         for super::UpdateShippingCompanyRequest {
             type Error = super::error::ConversionError;
@@ -11507,6 +11258,41 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .map_err(|e| ::std::format!("{}: {e}", "strategy"));
                 self
             }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchAllocationActionInputType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+        }
+        impl BranchAllocationRuleInput {
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchAllocationRuleInputType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+            pub fn value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchAllocationRuleValues,
+                >,
+            {
+                self.value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "value"));
+                self
+            }
         }
         impl BranchContacts {
             pub fn phone<V>(mut self, value: V) -> Self
@@ -11618,6 +11404,17 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl BranchDeliveryZoneRulesInput {
+            pub fn coverage<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchDeliveryZoneCoverageInput,
+                >,
+            {
+                self.coverage = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "coverage"));
+                self
+            }
             pub fn working_hours<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<
@@ -11684,6 +11481,17 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             }
         }
         impl CreateBranchAllocationRequest {
+            pub fn action<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchAllocationActionInput,
+                >,
+            {
+                self.action = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "action"));
+                self
+            }
             pub fn company_id<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<i64>,
@@ -11708,6 +11516,19 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
             {
                 self.rules = value
                     .into_list()
+                    .map_err(|e| ::std::format!("{}: {e}", "rules"));
+                self
+            }
+        }
+        impl CreateBranchDeliveryZoneRequest {
+            pub fn rules<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::BranchDeliveryZoneRulesInput,
+                >,
+            {
+                self.rules = value
+                    .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "rules"));
                 self
             }
@@ -11760,6 +11581,28 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .map_err(|e| ::std::format!("{}: {e}", "is_default"));
                 self
             }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateBranchRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn postal_code<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateBranchRequestPostalCode,
+                >,
+            {
+                self.postal_code = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "postal_code"));
+                self
+            }
             pub fn preparation_time<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<::std::string::String>,
@@ -11767,6 +11610,17 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 self.preparation_time = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "preparation_time"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateBranchRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
                 self
             }
             pub fn working_hours<V>(mut self, value: V) -> Self
@@ -11856,6 +11710,17 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .map_err(|e| ::std::format!("{}: {e}", "packages"));
                 self
             }
+            pub fn payment_method<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateShipmentRequestPaymentMethod,
+                >,
+            {
+                self.payment_method = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "payment_method"));
+                self
+            }
             pub fn policy_options<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<super::PolicyOptionMap>,
@@ -11910,6 +11775,30 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .map_err(|e| ::std::format!("{}: {e}", "shipment_id"));
                 self
             }
+            pub fn shipment_type<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateShipmentRequestShipmentType,
+                >,
+            {
+                self.shipment_type = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "shipment_type"));
+                self
+            }
+        }
+        impl CreateShippingCompanyRequest {
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateShippingCompanyRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
         }
         impl CreateShippingRouteRequest {
             pub fn branded<V>(mut self, value: V) -> Self
@@ -11952,6 +11841,39 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 self.conditions = value
                     .into_list()
                     .map_err(|e| ::std::format!("{}: {e}", "conditions"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateShippingRouteRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
+            pub fn strategy<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingRouteStrategyInput,
+                >,
+            {
+                self.strategy = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "strategy"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateShippingRouteRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
                 self
             }
         }
@@ -12287,6 +12209,17 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .map_err(|e| ::std::format!("{}: {e}", "building_number"));
                 self
             }
+            pub fn city<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::IntegerOrString,
+                >,
+            {
+                self.city = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "city"));
+                self
+            }
             pub fn city_id<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<::std::string::String>,
@@ -12294,6 +12227,17 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 self.city_id = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "city_id"));
+                self
+            }
+            pub fn country<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::IntegerOrString,
+                >,
+            {
+                self.country = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "country"));
                 self
             }
             pub fn country_id<V>(mut self, value: V) -> Self
@@ -12314,6 +12258,17 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .map_err(|e| ::std::format!("{}: {e}", "geo_coordinates"));
                 self
             }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShipmentShipToInputName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
             pub fn short_address<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<::std::string::String>,
@@ -12332,6 +12287,17 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 self.combinable = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "combinable"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingRouteBrandingInputName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
                 self
             }
             pub fn pricing<V>(mut self, value: V) -> Self
@@ -12417,6 +12383,30 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 self
             }
         }
+        impl ShippingRouteConditionInput {
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingRouteConditionInputType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+            pub fn value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::AnyValue,
+                >,
+            {
+                self.value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "value"));
+                self
+            }
+        }
         impl ShippingRoutePricingInput {
             pub fn amount_per_unit<V>(mut self, value: V) -> Self
             where
@@ -12429,6 +12419,17 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .map_err(|e| ::std::format!("{}: {e}", "amount_per_unit"));
                 self
             }
+            pub fn cost<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    ::store_admin_client_core::types::NumberOrString,
+                >,
+            {
+                self.cost = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "cost"));
+                self
+            }
             pub fn per_unit<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<
@@ -12438,6 +12439,17 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 self.per_unit = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "per_unit"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingRoutePricingInputType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
                 self
             }
             pub fn up_to_weight<V>(mut self, value: V) -> Self
@@ -12526,6 +12538,17 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 self.capacity_level = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "capacity_level"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ShippingRouteStrategyInputType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
                 self
             }
         }
@@ -12700,6 +12723,17 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 self.scope_id = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "scope_id"));
+                self
+            }
+            pub fn strategy<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateBranchAllocationSettingsRequestStrategy,
+                >,
+            {
+                self.strategy = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "strategy"));
                 self
             }
         }
@@ -12987,6 +13021,28 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                     .map_err(|e| ::std::format!("{}: {e}", "policy_options"));
                 self
             }
+            pub fn shipment_number<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateShipmentRequestShipmentNumber,
+                >,
+            {
+                self.shipment_number = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "shipment_number"));
+                self
+            }
+            pub fn status<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateShipmentRequestStatus,
+                >,
+            {
+                self.status = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "status"));
+                self
+            }
             pub fn status_note<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<::std::string::String>,
@@ -13012,6 +13068,19 @@ as a string here (an integer on creation); the id is sent as an integer (assumed
                 self.tracking_number = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "tracking_number"));
+                self
+            }
+        }
+        impl UpdateShippingCompanyRequest {
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateShippingCompanyRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
                 self
             }
         }

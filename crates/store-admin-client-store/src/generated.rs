@@ -241,8 +241,12 @@ pub mod types {
     #[non_exhaustive]
     pub struct CreateDnsRecordRequest {
         ///The host name the record is for.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: CreateDnsRecordRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<CreateDnsRecordRequestName>,
         ///The record's priority (MX records).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -252,11 +256,19 @@ pub mod types {
         pub priority: ::std::option::Option<i64>,
         ///The record type.
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: CreateDnsRecordRequestType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<CreateDnsRecordRequestType>,
         ///The record's data (returned as `content`).
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub value: CreateDnsRecordRequestValue,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub value: ::std::option::Option<CreateDnsRecordRequestValue>,
     }
     impl CreateDnsRecordRequest {
         pub fn builder() -> builder::CreateDnsRecordRequest {
@@ -456,11 +468,19 @@ pub mod types {
         )]
         pub columns: ::std::vec::Vec<CreateExportTemplateRequestColumnsItem>,
         ///What the template exports, `orders` or `products`.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub entity: CreateExportTemplateRequestEntity,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub entity: ::std::option::Option<CreateExportTemplateRequestEntity>,
         ///The template's name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: CreateExportTemplateRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<CreateExportTemplateRequestName>,
     }
     impl CreateExportTemplateRequest {
         pub fn builder() -> builder::CreateExportTemplateRequest {
@@ -651,8 +671,12 @@ pub mod types {
         )]
         pub country_id: ::std::option::Option<i64>,
         ///The rate in percent, as a decimal string (`"15"`).
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub tax: CreateTaxRequestTax,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub tax: ::std::option::Option<CreateTaxRequestTax>,
     }
     impl CreateTaxRequest {
         pub fn builder() -> builder::CreateTaxRequest {
@@ -921,7 +945,7 @@ documentation does not say.
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct DnsRecordResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: DnsRecord,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -1064,8 +1088,12 @@ documentation does not say.
     pub struct ExportCustomersRequest {
         ///`customers`: the store's customers; `customers-sample`: an empty sample file for an import.
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: ExportCustomersRequestType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<ExportCustomersRequestType>,
     }
     impl ExportCustomersRequest {
         pub fn builder() -> builder::ExportCustomersRequest {
@@ -1359,15 +1387,23 @@ service answers 200 with `success: true` and adds `error` (code 404) with the re
     #[non_exhaustive]
     pub struct ExportProductsRequest {
         ///The file format, `xlsx` or `csv`.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub format: ExportProductsRequestFormat,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub format: ::std::option::Option<ExportProductsRequestFormat>,
         /**The data to export (`products`, `quantities`, `prices`, `seo`, `hs-codes`, `brand`,
 `category`) or a sample file for an import (`product-sample`, `category-sample`,
 `brand-sample`).
 */
         #[serde(rename = "type")]
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub type_: ExportProductsRequestType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub type_: ::std::option::Option<ExportProductsRequestType>,
     }
     impl ExportProductsRequest {
         pub fn builder() -> builder::ExportProductsRequest {
@@ -2299,8 +2335,12 @@ JSON integer; both forms are accepted.
         /**ISO 639-1 language code, one to three letters (`fr`). It must be a language the service
 offers and the store does not have yet (422 otherwise).
 */
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub iso_code: LocaleInputIsoCode,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub iso_code: ::std::option::Option<LocaleInputIsoCode>,
         /**The display position, as a string of digits (`"1"`; anything else is a 422); null or
 absent to append.
 */
@@ -3571,8 +3611,12 @@ here too (assumed).
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct SubscribeWebhookRequest {
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub event: WebhookEventName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub event: ::std::option::Option<WebhookEventName>,
         ///Custom headers to send with each delivery.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
         #[serde(
@@ -3580,8 +3624,12 @@ here too (assumed).
         )]
         pub headers: ::std::vec::Vec<WebhookHeader>,
         ///A name for people; must not be blank.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: SubscribeWebhookRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<SubscribeWebhookRequestName>,
         ///A condition on the event data (version 2 only); see `Webhook.rule`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(
@@ -3729,7 +3777,7 @@ here too (assumed).
     #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
     #[non_exhaustive]
     pub struct TaxResponse {
-        #[serde(deserialize_with = "lenient::As::<lenient::Ref>::deserialize")]
+        #[serde(deserialize_with = "lenient::As::<lenient::Created>::deserialize")]
         pub data: Tax,
         ///HTTP status code repeated in the body.
         #[serde(deserialize_with = "lenient::As::<lenient::Num>::deserialize")]
@@ -4050,8 +4098,12 @@ strings while its example sends `[{"name": ...}]` objects; strings, as in
         )]
         pub columns: ::std::vec::Vec<UpdateExportTemplateRequestColumnsItem>,
         ///The template's name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub name: UpdateExportTemplateRequestName,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub name: ::std::option::Option<UpdateExportTemplateRequestName>,
     }
     impl UpdateExportTemplateRequest {
         pub fn builder() -> builder::UpdateExportTemplateRequest {
@@ -4334,8 +4386,12 @@ array of strings.
         )]
         pub country_id: ::std::option::Option<i64>,
         ///The rate in percent, as a decimal string (`"15"`).
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub tax: UpdateTaxRequestTax,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub tax: ::std::option::Option<UpdateTaxRequestTax>,
     }
     impl UpdateTaxRequest {
         pub fn builder() -> builder::UpdateTaxRequest {
@@ -4880,8 +4936,12 @@ value a valid header value (no line breaks or other control characters); 422 oth
     #[non_exhaustive]
     pub struct WebhookHeader {
         ///The header name.
-        #[serde(deserialize_with = "lenient::As::<lenient::InputStr>::deserialize")]
-        pub key: WebhookHeaderKey,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "lenient::As::<lenient::Opt<lenient::InputStr>>::deserialize"
+        )]
+        pub key: ::std::option::Option<WebhookHeaderKey>,
         ///The header value.
         #[serde(
             default,
@@ -5079,7 +5139,7 @@ carrying the secret). An empty strategy means none.
         #[derive(Clone, Debug)]
         pub struct CreateDnsRecordRequest {
             name: ::std::result::Result<
-                super::CreateDnsRecordRequestName,
+                ::std::option::Option<super::CreateDnsRecordRequestName>,
                 ::std::string::String,
             >,
             priority: ::std::result::Result<
@@ -5087,11 +5147,11 @@ carrying the secret). An empty strategy means none.
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
-                super::CreateDnsRecordRequestType,
+                ::std::option::Option<super::CreateDnsRecordRequestType>,
                 ::std::string::String,
             >,
             value: ::std::result::Result<
-                super::CreateDnsRecordRequestValue,
+                ::std::option::Option<super::CreateDnsRecordRequestValue>,
                 ::std::string::String,
             >,
         }
@@ -5105,44 +5165,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl CreateDnsRecordRequest {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateDnsRecordRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateDnsRecordRequestType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-            pub fn value<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateDnsRecordRequestValue>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.value = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for value: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateDnsRecordRequest {}
         impl ::std::convert::TryFrom<CreateDnsRecordRequest>
         for super::CreateDnsRecordRequest {
             type Error = super::error::ConversionError;
@@ -5175,11 +5198,11 @@ carrying the secret). An empty strategy means none.
                 ::std::string::String,
             >,
             entity: ::std::result::Result<
-                super::CreateExportTemplateRequestEntity,
+                ::std::option::Option<super::CreateExportTemplateRequestEntity>,
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::CreateExportTemplateRequestName,
+                ::std::option::Option<super::CreateExportTemplateRequestName>,
                 ::std::string::String,
             >,
         }
@@ -5192,32 +5215,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl CreateExportTemplateRequest {
-            pub fn entity<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateExportTemplateRequestEntity>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.entity = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for entity: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateExportTemplateRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateExportTemplateRequest {}
         impl ::std::convert::TryFrom<CreateExportTemplateRequest>
         for super::CreateExportTemplateRequest {
             type Error = super::error::ConversionError;
@@ -5248,7 +5246,7 @@ carrying the secret). An empty strategy means none.
                 ::std::string::String,
             >,
             tax: ::std::result::Result<
-                super::CreateTaxRequestTax,
+                ::std::option::Option<super::CreateTaxRequestTax>,
                 ::std::string::String,
             >,
         }
@@ -5260,20 +5258,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl CreateTaxRequest {
-            pub fn tax<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::CreateTaxRequestTax>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.tax = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tax: {e}")
-                    });
-                self
-            }
-        }
+        impl CreateTaxRequest {}
         impl ::std::convert::TryFrom<CreateTaxRequest> for super::CreateTaxRequest {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -5335,7 +5320,7 @@ carrying the secret). An empty strategy means none.
         #[derive(Clone, Debug)]
         pub struct ExportCustomersRequest {
             type_: ::std::result::Result<
-                super::ExportCustomersRequestType,
+                ::std::option::Option<super::ExportCustomersRequestType>,
                 ::std::string::String,
             >,
         }
@@ -5346,20 +5331,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl ExportCustomersRequest {
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ExportCustomersRequestType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-        }
+        impl ExportCustomersRequest {}
         impl ::std::convert::TryFrom<ExportCustomersRequest>
         for super::ExportCustomersRequest {
             type Error = super::error::ConversionError;
@@ -5378,11 +5350,11 @@ carrying the secret). An empty strategy means none.
         #[derive(Clone, Debug)]
         pub struct ExportProductsRequest {
             format: ::std::result::Result<
-                super::ExportProductsRequestFormat,
+                ::std::option::Option<super::ExportProductsRequestFormat>,
                 ::std::string::String,
             >,
             type_: ::std::result::Result<
-                super::ExportProductsRequestType,
+                ::std::option::Option<super::ExportProductsRequestType>,
                 ::std::string::String,
             >,
         }
@@ -5394,32 +5366,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl ExportProductsRequest {
-            pub fn format<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ExportProductsRequestFormat>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.format = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for format: {e}")
-                    });
-                self
-            }
-            pub fn type_<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::ExportProductsRequestType>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.type_ = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for type_: {e}")
-                    });
-                self
-            }
-        }
+        impl ExportProductsRequest {}
         impl ::std::convert::TryFrom<ExportProductsRequest>
         for super::ExportProductsRequest {
             type Error = super::error::ConversionError;
@@ -5484,7 +5431,7 @@ carrying the secret). An empty strategy means none.
         #[derive(Clone, Debug)]
         pub struct LocaleInput {
             iso_code: ::std::result::Result<
-                super::LocaleInputIsoCode,
+                ::std::option::Option<super::LocaleInputIsoCode>,
                 ::std::string::String,
             >,
             sort_order: ::std::result::Result<
@@ -5500,20 +5447,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl LocaleInput {
-            pub fn iso_code<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::LocaleInputIsoCode>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.iso_code = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for iso_code: {e}")
-                    });
-                self
-            }
-        }
+        impl LocaleInput {}
         impl ::std::convert::TryFrom<LocaleInput> for super::LocaleInput {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -5535,13 +5469,16 @@ carrying the secret). An empty strategy means none.
         }
         #[derive(Clone, Debug)]
         pub struct SubscribeWebhookRequest {
-            event: ::std::result::Result<super::WebhookEventName, ::std::string::String>,
+            event: ::std::result::Result<
+                ::std::option::Option<super::WebhookEventName>,
+                ::std::string::String,
+            >,
             headers: ::std::result::Result<
                 ::std::vec::Vec<super::WebhookHeader>,
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::SubscribeWebhookRequestName,
+                ::std::option::Option<super::SubscribeWebhookRequestName>,
                 ::std::string::String,
             >,
             rule: ::std::result::Result<
@@ -5577,30 +5514,6 @@ carrying the secret). An empty strategy means none.
             }
         }
         impl SubscribeWebhookRequest {
-            pub fn event<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::WebhookEventName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.event = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for event: {e}")
-                    });
-                self
-            }
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::SubscribeWebhookRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
             pub fn url<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -5654,7 +5567,7 @@ carrying the secret). An empty strategy means none.
                 ::std::string::String,
             >,
             name: ::std::result::Result<
-                super::UpdateExportTemplateRequestName,
+                ::std::option::Option<super::UpdateExportTemplateRequestName>,
                 ::std::string::String,
             >,
         }
@@ -5666,20 +5579,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl UpdateExportTemplateRequest {
-            pub fn name<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateExportTemplateRequestName>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.name = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for name: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateExportTemplateRequest {}
         impl ::std::convert::TryFrom<UpdateExportTemplateRequest>
         for super::UpdateExportTemplateRequest {
             type Error = super::error::ConversionError;
@@ -5847,7 +5747,7 @@ carrying the secret). An empty strategy means none.
                 ::std::string::String,
             >,
             tax: ::std::result::Result<
-                super::UpdateTaxRequestTax,
+                ::std::option::Option<super::UpdateTaxRequestTax>,
                 ::std::string::String,
             >,
         }
@@ -5859,20 +5759,7 @@ carrying the secret). An empty strategy means none.
                 }
             }
         }
-        impl UpdateTaxRequest {
-            pub fn tax<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::UpdateTaxRequestTax>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.tax = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for tax: {e}")
-                    });
-                self
-            }
-        }
+        impl UpdateTaxRequest {}
         impl ::std::convert::TryFrom<UpdateTaxRequest> for super::UpdateTaxRequest {
             type Error = super::error::ConversionError;
             fn try_from(
@@ -6024,7 +5911,10 @@ carrying the secret). An empty strategy means none.
         }
         #[derive(Clone, Debug)]
         pub struct WebhookHeader {
-            key: ::std::result::Result<super::WebhookHeaderKey, ::std::string::String>,
+            key: ::std::result::Result<
+                ::std::option::Option<super::WebhookHeaderKey>,
+                ::std::string::String,
+            >,
             value: ::std::result::Result<::std::string::String, ::std::string::String>,
         }
         impl ::std::default::Default for WebhookHeader {
@@ -6036,18 +5926,6 @@ carrying the secret). An empty strategy means none.
             }
         }
         impl WebhookHeader {
-            pub fn key<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<super::WebhookHeaderKey>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.key = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for key: {e}")
-                    });
-                self
-            }
             pub fn value<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -6103,6 +5981,17 @@ carrying the secret). An empty strategy means none.
             }
         }
         impl CreateDnsRecordRequest {
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateDnsRecordRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
             pub fn priority<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<i64>,
@@ -6110,6 +5999,28 @@ carrying the secret). An empty strategy means none.
                 self.priority = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "priority"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateDnsRecordRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+            pub fn value<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateDnsRecordRequestValue,
+                >,
+            {
+                self.value = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "value"));
                 self
             }
         }
@@ -6125,6 +6036,28 @@ carrying the secret). An empty strategy means none.
                     .map_err(|e| ::std::format!("{}: {e}", "columns"));
                 self
             }
+            pub fn entity<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateExportTemplateRequestEntity,
+                >,
+            {
+                self.entity = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "entity"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::CreateExportTemplateRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
+                self
+            }
         }
         impl CreateTaxRequest {
             pub fn country_id<V>(mut self, value: V) -> Self
@@ -6134,6 +6067,15 @@ carrying the secret). An empty strategy means none.
                 self.country_id = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "country_id"));
+                self
+            }
+            pub fn tax<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::CreateTaxRequestTax>,
+            {
+                self.tax = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "tax"));
                 self
             }
         }
@@ -6157,7 +6099,53 @@ carrying the secret). An empty strategy means none.
                 self
             }
         }
+        impl ExportCustomersRequest {
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ExportCustomersRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+        }
+        impl ExportProductsRequest {
+            pub fn format<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ExportProductsRequestFormat,
+                >,
+            {
+                self.format = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "format"));
+                self
+            }
+            pub fn type_<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::ExportProductsRequestType,
+                >,
+            {
+                self.type_ = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "type_"));
+                self
+            }
+        }
         impl LocaleInput {
+            pub fn iso_code<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::LocaleInputIsoCode>,
+            {
+                self.iso_code = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "iso_code"));
+                self
+            }
             pub fn sort_order<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoOptional<::std::string::String>,
@@ -6169,6 +6157,15 @@ carrying the secret). An empty strategy means none.
             }
         }
         impl SubscribeWebhookRequest {
+            pub fn event<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::WebhookEventName>,
+            {
+                self.event = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "event"));
+                self
+            }
             pub fn headers<V>(mut self, value: V) -> Self
             where
                 V: ::store_admin_client_core::IntoList<super::WebhookHeader>,
@@ -6176,6 +6173,17 @@ carrying the secret). An empty strategy means none.
                 self.headers = value
                     .into_list()
                     .map_err(|e| ::std::format!("{}: {e}", "headers"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::SubscribeWebhookRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
                 self
             }
             pub fn rule<V>(mut self, value: V) -> Self
@@ -6225,6 +6233,17 @@ carrying the secret). An empty strategy means none.
                 self.columns = value
                     .into_list()
                     .map_err(|e| ::std::format!("{}: {e}", "columns"));
+                self
+            }
+            pub fn name<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<
+                    super::UpdateExportTemplateRequestName,
+                >,
+            {
+                self.name = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "name"));
                 self
             }
         }
@@ -6325,6 +6344,15 @@ carrying the secret). An empty strategy means none.
                 self.country_id = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "country_id"));
+                self
+            }
+            pub fn tax<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::UpdateTaxRequestTax>,
+            {
+                self.tax = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "tax"));
                 self
             }
         }
@@ -6432,6 +6460,17 @@ carrying the secret). An empty strategy means none.
                 self.version = value
                     .into_optional()
                     .map_err(|e| ::std::format!("{}: {e}", "version"));
+                self
+            }
+        }
+        impl WebhookHeader {
+            pub fn key<V>(mut self, value: V) -> Self
+            where
+                V: ::store_admin_client_core::IntoOptional<super::WebhookHeaderKey>,
+            {
+                self.key = value
+                    .into_optional()
+                    .map_err(|e| ::std::format!("{}: {e}", "key"));
                 self
             }
         }

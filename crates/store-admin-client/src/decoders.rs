@@ -5,13 +5,18 @@
 //! `store-admin decode` and the mock store's drift check (`store-admin-mock --proxy`) read it.
 //! The table needs every area (it names the types of all of them): the module is there when
 //! every area's feature is on.
+//!
+//! [`REBUILDS`] says, for each operation whose request body has a typed builder, what that
+//! builder sends for a body: decoded, turned into its builder, built and written again. It is how
+//! the tests check that every documented request the types read is also one a caller can build
+//! and send (a required field the documentation leaves out, left out again).
 
 use serde::de::DeserializeOwned;
 
 #[rustfmt::skip]
 #[allow(clippy::all, rustdoc::all)]
 mod generated;
-pub use generated::{DECODERS, DRIFTS};
+pub use generated::{DECODERS, DRIFTS, REBUILDS};
 
 /// Checks bytes against one type: `Ok` or the first mismatch (`data[3].price: invalid type...`).
 pub type DecodeFn = fn(&[u8]) -> Result<(), String>;
@@ -58,6 +63,33 @@ impl std::fmt::Debug for Decoder {
 /// The decoder of `operation_id`, if the document has that operation.
 pub fn find(operation_id: &str) -> Option<&'static Decoder> {
     DECODERS.iter().find(|d| d.operation_id == operation_id)
+}
+
+/// A request body, decoded as the operation's type, built again through its typed builder: the
+/// JSON the builder sends, or the first mismatch (as [`json`] names it) or the builder's refusal.
+pub type RebuildFn = fn(&[u8]) -> Result<serde_json::Value, String>;
+
+/// What the typed builder of `operation_id`'s request body sends for `bytes` (see [`REBUILDS`]):
+/// `None` when the operation has no body with a typed builder.
+pub fn rebuild(operation_id: &str, bytes: &[u8]) -> Option<Result<serde_json::Value, String>> {
+    REBUILDS
+        .iter()
+        .find(|(id, _)| *id == operation_id)
+        .map(|(_, rebuild)| rebuild(bytes))
+}
+
+/// Decodes `bytes` as the request type `T` ([`json`]'s checks), converts the value into its
+/// builder `B` (as a caller holding a body would), builds it and writes it as JSON.
+pub fn rebuilt<T, B>(bytes: &[u8]) -> Result<serde_json::Value, String>
+where
+    T: DeserializeOwned + serde::Serialize + TryFrom<B>,
+    <T as TryFrom<B>>::Error: std::fmt::Display,
+    B: From<T>,
+{
+    json::<T>(bytes)?;
+    let value: T = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    let built = T::try_from(B::from(value)).map_err(|e| format!("the builder refused: {e}"))?;
+    serde_json::to_value(&built).map_err(|e| e.to_string())
 }
 
 /// Decodes `bytes` as JSON of type `T`, naming the path of the first mismatch. A body nested

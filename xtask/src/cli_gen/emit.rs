@@ -411,7 +411,23 @@ impl Model {
 
     /// The facade's decoder table (`store_admin_client::decoders::DECODERS`): per operation, the
     /// generated types of its success, error and request bodies.
-    pub(super) fn render_decoders(&self) -> TokenStream {
+    ///
+    /// And [`REBUILDS`](store_admin_client::decoders::REBUILDS): for each operation whose request
+    /// body is a type with a struct builder (`type_builders`), that type through its builder.
+    pub(super) fn render_decoders(
+        &self,
+        type_builders: &std::collections::BTreeSet<String>,
+    ) -> TokenStream {
+        let rebuilds = self.ops.iter().filter_map(|op| {
+            let id = &op.id;
+            let (ty, _) = op.body.as_ref()?;
+            let name = crate::rewrite::last_ident(ty)?;
+            if !type_builders.contains(&name) {
+                return None;
+            }
+            let builder = quote::format_ident!("{name}");
+            Some(quote!((#id, rebuilt::<#ty, types::builder::#builder>)))
+        });
         let decoders = self.ops.iter().map(|op| {
             let id = &op.id;
             let success = match &op.success {
@@ -445,7 +461,7 @@ impl Model {
         });
         quote! {
             #[allow(unused_imports)]
-            use super::{Decoder, DriftFn, bytes, empty, json};
+            use super::{Decoder, DriftFn, RebuildFn, bytes, empty, json, rebuilt};
             use crate::drift::observe_partly;
             use crate::types;
 
@@ -454,6 +470,10 @@ impl Model {
 
             /// The drift of each operation's success body (those that are JSON), in document order.
             pub const DRIFTS: &[(&str, DriftFn)] = &[#(#drifts),*];
+
+            /// What each typed request builder sends for a body (see `decoders::rebuild`), in
+            /// document order.
+            pub const REBUILDS: &[(&str, RebuildFn)] = &[#(#rebuilds),*];
         }
     }
 

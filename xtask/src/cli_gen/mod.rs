@@ -77,6 +77,31 @@ pub const SETS_OUT: &str = "crates/store-admin-cli/src/generated_sets.rs";
 /// file name starts with `generated` is read for its builders (one crate or several).
 const CLIENT_SOURCES: &str = "crates/store-admin-client";
 
+/// The types of the client sources that have a struct builder (`types::builder::X`): the request
+/// types (`rewrite::prune_struct_builders` keeps no other).
+fn type_builders(sources: &[&str]) -> Result<std::collections::BTreeSet<String>> {
+    let mut out = std::collections::BTreeSet::new();
+    let module = |items: &[syn::Item], name: &str| -> Vec<syn::Item> {
+        items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Mod(m) if m.ident == name => m.content.as_ref().map(|(_, i)| i.clone()),
+                _ => None,
+            })
+            .flatten()
+            .collect()
+    };
+    for source in sources {
+        let file = syn::parse_file(source).context("generated client code does not parse")?;
+        for item in module(&module(&file.items, "types"), "builder") {
+            if let syn::Item::Struct(s) = item {
+                out.insert(s.ident.to_string());
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The generated file of the command line, from the document and the client outputs generated
 /// before it.
 pub fn outputs(doc: &Document, client: &[Output]) -> Result<Vec<Output>> {
@@ -96,7 +121,7 @@ pub fn outputs(doc: &Document, client: &[Output]) -> Result<Vec<Output>> {
     let tokens = model.render();
     let file: syn::File =
         syn::parse2(tokens).context("the generated command tree does not parse")?;
-    let decoders: syn::File = syn::parse2(model.render_decoders())
+    let decoders: syn::File = syn::parse2(model.render_decoders(&type_builders(&sources)?))
         .context("the generated decoder table does not parse")?;
     Ok(vec![
         Output {

@@ -6,7 +6,9 @@
 //! Answers: a paged list without `pagination`, an error answer without `error` (Laravel's
 //! `message`/`errors` at the top), a create answer without the record's `id`, a union that a value
 //! of a JSON type no branch takes (kept as its JSON). Requests: a boolean or translations where text is declared,
-//! an id where a record is declared, a required field left out. And `sku_id` as a SKU's text.
+//! an id where a record is declared, a required field left out (with a default, or without one:
+//! a value set, a checked text, a record), each request also built again through its typed
+//! builder (`decoders::REBUILDS`). And `sku_id` as a SKU's text.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +24,7 @@ fn examples_dir() -> PathBuf {
 struct Example {
     file: String,
     method: String,
+    operation_id: &'static str,
     body: Value,
     decode: decoders::DecodeFn,
     /// A success answer (not an error, not a request).
@@ -98,6 +101,7 @@ fn examples() -> Vec<Example> {
         out.push(Example {
             file: file.to_owned(),
             method: method.to_owned(),
+            operation_id: id,
             body,
             decode,
             success,
@@ -186,19 +190,62 @@ fn a_create_answer_without_the_record_s_id_decodes() {
         let Some(data) = body.get_mut("data").and_then(Value::as_object_mut) else {
             continue;
         };
-        let Some(id) = data.remove("id") else {
-            continue;
-        };
-        // A record that requires nothing but its id is a reference: its id stays required (it
-        // is what a single value stands for, and an empty object is no such record).
-        let reference = json!({"status": 200, "success": true, "data": {"id": id}});
-        if decodes(example, &reference).is_ok() {
+        if data.remove("id").is_none() {
             continue;
         }
         rewritten += 1;
         decodes(example, &body).unwrap_or_else(|e| panic!("{} without data.id: {e}", example.file));
     }
-    assert!(rewritten >= 2, "{rewritten} create answers with an id");
+    assert!(rewritten >= 5, "{rewritten} create answers with an id");
+}
+
+/// Every create operation (a `POST` whose answer is a record with an `id`), documented in the
+/// shared half or not: its answer without the `id` decodes, whether the record requires other
+/// fields too (`lenient::absent_id`) or its `id` alone (`lenient::Created`, in a create answer's
+/// `data`). Made up from the operation's own answer type: the record with its `id` alone, then
+/// with another field instead of the `id`.
+#[test]
+fn every_create_answer_decodes_without_the_record_s_id() {
+    let mut creates = 0;
+    for meta in store_admin_client::OPERATIONS
+        .iter()
+        .filter(|m| m.method.eq_ignore_ascii_case("POST"))
+    {
+        let Some(decoder) = decoders::find(meta.operation_id) else {
+            continue;
+        };
+        let answer = |data: Value| json!({"status": 201, "success": true, "data": data});
+        // A record that requires its id alone: the id is enough (and a list is no record).
+        let decodes = |data: Value| (decoder.success)(answer(data).to_string().as_bytes());
+        if decodes(json!({"id": 7})).is_err() || decodes(json!([])).is_ok() {
+            continue;
+        }
+        creates += 1;
+        for data in [json!({"name": "made up"}), json!({})] {
+            (decoder.success)(answer(data.clone()).to_string().as_bytes()).unwrap_or_else(|e| {
+                panic!(
+                    "{}: a create answer's data {data} without its id: {e}",
+                    meta.operation_id
+                )
+            });
+        }
+    }
+    assert!(
+        creates >= 25,
+        "{creates} create operations whose record requires its id alone"
+    );
+    // Typed: the id reads as 0 (no record has it), the rest as sent.
+    let answer: types::ShipmentResponse = serde_json::from_value(json!({
+        "status": 201, "success": true, "data": {"remarks": "fragile"}
+    }))
+    .expect("a shipment answer without its id");
+    assert_eq!(answer.data.id, 0);
+    assert_eq!(answer.data.remarks.as_deref(), Some("fragile"));
+    let answer: types::ShipmentResponse = serde_json::from_value(json!({
+        "status": 201, "success": true, "data": {"id": 12, "remarks": "fragile"}
+    }))
+    .expect("with its id");
+    assert_eq!(answer.data.id, 12);
 }
 
 #[test]
@@ -400,4 +447,156 @@ fn every_documented_request_decodes_without_a_boolean_list_or_text_field() {
         }
     }
     assert!(sites > 50, "{sites} fields");
+}
+
+/// A property over every documented request: each of its fields may be left out, required or
+/// not, whatever its type (a value set, a checked text, a record, a union: a required field
+/// without a default is an `Option` in a type only requests use), and the body still decodes;
+/// and every documented request, whole or without that field, is one its typed builder builds
+/// again (`decoders::REBUILDS`): the builder sends what was given, leaves out what was left out
+/// (a required field with a default is sent as that default), and what it sends builds to itself.
+#[test]
+fn every_documented_request_decodes_and_builds_without_any_of_its_fields() {
+    let mut fields = 0;
+    let mut rebuilt = 0;
+    for example in examples().iter().filter(|e| e.request) {
+        let Some(object) = example.body.as_object() else {
+            continue;
+        };
+        // A union body (`oneOf`, no typed builder): its branches' required fields tell them apart,
+        // so they stay required; the whole body still decodes.
+        if decoders::rebuild(example.operation_id, b"{}").is_none() {
+            decodes(example, &example.body).unwrap_or_else(|e| panic!("{}: {e}", example.file));
+            continue;
+        }
+        let mut bodies = vec![(None, example.body.clone())];
+        for key in object.keys() {
+            let mut body = example.body.clone();
+            body.as_object_mut().expect("an object").remove(key);
+            bodies.push((Some(key.as_str()), body));
+        }
+        for (left_out, body) in bodies {
+            let what = || format!("{} without {left_out:?}", example.file);
+            decodes(example, &body).unwrap_or_else(|e| panic!("{}: {e}", what()));
+            fields += usize::from(left_out.is_some());
+            let Some(built) = decoders::rebuild(example.operation_id, body.to_string().as_bytes())
+            else {
+                continue;
+            };
+            let built = built.unwrap_or_else(|e| panic!("{}: the builder: {e}", what()));
+            rebuilt += 1;
+            let sent = built.as_object().expect("an object");
+            for (key, value) in sent {
+                // What the body left out is left out again, or sent as the type's default.
+                if body.get(key).is_none() {
+                    let default = matches!(value, Value::Bool(false) | Value::Null)
+                        || value.as_i64() == Some(0)
+                        || value.as_f64() == Some(0.0)
+                        || value.as_str() == Some("")
+                        || value.as_array().is_some_and(Vec::is_empty)
+                        || value.as_object().is_some_and(|o| o.is_empty());
+                    assert!(default, "{}: the builder sent {key}: {value}", what());
+                }
+            }
+            if let Some(left_out) = left_out
+                && let Some(value) = sent.get(left_out)
+            {
+                assert!(
+                    !value.is_string() || value.as_str() == Some(""),
+                    "{}: sent {left_out} = {value}",
+                    what()
+                );
+            }
+            // What it sends builds to itself.
+            let again = decoders::rebuild(example.operation_id, built.to_string().as_bytes())
+                .expect("the same operation")
+                .unwrap_or_else(|e| panic!("{}: built again: {e}", what()));
+            assert_eq!(again, built, "{}", what());
+        }
+    }
+    assert!(fields > 150, "{fields} fields left out");
+    assert!(rebuilt > 150, "{rebuilt} bodies built again");
+    let with_builder = examples()
+        .iter()
+        .filter(|e| e.request && decoders::rebuild(e.operation_id, b"{}").is_some())
+        .count();
+    assert!(
+        with_builder > 30,
+        "{with_builder} documented requests have a typed builder"
+    );
+}
+
+/// A property over made-up bodies of every operation whose request has a typed builder: the
+/// empty body (every field left out: each required field without a default is then `None`, each
+/// one with a default its default) decodes and is built again; `{}` is what a documented request
+/// leaving out everything would be.
+#[test]
+fn every_request_with_a_typed_builder_decodes_and_builds_with_every_field_left_out() {
+    let mut operations = 0;
+    for (id, rebuild) in decoders::REBUILDS {
+        let built = rebuild(b"{}").unwrap_or_else(|e| panic!("{id}: {{}}: {e}"));
+        operations += 1;
+        for (key, value) in built.as_object().expect("an object") {
+            // `null`: a required field that may be null, left out.
+            let default = matches!(value, Value::Bool(false) | Value::Null)
+                || value.as_i64() == Some(0)
+                || value.as_f64() == Some(0.0)
+                || value.as_str() == Some("")
+                || value.as_array().is_some_and(Vec::is_empty)
+                || value.as_object().is_some_and(|o| o.is_empty())
+                // A value the document gives as the field's default (`"branch"`).
+                || value.is_string();
+            assert!(default, "{id}: the builder sent {key}: {value}");
+        }
+    }
+    assert!(operations > 80, "{operations} operations");
+}
+
+/// The typed builder of a body whose required fields have no default (a shipment's
+/// `payment_method` and `shipment_type`, value sets): it still asks for each, a caller leaves
+/// one out on purpose with `None` (as the service's documented requests do), and what it sends
+/// then has no such key.
+#[test]
+fn a_typed_builder_still_asks_for_a_required_field_and_takes_none_to_leave_it_out() {
+    let start = || {
+        types::CreateShipmentRequest::builder()
+            .courier_id(3)
+            .packages(Vec::<types::ShipmentPackageInput>::new())
+    };
+    let forgotten = types::CreateShipmentRequest::try_from(start().shipment_type("shipment"))
+        .expect_err("payment_method not given");
+    assert!(
+        forgotten.to_string().contains("payment_method"),
+        "{forgotten}"
+    );
+    let body = types::CreateShipmentRequest::try_from(
+        start().shipment_type("shipment").payment_method(None),
+    )
+    .expect("left out on purpose");
+    let sent = serde_json::to_value(&body).expect("JSON");
+    assert_eq!(sent["shipment_type"], "shipment");
+    assert!(sent.get("payment_method").is_none(), "{sent}");
+    let body = types::CreateShipmentRequest::try_from(
+        start().shipment_type("shipment").payment_method("cod"),
+    )
+    .expect("given as text");
+    assert_eq!(
+        body.payment_method,
+        Some(types::CreateShipmentRequestPaymentMethod::Cod)
+    );
+    // A value outside the set is still refused, naming the field.
+    let refused = types::CreateShipmentRequest::try_from(
+        start().shipment_type("by air").payment_method(None),
+    )
+    .expect_err("not a shipment type");
+    assert!(refused.to_string().contains("shipment_type"), "{refused}");
+    // Decoded from a request that leaves both out, it converts into its builder as it is.
+    let decoded: types::CreateShipmentRequest =
+        serde_json::from_value(json!({"courier_id": 3, "packages": []})).expect("decodes");
+    assert_eq!(decoded.payment_method, None);
+    let again = types::CreateShipmentRequest::try_from(
+        types::builder::CreateShipmentRequest::from(decoded.clone()),
+    )
+    .expect("builds");
+    assert_eq!(again, decoded);
 }
