@@ -466,6 +466,18 @@ fn profiled_calls(rt: &tokio::runtime::Runtime, calls: impl Future<Output = ()>)
     rt.block_on(calls);
 }
 
+/// The measured page through `StoreAdmin`'s `call()`.
+async fn called_page(admin: &StoreAdmin) {
+    let page = admin
+        .list_product_quantities()
+        .page(2u64)
+        .per_page(60u64)
+        .call()
+        .await
+        .expect("a page");
+    assert_eq!(page.data.len(), 60);
+}
+
 /// Drift counting's cost: `call()` of a client built `with_drift_counting` against the same
 /// client without, in interleaved rounds (the order alternating), on the isolated setting; the
 /// median of the rounds' ratios (on / off calls per second). Target: at least 0.95 (at most 5 %
@@ -487,14 +499,7 @@ fn drift_overhead_ratio() -> f64 {
         async move {
             let started = Instant::now();
             for _ in 0..CALLS {
-                let page = admin
-                    .list_product_quantities()
-                    .page(2u64)
-                    .per_page(60u64)
-                    .call()
-                    .await
-                    .expect("a page");
-                assert_eq!(page.data.len(), 60);
+                called_page(&admin).await;
             }
             CALLS as f64 / started.elapsed().as_secs_f64()
         }
@@ -505,14 +510,7 @@ fn drift_overhead_ratio() -> f64 {
     let warm_calls = rt.block_on(async {
         let mut calls = 0;
         while calls < 100_000 {
-            let page = on
-                .list_product_quantities()
-                .page(2u64)
-                .per_page(60u64)
-                .call()
-                .await
-                .expect("a page");
-            assert_eq!(page.data.len(), 60);
+            called_page(&on).await;
             calls += 1;
             if calls % 100 == 0 && on.drift().operations["list_product_quantities"].unexamined > 0 {
                 break;
