@@ -412,7 +412,7 @@ impl Model {
     /// The facade's decoder table (`store_admin_client::decoders::DECODERS`): per operation, the
     /// generated types of its success, error and request bodies.
     ///
-    /// And [`REBUILDS`](store_admin_client::decoders::REBUILDS): for each operation whose request
+    /// And `store_admin_client::decoders::REBUILDS`: for each operation whose request
     /// body is a type with a struct builder (`type_builders`), that type through its builder.
     pub(super) fn render_decoders(
         &self,

@@ -1227,7 +1227,7 @@ pub(super) fn property_help(raw: &Raw<'_>, property: &Value, fallback: &str) -> 
 /// The help of a body field that gives only a shared scalar type by `$ref` (`NumberOrString`,
 /// whose description says what the type is, not what the field is): the description of the
 /// field of the same name in the record the operation answers, else the field's name in words
-/// ([`named_field`](super::text::named_field)), with the type's rule as a short suffix
+/// ([`named_field`]), with the type's rule as a short suffix
 /// ("The product's sale price (a decimal, e.g. 149.50).").
 /// `subject` is what the body is about ([`subject`]). `None` for any other field.
 pub(super) fn field_help(
