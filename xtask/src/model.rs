@@ -238,6 +238,34 @@ mod tests {
     }
 
     #[test]
+    fn every_paged_list_answers_its_pages_with_a_200_only() {
+        // The pagination stream reads a 200 itself (`keeping_answer` in the facade's
+        // `pagination.rs`) and leaves any other status to the generated code: a list documented
+        // with another success would be read by neither as its document says.
+        let doc = Document::load(&crate::document::workspace_root(), crate::document::SPEC)
+            .expect("the document loads");
+        let paged: Vec<String> = paged_operations(&doc.spec)
+            .into_iter()
+            .map(|p| p.operation_id)
+            .collect();
+        assert!(paged.len() > 40, "{paged:?}");
+        for (_, _, _, op) in crate::lint::operations(&doc.spec) {
+            let id = op.operation_id.clone().unwrap_or_default();
+            if !paged.contains(&id) {
+                continue;
+            }
+            let successes: Vec<String> = op
+                .responses
+                .responses
+                .keys()
+                .map(ToString::to_string)
+                .filter(|code| code.starts_with('2'))
+                .collect();
+            assert_eq!(successes, ["200"], "{id}");
+        }
+    }
+
+    #[test]
     fn paged_operations_are_the_lists_with_page_data_and_pagination() {
         let doc = Document::load(&crate::document::workspace_root(), crate::document::SPEC)
             .expect("the document loads");

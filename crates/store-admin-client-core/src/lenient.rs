@@ -256,36 +256,63 @@ pub struct Seq<A>(PhantomData<A>);
 
 impl<'de, T, A: DeserializeAs<'de, T>> DeserializeAs<'de, Vec<T>> for Seq<A> {
     fn deserialize_as<D: Deserializer<'de>>(deserializer: D) -> Result<Vec<T>, D::Error> {
+        let mut out = Vec::new();
+        Self::deserialize_into(deserializer, &mut out)?;
+        Ok(out)
+    }
+}
+
+impl<A> Seq<A> {
+    /// Reads a list as [`Seq`] does, each item pushed onto `sink` as it decodes: when an item
+    /// does not, the error is returned and the items before it stay in `sink` (a page whose
+    /// tenth record does not decode keeps the nine before it).
+    pub fn deserialize_into<'de, D, T>(deserializer: D, sink: &mut Vec<T>) -> Result<(), D::Error>
+    where
+        D: Deserializer<'de>,
+        A: DeserializeAs<'de, T>,
+    {
         let _indexes = drift::list_indexes();
-        deserializer.deserialize_any(SeqVisitor::<T, A>(PhantomData))
+        deserializer.deserialize_any(SeqVisitor::<T, A> {
+            sink,
+            as_: PhantomData,
+        })
     }
 }
 
-struct SeqVisitor<T, A>(PhantomData<(T, A)>);
+/// Reads a list onto `sink` (see [`Seq::deserialize_into`]).
+struct SeqVisitor<'v, T, A> {
+    sink: &'v mut Vec<T>,
+    as_: PhantomData<A>,
+}
 
-impl<'de, T, A: DeserializeAs<'de, T>> SeqVisitor<T, A> {
-    fn one<E: de::Error>(item: impl IntoDeserializer<'de, E>, seen: JsonType) -> Result<Vec<T>, E> {
+impl<'de, T, A: DeserializeAs<'de, T>> SeqVisitor<'_, T, A> {
+    fn one<E: de::Error>(
+        self,
+        item: impl IntoDeserializer<'de, E>,
+        seen: JsonType,
+    ) -> Result<(), E> {
         drift::habit(habits::ONE_VALUE_FOR_LIST, seen);
-        A::deserialize_as(item.into_deserializer()).map(|item| vec![item])
+        self.sink.push(A::deserialize_as(item.into_deserializer())?);
+        Ok(())
     }
 }
 
-impl<'de, T, A: DeserializeAs<'de, T>> Visitor<'de> for SeqVisitor<T, A> {
-    type Value = Vec<T>;
+impl<'de, T, A: DeserializeAs<'de, T>> Visitor<'de> for SeqVisitor<'_, T, A> {
+    type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a sequence")
     }
-    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Vec<T>, S::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
+        self.sink.reserve(seq.size_hint().unwrap_or(0).min(4096));
         while let Some(item) = seq.next_element_seed(Seed::<T, A>::new())? {
-            out.push(item);
+            self.sink.push(item);
         }
-        Ok(out)
+        Ok(())
     }
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Vec<T>, M::Error> {
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
         let Some(first) = map.next_key::<String>()? else {
             drift::habit(habits::ONE_VALUE_FOR_LIST, JsonType::Object);
-            return Ok(Vec::new());
+            return Ok(());
         };
         if !is_index(&first) {
             drift::habit(habits::ONE_VALUE_FOR_LIST, JsonType::Object);
@@ -294,10 +321,11 @@ impl<'de, T, A: DeserializeAs<'de, T>> Visitor<'de> for SeqVisitor<T, A> {
                 first: Some(first),
                 rest: map,
             }))?;
-            return Ok(vec![item]);
+            self.sink.push(item);
+            return Ok(());
         }
         drift::habit(habits::INDEX_KEYED_OBJECT_FOR_LIST, JsonType::Object);
-        let mut out = vec![map.next_value_seed(Seed::<T, A>::new())?];
+        self.sink.push(map.next_value_seed(Seed::<T, A>::new())?);
         while let Some(key) = map.next_key::<String>()? {
             if !is_index(&key) {
                 return Err(de::Error::invalid_value(
@@ -305,36 +333,38 @@ impl<'de, T, A: DeserializeAs<'de, T>> Visitor<'de> for SeqVisitor<T, A> {
                     &"an index (an object read as a list has only numeric keys)",
                 ));
             }
-            out.push(map.next_value_seed(Seed::<T, A>::new())?);
+            self.sink.push(map.next_value_seed(Seed::<T, A>::new())?);
         }
-        Ok(out)
+        Ok(())
     }
     /// `null` for a list is the empty list.
-    fn visit_unit<E: de::Error>(self) -> Result<Vec<T>, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
         drift::habit(habits::NULL_FOR_VALUE, JsonType::Null);
-        Ok(Vec::new())
+        Ok(())
     }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Vec<T>, E> {
-        Self::one(v, JsonType::Boolean)
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        self.one(v, JsonType::Boolean)
     }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Vec<T>, E> {
-        Self::one(v, JsonType::Number)
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        self.one(v, JsonType::Number)
     }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Vec<T>, E> {
-        Self::one(v, JsonType::Number)
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        self.one(v, JsonType::Number)
     }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Vec<T>, E> {
-        Self::one(v, JsonType::Number)
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        self.one(v, JsonType::Number)
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Vec<T>, E> {
-        Self::one(v, JsonType::String)
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        self.one(v, JsonType::String)
     }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Vec<T>, E> {
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<(), E> {
         drift::habit(habits::ONE_VALUE_FOR_LIST, JsonType::String);
-        A::deserialize_as(BorrowedStrDeserializer::new(v)).map(|item| vec![item])
+        self.sink
+            .push(A::deserialize_as(BorrowedStrDeserializer::new(v))?);
+        Ok(())
     }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Vec<T>, E> {
-        Self::one(v, JsonType::String)
+    fn visit_string<E: de::Error>(self, v: String) -> Result<(), E> {
+        self.one(v, JsonType::String)
     }
 }
 

@@ -378,7 +378,7 @@ async fn lenient_export(admin: &StoreAdmin) -> (usize, usize, Duration) {
 
 /// The undecodable-records export against the clean one: medians of interleaved rounds.
 fn undecodable_export_ratio() {
-    const ROUNDS: usize = 5;
+    const ROUNDS: usize = 21;
     let rt = runtime();
     let server = rt
         .block_on(MockServer::start(

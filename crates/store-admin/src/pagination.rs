@@ -17,8 +17,9 @@
 //! A record that does not decode fails the list there ([`Error::Record`]: the operation, the page,
 //! the record's index and the JSON path), as it always did, or, with
 //! [`PageOptions::skip_undecodable`], is left out and reported to a [`Skipped`] the caller keeps,
-//! and the list goes on: one odd order does not stop an export of 50,000. A clean page costs what
-//! it always did; only a page that fails is read again record by record ([`undecodable`]).
+//! and the list goes on: one odd order does not stop an export of 50,000. The stream reads a page's
+//! answer itself, its records kept as they decode: a clean page costs one decode, and a page with
+//! a bad record is read on from that record only ([`undecodable`]).
 
 use std::num::NonZeroU64;
 
@@ -212,68 +213,94 @@ async fn fetch<'a, R: PagedRequest<'a>>(
 ) -> Result<Fetched<R::Item>, Error> {
     use progenitor_client::Error as P;
     let page = NonZeroU64::new(number).ok_or_else(|| Error::InvalidRequest("page 0".into()))?;
-    let (sent, kept) =
-        crate::runtime::handoff::keeping_failure(request.with_page(page).send_page()).await;
+    // A 200 (every paged list's documented success) is read here, record by record as they
+    // decode ([`undecodable::read_records`]); anything else goes through the generated code.
+    let (sent, kept) = crate::runtime::handoff::keeping_answer(
+        reqwest::StatusCode::OK,
+        request.with_page(page).send_page(),
+    )
+    .await;
     if let Some(failure) = kept.failure {
         return Err(failure);
     }
-    if let (Some(sample), Ok(_)) = (kept.sample, &sent) {
-        sample.observe::<R::Response>(R::OPERATION_ID);
-    }
-    let (items, pagination, records, skipped) = match sent {
-        Ok(response) => {
+    let body = match (kept.answer, sent) {
+        (Some(body), _) | (None, Err(P::InvalidResponsePayload(body, _))) => body,
+        (None, Ok(response)) => {
             let PageParts { items, pagination } = R::into_parts(response.into_inner());
-            let records = items.len();
-            (items, pagination, records, Vec::new())
-        }
-        Err(P::InvalidResponsePayload(body, error)) => {
-            match undecodable::record_by_record::<R::Item>(
+            return Fetched::checked(
                 R::OPERATION_ID,
                 number,
-                &body,
-                undecodable,
-            ) {
-                Some(page) => {
-                    let page = page?;
-                    (page.items, page.pagination, page.records, page.skipped)
-                }
-                None => {
-                    return Err(Error::from_progenitor::<R::Response>(
-                        P::InvalidResponsePayload(body, error),
-                        Some(R::OPERATION_ID),
-                    ));
-                }
-            }
+                items.len(),
+                items,
+                pagination,
+                Vec::new(),
+            );
         }
-        Err(error) => {
+        (None, Err(error)) => {
             return Err(Error::from_progenitor::<R::Response>(
                 error,
                 Some(R::OPERATION_ID),
             ));
         }
     };
-    if let Some(p) = &pagination {
-        // Some documented examples report page 0 for an empty list; any other mismatch means the
-        // service answered for another page than asked, which would drop or repeat items.
-        if p.current_page != 0 && p.current_page as u64 != number {
-            return Err(Error::Pagination {
-                operation: Some(R::OPERATION_ID),
-                detail: format!(
-                    "asked for page {number}, the service answered page {}",
-                    p.current_page
-                ),
-            });
-        }
+    let page =
+        match undecodable::read_records::<R::Item>(R::OPERATION_ID, number, &body, undecodable) {
+            Ok(page) => page,
+            Err(undecodable::PageFailure::Record(error)) => return Err(error),
+            Err(undecodable::PageFailure::Page(error)) => {
+                return Err(Error::from_progenitor::<R::Response>(
+                    P::InvalidResponsePayload(body, error),
+                    Some(R::OPERATION_ID),
+                ));
+            }
+        };
+    if let (Some(sample), true) = (kept.sample, page.skipped.is_empty()) {
+        sample.observe::<R::Response>(R::OPERATION_ID);
     }
-    Ok(Fetched {
-        page: Page {
-            number,
-            items,
-            pagination,
-        },
-        records,
-        skipped,
-    })
+    Fetched::checked(
+        R::OPERATION_ID,
+        number,
+        page.records,
+        page.items,
+        page.pagination,
+        page.skipped,
+    )
+}
+
+impl<T> Fetched<T> {
+    /// Page `number` of `operation` as fetched (`records` records in its answer, `skipped` of
+    /// them left out), once its pagination object is checked to be of that page.
+    fn checked(
+        operation: &'static str,
+        number: u64,
+        records: usize,
+        items: Vec<T>,
+        pagination: Option<types::Pagination>,
+        skipped: Vec<UndecodableRecord>,
+    ) -> Result<Self, Error> {
+        if let Some(p) = &pagination {
+            // Some documented examples report page 0 for an empty list; any other mismatch means
+            // the service answered for another page than asked, which would drop or repeat items.
+            if p.current_page != 0 && p.current_page as u64 != number {
+                return Err(Error::Pagination {
+                    operation: Some(operation),
+                    detail: format!(
+                        "asked for page {number}, the service answered page {}",
+                        p.current_page
+                    ),
+                });
+            }
+        }
+        Ok(Fetched {
+            page: Page {
+                number,
+                items,
+                pagination,
+            },
+            records,
+            skipped,
+        })
+    }
 }
 
 fn paginate<'a, R: PagedRequest<'a>>(

@@ -1,11 +1,12 @@
 //! A page's records read one by one, so that one record that does not decode costs that record
 //! and not its page (nor the rest of the list).
 //!
-//! A page is decoded whole, as every response is (one `serde_json::from_slice`): a clean page
-//! costs nothing more than it always did. Only when that fails does the page come here: its body
-//! (which the failed decode hands back) is read again as an envelope whose records stay raw text
-//! (`Box<RawValue>`: no `serde_json::Value` tree), and each record is then decoded on its own,
-//! through `serde_path_to_error` for where it fails. A record that does not decode is an
+//! A page is read in one pass ([`read_page`]: its records pushed onto the page's list as they
+//! decode), so a clean page costs one decode. When a record does not decode, the records before
+//! it stay decoded, and only then is the page read again from that record on: its body as an
+//! envelope whose records stay raw text (`&RawValue`: no `serde_json::Value` tree), each record
+//! from the one that failed decoded on its own, through `serde_path_to_error` for where it fails
+//! (a page with one bad record costs about what a clean page costs, not twice). A record that does not decode is an
 //! [`UndecodableRecord`]: the operation, the page, its index in the page, the JSON path and the
 //! record itself, shortened, with its secrets hidden and its control characters escaped. What the
 //! list does with it is the caller's choice ([`Undecodable`]): fail there, as a list always did
@@ -17,7 +18,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use store_admin_client::{lenient, types};
 
@@ -143,23 +144,176 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Record<T> {
     }
 }
 
-/// Reads the body of page `page` of `operation`, which did not decode whole, record by record.
+/// Why a page was not read: a record failed it (under [`Undecodable::Fail`]), or the page itself
+/// does not decode (not a record's fault: the caller reports it as the page's error).
+pub(crate) enum PageFailure {
+    Record(Error),
+    Page(serde_json::Error),
+}
+
+/// Reads page `page` of `operation` (`body`, a list answer): in one pass ([`read_page`]) when
+/// every record decodes; else the records before the first that does not are kept, and the page
+/// is read on from there record by record ([`record_by_record`]).
+pub(crate) fn read_records<T: DeserializeOwned>(
+    operation: &'static str,
+    page: u64,
+    body: &[u8],
+    policy: &Undecodable,
+) -> Result<RecordByRecord<T>, PageFailure> {
+    let mut items = Vec::new();
+    match read_page(body, &mut items) {
+        Ok(pagination) => Ok(RecordByRecord {
+            records: items.len(),
+            items,
+            pagination,
+            skipped: Vec::new(),
+        }),
+        Err(error) => match record_by_record(operation, page, body, items, policy) {
+            Some(Ok(page)) => Ok(page),
+            Some(Err(record)) => Err(PageFailure::Record(record)),
+            None => Err(PageFailure::Page(error)),
+        },
+    }
+}
+
+/// Reads `body`, a list answer, in one pass: its records pushed onto `items` as they decode
+/// (through the same lenient reading as the generated list types' `data`: PHP's other forms of a
+/// list included), and its pagination object answered. When a record does not decode, the error
+/// is answered and the records before it stay in `items`, for [`record_by_record`] to go on from.
+///
+/// What a paged list is ([`PagedRequest`](store_admin_client::PagedRequest)) is an answer with
+/// `data` and `pagination`; its other fields (`status`, `success`) are skipped unread, as the
+/// stream never reads them: a page the stream can use is never refused for them.
+pub(crate) fn read_page<T: DeserializeOwned>(
+    body: &[u8],
+    items: &mut Vec<T>,
+) -> Result<Option<types::Pagination>, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    let pagination = Envelope { items }.deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(pagination)
+}
+
+/// A list answer's envelope, its records pushed onto `items`.
+struct Envelope<'v, T> {
+    items: &'v mut Vec<T>,
+}
+
+impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for Envelope<'_, T> {
+    type Value = Option<types::Pagination>;
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de, T: DeserializeOwned> Visitor<'de> for Envelope<'_, T> {
+    type Value = Option<types::Pagination>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list answer (an object with `data` and `pagination`)")
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let (mut data, mut pagination) = (false, None);
+        while let Some(field) = map.next_key::<Field>()? {
+            match field {
+                Field::Data if data => return Err(de::Error::duplicate_field("data")),
+                Field::Data => {
+                    data = true;
+                    map.next_value_seed(Data {
+                        items: &mut *self.items,
+                    })?;
+                }
+                Field::Pagination => pagination = map.next_value_seed(PaginationField)?,
+                Field::Other => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+        }
+        if !data {
+            return Err(de::Error::missing_field("data"));
+        }
+        Ok(pagination)
+    }
+}
+
+/// A field of a list answer's envelope.
+enum Field {
+    Data,
+    Pagination,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl Visitor<'_> for Name {
+            type Value = Field;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: de::Error>(self, name: &str) -> Result<Field, E> {
+                Ok(match name {
+                    "data" => Field::Data,
+                    "pagination" => Field::Pagination,
+                    _ => Field::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(Name)
+    }
+}
+
+/// `data`: the records, pushed onto the page's list as they decode.
+struct Data<'v, T> {
+    items: &'v mut Vec<T>,
+}
+
+impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for Data<'_, T> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        lenient::Seq::<lenient::Obj>::deserialize_into(deserializer, self.items)
+    }
+}
+
+/// `pagination`, read as the generated list types read it (`null` or `[]` for none).
+struct PaginationField;
+
+impl<'de> DeserializeSeed<'de> for PaginationField {
+    type Value = Option<types::Pagination>;
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        lenient::As::<lenient::Opt<lenient::Obj>>::deserialize(deserializer)
+    }
+}
+
+/// Reads the body of page `page` of `operation`, whose record `decoded.len()` did not decode in
+/// [`read_page`] (`decoded` holds the records before it), record by record from there.
 ///
 /// `None` when a record is not to blame: the envelope does not decode with its records raw, or
-/// every record decodes on its own (the caller then reports the page's own error). Otherwise the
-/// records that decode, and: under [`Undecodable::Fail`], the first that does not as
-/// [`Error::Record`]; under [`Undecodable::Skip`], every one that does not, for the stream to
+/// every record from there decodes on its own (the caller then reports the page's own error).
+/// Otherwise the records that decode, and: under [`Undecodable::Fail`], the first that does not
+/// as [`Error::Record`]; under [`Undecodable::Skip`], every one that does not, for the stream to
 /// report.
 pub(crate) fn record_by_record<T: DeserializeOwned>(
     operation: &'static str,
     page: u64,
     body: &[u8],
+    decoded: Vec<T>,
     policy: &Undecodable,
 ) -> Option<Result<RecordByRecord<T>, Error>> {
     let raw: RawPage<'_> = serde_json::from_slice(body).ok()?;
-    let mut items = Vec::with_capacity(raw.data.len());
+    let start = decoded.len();
+    if start > raw.data.len() {
+        return None;
+    }
+    let mut items = decoded;
+    items.reserve(raw.data.len() - start);
     let mut skipped = Vec::new();
-    for (index, record) in raw.data.iter().enumerate() {
+    for (index, record) in raw.data.iter().enumerate().skip(start) {
         match decode_record::<T>(record.get()) {
             Ok(item) => items.push(item),
             Err(error) => {
@@ -325,8 +479,14 @@ mod tests {
         "five"
     ], "pagination": {"count": 5, "currentPage": "2", "perPage": 5, "total": 20, "totalPages": 4, "links": []}}"#;
 
+    /// Page 2 of `list_things` read as the stream reads it ([`read_records`]): `None` when the
+    /// page is left to its own error.
     fn read(body: &str, policy: &Undecodable) -> Option<Result<RecordByRecord<Item>, Error>> {
-        record_by_record::<Item>("list_things", 2, body.as_bytes(), policy)
+        match read_records::<Item>("list_things", 2, body.as_bytes(), policy) {
+            Ok(page) => Some(Ok(page)),
+            Err(PageFailure::Record(error)) => Some(Err(error)),
+            Err(PageFailure::Page(_)) => None,
+        }
     }
 
     #[test]
@@ -397,15 +557,74 @@ mod tests {
         assert!(read(broken, &Undecodable::Fail).is_none());
         // Not JSON, or no list.
         assert!(read("<html>", &Undecodable::Fail).is_none());
-        assert!(read(r#"{"data": {}}"#, &Undecodable::Fail).is_none());
-        // Every record decodes on its own.
-        assert!(
-            read(
-                r#"{"data": [{"id": 1}], "status": "x"}"#,
-                &Undecodable::Fail
-            )
-            .is_none()
+        assert!(read(r#"{"data": 5}"#, &Undecodable::Fail).is_none());
+        assert!(read(r#"{"pagination": null}"#, &Undecodable::Fail).is_none());
+        // Every record decodes on its own: the bytes after the answer are to blame.
+        assert!(read(r#"{"data": [{"id": 1}]} x"#, &Undecodable::Fail).is_none());
+    }
+
+    #[test]
+    fn a_page_is_read_in_one_pass_keeping_the_records_before_a_bad_one() {
+        let mut items = Vec::<Item>::new();
+        let error = read_page(
+            br#"{"data": [{"id": 1}, {"id": "2"}, {"id": {}}, {"id": 4}], "pagination": null}"#,
+            &mut items,
+        )
+        .expect_err("the third record does not decode");
+        assert!(error.to_string().contains("line 1"), "{error}");
+        assert_eq!(items.iter().map(|i| i.id).collect::<Vec<_>>(), [1, 2]);
+        // Read on from the bad record, the kept ones are not read again.
+        let page = record_by_record::<Item>(
+            "list_things",
+            2,
+            br#"{"data": [{"id": 1}, {"id": "2"}, {"id": {}}, {"id": 4}]}"#,
+            items,
+            &Undecodable::Skip(Skipped::new()),
+        )
+        .expect("a record is to blame")
+        .expect("skipped");
+        assert_eq!(
+            page.items.iter().map(|i| i.id).collect::<Vec<_>>(),
+            [1, 2, 4]
         );
+        assert_eq!((page.records, page.skipped[0].index), (4, 2));
+    }
+
+    #[test]
+    fn a_page_reads_phps_forms_of_a_list_and_skips_the_fields_the_stream_does_not_read() {
+        let ids = |body: &str| {
+            let mut items = Vec::<Item>::new();
+            let pagination = read_page(body.as_bytes(), &mut items).expect("reads");
+            (
+                items.iter().map(|i| i.id).collect::<Vec<_>>(),
+                pagination.map(|p| p.total_pages),
+            )
+        };
+        assert_eq!(
+            ids(
+                r#"{"status": "200", "success": 1, "data": {"0": {"id": 1}, "1": {"id": 2}}, "pagination": []}"#
+            ),
+            (vec![1, 2], None)
+        );
+        assert_eq!(ids(r#"{"data": {}}"#), (vec![], None));
+        assert_eq!(ids(r#"{"data": null, "status": "x"}"#), (vec![], None));
+        assert_eq!(
+            ids(
+                r#"{"pagination": {"count": 1, "currentPage": 1, "perPage": 60, "total": 1, "totalPages": "1", "links": []}, "data": [{"id": 7}]}"#
+            ),
+            (vec![7], Some(1))
+        );
+        let mut items = Vec::<Item>::new();
+        for refused in [
+            r#"{"pagination": null}"#,
+            r#"[{"id": 1}]"#,
+            r#"{"data": [], "data": []}"#,
+        ] {
+            assert!(
+                read_page(refused.as_bytes(), &mut items).is_err(),
+                "{refused}"
+            );
+        }
     }
 
     #[test]

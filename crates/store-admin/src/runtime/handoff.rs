@@ -7,7 +7,8 @@
 //! answers the generated code:
 //!
 //! - a success (a status below 400): reqwest's response with the body the runtime read in its place
-//!   (`answer.rs`), which the generated code decodes;
+//!   (`answer.rs`), which the generated code decodes; or, when the caller reads the answer itself
+//!   ([`keeping_answer`]: the pagination streams), the body kept for it and a refusal;
 //! - anything else (an error answer, a transport failure, no token, a refused origin): this
 //!   crate's [`Error`], ended as a [`Refusal`].
 //!
@@ -69,7 +70,7 @@ fn intercept<'a>(
     Box::pin(
         runtime
             .call(client, request, operation_id, language)
-            .map(move |result| answer(runtime, result, operation_id).map_err(keep_failure)),
+            .map(move |result| answer(runtime, result, operation_id)),
     )
 }
 
@@ -92,28 +93,29 @@ impl Interceptor for InLanguage {
 }
 
 /// What the generated code gets back from a call: a success, to decode (reqwest's response, with
-/// the body the runtime has read in place of the one it read); or this crate's [`Error`] (an error
-/// answer, a transport failure, no token), to keep for the caller.
+/// the body the runtime has read in place of the one it read); or a refusal, with this crate's
+/// [`Error`] (an error answer, a transport failure, no token) kept for the caller; or, when the
+/// caller reads the answer itself ([`keeping_answer`]), a refusal with the answer kept for it.
 fn answer(
     runtime: &Runtime,
     result: Result<Answered, Error>,
     operation_id: &'static str,
-) -> Result<reqwest::Response, Error> {
+) -> Result<reqwest::Response, Refusal> {
     let Answered {
         response,
         body,
         attempts,
         maybe_applied,
-    } = result?;
+    } = result.map_err(keep_failure)?;
     let status = response.status();
     if status.is_client_error() || status.is_server_error() {
         let mut error =
             ApiError::from_response(status, response.headers(), &body, Some(operation_id));
         error.attempts = attempts;
         error.maybe_applied = maybe_applied;
-        return Err(Error::Api(Box::new(error)));
+        return Err(keep_failure(Error::Api(Box::new(error))));
     }
-    crate::error::check_depth(&body, Some(operation_id))?;
+    crate::error::check_depth(&body, Some(operation_id)).map_err(keep_failure)?;
     if let Some(counter) = &runtime.drift {
         // For the drift count, in the caller's slot (only `call()`, `call_full()` and the streams, which know
         // the type the body decodes as, open one): the body is shared, not copied.
@@ -125,9 +127,24 @@ fn answer(
             });
         });
     }
-    Ok(with_body(response, body))
+    // The caller reads an answer of this status itself: it takes the body from the slot, and the
+    // generated code is refused (it neither rebuilds the response nor decodes it).
+    let mut body = Some(body);
+    let _outside = SLOT.try_with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.keep == Some(status) {
+            slot.answer = body.take();
+        }
+    });
+    match body {
+        Some(body) => Ok(with_body(response, body)),
+        None => Err(Refusal::new(KEPT.to_owned())),
+    }
 }
 
+/// The refusal's message when the caller keeps the answer ([`keeping_answer`]): never shown, the
+/// caller reads the answer instead.
+const KEPT: &str = "the answer is read by the caller";
 /// What a call leaves its caller beside the generated code's result.
 #[derive(Default)]
 struct Slot {
@@ -135,13 +152,18 @@ struct Slot {
     failure: Option<Error>,
     /// The answer's body, for the drift count (when it is on).
     sample: Option<Sample>,
+    /// The status of a success the caller reads itself ([`keeping_answer`]).
+    keep: Option<reqwest::StatusCode>,
+    /// The body of that success.
+    answer: Option<bytes::Bytes>,
 }
 
-/// What [`keeping_failure`] answers beside the result: the typed error, and the answer for the
-/// drift count.
+/// What [`keeping_failure`] and [`keeping_answer`] answer beside the result: the typed error,
+/// the answer for the drift count, and the body of a success kept for the caller.
 pub(crate) struct Kept {
     pub(crate) failure: Option<Error>,
     pub(crate) sample: Option<Sample>,
+    pub(crate) answer: Option<bytes::Bytes>,
 }
 
 tokio::task_local! {
@@ -156,10 +178,44 @@ tokio::task_local! {
 /// message): the interceptor keeps the typed error here ([`keep_failure`]), in the task that
 /// sends, and the caller takes it back as it was raised.
 pub(crate) async fn keeping_failure<F: Future>(send: F) -> (F::Output, Kept) {
-    SLOT.scope(RefCell::new(Slot::default()), async {
+    in_slot(Slot::default(), send).await
+}
+
+/// As [`keeping_failure`], and a success of status `status` is not handed to the generated code:
+/// its body is kept for the caller ([`Kept::answer`]), which reads it itself, and `send` ends
+/// with a refusal. What the pagination streams do: they read a page's records one by one as they
+/// decode, so that a record that does not decode costs that record, not its page (the generated
+/// code would decode the page whole, and lose every record of it on the first that fails). A
+/// success of another status goes to the generated code, which answers it as it always did.
+pub(crate) async fn keeping_answer<F: Future>(
+    status: reqwest::StatusCode,
+    send: F,
+) -> (F::Output, Kept) {
+    let slot = Slot {
+        keep: Some(status),
+        ..Slot::default()
+    };
+    in_slot(slot, send).await
+}
+
+/// Runs `send` with `slot` open in its task, and answers what the interceptor left there.
+async fn in_slot<F: Future>(slot: Slot, send: F) -> (F::Output, Kept) {
+    SLOT.scope(RefCell::new(slot), async {
         let output = send.await;
-        let Slot { failure, sample } = SLOT.with(RefCell::take);
-        (output, Kept { failure, sample })
+        let Slot {
+            failure,
+            sample,
+            answer,
+            ..
+        } = SLOT.with(RefCell::take);
+        (
+            output,
+            Kept {
+                failure,
+                sample,
+                answer,
+            },
+        )
     })
     .await
 }
