@@ -551,11 +551,41 @@ fn drift_overhead_ratio() -> f64 {
     ratios[ratios.len() / 2]
 }
 
+/// Prints what [`interleaved_overhead_ratio`] measured.
+fn print_overhead(overhead: Overhead) {
+    let Overhead {
+        bare,
+        same,
+        ours,
+        ratio,
+        same_ratio,
+        cpu_micros,
+    } = overhead;
+    println!(
+        "overhead (40 interleaved rounds of 200 calls, medians): StoreAdmin {ours:.0} calls/s vs bare reqwest+serde {bare:.0} calls/s: ratio {ratio:.3} (target >= 0.97)"
+    );
+    println!(
+        "overhead, bare sending the generated request byte for byte: {same:.0} calls/s: ratio {same_ratio:.3}"
+    );
+    if let Some([bare_cpu, same_cpu, ours_cpu]) = cpu_micros {
+        println!(
+            "overhead, client thread CPU per call (means): StoreAdmin {ours_cpu:.1} us, bare {bare_cpu:.1} us, bare with the generated request {same_cpu:.1} us: ratio {:.3}, StoreAdmin's own {:+.1} us",
+            bare_cpu / ours_cpu,
+            ours_cpu - same_cpu
+        );
+    }
+}
+
 fn main() {
     // `cargo bench -p store-admin --bench client -- undecodable`: that figure alone.
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|arg| arg == "undecodable") {
         undecodable_export_ratio();
+        return;
+    }
+    // `cargo bench -p store-admin --bench client -- interleaved`: the interleaved overhead alone.
+    if args.iter().any(|arg| arg == "interleaved") {
+        print_overhead(interleaved_overhead_ratio());
         return;
     }
     // `cargo bench -p store-admin --bench client -- drift`: that figure alone.
@@ -590,27 +620,7 @@ fn main() {
         ),
         _ => println!("overhead: criterion estimates not found (run without a filter)"),
     }
-    let Overhead {
-        bare,
-        same,
-        ours,
-        ratio,
-        same_ratio,
-        cpu_micros,
-    } = interleaved_overhead_ratio();
-    println!(
-        "overhead (40 interleaved rounds of 200 calls, medians): StoreAdmin {ours:.0} calls/s vs bare reqwest+serde {bare:.0} calls/s: ratio {ratio:.3} (target >= 0.97)"
-    );
-    println!(
-        "overhead, bare sending the generated request byte for byte: {same:.0} calls/s: ratio {same_ratio:.3}"
-    );
-    if let Some([bare_cpu, same_cpu, ours_cpu]) = cpu_micros {
-        println!(
-            "overhead, client thread CPU per call (means): StoreAdmin {ours_cpu:.1} us, bare {bare_cpu:.1} us, bare with the generated request {same_cpu:.1} us: ratio {:.3}, StoreAdmin's own {:+.1} us",
-            bare_cpu / ours_cpu,
-            ours_cpu - same_cpu
-        );
-    }
+    print_overhead(interleaved_overhead_ratio());
     println!(
         "overhead, issue 12's first method (one shared runtime, 20 rounds of 200 calls, bare then StoreAdmin, median): ratio {:.3}",
         shared_runtime_overhead_ratio()
