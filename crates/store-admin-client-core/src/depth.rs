@@ -82,7 +82,7 @@ pub fn check_depth(body: &[u8]) -> Result<(), TooDeep> {
 /// a body that passes may still be invalid JSON, which serde then says.
 ///
 /// Every answer a client decodes passes through here, so the scan reads the bytes 64 at a time
-/// ([`Block`]): one bit per byte for each of the four characters that matter, the insides of the
+/// (a `Block`): one bit per byte for each of the four characters that matter, the insides of the
 /// strings found for the whole block at once, and only the brackets outside them visited, one by
 /// one (a page has one or two in a block; a block without any costs nothing more). On a page of
 /// 60 product quantities (13.8 KB) it takes 0.9 us, where the scan a byte at a time (the form the

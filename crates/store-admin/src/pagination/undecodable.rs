@@ -1,18 +1,18 @@
 //! A page's records read one by one, so that one record that does not decode costs that record
 //! and not its page (nor the rest of the list).
 //!
-//! A page is read in one pass ([`read_page`]: its records pushed onto the page's list as they
+//! A page is read in one pass (`read_page`: its records pushed onto the page's list as they
 //! decode), so a clean page costs one decode. When a record does not decode, the records before
 //! it stay decoded, and only then is the page read again from that record on: its body as an
 //! envelope whose records stay raw text (`&RawValue`: no `serde_json::Value` tree), each record
 //! from the one that failed decoded on its own, through `serde_path_to_error` for where it fails
-//! (a page with one bad record costs about what a clean page costs, not twice). A record that does not decode is an
-//! [`UndecodableRecord`]: the operation, the page, its index in the page, the JSON path and the
-//! record itself, shortened, with its secrets hidden and its control characters escaped. What the
-//! list does with it is the caller's choice ([`Undecodable`]): fail there, as a list always did
-//! (the default), or skip it into a [`Skipped`] the caller keeps and read it afterwards. A page
-//! whose envelope itself does not decode (a broken `pagination`), or whose records all decode
-//! one by one, fails as it did before: that is not a record's fault.
+//! (a page with one bad record costs about what a clean page costs, not twice). A record that
+//! does not decode is an [`UndecodableRecord`]: the operation, the page, its index in the page,
+//! the JSON path and the record itself, shortened, with its secrets hidden and its control
+//! characters escaped. What the list does with it is the caller's choice ([`Undecodable`]): fail
+//! there, as a list always did (the default), or skip it into a [`Skipped`] the caller keeps and
+//! read it afterwards. A page whose envelope itself does not decode (a broken `pagination`), or
+//! whose records all decode one by one, fails as it did before: that is not a record's fault.
 
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
