@@ -89,11 +89,7 @@ pub fn check_depth(body: &[u8]) -> Result<(), TooDeep> {
 /// tests compare it with, a `memchr` per string) took 7 us, most of what a client's call cost
 /// beyond the request itself (a release build, the scan alone over that page, x86-64 with SSE2).
 pub fn check_depth_within(body: &[u8], limit: usize) -> Result<(), TooDeep> {
-    let start = body
-        .iter()
-        .position(|byte| !byte.is_ascii_whitespace())
-        .unwrap_or(body.len());
-    if !matches!(body.get(start), Some(b'[' | b'{')) {
+    if nesting_start(body).is_none() {
         return Ok(());
     }
     let mut scan = Scan::default();
@@ -110,6 +106,13 @@ pub fn check_depth_within(body: &[u8], limit: usize) -> Result<(), TooDeep> {
         scan.block(&Block::of(&last), body.len() - rest.len(), limit)?;
     }
     Ok(())
+}
+
+/// Where `body` opens its first array or object: its first byte after white space, when that is
+/// `[` or `{`; `None` when the body is not JSON that nests.
+fn nesting_start(body: &[u8]) -> Option<usize> {
+    let start = body.iter().position(|byte| !byte.is_ascii_whitespace())?;
+    matches!(body[start], b'[' | b'{').then_some(start)
 }
 
 /// The four characters of 64 bytes that the depth depends on, one bit per byte (bit `i` is byte
@@ -274,13 +277,9 @@ mod tests {
 
     /// The scan a byte at a time, as it was first written: what the block scan must answer.
     fn byte_at_a_time(body: &[u8], limit: usize) -> Result<(), TooDeep> {
-        let start = body
-            .iter()
-            .position(|byte| !byte.is_ascii_whitespace())
-            .unwrap_or(body.len());
-        if !matches!(body.get(start), Some(b'[' | b'{')) {
+        let Some(start) = nesting_start(body) else {
             return Ok(());
-        }
+        };
         let mut depth = 0usize;
         let mut at = start;
         while at < body.len() {
