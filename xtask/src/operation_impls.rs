@@ -41,8 +41,16 @@ pub fn operation_impls(file: &syn::File) -> Result<Vec<Item>> {
             bail!("`builder::{name}::send` names no operation_id for the hooks");
         };
         let builder = format_ident!("{name}");
-        impls.push(syn::parse_quote! {
-            ::#core::operation!(#builder, #ok, #err, #operation_id);
+        impls.push(match json_success(&send.block) {
+            Some(status) => {
+                let status = proc_macro2::Literal::u16_unsuffixed(status);
+                syn::parse_quote! {
+                    ::#core::operation!(#builder, #ok, #err, #operation_id, #status);
+                }
+            }
+            None => syn::parse_quote! {
+                ::#core::operation!(#builder, #ok, #err, #operation_id);
+            },
         });
     }
     Ok(impls)
@@ -73,6 +81,26 @@ fn generic_args(ty: &Type) -> Vec<Type> {
             _ => None,
         })
         .collect()
+}
+
+/// The status whose arm decodes the body (`200u16 => ResponseValue::from_response(response)`),
+/// when exactly one arm of `send`'s status match does, for one status (not a range): the status
+/// whose answer `call()` may decode itself, as `send` would.
+fn json_success(block: &syn::Block) -> Option<u16> {
+    const DECODES: &str = "=> ResponseValue :: from_response";
+    // progenitor writes the arm's body in a block (`=> { ResponseValue::from_response(..) }`),
+    // prettyplease without one.
+    let text = block
+        .to_token_stream()
+        .to_string()
+        .replace("=> { ResponseValue :: from_response", DECODES);
+    let arms: Vec<&str> = text.split(DECODES).collect();
+    let [before, _after] = arms.as_slice() else {
+        return None;
+    };
+    let mut words = before.split_whitespace().rev();
+    let status = words.next()?.strip_suffix("u16")?.parse().ok()?;
+    (words.next() != Some("..=")).then_some(status)
 }
 
 /// The string given as `operation_id` in the body (progenitor's `OperationInfo`).
@@ -134,6 +162,54 @@ mod tests {
         assert_eq!(
             text,
             ":: store_admin_client_core :: operation ! (ListCoupons , types :: CouponList , :: c :: types :: ErrorResponse , \"list_coupons\") ;",
+        );
+    }
+
+    #[test]
+    fn the_one_status_a_send_decodes_is_named_and_no_other() {
+        let status = |arms: proc_macro2::TokenStream| {
+            let block: syn::Block = syn::parse_quote! {{
+                let info = OperationInfo { operation_id: "x" };
+                match response.status().as_u16() { #arms }
+            }};
+            json_success(&block)
+        };
+        let error_arms = quote! {
+            400u16..=499u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+            _ => Err(Error::UnexpectedResponse(response)),
+        };
+        assert_eq!(
+            status(quote! { 201u16 => ResponseValue::from_response(response).await, #error_arms }),
+            Some(201)
+        );
+        assert_eq!(
+            status(
+                quote! { 200u16 => { ResponseValue::from_response(response).await } #error_arms }
+            ),
+            Some(200)
+        );
+        // Two statuses decode, a range decodes, or none does (an empty success, a file).
+        assert_eq!(
+            status(quote! {
+                200u16 => ResponseValue::from_response(response).await,
+                201u16 => ResponseValue::from_response(response).await,
+                #error_arms
+            }),
+            None
+        );
+        assert_eq!(
+            status(
+                quote! { 200u16..=299u16 => ResponseValue::from_response(response).await, #error_arms }
+            ),
+            None
+        );
+        assert_eq!(
+            status(quote! { 204u16 => Ok(ResponseValue::empty(response)), #error_arms }),
+            None
+        );
+        assert_eq!(
+            status(quote! { 200u16 => Ok(ResponseValue::stream(response)), #error_arms }),
+            None
         );
     }
 

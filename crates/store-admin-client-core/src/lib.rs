@@ -173,6 +173,11 @@ pub trait Operation<'a>: Send + Sized + 'a {
     type ErrorBody: Send + 'static;
     /// The operation's `operationId`.
     const OPERATION_ID: &'static str;
+    /// The one status whose body the builder's `send` decodes as [`Operation::Output`] from JSON
+    /// (read off progenitor's status arms by `cargo xtask generate`): code that holds the body's
+    /// bytes decodes an answer of this status itself, as `send` would. `None` (the default) for
+    /// an operation with several such statuses, none (an empty success), or a file.
+    const JSON_SUCCESS: Option<u16> = None;
     /// Sends the request: the builder's `send`.
     fn send_operation(self) -> Sent<'a, Self::Output, Self::ErrorBody>;
 
@@ -197,7 +202,8 @@ pub trait SuccessBody {
 }
 
 /// `impl Operation for builder::$builder<'a>`: what `cargo xtask generate` writes for every
-/// builder of an area, one line each (the builder's success and error types, its `operationId`).
+/// builder of an area, one line each (the builder's success and error types, its `operationId`,
+/// and the status its JSON success is decoded for, when there is one).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! operation {
@@ -217,6 +223,21 @@ macro_rules! operation {
             type Output = $ok;
             type ErrorBody = $err;
             const OPERATION_ID: &'static str = $id;
+            fn send_operation(self) -> $crate::Sent<'a, $ok, $err> {
+                Box::pin(self.send())
+            }
+            fn success_body<V: $crate::SuccessBody>(visitor: V) -> V::Answer {
+                visitor.json::<$ok>()
+            }
+        }
+    };
+    // A JSON body decoded for one status only: that status.
+    ($builder:ident, $ok:ty, $err:ty, $id:literal, $status:literal) => {
+        impl<'a> $crate::Operation<'a> for builder::$builder<'a> {
+            type Output = $ok;
+            type ErrorBody = $err;
+            const OPERATION_ID: &'static str = $id;
+            const JSON_SUCCESS: Option<u16> = Some($status);
             fn send_operation(self) -> $crate::Sent<'a, $ok, $err> {
                 Box::pin(self.send())
             }

@@ -6386,83 +6386,84 @@ for ::std::string::String {
 }
 ::store_admin_client_core::operation!(
     ListCustomers, types::CustomerList, ::store_admin_client_core::types::ErrorResponse,
-    "list_customers"
+    "list_customers", 200
 );
 ::store_admin_client_core::operation!(
     CreateCustomer, types::CustomerResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_customer"
+    ::store_admin_client_core::types::ErrorResponse, "create_customer", 200
 );
 ::store_admin_client_core::operation!(
     GetCustomer, types::CustomerResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_customer"
+    ::store_admin_client_core::types::ErrorResponse, "get_customer", 200
 );
 ::store_admin_client_core::operation!(
     UpdateCustomer, types::CustomerResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_customer"
+    ::store_admin_client_core::types::ErrorResponse, "update_customer", 200
 );
 ::store_admin_client_core::operation!(
     DeleteCustomer, types::CustomerAcknowledgementResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_customer"
+    ::store_admin_client_core::types::ErrorResponse, "delete_customer", 200
 );
 ::store_admin_client_core::operation!(
     BanCustomer, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "ban_customer"
+    ::store_admin_client_core::types::ErrorResponse, "ban_customer", 200
 );
 ::store_admin_client_core::operation!(
     UnbanCustomer, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "unban_customer"
+    ::store_admin_client_core::types::ErrorResponse, "unban_customer", 202
 );
 ::store_admin_client_core::operation!(
     ListCustomerGroups, types::CustomerGroupList,
-    ::store_admin_client_core::types::ErrorResponse, "list_customer_groups"
+    ::store_admin_client_core::types::ErrorResponse, "list_customer_groups", 200
 );
 ::store_admin_client_core::operation!(
     CreateCustomerGroup, types::CustomerGroupResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_customer_group"
+    ::store_admin_client_core::types::ErrorResponse, "create_customer_group", 200
 );
 ::store_admin_client_core::operation!(
     AddCustomersToGroup, types::CustomerAcknowledgementResponse,
-    ::store_admin_client_core::types::ErrorResponse, "add_customers_to_group"
+    ::store_admin_client_core::types::ErrorResponse, "add_customers_to_group", 200
 );
 ::store_admin_client_core::operation!(
     UpdateDefaultCustomerGroup, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_default_customer_group"
+    ::store_admin_client_core::types::ErrorResponse, "update_default_customer_group", 201
 );
 ::store_admin_client_core::operation!(
     UpdateCustomerGroup, types::CustomerGroupResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_customer_group"
+    ::store_admin_client_core::types::ErrorResponse, "update_customer_group", 200
 );
 ::store_admin_client_core::operation!(
     DeleteCustomerGroup, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_customer_group"
+    ::store_admin_client_core::types::ErrorResponse, "delete_customer_group", 200
 );
 ::store_admin_client_core::operation!(
     DepositCustomerWallet, types::CustomerWalletTransactionResponse,
-    ::store_admin_client_core::types::ErrorResponse, "deposit_customer_wallet"
+    ::store_admin_client_core::types::ErrorResponse, "deposit_customer_wallet", 200
 );
 ::store_admin_client_core::operation!(
     WithdrawCustomerWallet, types::CustomerWalletTransactionResponse,
-    ::store_admin_client_core::types::ErrorResponse, "withdraw_customer_wallet"
+    ::store_admin_client_core::types::ErrorResponse, "withdraw_customer_wallet", 200
 );
 ::store_admin_client_core::operation!(
     ListCustomerLoyaltyPoints, types::LoyaltyPointEntryList,
-    ::store_admin_client_core::types::ErrorResponse, "list_customer_loyalty_points"
+    ::store_admin_client_core::types::ErrorResponse, "list_customer_loyalty_points", 200
 );
 ::store_admin_client_core::operation!(
     UpdateCustomerLoyaltyPoints, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_customer_loyalty_points"
+    ::store_admin_client_core::types::ErrorResponse, "update_customer_loyalty_points",
+    201
 );
 ::store_admin_client_core::operation!(
     ListReviews, types::ReviewList, ::store_admin_client_core::types::ErrorResponse,
-    "list_reviews"
+    "list_reviews", 200
 );
 ::store_admin_client_core::operation!(
     GetReview, types::ReviewResponse, ::store_admin_client_core::types::ErrorResponse,
-    "get_review"
+    "get_review", 200
 );
 ::store_admin_client_core::operation!(
     UpdateReview, types::ReviewResponse, ::store_admin_client_core::types::ErrorResponse,
-    "update_review"
+    "update_review", 200
 );
 impl<'a> ::store_admin_client_core::PagedRequest<'a> for builder::ListCustomers<'a> {
     type Item = types::Customer;

@@ -11618,95 +11618,95 @@ for ::std::string::String {
 }
 ::store_admin_client_core::operation!(
     ListCoupons, types::CouponList, ::store_admin_client_core::types::ErrorResponse,
-    "list_coupons"
+    "list_coupons", 200
 );
 ::store_admin_client_core::operation!(
     CreateCoupon, types::CouponResponse, ::store_admin_client_core::types::ErrorResponse,
-    "create_coupon"
+    "create_coupon", 200
 );
 ::store_admin_client_core::operation!(
     ListCouponCodes, types::CouponCodeList,
-    ::store_admin_client_core::types::ErrorResponse, "list_coupon_codes"
+    ::store_admin_client_core::types::ErrorResponse, "list_coupon_codes", 200
 );
 ::store_admin_client_core::operation!(
     GetCoupon, types::CouponResponse, ::store_admin_client_core::types::ErrorResponse,
-    "get_coupon"
+    "get_coupon", 200
 );
 ::store_admin_client_core::operation!(
     UpdateCoupon, types::CouponResponse, ::store_admin_client_core::types::ErrorResponse,
-    "update_coupon"
+    "update_coupon", 200
 );
 ::store_admin_client_core::operation!(
     DeleteCoupon, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_coupon"
+    ::store_admin_client_core::types::ErrorResponse, "delete_coupon", 200
 );
 ::store_admin_client_core::operation!(
     ListSpecialOffers, types::SpecialOfferList,
-    ::store_admin_client_core::types::ErrorResponse, "list_special_offers"
+    ::store_admin_client_core::types::ErrorResponse, "list_special_offers", 200
 );
 ::store_admin_client_core::operation!(
     CreateSpecialOffer, types::SpecialOfferResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_special_offer"
+    ::store_admin_client_core::types::ErrorResponse, "create_special_offer", 200
 );
 ::store_admin_client_core::operation!(
     GetSpecialOffer, types::SpecialOfferResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_special_offer"
+    ::store_admin_client_core::types::ErrorResponse, "get_special_offer", 200
 );
 ::store_admin_client_core::operation!(
     UpdateSpecialOffer, types::SpecialOfferResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_special_offer"
+    ::store_admin_client_core::types::ErrorResponse, "update_special_offer", 200
 );
 ::store_admin_client_core::operation!(
     DeleteSpecialOffer, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_special_offer"
+    ::store_admin_client_core::types::ErrorResponse, "delete_special_offer", 200
 );
 ::store_admin_client_core::operation!(
     ChangeSpecialOfferStatus, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "change_special_offer_status"
+    ::store_admin_client_core::types::ErrorResponse, "change_special_offer_status", 200
 );
 ::store_admin_client_core::operation!(
     ListAffiliates, types::AffiliateList,
-    ::store_admin_client_core::types::ErrorResponse, "list_affiliates"
+    ::store_admin_client_core::types::ErrorResponse, "list_affiliates", 200
 );
 ::store_admin_client_core::operation!(
     CreateAffiliate, types::AffiliateResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_affiliate"
+    ::store_admin_client_core::types::ErrorResponse, "create_affiliate", 200
 );
 ::store_admin_client_core::operation!(
     GetAffiliate, types::AffiliateResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_affiliate"
+    ::store_admin_client_core::types::ErrorResponse, "get_affiliate", 200
 );
 ::store_admin_client_core::operation!(
     UpdateAffiliate, types::AffiliateResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_affiliate"
+    ::store_admin_client_core::types::ErrorResponse, "update_affiliate", 200
 );
 ::store_admin_client_core::operation!(
     DeleteAffiliate, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_affiliate"
+    ::store_admin_client_core::types::ErrorResponse, "delete_affiliate", 200
 );
 ::store_admin_client_core::operation!(
     ListAffiliateLinks, types::AffiliateLinkList,
-    ::store_admin_client_core::types::ErrorResponse, "list_affiliate_links"
+    ::store_admin_client_core::types::ErrorResponse, "list_affiliate_links", 200
 );
 ::store_admin_client_core::operation!(
     ListAdvertisements, types::AdvertisementList,
-    ::store_admin_client_core::types::ErrorResponse, "list_advertisements"
+    ::store_admin_client_core::types::ErrorResponse, "list_advertisements", 200
 );
 ::store_admin_client_core::operation!(
     CreateAdvertisement, types::AdvertisementResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_advertisement"
+    ::store_admin_client_core::types::ErrorResponse, "create_advertisement", 200
 );
 ::store_admin_client_core::operation!(
     GetAdvertisement, types::AdvertisementResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_advertisement"
+    ::store_admin_client_core::types::ErrorResponse, "get_advertisement", 200
 );
 ::store_admin_client_core::operation!(
     UpdateAdvertisement, types::AdvertisementResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_advertisement"
+    ::store_admin_client_core::types::ErrorResponse, "update_advertisement", 200
 );
 ::store_admin_client_core::operation!(
     DeleteAdvertisement, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_advertisement"
+    ::store_admin_client_core::types::ErrorResponse, "delete_advertisement", 202
 );
 impl<'a> ::store_admin_client_core::PagedRequest<'a> for builder::ListCoupons<'a> {
     type Item = types::Coupon;

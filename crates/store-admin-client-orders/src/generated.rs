@@ -20519,151 +20519,151 @@ for ::std::string::String {
 }
 ::store_admin_client_core::operation!(
     ListReservations, types::ReservationList,
-    ::store_admin_client_core::types::ErrorResponse, "list_reservations"
+    ::store_admin_client_core::types::ErrorResponse, "list_reservations", 200
 );
 ::store_admin_client_core::operation!(
     ListOrders, types::OrderList, ::store_admin_client_core::types::ErrorResponse,
-    "list_orders"
+    "list_orders", 200
 );
 ::store_admin_client_core::operation!(
     CreateOrder, types::OrderDetailsResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_order"
+    ::store_admin_client_core::types::ErrorResponse, "create_order", 200
 );
 ::store_admin_client_core::operation!(
     ListOrderStatuses, types::OrderStatusList,
-    ::store_admin_client_core::types::ErrorResponse, "list_order_statuses"
+    ::store_admin_client_core::types::ErrorResponse, "list_order_statuses", 200
 );
 ::store_admin_client_core::operation!(
     CreateOrderStatus, types::OrderStatusResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_order_status"
+    ::store_admin_client_core::types::ErrorResponse, "create_order_status", 200
 );
 ::store_admin_client_core::operation!(
     GetOrder, types::OrderDetailsResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_order"
+    ::store_admin_client_core::types::ErrorResponse, "get_order", 200
 );
 ::store_admin_client_core::operation!(
     UpdateOrder, types::OrderDetailsResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_order"
+    ::store_admin_client_core::types::ErrorResponse, "update_order", 200
 );
 ::store_admin_client_core::operation!(
     CreateDraftOrder, types::OrderDraftResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_draft_order"
+    ::store_admin_client_core::types::ErrorResponse, "create_draft_order", 200
 );
 ::store_admin_client_core::operation!(
     DuplicateOrder, types::OrderDetailsResponse,
-    ::store_admin_client_core::types::ErrorResponse, "duplicate_order"
+    ::store_admin_client_core::types::ErrorResponse, "duplicate_order", 201
 );
 ::store_admin_client_core::operation!(
     RunOrderActions, types::OrderActionResultList,
-    ::store_admin_client_core::types::ErrorResponse, "run_order_actions"
+    ::store_admin_client_core::types::ErrorResponse, "run_order_actions", 200
 );
 ::store_admin_client_core::operation!(
     RelocateOrderInventory, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "relocate_order_inventory"
+    ::store_admin_client_core::types::ErrorResponse, "relocate_order_inventory", 200
 );
 ::store_admin_client_core::operation!(
     ListOrderItems, types::OrderLineItemList,
-    ::store_admin_client_core::types::ErrorResponse, "list_order_items"
+    ::store_admin_client_core::types::ErrorResponse, "list_order_items", 200
 );
 ::store_admin_client_core::operation!(
     CreateOrderItem, types::OrderLineItemList,
-    ::store_admin_client_core::types::ErrorResponse, "create_order_item"
+    ::store_admin_client_core::types::ErrorResponse, "create_order_item", 200
 );
 ::store_admin_client_core::operation!(
     UpdateOrderItem, types::OrderLineItemList,
-    ::store_admin_client_core::types::ErrorResponse, "update_order_item"
+    ::store_admin_client_core::types::ErrorResponse, "update_order_item", 200
 );
 ::store_admin_client_core::operation!(
     DeleteOrderItem, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_order_item"
+    ::store_admin_client_core::types::ErrorResponse, "delete_order_item", 200
 );
 ::store_admin_client_core::operation!(
     ChangeOrderStatus, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "change_order_status"
+    ::store_admin_client_core::types::ErrorResponse, "change_order_status", 201
 );
 ::store_admin_client_core::operation!(
     GetOrderStatus, types::OrderStatusResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_order_status"
+    ::store_admin_client_core::types::ErrorResponse, "get_order_status", 200
 );
 ::store_admin_client_core::operation!(
     UpdateOrderStatus, types::OrderStatusResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_order_status"
+    ::store_admin_client_core::types::ErrorResponse, "update_order_status", 200
 );
 ::store_admin_client_core::operation!(
     SortOrderStatuses, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "sort_order_statuses"
+    ::store_admin_client_core::types::ErrorResponse, "sort_order_statuses", 200
 );
 ::store_admin_client_core::operation!(
     ListOrderHistories, types::OrderHistoryList,
-    ::store_admin_client_core::types::ErrorResponse, "list_order_histories"
+    ::store_admin_client_core::types::ErrorResponse, "list_order_histories", 200
 );
 ::store_admin_client_core::operation!(
     CreateOrderHistory, types::OrderHistoryResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_order_history"
+    ::store_admin_client_core::types::ErrorResponse, "create_order_history", 200
 );
 ::store_admin_client_core::operation!(
     ListOrderOptions, types::OrderOptionList,
-    ::store_admin_client_core::types::ErrorResponse, "list_order_options"
+    ::store_admin_client_core::types::ErrorResponse, "list_order_options", 200
 );
 ::store_admin_client_core::operation!(
     CreateOrderOption, types::OrderOptionResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_order_option"
+    ::store_admin_client_core::types::ErrorResponse, "create_order_option", 200
 );
 ::store_admin_client_core::operation!(
     GetOrderOption, types::OrderOptionResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_order_option"
+    ::store_admin_client_core::types::ErrorResponse, "get_order_option", 200
 );
 ::store_admin_client_core::operation!(
     UpdateOrderOption, types::OrderOptionResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_order_option"
+    ::store_admin_client_core::types::ErrorResponse, "update_order_option", 200
 );
 ::store_admin_client_core::operation!(
     DeleteOrderOption, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_order_option"
+    ::store_admin_client_core::types::ErrorResponse, "delete_order_option", 200
 );
 ::store_admin_client_core::operation!(
     ListOrderInvoices, types::OrderInvoiceList,
-    ::store_admin_client_core::types::ErrorResponse, "list_order_invoices"
+    ::store_admin_client_core::types::ErrorResponse, "list_order_invoices", 200
 );
 ::store_admin_client_core::operation!(
     CreateOrderInvoice, types::OrderInvoiceResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_order_invoice"
+    ::store_admin_client_core::types::ErrorResponse, "create_order_invoice", 200
 );
 ::store_admin_client_core::operation!(
     GetOrderInvoice, types::OrderInvoiceResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_order_invoice"
+    ::store_admin_client_core::types::ErrorResponse, "get_order_invoice", 200
 );
 ::store_admin_client_core::operation!(
     SendOrderInvoice, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "send_order_invoice"
+    ::store_admin_client_core::types::ErrorResponse, "send_order_invoice", 200
 );
 ::store_admin_client_core::operation!(
     PrintOrderInvoice, types::OrderInvoiceLinkResponse,
-    ::store_admin_client_core::types::ErrorResponse, "print_order_invoice"
+    ::store_admin_client_core::types::ErrorResponse, "print_order_invoice", 200
 );
 ::store_admin_client_core::operation!(
     ListAbandonedCarts, types::AbandonedCartList,
-    ::store_admin_client_core::types::ErrorResponse, "list_abandoned_carts"
+    ::store_admin_client_core::types::ErrorResponse, "list_abandoned_carts", 200
 );
 ::store_admin_client_core::operation!(
     GetAbandonedCart, types::AbandonedCartResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_abandoned_cart"
+    ::store_admin_client_core::types::ErrorResponse, "get_abandoned_cart", 200
 );
 ::store_admin_client_core::operation!(
     ListOrderAssignmentRules, types::OrderAssignmentRuleList,
-    ::store_admin_client_core::types::ErrorResponse, "list_order_assignment_rules"
+    ::store_admin_client_core::types::ErrorResponse, "list_order_assignment_rules", 200
 );
 ::store_admin_client_core::operation!(
     CreateOrderAssignmentRule, types::OrderAssignmentRuleResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_order_assignment_rule"
+    ::store_admin_client_core::types::ErrorResponse, "create_order_assignment_rule", 201
 );
 ::store_admin_client_core::operation!(
     UpdateOrderAssignmentRule, types::OrderAssignmentRuleResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_order_assignment_rule"
+    ::store_admin_client_core::types::ErrorResponse, "update_order_assignment_rule", 200
 );
 ::store_admin_client_core::operation!(
     ListOrderAssignedEmployees, types::OrderAssignedEmployeeList,
-    ::store_admin_client_core::types::ErrorResponse, "list_order_assigned_employees"
+    ::store_admin_client_core::types::ErrorResponse, "list_order_assigned_employees", 200
 );
 impl<'a> ::store_admin_client_core::PagedRequest<'a> for builder::ListOrders<'a> {
     type Item = types::Order;

@@ -24668,212 +24668,216 @@ for ::std::string::String {
 }
 ::store_admin_client_core::operation!(
     ListProductQuantities, types::ProductQuantityList,
-    ::store_admin_client_core::types::ErrorResponse, "list_product_quantities"
+    ::store_admin_client_core::types::ErrorResponse, "list_product_quantities", 200
 );
 ::store_admin_client_core::operation!(
     CreateProductOption, types::ProductOptionResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_product_option"
+    ::store_admin_client_core::types::ErrorResponse, "create_product_option", 201
 );
 ::store_admin_client_core::operation!(
     GetProductVariant, types::ProductVariantResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_product_variant"
+    ::store_admin_client_core::types::ErrorResponse, "get_product_variant", 200
 );
 ::store_admin_client_core::operation!(
     UpdateProductVariant, types::ProductVariantResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_product_variant"
+    ::store_admin_client_core::types::ErrorResponse, "update_product_variant", 201
 );
 ::store_admin_client_core::operation!(
     ListCategories, types::CategoryList, ::store_admin_client_core::types::ErrorResponse,
-    "list_categories"
+    "list_categories", 200
 );
 ::store_admin_client_core::operation!(
     CreateCategory, types::CategoryResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_category"
+    ::store_admin_client_core::types::ErrorResponse, "create_category", 201
 );
 ::store_admin_client_core::operation!(
     ListProducts, types::ProductList, ::store_admin_client_core::types::ErrorResponse,
-    "list_products"
+    "list_products", 200
 );
 ::store_admin_client_core::operation!(
     CreateProduct, types::ProductResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_product"
+    ::store_admin_client_core::types::ErrorResponse, "create_product", 201
 );
 ::store_admin_client_core::operation!(
     GetProduct, types::ProductResponse, ::store_admin_client_core::types::ErrorResponse,
-    "get_product"
+    "get_product", 200
 );
 ::store_admin_client_core::operation!(
     UpdateProduct, types::ProductResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_product"
+    ::store_admin_client_core::types::ErrorResponse, "update_product", 201
 );
 ::store_admin_client_core::operation!(
     DeleteProduct, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_product"
+    ::store_admin_client_core::types::ErrorResponse, "delete_product", 202
 );
 ::store_admin_client_core::operation!(
     ChangeProductStatus, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "change_product_status"
+    ::store_admin_client_core::types::ErrorResponse, "change_product_status", 201
 );
 ::store_admin_client_core::operation!(
     GetProductBySku, types::ProductResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_product_by_sku"
+    ::store_admin_client_core::types::ErrorResponse, "get_product_by_sku", 200
 );
 ::store_admin_client_core::operation!(
     UpdateProductBySku, types::ProductResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_product_by_sku"
+    ::store_admin_client_core::types::ErrorResponse, "update_product_by_sku", 201
 );
 ::store_admin_client_core::operation!(
     DeleteProductBySku, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_product_by_sku"
+    ::store_admin_client_core::types::ErrorResponse, "delete_product_by_sku", 202
 );
 ::store_admin_client_core::operation!(
     UpdateProductPriceBySku, types::ProductResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_product_price_by_sku"
+    ::store_admin_client_core::types::ErrorResponse, "update_product_price_by_sku", 201
 );
 ::store_admin_client_core::operation!(
     UpdateProductPrices, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_product_prices"
+    ::store_admin_client_core::types::ErrorResponse, "update_product_prices", 201
 );
 ::store_admin_client_core::operation!(
     RunBulkProductActions, types::ProductBulkActionList,
-    ::store_admin_client_core::types::ErrorResponse, "run_bulk_product_actions"
+    ::store_admin_client_core::types::ErrorResponse, "run_bulk_product_actions", 200
 );
 ::store_admin_client_core::operation!(
     ListProductTags, types::ProductTagList,
-    ::store_admin_client_core::types::ErrorResponse, "list_product_tags"
+    ::store_admin_client_core::types::ErrorResponse, "list_product_tags", 200
 );
 ::store_admin_client_core::operation!(
     CreateProductTag, types::ProductTagResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_product_tag"
+    ::store_admin_client_core::types::ErrorResponse, "create_product_tag", 200
 );
 ::store_admin_client_core::operation!(
     CreateProductDigitalCodes, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_product_digital_codes"
+    ::store_admin_client_core::types::ErrorResponse, "create_product_digital_codes", 201
 );
 ::store_admin_client_core::operation!(
     DeleteProductDigitalFile, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_product_digital_file"
+    ::store_admin_client_core::types::ErrorResponse, "delete_product_digital_file", 202
 );
 ::store_admin_client_core::operation!(
     CreateProductVideo, types::ProductImageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_product_video"
+    ::store_admin_client_core::types::ErrorResponse, "create_product_video", 201
 );
 ::store_admin_client_core::operation!(
     CreateProductVideoBySku, types::ProductImageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_product_video_by_sku"
+    ::store_admin_client_core::types::ErrorResponse, "create_product_video_by_sku", 200
 );
 ::store_admin_client_core::operation!(
     DeleteProductImage, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_product_image"
+    ::store_admin_client_core::types::ErrorResponse, "delete_product_image", 202
 );
 ::store_admin_client_core::operation!(
     UpdateProductQuantities, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_product_quantities"
+    ::store_admin_client_core::types::ErrorResponse, "update_product_quantities", 201
 );
 ::store_admin_client_core::operation!(
     ListProductQuantityChangeReasons, types::ProductQuantityChangeReasonList,
     ::store_admin_client_core::types::ErrorResponse,
-    "list_product_quantity_change_reasons"
+    "list_product_quantity_change_reasons", 200
 );
 ::store_admin_client_core::operation!(
     ListProductQuantityAudit, types::ProductQuantityAuditList,
-    ::store_admin_client_core::types::ErrorResponse, "list_product_quantity_audit"
+    ::store_admin_client_core::types::ErrorResponse, "list_product_quantity_audit", 200
 );
 ::store_admin_client_core::operation!(
     ListProductVariants, types::ProductVariantList,
-    ::store_admin_client_core::types::ErrorResponse, "list_product_variants"
+    ::store_admin_client_core::types::ErrorResponse, "list_product_variants", 200
 );
 ::store_admin_client_core::operation!(
     UpdateProductVariantQuantity, types::ProductVariantResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_product_variant_quantity"
+    ::store_admin_client_core::types::ErrorResponse, "update_product_variant_quantity",
+    201
 );
 ::store_admin_client_core::operation!(
     GetProductOption, types::ProductOptionResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_product_option"
+    ::store_admin_client_core::types::ErrorResponse, "get_product_option", 200
 );
 ::store_admin_client_core::operation!(
     UpdateProductOption, types::ProductOptionResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_product_option"
+    ::store_admin_client_core::types::ErrorResponse, "update_product_option", 201
 );
 ::store_admin_client_core::operation!(
     CreateProductOptionValue, types::ProductOptionResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_product_option_value"
+    ::store_admin_client_core::types::ErrorResponse, "create_product_option_value", 201
 );
 ::store_admin_client_core::operation!(
     DeleteProductOption, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_product_option"
+    ::store_admin_client_core::types::ErrorResponse, "delete_product_option", 202
 );
 ::store_admin_client_core::operation!(
     GetProductOptionValue, types::ProductOptionValueResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_product_option_value"
+    ::store_admin_client_core::types::ErrorResponse, "get_product_option_value", 200
 );
 ::store_admin_client_core::operation!(
     UpdateProductOptionValue, types::ProductOptionValueResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_product_option_value"
+    ::store_admin_client_core::types::ErrorResponse, "update_product_option_value", 201
 );
 ::store_admin_client_core::operation!(
     DeleteProductOptionValue, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_product_option_value"
+    ::store_admin_client_core::types::ErrorResponse, "delete_product_option_value", 202
 );
 ::store_admin_client_core::operation!(
     ListProductOptionTemplates, types::ProductOptionTemplateList,
-    ::store_admin_client_core::types::ErrorResponse, "list_product_option_templates"
+    ::store_admin_client_core::types::ErrorResponse, "list_product_option_templates", 200
 );
 ::store_admin_client_core::operation!(
     CreateProductOptionTemplate, types::ProductOptionTemplateResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_product_option_template"
+    ::store_admin_client_core::types::ErrorResponse, "create_product_option_template",
+    200
 );
 ::store_admin_client_core::operation!(
     GetProductOptionTemplate, types::ProductOptionTemplateResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_product_option_template"
+    ::store_admin_client_core::types::ErrorResponse, "get_product_option_template", 200
 );
 ::store_admin_client_core::operation!(
     UpdateProductOptionTemplate, types::ProductOptionTemplateResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_product_option_template"
+    ::store_admin_client_core::types::ErrorResponse, "update_product_option_template",
+    200
 );
 ::store_admin_client_core::operation!(
     DeleteProductOptionTemplate, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_product_option_template"
+    ::store_admin_client_core::types::ErrorResponse, "delete_product_option_template",
+    202
 );
 ::store_admin_client_core::operation!(
     ListBrands, types::BrandList, ::store_admin_client_core::types::ErrorResponse,
-    "list_brands"
+    "list_brands", 200
 );
 ::store_admin_client_core::operation!(
     GetBrand, types::BrandResponse, ::store_admin_client_core::types::ErrorResponse,
-    "get_brand"
+    "get_brand", 200
 );
 ::store_admin_client_core::operation!(
     UpdateBrand, types::BrandResponse, ::store_admin_client_core::types::ErrorResponse,
-    "update_brand"
+    "update_brand", 201
 );
 ::store_admin_client_core::operation!(
     DeleteBrand, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_brand"
+    ::store_admin_client_core::types::ErrorResponse, "delete_brand", 202
 );
 ::store_admin_client_core::operation!(
     SearchCategories, types::CategoryList,
-    ::store_admin_client_core::types::ErrorResponse, "search_categories"
+    ::store_admin_client_core::types::ErrorResponse, "search_categories", 200
 );
 ::store_admin_client_core::operation!(
     GetCategory, types::CategoryResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_category"
+    ::store_admin_client_core::types::ErrorResponse, "get_category", 200
 );
 ::store_admin_client_core::operation!(
     UpdateCategory, types::CategoryResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_category"
+    ::store_admin_client_core::types::ErrorResponse, "update_category", 201
 );
 ::store_admin_client_core::operation!(
     DeleteCategory, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_category"
+    ::store_admin_client_core::types::ErrorResponse, "delete_category", 200
 );
 ::store_admin_client_core::operation!(
     ListCategoryChildren, types::CategoryChildList,
-    ::store_admin_client_core::types::ErrorResponse, "list_category_children"
+    ::store_admin_client_core::types::ErrorResponse, "list_category_children", 200
 );
 ::store_admin_client_core::operation!(
     ListCategoryProducts, types::CategoryProductList,
-    ::store_admin_client_core::types::ErrorResponse, "list_category_products"
+    ::store_admin_client_core::types::ErrorResponse, "list_category_products", 200
 );
 impl<'a> ::store_admin_client_core::PagedRequest<'a>
 for builder::ListProductQuantities<'a> {

@@ -22645,183 +22645,184 @@ for ::std::string::String {
 }
 ::store_admin_client_core::operation!(
     ListOrderShipments, types::ShipmentList,
-    ::store_admin_client_core::types::ErrorResponse, "list_order_shipments"
+    ::store_admin_client_core::types::ErrorResponse, "list_order_shipments", 200
 );
 ::store_admin_client_core::operation!(
     UpdateOrderShipment, types::ShipmentResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_order_shipment"
+    ::store_admin_client_core::types::ErrorResponse, "update_order_shipment", 200
 );
 ::store_admin_client_core::operation!(
     CancelOrderShipment, types::ShipmentResponse,
-    ::store_admin_client_core::types::ErrorResponse, "cancel_order_shipment"
+    ::store_admin_client_core::types::ErrorResponse, "cancel_order_shipment", 200
 );
 ::store_admin_client_core::operation!(
     ListShippingCompanies, types::ShippingCompanyList,
-    ::store_admin_client_core::types::ErrorResponse, "list_shipping_companies"
+    ::store_admin_client_core::types::ErrorResponse, "list_shipping_companies", 200
 );
 ::store_admin_client_core::operation!(
     CreateShippingCompany, types::ShippingCompanyResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_shipping_company"
+    ::store_admin_client_core::types::ErrorResponse, "create_shipping_company", 200
 );
 ::store_admin_client_core::operation!(
     GetShippingCompany, types::ShippingCompanyResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_shipping_company"
+    ::store_admin_client_core::types::ErrorResponse, "get_shipping_company", 200
 );
 ::store_admin_client_core::operation!(
     UpdateShippingCompany, types::ShippingCompanyResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_shipping_company"
+    ::store_admin_client_core::types::ErrorResponse, "update_shipping_company", 200
 );
 ::store_admin_client_core::operation!(
     DeleteShippingCompany, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_shipping_company"
+    ::store_admin_client_core::types::ErrorResponse, "delete_shipping_company", 200
 );
 ::store_admin_client_core::operation!(
     GetShippingRule, types::ShippingRuleResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_shipping_rule"
+    ::store_admin_client_core::types::ErrorResponse, "get_shipping_rule", 200
 );
 ::store_admin_client_core::operation!(
     ListShippingRoutes, types::ShippingRouteList,
-    ::store_admin_client_core::types::ErrorResponse, "list_shipping_routes"
+    ::store_admin_client_core::types::ErrorResponse, "list_shipping_routes", 200
 );
 ::store_admin_client_core::operation!(
     CreateShippingRoute, types::ShippingRouteResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_shipping_route"
+    ::store_admin_client_core::types::ErrorResponse, "create_shipping_route", 201
 );
 ::store_admin_client_core::operation!(
     GetShippingRoute, types::ShippingRouteResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_shipping_route"
+    ::store_admin_client_core::types::ErrorResponse, "get_shipping_route", 200
 );
 ::store_admin_client_core::operation!(
     DeleteShippingRoute, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_shipping_route"
+    ::store_admin_client_core::types::ErrorResponse, "delete_shipping_route", 200
 );
 ::store_admin_client_core::operation!(
     UpdateShippingRoute, types::ShippingRouteResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_shipping_route"
+    ::store_admin_client_core::types::ErrorResponse, "update_shipping_route", 200
 );
 ::store_admin_client_core::operation!(
     ListShipments, types::ShipmentList, ::store_admin_client_core::types::ErrorResponse,
-    "list_shipments"
+    "list_shipments", 200
 );
 ::store_admin_client_core::operation!(
     CreateShipment, types::ShipmentResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_shipment"
+    ::store_admin_client_core::types::ErrorResponse, "create_shipment", 200
 );
 ::store_admin_client_core::operation!(
     GetShipment, types::ShipmentResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_shipment"
+    ::store_admin_client_core::types::ErrorResponse, "get_shipment", 200
 );
 ::store_admin_client_core::operation!(
     UpdateShipment, types::ShipmentResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_shipment"
+    ::store_admin_client_core::types::ErrorResponse, "update_shipment", 200
 );
 ::store_admin_client_core::operation!(
     CancelShipment, types::ShipmentResponse,
-    ::store_admin_client_core::types::ErrorResponse, "cancel_shipment"
+    ::store_admin_client_core::types::ErrorResponse, "cancel_shipment", 200
 );
 ::store_admin_client_core::operation!(
     ReturnShipment, types::ShipmentResponse,
-    ::store_admin_client_core::types::ErrorResponse, "return_shipment"
+    ::store_admin_client_core::types::ErrorResponse, "return_shipment", 200
 );
 ::store_admin_client_core::operation!(
     GetShipmentTracking, types::ShipmentTrackingResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_shipment_tracking"
+    ::store_admin_client_core::types::ErrorResponse, "get_shipment_tracking", 200
 );
 ::store_admin_client_core::operation!(
     ListShippingEstimateRates, types::ShippingEstimateRateList,
-    ::store_admin_client_core::types::ErrorResponse, "list_shipping_estimate_rates"
+    ::store_admin_client_core::types::ErrorResponse, "list_shipping_estimate_rates", 200
 );
 ::store_admin_client_core::operation!(
     ListShippingCompanyOptions, types::ShippingCompanyOptionList,
-    ::store_admin_client_core::types::ErrorResponse, "list_shipping_company_options"
+    ::store_admin_client_core::types::ErrorResponse, "list_shipping_company_options", 200
 );
 ::store_admin_client_core::operation!(
     UpdateDefaultShippingRoute, types::ShippingRouteResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_default_shipping_route"
+    ::store_admin_client_core::types::ErrorResponse, "update_default_shipping_route", 200
 );
 ::store_admin_client_core::operation!(
     ListShippingZones, types::ShippingZoneList,
-    ::store_admin_client_core::types::ErrorResponse, "list_shipping_zones"
+    ::store_admin_client_core::types::ErrorResponse, "list_shipping_zones", 200
 );
 ::store_admin_client_core::operation!(
     CreateShippingZone, types::ShippingZoneResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_shipping_zone"
+    ::store_admin_client_core::types::ErrorResponse, "create_shipping_zone", 200
 );
 ::store_admin_client_core::operation!(
     GetShippingZone, types::ShippingZoneResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_shipping_zone"
+    ::store_admin_client_core::types::ErrorResponse, "get_shipping_zone", 200
 );
 ::store_admin_client_core::operation!(
     UpdateShippingZone, types::ShippingZoneResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_shipping_zone"
+    ::store_admin_client_core::types::ErrorResponse, "update_shipping_zone", 200
 );
 ::store_admin_client_core::operation!(
     DeleteShippingZone, types::ShippingZoneDeletedResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_shipping_zone"
+    ::store_admin_client_core::types::ErrorResponse, "delete_shipping_zone", 200
 );
 ::store_admin_client_core::operation!(
     ListBranches, types::BranchList, ::store_admin_client_core::types::ErrorResponse,
-    "list_branches"
+    "list_branches", 200
 );
 ::store_admin_client_core::operation!(
     CreateBranch, types::BranchResponse, ::store_admin_client_core::types::ErrorResponse,
-    "create_branch"
+    "create_branch", 200
 );
 ::store_admin_client_core::operation!(
     GetBranch, types::BranchResponse, ::store_admin_client_core::types::ErrorResponse,
-    "get_branch"
+    "get_branch", 200
 );
 ::store_admin_client_core::operation!(
     UpdateBranch, types::BranchResponse, ::store_admin_client_core::types::ErrorResponse,
-    "update_branch"
+    "update_branch", 200
 );
 ::store_admin_client_core::operation!(
     DeleteBranch, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_branch"
+    ::store_admin_client_core::types::ErrorResponse, "delete_branch", 200
 );
 ::store_admin_client_core::operation!(
     ListBranchAllocations, types::BranchAllocationList,
-    ::store_admin_client_core::types::ErrorResponse, "list_branch_allocations"
+    ::store_admin_client_core::types::ErrorResponse, "list_branch_allocations", 200
 );
 ::store_admin_client_core::operation!(
     CreateBranchAllocation, types::BranchAllocationResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_branch_allocation"
+    ::store_admin_client_core::types::ErrorResponse, "create_branch_allocation", 200
 );
 ::store_admin_client_core::operation!(
     UpdateBranchAllocationSettings, types::BranchAllocationSettingsResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_branch_allocation_settings"
+    ::store_admin_client_core::types::ErrorResponse, "update_branch_allocation_settings",
+    200
 );
 ::store_admin_client_core::operation!(
     GetBranchAllocation, types::BranchAllocationResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_branch_allocation"
+    ::store_admin_client_core::types::ErrorResponse, "get_branch_allocation", 200
 );
 ::store_admin_client_core::operation!(
     UpdateBranchAllocation, types::BranchAllocationResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_branch_allocation"
+    ::store_admin_client_core::types::ErrorResponse, "update_branch_allocation", 200
 );
 ::store_admin_client_core::operation!(
     DeleteBranchAllocation, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_branch_allocation"
+    ::store_admin_client_core::types::ErrorResponse, "delete_branch_allocation", 200
 );
 ::store_admin_client_core::operation!(
     ListBranchDeliveryZones, types::BranchDeliveryZoneList,
-    ::store_admin_client_core::types::ErrorResponse, "list_branch_delivery_zones"
+    ::store_admin_client_core::types::ErrorResponse, "list_branch_delivery_zones", 200
 );
 ::store_admin_client_core::operation!(
     CreateBranchDeliveryZone, types::BranchDeliveryZoneResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_branch_delivery_zone"
+    ::store_admin_client_core::types::ErrorResponse, "create_branch_delivery_zone", 200
 );
 ::store_admin_client_core::operation!(
     GetBranchDeliveryZone, types::BranchDeliveryZoneResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_branch_delivery_zone"
+    ::store_admin_client_core::types::ErrorResponse, "get_branch_delivery_zone", 200
 );
 ::store_admin_client_core::operation!(
     UpdateBranchDeliveryZone, types::BranchDeliveryZoneResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_branch_delivery_zone"
+    ::store_admin_client_core::types::ErrorResponse, "update_branch_delivery_zone", 200
 );
 ::store_admin_client_core::operation!(
     DeleteBranchDeliveryZone, types::BranchDeliveryZoneDeletedResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_branch_delivery_zone"
+    ::store_admin_client_core::types::ErrorResponse, "delete_branch_delivery_zone", 200
 );
 impl<'a> ::store_admin_client_core::PagedRequest<'a>
 for builder::ListShippingRoutes<'a> {

@@ -14329,63 +14329,63 @@ for ::std::string::String {
 }
 ::store_admin_client_core::operation!(
     ListLanguages, types::LanguageList, ::store_admin_client_core::types::ErrorResponse,
-    "list_languages"
+    "list_languages", 200
 );
 ::store_admin_client_core::operation!(
     AddLanguages, types::LanguageList, ::store_admin_client_core::types::ErrorResponse,
-    "add_languages"
+    "add_languages", 200
 );
 ::store_admin_client_core::operation!(
     ListWebhooks, types::WebhookList, ::store_admin_client_core::types::ErrorResponse,
-    "list_webhooks"
+    "list_webhooks", 200
 );
 ::store_admin_client_core::operation!(
     ListWebhookEvents, types::WebhookEventList,
-    ::store_admin_client_core::types::ErrorResponse, "list_webhook_events"
+    ::store_admin_client_core::types::ErrorResponse, "list_webhook_events", 200
 );
 ::store_admin_client_core::operation!(
     SubscribeWebhook, types::WebhookResponse,
-    ::store_admin_client_core::types::ErrorResponse, "subscribe_webhook"
+    ::store_admin_client_core::types::ErrorResponse, "subscribe_webhook", 200
 );
 ::store_admin_client_core::operation!(
     UnsubscribeWebhooks, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "unsubscribe_webhooks"
+    ::store_admin_client_core::types::ErrorResponse, "unsubscribe_webhooks", 202
 );
 ::store_admin_client_core::operation!(
     UpdateWebhook, types::WebhookResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_webhook"
+    ::store_admin_client_core::types::ErrorResponse, "update_webhook", 200
 );
 ::store_admin_client_core::operation!(
     ExportOrders, types::ExportJobResponse,
-    ::store_admin_client_core::types::ErrorResponse, "export_orders"
+    ::store_admin_client_core::types::ErrorResponse, "export_orders", 200
 );
 ::store_admin_client_core::operation!(
     ListExportLogs, types::ExportLogList,
-    ::store_admin_client_core::types::ErrorResponse, "list_export_logs"
+    ::store_admin_client_core::types::ErrorResponse, "list_export_logs", 200
 );
 ::store_admin_client_core::operation!(
     ListExportTemplates, types::ExportTemplateList,
-    ::store_admin_client_core::types::ErrorResponse, "list_export_templates"
+    ::store_admin_client_core::types::ErrorResponse, "list_export_templates", 200
 );
 ::store_admin_client_core::operation!(
     CreateExportTemplate, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_export_template"
+    ::store_admin_client_core::types::ErrorResponse, "create_export_template", 200
 );
 ::store_admin_client_core::operation!(
     UpdateExportTemplate, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_export_template"
+    ::store_admin_client_core::types::ErrorResponse, "update_export_template", 200
 );
 ::store_admin_client_core::operation!(
     DeleteExportTemplate, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_export_template"
+    ::store_admin_client_core::types::ErrorResponse, "delete_export_template", 200
 );
 ::store_admin_client_core::operation!(
     ListExportColumns, types::ExportColumnList,
-    ::store_admin_client_core::types::ErrorResponse, "list_export_columns"
+    ::store_admin_client_core::types::ErrorResponse, "list_export_columns", 200
 );
 ::store_admin_client_core::operation!(
     ExportCustomers, types::ExportJobResponse,
-    ::store_admin_client_core::types::ErrorResponse, "export_customers"
+    ::store_admin_client_core::types::ErrorResponse, "export_customers", 200
 );
 ::store_admin_client_core::operation!(
     ExportCustomUrls, ByteStream, ::store_admin_client_core::types::ErrorResponse,
@@ -14393,135 +14393,135 @@ for ::std::string::String {
 );
 ::store_admin_client_core::operation!(
     ExportProducts, types::ExportJobResponse,
-    ::store_admin_client_core::types::ErrorResponse, "export_products"
+    ::store_admin_client_core::types::ErrorResponse, "export_products", 200
 );
 ::store_admin_client_core::operation!(
     ListDnsRecords, types::DnsRecordList,
-    ::store_admin_client_core::types::ErrorResponse, "list_dns_records"
+    ::store_admin_client_core::types::ErrorResponse, "list_dns_records", 200
 );
 ::store_admin_client_core::operation!(
     CreateDnsRecord, types::DnsRecordResponse,
-    ::store_admin_client_core::types::ErrorResponse, "create_dns_record"
+    ::store_admin_client_core::types::ErrorResponse, "create_dns_record", 200
 );
 ::store_admin_client_core::operation!(
     DeleteDnsRecord, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_dns_record"
+    ::store_admin_client_core::types::ErrorResponse, "delete_dns_record", 200
 );
 ::store_admin_client_core::operation!(
     ListEmployees, types::EmployeeList, ::store_admin_client_core::types::ErrorResponse,
-    "list_employees"
+    "list_employees", 200
 );
 ::store_admin_client_core::operation!(
     GetStoreInfo, types::StoreInfoResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_store_info"
+    ::store_admin_client_core::types::ErrorResponse, "get_store_info", 200
 );
 ::store_admin_client_core::operation!(
     ListPaymentMethods, types::PaymentMethodList,
-    ::store_admin_client_core::types::ErrorResponse, "list_payment_methods"
+    ::store_admin_client_core::types::ErrorResponse, "list_payment_methods", 200
 );
 ::store_admin_client_core::operation!(
     ListPaymentBanks, types::PaymentBankList,
-    ::store_admin_client_core::types::ErrorResponse, "list_payment_banks"
+    ::store_admin_client_core::types::ErrorResponse, "list_payment_banks", 200
 );
 ::store_admin_client_core::operation!(
     GetPaymentBank, types::PaymentBankResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_payment_bank"
+    ::store_admin_client_core::types::ErrorResponse, "get_payment_bank", 200
 );
 ::store_admin_client_core::operation!(
     GetSeoSettings, types::SeoSettingsResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_seo_settings"
+    ::store_admin_client_core::types::ErrorResponse, "get_seo_settings", 200
 );
 ::store_admin_client_core::operation!(
     UpdateSeoSettings, types::SeoSettingsResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_seo_settings"
+    ::store_admin_client_core::types::ErrorResponse, "update_seo_settings", 200
 );
 ::store_admin_client_core::operation!(
     ListSettings, types::SettingList, ::store_admin_client_core::types::ErrorResponse,
-    "list_settings"
+    "list_settings", 200
 );
 ::store_admin_client_core::operation!(
     GetSetting, types::SettingValueResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_setting"
+    ::store_admin_client_core::types::ErrorResponse, "get_setting", 200
 );
 ::store_admin_client_core::operation!(
     UpdateSetting, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_setting"
+    ::store_admin_client_core::types::ErrorResponse, "update_setting", 201
 );
 ::store_admin_client_core::operation!(
     ListStoreScopes, types::StoreScopeList,
-    ::store_admin_client_core::types::ErrorResponse, "list_store_scopes"
+    ::store_admin_client_core::types::ErrorResponse, "list_store_scopes", 200
 );
 ::store_admin_client_core::operation!(
     GetStoreScope, types::StoreScopeResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_store_scope"
+    ::store_admin_client_core::types::ErrorResponse, "get_store_scope", 200
 );
 ::store_admin_client_core::operation!(
     ListTransactions, types::TransactionList,
-    ::store_admin_client_core::types::ErrorResponse, "list_transactions"
+    ::store_admin_client_core::types::ErrorResponse, "list_transactions", 200
 );
 ::store_admin_client_core::operation!(
     GetTransaction, types::TransactionResponse,
-    ::store_admin_client_core::types::ErrorResponse, "get_transaction"
+    ::store_admin_client_core::types::ErrorResponse, "get_transaction", 200
 );
 ::store_admin_client_core::operation!(
     UpdateTransaction, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "update_transaction"
+    ::store_admin_client_core::types::ErrorResponse, "update_transaction", 201
 );
 ::store_admin_client_core::operation!(
     PrintTransactionInvoice, types::TransactionInvoiceResponse,
-    ::store_admin_client_core::types::ErrorResponse, "print_transaction_invoice"
+    ::store_admin_client_core::types::ErrorResponse, "print_transaction_invoice", 200
 );
 ::store_admin_client_core::operation!(
     UpdateLanguage, types::LanguageList, ::store_admin_client_core::types::ErrorResponse,
-    "update_language"
+    "update_language", 200
 );
 ::store_admin_client_core::operation!(
     ListCurrencies, types::CurrencyList, ::store_admin_client_core::types::ErrorResponse,
-    "list_currencies"
+    "list_currencies", 200
 );
 ::store_admin_client_core::operation!(
     ActivateCurrencies, types::CurrencyList,
-    ::store_admin_client_core::types::ErrorResponse, "activate_currencies"
+    ::store_admin_client_core::types::ErrorResponse, "activate_currencies", 200
 );
 ::store_admin_client_core::operation!(
     ListAvailableCurrencies, types::AvailableCurrencyList,
-    ::store_admin_client_core::types::ErrorResponse, "list_available_currencies"
+    ::store_admin_client_core::types::ErrorResponse, "list_available_currencies", 200
 );
 ::store_admin_client_core::operation!(
     ListCountries, types::CountryList, ::store_admin_client_core::types::ErrorResponse,
-    "list_countries"
+    "list_countries", 200
 );
 ::store_admin_client_core::operation!(
     GetCountry, types::CountryResponse, ::store_admin_client_core::types::ErrorResponse,
-    "get_country"
+    "get_country", 200
 );
 ::store_admin_client_core::operation!(
     ListCities, types::CityList, ::store_admin_client_core::types::ErrorResponse,
-    "list_cities"
+    "list_cities", 200
 );
 ::store_admin_client_core::operation!(
     ListDistricts, types::DistrictList, ::store_admin_client_core::types::ErrorResponse,
-    "list_districts"
+    "list_districts", 200
 );
 ::store_admin_client_core::operation!(
     ListTaxes, types::TaxList, ::store_admin_client_core::types::ErrorResponse,
-    "list_taxes"
+    "list_taxes", 200
 );
 ::store_admin_client_core::operation!(
     CreateTax, types::TaxResponse, ::store_admin_client_core::types::ErrorResponse,
-    "create_tax"
+    "create_tax", 201
 );
 ::store_admin_client_core::operation!(
     GetTax, types::TaxResponse, ::store_admin_client_core::types::ErrorResponse,
-    "get_tax"
+    "get_tax", 200
 );
 ::store_admin_client_core::operation!(
     UpdateTax, types::TaxResponse, ::store_admin_client_core::types::ErrorResponse,
-    "update_tax"
+    "update_tax", 200
 );
 ::store_admin_client_core::operation!(
     DeleteTax, ::store_admin_client_core::types::MessageResponse,
-    ::store_admin_client_core::types::ErrorResponse, "delete_tax"
+    ::store_admin_client_core::types::ErrorResponse, "delete_tax", 200
 );
 impl<'a> ::store_admin_client_core::PagedRequest<'a> for builder::ListWebhooks<'a> {
     type Item = types::Webhook;
