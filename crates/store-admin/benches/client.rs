@@ -158,7 +158,7 @@ fn isolated() -> (tokio::runtime::Runtime, MockServer, tokio::runtime::Runtime) 
     (mock_runtime, server, client_runtime)
 }
 
-/// The overhead ratio measured in interleaved rounds (each round runs the three sides one after
+/// The overhead ratio measured in interleaved rounds (each round runs the four sides one after
 /// the other, in an order that rotates from round to round), so that load from other processes
 /// drifting during the run hits every side alike; medians of the rounds. The mock serves from a
 /// runtime of its own (one worker thread) and the clients run on a single-threaded runtime, so
@@ -178,7 +178,9 @@ fn interleaved_overhead_ratio() -> Overhead {
     let api_version = <store_admin_client::Client as store_admin_client::ClientInfo<
         store_admin_client::Inner,
     >>::api_version();
-    // Calls per second of side 0 (bare), 1 (bare, the generated request) and 2 (StoreAdmin).
+    // Calls per second of side 0 (bare), 1 (bare, the generated request), 2 (StoreAdmin through
+    // the builder's `send()`, which the generated code decodes) and 3 (StoreAdmin's `call()`,
+    // which decodes the bytes the runtime read).
     let side = |which: usize| {
         let (admin, bare, url, same_url) = (&admin, &bare, &url, &same_url);
         async move {
@@ -194,21 +196,23 @@ fn interleaved_overhead_ratio() -> Overhead {
                         )
                         .await
                     }
-                    _ => client_page(admin).await,
+                    2 => client_page(admin).await,
+                    _ => called_page(admin).await,
                 }
             }
             CALLS as f64 / started.elapsed().as_secs_f64()
         }
     };
-    let mut rates: [Vec<f64>; 3] = Default::default();
-    let mut cpu_seconds = [0.0; 3];
+    let mut rates: [Vec<f64>; 4] = Default::default();
+    let mut cpu_seconds = [0.0; 4];
     let mut ratios = Vec::new();
     let mut same_ratios = Vec::new();
+    let mut call_ratios = Vec::new();
     rt.block_on(async {
         for round in 0..=ROUNDS {
-            let mut rate = [0.0; 3];
-            for k in 0..3 {
-                let which = (round + k) % 3;
+            let mut rate = [0.0; 4];
+            for k in 0..4 {
+                let which = (round + k) % 4;
                 let cpu_before = thread_cpu_seconds();
                 rate[which] = side(which).await;
                 if round > 0
@@ -224,6 +228,7 @@ fn interleaved_overhead_ratio() -> Overhead {
                 }
                 ratios.push(rate[2] / rate[0]);
                 same_ratios.push(rate[2] / rate[1]);
+                call_ratios.push(rate[3] / rate[0]);
             }
         }
     });
@@ -231,14 +236,16 @@ fn interleaved_overhead_ratio() -> Overhead {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    let [bare_rates, same_rates, ours_rates] = &mut rates;
+    let [bare_rates, same_rates, ours_rates, call_rates] = &mut rates;
     let calls = (CALLS * ROUNDS) as f64;
     Overhead {
         bare: median(bare_rates),
         same: median(same_rates),
         ours: median(ours_rates),
+        call: median(call_rates),
         ratio: median(&mut ratios),
         same_ratio: median(&mut same_ratios),
+        call_ratio: median(&mut call_ratios),
         cpu_micros: thread_cpu_seconds()
             .is_some()
             .then(|| cpu_seconds.map(|total| total / calls * 1e6)),
@@ -287,9 +294,11 @@ struct Overhead {
     bare: f64,
     same: f64,
     ours: f64,
+    call: f64,
     ratio: f64,
     same_ratio: f64,
-    cpu_micros: Option<[f64; 3]>,
+    call_ratio: f64,
+    cpu_micros: Option<[f64; 4]>,
 }
 
 /// CPU time this thread has run, in seconds (Linux: `/proc/thread-self/schedstat`, nanoseconds).
@@ -425,9 +434,9 @@ fn undecodable_export_ratio() {
 
 criterion_group!(benches, overhead, export);
 
-/// `client -- profile SIDE CALLS` (SIDE `bare`, `generated` or `store_admin`): CALLS calls of one
-/// side alone, on the client runtime of the interleaved measure, inside [`profiled_calls`], for a
-/// profiler to count: `valgrind --tool=callgrind --collect-atstart=no
+/// `client -- profile SIDE CALLS` (SIDE `bare`, `generated`, `store_admin` or `call`): CALLS
+/// calls of one side alone, on the client runtime of the interleaved measure, inside
+/// [`profiled_calls`], for a profiler to count: `valgrind --tool=callgrind --collect-atstart=no
 /// --toggle-collect='*profiled_calls*'` counts the client thread's instructions per call
 /// (repeatable, whatever else the machine does), and the difference between two sides is what one
 /// adds.
@@ -446,7 +455,10 @@ fn profile(side: &str, calls: usize) {
                     "bare" => bare_page(bare.get(url)).await,
                     "generated" => client_page(generated).await,
                     "store_admin" => client_page(admin).await,
-                    other => panic!("profile: no side {other:?} (bare, generated, store_admin)"),
+                    "call" => called_page(admin).await,
+                    other => {
+                        panic!("profile: no side {other:?} (bare, generated, store_admin, call)")
+                    }
                 }
             }
         }
@@ -557,8 +569,10 @@ fn print_overhead(overhead: Overhead) {
         bare,
         same,
         ours,
+        call,
         ratio,
         same_ratio,
+        call_ratio,
         cpu_micros,
     } = overhead;
     println!(
@@ -567,11 +581,15 @@ fn print_overhead(overhead: Overhead) {
     println!(
         "overhead, bare sending the generated request byte for byte: {same:.0} calls/s: ratio {same_ratio:.3}"
     );
-    if let Some([bare_cpu, same_cpu, ours_cpu]) = cpu_micros {
+    println!(
+        "overhead, StoreAdmin's call() (the runtime decodes the bytes it read): {call:.0} calls/s: ratio {call_ratio:.3} (target >= 0.97)"
+    );
+    if let Some([bare_cpu, same_cpu, ours_cpu, call_cpu]) = cpu_micros {
         println!(
-            "overhead, client thread CPU per call (means): StoreAdmin {ours_cpu:.1} us, bare {bare_cpu:.1} us, bare with the generated request {same_cpu:.1} us: ratio {:.3}, StoreAdmin's own {:+.1} us",
+            "overhead, client thread CPU per call (means): StoreAdmin {ours_cpu:.1} us, bare {bare_cpu:.1} us, bare with the generated request {same_cpu:.1} us: ratio {:.3}, StoreAdmin's own {:+.1} us; call() {call_cpu:.1} us, its own {:+.1} us",
             bare_cpu / ours_cpu,
-            ours_cpu - same_cpu
+            ours_cpu - same_cpu,
+            call_cpu - same_cpu
         );
     }
 }

@@ -30,7 +30,7 @@ use serde::de::DeserializeOwned;
 use store_admin_client::{Operation, ResponseValue, SuccessBody};
 
 use crate::drift::Sample;
-use crate::runtime::handoff::{Kept, keeping_failure};
+use crate::runtime::handoff::{Kept, keeping_answer, keeping_failure};
 use crate::{Error, types};
 
 /// Sends an operation and answers its typed body, or an [`Error`] naming the operation, with the
@@ -52,14 +52,52 @@ where
     type Output = O::Output;
 
     fn call(self) -> BoxFuture<'a, Result<O::Output, Error>> {
+        let count = |sample: Sample| sample.observe::<O::Output>(O::OPERATION_ID);
+        let status = O::JSON_SUCCESS.and_then(|status| reqwest::StatusCode::from_u16(status).ok());
         Box::pin(async move {
-            sent::<O::Output, _>(O::OPERATION_ID, self.send_operation(), |sample| {
-                sample.observe::<O::Output>(O::OPERATION_ID);
-            })
-            .await
-            .map(ResponseValue::into_inner)
+            match status {
+                Some(status) => {
+                    decoded::<O::Output>(O::OPERATION_ID, status, self.send_operation(), count)
+                        .await
+                }
+                None => sent::<O::Output, _>(O::OPERATION_ID, self.send_operation(), count)
+                    .await
+                    .map(ResponseValue::into_inner),
+            }
         })
     }
+}
+
+/// Awaits `send` (a generated builder's `send`) and decodes an answer of `status` (the one the
+/// operation's `send` decodes, [`Operation::JSON_SUCCESS`]) itself, from the bytes the runtime
+/// read: the runtime keeps them for this caller ([`keeping_answer`]) instead of rebuilding a
+/// response for the generated code to read again and decode (the same `serde_json::from_slice`
+/// progenitor's `ResponseValue::from_response` makes). Any other answer goes through the
+/// generated code, as [`sent`] takes it.
+async fn decoded<T: DeserializeOwned + 'static>(
+    operation: &'static str,
+    status: reqwest::StatusCode,
+    send: impl Future<Output = Result<ResponseValue<T>, progenitor_client::Error<types::ErrorResponse>>>,
+    count: impl FnOnce(Sample),
+) -> Result<T, Error> {
+    let (sent, kept) = keeping_answer(status, send).await;
+    if let Some(failure) = kept.failure {
+        return Err(failure);
+    }
+    let result = match (kept.answer, sent) {
+        (Some(body), _) => serde_json::from_slice::<T>(&body).map_err(|error| {
+            Error::from_progenitor::<T>(
+                progenitor_client::Error::InvalidResponsePayload(body, error),
+                Some(operation),
+            )
+        }),
+        (None, Ok(answer)) => Ok(answer.into_inner()),
+        (None, Err(error)) => Err(Error::from_progenitor::<T>(error, Some(operation))),
+    };
+    if let (Ok(_), Some(sample)) = (&result, kept.sample) {
+        count(sample);
+    }
+    result
 }
 
 /// Sends an operation as [`Call::call`] does, and answers its typed body with the status and

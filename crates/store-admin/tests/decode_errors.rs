@@ -14,6 +14,15 @@ use tokio::net::TcpListener;
 /// `declared_length` (the body's own length unless the connection is to be cut short); returns
 /// the base URL.
 async fn serve(body: &'static [u8], declared_length: Option<usize>) -> String {
+    serve_status("200 OK", body, declared_length).await
+}
+
+/// As [`serve`], with the status line's `status` (`"203 Non-Authoritative Information"`).
+async fn serve_status(
+    status: &'static str,
+    body: &'static [u8],
+    declared_length: Option<usize>,
+) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().expect("address");
     tokio::spawn(async move {
@@ -32,7 +41,7 @@ async fn serve(body: &'static [u8], declared_length: Option<usize>) -> String {
                 }
                 let length = declared_length.unwrap_or(body.len());
                 let head = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {length}\r\nconnection: close\r\n\r\n"
+                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {length}\r\nconnection: close\r\n\r\n"
                 );
                 let _ = socket.write_all(head.as_bytes()).await;
                 let _ = socket.write_all(body).await;
@@ -183,4 +192,37 @@ async fn the_raw_generated_client_hands_back_the_body_to_locate_the_failure_in()
         (decode.operation(), decode.path()),
         ("list_webhooks", "data[0].id")
     );
+}
+
+/// `call()` decodes the answer of the one status the operation documents itself, from the bytes
+/// the runtime read; a success of another status still goes to the generated code, which refuses
+/// it as a status the document does not list (and does not decode its body as the record).
+#[tokio::test]
+async fn a_success_of_a_status_the_document_does_not_list_is_not_read_as_the_record() {
+    let body: &'static [u8] = br#"{"data": [], "status": 200, "success": true}"#;
+    let admin = |base_url: String| {
+        StoreAdmin::builder()
+            .with_base_url(base_url)
+            .with_token("token")
+            .with_retry_policy(RetryPolicy::no_retries())
+            .build()
+            .expect("client")
+    };
+    let listed = admin(serve(body, None).await)
+        .list_webhooks()
+        .call()
+        .await
+        .expect("a 200 is read");
+    assert!(listed.data.is_empty());
+    let error = admin(serve_status("203 Non-Authoritative Information", body, None).await)
+        .list_webhooks()
+        .call()
+        .await
+        .expect_err("a 203 is not documented");
+    let Error::Api(api) = &error else {
+        panic!("not an API error: {error:?}");
+    };
+    assert_eq!(api.status.as_u16(), 203);
+    assert_eq!(api.operation, Some("list_webhooks"));
+    assert!(error.to_string().contains("does not list"), "{error}");
 }
