@@ -8,7 +8,8 @@
 //!
 //! - a success (a status below 400): reqwest's response with the body the runtime read in its place
 //!   (`answer.rs`), which the generated code decodes; or, when the caller reads the answer itself
-//!   ([`keeping_answer`]: the pagination streams), the body kept for it and a refusal;
+//!   ([`keeping_answer`]: `call()` and the pagination streams), the body kept for it and a
+//!   refusal;
 //! - anything else (an error answer, a transport failure, no token, a refused origin): this
 //!   crate's [`Error`], ended as a [`Refusal`].
 //!
@@ -183,10 +184,12 @@ pub(crate) async fn keeping_failure<F: Future>(send: F) -> (F::Output, Kept) {
 
 /// As [`keeping_failure`], and a success of status `status` is not handed to the generated code:
 /// its body is kept for the caller ([`Kept::answer`]), which reads it itself, and `send` ends
-/// with a refusal. What the pagination streams do: they read a page's records one by one as they
-/// decode, so that a record that does not decode costs that record, not its page (the generated
-/// code would decode the page whole, and lose every record of it on the first that fails). A
-/// success of another status goes to the generated code, which answers it as it always did.
+/// with a refusal. What `call()` does (it decodes the bytes as the generated code would, without
+/// a response rebuilt for the generated code to read again), and the pagination streams: they
+/// read a page's records one by one as they decode, so that a record that does not decode costs
+/// that record, not its page (the generated code would decode the page whole, and lose every
+/// record of it on the first that fails). A success of another status goes to the generated
+/// code, which answers it as it always did.
 pub(crate) async fn keeping_answer<F: Future>(
     status: reqwest::StatusCode,
     send: F,
