@@ -117,22 +117,20 @@ fn answer(
         return Err(keep_failure(Error::Api(Box::new(error))));
     }
     crate::error::check_depth(&body, Some(operation_id)).map_err(keep_failure)?;
-    if let Some(counter) = &runtime.drift {
-        // For the drift count, in the caller's slot (only `call()`, `call_full()` and the streams, which know
-        // the type the body decodes as, open one): the body is shared, not copied.
-        let _outside = SLOT.try_with(|slot| {
-            slot.borrow_mut().sample = Some(Sample {
-                body: body.clone(),
-                counter: counter.clone(),
-                store: runtime.store.clone(),
-            });
-        });
-    }
-    // The caller reads an answer of this status itself: it takes the body from the slot, and the
-    // generated code is refused (it neither rebuilds the response nor decodes it).
+    // One visit to the caller's slot (only `call()`, `call_full()` and the streams, which know
+    // the type the body decodes as, open one): the body for the drift count, when it is on (shared,
+    // not copied); and the body itself when the caller reads an answer of this status itself (the
+    // generated code is then refused: it neither rebuilds the response nor decodes it).
     let mut body = Some(body);
     let _outside = SLOT.try_with(|slot| {
         let mut slot = slot.borrow_mut();
+        if let (Some(counter), Some(shared)) = (&runtime.drift, &body) {
+            slot.sample = Some(Sample {
+                body: shared.clone(),
+                counter: counter.clone(),
+                store: runtime.store.clone(),
+            });
+        }
         if slot.keep == Some(status) {
             slot.answer = body.take();
         }
@@ -146,6 +144,7 @@ fn answer(
 /// The refusal's message when the caller keeps the answer ([`keeping_answer`]): never shown, the
 /// caller reads the answer instead.
 const KEPT: &str = "the answer is read by the caller";
+
 /// What a call leaves its caller beside the generated code's result.
 #[derive(Default)]
 struct Slot {
