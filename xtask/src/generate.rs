@@ -103,7 +103,8 @@ pub fn outputs(root: &Path) -> Result<Vec<Output>> {
 }
 
 /// Every area of [`AREAS`] has its crate, and a cargo feature of the same name in the facade
-/// (`store-admin-client`) and in `store-admin`: the table is the one place areas are named.
+/// (`store-admin-client`) and in `store-admin`, on by default, and the facade's `decoders` feature
+/// turns each on: the table is the one place areas are named.
 pub fn check_crates(root: &Path) -> Result<()> {
     let mut problems = Vec::new();
     for manifest in [
@@ -138,6 +139,21 @@ pub fn check_crates(root: &Path) -> Result<()> {
                     "{manifest}: the default features do not include `{}`",
                     area.name
                 ));
+            }
+        }
+        // The facade's decoder table names the types of every area: its feature turns them on.
+        if manifest == "crates/store-admin-client/Cargo.toml" {
+            let decoders = features
+                .lines()
+                .find(|l| l.trim_start().starts_with("decoders = "))
+                .unwrap_or_default();
+            for area in AREAS {
+                if !decoders.contains(&format!("\"{}\"", area.name)) {
+                    problems.push(format!(
+                        "{manifest}: the feature `decoders` does not turn on `{}`",
+                        area.name
+                    ));
+                }
             }
         }
     }

@@ -10,14 +10,8 @@ pub use store_admin_client_core::{
     lenient, read_body,
 };
 
-#[cfg(all(
-    feature = "orders",
-    feature = "products",
-    feature = "customers",
-    feature = "marketing",
-    feature = "shipping",
-    feature = "store"
-))]
+#[cfg(feature = "decoders")]
+#[cfg_attr(docsrs, doc(cfg(feature = "decoders")))]
 pub mod decoders;
 
 #[rustfmt::skip]
