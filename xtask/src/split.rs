@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use openapiv3::{OpenAPI, ReferenceOr};
+use openapiv3::{OpenAPI, ReferenceOr, Response, Responses, StatusCode};
 use serde_json::Value;
 
 use crate::areas::{AREAS, area_of};
@@ -236,8 +236,11 @@ pub fn area_document(spec: &OpenAPI, split: &Split, part: &AreaPart) -> OpenAPI 
             ("patch", &mut item.patch),
             ("trace", &mut item.trace),
         ] {
-            if !keep(method) {
-                *slot = None;
+            match slot {
+                Some(operation) if keep(method) => {
+                    operation.responses = answered_by_their_range(&operation.responses, spec);
+                }
+                _ => *slot = None,
             }
         }
     }
@@ -259,6 +262,54 @@ pub fn area_document(spec: &OpenAPI, split: &Split, part: &AreaPart) -> OpenAPI 
         components.headers.retain(|n, _| reached("headers", n));
     }
     copy
+}
+
+/// The responses without each status that the range covering it answers alike: the same media
+/// types with the same schemas (`401`, `404`, `422` and `429` beside `4XX`, all the error
+/// envelope; the document lists them for readers in other languages and for the mock).
+///
+/// progenitor writes one `match` arm per documented status in each builder's `send`, each
+/// decoding its body (an `.await` in an `async fn`): such a status is an arm that answers
+/// exactly as the range's arm would, so leaving it out of what progenitor reads changes no
+/// answer and leaves four arms of six to compile in every operation. A status whose body differs
+/// from its range's (or has no range) stays; descriptions, headers and examples, which progenitor
+/// does not read, do not count. `$ref`s are read through the document's `components.responses`.
+pub fn answered_by_their_range(responses: &Responses, spec: &OpenAPI) -> Responses {
+    let resolve = |response: &ReferenceOr<Response>| -> Option<Response> {
+        match response {
+            ReferenceOr::Item(response) => Some(response.clone()),
+            ReferenceOr::Reference { reference } => {
+                let name = reference.strip_prefix("#/components/responses/")?;
+                spec.components
+                    .as_ref()?
+                    .responses
+                    .get(name)?
+                    .as_item()
+                    .cloned()
+            }
+        }
+    };
+    let body = |response: &Response| -> Vec<(String, Option<ReferenceOr<openapiv3::Schema>>)> {
+        response
+            .content
+            .iter()
+            .map(|(media, content)| (media.clone(), content.schema.clone()))
+            .collect()
+    };
+    let mut kept = responses.clone();
+    kept.responses.retain(|status, response| {
+        let StatusCode::Code(code) = status else {
+            return true;
+        };
+        let Some(range) = responses.responses.get(&StatusCode::Range(code / 100)) else {
+            return true;
+        };
+        match (resolve(response), resolve(range)) {
+            (Some(response), Some(range)) => body(&response) != body(&range),
+            _ => true,
+        }
+    });
+    kept
 }
 
 #[cfg(test)]
@@ -340,5 +391,45 @@ components:
             .collect();
         assert!(!kept.contains(&&"Order".to_owned()), "{kept:?}");
         assert!(core_document(&spec, &split).paths.paths.is_empty());
+    }
+
+    #[test]
+    fn a_status_its_range_answers_alike_is_left_out_and_no_other() {
+        const RESPONSES: &str = r##"
+openapi: 3.0.3
+info: { title: T, version: "1" }
+paths:
+  /orders/{id}:
+    get:
+      operationId: get_order
+      responses:
+        "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/Order" } } } }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { description: gone, headers: { X-Why: { schema: { type: string } } }, content: { application/json: { schema: { $ref: "#/components/schemas/ErrorResponse" }, example: { error: { message: no } } } } }
+        "409": { description: other, content: { application/json: { schema: { $ref: "#/components/schemas/Conflict" } } } }
+        "410": { description: no body }
+        "422": { description: other type, content: { text/plain: { schema: { $ref: "#/components/schemas/ErrorResponse" } } } }
+        "4XX": { $ref: "#/components/responses/ClientError" }
+        "500": { $ref: "#/components/responses/Unauthorized" }
+components:
+  responses:
+    Unauthorized: { description: no, content: { application/json: { schema: { $ref: "#/components/schemas/ErrorResponse" } } } }
+    ClientError: { description: any, content: { application/json: { schema: { $ref: "#/components/schemas/ErrorResponse" } } } }
+  schemas:
+    Order: { type: object }
+    Conflict: { type: object }
+    ErrorResponse: { type: object }
+"##;
+        let spec: OpenAPI = crate::yaml::from_str(RESPONSES).expect("parses");
+        let operation = spec.paths.paths["/orders/{id}"]
+            .as_item()
+            .and_then(|item| item.get.as_ref())
+            .expect("operation");
+        let kept = answered_by_their_range(&operation.responses, &spec);
+        let statuses: Vec<String> = kept.responses.keys().map(ToString::to_string).collect();
+        // 401 (by reference) and 404 (inline, with a header and an example progenitor does not
+        // read) answer as 4XX does; 409's schema, 410's missing body and 422's media type differ;
+        // 500 has no range; 200 none either.
+        assert_eq!(statuses, ["200", "409", "410", "422", "4XX", "500"]);
     }
 }
