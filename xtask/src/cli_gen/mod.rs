@@ -64,7 +64,7 @@ pub(crate) mod model;
 pub(crate) mod naming;
 mod text;
 
-use model::{Model, builders};
+use model::{Model, builders, parse_sources};
 
 /// The generated command tree, relative to the workspace root.
 pub const CLI_OUT: &str = "crates/store-admin-cli/src/generated_cli.rs";
@@ -79,7 +79,7 @@ const CLIENT_SOURCES: &str = "crates/store-admin-client";
 
 /// The types of the client sources that have a struct builder (`types::builder::X`): the request
 /// types (`rewrite::prune_struct_builders` keeps no other).
-fn type_builders(sources: &[&str]) -> Result<std::collections::BTreeSet<String>> {
+fn type_builders(files: &[syn::File]) -> std::collections::BTreeSet<String> {
     let mut out = std::collections::BTreeSet::new();
     let module = |items: &[syn::Item], name: &str| -> Vec<syn::Item> {
         items
@@ -91,15 +91,14 @@ fn type_builders(sources: &[&str]) -> Result<std::collections::BTreeSet<String>>
             .flatten()
             .collect()
     };
-    for source in sources {
-        let file = syn::parse_file(source).context("generated client code does not parse")?;
+    for file in files {
         for item in module(&module(&file.items, "types"), "builder") {
             if let syn::Item::Struct(s) = item {
                 out.insert(s.ident.to_string());
             }
         }
     }
-    Ok(out)
+    out
 }
 
 /// The generated file of the command line, from the document and the client outputs generated
@@ -116,12 +115,12 @@ pub fn outputs(doc: &Document, client: &[Output]) -> Result<Vec<Output>> {
         })
         .map(|o| o.content.as_str())
         .collect();
-    let builders = builders(&sources)?;
-    let model = Model::build(doc, &builders)?;
+    let files = parse_sources(&sources)?;
+    let model = Model::build(doc, &builders(&files))?;
     let tokens = model.render();
     let file: syn::File =
         syn::parse2(tokens).context("the generated command tree does not parse")?;
-    let decoders: syn::File = syn::parse2(model.render_decoders(&type_builders(&sources)?))
+    let decoders: syn::File = syn::parse2(model.render_decoders(&type_builders(&files)))
         .context("the generated decoder table does not parse")?;
     Ok(vec![
         Output {
@@ -214,7 +213,7 @@ mod tests {
             }
         }
         let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
-        let builders = builders(&sources).expect("builders");
+        let builders = builders(&parse_sources(&sources).expect("the client parses"));
         let model = Model::build(&doc, &builders).expect("the model builds");
         (doc, model)
     }

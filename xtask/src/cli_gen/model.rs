@@ -120,14 +120,21 @@ pub struct Builder {
     pub error: Option<syn::Type>,
 }
 
-/// Every builder of the generated client sources, by type name.
-pub fn builders(sources: &[&str]) -> Result<BTreeMap<String, Builder>> {
+/// The generated client sources, parsed (once: the builders and the decoder table read them).
+pub fn parse_sources(sources: &[&str]) -> Result<Vec<syn::File>> {
+    sources
+        .iter()
+        .map(|source| syn::parse_file(source).context("generated client code does not parse"))
+        .collect()
+}
+
+/// Every builder of the generated client sources (parsed by [`parse_sources`]), by type name.
+pub fn builders(files: &[syn::File]) -> BTreeMap<String, Builder> {
     let mut out = BTreeMap::new();
-    for source in sources {
-        let file = syn::parse_file(source).context("generated client code does not parse")?;
+    for file in files {
         collect_builders(&file.items, &mut out);
     }
-    Ok(out)
+    out
 }
 
 pub(super) fn collect_builders(items: &[syn::Item], out: &mut BTreeMap<String, Builder>) {
