@@ -271,7 +271,7 @@ pub fn area_document(spec: &OpenAPI, split: &Split, part: &AreaPart) -> OpenAPI 
 /// progenitor writes one `match` arm per documented status in each builder's `send`, each
 /// decoding its body (an `.await` in an `async fn`): such a status is an arm that answers
 /// exactly as the range's arm would, so leaving it out of what progenitor reads changes no
-/// answer and leaves four arms of six to compile in every operation. A status whose body differs
+/// answer, and each `send` keeps two error arms of six (`4XX`, `5XX`). A status whose body differs
 /// from its range's (or has no range) stays; descriptions, headers and examples, which progenitor
 /// does not read, do not count. `$ref`s are read through the document's `components.responses`.
 pub fn answered_by_their_range(responses: &Responses, spec: &OpenAPI) -> Responses {
